@@ -1,0 +1,127 @@
+package device
+
+import (
+	"fmt"
+	"math"
+)
+
+// DType is the element type of a buffer or a program register.
+type DType uint8
+
+// The element types. Float32 is computed everywhere; Float16 and BFloat16 are
+// storage types that load as Float32; Bool is stored as one byte (0 or 1).
+const (
+	Invalid DType = iota
+	Float32
+	Float16
+	BFloat16
+	Int32
+	Bool
+)
+
+var dtypeNames = [...]string{"invalid", "float32", "float16", "bfloat16", "int32", "bool"}
+
+// String returns the PyTorch-style name of the type.
+func (d DType) String() string {
+	if int(d) < len(dtypeNames) {
+		return dtypeNames[d]
+	}
+	return fmt.Sprintf("dtype(%d)", uint8(d))
+}
+
+// Size returns the number of bytes one element occupies in a buffer.
+func (d DType) Size() int {
+	switch d {
+	case Float32, Int32:
+		return 4
+	case Float16, BFloat16:
+		return 2
+	case Bool:
+		return 1
+	}
+	return 0
+}
+
+// IsFloat reports whether d is one of the floating-point types.
+func (d DType) IsFloat() bool { return d == Float32 || d == Float16 || d == BFloat16 }
+
+// Valid reports whether d is a defined element type.
+func (d DType) Valid() bool { return d >= Float32 && d <= Bool }
+
+// ComputeType is the register type a value of type d is loaded as: floating
+// types compute in Float32, Int32 and Bool keep their type.
+func (d DType) ComputeType() DType {
+	if d.IsFloat() {
+		return Float32
+	}
+	return d
+}
+
+// Float32ToFloat16 converts f to IEEE 754 binary16 bits, rounding to nearest even.
+func Float32ToFloat16(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	exp := int32(b>>23) & 0xff
+	mant := b & 0x7fffff
+	switch {
+	case exp == 0xff: // inf or nan
+		if mant != 0 {
+			return sign | 0x7e00
+		}
+		return sign | 0x7c00
+	case exp > 142: // overflow: 142 = 127+15
+		return sign | 0x7c00
+	case exp < 102: // too small even for a subnormal: rounds to zero
+		return sign
+	case exp < 113: // subnormal half
+		mant |= 0x800000
+		shift := uint32(126 - exp)
+		half := mant >> shift
+		rem := mant & (1<<shift - 1)
+		mid := uint32(1) << (shift - 1)
+		if rem > mid || (rem == mid && half&1 == 1) {
+			half++
+		}
+		return sign | uint16(half)
+	}
+	half := uint32(exp-112)<<10 | mant>>13
+	rem := mant & 0x1fff
+	if rem > 0x1000 || (rem == 0x1000 && half&1 == 1) {
+		half++ // may carry into the exponent, which is the correct rounding
+	}
+	return sign | uint16(half)
+}
+
+// Float16ToFloat32 converts IEEE 754 binary16 bits to float32 exactly.
+func Float16ToFloat32(h uint16) float32 {
+	sign := uint32(h&0x8000) << 16
+	exp := uint32(h>>10) & 0x1f
+	mant := uint32(h & 0x3ff)
+	switch {
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
+	case exp == 0:
+		if mant == 0 {
+			return math.Float32frombits(sign)
+		}
+		f := float32(mant) / 16777216 // mant * 2^-24
+		if sign != 0 {
+			return -f
+		}
+		return f
+	}
+	return math.Float32frombits(sign | (exp+112)<<23 | mant<<13)
+}
+
+// Float32ToBFloat16 converts f to bfloat16 bits, rounding to nearest even.
+func Float32ToBFloat16(f float32) uint16 {
+	b := math.Float32bits(f)
+	if b&0x7fffffff > 0x7f800000 { // nan: keep it a quiet nan
+		return uint16(b>>16) | 0x40
+	}
+	b += 0x7fff + (b>>16)&1
+	return uint16(b >> 16)
+}
+
+// BFloat16ToFloat32 converts bfloat16 bits to float32 exactly.
+func BFloat16ToFloat32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }

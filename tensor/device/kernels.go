@@ -1,0 +1,183 @@
+package device
+
+// ElementwiseKernel runs Program once per element of Shape. Input views have
+// Shape (broadcast dimensions have stride 0); outputs are contiguous views of
+// Shape, one per Program output, written with conversion to their dtype.
+type ElementwiseKernel struct {
+	Shape   []int
+	Inputs  []View
+	Program Program
+	Outputs []View
+}
+
+// ReduceOp is the combining operation of a Reduce kernel.
+type ReduceOp uint8
+
+// The reductions. Max and Min propagate NaN; ArgMax and ArgMin return the
+// row-major position inside the reduced sub-shape of the first extreme
+// element (a NaN counts as extreme) as Int32.
+const (
+	ReduceSum ReduceOp = iota
+	ReduceProd
+	ReduceMax
+	ReduceMin
+	ReduceArgMax
+	ReduceArgMin
+)
+
+var reduceNames = [...]string{"sum", "prod", "max", "min", "argmax", "argmin"}
+
+// String returns the reduction's name.
+func (r ReduceOp) String() string {
+	if int(r) < len(reduceNames) {
+		return reduceNames[r]
+	}
+	return "reduce?"
+}
+
+// ReduceKernel reduces the iteration space OutShape ++ RedShape over its
+// trailing RedShape dimensions. Each Input view has shape OutShape ++
+// RedShape; Prologue computes, from them, the one Float32 value that is
+// reduced. Epilogue then runs once per output element: its input 0 is the
+// reduced value (Float32, or Int32 for ArgMax/ArgMin) and its input i+1 is
+// EpilogueInputs[i] (views of OutShape); its outputs are stored to Outputs,
+// contiguous views of OutShape. An empty RedShape product is allowed only for
+// Sum (0) and Prod (1).
+type ReduceKernel struct {
+	Op             ReduceOp
+	OutShape       []int
+	RedShape       []int
+	Inputs         []View
+	Prologue       Program
+	EpilogueInputs []View
+	Epilogue       Program
+	Outputs        []View
+}
+
+// MatMulKernel computes, for every index of Batch, the product of A
+// (Batch ++ [M, K]) and B (Batch ++ [K, N]) in Float32, then runs Epilogue per
+// element of Batch ++ [M, N]: its input 0 is the dot product and its input i+1
+// is EpilogueInputs[i] (views of Batch ++ [M, N]). A and B are Float32 views
+// with any strides, so transposes and broadcast batch dimensions are free.
+type MatMulKernel struct {
+	Batch          []int
+	M, N, K        int
+	A, B           View
+	EpilogueInputs []View
+	Epilogue       Program
+	Outputs        []View
+}
+
+// OutShape returns Batch ++ [M, N].
+func (k *MatMulKernel) OutShape() []int { return append(append([]int{}, k.Batch...), k.M, k.N) }
+
+// ConvMode selects what a Conv kernel computes.
+type ConvMode uint8
+
+// The convolution modes. With X of [N, C, in...], W of [O, C/Groups, k...]
+// and Y of [N, O, out...]:
+//
+//	ConvForward:        A=X,  B=W  -> Y
+//	ConvBackwardInput:  A=dY, B=W  -> dX  (the transposed convolution)
+//	ConvBackwardWeight: A=dY, B=X  -> dW
+const (
+	ConvForward ConvMode = iota
+	ConvBackwardInput
+	ConvBackwardWeight
+)
+
+// ConvGeometry describes a grouped, strided, padded, dilated convolution or
+// pooling window over len(In) spatial dimensions (1 to 3).
+type ConvGeometry struct {
+	N, C, O  int // batch, input channels, output channels (O = C for pooling)
+	Groups   int
+	In       []int // input spatial size
+	Kernel   []int // window size
+	Out      []int // output spatial size
+	Stride   []int
+	Padding  []int
+	Dilation []int
+}
+
+// ConvKernel is a convolution in one of three modes (see ConvMode) with an
+// epilogue over the result (input 0: the accumulated value; input i+1:
+// EpilogueInputs[i], views of the result shape). A and B are Float32.
+type ConvKernel struct {
+	Mode           ConvMode
+	Geom           ConvGeometry
+	A, B           View
+	EpilogueInputs []View
+	Epilogue       Program
+	Outputs        []View
+}
+
+// ResultShape returns the shape the kernel's mode produces.
+func (k *ConvKernel) ResultShape() []int {
+	g := k.Geom
+	switch k.Mode {
+	case ConvBackwardInput:
+		return append([]int{g.N, g.C}, g.In...)
+	case ConvBackwardWeight:
+		return append([]int{g.O, g.C / g.Groups}, g.Kernel...)
+	}
+	return append([]int{g.N, g.O}, g.Out...)
+}
+
+// PoolOp selects the pooling function.
+type PoolOp uint8
+
+// The pooling functions.
+const (
+	PoolMax PoolOp = iota
+	PoolAvg
+)
+
+// PoolKernel pools X ([N, C, in...], Float32) over windows described by Geom
+// (O = C, Groups = C). With Adaptive set, the window of output position i along
+// a dimension spans [floor(i*in/out), ceil((i+1)*in/out)) and Kernel, Stride,
+// Padding and Dilation are ignored. For average pooling, padded positions
+// count in the divisor when CountIncludePad is set (PyTorch's default).
+//
+// Forward (Backward false) writes Out ([N, C, out...]) and, for max pooling
+// when Indices.Buf is not nil, the winning input spatial position (row-major,
+// Int32) to Indices. Backward reads the output gradient from X ([N, C,
+// out...]) and, for max pooling, the winners from Indices, and writes the
+// input gradient to Out ([N, C, in...]).
+type PoolKernel struct {
+	Op              PoolOp
+	Backward        bool
+	Adaptive        bool
+	CountIncludePad bool
+	Geom            ConvGeometry
+	X               View
+	Out             View
+	Indices         View
+}
+
+// GatherKernel is torch.gather: Out[i] = Src[i with i[Axis] replaced by
+// Index[i]] for every index i of Index's shape. Src has Index's rank; Out is
+// contiguous with Index's shape. An index outside [0, Src.Shape[Axis]) is an
+// error, never an out-of-bounds access.
+type GatherKernel struct {
+	Axis  int
+	Src   View
+	Index View
+	Out   View
+}
+
+// ScatterKernel is torch.scatter_add_: Dst[i with i[Axis] replaced by
+// Index[i]] += Src[i] for every index i of Index's shape (Src has that shape).
+// Dst is a contiguous Float32 view written in place.
+type ScatterKernel struct {
+	Axis  int
+	Dst   View
+	Index View
+	Src   View
+}
+
+// CopyKernel copies Src to Dst element by element (both views of one shape,
+// of one dtype); Dst may be strided, as when a
+// concatenation writes into a region of its result.
+type CopyKernel struct {
+	Dst, Src View
+}

@@ -1,0 +1,232 @@
+package device
+
+import "fmt"
+
+// Op is one instruction of an elementwise Program.
+type Op uint8
+
+// The program instructions. Unless noted, unary and binary ops work on
+// Float32 registers; Neg, Abs, Sign, Add, Sub, Mul, Max, Min and the
+// comparisons also work on Int32 (Div on Int32 is floor division). Max and Min
+// propagate NaN. Comparisons yield Bool.
+const (
+	OpInput       Op = iota // load element of input Index (converted to its compute type)
+	OpConst                 // the constant Imm
+	OpIndex                 // the linear output position, Int32
+	OpRandUniform           // uniform [0,1) from (Seed, linear output position), Float32
+	OpRandNormal            // standard normal from (Seed, linear output position), Float32
+
+	OpNeg
+	OpAbs
+	OpSign
+	OpExp
+	OpLog
+	OpSqrt
+	OpRsqrt
+	OpRecip
+	OpSin
+	OpCos
+	OpTanh
+	OpSigmoid
+	OpRelu
+	OpErf
+	OpGeluErf
+	OpGeluTanh
+	OpSilu
+	OpFloor
+	OpCeil
+	OpIsNaN // Bool
+	OpNot   // Bool -> Bool
+	OpCast  // convert Args[0] to Type (float->int truncates toward zero)
+
+	OpAdd
+	OpSub
+	OpMul
+	OpDiv
+	OpPow
+	OpMax
+	OpMin
+	OpEq
+	OpNe
+	OpLt
+	OpLe
+	OpGt
+	OpGe
+	OpAnd // Bool
+	OpOr  // Bool
+
+	OpWhere // Args[0] (Bool) ? Args[1] : Args[2]
+	OpFma   // Args[0]*Args[1] + Args[2], Float32
+
+	numOps
+)
+
+var opNames = [...]string{
+	"input", "const", "index", "rand", "randn",
+	"neg", "abs", "sign", "exp", "log", "sqrt", "rsqrt", "recip", "sin", "cos", "tanh",
+	"sigmoid", "relu", "erf", "gelu", "gelu_tanh", "silu", "floor", "ceil", "isnan", "not", "cast",
+	"add", "sub", "mul", "div", "pow", "max", "min", "eq", "ne", "lt", "le", "gt", "ge", "and", "or",
+	"where", "fma",
+}
+
+// String returns the op's short name.
+func (o Op) String() string {
+	if int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return fmt.Sprintf("op(%d)", uint8(o))
+}
+
+// Arity returns the number of register arguments the op reads.
+func (o Op) Arity() int {
+	switch {
+	case o <= OpRandNormal:
+		return 0
+	case o <= OpCast:
+		return 1
+	case o <= OpOr:
+		return 2
+	case o < numOps:
+		return 3
+	}
+	return -1
+}
+
+// IsComparison reports whether the op compares two values and yields Bool.
+func (o Op) IsComparison() bool { return o >= OpEq && o <= OpGe }
+
+// Reg names a program register: the result of the instruction at that index.
+type Reg int32
+
+// Instr is one program instruction. Its result is register number equal to its
+// position in Program.Code.
+type Instr struct {
+	Op    Op
+	Type  DType   // result type: Float32, Int32 or Bool
+	Args  [3]Reg  // register arguments, Arity() of them
+	Index int     // OpInput: which input
+	Imm   float64 // OpConst: the value
+	Seed  uint64  // OpRandUniform, OpRandNormal: the stream
+}
+
+// Program is a straight-line elementwise computation in SSA form. Register i
+// is the result of Code[i]; Outputs name the registers stored to the kernel's
+// outputs, in order.
+type Program struct {
+	Code    []Instr
+	Outputs []Reg
+}
+
+// String renders the program one instruction a line, for reports and errors.
+func (p Program) String() string {
+	s := ""
+	for i, in := range p.Code {
+		s += fmt.Sprintf("r%d = %s:%s", i, in.Op, in.Type)
+		switch in.Op {
+		case OpInput:
+			s += fmt.Sprintf(" in%d", in.Index)
+		case OpConst:
+			s += fmt.Sprintf(" %g", in.Imm)
+		case OpRandUniform, OpRandNormal:
+			s += fmt.Sprintf(" seed=%d", in.Seed)
+		}
+		for a := 0; a < in.Op.Arity(); a++ {
+			s += fmt.Sprintf(" r%d", in.Args[a])
+		}
+		s += "\n"
+	}
+	return s + fmt.Sprintf("out %v\n", p.Outputs)
+}
+
+// NumInputs returns one more than the largest input index the program loads.
+func (p Program) NumInputs() int {
+	n := 0
+	for _, in := range p.Code {
+		if in.Op == OpInput && in.Index+1 > n {
+			n = in.Index + 1
+		}
+	}
+	return n
+}
+
+// Builder appends instructions to a Program. Its methods return the register
+// of the new instruction.
+type Builder struct{ P Program }
+
+func (b *Builder) emit(in Instr) Reg {
+	b.P.Code = append(b.P.Code, in)
+	return Reg(len(b.P.Code) - 1)
+}
+
+// TypeOf returns the result type of register r.
+func (b *Builder) TypeOf(r Reg) DType { return b.P.Code[r].Type }
+
+// Input loads input i, whose compute type is t.
+func (b *Builder) Input(i int, t DType) Reg {
+	return b.emit(Instr{Op: OpInput, Type: t.ComputeType(), Index: i})
+}
+
+// Const returns the constant v of type t.
+func (b *Builder) Const(v float64, t DType) Reg { return b.emit(Instr{Op: OpConst, Type: t, Imm: v}) }
+
+// Index returns the linear output position.
+func (b *Builder) Index() Reg { return b.emit(Instr{Op: OpIndex, Type: Int32}) }
+
+// Rand returns uniform [0,1) (normal=false) or standard normal numbers keyed
+// by seed and the output position.
+func (b *Builder) Rand(seed uint64, normal bool) Reg {
+	op := OpRandUniform
+	if normal {
+		op = OpRandNormal
+	}
+	return b.emit(Instr{Op: op, Type: Float32, Seed: seed})
+}
+
+// Unary applies a one-argument op; the result type follows the op.
+func (b *Builder) Unary(op Op, x Reg) Reg {
+	t := b.TypeOf(x)
+	switch op {
+	case OpIsNaN, OpNot:
+		t = Bool
+	}
+	return b.emit(Instr{Op: op, Type: t, Args: [3]Reg{x}})
+}
+
+// Cast converts x to type t; a no-op cast returns x.
+func (b *Builder) Cast(x Reg, t DType) Reg {
+	t = t.ComputeType()
+	if b.TypeOf(x) == t {
+		return x
+	}
+	return b.emit(Instr{Op: OpCast, Type: t, Args: [3]Reg{x}})
+}
+
+// Binary applies a two-argument op; comparisons yield Bool.
+func (b *Builder) Binary(op Op, x, y Reg) Reg {
+	t := b.TypeOf(x)
+	if op.IsComparison() {
+		t = Bool
+	}
+	return b.emit(Instr{Op: op, Type: t, Args: [3]Reg{x, y}})
+}
+
+// Where selects x where cond is true and y elsewhere.
+func (b *Builder) Where(cond, x, y Reg) Reg {
+	return b.emit(Instr{Op: OpWhere, Type: b.TypeOf(x), Args: [3]Reg{cond, x, y}})
+}
+
+// Fma returns x*y+z.
+func (b *Builder) Fma(x, y, z Reg) Reg {
+	return b.emit(Instr{Op: OpFma, Type: Float32, Args: [3]Reg{x, y, z}})
+}
+
+// Output appends r to the program's outputs.
+func (b *Builder) Output(r Reg) { b.P.Outputs = append(b.P.Outputs, r) }
+
+// Identity returns the program that stores input 0 of type t unchanged: the
+// epilogue of a reduction or matmul that fuses nothing.
+func Identity(t DType) Program {
+	var b Builder
+	b.Output(b.Input(0, t))
+	return b.P
+}

@@ -1,0 +1,92 @@
+package device
+
+// View is a strided window onto a buffer: element (i0, i1, ...) lives at
+// element index Offset + i0*Strides[0] + i1*Strides[1] + ... of Buf, in units of
+// DType. Strides may be zero (broadcasting) and need not be ordered
+// (transposes). A View never owns its buffer.
+type View struct {
+	Buf     Buffer
+	DType   DType
+	Offset  int
+	Shape   []int
+	Strides []int
+}
+
+// NumElements returns the product of the shape.
+func NumElements(shape []int) int {
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	return n
+}
+
+// ContiguousStrides returns row-major strides for shape.
+func ContiguousStrides(shape []int) []int {
+	st := make([]int, len(shape))
+	acc := 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		st[i] = acc
+		acc *= shape[i]
+	}
+	return st
+}
+
+// Contiguous returns a row-major view of the whole of shape starting at offset.
+func Contiguous(buf Buffer, dt DType, offset int, shape []int) View {
+	return View{Buf: buf, DType: dt, Offset: offset, Shape: shape, Strides: ContiguousStrides(shape)}
+}
+
+// NumElements returns the number of elements the view addresses.
+func (v View) NumElements() int { return NumElements(v.Shape) }
+
+// IsContiguous reports whether the view is row-major without gaps (dimensions
+// of size one may have any stride).
+func (v View) IsContiguous() bool {
+	acc := 1
+	for i := len(v.Shape) - 1; i >= 0; i-- {
+		if v.Shape[i] != 1 && v.Strides[i] != acc {
+			return false
+		}
+		acc *= v.Shape[i]
+	}
+	return true
+}
+
+// Span returns the smallest and one past the largest element index the view
+// touches. For an empty view it returns (Offset, Offset).
+func (v View) Span() (lo, hi int) {
+	lo, hi = v.Offset, v.Offset+1
+	for i, s := range v.Shape {
+		if s == 0 {
+			return v.Offset, v.Offset
+		}
+		d := (s - 1) * v.Strides[i]
+		if d < 0 {
+			lo += d
+		} else {
+			hi += d
+		}
+	}
+	return lo, hi
+}
+
+// At returns the element index of the multi-index idx.
+func (v View) At(idx []int) int {
+	off := v.Offset
+	for i, x := range idx {
+		off += x * v.Strides[i]
+	}
+	return off
+}
+
+// Index returns the element index of the linear (row-major) position p.
+func (v View) Index(p int) int {
+	off := v.Offset
+	for i := len(v.Shape) - 1; i >= 0; i-- {
+		s := v.Shape[i]
+		off += (p % s) * v.Strides[i]
+		p /= s
+	}
+	return off
+}
