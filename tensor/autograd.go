@@ -1,0 +1,111 @@
+package tensor
+
+import (
+	"errors"
+	"slices"
+	"sync/atomic"
+)
+
+// gradInfo is a tensor's autograd state.
+type gradInfo struct {
+	requires bool
+	grad     *Tensor   // accumulated gradient (leaves and retained tensors)
+	fn       *gradNode // how this tensor was computed; nil for leaves
+}
+
+// gradNode records one differentiable operation for the backward pass.
+type gradNode struct {
+	op     string
+	inputs []*Tensor
+	out    *Tensor
+	params any
+}
+
+// gradCtx is what a backward rule receives.
+type gradCtx struct {
+	node *gradNode
+	g    *Tensor // gradient of the operation's output
+}
+
+// backwardFn returns the gradient for each input (nil where an input needs
+// none). Rules are registered by op name in gradRules.
+type backwardFn func(c *gradCtx) []*Tensor
+
+// gradRules maps op names to their backward rules.
+var gradRules = map[string]backwardFn{}
+
+var noGradDepth atomic.Int64
+
+// NoGrad runs fn without recording operations for autograd.
+func NoGrad(fn func()) {
+	noGradDepth.Add(1)
+	defer noGradDepth.Add(-1)
+	fn()
+}
+
+// GradEnabled reports whether operations are being recorded for autograd.
+func GradEnabled() bool { return noGradDepth.Load() == 0 }
+
+func (t *Tensor) requiresGrad() bool { return t.ag != nil && t.ag.requires }
+
+// recordGrad attaches the backward record of op to out when an input needs a
+// gradient; params are the op's parameters for its rule.
+func recordGrad(op string, out *Tensor, ins []*Tensor, params any) *Tensor {
+	if !GradEnabled() || !out.n.dtype.IsFloat() {
+		return out
+	}
+	for _, in := range ins {
+		if in != nil && in.requiresGrad() {
+			out.ag = &gradInfo{requires: true, fn: &gradNode{op: op, inputs: slices.Clone(ins), out: out, params: params}}
+			return out
+		}
+	}
+	return out
+}
+
+// SetRequiresGrad marks a leaf tensor as needing a gradient and returns it.
+func (t *Tensor) SetRequiresGrad(on bool) *Tensor {
+	t.check("SetRequiresGrad")
+	if t.ag != nil && t.ag.fn != nil {
+		usage("SetRequiresGrad", "tensor %v is the result of %s, not a leaf; use Detach first", t.shape, t.ag.fn.op)
+	}
+	if on && !t.n.dtype.IsFloat() {
+		usage("SetRequiresGrad", "only float tensors can require gradients, got %s", t.n.dtype)
+	}
+	if t.ag == nil {
+		t.ag = &gradInfo{}
+	}
+	t.ag.requires = on
+	return t
+}
+
+// RequiresGrad reports whether a gradient flows to t.
+func (t *Tensor) RequiresGrad() bool { return t.requiresGrad() }
+
+// Grad returns the gradient accumulated by Backward, or nil.
+func (t *Tensor) Grad() *Tensor {
+	if t.ag == nil {
+		return nil
+	}
+	return t.ag.grad
+}
+
+// ZeroGrad clears the accumulated gradient.
+func (t *Tensor) ZeroGrad() {
+	if t.ag != nil && t.ag.grad != nil {
+		t.ag.grad.Release()
+		t.ag.grad = nil
+	}
+}
+
+// Detach returns a tensor sharing t's value with no autograd history.
+func (t *Tensor) Detach() *Tensor {
+	t.check("Detach")
+	d := t.n.dev
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return wrap(t.n, t.view())
+}
+
+// errNoGraph is returned by Backward on a tensor no gradient flows to.
+var errNoGraph = errors.New("tensor.Backward: tensor does not require grad (no input had SetRequiresGrad(true))")

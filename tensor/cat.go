@@ -1,0 +1,104 @@
+package tensor
+
+import (
+	"slices"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// Cat concatenates tensors of equal shape except along dim.
+func Cat(dim int, ts ...*Tensor) *Tensor {
+	if len(ts) == 0 {
+		usage("Cat", "no tensors")
+	}
+	ts[0].check("Cat")
+	d := ts[0].n.dev
+	sameDevice("Cat", d, ts...)
+	rank := ts[0].Dim()
+	if rank == 0 {
+		usage("Cat", "cannot concatenate 0-d tensors; use Stack")
+	}
+	dim = normAxis("Cat", dim, rank)
+	shape := slices.Clone(ts[0].shape)
+	shape[dim] = 0
+	dt := ts[0].DType()
+	for _, t := range ts {
+		if t.Dim() != rank {
+			usage("Cat", "tensors of different rank: %v and %v", ts[0].shape, t.shape)
+		}
+		for i := range rank {
+			if i != dim && t.shape[i] != ts[0].shape[i] {
+				usage("Cat", "shapes %v and %v differ outside dimension %d", ts[0].shape, t.shape, dim)
+			}
+		}
+		shape[dim] += t.shape[dim]
+		dt = promote(dt, t.DType())
+	}
+	srcs := make([]src, len(ts))
+	in := make([]*Tensor, len(ts))
+	for i, t := range ts {
+		t = t.Cast(dt)
+		in[i] = t
+		srcs[i] = src{n: t.n, v: t.view()}
+	}
+	d.mu.Lock()
+	n := d.newNode(kindCat, dt, shape, srcs)
+	n.attrs = gatherAttrs{axis: dim}
+	res := whole(n)
+	d.mu.Unlock()
+	return recordGrad("Cat", res, in, dim)
+}
+
+// Stack joins tensors of one shape along a new dimension dim.
+func Stack(dim int, ts ...*Tensor) *Tensor {
+	if len(ts) == 0 {
+		usage("Stack", "no tensors")
+	}
+	ts[0].check("Stack")
+	dim = normAxis("Stack", dim, ts[0].Dim()+1)
+	us := make([]*Tensor, len(ts))
+	for i, t := range ts {
+		t.check("Stack")
+		if !slices.Equal(t.shape, ts[0].shape) {
+			usage("Stack", "shapes %v and %v differ", ts[0].shape, t.shape)
+		}
+		us[i] = t.Unsqueeze(dim)
+	}
+	return Cat(dim, us...)
+}
+
+// runCat copies each part into its region of the result.
+func (d *Device) runCat(n *node) error {
+	axis := n.attrs.(gatherAttrs).axis
+	blk, err := d.alloc(n.dtype, n.numel())
+	if err != nil {
+		return err
+	}
+	out := device.Contiguous(blk.Buf, n.dtype, 0, n.shape)
+	at := 0
+	for _, s := range n.srcs {
+		vs, err := d.realizeSrc(s)
+		if err != nil {
+			d.pool.Free(blk)
+			return err
+		}
+		dst := out
+		dst.Shape = slices.Clone(s.v.shape)
+		dst.Offset = at * out.Strides[axis]
+		at += s.v.shape[axis]
+		if device.NumElements(dst.Shape) == 0 {
+			continue
+		}
+		k := device.CopyKernel{Dst: dst, Src: vs}
+		span := d.prof.Start("copy", "kernel")
+		err = d.raw.Copy(&k)
+		span.End()
+		d.noteKernel("copy", []string{"cat"}, 1, 1)
+		if err != nil {
+			d.pool.Free(blk)
+			return err
+		}
+	}
+	n.block = blk
+	return nil
+}

@@ -1,0 +1,144 @@
+package tensor
+
+import (
+	"slices"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// ConvOptions are the parameters of a convolution. Stride, Padding and
+// Dilation hold one value for every spatial dimension or a single value for
+// all; nil means stride 1, padding 0, dilation 1. Groups 0 means 1.
+type ConvOptions struct {
+	Stride, Padding, Dilation []int
+	Groups                    int
+}
+
+// convAttrs are the parameters of a conv node.
+type convAttrs struct {
+	mode device.ConvMode
+	geom device.ConvGeometry
+}
+
+// spatial expands a per-dimension option to nd values.
+func spatial(op, name string, v []int, nd, def int) []int {
+	switch len(v) {
+	case 0:
+		out := make([]int, nd)
+		for i := range out {
+			out[i] = def
+		}
+		return out
+	case 1:
+		out := make([]int, nd)
+		for i := range out {
+			out[i] = v[0]
+		}
+		return out
+	case nd:
+		return slices.Clone(v)
+	}
+	usage(op, "%s %v: need 1 or %d values", name, v, nd)
+	return nil
+}
+
+// convGeometry validates x and w and returns the geometry.
+func convGeometry(op string, nd int, x, w *Tensor, o ConvOptions) device.ConvGeometry {
+	if x.Dim() != nd+2 || w.Dim() != nd+2 {
+		usage(op, "input %v and weight %v must both have %d dimensions", x.shape, w.shape, nd+2)
+	}
+	g := device.ConvGeometry{
+		N: x.shape[0], C: x.shape[1], O: w.shape[0], Groups: max(o.Groups, 1),
+		In: slices.Clone(x.shape[2:]), Kernel: slices.Clone(w.shape[2:]),
+		Stride:   spatial(op, "stride", o.Stride, nd, 1),
+		Padding:  spatial(op, "padding", o.Padding, nd, 0),
+		Dilation: spatial(op, "dilation", o.Dilation, nd, 1),
+	}
+	if g.C%g.Groups != 0 || g.O%g.Groups != 0 || w.shape[1]*g.Groups != g.C {
+		usage(op, "input %v, weight %v and groups %d do not agree (weight must be [out, in/groups, k...])", x.shape, w.shape, g.Groups)
+	}
+	g.Out = make([]int, nd)
+	for i := 0; i < nd; i++ {
+		if g.Stride[i] < 1 || g.Dilation[i] < 1 || g.Padding[i] < 0 {
+			usage(op, "stride %v, padding %v, dilation %v must be positive (padding non-negative)", g.Stride, g.Padding, g.Dilation)
+		}
+		span := g.Dilation[i]*(g.Kernel[i]-1) + 1
+		if g.In[i]+2*g.Padding[i] < span {
+			usage(op, "kernel %v (dilation %v) larger than padded input %v (padding %v)", g.Kernel, g.Dilation, g.In, g.Padding)
+		}
+		g.Out[i] = (g.In[i]+2*g.Padding[i]-span)/g.Stride[i] + 1
+	}
+	return g
+}
+
+// Conv1d convolves [N, C, L] with weight [O, C/groups, K], adding bias [O]
+// when not nil.
+func (t *Tensor) Conv1d(w, bias *Tensor, o ConvOptions) *Tensor { return t.conv("Conv1d", 1, w, bias, o) }
+
+// Conv2d convolves [N, C, H, W] with weight [O, C/groups, KH, KW], adding
+// bias [O] when not nil.
+func (t *Tensor) Conv2d(w, bias *Tensor, o ConvOptions) *Tensor { return t.conv("Conv2d", 2, w, bias, o) }
+
+// Conv3d convolves [N, C, D, H, W] with weight [O, C/groups, KD, KH, KW],
+// adding bias [O] when not nil.
+func (t *Tensor) Conv3d(w, bias *Tensor, o ConvOptions) *Tensor { return t.conv("Conv3d", 3, w, bias, o) }
+
+func (t *Tensor) conv(op string, nd int, w, bias *Tensor, o ConvOptions) *Tensor {
+	t.check(op)
+	w.check(op)
+	sameDevice(op, t.n.dev, w)
+	g := convGeometry(op, nd, t, w, o)
+	y := convNode(op, device.ConvForward, g, t, w)
+	if bias != nil {
+		bias.check(op)
+		if bias.Dim() != 1 || bias.shape[0] != g.O {
+			usage(op, "bias %v must be [%d]", bias.shape, g.O)
+		}
+		shape := make([]int, nd+2)
+		for i := range shape {
+			shape[i] = 1
+		}
+		shape[1] = g.O
+		y = y.Add(bias.Reshape(shape...))
+	}
+	return y
+}
+
+// convNode records a convolution of mode over a and b.
+func convNode(op string, mode device.ConvMode, g device.ConvGeometry, a, b *Tensor) *Tensor {
+	a, b = a.asFloat32(), b.asFloat32()
+	d := a.n.dev
+	k := device.ConvKernel{Mode: mode, Geom: g}
+	d.mu.Lock()
+	n := d.newNode(kindConv, Float32, k.ResultShape(), []src{{n: a.n, v: a.view()}, {n: b.n, v: b.view()}})
+	n.attrs = convAttrs{mode: mode, geom: g}
+	res := whole(n)
+	d.mu.Unlock()
+	return recordGrad(op, res, []*Tensor{a, b}, convAttrs{mode: mode, geom: g})
+}
+
+// runConv launches a convolution with ep as its epilogue (nil for none).
+func (d *Device) runConv(n *node, ep *epilogue) error {
+	a := n.attrs.(convAttrs)
+	va, err := d.realizeSrc(n.srcs[0])
+	if err != nil {
+		return err
+	}
+	vb, err := d.realizeSrc(n.srcs[1])
+	if err != nil {
+		return err
+	}
+	if ep == nil {
+		ep = identityEpilogue(n)
+	}
+	blk, out, err := d.store(ep, n.shape)
+	if err != nil {
+		return err
+	}
+	k := device.ConvKernel{Mode: a.mode, Geom: a.geom, A: va, B: vb, EpilogueInputs: ep.inputs, Epilogue: ep.prog, Outputs: []device.View{out}}
+	span := d.prof.Start("conv", "kernel")
+	err = d.raw.Conv(&k)
+	span.End()
+	d.noteKernel("conv", kernelOps("conv", ep.ops), 2+len(ep.inputs), 1)
+	return d.finishEpilogue(ep, blk, err)
+}

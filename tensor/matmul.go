@@ -1,0 +1,99 @@
+package tensor
+
+import "github.com/shaderflow/shaderflow/tensor/device"
+
+// matmulAttrs are the parameters of a matmul node.
+type matmulAttrs struct {
+	batch   []int
+	m, n, k int
+}
+
+// MatMul is torch.matmul: the matrix product over the last two dimensions
+// with NumPy-broadcast batch dimensions; a 1-D operand is treated as a row
+// (left) or column (right) vector and that dimension is removed again.
+func (t *Tensor) MatMul(o *Tensor) *Tensor {
+	t.check("MatMul")
+	o.check("MatMul")
+	sameDevice("MatMul", t.n.dev, o)
+	if t.Dim() == 0 || o.Dim() == 0 {
+		usage("MatMul", "both operands need at least one dimension, got %v and %v", t.shape, o.shape)
+	}
+	a, b := t, o
+	if a.Dim() == 1 {
+		a = a.Unsqueeze(0)
+	}
+	if b.Dim() == 1 {
+		b = b.Unsqueeze(1)
+	}
+	m, k := a.shape[a.Dim()-2], a.shape[a.Dim()-1]
+	k2, n := b.shape[b.Dim()-2], b.shape[b.Dim()-1]
+	if k != k2 {
+		usage("MatMul", "inner dimensions differ: %v @ %v", t.shape, o.shape)
+	}
+	batch := broadcastShapes("MatMul", a.shape[:a.Dim()-2], b.shape[:b.Dim()-2])
+	out := mm(a, b, batch, m, n, k)
+	switch {
+	case t.Dim() == 1 && o.Dim() == 1:
+		out = out.Reshape()
+	case t.Dim() == 1:
+		out = out.Squeeze(out.Dim() - 2)
+	case o.Dim() == 1:
+		out = out.Squeeze(out.Dim() - 1)
+	}
+	return out
+}
+
+// mm records the batched product of a (…, m, k) and b (…, k, n).
+func mm(a, b *Tensor, batch []int, m, n, k int) *Tensor {
+	a, b = a.asFloat32(), b.asFloat32()
+	d := a.n.dev
+	shapeA := append(append([]int{}, batch...), m, k)
+	shapeB := append(append([]int{}, batch...), k, n)
+	out := append(append([]int{}, batch...), m, n)
+	d.mu.Lock()
+	nd := d.newNode(kindMatMul, Float32, out, []src{
+		{n: a.n, v: broadcastView(a.view(), shapeA)},
+		{n: b.n, v: broadcastView(b.view(), shapeB)},
+	})
+	nd.attrs = matmulAttrs{batch: batch, m: m, n: n, k: k}
+	res := whole(nd)
+	d.mu.Unlock()
+	return recordGrad("MatMul", res, []*Tensor{a, b}, nil)
+}
+
+// asFloat32 returns t converted to Float32 when it is not already.
+func (t *Tensor) asFloat32() *Tensor {
+	if t.n.dtype == Float32 {
+		return t
+	}
+	return t.Cast(Float32)
+}
+
+// runMatMul launches a matmul with ep as its epilogue (nil for none).
+func (d *Device) runMatMul(n *node, ep *epilogue) error {
+	a := n.attrs.(matmulAttrs)
+	va, err := d.realizeSrc(n.srcs[0])
+	if err != nil {
+		return err
+	}
+	vb, err := d.realizeSrc(n.srcs[1])
+	if err != nil {
+		return err
+	}
+	if ep == nil {
+		ep = identityEpilogue(n)
+	}
+	blk, out, err := d.store(ep, n.shape)
+	if err != nil {
+		return err
+	}
+	k := device.MatMulKernel{
+		Batch: a.batch, M: a.m, N: a.n, K: a.k, A: va, B: vb,
+		EpilogueInputs: ep.inputs, Epilogue: ep.prog, Outputs: []device.View{out},
+	}
+	span := d.prof.Start("matmul", "kernel")
+	err = d.raw.MatMul(&k)
+	span.End()
+	d.noteKernel("matmul", kernelOps("matmul", ep.ops), 2+len(ep.inputs), 1)
+	return d.finishEpilogue(ep, blk, err)
+}

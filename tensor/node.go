@@ -1,0 +1,128 @@
+package tensor
+
+import (
+	"github.com/shaderflow/shaderflow/tensor/device"
+	"github.com/shaderflow/shaderflow/tensor/pool"
+)
+
+// nodeKind says how a node of the lazy graph is computed.
+type nodeKind uint8
+
+const (
+	kindData        nodeKind = iota // holds data written from the host
+	kindElementwise                 // one program op over its sources
+	kindReduce
+	kindMatMul
+	kindConv
+	kindPool
+	kindGather
+	kindScatter
+	kindCat
+)
+
+// view is a strided window onto a node's contiguous result.
+type view struct {
+	shape   []int
+	strides []int
+	offset  int
+}
+
+// src is a node read through a view whose shape is the consumer's iteration
+// shape.
+type src struct {
+	n *node
+	v view
+}
+
+// node is one value of the lazy graph: a contiguous array of shape and dtype,
+// computed from its sources when first needed and then held in block.
+type node struct {
+	dev   *Device
+	kind  nodeKind
+	dtype DType
+	shape []int
+	srcs  []src
+
+	// elementwise
+	op   device.Op
+	imm  float64
+	seed uint64
+
+	attrs any // the kind's parameters (reduceAttrs, convAttrs, ...)
+
+	block *pool.Block
+	extra *pool.Block // a second result (max-pool winner indices)
+	err   error
+
+	handles   int  // live Tensor handles onto this node
+	consumers int  // unrealized nodes reading this one, plus autograd pins
+	forceMat  bool // never inline into a consumer
+}
+
+func (n *node) numel() int { return device.NumElements(n.shape) }
+
+func (n *node) realized() bool { return n.block != nil }
+
+// newNode records a node, taking a consumer reference on each source. The
+// caller holds dev.mu.
+func (d *Device) newNode(kind nodeKind, dt DType, shape []int, srcs []src) *node {
+	n := &node{dev: d, kind: kind, dtype: dt, shape: shape, srcs: srcs}
+	for _, s := range srcs {
+		s.n.consumers++
+	}
+	return n
+}
+
+// dropSources releases the node's references to its sources once it is
+// realized (or abandoned). Callers hold dev.mu.
+func (n *node) dropSources() {
+	srcs := n.srcs
+	n.srcs = nil
+	for _, s := range srcs {
+		s.n.consumers--
+		s.n.maybeFree()
+	}
+}
+
+// maybeFree releases the node's memory and graph when nothing can read it
+// any more. Callers hold dev.mu.
+func (n *node) maybeFree() {
+	if n.handles > 0 || n.consumers > 0 {
+		return
+	}
+	for _, b := range []**pool.Block{&n.block, &n.extra} {
+		if *b != nil {
+			n.dev.pool.Free(*b)
+			*b = nil
+		}
+	}
+	n.dropSources()
+}
+
+// contiguousView returns the identity view of shape.
+func contiguousView(shape []int) view {
+	return view{shape: shape, strides: device.ContiguousStrides(shape)}
+}
+
+// isIdentity reports whether v reads a node of shape in order.
+func (v view) isIdentity(shape []int) bool {
+	if v.offset != 0 || len(v.shape) != len(shape) {
+		return false
+	}
+	acc := 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		if v.shape[i] != shape[i] {
+			return false
+		}
+		if shape[i] != 1 && v.strides[i] != acc {
+			return false
+		}
+		acc *= shape[i]
+	}
+	return true
+}
+
+// deviceView turns a view of a realized node into a contract view.
+func (n *node) deviceView(v view) device.View {
+	return device.View{Buf: n.block.Buf, DType: n.dtype, Offset: v.offset, Shape: v.shape, Strides: v.strides}
+}

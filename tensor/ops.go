@@ -1,0 +1,184 @@
+package tensor
+
+import "github.com/shaderflow/shaderflow/tensor/device"
+
+// Add returns t + o with broadcasting.
+func (t *Tensor) Add(o *Tensor) *Tensor { return t.binaryArith("Add", device.OpAdd, o) }
+
+// Sub returns t - o with broadcasting.
+func (t *Tensor) Sub(o *Tensor) *Tensor { return t.binaryArith("Sub", device.OpSub, o) }
+
+// Mul returns t * o with broadcasting.
+func (t *Tensor) Mul(o *Tensor) *Tensor { return t.binaryArith("Mul", device.OpMul, o) }
+
+// Div returns t / o with broadcasting (true division: integers give float).
+func (t *Tensor) Div(o *Tensor) *Tensor {
+	if !t.DType().IsFloat() && !o.DType().IsFloat() {
+		return t.Cast(Float32).binaryArith("Div", device.OpDiv, o.Cast(Float32))
+	}
+	return t.binaryArith("Div", device.OpDiv, o)
+}
+
+// FloorDiv returns floor(t / o) for Int32 tensors (division by zero gives 0).
+func (t *Tensor) FloorDiv(o *Tensor) *Tensor {
+	if t.DType() != Int32 || o.DType() != Int32 {
+		usage("FloorDiv", "needs Int32 tensors, got %s and %s", t.DType(), o.DType())
+	}
+	return t.binaryArith("FloorDiv", device.OpDiv, o)
+}
+
+// Pow returns t raised to o with broadcasting.
+func (t *Tensor) Pow(o *Tensor) *Tensor { return t.binaryArith("Pow", device.OpPow, o) }
+
+// Maximum returns the elementwise maximum (NaN wins).
+func (t *Tensor) Maximum(o *Tensor) *Tensor { return t.binaryArith("Maximum", device.OpMax, o) }
+
+// Minimum returns the elementwise minimum (NaN wins).
+func (t *Tensor) Minimum(o *Tensor) *Tensor { return t.binaryArith("Minimum", device.OpMin, o) }
+
+// AddScalar returns t + v.
+func (t *Tensor) AddScalar(v float64) *Tensor { return t.Add(t.scalarLike(v)) }
+
+// SubScalar returns t - v.
+func (t *Tensor) SubScalar(v float64) *Tensor { return t.Sub(t.scalarLike(v)) }
+
+// RSubScalar returns v - t.
+func (t *Tensor) RSubScalar(v float64) *Tensor { return t.scalarLike(v).Sub(t) }
+
+// MulScalar returns t * v.
+func (t *Tensor) MulScalar(v float64) *Tensor { return t.Mul(t.scalarLike(v)) }
+
+// DivScalar returns t / v.
+func (t *Tensor) DivScalar(v float64) *Tensor { return t.Div(t.scalarLike(v)) }
+
+// PowScalar returns t raised to v.
+func (t *Tensor) PowScalar(v float64) *Tensor { return t.Pow(t.scalarLike(v)) }
+
+// Neg returns -t.
+func (t *Tensor) Neg() *Tensor { return t.unaryKeep("Neg", device.OpNeg) }
+
+// Abs returns |t|.
+func (t *Tensor) Abs() *Tensor { return t.unaryKeep("Abs", device.OpAbs) }
+
+// Sign returns -1, 0 or 1 by the sign of each element.
+func (t *Tensor) Sign() *Tensor { return t.unaryKeep("Sign", device.OpSign) }
+
+// Exp returns e^t.
+func (t *Tensor) Exp() *Tensor { return t.unaryFloat("Exp", device.OpExp) }
+
+// Log returns the natural logarithm.
+func (t *Tensor) Log() *Tensor { return t.unaryFloat("Log", device.OpLog) }
+
+// Sqrt returns the square root.
+func (t *Tensor) Sqrt() *Tensor { return t.unaryFloat("Sqrt", device.OpSqrt) }
+
+// Rsqrt returns 1/sqrt(t).
+func (t *Tensor) Rsqrt() *Tensor { return t.unaryFloat("Rsqrt", device.OpRsqrt) }
+
+// Reciprocal returns 1/t.
+func (t *Tensor) Reciprocal() *Tensor { return t.unaryFloat("Reciprocal", device.OpRecip) }
+
+// Sin returns the sine.
+func (t *Tensor) Sin() *Tensor { return t.unaryFloat("Sin", device.OpSin) }
+
+// Cos returns the cosine.
+func (t *Tensor) Cos() *Tensor { return t.unaryFloat("Cos", device.OpCos) }
+
+// Tanh returns the hyperbolic tangent.
+func (t *Tensor) Tanh() *Tensor { return t.unaryFloat("Tanh", device.OpTanh) }
+
+// Sigmoid returns 1/(1+e^-t).
+func (t *Tensor) Sigmoid() *Tensor { return t.unaryFloat("Sigmoid", device.OpSigmoid) }
+
+// Relu returns max(t, 0) (NaN stays NaN).
+func (t *Tensor) Relu() *Tensor { return t.unaryFloat("Relu", device.OpRelu) }
+
+// Gelu returns the exact (erf) GELU.
+func (t *Tensor) Gelu() *Tensor { return t.unaryFloat("Gelu", device.OpGeluErf) }
+
+// GeluTanh returns the tanh approximation of GELU.
+func (t *Tensor) GeluTanh() *Tensor { return t.unaryFloat("GeluTanh", device.OpGeluTanh) }
+
+// Silu returns t*sigmoid(t).
+func (t *Tensor) Silu() *Tensor { return t.unaryFloat("Silu", device.OpSilu) }
+
+// Erf returns the error function.
+func (t *Tensor) Erf() *Tensor { return t.unaryFloat("Erf", device.OpErf) }
+
+// Floor rounds down.
+func (t *Tensor) Floor() *Tensor { return t.unaryFloat("Floor", device.OpFloor) }
+
+// Ceil rounds up.
+func (t *Tensor) Ceil() *Tensor { return t.unaryFloat("Ceil", device.OpCeil) }
+
+// IsNaN returns a Bool tensor marking NaN elements.
+func (t *Tensor) IsNaN() *Tensor {
+	t.check("IsNaN")
+	return elementwise("IsNaN", device.OpIsNaN, Bool, Float32, []*Tensor{t}, nil)
+}
+
+// Not negates a Bool tensor.
+func (t *Tensor) Not() *Tensor {
+	t.check("Not")
+	return elementwise("Not", device.OpNot, Bool, Bool, []*Tensor{t.Cast(Bool)}, nil)
+}
+
+// Clamp limits every element to [lo, hi] (NaN stays NaN).
+func (t *Tensor) Clamp(lo, hi float64) *Tensor {
+	if lo > hi {
+		usage("Clamp", "lo %g above hi %g", lo, hi)
+	}
+	return t.Maximum(t.scalarLike(lo)).Minimum(t.scalarLike(hi))
+}
+
+// Eq compares elementwise for equality.
+func (t *Tensor) Eq(o *Tensor) *Tensor { return t.compare("Eq", device.OpEq, o) }
+
+// Ne compares elementwise for inequality.
+func (t *Tensor) Ne(o *Tensor) *Tensor { return t.compare("Ne", device.OpNe, o) }
+
+// Lt compares elementwise t < o.
+func (t *Tensor) Lt(o *Tensor) *Tensor { return t.compare("Lt", device.OpLt, o) }
+
+// Le compares elementwise t <= o.
+func (t *Tensor) Le(o *Tensor) *Tensor { return t.compare("Le", device.OpLe, o) }
+
+// Gt compares elementwise t > o.
+func (t *Tensor) Gt(o *Tensor) *Tensor { return t.compare("Gt", device.OpGt, o) }
+
+// Ge compares elementwise t >= o.
+func (t *Tensor) Ge(o *Tensor) *Tensor { return t.compare("Ge", device.OpGe, o) }
+
+// GtScalar compares elementwise t > v.
+func (t *Tensor) GtScalar(v float64) *Tensor { return t.Gt(t.scalarLike(v)) }
+
+// LtScalar compares elementwise t < v.
+func (t *Tensor) LtScalar(v float64) *Tensor { return t.Lt(t.scalarLike(v)) }
+
+// EqScalar compares elementwise t == v.
+func (t *Tensor) EqScalar(v float64) *Tensor { return t.Eq(t.scalarLike(v)) }
+
+// LogicalAnd is the elementwise and of two Bool tensors.
+func (t *Tensor) LogicalAnd(o *Tensor) *Tensor {
+	return elementwise("LogicalAnd", device.OpAnd, Bool, Bool, []*Tensor{t.Cast(Bool), o.Cast(Bool)}, nil)
+}
+
+// LogicalOr is the elementwise or of two Bool tensors.
+func (t *Tensor) LogicalOr(o *Tensor) *Tensor {
+	return elementwise("LogicalOr", device.OpOr, Bool, Bool, []*Tensor{t.Cast(Bool), o.Cast(Bool)}, nil)
+}
+
+// Where selects x where cond is true and y elsewhere, with broadcasting.
+func Where(cond, x, y *Tensor) *Tensor {
+	cond.check("Where")
+	x.check("Where")
+	y.check("Where")
+	dt := promote(x.DType(), y.DType())
+	return elementwise("Where", device.OpWhere, dt, dt.ComputeType(), []*Tensor{cond.Cast(Bool), x, y}, nil)
+}
+
+// Fma returns t*a + b in one rounding step, with broadcasting.
+func (t *Tensor) Fma(a, b *Tensor) *Tensor {
+	t.check("Fma")
+	return elementwise("Fma", device.OpFma, Float32, Float32, []*Tensor{t, a, b}, nil)
+}

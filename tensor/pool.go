@@ -1,0 +1,152 @@
+package tensor
+
+import (
+	"slices"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// PoolOptions are the parameters of a pooling window. Kernel is required;
+// Stride defaults to Kernel, Padding to 0, Dilation to 1 (max pooling only);
+// one value applies to every spatial dimension.
+type PoolOptions struct {
+	Kernel, Stride, Padding, Dilation []int
+	CountExcludePad                   bool // average pooling: divide by the unpadded window size
+}
+
+// poolAttrs are the parameters of a pool node.
+type poolAttrs struct {
+	op          device.PoolOp
+	backward    bool
+	adaptive    bool
+	includePad  bool
+	geom        device.ConvGeometry
+	wantIndices bool
+}
+
+// MaxPool2d takes the maximum over windows of [N, C, H, W].
+func (t *Tensor) MaxPool2d(o PoolOptions) *Tensor { return t.pool2d("MaxPool2d", device.PoolMax, o) }
+
+// AvgPool2d averages over windows of [N, C, H, W].
+func (t *Tensor) AvgPool2d(o PoolOptions) *Tensor { return t.pool2d("AvgPool2d", device.PoolAvg, o) }
+
+func (t *Tensor) pool2d(op string, kind device.PoolOp, o PoolOptions) *Tensor {
+	t.check(op)
+	if t.Dim() != 4 {
+		usage(op, "needs [N, C, H, W], got %v", t.shape)
+	}
+	if len(o.Kernel) == 0 {
+		usage(op, "kernel size required")
+	}
+	k := spatial(op, "kernel", o.Kernel, 2, 1)
+	stride := o.Stride
+	if len(stride) == 0 {
+		stride = k
+	}
+	g := device.ConvGeometry{
+		N: t.shape[0], C: t.shape[1], O: t.shape[1], Groups: t.shape[1],
+		In: slices.Clone(t.shape[2:]), Kernel: k,
+		Stride:   spatial(op, "stride", stride, 2, 1),
+		Padding:  spatial(op, "padding", o.Padding, 2, 0),
+		Dilation: spatial(op, "dilation", o.Dilation, 2, 1),
+	}
+	g.Out = make([]int, 2)
+	for i := range 2 {
+		if g.Padding[i]*2 > g.Kernel[i] {
+			usage(op, "padding %v must be at most half the kernel %v", g.Padding, g.Kernel)
+		}
+		span := g.Dilation[i]*(g.Kernel[i]-1) + 1
+		if g.Stride[i] < 1 || g.In[i]+2*g.Padding[i] < span {
+			usage(op, "window %v (stride %v, padding %v) does not fit input %v", g.Kernel, g.Stride, g.Padding, t.shape)
+		}
+		g.Out[i] = (g.In[i]+2*g.Padding[i]-span)/g.Stride[i] + 1
+	}
+	a := poolAttrs{op: kind, includePad: !o.CountExcludePad, geom: g, wantIndices: kind == device.PoolMax && t.requiresGrad() && GradEnabled()}
+	return poolNode(op, a, t, nil)
+}
+
+// AdaptiveAvgPool2d averages [N, C, H, W] over the windows that divide it
+// into outH × outW cells.
+func (t *Tensor) AdaptiveAvgPool2d(outH, outW int) *Tensor {
+	t.check("AdaptiveAvgPool2d")
+	if t.Dim() != 4 || outH < 1 || outW < 1 {
+		usage("AdaptiveAvgPool2d", "needs [N, C, H, W] and positive output size, got %v and %dx%d", t.shape, outH, outW)
+	}
+	g := device.ConvGeometry{
+		N: t.shape[0], C: t.shape[1], O: t.shape[1], Groups: t.shape[1],
+		In: slices.Clone(t.shape[2:]), Out: []int{outH, outW}, Kernel: []int{1, 1},
+		Stride: []int{1, 1}, Padding: []int{0, 0}, Dilation: []int{1, 1},
+	}
+	return poolNode("AdaptiveAvgPool2d", poolAttrs{op: device.PoolAvg, adaptive: true, includePad: true, geom: g}, t, nil)
+}
+
+// poolNode records a pooling node; fwd is the forward node whose winner
+// indices a max-pool backward reads.
+func poolNode(op string, a poolAttrs, x *Tensor, fwd *node) *Tensor {
+	x = x.asFloat32()
+	d := x.n.dev
+	g := a.geom
+	shape := append([]int{g.N, g.C}, g.Out...)
+	if a.backward {
+		shape = append([]int{g.N, g.C}, g.In...)
+	}
+	srcs := []src{{n: x.n, v: x.view()}}
+	if fwd != nil {
+		srcs = append(srcs, src{n: fwd, v: contiguousView(fwd.shape)})
+	}
+	d.mu.Lock()
+	n := d.newNode(kindPool, Float32, shape, srcs)
+	n.attrs = a
+	res := whole(n)
+	d.mu.Unlock()
+	if a.backward {
+		return res
+	}
+	return recordGrad(op, res, []*Tensor{x}, n)
+}
+
+// runPool launches a pooling kernel.
+func (d *Device) runPool(n *node) error {
+	a := n.attrs.(poolAttrs)
+	vx, err := d.realizeSrc(n.srcs[0])
+	if err != nil {
+		return err
+	}
+	blk, err := d.alloc(Float32, n.numel())
+	if err != nil {
+		return err
+	}
+	k := device.PoolKernel{
+		Op: a.op, Backward: a.backward, Adaptive: a.adaptive, CountIncludePad: a.includePad,
+		Geom: a.geom, X: vx, Out: device.Contiguous(blk.Buf, Float32, 0, n.shape),
+	}
+	g := a.geom
+	outShape := append([]int{g.N, g.C}, g.Out...)
+	switch {
+	case a.backward && a.op == device.PoolMax:
+		fwd := n.srcs[1].n
+		if err := d.realize(fwd); err != nil {
+			d.pool.Free(blk)
+			return err
+		}
+		k.Indices = device.Contiguous(fwd.extra.Buf, Int32, 0, outShape)
+	case !a.backward && a.wantIndices:
+		ib, err := d.alloc(Int32, device.NumElements(outShape))
+		if err != nil {
+			d.pool.Free(blk)
+			return err
+		}
+		n.extra = ib
+		k.Indices = device.Contiguous(ib.Buf, Int32, 0, outShape)
+	}
+	span := d.prof.Start("pool", "kernel")
+	err = d.raw.Pool(&k)
+	span.End()
+	d.noteKernel("pool", []string{"pool"}, 1, 1)
+	if err != nil {
+		d.pool.Free(blk)
+		return err
+	}
+	n.block = blk
+	return nil
+}

@@ -1,0 +1,208 @@
+package tensor
+
+import (
+	"slices"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// accInput is the placeholder input index of an absorbed producer's result
+// (a reduction, matmul or convolution) while a program is being built; it
+// becomes input 0 of the producer's epilogue.
+const accInput = 1 << 30
+
+// maxProgramOps bounds how many instructions fusion puts into one kernel.
+const maxProgramOps = 256
+
+type memoEntry struct {
+	n *node
+	v view
+	r device.Reg
+}
+
+type contribution struct {
+	n      *node
+	inputs int
+}
+
+// progBuilder turns a node and the elementwise producers it can inline into
+// one device.Program over an iteration shape.
+type progBuilder struct {
+	d       *Device
+	b       device.Builder
+	shape   []int
+	inputs  []device.View
+	srcs    []*node
+	memo    []memoEntry
+	contrib []contribution
+	ops     []string
+
+	absorbOK bool  // may absorb one producer as the epilogue's input 0
+	absorbed *node // the absorbed producer
+	err      error
+}
+
+func (d *Device) newProgBuilder(shape []int, absorbOK bool) *progBuilder {
+	return &progBuilder{d: d, shape: shape, absorbOK: absorbOK && Fusion()}
+}
+
+// canInline reports whether n may be computed inside the kernel being built
+// when read through v.
+func (pb *progBuilder) canInline(n *node, v view) bool {
+	if n.block != nil || n.kind != kindElementwise || n.forceMat || len(pb.b.P.Code) >= maxProgramOps {
+		return false
+	}
+	if !Fusion() && n.op != device.OpConst {
+		return false
+	}
+	switch n.op {
+	case device.OpIndex, device.OpRandUniform, device.OpRandNormal:
+		return v.isIdentity(n.shape) // these depend on the output position
+	}
+	return true
+}
+
+// canAbsorb reports whether n can become the producer whose epilogue this
+// program is.
+func (pb *progBuilder) canAbsorb(n *node, v view) bool {
+	if !pb.absorbOK || pb.absorbed != nil || n.block != nil || n.forceMat || n.consumers != 1 {
+		return false
+	}
+	switch n.kind {
+	case kindReduce, kindMatMul, kindConv:
+	default:
+		return false
+	}
+	return device.NumElements(n.shape) == device.NumElements(pb.shape) && v.isIdentity(n.shape)
+}
+
+// build returns the register holding n's value at each iteration position,
+// where v (of the iteration shape) maps positions onto n.
+func (pb *progBuilder) build(n *node, v view) device.Reg {
+	for _, e := range pb.memo {
+		if e.n == n && viewEqual(e.v, v) {
+			return e.r
+		}
+	}
+	var r device.Reg
+	switch {
+	case pb.canInline(n, v):
+		var ok bool
+		if r, ok = pb.inline(n, v); !ok {
+			r = pb.materialized(n, v)
+		}
+	case pb.canAbsorb(n, v):
+		pb.absorbed = n
+		r = pb.b.Input(accInput, n.dtype)
+		pb.ops = append(pb.ops, n.kind.String())
+	default:
+		r = pb.materialized(n, v)
+	}
+	pb.memo = append(pb.memo, memoEntry{n: n, v: v, r: r})
+	return r
+}
+
+// inline emits n's op over its sources read through views composed with v.
+func (pb *progBuilder) inline(n *node, v view) (device.Reg, bool) {
+	views := make([]view, len(n.srcs))
+	for i, s := range n.srcs {
+		cv, ok := compose(v, n.shape, s.v)
+		if !ok {
+			return 0, false
+		}
+		views[i] = cv
+	}
+	before := len(pb.inputs)
+	var args [3]device.Reg
+	at := n.attrs.(ewAttrs).argType
+	for i, s := range n.srcs {
+		args[i] = pb.build(s.n, views[i])
+		if !(n.op == device.OpWhere && i == 0) {
+			args[i] = pb.b.Cast(args[i], at)
+		} else {
+			args[i] = pb.b.Cast(args[i], Bool)
+		}
+	}
+	b := &pb.b
+	var r device.Reg
+	switch op := n.op; {
+	case op == device.OpConst:
+		r = b.Const(n.imm, n.dtype.ComputeType())
+	case op == device.OpIndex:
+		r = b.Index()
+	case op == device.OpRandUniform || op == device.OpRandNormal:
+		r = b.Rand(n.seed, op == device.OpRandNormal)
+	case op == device.OpCast:
+		r = b.Cast(args[0], n.dtype)
+	case op == device.OpWhere:
+		r = b.Where(args[0], args[1], args[2])
+	case op == device.OpFma:
+		r = b.Fma(args[0], args[1], args[2])
+	case op.Arity() == 1:
+		r = b.Unary(op, args[0])
+	default:
+		r = b.Binary(op, args[0], args[1])
+	}
+	if n.op != device.OpConst {
+		pb.ops = append(pb.ops, n.op.String())
+	}
+	pb.contrib = append(pb.contrib, contribution{n: n, inputs: len(pb.inputs) - before})
+	return r, true
+}
+
+// materialized realizes n on its own and reads it as a kernel input.
+func (pb *progBuilder) materialized(n *node, v view) device.Reg {
+	if err := pb.d.realize(n); err != nil {
+		if pb.err == nil {
+			pb.err = err
+		}
+		return pb.b.Const(0, n.dtype.ComputeType())
+	}
+	pb.inputs = append(pb.inputs, n.deviceView(v))
+	pb.srcs = append(pb.srcs, n)
+	return pb.b.Input(len(pb.inputs)-1, n.dtype)
+}
+
+// finish returns the program with the absorbed producer's result renumbered
+// to input 0 and the other inputs shifted up by one.
+func (pb *progBuilder) finish() device.Program {
+	p := pb.b.P
+	if pb.absorbed == nil {
+		return p
+	}
+	p.Code = slices.Clone(p.Code)
+	for i := range p.Code {
+		if p.Code[i].Op == device.OpInput {
+			if p.Code[i].Index == accInput {
+				p.Code[i].Index = 0
+			} else {
+				p.Code[i].Index++
+			}
+		}
+	}
+	return p
+}
+
+// bindings returns the number of buffers the kernel binds so far plus extra.
+func (pb *progBuilder) bindings(extra int) int { return len(pb.inputs) + extra }
+
+// worstContributor returns the inlined node whose materialization frees the
+// most bindings, or nil.
+func (pb *progBuilder) worstContributor() *node {
+	var best *node
+	bestN := 1
+	for _, c := range pb.contrib {
+		if c.inputs > bestN {
+			best, bestN = c.n, c.inputs
+		}
+	}
+	return best
+}
+
+func viewEqual(a, b view) bool {
+	return a.offset == b.offset && slices.Equal(a.shape, b.shape) && slices.Equal(a.strides, b.strides)
+}
+
+func (k nodeKind) String() string {
+	return [...]string{"data", "elementwise", "reduce", "matmul", "conv", "pool", "gather", "scatter", "cat"}[k]
+}

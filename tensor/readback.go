@@ -1,0 +1,148 @@
+package tensor
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// Realize computes the tensor now (fusing what it can), so that later reads
+// and consumers reuse the result. Runtime failures are returned.
+func (t *Tensor) Realize() error {
+	t.check("Realize")
+	d := t.n.dev
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.realize(t.n)
+}
+
+// Realize computes several tensors now.
+func Realize(ts ...*Tensor) error {
+	for _, t := range ts {
+		if err := t.Realize(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Bytes realizes the tensor and returns its elements, row-major, as
+// little-endian bytes of its dtype.
+func (t *Tensor) Bytes() ([]byte, error) {
+	t.check("Bytes")
+	d := t.n.dev
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.realize(t.n); err != nil {
+		return nil, err
+	}
+	dt := t.n.dtype
+	out := make([]byte, t.NumElements()*dt.Size())
+	if len(out) == 0 {
+		return out, nil
+	}
+	if t.IsContiguous() {
+		return out, d.raw.Read(t.n.block.Buf, int64(t.offset*dt.Size()), out)
+	}
+	// Gather the view into a temporary contiguous buffer first.
+	blk, err := d.alloc(dt, t.NumElements())
+	if err != nil {
+		return nil, err
+	}
+	defer d.pool.Free(blk)
+	k := device.CopyKernel{
+		Dst: device.Contiguous(blk.Buf, dt, 0, t.shape),
+		Src: t.n.deviceView(t.view()),
+	}
+	if err := d.raw.Copy(&k); err != nil {
+		return nil, err
+	}
+	d.noteKernel("copy", []string{"gather-view"}, 1, 1)
+	return out, d.raw.Read(blk.Buf, 0, out)
+}
+
+// Float32s realizes the tensor and returns its elements as float32
+// (converting from its dtype).
+func (t *Tensor) Float32s() ([]float32, error) {
+	raw, err := t.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	n := t.NumElements()
+	out := make([]float32, n)
+	switch t.n.dtype {
+	case Float32:
+		for i := range out {
+			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		}
+	case Float16:
+		for i := range out {
+			out[i] = device.Float16ToFloat32(binary.LittleEndian.Uint16(raw[2*i:]))
+		}
+	case BFloat16:
+		for i := range out {
+			out[i] = device.BFloat16ToFloat32(binary.LittleEndian.Uint16(raw[2*i:]))
+		}
+	case Int32:
+		for i := range out {
+			out[i] = float32(int32(binary.LittleEndian.Uint32(raw[4*i:])))
+		}
+	case Bool:
+		for i := range out {
+			out[i] = float32(raw[i])
+		}
+	}
+	return out, nil
+}
+
+// Int32s realizes the tensor and returns its elements as int32 (floats
+// truncate toward zero).
+func (t *Tensor) Int32s() ([]int32, error) {
+	if t.DType() == Int32 {
+		raw, err := t.Bytes()
+		if err != nil {
+			return nil, err
+		}
+		out := make([]int32, len(raw)/4)
+		for i := range out {
+			out[i] = int32(binary.LittleEndian.Uint32(raw[4*i:]))
+		}
+		return out, nil
+	}
+	f, err := t.Float32s()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int32, len(f))
+	for i, v := range f {
+		out[i] = device.FloatToInt32(v)
+	}
+	return out, nil
+}
+
+// Bools realizes the tensor and returns whether each element is nonzero.
+func (t *Tensor) Bools() ([]bool, error) {
+	f, err := t.Float32s()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bool, len(f))
+	for i, v := range f {
+		out[i] = v != 0
+	}
+	return out, nil
+}
+
+// Item returns the single element of a one-element tensor.
+func (t *Tensor) Item() (float64, error) {
+	t.check("Item")
+	if t.NumElements() != 1 {
+		usage("Item", "tensor %v has %d elements, not one", t.shape, t.NumElements())
+	}
+	f, err := t.Float32s()
+	if err != nil {
+		return 0, err
+	}
+	return float64(f[0]), nil
+}

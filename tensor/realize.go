@@ -1,0 +1,176 @@
+package tensor
+
+import (
+	"fmt"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+	"github.com/shaderflow/shaderflow/tensor/pool"
+)
+
+// realize computes n (and whatever it needs) unless it already holds data.
+// The caller holds d.mu.
+func (d *Device) realize(n *node) error {
+	if n.block != nil {
+		return nil
+	}
+	if n.err != nil {
+		return n.err
+	}
+	if d.closed {
+		return device.ErrClosed
+	}
+	var err error
+	switch n.kind {
+	case kindElementwise:
+		err = d.runElementwise(n)
+	case kindReduce:
+		err = d.runReduce(n, nil)
+	case kindMatMul:
+		err = d.runMatMul(n, nil)
+	case kindConv:
+		err = d.runConv(n, nil)
+	case kindPool:
+		err = d.runPool(n)
+	case kindGather:
+		err = d.runGather(n)
+	case kindScatter:
+		err = d.runScatter(n)
+	case kindCat:
+		err = d.runCat(n)
+	default:
+		err = fmt.Errorf("tensor: node of kind %s has no data", n.kind)
+	}
+	if err != nil {
+		n.err = err
+		return err
+	}
+	n.dropSources()
+	return nil
+}
+
+// alloc returns a pool block for numel elements of dt.
+func (d *Device) alloc(dt DType, numel int) (*pool.Block, error) {
+	return d.pool.Alloc(int64(numel) * int64(dt.Size()))
+}
+
+// epilogue is an elementwise program fused after a producer: input 0 is the
+// producer's value, the others are views of the producer's result shape.
+type epilogue struct {
+	prog   device.Program
+	inputs []device.View
+	ops    []string
+	target *node // the node whose value the epilogue computes
+}
+
+// identityEpilogue returns the epilogue that stores the producer's value.
+func identityEpilogue(n *node) *epilogue {
+	return &epilogue{prog: device.Identity(n.dtype), target: n}
+}
+
+// runElementwise computes an elementwise node, fused with the elementwise
+// producers it can inline and, when possible, as the epilogue of a
+// reduction, matmul or convolution.
+func (d *Device) runElementwise(n *node) error {
+	for attempt := 0; ; attempt++ {
+		pb := d.newProgBuilder(n.shape, attempt == 0)
+		r, _ := pb.inline(n, contiguousView(n.shape))
+		pb.b.Output(pb.b.Cast(r, n.dtype))
+		if pb.err != nil {
+			return pb.err
+		}
+		extra := 1
+		if pb.absorbed != nil {
+			extra = 3 // the producer's own operands
+		}
+		if pb.bindings(extra) > d.maxBufs {
+			if w := pb.worstContributorExcept(n); w != nil {
+				w.forceMat = true
+				continue
+			}
+			if pb.absorbed != nil {
+				continue // retry without absorbing
+			}
+			return fmt.Errorf("tensor: kernel needs %d buffers, device allows %d", pb.bindings(extra), d.maxBufs)
+		}
+		if pb.absorbed != nil {
+			ep := &epilogue{prog: pb.finish(), inputs: pb.inputs, ops: pb.ops, target: n}
+			switch a := pb.absorbed; a.kind {
+			case kindReduce:
+				return d.runReduce(a, ep)
+			case kindMatMul:
+				return d.runMatMul(a, ep)
+			default:
+				return d.runConv(a, ep)
+			}
+		}
+		blk, err := d.alloc(n.dtype, n.numel())
+		if err != nil {
+			return err
+		}
+		k := device.ElementwiseKernel{
+			Shape:   n.shape,
+			Inputs:  pb.inputs,
+			Program: pb.b.P,
+			Outputs: []device.View{device.Contiguous(blk.Buf, n.dtype, 0, n.shape)},
+		}
+		span := d.prof.Start("elementwise", "kernel")
+		err = d.raw.Elementwise(&k)
+		span.End()
+		d.noteKernel("elementwise", pb.ops, len(pb.inputs), 1)
+		if err != nil {
+			d.pool.Free(blk)
+			return err
+		}
+		n.block = blk
+		return nil
+	}
+}
+
+func (pb *progBuilder) worstContributorExcept(top *node) *node {
+	var best *node
+	bestN := 1
+	for _, c := range pb.contrib {
+		if c.n != top && c.inputs > bestN {
+			best, bestN = c.n, c.inputs
+		}
+	}
+	return best
+}
+
+// store allocates the epilogue target's block and returns the output view of
+// shape, which has the target's element count.
+func (d *Device) store(ep *epilogue, shape []int) (*pool.Block, device.View, error) {
+	blk, err := d.alloc(ep.target.dtype, ep.target.numel())
+	if err != nil {
+		return nil, device.View{}, err
+	}
+	return blk, device.Contiguous(blk.Buf, ep.target.dtype, 0, shape), nil
+}
+
+// finishEpilogue records the epilogue target's data, or frees it on error.
+func (d *Device) finishEpilogue(ep *epilogue, blk *pool.Block, err error) error {
+	if err != nil {
+		d.pool.Free(blk)
+		return err
+	}
+	ep.target.block = blk
+	return nil
+}
+
+// realizeSrc realizes a source node that a kernel reads directly and returns
+// its contract view.
+func (d *Device) realizeSrc(s src) (device.View, error) {
+	if err := d.realize(s.n); err != nil {
+		return device.View{}, err
+	}
+	return s.n.deviceView(s.v), nil
+}
+
+// kernelOps names the operations of a producer kernel: the producer alone, or
+// the epilogue's list, which already names it.
+func kernelOps(producer string, epilogueOps []string) []string {
+	if len(epilogueOps) == 0 {
+		return []string{producer}
+	}
+	return epilogueOps
+}

@@ -1,0 +1,99 @@
+package tensor
+
+import (
+	"slices"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// broadcastShapes returns the NumPy broadcast of the shapes or panics naming op.
+func broadcastShapes(op string, shapes ...[]int) []int {
+	rank := 0
+	for _, s := range shapes {
+		rank = max(rank, len(s))
+	}
+	out := make([]int, rank)
+	for i := range out {
+		out[i] = 1
+	}
+	for _, s := range shapes {
+		for i, v := range s {
+			j := rank - len(s) + i
+			switch {
+			case v == out[j] || v == 1:
+			case out[j] == 1:
+				out[j] = v
+			default:
+				usage(op, "shapes %v cannot be broadcast together", shapes)
+			}
+		}
+	}
+	return out
+}
+
+// broadcastView expands v (of shape v.shape) to shape, giving broadcast
+// dimensions stride 0.
+func broadcastView(v view, shape []int) view {
+	if slices.Equal(v.shape, shape) {
+		return v
+	}
+	st := make([]int, len(shape))
+	pad := len(shape) - len(v.shape)
+	for i := range shape {
+		if i < pad {
+			continue
+		}
+		if v.shape[i-pad] == shape[i] {
+			st[i] = v.strides[i-pad]
+		}
+	}
+	return view{shape: shape, strides: st, offset: v.offset}
+}
+
+// checkShape panics if any dimension is negative.
+func checkShape(op string, shape []int) []int {
+	for _, s := range shape {
+		if s < 0 {
+			usage(op, "negative dimension in shape %v", shape)
+		}
+	}
+	if device.NumElements(shape) > 1<<31-1 {
+		usage(op, "shape %v has more than 2^31-1 elements", shape)
+	}
+	return slices.Clone(shape)
+}
+
+// promote returns the result type of combining a and b: bool < int32 <
+// bfloat16, float16 < float32 (float16 with bfloat16 gives float32).
+func promote(a, b DType) DType {
+	if a == b {
+		return a
+	}
+	rank := func(t DType) int {
+		switch t {
+		case Bool:
+			return 0
+		case Int32:
+			return 1
+		case Float16, BFloat16:
+			return 2
+		}
+		return 3
+	}
+	ra, rb := rank(a), rank(b)
+	switch {
+	case ra == 2 && rb == 2:
+		return Float32
+	case ra > rb:
+		return a
+	}
+	return b
+}
+
+// floatType returns t if it is a float type and Float32 otherwise.
+func floatType(t DType) DType {
+	if t.IsFloat() {
+		return t
+	}
+	return Float32
+}

@@ -1,0 +1,29 @@
+package tensor
+
+// Softmax normalizes exp(t) along axis to sum to one, stably (the maximum is
+// subtracted first). A row of -Inf gives NaN, as in PyTorch.
+func (t *Tensor) Softmax(axis int) *Tensor {
+	t.check("Softmax")
+	axis = normAxis("Softmax", axis, t.Dim())
+	var out *Tensor
+	NoGrad(func() {
+		x := t.asFloat32()
+		e := x.Sub(x.MaxKeepDim(axis)).Exp()
+		out = e.Div(e.SumKeepDim(axis))
+	})
+	return recordGrad("Softmax", out, []*Tensor{t}, axis)
+}
+
+// LogSoftmax is log(Softmax(t)) computed stably.
+func (t *Tensor) LogSoftmax(axis int) *Tensor {
+	t.check("LogSoftmax")
+	axis = normAxis("LogSoftmax", axis, t.Dim())
+	var out *Tensor
+	NoGrad(func() {
+		x := t.asFloat32()
+		m := x.MaxKeepDim(axis)
+		z := x.Sub(m)
+		out = z.Sub(z.Exp().SumKeepDim(axis).Log())
+	})
+	return recordGrad("LogSoftmax", out, []*Tensor{t}, axis)
+}

@@ -1,0 +1,127 @@
+package tensor
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// Tensor is an n-dimensional view (shape, strides, offset) onto a node of a
+// device's lazy graph. Tensors are immutable values except for autograd state
+// and Assign; operations return new tensors. The zero Tensor is not usable.
+type Tensor struct {
+	n       *node
+	shape   []int
+	strides []int
+	offset  int
+	h       *handle
+	ag      *gradInfo // autograd state; nil when no gradient is tracked
+}
+
+// handle is a tensor's claim on its node, shared with its cleanup so that an
+// explicit Release and the garbage collector never both release it.
+type handle struct {
+	n        *node
+	released bool
+}
+
+// wrap makes a tensor handle onto n through v. The caller holds n.dev.mu.
+func wrap(n *node, v view) *Tensor {
+	d := n.dev
+	h := &handle{n: n}
+	n.handles++
+	t := &Tensor{n: n, shape: v.shape, strides: v.strides, offset: v.offset, h: h}
+	if len(d.scopes) > 0 {
+		f := d.scopes[len(d.scopes)-1]
+		f.handles = append(f.handles, h)
+	}
+	runtime.AddCleanup(t, func(h *handle) { h.n.dev.releaseHandle(h) }, h)
+	return t
+}
+
+// whole returns a handle that reads all of n in order.
+func whole(n *node) *Tensor { return wrap(n, contiguousView(n.shape)) }
+
+// releaseHandle drops a handle's claim; it takes the device lock.
+func (d *Device) releaseHandle(h *handle) {
+	d.mu.Lock()
+	d.releaseLocked(h)
+	d.mu.Unlock()
+}
+
+func (d *Device) releaseLocked(h *handle) {
+	if h.released {
+		return
+	}
+	h.released = true
+	h.n.handles--
+	h.n.maybeFree()
+}
+
+// Release gives up this tensor's claim on its memory now rather than when the
+// garbage collector finds it. Using the tensor afterwards panics.
+func (t *Tensor) Release() {
+	if t == nil || t.h == nil {
+		return
+	}
+	t.n.dev.releaseHandle(t.h)
+}
+
+func (t *Tensor) check(op string) {
+	if t == nil {
+		usage(op, "nil tensor")
+	}
+	if t.h == nil {
+		usage(op, "uninitialized tensor (use a constructor such as tensor.Zeros)")
+	}
+	if t.h.released {
+		usage(op, "tensor %v used after Release", t.shape)
+	}
+}
+
+// view returns the tensor's view of its node.
+func (t *Tensor) view() view { return view{shape: t.shape, strides: t.strides, offset: t.offset} }
+
+// Device returns the tensor's device.
+func (t *Tensor) Device() *Device { return t.n.dev }
+
+// DType returns the element type.
+func (t *Tensor) DType() DType { return t.n.dtype }
+
+// Shape returns a copy of the shape.
+func (t *Tensor) Shape() []int { return append([]int(nil), t.shape...) }
+
+// Strides returns a copy of the strides, in elements.
+func (t *Tensor) Strides() []int { return append([]int(nil), t.strides...) }
+
+// Dim returns the number of dimensions.
+func (t *Tensor) Dim() int { return len(t.shape) }
+
+// Size returns the size of dimension axis (negative counts from the end).
+func (t *Tensor) Size(axis int) int { return t.shape[normAxis("Size", axis, len(t.shape))] }
+
+// NumElements returns the number of elements.
+func (t *Tensor) NumElements() int { return device.NumElements(t.shape) }
+
+// IsContiguous reports whether the tensor reads its storage in row-major order
+// without gaps.
+func (t *Tensor) IsContiguous() bool {
+	return device.View{Shape: t.shape, Strides: t.strides}.IsContiguous()
+}
+
+// String describes the tensor without realizing it.
+func (t *Tensor) String() string {
+	return fmt.Sprintf("Tensor(%v, %s, %s)", t.shape, t.n.dtype, t.n.dev.Name())
+}
+
+// normAxis resolves a possibly negative axis or panics naming op.
+func normAxis(op string, axis, rank int) int {
+	if axis < -rank || axis >= rank || (rank == 0 && axis != 0 && axis != -1) {
+		usage(op, "axis %d out of range for a %d-dimensional tensor", axis, rank)
+	}
+	if axis < 0 {
+		axis += rank
+	}
+	return axis
+}
