@@ -1,0 +1,93 @@
+package profiler
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// WriteSummary writes the aggregates as an aligned table (name, category,
+// count, total, mean, max, min; largest total first), a line on how many
+// events the trace kept, and then each extra's String, separated by blank
+// lines.
+func (p *Profiler) WriteSummary(w io.Writer, extras ...fmt.Stringer) error {
+	rows := p.Rows()
+	header := []string{"name", "category", "count", "total", "mean", "max", "min"}
+	table := [][]string{header}
+	var sum time.Duration
+	for _, r := range rows {
+		table = append(table, []string{r.Name, r.Category, strconv.Itoa(r.Count),
+			FormatDuration(r.Total), FormatDuration(r.Mean), FormatDuration(r.Max), FormatDuration(r.Min)})
+		sum += r.Total
+	}
+	var b strings.Builder
+	writeTable(&b, table, 2) // name and category left-aligned, figures right-aligned
+	p.mu.Lock()
+	kept, dropped := len(p.events), p.dropped
+	p.mu.Unlock()
+	fmt.Fprintf(&b, "%d kinds of span, %s in all (nested spans count twice); trace keeps %d events, dropped %d\n",
+		len(rows), FormatDuration(sum), kept, dropped)
+	for _, x := range extras {
+		if x == nil {
+			continue
+		}
+		s := x.String()
+		b.WriteString("\n" + s)
+		if !strings.HasSuffix(s, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeTable writes rows with columns padded to a common width, separated by
+// two spaces; the first left columns are left-aligned, the rest right-aligned.
+func writeTable(b *strings.Builder, rows [][]string, left int) {
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range rows {
+		var line strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				line.WriteString("  ")
+			}
+			if i < left {
+				line.WriteString(c + pad)
+			} else {
+				line.WriteString(pad + c)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+}
+
+// FormatDuration renders d with a unit chosen by its size and a fixed number
+// of decimals, so that columns of durations line up: "850ns", "12.34µs",
+// "1.50ms", "2.345s".
+func FormatDuration(d time.Duration) string {
+	a := d
+	if a < 0 {
+		a = -a
+	}
+	switch {
+	case a < time.Microsecond:
+		return strconv.FormatInt(int64(d), 10) + "ns"
+	case a < time.Millisecond:
+		return strconv.FormatFloat(float64(d)/1e3, 'f', 2, 64) + "µs"
+	case a < time.Second:
+		return strconv.FormatFloat(float64(d)/1e6, 'f', 2, 64) + "ms"
+	}
+	return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) + "s"
+}
