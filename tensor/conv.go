@@ -73,15 +73,21 @@ func convGeometry(op string, nd int, x, w *Tensor, o ConvOptions) device.ConvGeo
 
 // Conv1d convolves [N, C, L] with weight [O, C/groups, K], adding bias [O]
 // when not nil.
-func (t *Tensor) Conv1d(w, bias *Tensor, o ConvOptions) *Tensor { return t.conv("Conv1d", 1, w, bias, o) }
+func (t *Tensor) Conv1d(w, bias *Tensor, o ConvOptions) *Tensor {
+	return t.conv("Conv1d", 1, w, bias, o)
+}
 
 // Conv2d convolves [N, C, H, W] with weight [O, C/groups, KH, KW], adding
 // bias [O] when not nil.
-func (t *Tensor) Conv2d(w, bias *Tensor, o ConvOptions) *Tensor { return t.conv("Conv2d", 2, w, bias, o) }
+func (t *Tensor) Conv2d(w, bias *Tensor, o ConvOptions) *Tensor {
+	return t.conv("Conv2d", 2, w, bias, o)
+}
 
 // Conv3d convolves [N, C, D, H, W] with weight [O, C/groups, KD, KH, KW],
 // adding bias [O] when not nil.
-func (t *Tensor) Conv3d(w, bias *Tensor, o ConvOptions) *Tensor { return t.conv("Conv3d", 3, w, bias, o) }
+func (t *Tensor) Conv3d(w, bias *Tensor, o ConvOptions) *Tensor {
+	return t.conv("Conv3d", 3, w, bias, o)
+}
 
 func (t *Tensor) conv(op string, nd int, w, bias *Tensor, o ConvOptions) *Tensor {
 	t.check(op)

@@ -20,7 +20,8 @@ type BackendStatus struct {
 }
 
 // Backends lists every registered backend with its adapters, or why it has
-// none. Import github.com/shaderflow/shaderflow/backends to register them all.
+// none. Import github.com/shaderflow/shaderflow/tensor/backends to register
+// them all.
 func Backends() []BackendStatus {
 	var out []BackendStatus
 	for _, b := range device.Backends() {
@@ -161,7 +162,7 @@ func pickAuto() (device.Backend, int, string, error) {
 			skipped = append(skipped, fmt.Sprintf("%s:%d %q is a %s", name, i, a.Name, a.Kind))
 		}
 	}
-	return nil, 0, "", errors.New("tensor.Open(auto): no usable backend; " + availableList() + "; import github.com/shaderflow/shaderflow/backends to register them")
+	return nil, 0, "", errors.New("tensor.Open(auto): no usable backend; " + availableList() + "; import github.com/shaderflow/shaderflow/tensor/backends to register them")
 }
 
 func availableList() string {

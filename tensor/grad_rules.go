@@ -1,0 +1,225 @@
+package tensor
+
+import (
+	"math"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// The backward rules of the differentiable operations, registered by op name.
+// Each returns one gradient per recorded input (broadcast inputs are summed
+// back to their shape by the engine).
+
+func (c *gradCtx) in(i int) *Tensor { return c.node.inputs[i] }
+func (c *gradCtx) out() *Tensor     { return c.node.out }
+
+func grads(g ...*Tensor) []*Tensor { return g }
+
+func init() {
+	r := gradRules
+	r["Add"] = func(c *gradCtx) []*Tensor { return grads(c.g, c.g) }
+	r["Sub"] = func(c *gradCtx) []*Tensor { return grads(c.g, c.g.Neg()) }
+	r["Mul"] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(1)), c.g.Mul(c.in(0))) }
+	r["Div"] = func(c *gradCtx) []*Tensor {
+		b := c.in(1)
+		return grads(c.g.Div(b), c.g.Mul(c.out()).Div(b).Neg())
+	}
+	r["Pow"] = func(c *gradCtx) []*Tensor {
+		a, b := c.in(0), c.in(1)
+		ga := c.g.Mul(b).Mul(a.Pow(b.SubScalar(1)))
+		var gb *Tensor
+		if b.requiresGrad() {
+			gb = c.g.Mul(c.out()).Mul(a.Log())
+		}
+		return grads(ga, gb)
+	}
+	minmax := func(c *gradCtx) []*Tensor {
+		a, b := c.in(0), c.in(1)
+		o := c.out()
+		ma := a.Eq(o).Cast(Float32)
+		mb := b.Eq(o).Cast(Float32)
+		share := c.g.Div(ma.Add(mb).Maximum(OnesLike(ma))) // ties split evenly
+		return grads(share.Mul(ma), share.Mul(mb))
+	}
+	r["Maximum"], r["Minimum"] = minmax, minmax
+	r["Neg"] = func(c *gradCtx) []*Tensor { return grads(c.g.Neg()) }
+	r["Abs"] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sign())) }
+	r["Exp"] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.out())) }
+	r["Log"] = func(c *gradCtx) []*Tensor { return grads(c.g.Div(c.in(0))) }
+	r["Sqrt"] = func(c *gradCtx) []*Tensor { return grads(c.g.Div(c.out()).MulScalar(0.5)) }
+	r["Rsqrt"] = func(c *gradCtx) []*Tensor {
+		o := c.out()
+		return grads(c.g.Mul(o.Mul(o).Mul(o)).MulScalar(-0.5))
+	}
+	r["Reciprocal"] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.out().Mul(c.out())).Neg()) }
+	r["Sin"] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Cos())) }
+	r["Cos"] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sin()).Neg()) }
+	r["Tanh"] = func(c *gradCtx) []*Tensor {
+		o := c.out()
+		return grads(c.g.Mul(o.Mul(o).RSubScalar(1)))
+	}
+	r["Sigmoid"] = func(c *gradCtx) []*Tensor {
+		o := c.out()
+		return grads(c.g.Mul(o).Mul(o.RSubScalar(1)))
+	}
+	r["Relu"] = func(c *gradCtx) []*Tensor {
+		return grads(Where(c.out().GtScalar(0), c.g, ZerosLike(c.g)))
+	}
+	r["Erf"] = func(c *gradCtx) []*Tensor {
+		x := c.in(0)
+		return grads(c.g.Mul(x.Mul(x).Neg().Exp().MulScalar(2 / math.Sqrt(math.Pi))))
+	}
+	r["Gelu"] = func(c *gradCtx) []*Tensor {
+		x := c.in(0)
+		cdf := x.MulScalar(1 / math.Sqrt2).Erf().AddScalar(1).MulScalar(0.5)
+		pdf := x.Mul(x).MulScalar(-0.5).Exp().MulScalar(1 / math.Sqrt(2*math.Pi))
+		return grads(c.g.Mul(cdf.Add(x.Mul(pdf))))
+	}
+	r["GeluTanh"] = func(c *gradCtx) []*Tensor {
+		x := c.in(0)
+		k := math.Sqrt(2 / math.Pi)
+		x2 := x.Mul(x)
+		th := x.Mul(x2.MulScalar(0.044715).AddScalar(1)).MulScalar(k).Tanh()
+		sech2 := th.Mul(th).RSubScalar(1)
+		dinner := x2.MulScalar(3 * 0.044715).AddScalar(1).MulScalar(k)
+		d := th.AddScalar(1).MulScalar(0.5).Add(x.Mul(sech2).Mul(dinner).MulScalar(0.5))
+		return grads(c.g.Mul(d))
+	}
+	r["Silu"] = func(c *gradCtx) []*Tensor {
+		x := c.in(0)
+		s := x.Sigmoid()
+		return grads(c.g.Mul(s.Mul(x.Mul(s.RSubScalar(1)).AddScalar(1))))
+	}
+	r["Where"] = func(c *gradCtx) []*Tensor {
+		cond := c.in(0)
+		z := ZerosLike(c.g)
+		return grads(nil, Where(cond, c.g, z), Where(cond, z, c.g))
+	}
+	r["Fma"] = func(c *gradCtx) []*Tensor {
+		return grads(c.g.Mul(c.in(1)), c.g.Mul(c.in(0)), c.g)
+	}
+	r["Cast"] = func(c *gradCtx) []*Tensor { return grads(c.g.Cast(c.in(0).DType())) }
+	r["Contiguous"] = func(c *gradCtx) []*Tensor { return grads(c.g) }
+	registerReductionRules(r)
+	registerViewRules(r)
+	registerLayerRules(r)
+}
+
+func registerReductionRules(r map[string]backwardFn) {
+	// expandBack returns g (and out) shaped to broadcast against the input.
+	expandBack := func(c *gradCtx, t *Tensor) *Tensor {
+		a := c.node.params.(reduceAttrs)
+		if !a.keep {
+			for _, ax := range a.axes {
+				t = t.Unsqueeze(ax)
+			}
+		}
+		return t
+	}
+	r["Sum"] = func(c *gradCtx) []*Tensor {
+		return grads(expandBack(c, c.g).Expand(c.in(0).shape...))
+	}
+	r["Prod"] = func(c *gradCtx) []*Tensor {
+		return grads(expandBack(c, c.g).Mul(expandBack(c, c.out())).Div(c.in(0)))
+	}
+	extreme := func(c *gradCtx) []*Tensor {
+		x := c.in(0)
+		a := c.node.params.(reduceAttrs)
+		mask := x.Eq(expandBack(c, c.out())).Cast(Float32)
+		count := mask.SumKeepDim(a.axes...)
+		return grads(mask.Mul(expandBack(c, c.g)).Div(count))
+	}
+	r["Max"], r["Min"] = extreme, extreme
+	r["Softmax"] = func(c *gradCtx) []*Tensor {
+		axis := c.node.params.(int)
+		y := c.out()
+		return grads(y.Mul(c.g.Sub(c.g.Mul(y).SumKeepDim(axis))))
+	}
+	r["LogSoftmax"] = func(c *gradCtx) []*Tensor {
+		axis := c.node.params.(int)
+		return grads(c.g.Sub(c.out().Exp().Mul(c.g.SumKeepDim(axis))))
+	}
+}
+
+func registerViewRules(r map[string]backwardFn) {
+	reshapeBack := func(c *gradCtx) []*Tensor { return grads(c.g.Reshape(c.in(0).shape...)) }
+	r["Reshape"], r["Squeeze"], r["Unsqueeze"] = reshapeBack, reshapeBack, reshapeBack
+	r["Expand"] = func(c *gradCtx) []*Tensor { return grads(c.g) } // summed back by the engine
+	r["Permute"] = func(c *gradCtx) []*Tensor {
+		perm := c.node.params.([]int)
+		inv := make([]int, len(perm))
+		for i, p := range perm {
+			inv[p] = i
+		}
+		return grads(c.g.Permute(inv...))
+	}
+	r["Slice"] = func(c *gradCtx) []*Tensor {
+		p := c.node.params.(sliceParams)
+		in := c.in(0)
+		g := c.g
+		shape := make([]int, g.Dim())
+		for i := range shape {
+			shape[i] = 1
+		}
+		shape[p.dim] = g.shape[p.dim]
+		pos := Arange(g.Device(), float64(p.start), float64(p.start+p.step*g.shape[p.dim]), float64(p.step)).
+			Cast(Int32).Reshape(shape...).Expand(g.shape...)
+		return grads(ScatterAdd(in.shape, p.dim, pos, g))
+	}
+	r["Gather"] = func(c *gradCtx) []*Tensor {
+		p := c.node.params.(gatherParams)
+		return grads(ScatterAdd(p.inShape, p.dim, c.in(1), c.g), nil)
+	}
+	r["ScatterAdd"] = func(c *gradCtx) []*Tensor {
+		p := c.node.params.(gatherParams)
+		return grads(nil, nil, c.g.Gather(p.dim, c.in(1)))
+	}
+	r["Cat"] = func(c *gradCtx) []*Tensor {
+		dim := c.node.params.(int)
+		out := make([]*Tensor, len(c.node.inputs))
+		at := 0
+		for i, in := range c.node.inputs {
+			out[i] = c.g.Narrow(dim, at, in.shape[dim])
+			at += in.shape[dim]
+		}
+		return out
+	}
+}
+
+func registerLayerRules(r map[string]backwardFn) {
+	r["MatMul"] = func(c *gradCtx) []*Tensor {
+		a, b := c.in(0), c.in(1)
+		var ga, gb *Tensor
+		if a.requiresGrad() {
+			ga = c.g.MatMul(b.Transpose(-1, -2))
+		}
+		if b.requiresGrad() {
+			gb = a.Transpose(-1, -2).MatMul(c.g)
+		}
+		return grads(ga, gb)
+	}
+	conv := func(c *gradCtx) []*Tensor {
+		p := c.node.params.(convAttrs)
+		x, w := c.in(0), c.in(1)
+		var gx, gw *Tensor
+		if x.requiresGrad() {
+			gx = convNode("ConvBackwardInput", device.ConvBackwardInput, p.geom, c.g, w)
+		}
+		if w.requiresGrad() {
+			gw = convNode("ConvBackwardWeight", device.ConvBackwardWeight, p.geom, c.g, x)
+		}
+		return grads(gx, gw)
+	}
+	r["Conv1d"], r["Conv2d"], r["Conv3d"] = conv, conv, conv
+	pool := func(c *gradCtx) []*Tensor {
+		fwd := c.node.params.(*node)
+		a := fwd.attrs.(poolAttrs)
+		a.backward = true
+		var idx *node
+		if a.op == device.PoolMax {
+			idx = fwd
+		}
+		return grads(poolNode("PoolBackward", a, c.g, idx))
+	}
+	r["MaxPool2d"], r["AvgPool2d"], r["AdaptiveAvgPool2d"] = pool, pool, pool
+}
