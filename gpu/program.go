@@ -1,0 +1,208 @@
+package gpu
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// MaxRegisters is the number of registers the interpreter holds
+// (MAX_REGS in interp.wgsl); programs needing more live values are refused.
+const MaxRegisters = 64
+
+// Hook names: the hook functions the kernel kinds call.
+const (
+	HookElementwise    = "ew_program"
+	HookReducePrologue = "reduce_prologue"
+	HookReduceEpilogue = "reduce_epilogue"
+	HookEpilogue       = "epilogue"
+)
+
+// Hook is one fused program of a launch: which hook function runs it and
+// where its block is.
+type Hook struct {
+	Name    string // one of the Hook* names
+	Program device.Program
+	Header  int  // the header word that holds the block's offset
+	Acc     bool // OpInput 0 is the accumulator the kernel passes in
+	NIn     int  // views loaded (the accumulator not counted)
+	NOut    int  // views stored
+}
+
+// Program block fields (PB_* in common.wgsl).
+const (
+	pbRank    = 0
+	pbNIn     = 1
+	pbNOut    = 2
+	pbAcc     = 3
+	pbNCode   = 4
+	pbCode    = 5
+	pbOutRegs = 6
+	pbShape   = 7
+)
+
+// instrWords is the size of one bytecode instruction.
+const instrWords = 5
+
+// block appends a program block for prog over the iteration space shape
+// (inputs and outputs are views of shape) and stores its offset in header
+// word hdr. acc says that OpInput 0 is the kernel's accumulator.
+func (e *encoder) block(hdr int, name string, prog device.Program, shape []int, inputs, outputs []device.View, acc bool) Hook {
+	views := append(slices.Clone(inputs), outputs...)
+	strides := make([][]int, len(views))
+	for i, v := range views {
+		strides[i] = v.Strides
+	}
+	cshape, cstrides := coalesce(shape, strides)
+	nout := len(outputs)
+	blk := e.here()
+	e.set(hdr, uint32(blk))
+	e.put(uint32(len(cshape)), uint32(len(inputs)), uint32(nout), b2u(acc), uint32(len(prog.Code)), 0, 0)
+	e.putInts(cshape)
+	contig := device.ContiguousStrides(cshape)
+	for i, v := range views {
+		e.view(v, cstrides[i], slices.Equal(cstrides[i], contig))
+	}
+	code, outs, err := bytecode(prog)
+	if err != nil {
+		e.fail("%v", err)
+	}
+	e.w[blk+pbCode] = uint32(e.here())
+	e.put(code...)
+	e.w[blk+pbOutRegs] = uint32(e.here())
+	e.put(outs...)
+	return Hook{Name: name, Program: prog, Header: hdr, Acc: acc, NIn: len(inputs), NOut: nout}
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// coalesce drops dimensions of size one and merges adjacent dimensions that
+// every view traverses as one (stride[i] == stride[i+1]*shape[i+1]), which
+// keeps row-major positions unchanged and saves divisions in the shaders.
+func coalesce(shape []int, strides [][]int) ([]int, [][]int) {
+	var cs []int
+	cst := make([][]int, len(strides))
+	for d := range shape {
+		if shape[d] == 1 {
+			continue
+		}
+		last := len(cs) - 1
+		merge := last >= 0 && shape[d] != 0 && cs[last] != 0
+		for k := range strides {
+			if merge && cst[k][last] != strides[k][d]*shape[d] {
+				merge = false
+			}
+		}
+		if merge {
+			cs[last] *= shape[d]
+			for k := range strides {
+				cst[k][last] = strides[k][d]
+			}
+			continue
+		}
+		cs = append(cs, shape[d])
+		for k := range strides {
+			cst[k] = append(cst[k], strides[k][d])
+		}
+	}
+	if cs == nil {
+		cs = []int{}
+	}
+	for k := range cst {
+		if cst[k] == nil {
+			cst[k] = []int{}
+		}
+	}
+	return cs, cst
+}
+
+// bytecode encodes a validated program for the interpreter: 5 words per
+// instruction (see interp.wgsl) with registers allocated so that values
+// dead after an instruction free their register, and the output list
+// (register | type<<8).
+func bytecode(p device.Program) (code, outs []uint32, err error) {
+	n := len(p.Code)
+	last := make([]int, n) // last instruction reading each value; n: an output
+	for i := range last {
+		last[i] = -1
+	}
+	for i, in := range p.Code {
+		for a := 0; a < in.Op.Arity(); a++ {
+			last[in.Args[a]] = i
+		}
+	}
+	for _, r := range p.Outputs {
+		last[r] = n
+	}
+	phys := make([]int, n)
+	var free []int
+	next := 0
+	code = make([]uint32, 0, n*instrWords)
+	for i, in := range p.Code {
+		ar := in.Op.Arity()
+		var args [3]uint32
+		for a := 0; a < ar; a++ {
+			args[a] = uint32(phys[in.Args[a]])
+		}
+		for a := 0; a < ar; a++ { // free arguments read for the last time
+			r := in.Args[a]
+			if last[r] == i && !slices.Contains(in.Args[:a], r) {
+				free = append(free, phys[r])
+			}
+		}
+		if len(free) > 0 {
+			phys[i] = free[len(free)-1]
+			free = free[:len(free)-1]
+		} else {
+			phys[i] = next
+			next++
+		}
+		if phys[i] >= MaxRegisters {
+			return nil, nil, fmt.Errorf("program needs more than %d live registers", MaxRegisters)
+		}
+		if last[i] < 0 { // never read: its register is free again
+			free = append(free, phys[i])
+		}
+		at := device.Invalid
+		if ar > 0 {
+			at = p.Code[in.Args[0]].Type
+		}
+		w0 := uint32(in.Op) | uint32(in.Type)<<8 | uint32(at)<<16 | uint32(phys[i])<<24
+		code = append(code, w0, args[0], args[1], args[2], immediate(in))
+	}
+	for _, r := range p.Outputs {
+		outs = append(outs, uint32(phys[r])|uint32(p.Code[r].Type)<<8)
+	}
+	return code, outs, nil
+}
+
+// immediate returns an instruction's immediate word.
+func immediate(in device.Instr) uint32 {
+	switch in.Op {
+	case device.OpInput:
+		return uint32(in.Index)
+	case device.OpConst:
+		return constBits(in)
+	case device.OpRandUniform, device.OpRandNormal:
+		return device.StreamKey(in.Seed)
+	}
+	return 0
+}
+
+// constBits returns a constant's compute-type bits.
+func constBits(in device.Instr) uint32 {
+	switch in.Type {
+	case device.Int32:
+		return uint32(int32(in.Imm))
+	case device.Bool:
+		return b2u(in.Imm != 0)
+	}
+	return math.Float32bits(float32(in.Imm))
+}

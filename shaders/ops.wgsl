@@ -1,0 +1,401 @@
+// ops.wgsl: the scalar semantics of every program op (device.Op), mirroring
+// the Go definitions in tensor/device/eval.go and random.go. Generated hook
+// code calls the op_* functions directly; the interpreter reaches them
+// through the *_by_code switches at the end of this file.
+
+// Op codes: the values of device.Op (a test checks them against the Go enum).
+const OP_INPUT: u32 = 0u;
+const OP_CONST: u32 = 1u;
+const OP_INDEX: u32 = 2u;
+const OP_RAND_UNIFORM: u32 = 3u;
+const OP_RAND_NORMAL: u32 = 4u;
+const OP_NEG: u32 = 5u;
+const OP_ABS: u32 = 6u;
+const OP_SIGN: u32 = 7u;
+const OP_EXP: u32 = 8u;
+const OP_LOG: u32 = 9u;
+const OP_SQRT: u32 = 10u;
+const OP_RSQRT: u32 = 11u;
+const OP_RECIP: u32 = 12u;
+const OP_SIN: u32 = 13u;
+const OP_COS: u32 = 14u;
+const OP_TANH: u32 = 15u;
+const OP_SIGMOID: u32 = 16u;
+const OP_RELU: u32 = 17u;
+const OP_ERF: u32 = 18u;
+const OP_GELU_ERF: u32 = 19u;
+const OP_GELU_TANH: u32 = 20u;
+const OP_SILU: u32 = 21u;
+const OP_FLOOR: u32 = 22u;
+const OP_CEIL: u32 = 23u;
+const OP_IS_NAN: u32 = 24u;
+const OP_NOT: u32 = 25u;
+const OP_CAST: u32 = 26u;
+const OP_ADD: u32 = 27u;
+const OP_SUB: u32 = 28u;
+const OP_MUL: u32 = 29u;
+const OP_DIV: u32 = 30u;
+const OP_POW: u32 = 31u;
+const OP_MAX: u32 = 32u;
+const OP_MIN: u32 = 33u;
+const OP_EQ: u32 = 34u;
+const OP_NE: u32 = 35u;
+const OP_LT: u32 = 36u;
+const OP_LE: u32 = 37u;
+const OP_GT: u32 = 38u;
+const OP_GE: u32 = 39u;
+const OP_AND: u32 = 40u;
+const OP_OR: u32 = 41u;
+const OP_WHERE: u32 = 42u;
+const OP_FMA: u32 = 43u;
+
+// ---- random numbers (device.Hash32, RandomBits, Uniform, Normal) ----
+
+fn pcg_hash(x: u32) -> u32 {
+    let state = x * 747796405u + 2891336453u;
+    let word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+    return (word >> 22u) ^ word;
+}
+
+fn random_bits(key: u32, c: u32) -> u32 {
+    return pcg_hash(pcg_hash(c ^ key) + key);
+}
+
+fn rand_uniform(key: u32, i: u32) -> f32 {
+    return f32(random_bits(key, 2u * i) >> 8u) * (1.0 / 16777216.0);
+}
+
+fn rand_normal(key: u32, i: u32) -> f32 {
+    let u1 = (f32(random_bits(key, 2u * i) >> 8u) + 1.0) * (1.0 / 16777216.0);
+    let u2 = f32(random_bits(key, 2u * i + 1u) >> 8u) * (1.0 / 16777216.0);
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+// ---- float unary ops ----
+
+fn op_neg(x: f32) -> f32 { return -x; }
+
+fn op_abs(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) & 0x7fffffffu); }
+
+fn op_sign(x: f32) -> f32 {
+    if (x > 0.0) {
+        return 1.0;
+    }
+    if (x < 0.0) {
+        return -1.0;
+    }
+    return x;
+}
+
+fn op_exp(x: f32) -> f32 {
+    if (is_nan(x)) {
+        return x;
+    }
+    if (x > 88.72284) {
+        return f32_inf();
+    }
+    if (x < -103.98) {
+        return 0.0;
+    }
+    return exp(x);
+}
+
+fn op_log(x: f32) -> f32 {
+    if (x == 0.0) {
+        return -f32_inf();
+    }
+    if (x < 0.0) {
+        return f32_nan();
+    }
+    if (is_nan(x) || is_inf(x)) {
+        return x;
+    }
+    return log(x);
+}
+
+fn op_sqrt(x: f32) -> f32 {
+    if (x < 0.0) {
+        return f32_nan();
+    }
+    return sqrt(x);
+}
+
+fn op_rsqrt(x: f32) -> f32 { return 1.0 / op_sqrt(x); }
+
+fn op_recip(x: f32) -> f32 { return 1.0 / x; }
+
+fn op_sin(x: f32) -> f32 { return sin(x); }
+
+fn op_cos(x: f32) -> f32 { return cos(x); }
+
+fn op_tanh(x: f32) -> f32 {
+    if (is_nan(x)) {
+        return x;
+    }
+    return tanh(clamp(x, -10.0, 10.0));
+}
+
+fn op_sigmoid(x: f32) -> f32 {
+    if (x >= 0.0) {
+        return 1.0 / (1.0 + exp(-x));
+    }
+    let e = op_exp(x);
+    return e / (1.0 + e);
+}
+
+fn op_relu(x: f32) -> f32 { return select(0.0, x, x > 0.0 || is_nan(x)); }
+
+// erfc_pos is erfc(z) for z >= 0 (Numerical Recipes' erfcc, fractional error
+// below 1.2e-7).
+fn erfc_pos(z: f32) -> f32 {
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let p = -1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806
+        + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
+    return t * exp(-z * z + p);
+}
+
+fn op_erfc(x: f32) -> f32 {
+    if (x >= 0.0) {
+        return erfc_pos(x);
+    }
+    return 2.0 - erfc_pos(-x);
+}
+
+fn op_erf(x: f32) -> f32 {
+    let a = op_abs(x);
+    if (a < 0.5) {
+        // Taylor series of erf about 0: x * 2/sqrt(pi) * sum (-x^2)^n / (n! (2n+1)).
+        let z = x * x;
+        return x * (1.1283791670955126 + z * (-0.37612638903183752 + z * (0.11283791670955126
+            + z * (-0.026866170645131252 + z * (0.0052239776254421878 + z * (-0.00085483270234508528
+            + z * 0.00012055332981789664))))));
+    }
+    if (is_nan(x)) {
+        return x;
+    }
+    let r = 1.0 - erfc_pos(a);
+    return select(r, -r, x < 0.0);
+}
+
+fn op_gelu_erf(x: f32) -> f32 {
+    if (is_inf(x)) {
+        return select(0.0, x, x > 0.0);
+    }
+    return 0.5 * x * op_erfc(-x * 0.70710678118654752);
+}
+
+// op_gelu_tanh uses 0.5*(1+tanh(z)) = sigmoid(2z), which is accurate where
+// 1+tanh(z) would cancel.
+fn op_gelu_tanh(x: f32) -> f32 {
+    if (is_inf(x)) {
+        return select(0.0, x, x > 0.0);
+    }
+    let z = 0.79788456080286536 * (x + 0.044715 * x * x * x);
+    return x * op_sigmoid(2.0 * z);
+}
+
+fn op_silu(x: f32) -> f32 {
+    if (is_inf(x)) {
+        return select(0.0, x, x > 0.0);
+    }
+    return x * op_sigmoid(x);
+}
+
+fn op_floor(x: f32) -> f32 { return floor(x); }
+
+fn op_ceil(x: f32) -> f32 { return ceil(x); }
+
+// ---- float binary ops ----
+
+fn op_add(a: f32, b: f32) -> f32 { return a + b; }
+fn op_sub(a: f32, b: f32) -> f32 { return a - b; }
+fn op_mul(a: f32, b: f32) -> f32 { return a * b; }
+fn op_div(a: f32, b: f32) -> f32 { return a / b; }
+
+fn op_max(a: f32, b: f32) -> f32 { return select(b, a, is_nan(a) || a > b); }
+
+fn op_min(a: f32, b: f32) -> f32 { return select(b, a, is_nan(a) || a < b); }
+
+// op_pow follows Go's math.Pow special cases.
+fn op_pow(x: f32, y: f32) -> f32 {
+    if (y == 0.0 || x == 1.0) {
+        return 1.0;
+    }
+    if (y == 1.0 || is_nan(x)) {
+        return x;
+    }
+    if (is_nan(y)) {
+        return y;
+    }
+    if (y == 2.0) {
+        return x * x;
+    }
+    let ax = op_abs(x);
+    if (ax == 1.0 && is_inf(y)) {
+        return 1.0;
+    }
+    let yint = floor(y) == y && !is_inf(y);
+    let yodd = yint && op_abs(y) < 16777216.0 && fract(y * 0.5) != 0.0;
+    var r: f32;
+    if (y == 0.5) {
+        r = sqrt(ax);
+    } else if (y == -1.0) {
+        r = 1.0 / ax;
+    } else {
+        r = exp2(y * log2(ax));
+    }
+    if ((bitcast<u32>(x) & 0x80000000u) != 0u) {
+        if (yodd) {
+            return -r;
+        }
+        if (!yint && x != 0.0 && !is_inf(x)) {
+            return f32_nan();
+        }
+    }
+    return r;
+}
+
+// ---- integer ops (wrapping; Div is floor division with x/0 = 0) ----
+
+fn op_neg_i(x: i32) -> i32 { return -x; }
+
+fn op_abs_i(x: i32) -> i32 { return select(x, -x, x < 0); }
+
+fn op_sign_i(x: i32) -> i32 { return select(select(0, -1, x < 0), 1, x > 0); }
+
+fn op_div_i(a: i32, b: i32) -> i32 {
+    if (b == 0) {
+        return 0;
+    }
+    if (b == -1) {
+        return -a;
+    }
+    let q = a / b;
+    if (a - q * b != 0 && ((a < 0) != (b < 0))) {
+        return q - 1;
+    }
+    return q;
+}
+
+// ---- casts ----
+
+// f32_to_i32 is device.FloatToInt32: truncation toward zero, NaN to zero,
+// saturating at the int32 range.
+fn f32_to_i32(x: f32) -> i32 {
+    if (is_nan(x)) {
+        return 0;
+    }
+    if (x >= 2147483647.0) {
+        return 2147483647;
+    }
+    if (x <= -2147483648.0) {
+        return -2147483647 - 1;
+    }
+    return i32(x);
+}
+
+// cast_bits converts compute-type bits v from type src to type dst.
+fn cast_bits(v: u32, src: u32, dst: u32) -> u32 {
+    if (src == dst) {
+        return v;
+    }
+    switch dst {
+        case 1u: {
+            if (src == DT_I32) {
+                return bitcast<u32>(f32(bitcast<i32>(v)));
+            }
+            return bitcast<u32>(f32(v));
+        }
+        case 4u: {
+            if (src == DT_F32) {
+                return bitcast<u32>(f32_to_i32(bitcast<f32>(v)));
+            }
+            return v;
+        }
+        default: {
+            if (src == DT_F32) {
+                return select(0u, 1u, bitcast<f32>(v) != 0.0 || is_nan(bitcast<f32>(v)));
+            }
+            return select(0u, 1u, v != 0u);
+        }
+    }
+}
+
+// ---- dispatch by op code (the interpreter's path) ----
+
+fn unary_f32(op: u32, x: f32) -> f32 {
+    switch op {
+        case 5u: { return op_neg(x); }
+        case 6u: { return op_abs(x); }
+        case 7u: { return op_sign(x); }
+        case 8u: { return op_exp(x); }
+        case 9u: { return op_log(x); }
+        case 10u: { return op_sqrt(x); }
+        case 11u: { return op_rsqrt(x); }
+        case 12u: { return op_recip(x); }
+        case 13u: { return op_sin(x); }
+        case 14u: { return op_cos(x); }
+        case 15u: { return op_tanh(x); }
+        case 16u: { return op_sigmoid(x); }
+        case 17u: { return op_relu(x); }
+        case 18u: { return op_erf(x); }
+        case 19u: { return op_gelu_erf(x); }
+        case 20u: { return op_gelu_tanh(x); }
+        case 21u: { return op_silu(x); }
+        case 22u: { return op_floor(x); }
+        default: { return op_ceil(x); }
+    }
+}
+
+fn binary_f32(op: u32, a: f32, b: f32) -> f32 {
+    switch op {
+        case 27u: { return op_add(a, b); }
+        case 28u: { return op_sub(a, b); }
+        case 29u: { return op_mul(a, b); }
+        case 30u: { return op_div(a, b); }
+        case 31u: { return op_pow(a, b); }
+        case 32u: { return op_max(a, b); }
+        default: { return op_min(a, b); }
+    }
+}
+
+fn unary_i32(op: u32, x: i32) -> i32 {
+    switch op {
+        case 5u: { return op_neg_i(x); }
+        case 6u: { return op_abs_i(x); }
+        default: { return op_sign_i(x); }
+    }
+}
+
+fn binary_i32(op: u32, a: i32, b: i32) -> i32 {
+    switch op {
+        case 27u: { return a + b; }
+        case 28u: { return a - b; }
+        case 29u: { return a * b; }
+        case 30u: { return op_div_i(a, b); }
+        case 32u: { return max(a, b); }
+        default: { return min(a, b); }
+    }
+}
+
+fn compare_f32(op: u32, a: f32, b: f32) -> bool {
+    switch op {
+        case 34u: { return a == b; }
+        case 35u: { return !(a == b); }
+        case 36u: { return a < b; }
+        case 37u: { return a <= b; }
+        case 38u: { return a > b; }
+        default: { return a >= b; }
+    }
+}
+
+fn compare_i32(op: u32, a: i32, b: i32) -> bool {
+    switch op {
+        case 34u: { return a == b; }
+        case 35u: { return a != b; }
+        case 36u: { return a < b; }
+        case 37u: { return a <= b; }
+        case 38u: { return a > b; }
+        default: { return a >= b; }
+    }
+}

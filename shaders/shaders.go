@@ -1,0 +1,96 @@
+package shaders
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"strings"
+)
+
+//go:embed *.wgsl
+var wgsl embed.FS
+
+//go:embed spv
+var spv embed.FS
+
+// Kind names a kernel kind: its WGSL file is <Kind>.wgsl and its SPIR-V
+// spv/<Kind>.spv.
+type Kind string
+
+// The kernel kinds.
+const (
+	Elementwise Kind = "elementwise"
+	Reduce      Kind = "reduce"
+	MatMul      Kind = "matmul"
+	Conv        Kind = "conv"
+	Pool        Kind = "pool"
+	Gather      Kind = "gather"
+	Scatter     Kind = "scatter"
+	Copy        Kind = "copy"
+)
+
+// Kinds lists every kernel kind.
+var Kinds = []Kind{Elementwise, Reduce, MatMul, Conv, Pool, Gather, Scatter, Copy}
+
+// The helper files.
+const (
+	CommonFile   = "common.wgsl"
+	BindingsFile = "bindings.wgsl"
+	OpsFile      = "ops.wgsl"
+	InterpFile   = "interp.wgsl"
+)
+
+// Source returns the text of one WGSL file of the package, e.g.
+// "common.wgsl" or "matmul.wgsl".
+func Source(name string) string {
+	b, err := wgsl.ReadFile(name)
+	if err != nil {
+		panic(fmt.Sprintf("shaders: no source %q", name))
+	}
+	return string(b)
+}
+
+// Files lists the embedded WGSL file names in name order.
+func Files() []string {
+	ents, err := fs.ReadDir(wgsl, ".")
+	if err != nil {
+		panic(err)
+	}
+	names := make([]string, 0, len(ents))
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// Compose returns the complete WGSL of kind k for the given number of data
+// bindings, with hooks as the implementation of the kind's hook functions
+// (generated code; Source(InterpFile) gives the interpreter). Each part
+// starts with a comment naming it.
+func Compose(k Kind, dataBindings int, hooks string) string {
+	var b strings.Builder
+	part := func(name, text string) {
+		b.WriteString("// ---- " + name + " ----\n")
+		b.WriteString(text)
+		if !strings.HasSuffix(text, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	part(string(k)+".wgsl", Source(string(k)+".wgsl"))
+	part(CommonFile, Source(CommonFile))
+	part(OpsFile, Source(OpsFile))
+	part(fmt.Sprintf("bindings (%d)", dataBindings), Bindings(dataBindings))
+	part("hooks", hooks)
+	return b.String()
+}
+
+// SPIRV returns the compiled SPIR-V of kind k (the kind's file with every
+// helper file, interp.wgsl included, and DataBindings data bindings), or an
+// error when it has not been generated.
+func SPIRV(k Kind) ([]byte, error) {
+	b, err := spv.ReadFile("spv/" + string(k) + ".spv")
+	if err != nil {
+		return nil, fmt.Errorf("shaders: no SPIR-V for kind %s (run go generate ./shaders): %w", k, err)
+	}
+	return b, nil
+}
