@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// isa describes one vector instruction set the generator targets.
+type isa struct {
+	name    string // suffix of symbol names: "AVX512", "AVX2"
+	reg     string // vector register prefix: "Z" or "Y"
+	width   int    // float32 lanes per vector
+	numRegs int    // vector registers available
+	zero    string // instruction that zeroes a register: op R, R, R
+}
+
+var (
+	avx512 = isa{name: "AVX512", reg: "Z", width: 16, numRegs: 32, zero: "VPXORD"}
+	avx2   = isa{name: "AVX2", reg: "Y", width: 8, numRegs: 16, zero: "VXORPS"}
+)
+
+// kernel is one register-blocked micro-kernel of mr rows and nv vectors of
+// columns (NR = nv*width).
+type kernel struct {
+	isa       isa
+	mr, nv    int
+	unroll    int  // k steps per main-loop iteration
+	prefetchC bool // prefetch the C tile into L1 before the k loop
+}
+
+var kernels = []kernel{
+	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: true},
+	{isa: avx512, mr: 12, nv: 2, unroll: 4, prefetchC: true},
+	{isa: avx512, mr: 8, nv: 3, unroll: 4, prefetchC: true},
+	{isa: avx512, mr: 6, nv: 4, unroll: 4, prefetchC: true},
+	{isa: avx2, mr: 6, nv: 2, unroll: 4, prefetchC: true},
+}
+
+func (k kernel) nr() int { return k.nv * k.isa.width }
+
+func (k kernel) symbol() string {
+	return fmt.Sprintf("sgemmKernel%dx%d%s", k.mr, k.nr(), k.isa.name)
+}
+
+func (k kernel) acc(r, v int) string { return fmt.Sprintf("%s%d", k.isa.reg, r*k.nv+v) }
+func (k kernel) bvec(v int) string   { return fmt.Sprintf("%s%d", k.isa.reg, k.mr*k.nv+v) }
+
+// bcast returns the broadcast register for row r: two alternate when there is room.
+func (k kernel) bcast(r int) string {
+	base := k.mr*k.nv + k.nv
+	if base+1 < k.isa.numRegs {
+		return fmt.Sprintf("%s%d", k.isa.reg, base+r%2)
+	}
+	return fmt.Sprintf("%s%d", k.isa.reg, base)
+}
+
+func (k kernel) proto(g *bytes.Buffer) {
+	fmt.Fprintf(g, "\n// %s computes a %d×%d tile of C = alpha*A*B + beta*C with %s from k\n", k.symbol(), k.mr, k.nr(), k.isa.name)
+	fmt.Fprintf(g, "// steps of packed A (groups of %d floats) and packed B (groups of %d floats).\n", k.mr, k.nr())
+	g.WriteString("// C rows are ldc floats apart; beta == 0 stores without reading C.\n//\n//go:noescape\n")
+	fmt.Fprintf(g, "func %s(k int, a, b, c *float32, ldc int, alpha, beta float32)\n", k.symbol())
+}
+
+func (k kernel) emit(s *bytes.Buffer) {
+	if need := k.mr*k.nv + k.nv + 1; need > k.isa.numRegs {
+		panic(fmt.Sprintf("asmgen: kernel %s needs %d registers", k.symbol(), need))
+	}
+	sym := k.symbol()
+	w := func(format string, args ...any) { fmt.Fprintf(s, "\t"+format+"\n", args...) }
+	fmt.Fprintf(s, "\n// func %s(k int, a, b, c *float32, ldc int, alpha, beta float32)\n", sym)
+	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-48\n", sym)
+	w("MOVQ k+0(FP), CX")
+	w("MOVQ a+8(FP), SI")
+	w("MOVQ b+16(FP), DI")
+	w("MOVQ c+24(FP), DX")
+	w("MOVQ ldc+32(FP), R8")
+	w("SHLQ $2, R8")
+	if k.prefetchC {
+		w("MOVQ DX, R10")
+		for r := 0; r < k.mr; r++ {
+			for off := 0; off < k.nr()*4; off += 64 {
+				w("PREFETCHT0 %d(R10)", off)
+			}
+			w("PREFETCHT0 %d(R10)", k.nr()*4-1)
+			if r+1 < k.mr {
+				w("ADDQ R8, R10")
+			}
+		}
+	}
+	for r := 0; r < k.mr; r++ {
+		for v := 0; v < k.nv; v++ {
+			a := k.acc(r, v)
+			w("%s %s, %s, %s", k.isa.zero, a, a, a)
+		}
+	}
+	w("MOVQ CX, R9")
+	w("SHRQ $%d, R9", log2(k.unroll))
+	w("JZ %s_tail", sym)
+	fmt.Fprintf(s, "%s_loop:\n", sym)
+	for u := 0; u < k.unroll; u++ {
+		k.step(w, u)
+	}
+	w("ADDQ $%d, SI", k.unroll*k.mr*4)
+	w("ADDQ $%d, DI", k.unroll*k.nr()*4)
+	w("DECQ R9")
+	w("JNZ %s_loop", sym)
+	fmt.Fprintf(s, "%s_tail:\n", sym)
+	w("ANDQ $%d, CX", k.unroll-1)
+	w("JZ %s_store", sym)
+	fmt.Fprintf(s, "%s_tailloop:\n", sym)
+	k.step(w, 0)
+	w("ADDQ $%d, SI", k.mr*4)
+	w("ADDQ $%d, DI", k.nr()*4)
+	w("DECQ CX")
+	w("JNZ %s_tailloop", sym)
+	fmt.Fprintf(s, "%s_store:\n", sym)
+	alpha, beta := k.bvec(0), k.bvec(1)
+	w("VBROADCASTSS alpha+40(FP), %s", alpha)
+	for r := 0; r < k.mr; r++ {
+		for v := 0; v < k.nv; v++ {
+			a := k.acc(r, v)
+			w("VMULPS %s, %s, %s", alpha, a, a)
+		}
+	}
+	w("MOVL beta+44(FP), AX")
+	w("ANDL $0x7fffffff, AX")
+	w("JZ %s_nobeta", sym)
+	w("VBROADCASTSS beta+44(FP), %s", beta)
+	k.storeRows(w, func(r, v int, addr string) {
+		w("VFMADD231PS %s, %s, %s", addr, beta, k.acc(r, v))
+	})
+	w("VZEROUPPER")
+	w("RET")
+	fmt.Fprintf(s, "%s_nobeta:\n", sym)
+	k.storeRows(w, nil)
+	w("VZEROUPPER")
+	w("RET")
+}
+
+// step emits one k step reading the u-th group of the current A and B pointers.
+func (k kernel) step(w func(string, ...any), u int) {
+	vb := k.isa.width * 4
+	for v := 0; v < k.nv; v++ {
+		w("VMOVUPS %d(DI), %s", (u*k.nr())*4+v*vb, k.bvec(v))
+	}
+	for r := 0; r < k.mr; r++ {
+		bc := k.bcast(r)
+		w("VBROADCASTSS %d(SI), %s", (u*k.mr+r)*4, bc)
+		for v := 0; v < k.nv; v++ {
+			w("VFMADD231PS %s, %s, %s", k.bvec(v), bc, k.acc(r, v))
+		}
+	}
+}
+
+// storeRows walks the C rows with R10, calling pre (if any) before each store.
+func (k kernel) storeRows(w func(string, ...any), pre func(r, v int, addr string)) {
+	vb := k.isa.width * 4
+	w("MOVQ DX, R10")
+	for r := 0; r < k.mr; r++ {
+		for v := 0; v < k.nv; v++ {
+			addr := fmt.Sprintf("%d(R10)", v*vb)
+			if pre != nil {
+				pre(r, v, addr)
+			}
+			w("VMOVUPS %s, %s", k.acc(r, v), addr)
+		}
+		if r+1 < k.mr {
+			w("ADDQ R8, R10")
+		}
+	}
+}
+
+func log2(n int) int {
+	l := 0
+	for 1<<l < n {
+		l++
+	}
+	if 1<<l != n {
+		panic(fmt.Sprintf("asmgen: unroll %d is not a power of two", n))
+	}
+	return l
+}

@@ -1,0 +1,27 @@
+package gemm
+
+// microKernel computes one mr×nr tile of C = alpha*A*B + beta*C from k ≥ 1
+// steps of packed panels: a holds k groups of mr floats (a column of the
+// A panel each), b holds k groups of nr floats (a row of the B panel each). C
+// rows start ldc floats apart at c[0], c[ldc], ...; beta == 0 writes C
+// without reading it.
+type microKernel func(k int, a, b, c []float32, ldc int, alpha, beta float32)
+
+// impl is one level's micro-kernel and the blocking that suits it.
+type impl struct {
+	mr, nr int
+	kernel microKernel
+	kc     int // largest depth of a block: a kc×nr panel of B stays in L1
+	mc     int // rows of A per macro tile: an mc×kc block of A stays in L2
+}
+
+// asmKernel wraps an assembly micro-kernel, checking slice bounds once so
+// that no argument can make the assembly touch memory outside its slices.
+func asmKernel(f func(k int, a, b, c *float32, ldc int, alpha, beta float32), mr, nr int) microKernel {
+	return func(k int, a, b, c []float32, ldc int, alpha, beta float32) {
+		_ = a[k*mr-1]
+		_ = b[k*nr-1]
+		_ = c[(mr-1)*ldc+nr-1]
+		f(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
+	}
+}

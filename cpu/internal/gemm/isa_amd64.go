@@ -1,0 +1,16 @@
+//go:build !purego
+
+package gemm
+
+import "golang.org/x/sys/cpu"
+
+// detectLevel picks the best level the CPU and operating system support.
+func detectLevel() level {
+	switch {
+	case cpu.X86.HasAVX512F:
+		return levelAVX512
+	case cpu.X86.HasAVX2 && cpu.X86.HasFMA:
+		return levelAVX2
+	}
+	return levelGo
+}

@@ -1,0 +1,6 @@
+//go:build !amd64 || purego
+
+package gemm
+
+// detectLevel returns the pure-Go level: this build has no assembly kernels.
+func detectLevel() level { return levelGo }

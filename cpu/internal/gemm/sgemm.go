@@ -1,0 +1,62 @@
+package gemm
+
+import "runtime"
+
+// parallelMinFlops is the smallest product (2*m*n*k) that Sgemm spreads over
+// goroutines; smaller ones run on the caller's goroutine.
+const parallelMinFlops = 1 << 21
+
+// Sgemm computes C = alpha*op(A)*op(B) + beta*C for row-major matrices, on
+// up to GOMAXPROCS goroutines.
+//
+// op(A) is m×k and op(B) is k×n; C is m×n with rows ldc floats apart. With
+// transA false, A is stored m×k (element (i, p) at a[i*lda+p]); with transA
+// true, A is stored k×m and op(A) = A^T (element (i, p) at a[p*lda+i]).
+// transB selects the same for B (k×n, or n×k transposed). Leading dimensions
+// may exceed the stored width, so strided views of either layout cost
+// nothing. When beta is 0, C is written without being read (NaNs in C do not
+// propagate); when k is 0 or alpha is 0, C is only scaled by beta. C must not
+// overlap A or B.
+//
+// Invalid shapes, leading dimensions or slices too short for them panic with
+// a message naming Sgemm and the arguments.
+func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	SgemmThreads(runtime.GOMAXPROCS(0), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// SgemmThreads is Sgemm on at most threads goroutines (the caller's
+// included); threads ≤ 1 runs on the caller's goroutine only. A backend that
+// already runs independent products in parallel passes 1.
+func SgemmThreads(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	p := &problem{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha,
+		a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
+	p.validate()
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 || alpha == 0 {
+		scaleC(c, ldc, m, n, beta)
+		return
+	}
+	if float64(2*m)*float64(n)*float64(k) < parallelMinFlops {
+		threads = 1
+	}
+	run(p, implFor(active), max(threads, 1))
+}
+
+// scaleC sets C = beta*C (beta == 0 writes zeros without reading C).
+func scaleC(c []float32, ldc, m, n int, beta float32) {
+	if beta == 1 {
+		return
+	}
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
+	}
+}

@@ -1,0 +1,152 @@
+package gemm
+
+import (
+	"flag"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+var seedFlag = flag.Uint64("gemm.seed", 0, "base seed for random inputs (0: time-based); failures print the seed of their case")
+
+// baseSeed returns the seed every case derives its own from.
+func baseSeed(t *testing.T) uint64 {
+	if *seedFlag != 0 {
+		return *seedFlag
+	}
+	s := uint64(time.Now().UnixNano())
+	t.Logf("base seed %d (rerun with -gemm.seed=%d)", s, s)
+	return s
+}
+
+type shape struct{ m, n, k int }
+
+// runCases checks every shape with every transpose combination, at every
+// level and with 1, 2 and 3 threads.
+func runCases(t *testing.T, shapes []shape, alpha, beta float32, pad int) {
+	seed := baseSeed(t)
+	for si, s := range shapes {
+		for combo := 0; combo < 4; combo++ {
+			tc := newCase(seed+uint64(si*4+combo), combo&1 != 0, combo&2 != 0, s.m, s.n, s.k, alpha, beta, pad)
+			want, tol := tc.reference()
+			forEachLevel(t, func(t *testing.T) {
+				for _, threads := range []int{1, 2, 3} {
+					tc.check(t, threads, want, tol)
+				}
+			})
+		}
+	}
+}
+
+func TestSgemmSmallShapes(t *testing.T) {
+	shapes := []shape{{1, 1, 1}, {1, 1, 7}, {2, 3, 4}, {1, 40, 3}, {40, 1, 3}, {13, 17, 19}, {7, 5, 300}}
+	runCases(t, shapes, 1, 0, 0)
+}
+
+// TestSgemmTileEdges covers every micro-kernel's tile boundaries: m around
+// multiples of MR, n around multiples of NR, k around the cache block.
+func TestSgemmTileEdges(t *testing.T) {
+	var shapes []shape
+	for _, mn := range [][2]int{{4, 4}, {6, 16}, {14, 32}} {
+		for _, dm := range []int{-1, 0, 1} {
+			for _, dn := range []int{-1, 0, 1} {
+				shapes = append(shapes, shape{2*mn[0] + dm, 2*mn[1] + dn, 33})
+			}
+		}
+	}
+	shapes = append(shapes, shape{30, 70, 255}, shape{30, 70, 256}, shape{30, 70, 257}, shape{29, 65, 513})
+	runCases(t, shapes, 1, 0, 0)
+}
+
+func TestSgemmAlphaBetaStrides(t *testing.T) {
+	shapes := []shape{{13, 17, 19}, {31, 45, 70}, {64, 128, 100}}
+	for _, ab := range [][2]float32{{1, 1}, {-1.5, 0.75}, {0.5, 0}, {2, -1}} {
+		runCases(t, shapes, ab[0], ab[1], 9)
+	}
+}
+
+func TestSgemmLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large shapes skipped in -short mode")
+	}
+	runCases(t, []shape{{513, 1027, 257}, {64, 128, 784}}, 0.75, 0.5, 3)
+}
+
+// TestSgemmSuperBlocks shrinks the packing budget so that products split
+// into several super-blocks along m, n and k.
+func TestSgemmSuperBlocks(t *testing.T) {
+	oldDepth, oldBudget := maxDepth, packBudget
+	defer func() { maxDepth, packBudget = oldDepth, oldBudget }()
+	maxDepth, packBudget = 70, 3000
+	runCases(t, []shape{{100, 90, 150}, {47, 200, 71}}, 1.25, 0.5, 2)
+	runCases(t, []shape{{60, 61, 141}}, 1, 0, 0)
+}
+
+func TestSgemmZeroK(t *testing.T) {
+	for _, beta := range []float32{0, 1, -2} {
+		tc := newCase(uint64(beta*10+100), false, false, 5, 6, 0, 1, beta, 2)
+		want, tol := tc.reference()
+		forEachLevel(t, func(t *testing.T) { tc.check(t, 2, want, tol) })
+	}
+}
+
+func TestSgemmZeroAlpha(t *testing.T) {
+	tc := newCase(7, true, false, 9, 11, 5, 0, 0.5, 1)
+	for i := range tc.a {
+		tc.a[i] = float32(math.NaN()) // alpha == 0: A*B is skipped, as in BLAS
+	}
+	want, tol := make([]float64, tc.m*tc.n), make([]float64, tc.m*tc.n)
+	for i := range want {
+		want[i] = 0.5 * float64(tc.c0[i/tc.n*tc.ldc+i%tc.n])
+	}
+	tc.check(t, 1, want, tol)
+}
+
+func TestSgemmEmpty(t *testing.T) {
+	c := []float32{1, 2}
+	Sgemm(false, false, 0, 2, 3, 1, nil, 3, make([]float32, 6), 2, 0, nil, 2)
+	Sgemm(false, false, 1, 0, 3, 1, make([]float32, 3), 3, nil, 1, 0, c, 1)
+	require.Equal(t, []float32{1, 2}, c)
+}
+
+func TestSgemmPanics(t *testing.T) {
+	a, b, c := make([]float32, 12), make([]float32, 12), make([]float32, 9)
+	cases := []struct {
+		name string
+		call func()
+		msg  string
+	}{
+		{"negative m", func() { Sgemm(false, false, -1, 3, 4, 1, a, 4, b, 3, 0, c, 3) }, "negative dimension"},
+		{"small lda", func() { Sgemm(false, false, 3, 3, 4, 1, a, 3, b, 3, 0, c, 3) }, "lda = 3 is less than the stored width 4"},
+		{"small ldb transposed", func() { Sgemm(false, true, 3, 3, 4, 1, a, 4, b, 3, 0, c, 3) }, "ldb = 3 is less than the stored width 4"},
+		{"short a", func() { Sgemm(false, false, 3, 3, 4, 1, a[:11], 4, b, 3, 0, c, 3) }, "len(a) = 11, need at least 12"},
+		{"short c", func() { Sgemm(false, false, 3, 3, 4, 1, a, 4, b, 3, 0, c, 4) }, "len(c) = 9, need at least 11"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				require.NotNil(t, r, "no panic")
+				require.Contains(t, r, "gemm.Sgemm(")
+				require.Contains(t, r, tc.msg)
+			}()
+			tc.call()
+		})
+	}
+}
+
+func TestISA(t *testing.T) {
+	require.Contains(t, []string{"avx512", "avx2", "go"}, ISA())
+	require.Equal(t, levelGo, capLevel(levelAVX512, "go"))
+	require.Equal(t, levelAVX2, capLevel(levelAVX512, " AVX2 "))
+	require.Equal(t, levelAVX2, capLevel(levelAVX2, "avx512"), "the cap never raises the level")
+	require.Equal(t, levelAVX512, capLevel(levelAVX512, "sse9"), "unknown values are ignored")
+	require.Equal(t, levelAVX512, capLevel(levelAVX512, ""))
+	for _, l := range supportedLevels() {
+		restore := setLevel(l)
+		require.Equal(t, l.String(), ISA())
+		restore()
+	}
+}
