@@ -417,3 +417,15 @@ func TestErrTooLargeIsNotOOM(t *testing.T) {
 	_, err := p.Alloc(2048)
 	assert.False(t, errors.Is(err, device.ErrOutOfMemory))
 }
+
+func BenchmarkAllocFreeReuse(b *testing.B) {
+	p := New(newFakeDevice(0, 0))
+	b.ReportAllocs()
+	for b.Loop() {
+		blk, err := p.Alloc(1 << 20)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Free(blk)
+	}
+}
