@@ -14,7 +14,9 @@ type entry struct {
 // (least recently freed first). Within a class both orders agree, so the
 // oldest entry of the recency list is always at the bottom of its class's
 // stack. Evicted buffers wait in pending until the pool releases them to the
-// device. The cache does not lock; the Pool does.
+// device. The map keeps the (possibly empty) stack of every class seen: at
+// most eight per power of two, a few hundred in all. The cache does not lock;
+// the Pool does.
 type cache struct {
 	classes      map[int64][]*entry
 	oldest       *entry
@@ -24,6 +26,7 @@ type cache struct {
 	count        int // cached entries
 	pending      []*entry
 	pendingBytes int64
+	spare        []*entry // recycled entries, so that a Free allocates nothing
 }
 
 func (c *cache) init(limit int64) {
@@ -39,17 +42,26 @@ func (c *cache) take(size int64) (device.Buffer, bool) {
 	}
 	e := stack[len(stack)-1]
 	stack[len(stack)-1] = nil
-	c.setClass(size, stack[:len(stack)-1])
+	c.classes[size] = stack[:len(stack)-1]
 	c.unlink(e)
 	c.cachedBytes -= size
 	c.count--
-	return e.buf, true
+	buf := e.buf
+	c.recycle(e)
+	return buf, true
 }
 
 // put caches buf as a free buffer of class size, evicting the oldest
 // entries if that exceeds the limit.
 func (c *cache) put(buf device.Buffer, size int64) {
-	e := &entry{buf: buf, size: size, prev: c.newest}
+	var e *entry
+	if n := len(c.spare); n > 0 {
+		e = c.spare[n-1]
+		c.spare = c.spare[:n-1]
+	} else {
+		e = new(entry)
+	}
+	*e = entry{buf: buf, size: size, prev: c.newest}
 	if c.newest != nil {
 		c.newest.next = e
 	} else {
@@ -84,7 +96,7 @@ func (c *cache) evictOldest() {
 		panic("pool: internal error: cache recency list out of order")
 	}
 	stack[0] = nil
-	c.setClass(e.size, stack[1:])
+	c.classes[e.size] = stack[1:]
 	c.unlink(e)
 	c.cachedBytes -= e.size
 	c.count--
@@ -92,21 +104,31 @@ func (c *cache) evictOldest() {
 	c.pendingBytes += e.size
 }
 
-// drainPending returns the evicted entries and forgets them.
-func (c *cache) drainPending() []*entry {
-	p := c.pending
-	c.pending = nil
+// drainPending returns the evicted buffers and forgets them.
+func (c *cache) drainPending() []device.Buffer {
+	if len(c.pending) == 0 {
+		return nil
+	}
+	bufs := make([]device.Buffer, len(c.pending))
+	for i, e := range c.pending {
+		bufs[i] = e.buf
+		c.recycle(e)
+		c.pending[i] = nil
+	}
+	c.pending = c.pending[:0]
 	c.pendingBytes = 0
-	return p
+	return bufs
 }
 
-// setClass stores a class's stack, dropping the map entry when it is empty.
-func (c *cache) setClass(size int64, stack []*entry) {
-	if len(stack) == 0 {
-		delete(c.classes, size)
-		return
+// maxSpare bounds the recycled entries kept after a large eviction.
+const maxSpare = 1024
+
+// recycle keeps e for a later put.
+func (c *cache) recycle(e *entry) {
+	if len(c.spare) < maxSpare {
+		*e = entry{}
+		c.spare = append(c.spare, e)
 	}
-	c.classes[size] = stack
 }
 
 // unlink removes e from the recency list.

@@ -180,8 +180,8 @@ func (p *Pool) EmptyCache() {
 
 // releasePending frees the evicted buffers on the device. p.mu is held.
 func (p *Pool) releasePending() {
-	for _, e := range p.cache.drainPending() {
-		p.dev.Free(e.buf)
+	for _, buf := range p.cache.drainPending() {
+		p.dev.Free(buf)
 		p.st.deviceFrees++
 	}
 }
