@@ -429,3 +429,20 @@ func BenchmarkAllocFreeReuse(b *testing.B) {
 		p.Free(blk)
 	}
 }
+
+func TestRecycledEntriesAreBounded(t *testing.T) {
+	dev := newFakeDevice(0, 0)
+	p := New(dev)
+	blocks := make([]*Block, 3*maxSpare)
+	for i := range blocks {
+		b, err := p.Alloc(int64(i % 3000))
+		require.NoError(t, err)
+		blocks[i] = b
+	}
+	for _, b := range blocks {
+		p.Free(b)
+	}
+	p.EmptyCache()
+	assert.Len(t, p.cache.spare, maxSpare)
+	assert.Equal(t, int64(0), dev.usedBytes())
+}
