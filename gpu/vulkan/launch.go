@@ -1,0 +1,110 @@
+//go:build cgo
+
+package vulkan
+
+/*
+#include "native.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/shaderflow/shaderflow/gpu"
+	"github.com/shaderflow/shaderflow/shaders"
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// target returns what launches are encoded for on this device.
+func (d *Device) target() gpu.Target {
+	wg := d.info.Limits.MaxWorkgroups
+	return gpu.Target{
+		MaxBindings:     d.info.Limits.MaxBuffersPerKernel,
+		MaxBindingBytes: d.ad.maxStorageRange,
+		BindingAlign:    d.ad.minStorageAlign,
+		MaxWorkgroups:   min(wg[0], wg[1], 65535),
+	}
+}
+
+// maxDataBindings is MaxBuffersPerKernel: the data bindings of the
+// precompiled kernels, or fewer when the adapter allows fewer storage
+// buffers per shader (binding 0 holds the params).
+func maxDataBindings(adapterMax int) int { return max(0, min(adapterMax-1, shaders.DataBindings)) }
+
+// record records one encoded launch into the current batch. writes are the
+// buffers the kernel writes (for barrier placement); every bound buffer
+// counts as read.
+func (d *Device) record(l *gpu.Launch, writes ...device.Buffer) error {
+	if l.Workgroups == 0 {
+		return nil
+	}
+	if len(l.Bindings) > shaders.DataBindings {
+		return fmt.Errorf("vulkan: %s launch binds %d buffers, the kernels have %d bindings", l.Kind, len(l.Bindings), shaders.DataBindings)
+	}
+	p, err := d.pipelineFor(l.Kind, l.Entry)
+	if err != nil {
+		return err
+	}
+	bt, err := d.current()
+	if err != nil {
+		return err
+	}
+	nparams := int64(4 * len(l.Params))
+	off, ok := bt.upload(nparams, d.ad.minStorageAlign)
+	if !ok || bt.dispatches >= maxBatchDispatches {
+		if err := d.flush(); err != nil {
+			return err
+		}
+		if bt, err = d.current(); err != nil {
+			return err
+		}
+		if off, ok = bt.upload(nparams, d.ad.minStorageAlign); !ok {
+			return fmt.Errorf("vulkan: %s launch has %d bytes of params, more than the %d-byte arena", l.Kind, nparams, arenaBytes)
+		}
+	}
+	if nparams > 0 {
+		copy(unsafe.Slice((*uint32)(unsafe.Add(bt.arena.mapped, off)), len(l.Params)), l.Params)
+	}
+
+	var binds [1 + shaders.DataBindings]C.sf_bind
+	binds[0] = C.sf_bind{buffer: bt.arena.handle(), offset: C.VkDeviceSize(off), _range: C.VkDeviceSize(max(nparams, 4))}
+	reads := d.scratchReads[:0]
+	for i, b := range l.Bindings {
+		vb := d.own(string(l.Kind), b.Buf)
+		binds[i+1] = C.sf_bind{buffer: vb.raw.handle(), offset: C.VkDeviceSize(b.Offset), _range: C.VkDeviceSize(b.Size)}
+		if vb != d.statusBuf {
+			reads = append(reads, vb)
+		}
+	}
+	for i := len(l.Bindings) + 1; i < len(binds); i++ {
+		binds[i] = C.sf_bind{buffer: d.dummy.handle(), offset: 0, _range: C.VkDeviceSize(d.dummy.size)}
+	}
+	ws := d.scratchWrites[:0]
+	for _, b := range writes {
+		ws = append(ws, d.own(string(l.Kind), b))
+	}
+	d.hazard(reads, ws)
+
+	var qp C.VkQueryPool
+	query := 0
+	if d.profiling && bt.qp != nil {
+		qp, query = bt.cqp(), 2*len(bt.kernels)
+		bt.kernels = append(bt.kernels, l.Entry)
+	}
+	gx, gy := gpu.Grid(l.Workgroups, d.target().MaxWorkgroups)
+	r := C.sf_dispatch(d.c, bt.ccb(), bt.cpool(), d.cdsl(), d.cplayout(), p.cpipe(),
+		C.uint32_t(len(binds)), &binds[0], C.uint32_t(gx), C.uint32_t(gy), 1, qp, C.uint32_t(query))
+	if err := d.check("vkCmdDispatch", r); err != nil {
+		return err
+	}
+	for _, b := range reads {
+		b.lastUse = bt.seq
+	}
+	bt.dispatches++
+	d.stats.Dispatches++
+	if l.Status != nil {
+		d.statusUses = append(d.statusUses, l.Status)
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+// The backend's own C layer: loading the Vulkan loader, the Vulkan 1.1+
+// queries the Go binding lacks, the validation message log, and the
+// per-kernel path (descriptor sets, command recording, submission), where one
+// cgo call replaces the binding's struct-converting calls.
+
+#ifndef SF_NATIVE_H
+#define SF_NATIVE_H
+
+#include "vkdecl.h"
+
+// sf_open_loader dlopens the Vulkan loader (libvulkan.so.1, then
+// libvulkan.so) and returns its vkGetInstanceProcAddr, or NULL with a
+// message in err.
+void *sf_open_loader(char *err, int errlen);
+
+// sf_instance_init loads the instance-level functions the C layer calls.
+void sf_instance_init(VkInstance inst);
+
+// sf_has_device_extension reports whether a physical device offers the
+// named extension.
+int sf_has_device_extension(VkPhysicalDevice pd, const char *name);
+
+// sf_device_info is what the Vulkan 1.1+ property and feature chains say.
+typedef struct sf_device_info {
+	int have_props2;
+	uint32_t subgroup_size, subgroup_stages, subgroup_ops;
+	int have_max_alloc;
+	uint64_t max_alloc;
+	int have_driver;
+	int32_t driver_id;
+	char driver_name[SF_VK_MAX_DRIVER_NAME_SIZE];
+	char driver_info[SF_VK_MAX_DRIVER_INFO_SIZE];
+	VkBool32 float16, storage16;
+} sf_device_info;
+
+// sf_query_device fills out for a physical device whose API version is at
+// least 1.1; want_driver and want_f16 say whether the driver-properties and
+// float16 structs may be chained (Vulkan 1.2 or their extensions).
+void sf_query_device(VkPhysicalDevice pd, int want_driver, int want_f16, sf_device_info *out);
+
+// sf_debug_enable installs the validation message callback; 0 on success.
+VkResult sf_debug_enable(VkInstance inst);
+// sf_debug_count returns how many validation errors were reported so far.
+uint64_t sf_debug_count(void);
+// sf_debug_get copies message i (0-based, counting every error so far) into
+// buf; it returns 0 when the message was overwritten by newer ones.
+int sf_debug_get(uint64_t i, char *buf, int len);
+// sf_debug_report records a message as if the layer had sent it (tests).
+void sf_debug_report(const char *msg);
+
+// sf_dev holds a logical device's queue and the functions of the hot path.
+typedef struct sf_dev {
+	VkDevice dev;
+	VkQueue queue;
+	PFN_vkAllocateDescriptorSets allocateDescriptorSets;
+	PFN_vkUpdateDescriptorSets updateDescriptorSets;
+	PFN_vkResetDescriptorPool resetDescriptorPool;
+	PFN_vkBeginCommandBuffer beginCommandBuffer;
+	PFN_vkEndCommandBuffer endCommandBuffer;
+	PFN_vkResetCommandBuffer resetCommandBuffer;
+	PFN_vkCmdBindPipeline cmdBindPipeline;
+	PFN_vkCmdBindDescriptorSets cmdBindDescriptorSets;
+	PFN_vkCmdDispatch cmdDispatch;
+	PFN_vkCmdPipelineBarrier cmdPipelineBarrier;
+	PFN_vkCmdCopyBuffer cmdCopyBuffer;
+	PFN_vkCmdFillBuffer cmdFillBuffer;
+	PFN_vkCmdWriteTimestamp cmdWriteTimestamp;
+	PFN_vkCmdResetQueryPool cmdResetQueryPool;
+	PFN_vkQueueSubmit queueSubmit;
+	PFN_vkWaitForFences waitForFences;
+	PFN_vkResetFences resetFences;
+	PFN_vkGetFenceStatus getFenceStatus;
+	PFN_vkGetQueryPoolResults getQueryPoolResults;
+} sf_dev;
+
+// sf_dev_new allocates an sf_dev and loads its functions; it returns NULL
+// and the first missing function's name in missing.
+sf_dev *sf_dev_new(VkDevice dev, VkQueue queue, const char **missing);
+void sf_dev_free(sf_dev *d);
+
+// sf_bind is one storage-buffer binding of a dispatch.
+typedef struct sf_bind {
+	VkBuffer buffer;
+	VkDeviceSize offset;
+	VkDeviceSize range;
+} sf_bind;
+
+// sf_begin begins a command buffer, resets queries [0, nquery) of qp when qp
+// is not 0, and makes earlier submissions' writes visible.
+VkResult sf_begin(sf_dev *d, VkCommandBuffer cb, VkQueryPool qp, uint32_t nquery);
+// sf_barrier orders every earlier compute and transfer access before every
+// later one.
+void sf_barrier(sf_dev *d, VkCommandBuffer cb);
+// sf_dispatch allocates a descriptor set from pool, writes the n bindings
+// (binding i = b[i]), binds pipeline and set, and dispatches gx*gy*gz
+// workgroups; with qp not 0 it writes timestamps query and query+1 around it.
+VkResult sf_dispatch(sf_dev *d, VkCommandBuffer cb, VkDescriptorPool pool, VkDescriptorSetLayout dsl,
+	VkPipelineLayout pl, VkPipeline p, uint32_t n, const sf_bind *b, uint32_t gx, uint32_t gy, uint32_t gz,
+	VkQueryPool qp, uint32_t query);
+// sf_copy records a buffer-to-buffer copy.
+void sf_copy(sf_dev *d, VkCommandBuffer cb, VkBuffer src, VkDeviceSize srcOff, VkBuffer dst, VkDeviceSize dstOff,
+	VkDeviceSize size);
+// sf_fill records filling size bytes (a multiple of 4) with the word value.
+void sf_fill(sf_dev *d, VkCommandBuffer cb, VkBuffer dst, VkDeviceSize off, VkDeviceSize size, uint32_t value);
+// sf_submit makes the buffer's writes visible to the host, ends it and
+// submits it with fence.
+VkResult sf_submit(sf_dev *d, VkCommandBuffer cb, VkFence fence);
+// sf_wait waits for fence up to timeout nanoseconds.
+VkResult sf_wait(sf_dev *d, VkFence fence, uint64_t timeout);
+// sf_fence_status returns VK_SUCCESS when fence is signaled, VK_NOT_READY if not.
+VkResult sf_fence_status(sf_dev *d, VkFence fence);
+// sf_recycle resets a finished batch's fence, descriptor pool and command buffer.
+VkResult sf_recycle(sf_dev *d, VkCommandBuffer cb, VkFence fence, VkDescriptorPool pool);
+// sf_timestamps reads n 64-bit timestamps from qp.
+VkResult sf_timestamps(sf_dev *d, VkQueryPool qp, uint32_t n, uint64_t *out);
+
+#endif

@@ -1,0 +1,184 @@
+//go:build cgo
+
+package vulkan
+
+/*
+#include "native.h"
+*/
+import "C"
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+
+	"github.com/shaderflow/shaderflow/shaders"
+)
+
+// pipeKey names a compute pipeline: a kernel kind's module and an entry point.
+type pipeKey struct {
+	kind  shaders.Kind
+	entry string
+}
+
+// pipeline is a created compute pipeline.
+type pipeline struct {
+	module vk.ShaderModule
+	pipe   vk.Pipeline
+}
+
+// cpipe returns the pipeline's handle for the C layer.
+func (p *pipeline) cpipe() C.VkPipeline { return C.VkPipeline(uintptr(unsafe.Pointer(p.pipe))) }
+
+// createLayouts makes the one descriptor-set layout every kernel uses:
+// binding 0 (params) and the data bindings 1..shaders.DataBindings, all
+// storage buffers.
+func (d *Device) createLayouts() error {
+	d.layoutBindings = 1 + shaders.DataBindings
+	if d.layoutBindings > d.ad.maxBindings {
+		return fmt.Errorf("vulkan: the kernels bind %d storage buffers, %s allows %d per shader", d.layoutBindings, d.info.Name, d.ad.maxBindings)
+	}
+	bs := make([]vk.DescriptorSetLayoutBinding, d.layoutBindings)
+	for i := range bs {
+		bs[i] = vk.DescriptorSetLayoutBinding{
+			Binding:         uint32(i),
+			DescriptorType:  vk.DescriptorTypeStorageBuffer,
+			DescriptorCount: 1,
+			StageFlags:      vk.ShaderStageFlags(vk.ShaderStageComputeBit),
+		}
+	}
+	ci := &vk.DescriptorSetLayoutCreateInfo{
+		SType:        vk.StructureTypeDescriptorSetLayoutCreateInfo,
+		BindingCount: uint32(len(bs)),
+		PBindings:    bs,
+	}
+	var dsl vk.DescriptorSetLayout
+	res := vk.CreateDescriptorSetLayout(d.dev, ci, nil, &dsl)
+	ci.Free()
+	d.dsl = dsl
+	for i := range bs {
+		bs[i].Free()
+	}
+	if err := vkErr("vkCreateDescriptorSetLayout", res); err != nil {
+		return err
+	}
+	pi := &vk.PipelineLayoutCreateInfo{
+		SType:          vk.StructureTypePipelineLayoutCreateInfo,
+		SetLayoutCount: 1,
+		PSetLayouts:    []vk.DescriptorSetLayout{d.dsl},
+	}
+	var pl vk.PipelineLayout
+	res = vk.CreatePipelineLayout(d.dev, pi, nil, &pl)
+	pi.Free()
+	d.pipeLayout = pl
+	return vkErr("vkCreatePipelineLayout", res)
+}
+
+// cdsl and cplayout return the layouts' handles for the C layer.
+func (d *Device) cdsl() C.VkDescriptorSetLayout {
+	return C.VkDescriptorSetLayout(uintptr(unsafe.Pointer(d.dsl)))
+}
+func (d *Device) cplayout() C.VkPipelineLayout {
+	return C.VkPipelineLayout(uintptr(unsafe.Pointer(d.pipeLayout)))
+}
+
+// pipelineFor returns the pipeline of an entry point of a kind, creating
+// it (and its shader module) on first use.
+func (d *Device) pipelineFor(kind shaders.Kind, entry string) (*pipeline, error) {
+	key := pipeKey{kind, entry}
+	if p, ok := d.pipelines[key]; ok {
+		return p, nil
+	}
+	code, err := shaders.SPIRV(kind)
+	if err != nil {
+		return nil, err
+	}
+	words, err := spirvWords(code)
+	if err != nil {
+		return nil, fmt.Errorf("vulkan: kind %s: %w", kind, err)
+	}
+	if nb := maxBinding(words) + 1; nb > d.layoutBindings {
+		return nil, fmt.Errorf("vulkan: kind %s binds %d buffers, the layout has %d (regenerate shaders/spv)", kind, nb, d.layoutBindings)
+	}
+	p := &pipeline{}
+	mi := &vk.ShaderModuleCreateInfo{
+		SType:    vk.StructureTypeShaderModuleCreateInfo,
+		CodeSize: uint(len(code)),
+		PCode:    words,
+	}
+	var mod vk.ShaderModule
+	res := vk.CreateShaderModule(d.dev, mi, nil, &mod)
+	mi.Free()
+	p.module = mod
+	if err := vkErr("vkCreateShaderModule", res); err != nil {
+		return nil, fmt.Errorf("vulkan: kind %s: %w", kind, err)
+	}
+	stage := vk.PipelineShaderStageCreateInfo{
+		SType:  vk.StructureTypePipelineShaderStageCreateInfo,
+		Stage:  vk.ShaderStageComputeBit,
+		Module: p.module,
+		PName:  entry + "\x00",
+	}
+	ci := []vk.ComputePipelineCreateInfo{{
+		SType:  vk.StructureTypeComputePipelineCreateInfo,
+		Stage:  stage,
+		Layout: d.pipeLayout,
+	}}
+	pipes := make([]vk.Pipeline, 1)
+	res = vk.CreateComputePipelines(d.dev, vk.NullPipelineCache, 1, ci, nil, pipes)
+	ci[0].Free()
+	stage.Free()
+	if err := vkErr("vkCreateComputePipelines", res); err != nil {
+		vk.DestroyShaderModule(d.dev, p.module, nil)
+		return nil, fmt.Errorf("vulkan: kind %s entry %s: %w", kind, entry, err)
+	}
+	p.pipe = pipes[0]
+	d.pipelines[key] = p
+	return p, nil
+}
+
+// destroyPipelines releases every pipeline and module.
+func (d *Device) destroyPipelines() {
+	for k, p := range d.pipelines {
+		vk.DestroyPipeline(d.dev, p.pipe, nil)
+		vk.DestroyShaderModule(d.dev, p.module, nil)
+		delete(d.pipelines, k)
+	}
+	if d.pipeLayout != vk.NullPipelineLayout {
+		vk.DestroyPipelineLayout(d.dev, d.pipeLayout, nil)
+	}
+	if d.dsl != vk.NullDescriptorSetLayout {
+		vk.DestroyDescriptorSetLayout(d.dev, d.dsl, nil)
+	}
+}
+
+// spirvWords converts little-endian SPIR-V bytes to words.
+func spirvWords(b []byte) ([]uint32, error) {
+	if len(b) < 20 || len(b)%4 != 0 || binary.LittleEndian.Uint32(b) != 0x07230203 {
+		return nil, fmt.Errorf("not a little-endian SPIR-V module (%d bytes)", len(b))
+	}
+	w := make([]uint32, len(b)/4)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return w, nil
+}
+
+// maxBinding returns the largest Binding decoration of a module, or -1.
+func maxBinding(w []uint32) int {
+	const opDecorate, decorationBinding = 71, 33
+	best := -1
+	for i := 5; i < len(w); {
+		n := int(w[i] >> 16)
+		if n == 0 {
+			break
+		}
+		if w[i]&0xffff == opDecorate && n >= 4 && i+3 < len(w) && w[i+2] == decorationBinding {
+			best = max(best, int(w[i+3]))
+		}
+		i += n
+	}
+	return best
+}
