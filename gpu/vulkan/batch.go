@@ -52,7 +52,7 @@ type batch struct {
 
 // chandle returns the C handles of the batch.
 func (b *batch) ccb() C.VkCommandBuffer { return C.VkCommandBuffer(unsafe.Pointer(b.cb)) }
-func (b *batch) cfence() C.VkFence    { return C.VkFence(uintptr(unsafe.Pointer(b.fence))) }
+func (b *batch) cfence() C.VkFence      { return C.VkFence(uintptr(unsafe.Pointer(b.fence))) }
 func (b *batch) cpool() C.VkDescriptorPool {
 	return C.VkDescriptorPool(uintptr(unsafe.Pointer(b.pool)))
 }

@@ -36,7 +36,9 @@ type Buffer struct {
 func (b *Buffer) Bytes() int64 { return b.raw.size }
 
 // String names the buffer for messages.
-func (b *Buffer) String() string { return fmt.Sprintf("vulkan buffer #%d (%d bytes)", b.id, b.raw.size) }
+func (b *Buffer) String() string {
+	return fmt.Sprintf("vulkan buffer #%d (%d bytes)", b.id, b.raw.size)
+}
 
 // Alloc returns a buffer of at least bytes bytes. Its content is undefined.
 func (d *Device) Alloc(bytes int64) (device.Buffer, error) {
