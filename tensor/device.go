@@ -33,6 +33,7 @@ type Device struct {
 func newDevice(raw device.Device) *Device {
 	info := raw.Info()
 	d := &Device{raw: raw, info: info, pool: pool.New(raw), prof: profiler.New(), seed: 0x5eed}
+	d.prof.SetEnabled(false)
 	d.maxBufs = info.Limits.MaxBuffersPerKernel
 	if d.maxBufs <= 0 || d.maxBufs > 64 {
 		d.maxBufs = 64
