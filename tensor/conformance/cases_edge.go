@@ -1,0 +1,102 @@
+package conformance
+
+import (
+	"math"
+
+	"github.com/shaderflow/shaderflow/tensor"
+	"github.com/shaderflow/shaderflow/tensor/conformance/ref"
+)
+
+var (
+	inf = math.Inf(1)
+	nan = math.NaN()
+)
+
+func edgeCases() []testCase {
+	return []testCase{
+		{name: "softmax_logits_1e4", run: func(e *env) {
+			x := e.constant(tensor.Float32, []float64{
+				1e4, -1e4, 0, 1e4 - 1,
+				-1e4, -1e4, -1e4 + 2, -1e4,
+				1e4, 1e4, 1e4, 1e4,
+			}, 3, 4)
+			checkSoftmaxPair(e, x, 1)
+			checkSoftmaxPair(e, x, 0)
+		}},
+		{name: "softmax_minus_inf", run: func(e *env) {
+			x := e.constant(tensor.Float32, []float64{
+				-inf, 0, 1, -inf,
+				-inf, -inf, -inf, -inf, // all -inf: NaN, like torch
+				2, -inf, -inf, -inf,
+				0.5, -1, 3, 2,
+			}, 4, 4)
+			checkSoftmaxPair(e, x, -1)
+			checkSoftmaxPair(e, pair{T: x.T.Transpose(0, 1), R: x.R.Transpose(0, 1)}, 0)
+		}},
+		{name: "nan_propagation", run: func(e *env) {
+			x := e.constant(tensor.Float32, []float64{1, nan, -2, 3, nan, 4, 0.5, -1, 2, 7, -3, 0}, 3, 4)
+			y := e.randn(4)
+			e.expect("Add", tensor.Float32, ref.Add(x.R, y.R), f32, func() *tensor.Tensor { return x.T.Add(y.T) })
+			e.expect("Maximum(x, y)", tensor.Float32, ref.Maximum(x.R, y.R), exact, func() *tensor.Tensor { return x.T.Maximum(y.T) })
+			e.expect("Maximum(y, x)", tensor.Float32, ref.Maximum(y.R, x.R), exact, func() *tensor.Tensor { return y.T.Maximum(x.T) })
+			e.expect("Minimum(y, x)", tensor.Float32, ref.Minimum(y.R, x.R), exact, func() *tensor.Tensor { return y.T.Minimum(x.T) })
+			e.expect("Relu", tensor.Float32, ref.Relu(x.R), exact, func() *tensor.Tensor { return x.T.Relu() })
+			e.expect("Clamp", tensor.Float32, ref.Clamp(x.R, -1, 1), exact, func() *tensor.Tensor { return x.T.Clamp(-1, 1) })
+			e.expect("Sum(1)", tensor.Float32, ref.Sum(x.R, false, 1), sumTol(1e-5, 4, reduceSq(x.R, false, 1)), func() *tensor.Tensor { return x.T.Sum(1) })
+			e.expect("Sum()", tensor.Float32, ref.Sum(x.R, false), exact, func() *tensor.Tensor { return x.T.Sum() })
+			e.expect("Max(1)", tensor.Float32, ref.Max(x.R, false, 1), exact, func() *tensor.Tensor { return x.T.Max(1) })
+			e.expect("Max(0)", tensor.Float32, ref.Max(x.R, false, 0), exact, func() *tensor.Tensor { return x.T.Max(0) })
+			e.expect("Min(1)", tensor.Float32, ref.Min(x.R, false, 1), exact, func() *tensor.Tensor { return x.T.Min(1) })
+			e.expect("ArgMax(1)", tensor.Int32, ref.ArgMax(x.R, 1), exact, func() *tensor.Tensor { return x.T.ArgMax(1) })
+			e.expect("Softmax(1)", tensor.Float32, ref.Softmax(x.R, 1), softmaxTol(4), func() *tensor.Tensor { return x.T.Softmax(1) })
+			e.expect("Ne(x, x)", tensor.Bool, ref.Ne(x.R, x.R), exact, func() *tensor.Tensor { return x.T.Ne(x.T) })
+			e.expect("Eq(x, x)", tensor.Bool, ref.Eq(x.R, x.R), exact, func() *tensor.Tensor { return x.T.Eq(x.T) })
+		}},
+		{name: "ieee_specials", run: func(e *env) {
+			x := e.constant(tensor.Float32, []float64{0, -1, 1, 100, -100, inf, -inf, 1e-30}, 8)
+			finite := pair{T: x.T.Narrow(0, 0, 5), R: x.R.Narrow(0, 0, 5)}
+			zero := e.constant(tensor.Float32, []float64{0}, 1)
+			e.expect("Div by zero", tensor.Float32, ref.Div(x.R, zero.R), exact, func() *tensor.Tensor { return x.T.Div(zero.T) })
+			e.expect("Log", tensor.Float32, ref.Log(x.R), f32, func() *tensor.Tensor { return x.T.Log() })
+			e.expect("Sqrt", tensor.Float32, ref.Sqrt(x.R), f32, func() *tensor.Tensor { return x.T.Sqrt() })
+			e.expect("Exp", tensor.Float32, ref.Map(x.R, func(v float64) float64 { return ref.RoundFloat32(math.Exp(v)) }), f32, func() *tensor.Tensor { return x.T.Exp() })
+			for i, u := range unaryOps()[8:14] { // tanh, sigmoid, relu, gelu, gelu_tanh, silu
+				e.expect(u.name+" at ±100", tensor.Float32, u.ref(finite.R), f32, func() *tensor.Tensor { return u.dev(finite.T) })
+				if i < 3 { // tanh, sigmoid and relu are defined at ±inf too
+					e.expect(u.name+" at ±inf", tensor.Float32, u.ref(x.R), f32, func() *tensor.Tensor { return u.dev(x.T) })
+				}
+			}
+		}},
+		{name: "empty", run: func(e *env) {
+			x := e.input(tensor.Float32, normal, contiguous, 3, 0)
+			e.expect("Sum(1) of [3 0]", tensor.Float32, ref.Sum(x.R, false, 1), exact, func() *tensor.Tensor { return x.T.Sum(1) })
+			e.expect("Sum() of [3 0]", tensor.Float32, ref.Scalar(0), exact, func() *tensor.Tensor { return x.T.Sum() })
+			e.expect("Max(0) of [3 0]", tensor.Float32, ref.Max(x.R, false, 0), exact, func() *tensor.Tensor { return x.T.Max(0) })
+			y := e.randn(0)
+			e.expect("Sum of [0]", tensor.Float32, ref.Scalar(0), exact, func() *tensor.Tensor { return y.T.Sum() })
+			z := e.randn(4)
+			e.expect("Add [3 0]+[1 0]", tensor.Float32, ref.Add(x.R, z.R.Narrow(0, 0, 0).Unsqueeze(0)), exact, func() *tensor.Tensor {
+				return x.T.Add(z.T.Narrow(0, 0, 0).Unsqueeze(0))
+			})
+			for _, bad := range []struct {
+				name, shape string
+				fn          func()
+			}{
+				{"Max", "[3 0]", func() { x.T.Max(1).Realize() }},
+				{"Max", "[0]", func() { y.T.Max().Realize() }},
+				{"Min", "[3 0]", func() { x.T.Min(1).Realize() }},
+				{"ArgMax", "[3 0]", func() { x.T.ArgMax(1).Realize() }},
+			} {
+				expectUsage(e, bad.name+" over an empty axis", bad.fn, bad.name, bad.shape)
+			}
+		}},
+	}
+}
+
+// checkSoftmaxPair checks Softmax and LogSoftmax of x along axis.
+func checkSoftmaxPair(e *env, x pair, axis int) {
+	e.t.Helper()
+	n := x.R.Shape()[(axis+x.R.Dim())%x.R.Dim()]
+	e.expect("Softmax", tensor.Float32, ref.Softmax(x.R, axis), softmaxTol(n), func() *tensor.Tensor { return x.T.Softmax(axis) })
+	e.expect("LogSoftmax", tensor.Float32, ref.LogSoftmax(x.R, axis), softmaxTol(n), func() *tensor.Tensor { return x.T.LogSoftmax(axis) })
+}

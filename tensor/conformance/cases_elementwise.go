@@ -1,0 +1,207 @@
+package conformance
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/shaderflow/shaderflow/tensor"
+	"github.com/shaderflow/shaderflow/tensor/conformance/ref"
+)
+
+// unaryOp is a one-input elementwise op with its reference and input domain.
+type unaryOp struct {
+	name string
+	dev  func(*tensor.Tensor) *tensor.Tensor
+	ref  func(*ref.Array) *ref.Array
+	dom  gen
+}
+
+// scaled draws normal values times k.
+func scaled(k float64) gen { return func(r *rand.Rand) float64 { return k * r.NormFloat64() } }
+
+func unaryOps() []unaryOp {
+	scalar := func(f func(x, s float64) float64, s float64) func(*ref.Array) *ref.Array {
+		return func(a *ref.Array) *ref.Array { return ref.Map(a, func(x float64) float64 { return f(x, s) }) }
+	}
+	return []unaryOp{
+		{"neg", (*tensor.Tensor).Neg, ref.Neg, normal},
+		{"abs", (*tensor.Tensor).Abs, ref.Abs, normal},
+		{"exp", (*tensor.Tensor).Exp, ref.Exp, scaled(3)},
+		{"log", (*tensor.Tensor).Log, ref.Log, positive},
+		{"sqrt", (*tensor.Tensor).Sqrt, ref.Sqrt, positive},
+		{"rsqrt", (*tensor.Tensor).Rsqrt, ref.Rsqrt, positive},
+		{"sin", (*tensor.Tensor).Sin, ref.Sin, scaled(3)},
+		{"cos", (*tensor.Tensor).Cos, ref.Cos, scaled(3)},
+		{"tanh", (*tensor.Tensor).Tanh, ref.Tanh, scaled(3)},
+		{"sigmoid", (*tensor.Tensor).Sigmoid, ref.Sigmoid, scaled(5)},
+		{"relu", (*tensor.Tensor).Relu, ref.Relu, normal},
+		{"gelu", (*tensor.Tensor).Gelu, ref.Gelu, scaled(3)},
+		{"gelu_tanh", (*tensor.Tensor).GeluTanh, ref.GeluTanh, scaled(3)},
+		{"silu", (*tensor.Tensor).Silu, ref.Silu, scaled(3)},
+		{"clamp(-0.5,0.7)", func(x *tensor.Tensor) *tensor.Tensor { return x.Clamp(-0.5, 0.7) }, func(a *ref.Array) *ref.Array { return ref.Clamp(a, -0.5, 0.7) }, normal},
+		{"add_scalar(2.5)", func(x *tensor.Tensor) *tensor.Tensor { return x.AddScalar(2.5) }, scalar(func(x, s float64) float64 { return x + s }, 2.5), normal},
+		{"sub_scalar(-1.25)", func(x *tensor.Tensor) *tensor.Tensor { return x.SubScalar(-1.25) }, scalar(func(x, s float64) float64 { return x - s }, -1.25), normal},
+		{"mul_scalar(-3)", func(x *tensor.Tensor) *tensor.Tensor { return x.MulScalar(-3) }, scalar(func(x, s float64) float64 { return x * s }, -3), normal},
+		{"div_scalar(7)", func(x *tensor.Tensor) *tensor.Tensor { return x.DivScalar(7) }, scalar(func(x, s float64) float64 { return x / s }, 7), normal},
+		{"pow_scalar(2)", func(x *tensor.Tensor) *tensor.Tensor { return x.PowScalar(2) }, scalar(math.Pow, 2), normal},
+		{"pow_scalar(3)", func(x *tensor.Tensor) *tensor.Tensor { return x.PowScalar(3) }, scalar(math.Pow, 3), normal},
+		{"pow_scalar(0.5)", func(x *tensor.Tensor) *tensor.Tensor { return x.PowScalar(0.5) }, scalar(math.Pow, 0.5), positive},
+		{"pow_scalar(-1.5)", func(x *tensor.Tensor) *tensor.Tensor { return x.PowScalar(-1.5) }, scalar(math.Pow, -1.5), positive},
+	}
+}
+
+// unaryShapes get every unary op on a contiguous input; layoutShapes get it
+// on every non-contiguous layout too.
+var (
+	unaryShapes  = [][]int{{}, {1}, {7}, {3, 5}, {2, 3, 4}, {1, 1, 1, 9}}
+	layoutShapes = [][]int{{5, 7}, {2, 3, 4}}
+	largeShape   = []int{513, 1027}
+)
+
+func unaryCases() []testCase {
+	var cs []testCase
+	for _, op := range unaryOps() {
+		add := func(sh []int, l layout) {
+			cs = append(cs, testCase{name: caseName(op.name, "float32", shapeName(sh), l.name), large: isLarge(sh), run: func(e *env) {
+				x := e.input(tensor.Float32, op.dom, l, sh...)
+				e.expect(op.name, tensor.Float32, op.ref(x.R), f32, func() *tensor.Tensor { return op.dev(x.T) })
+			}})
+		}
+		for _, sh := range unaryShapes {
+			add(sh, contiguous)
+		}
+		for _, sh := range layoutShapes {
+			for _, l := range layoutsFor(sh)[1:] {
+				add(sh, l)
+			}
+		}
+		if op.name == "exp" || op.name == "relu" || op.name == "gelu" {
+			add(largeShape, contiguous)
+			add(largeShape, transposed)
+		}
+	}
+	return cs
+}
+
+// binaryOp is a two-input elementwise op with its reference and domains.
+type binaryOp struct {
+	name     string
+	dev      func(a, b *tensor.Tensor) *tensor.Tensor
+	ref      func(a, b *ref.Array) *ref.Array
+	da, db   gen
+	tl       tol
+	outDType tensor.DType
+}
+
+func binaryOps() []binaryOp {
+	return []binaryOp{
+		{"add", (*tensor.Tensor).Add, ref.Add, normal, normal, f32, tensor.Float32},
+		{"sub", (*tensor.Tensor).Sub, ref.Sub, normal, normal, f32, tensor.Float32},
+		{"mul", (*tensor.Tensor).Mul, ref.Mul, normal, normal, f32, tensor.Float32},
+		{"div", (*tensor.Tensor).Div, ref.Div, normal, awayFromZero, f32, tensor.Float32},
+		{"pow", (*tensor.Tensor).Pow, ref.Pow, positive, normal, f32, tensor.Float32},
+		{"maximum", (*tensor.Tensor).Maximum, ref.Maximum, normal, normal, exact, tensor.Float32},
+		{"minimum", (*tensor.Tensor).Minimum, ref.Minimum, normal, normal, exact, tensor.Float32},
+	}
+}
+
+// binaryShapes are the broadcasting pairs every binary op is checked on.
+var binaryShapes = [][2][]int{
+	{{}, {}},
+	{{7}, {7}},
+	{{3, 1, 5}, {4, 1}},
+	{{}, {2, 3}},
+	{{2, 3}, {}},
+	{{1}, {5, 3}},
+	{{2, 3, 4}, {3, 1}},
+	{{4, 1, 6}, {1, 5, 1}},
+}
+
+// layoutPairs are the layout combinations fed to binary ops on two 4x6 inputs.
+var layoutPairs = [][2]layout{
+	{transposed, contiguous}, {contiguous, strided}, {expanded, transposed}, {strided, strided}, {transposed, transposed},
+}
+
+// binaryCasesFor returns the shape, layout and large cases of one binary op.
+func binaryCasesFor(op binaryOp, dt tensor.DType) []testCase {
+	var cs []testCase
+	add := func(sa, sb []int, la, lb layout) {
+		name := caseName(op.name, dt.String(), shapesName(sa, sb), la.name+","+lb.name)
+		cs = append(cs, testCase{name: name, large: isLarge(sa, sb), run: func(e *env) {
+			a := e.input(dt, op.da, la, sa...)
+			b := e.input(dt, op.db, lb, sb...)
+			want := op.ref(a.R, b.R)
+			out := op.outDType
+			if out != tensor.Bool {
+				out = dt
+			}
+			e.expect(op.name, out, want, op.tl.forDType(dt), func() *tensor.Tensor { return op.dev(a.T, b.T) })
+		}})
+	}
+	for _, s := range binaryShapes {
+		add(s[0], s[1], contiguous, contiguous)
+	}
+	for _, l := range layoutPairs {
+		add([]int{4, 6}, []int{4, 6}, l[0], l[1])
+	}
+	add([]int{5, 3}, []int{3}, transposed, strided)
+	return cs
+}
+
+func binaryCases() []testCase {
+	var cs []testCase
+	for _, op := range binaryOps() {
+		cs = append(cs, binaryCasesFor(op, tensor.Float32)...)
+	}
+	add := binaryOps()[0]
+	cs = append(cs, testCase{name: caseName("add", "float32", shapesName(largeShape, largeShape[1:]), "contiguous"), large: true, run: func(e *env) {
+		a, b := e.randn(largeShape...), e.randn(largeShape[1])
+		e.expect("Add", tensor.Float32, ref.Add(a.R, b.R), f32, func() *tensor.Tensor { return add.dev(a.T, b.T) })
+	}})
+	cs = append(cs, testCase{name: caseName("mul", "float32", shapesName(largeShape, largeShape), "transposed,contiguous"), large: true, run: func(e *env) {
+		a, b := e.input(tensor.Float32, normal, transposed, largeShape...), e.randn(largeShape...)
+		e.expect("Mul", tensor.Float32, ref.Mul(a.R, b.R), f32, func() *tensor.Tensor { return a.T.Mul(b.T) })
+	}})
+	return cs
+}
+
+// compareOps are the comparisons, which yield Bool.
+func compareOps(g gen) []binaryOp {
+	return []binaryOp{
+		{"eq", (*tensor.Tensor).Eq, ref.Eq, g, g, exact, tensor.Bool},
+		{"ne", (*tensor.Tensor).Ne, ref.Ne, g, g, exact, tensor.Bool},
+		{"lt", (*tensor.Tensor).Lt, ref.Lt, g, g, exact, tensor.Bool},
+		{"le", (*tensor.Tensor).Le, ref.Le, g, g, exact, tensor.Bool},
+		{"gt", (*tensor.Tensor).Gt, ref.Gt, g, g, exact, tensor.Bool},
+		{"ge", (*tensor.Tensor).Ge, ref.Ge, g, g, exact, tensor.Bool},
+	}
+}
+
+func compareCases() []testCase {
+	var cs []testCase
+	// Small integers in float32, so that ties are common.
+	for _, op := range compareOps(ints(-2, 2)) {
+		cs = append(cs, binaryCasesFor(op, tensor.Float32)...)
+	}
+	for _, s := range [][3][]int{{{3, 1, 5}, {4, 1}, {}}, {{2, 3}, {2, 3}, {2, 3}}, {{}, {4}, {3, 1}}} {
+		for _, l := range []layout{contiguous, transposed, strided} {
+			if !l.ok(s[0]) || !l.ok(s[1]) {
+				continue
+			}
+			cs = append(cs, testCase{name: caseName("where", "float32", shapesName(s[0], s[1], s[2]), l.name), run: func(e *env) {
+				c := e.input(tensor.Bool, ints(0, 1), l, s[0]...)
+				x := e.input(tensor.Float32, normal, l, s[1]...)
+				y := e.randn(s[2]...)
+				e.expect("Where", tensor.Float32, ref.Where(c.R, x.R, y.R), exact, func() *tensor.Tensor { return tensor.Where(c.T, x.T, y.T) })
+			}})
+		}
+	}
+	cs = append(cs, testCase{name: caseName("where(gt)", "float32", "4x6,6"), run: func(e *env) {
+		x, y := e.randn(4, 6), e.randn(6)
+		want := ref.Where(ref.Gt(x.R, y.R), ref.Exp(x.R), ref.Neg(y.R))
+		e.expect("Where(x>y, exp x, -y)", tensor.Float32, want, f32, func() *tensor.Tensor {
+			return tensor.Where(x.T.Gt(y.T), x.T.Exp(), y.T.Neg())
+		})
+	}})
+	return cs
+}

@@ -1,0 +1,76 @@
+package conformance
+
+import (
+	"math"
+
+	"github.com/shaderflow/shaderflow/tensor"
+	"github.com/shaderflow/shaderflow/tensor/conformance/ref"
+)
+
+// flatIterations is how many scoped steps must hold the pool flat.
+const flatIterations = 10_000
+
+func memoryCases() []testCase {
+	return []testCase{
+		{name: "pool_flat_10000_scoped_steps", run: func(e *env) {
+			x, y, b := e.randn(16, 8), e.randn(8, 8), e.randn(8)
+			want := ref.Sum(ref.Relu(ref.Add(ref.MatMul(x.R, y.R), b.R)), false).Item()
+			step := func(check bool) {
+				e.dev.Scope(func() {
+					h := x.T.MatMul(y.T).Add(b.T).Relu()
+					s := h.Sum().MulScalar(0.5).AddScalar(1)
+					if !check {
+						e.noErr(s.Realize(), "step")
+						return
+					}
+					v, err := s.Item()
+					e.noErr(err, "step")
+					if w := 0.5*want + 1; math.Abs(v-w) > 1e-4*(1+math.Abs(w)) {
+						e.fatalf("step value %v, want %v", v, w)
+					}
+				})
+			}
+			for range 10 { // warm the pool's cache
+				step(true)
+			}
+			before := e.dev.PoolStats()
+			for i := range flatIterations {
+				step(i%1000 == 0)
+				if i == flatIterations/2 {
+					mid := e.dev.PoolStats()
+					if mid.BytesInUse != before.BytesInUse || mid.ReservedBytes != before.ReservedBytes {
+						e.fatalf("pool grew by step %d: in use %d -> %d bytes, reserved %d -> %d", i, before.BytesInUse, mid.BytesInUse, before.ReservedBytes, mid.ReservedBytes)
+					}
+				}
+			}
+			after := e.dev.PoolStats()
+			if after.BytesInUse != before.BytesInUse {
+				e.errorf("bytes in use %d before %d scoped steps, %d after", before.BytesInUse, flatIterations, after.BytesInUse)
+			}
+			if after.ReservedBytes != before.ReservedBytes {
+				e.errorf("reserved bytes %d before %d scoped steps, %d after", before.ReservedBytes, flatIterations, after.ReservedBytes)
+			}
+			if after.Reuses <= before.Reuses {
+				e.errorf("the pool reused no block over %d steps (reuses %d -> %d)", flatIterations, before.Reuses, after.Reuses)
+			}
+		}},
+		{name: "scope_releases", run: func(e *env) {
+			before := e.dev.PoolStats().BytesInUse
+			var kept *tensor.Tensor
+			e.dev.Scope(func() {
+				a := e.randn(64, 64)
+				kept = a.T.Exp().Keep()
+				e.noErr(kept.Realize(), "Realize")
+				e.noErr(a.T.Neg().Realize(), "Realize")
+			})
+			during := e.dev.PoolStats().BytesInUse
+			if during <= before {
+				e.errorf("a kept 64x64 result holds no pool memory (%d -> %d bytes)", before, during)
+			}
+			kept.Release()
+			if after := e.dev.PoolStats().BytesInUse; after != before {
+				e.errorf("bytes in use %d before the scope, %d after it and releasing the kept tensor", before, after)
+			}
+		}},
+	}
+}

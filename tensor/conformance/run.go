@@ -1,0 +1,194 @@
+package conformance
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shaderflow/shaderflow/tensor"
+)
+
+// testCase is one named check; run gets a fresh environment per fusion mode.
+type testCase struct {
+	name  string
+	large bool // skipped under -short
+	run   func(e *env)
+}
+
+// group is a named list of cases, one subtest level.
+type group struct {
+	name  string
+	cases []testCase
+}
+
+// groups lists the suite, in the order it runs.
+func groups() []group {
+	return []group{
+		{"creation", creationCases()},
+		{"views", viewCases()},
+		{"indexing", indexingCases()},
+		{"unary", unaryCases()},
+		{"binary", binaryCases()},
+		{"compare", compareCases()},
+		{"int32", int32Cases()},
+		{"bool", boolCases()},
+		{"halfprec", halfCases()},
+		{"reduce", reduceCases()},
+		{"softmax", softmaxCases()},
+		{"matmul", matmulCases()},
+		{"conv", convCases()},
+		{"pool", poolCases()},
+		{"norm", normCases()},
+		{"edge", edgeCases()},
+		{"errors", errorCases()},
+		{"fusion", fusionCases()},
+		{"memory", memoryCases()},
+		{"grad", gradCases()},
+	}
+}
+
+// Run runs the conformance suite against the named backend.
+func Run(t *testing.T, backend string) {
+	t.Helper()
+	dev, err := tensor.Open(backend)
+	if err != nil {
+		if required(backend) {
+			t.Fatalf("conformance: backend %q is required by SHADERFLOW_REQUIRE_BACKENDS but cannot be opened: %v", backend, err)
+		}
+		t.Skipf("conformance: backend %q unavailable: %v", backend, err)
+	}
+	defer func() {
+		if err := dev.Close(); err != nil {
+			t.Errorf("conformance: closing %s: %v", backend, err)
+		}
+	}()
+	seed := suiteSeed(t)
+	t.Logf("conformance: %s; seed %d (SHADERFLOW_SEED=%d repeats this run)", dev.Info(), seed, seed)
+	previous := tensor.SetFusion(true)
+	defer tensor.SetFusion(previous)
+	for _, fusion := range fusionModes() {
+		t.Run(fusionName(fusion), func(t *testing.T) {
+			tensor.SetFusion(fusion)
+			for _, g := range groups() {
+				t.Run(g.name, func(t *testing.T) {
+					for _, c := range g.cases {
+						t.Run(c.name, func(t *testing.T) {
+							if c.large && testing.Short() {
+								t.Skip("large case skipped in -short mode")
+							}
+							runCase(t, dev, seed, g.name+"/"+c.name, fusion, c.run)
+						})
+					}
+				})
+			}
+		})
+	}
+}
+
+// runCase runs one case in a scope of the device, turning an unexpected
+// panic into a test failure so that one broken op cannot end the suite.
+func runCase(t *testing.T, dev *tensor.Device, seed uint64, name string, fusion bool, run func(*env)) {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	e := &env{t: t, dev: dev, seed: seed, fusion: fusion, rng: rand.New(rand.NewPCG(seed, h.Sum64()))}
+	defer func() {
+		if r := recover(); r != nil {
+			t.Errorf("conformance: unexpected panic: %v %s\n%s", r, e.seedNote(), debug.Stack())
+		}
+	}()
+	dev.Scope(func() { run(e) })
+}
+
+// suiteSeed returns SHADERFLOW_SEED when set, else a seed from the clock.
+func suiteSeed(t *testing.T) uint64 {
+	if s := os.Getenv("SHADERFLOW_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 0, 64)
+		if err != nil {
+			t.Fatalf("conformance: SHADERFLOW_SEED=%q is not an unsigned integer: %v", s, err)
+		}
+		return v
+	}
+	return uint64(time.Now().UnixNano())
+}
+
+// required reports whether SHADERFLOW_REQUIRE_BACKENDS names backend.
+func required(backend string) bool {
+	for _, b := range strings.Split(os.Getenv("SHADERFLOW_REQUIRE_BACKENDS"), ",") {
+		b = strings.TrimSpace(b)
+		if b == "all" || b == backend {
+			return true
+		}
+	}
+	return false
+}
+
+// fusionModes is on and off, or only one of them when SHADERFLOW_FUSION
+// chooses.
+func fusionModes() []bool {
+	switch os.Getenv("SHADERFLOW_FUSION") {
+	case "0":
+		return []bool{false}
+	case "1":
+		return []bool{true}
+	}
+	return []bool{true, false}
+}
+
+func fusionName(on bool) string {
+	if on {
+		return "fusion=on"
+	}
+	return "fusion=off"
+}
+
+// caseName joins the parts of a case name: op, dtype, shapes, layout.
+func caseName(parts ...string) string {
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), ":")
+}
+
+// shapeName renders a shape as 3x1x5, or "scalar".
+func shapeName(shape []int) string {
+	if len(shape) == 0 {
+		return "scalar"
+	}
+	s := make([]string, len(shape))
+	for i, n := range shape {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, "x")
+}
+
+// shapesName renders several shapes joined by commas.
+func shapesName(shapes ...[]int) string {
+	s := make([]string, len(shapes))
+	for i, sh := range shapes {
+		s[i] = shapeName(sh)
+	}
+	return strings.Join(s, ",")
+}
+
+// isLarge reports whether a case over these shapes counts as large.
+func isLarge(shapes ...[]int) bool {
+	n := 0
+	for _, s := range shapes {
+		n = max(n, numElements(s))
+	}
+	return n >= 100_000
+}
+
+func numElements(shape []int) int {
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	return n
+}
+
+var _ = fmt.Sprint
