@@ -1,0 +1,120 @@
+package cpu
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// Name is the backend's registered name.
+const Name = "cpu"
+
+// MemoryLimitEnv is the environment variable that caps a device's allocated
+// bytes (see Config.MemoryLimit); it is read when a device is opened.
+const MemoryLimitEnv = "SHADERFLOW_CPU_MEMORY_LIMIT"
+
+func init() { device.Register(Backend{}) }
+
+// Backend is the CPU backend. It has one adapter, the host.
+type Backend struct{}
+
+// Name returns "cpu".
+func (Backend) Name() string { return Name }
+
+// Adapters returns the host CPU.
+func (Backend) Adapters() ([]device.Info, error) { return []device.Info{hostInfo()}, nil }
+
+// Open opens the host CPU with the memory limit from SHADERFLOW_CPU_MEMORY_LIMIT.
+func (Backend) Open(index int) (device.Device, error) {
+	if index != 0 {
+		return nil, fmt.Errorf("cpu: adapter %d does not exist (the cpu backend has one adapter, 0)", index)
+	}
+	var cfg Config
+	if s := os.Getenv(MemoryLimitEnv); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("cpu: %s=%q is not a byte count", MemoryLimitEnv, s)
+		}
+		cfg.MemoryLimit = n
+	}
+	return New(cfg), nil
+}
+
+// Config configures a device opened with New.
+type Config struct {
+	// MemoryLimit caps the bytes allocated at once; zero means no limit
+	// beyond the host's memory.
+	MemoryLimit int64
+	// Workers is the number of goroutines kernels use; zero means GOMAXPROCS.
+	Workers int
+}
+
+// Device is an opened CPU device. Its methods are safe for concurrent use,
+// though kernels from several goroutines run one at a time.
+type Device struct {
+	mu     sync.Mutex
+	info   device.Info
+	limit  int64
+	inUse  int64
+	closed bool
+
+	workers int
+	ws      []*workspace // one per worker
+	plans   [2]plan      // reused compiled programs (prologue/main, epilogue)
+	scratch scratch      // device-wide temporaries
+}
+
+// New opens a CPU device with cfg.
+func New(cfg Config) *Device {
+	w := cfg.Workers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	d := &Device{info: hostInfo(), limit: cfg.MemoryLimit, workers: w}
+	d.ws = make([]*workspace, w)
+	for i := range d.ws {
+		d.ws[i] = &workspace{}
+	}
+	return d
+}
+
+// Info describes the host CPU.
+func (d *Device) Info() device.Info { return d.info }
+
+// Sync returns nil: kernels run synchronously. After Close it returns
+// device.ErrClosed.
+func (d *Device) Sync() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return device.ErrClosed
+	}
+	return nil
+}
+
+// Close releases the device's scratch memory. Buffers must not be used
+// afterwards; later calls return device.ErrClosed.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closed = true
+	d.ws = nil
+	d.scratch = scratch{}
+	d.plans = [2]plan{}
+	return nil
+}
+
+// lock locks the device for a kernel; the caller unlocks d.mu when lock
+// returns nil.
+func (d *Device) lock() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return device.ErrClosed
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package cpu
+
+import (
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// elems views a buffer as raw elements of one size: 1, 2 or 4 bytes.
+type elems interface{ ~uint8 | ~uint16 | ~uint32 }
+
+// Copy copies one view into another of the same shape and dtype.
+func (d *Device) Copy(k *device.CopyKernel) error {
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	if err := d.lock(); err != nil {
+		return err
+	}
+	defer d.mu.Unlock()
+	src, err := d.data(k.Src.Buf)
+	if err != nil {
+		return err
+	}
+	dst, err := d.data(k.Dst.Buf)
+	if err != nil {
+		return err
+	}
+	switch k.Src.DType.Size() {
+	case 4:
+		return copyViewT(d, asU32(dst), asU32(src), k)
+	case 2:
+		return copyViewT(d, asU16(dst), asU16(src), k)
+	}
+	return copyViewT(d, dst, src, k)
+}
+
+// copyViewT copies k.Src to k.Dst, both viewed as elements of type T.
+func copyViewT[T elems](d *Device, dst, src []T, k *device.CopyKernel) error {
+	n := k.Src.NumElements()
+	st := [3][]int{k.Dst.Strides, k.Src.Strides}
+	off := [3]int{k.Dst.Offset, k.Src.Offset}
+	body := func(ws *workspace, lo, hi int) {
+		ws.idx = grow(ws.idx, len(k.Src.Shape))
+		walk(k.Src.Shape, st, off, lo, hi, ws.idx, func(_ int, at [3]int, run int) {
+			da, sa := at[0], at[1]
+			ds, ss := st[0], st[1]
+			dst1, src1 := 1, 1
+			if len(ds) > 0 {
+				dst1, src1 = ds[len(ds)-1], ss[len(ss)-1]
+			}
+			if dst1 == 1 && src1 == 1 {
+				copy(dst[da:da+run], src[sa:sa+run])
+				return
+			}
+			for t := 0; t < run; t++ {
+				dst[da+t*dst1] = src[sa+t*src1]
+			}
+		})
+	}
+	if d.serial(n, 1) {
+		return safely(func() { body(d.ws[0], 0, n) })
+	}
+	return d.parallelFor(n, d.grainFor(n, 1), func(w, lo, hi int) { body(d.ws[w], lo, hi) })
+}

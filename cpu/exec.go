@@ -1,0 +1,373 @@
+package cpu
+
+import (
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// runRange evaluates the plan over positions [lo, hi) and stores its sinks.
+func (p *plan) runRange(ws *workspace, lo, hi int) {
+	ws.prepare(p)
+	for lo < hi {
+		m := min(chunkLen, hi-lo)
+		p.eval(ws, lo, m)
+		p.store(ws, lo, m)
+		lo += m
+	}
+}
+
+// eval computes every register for positions [lo, lo+m), m <= chunkLen.
+// The workspace must have been prepared for the plan.
+func (p *plan) eval(ws *workspace, lo, m int) {
+	for i := range p.code {
+		in := &p.code[i]
+		ri := p.regs[i]
+		switch {
+		case ri.alias:
+		case ri.direct >= 0:
+			s := &p.sinks[ri.direct]
+			a, b := s.off+lo, s.off+lo+m
+			switch ri.class {
+			case classF32:
+				ws.rf32[i] = s.f32[a:b]
+			case classI32:
+				ws.ri32[i] = s.i32[a:b]
+			default:
+				ws.ru8[i] = s.u8[a:b]
+			}
+		default:
+			switch ri.class {
+			case classF32:
+				ws.rf32[i] = ws.f32slots[ri.slot][:m]
+			case classI32:
+				ws.ri32[i] = ws.i32slots[ri.slot][:m]
+			default:
+				ws.ru8[i] = ws.u8slots[ri.slot][:m]
+			}
+		}
+		p.evalInstr(ws, i, in, lo, m)
+	}
+}
+
+// evalInstr computes register i.
+func (p *plan) evalInstr(ws *workspace, i int, in *device.Instr, lo, m int) {
+	a := in.Args
+	switch op := in.Op; {
+	case op == device.OpInput:
+		p.load(ws, i, &p.srcs[in.Index], lo, m)
+	case op == device.OpConst:
+		switch in.Type {
+		case device.Float32:
+			fill(ws.rf32[i], float32(in.Imm))
+		case device.Int32:
+			fill(ws.ri32[i], int32(in.Imm))
+		default:
+			fill(ws.ru8[i], uint8(in.Imm))
+		}
+	case op == device.OpIndex:
+		dst := ws.ri32[i]
+		for j := range dst {
+			dst[j] = int32(lo + j)
+		}
+	case op == device.OpRandUniform:
+		key, dst := device.StreamKey(in.Seed), ws.rf32[i]
+		for j := range dst {
+			dst[j] = device.Uniform(key, uint32(lo+j))
+		}
+	case op == device.OpRandNormal:
+		key, dst := device.StreamKey(in.Seed), ws.rf32[i]
+		for j := range dst {
+			dst[j] = device.Normal(key, uint32(lo+j))
+		}
+	case op == device.OpIsNaN:
+		x, dst := ws.rf32[a[0]], ws.ru8[i]
+		for j := range dst {
+			dst[j] = b2u(x[j] != x[j])
+		}
+	case op == device.OpNot:
+		x, dst := ws.ru8[a[0]], ws.ru8[i]
+		for j := range dst {
+			dst[j] = x[j] ^ 1
+		}
+	case op == device.OpCast:
+		p.cast(ws, i, in)
+	case op >= device.OpNeg && op <= device.OpCeil:
+		if in.Type == device.Float32 {
+			unaryF32[op](ws.rf32[i], ws.rf32[a[0]])
+		} else {
+			unaryI32(op, ws.ri32[i], ws.ri32[a[0]])
+		}
+	case op.IsComparison():
+		if p.code[a[0]].Type == device.Float32 {
+			compareF32[op](ws.ru8[i], ws.rf32[a[0]], ws.rf32[a[1]])
+		} else {
+			compareI32[op](ws.ru8[i], ws.ri32[a[0]], ws.ri32[a[1]])
+		}
+	case op == device.OpAnd:
+		x, y, dst := ws.ru8[a[0]], ws.ru8[a[1]], ws.ru8[i]
+		for j := range dst {
+			dst[j] = x[j] & y[j]
+		}
+	case op == device.OpOr:
+		x, y, dst := ws.ru8[a[0]], ws.ru8[a[1]], ws.ru8[i]
+		for j := range dst {
+			dst[j] = x[j] | y[j]
+		}
+	case op >= device.OpAdd && op <= device.OpMin:
+		if in.Type == device.Float32 {
+			binaryF32[op](ws.rf32[i], ws.rf32[a[0]], ws.rf32[a[1]])
+		} else {
+			binaryI32(op, ws.ri32[i], ws.ri32[a[0]], ws.ri32[a[1]])
+		}
+	case op == device.OpWhere:
+		c := ws.ru8[a[0]]
+		switch in.Type {
+		case device.Float32:
+			where(ws.rf32[i], c, ws.rf32[a[1]], ws.rf32[a[2]])
+		case device.Int32:
+			where(ws.ri32[i], c, ws.ri32[a[1]], ws.ri32[a[2]])
+		default:
+			where(ws.ru8[i], c, ws.ru8[a[1]], ws.ru8[a[2]])
+		}
+	case op == device.OpFma:
+		fmaF32(ws.rf32[i], ws.rf32[a[0]], ws.rf32[a[1]], ws.rf32[a[2]])
+	default:
+		panic("cpu: unhandled op " + op.String())
+	}
+}
+
+func fill[T any](dst []T, v T) {
+	for j := range dst {
+		dst[j] = v
+	}
+}
+
+func where[T any](dst []T, c []uint8, x, y []T) {
+	c, x, y = c[:len(dst)], x[:len(dst)], y[:len(dst)]
+	for j := range dst {
+		if c[j] != 0 {
+			dst[j] = x[j]
+		} else {
+			dst[j] = y[j]
+		}
+	}
+}
+
+// unaryI32 applies an integer unary op.
+func unaryI32(op device.Op, dst, x []int32) {
+	x = x[:len(dst)]
+	for j := range dst {
+		dst[j] = device.UnaryI32(op, x[j])
+	}
+}
+
+// binaryI32 applies an integer binary op, with fast loops for the common ones.
+func binaryI32(op device.Op, dst, x, y []int32) {
+	x, y = x[:len(dst)], y[:len(dst)]
+	switch op {
+	case device.OpAdd:
+		for j := range dst {
+			dst[j] = x[j] + y[j]
+		}
+	case device.OpSub:
+		for j := range dst {
+			dst[j] = x[j] - y[j]
+		}
+	case device.OpMul:
+		for j := range dst {
+			dst[j] = x[j] * y[j]
+		}
+	default:
+		for j := range dst {
+			dst[j] = device.BinaryI32(op, x[j], y[j])
+		}
+	}
+}
+
+// cast converts register Args[0] to register i's type: float to int
+// truncates toward zero (device.FloatToInt32), anything to bool tests for
+// non-zero (NaN is true), bool to a number is 0 or 1.
+func (p *plan) cast(ws *workspace, i int, in *device.Instr) {
+	x := in.Args[0]
+	from := p.code[x].Type
+	switch to := in.Type; {
+	case from == device.Float32 && to == device.Float32:
+		copy(ws.rf32[i], ws.rf32[x])
+	case from == device.Int32 && to == device.Int32:
+		copy(ws.ri32[i], ws.ri32[x])
+	case from == device.Bool && to == device.Bool:
+		copy(ws.ru8[i], ws.ru8[x])
+	case from == device.Float32 && to == device.Int32:
+		src, dst := ws.rf32[x], ws.ri32[i]
+		for j := range dst {
+			dst[j] = device.FloatToInt32(src[j])
+		}
+	case from == device.Float32:
+		src, dst := ws.rf32[x], ws.ru8[i]
+		for j := range dst {
+			dst[j] = b2u(src[j] != 0)
+		}
+	case from == device.Int32 && to == device.Float32:
+		src, dst := ws.ri32[x], ws.rf32[i]
+		for j := range dst {
+			dst[j] = float32(src[j])
+		}
+	case from == device.Int32:
+		src, dst := ws.ri32[x], ws.ru8[i]
+		for j := range dst {
+			dst[j] = b2u(src[j] != 0)
+		}
+	case to == device.Float32:
+		src, dst := ws.ru8[x], ws.rf32[i]
+		for j := range dst {
+			dst[j] = float32(src[j])
+		}
+	default:
+		src, dst := ws.ru8[x], ws.ri32[i]
+		for j := range dst {
+			dst[j] = int32(src[j])
+		}
+	}
+}
+
+// load fills register i with source s at positions [lo, lo+m), converting
+// half-precision to float32 and normalizing bools to 0 or 1.
+func (p *plan) load(ws *workspace, i int, s *source, lo, m int) {
+	switch s.dt {
+	case device.Float32:
+		if p.regs[i].alias {
+			ws.rf32[i] = s.f32[s.off+lo : s.off+lo+m]
+			return
+		}
+		gather(ws.rf32[i], s.f32, s, p.dims, lo, ws.idx)
+	case device.Int32:
+		if p.regs[i].alias {
+			ws.ri32[i] = s.i32[s.off+lo : s.off+lo+m]
+			return
+		}
+		gather(ws.ri32[i], s.i32, s, p.dims, lo, ws.idx)
+	case device.Float16, device.BFloat16:
+		raw := ws.u16[:m]
+		if s.kind == srcContiguous {
+			raw = s.u16[s.off+lo : s.off+lo+m]
+		} else {
+			gather(raw, s.u16, s, p.dims, lo, ws.idx)
+		}
+		dst := ws.rf32[i]
+		if s.dt == device.Float16 {
+			halfToF32(dst, raw)
+		} else {
+			for j, h := range raw {
+				dst[j] = device.BFloat16ToFloat32(h)
+			}
+		}
+	default: // Bool
+		dst := ws.ru8[i]
+		gather(dst, s.u8, s, p.dims, lo, ws.idx)
+		for j, v := range dst {
+			dst[j] = b2u(v != 0)
+		}
+	}
+}
+
+// gather copies source s at positions [lo, lo+len(dst)) of dims into dst.
+func gather[T any](dst, data []T, s *source, dims []int, lo int, idx []int) {
+	switch s.kind {
+	case srcContiguous:
+		copy(dst, data[s.off+lo:s.off+lo+len(dst)])
+	case srcScalar:
+		fill(dst, data[s.off])
+	default:
+		gatherStrided(dst, data, dims, s.strides, s.off, lo, idx)
+	}
+}
+
+// gatherStrided copies the elements at positions [lo, lo+len(dst)) of a
+// strided view (dims, strides, off) of data into dst, one run of the
+// innermost dimension at a time. idx is scratch of at least len(dims).
+func gatherStrided[T any](dst, data []T, dims, strides []int, off, lo int, idx []int) {
+	nd := len(dims)
+	idx = idx[:nd]
+	pos, rem := off, lo
+	for d := nd - 1; d >= 0; d-- {
+		idx[d] = rem % dims[d]
+		rem /= dims[d]
+		pos += idx[d] * strides[d]
+	}
+	inner, ist := dims[nd-1], strides[nd-1]
+	for k, m := 0, len(dst); k < m; {
+		run := min(inner-idx[nd-1], m-k)
+		out := dst[k : k+run]
+		switch ist {
+		case 1:
+			copy(out, data[pos:pos+run])
+		case 0:
+			fill(out, data[pos])
+		default:
+			q := pos
+			for t := range out {
+				out[t] = data[q]
+				q += ist
+			}
+		}
+		k += run
+		pos += run * ist
+		idx[nd-1] += run
+		if idx[nd-1] < inner {
+			continue
+		}
+		pos -= inner * ist
+		idx[nd-1] = 0
+		for d := nd - 2; d >= 0; d-- {
+			idx[d]++
+			pos += strides[d]
+			if idx[d] < dims[d] {
+				break
+			}
+			pos -= dims[d] * strides[d]
+			idx[d] = 0
+		}
+	}
+}
+
+// store writes the sinks that were not computed in place.
+func (p *plan) store(ws *workspace, lo, m int) {
+	for k := range p.sinks {
+		s := &p.sinks[k]
+		r := s.reg
+		if p.regs[r].direct == int32(k) {
+			continue
+		}
+		a, b := s.off+lo, s.off+lo+m
+		switch s.dt {
+		case device.Float32:
+			copy(s.f32[a:b], ws.rf32[r])
+		case device.Float16:
+			f32ToHalf(s.u16[a:b], ws.rf32[r])
+		case device.BFloat16:
+			out, x := s.u16[a:b], ws.rf32[r]
+			for j := range out {
+				out[j] = device.Float32ToBFloat16(x[j])
+			}
+		case device.Int32:
+			copy(s.i32[a:b], ws.ri32[r])
+		default:
+			copy(s.u8[a:b], ws.ru8[r])
+		}
+	}
+}
+
+// halfToF32 converts float16 bits to float32.
+func halfToF32(dst []float32, src []uint16) {
+	src = src[:len(dst)]
+	for j := range dst {
+		dst[j] = device.Float16ToFloat32(src[j])
+	}
+}
+
+// f32ToHalf converts float32 to float16 bits.
+func f32ToHalf(dst []uint16, src []float32) {
+	src = src[:len(dst)]
+	for j := range dst {
+		dst[j] = device.Float32ToFloat16(src[j])
+	}
+}

@@ -1,0 +1,190 @@
+package cpu
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// badIndex records the first out-of-range index found by parallel workers.
+type badIndex struct {
+	pos atomic.Int64 // 1 + the position of a bad index; 0 when none
+	val atomic.Int64
+}
+
+func (b *badIndex) set(pos int, v int32) {
+	if b.pos.CompareAndSwap(0, int64(pos)+1) {
+		b.val.Store(int64(v))
+	}
+}
+
+// err returns the error for a recorded bad index, or nil.
+func (b *badIndex) err(kernel string, shape []int, limit int) error {
+	p := b.pos.Load()
+	if p == 0 {
+		return nil
+	}
+	return fmt.Errorf("cpu: %s: index %d at position %v of the index (shape %v) is out of range [0,%d)",
+		kernel, b.val.Load(), unravel(int(p-1), shape), shape, limit)
+}
+
+// unravel returns the multi-index of row-major position p in shape.
+func unravel(p int, shape []int) []int {
+	idx := make([]int, len(shape))
+	for d := len(shape) - 1; d >= 0; d-- {
+		idx[d] = p % shape[d]
+		p /= shape[d]
+	}
+	return idx
+}
+
+// Gather runs torch.gather; an index out of range is an error.
+func (d *Device) Gather(k *device.GatherKernel) error {
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	if err := d.lock(); err != nil {
+		return err
+	}
+	defer d.mu.Unlock()
+	src, err := d.data(k.Src.Buf)
+	if err != nil {
+		return err
+	}
+	idx, err := d.data(k.Index.Buf)
+	if err != nil {
+		return err
+	}
+	out, err := d.data(k.Out.Buf)
+	if err != nil {
+		return err
+	}
+	switch k.Src.DType.Size() {
+	case 4:
+		return gatherT(d, asU32(out), asU32(src), asI32(idx), k)
+	case 2:
+		return gatherT(d, asU16(out), asU16(src), asI32(idx), k)
+	}
+	return gatherT(d, out, src, asI32(idx), k)
+}
+
+// gatherT gathers elements of type T.
+func gatherT[T elems](d *Device, out, src []T, index []int32, k *device.GatherKernel) error {
+	shape := k.Index.Shape
+	n := device.NumElements(shape)
+	rank := len(shape)
+	// Src strides with the gathered axis removed: the index supplies it.
+	srcSt := append(d.scratch.ints[:0], k.Src.Strides...)
+	srcSt[k.Axis] = 0
+	d.scratch.ints = srcSt
+	st := [3][]int{k.Index.Strides, srcSt}
+	off := [3]int{k.Index.Offset, k.Src.Offset}
+	axStride, limit := k.Src.Strides[k.Axis], k.Src.Shape[k.Axis]
+	var bad badIndex
+	body := func(ws *workspace, lo, hi int) {
+		ws.idx = grow(ws.idx, rank)
+		walk(shape, st, off, lo, hi, ws.idx, func(pos int, at [3]int, run int) {
+			is, ss := st[0][rank-1], st[1][rank-1]
+			for t := 0; t < run; t++ {
+				v := index[at[0]+t*is]
+				if v < 0 || int(v) >= limit {
+					bad.set(pos+t, v)
+					return
+				}
+				out[k.Out.Offset+pos+t] = src[at[1]+t*ss+int(v)*axStride]
+			}
+		})
+	}
+	if d.serial(n, 2) {
+		err := safely(func() { body(d.ws[0], 0, n) })
+		if err != nil {
+			return err
+		}
+	} else if err := d.parallelFor(n, d.grainFor(n, 2), func(w, lo, hi int) { body(d.ws[w], lo, hi) }); err != nil {
+		return err
+	}
+	return bad.err("gather", shape, limit)
+}
+
+// Scatter runs torch.scatter_add_ in place. Work is split by the positions
+// outside the scattered axis, so no two workers add into one element and the
+// order of additions is deterministic. An index out of range is an error;
+// additions before it may have happened.
+func (d *Device) Scatter(k *device.ScatterKernel) error {
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	if err := d.lock(); err != nil {
+		return err
+	}
+	defer d.mu.Unlock()
+	dstB, err := d.data(k.Dst.Buf)
+	if err != nil {
+		return err
+	}
+	idxB, err := d.data(k.Index.Buf)
+	if err != nil {
+		return err
+	}
+	srcB, err := d.data(k.Src.Buf)
+	if err != nil {
+		return err
+	}
+	dst, index, src := asF32(dstB), asI32(idxB), asF32(srcB)
+	shape := k.Index.Shape
+	n := device.NumElements(shape)
+	if n == 0 {
+		return nil
+	}
+	rank, ax := len(shape), k.Axis
+	// Iterate with the axis innermost: dims, then strides of Index, Src and
+	// Dst (Dst's axis stride zero: the index supplies it), all permuted.
+	buf := grow(d.scratch.ints, 4*rank)
+	d.scratch.ints = buf
+	dims, is, ss, ds := buf[:rank], buf[rank:2*rank], buf[2*rank:3*rank], buf[3*rank:]
+	dstSt := device.ContiguousStrides(k.Dst.Shape)
+	j := 0
+	for dd := 0; dd < rank; dd++ {
+		if dd == ax {
+			continue
+		}
+		dims[j], is[j], ss[j], ds[j] = shape[dd], k.Index.Strides[dd], k.Src.Strides[dd], dstSt[dd]
+		j++
+	}
+	dims[j], is[j], ss[j], ds[j] = shape[ax], k.Index.Strides[ax], k.Src.Strides[ax], 0
+	st := [3][]int{is, ss, ds}
+	off := [3]int{k.Index.Offset, k.Src.Offset, k.Dst.Offset}
+	axStride, limit, line := dstSt[ax], k.Dst.Shape[ax], shape[ax]
+	var bad badIndex
+	body := func(ws *workspace, lo, hi int) {
+		ws.idx = grow(ws.idx, rank)
+		walk(dims, st, off, lo, hi, ws.idx, func(pos int, at [3]int, run int) {
+			for t := 0; t < run; t++ {
+				v := index[at[0]+t*is[rank-1]]
+				if v < 0 || int(v) >= limit {
+					bad.set(pos+t, v)
+					return
+				}
+				dst[at[2]+int(v)*axStride] += src[at[1]+t*ss[rank-1]]
+			}
+		})
+	}
+	if d.serial(n, 2) {
+		if err := safely(func() { body(d.ws[0], 0, n) }); err != nil {
+			return err
+		}
+	} else if err := d.parallelFor(n, roundUp(d.grainFor(n, 2), line), func(w, lo, hi int) { body(d.ws[w], lo, hi) }); err != nil {
+		return err
+	}
+	if p := bad.pos.Load(); p != 0 {
+		// Report the position in Index's own (unpermuted) order.
+		perm := unravel(int(p-1), dims)
+		pos := append([]int{}, perm[:ax]...)
+		pos = append(pos, perm[rank-1])
+		pos = append(pos, perm[ax:rank-1]...)
+		return fmt.Errorf("cpu: scatter: index %d at position %v of the index (shape %v) is out of range [0,%d)",
+			bad.val.Load(), pos, shape, limit)
+	}
+	return nil
+}

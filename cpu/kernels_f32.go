@@ -1,0 +1,217 @@
+package cpu
+
+import (
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// The slice kernels: the interpreter's inner loops over one chunk of
+// registers. They are the SIMD seam: an assembly layer may replace entries at
+// init time with kernels that give the same results (bit for bit for
+// arithmetic, to within the documented error for transcendental functions).
+// Every kernel writes len(dst) elements, reads sources at least that long,
+// and must allow dst to be exactly one of its sources.
+var (
+	// unaryF32 holds, per float unary op, dst[i] = op(x[i]).
+	unaryF32 [device.OpFma + 1]func(dst, x []float32)
+	// binaryF32 holds, per float binary op, dst[i] = op(x[i], y[i]).
+	binaryF32 [device.OpFma + 1]func(dst, x, y []float32)
+	// compareF32 holds, per comparison, dst[i] = 1 if x[i] op y[i], else 0.
+	compareF32 [device.OpFma + 1]func(dst []uint8, x, y []float32)
+	// compareI32 is compareF32 for int32 registers.
+	compareI32 [device.OpFma + 1]func(dst []uint8, x, y []int32)
+	// fmaF32 computes dst[i] = x[i]*y[i] + z[i].
+	fmaF32 = func(dst, x, y, z []float32) {
+		x, y, z = x[:len(dst)], y[:len(dst)], z[:len(dst)]
+		for i := range dst {
+			dst[i] = x[i]*y[i] + z[i]
+		}
+	}
+	// sumF32 returns the sum of x accumulated in float64.
+	sumF32 = sumF32Go
+)
+
+func init() {
+	for op := device.OpNeg; op <= device.OpCeil; op++ {
+		if op != device.OpIsNaN && op != device.OpNot && op != device.OpCast {
+			unaryF32[op] = unaryF32Go(op)
+		}
+	}
+	for _, op := range []device.Op{device.OpAdd, device.OpSub, device.OpMul, device.OpDiv, device.OpPow, device.OpMax, device.OpMin} {
+		binaryF32[op] = binaryF32Go(op)
+	}
+	for op := device.OpEq; op <= device.OpGe; op++ {
+		compareF32[op] = compareGo[float32](op)
+		compareI32[op] = compareGo[int32](op)
+	}
+}
+
+// unaryF32Go returns the pure-Go kernel of a float unary op: specialized
+// loops for the cheap ops, device.UnaryF32 for the rest.
+func unaryF32Go(op device.Op) func(dst, x []float32) {
+	switch op {
+	case device.OpNeg:
+		return func(dst, x []float32) {
+			x = x[:len(dst)]
+			for i := range dst {
+				dst[i] = -x[i]
+			}
+		}
+	case device.OpRelu:
+		return func(dst, x []float32) {
+			x = x[:len(dst)]
+			for i := range dst {
+				v := x[i]
+				if !(v > 0 || v != v) {
+					v = 0
+				}
+				dst[i] = v
+			}
+		}
+	case device.OpRecip:
+		return func(dst, x []float32) {
+			x = x[:len(dst)]
+			for i := range dst {
+				dst[i] = 1 / x[i]
+			}
+		}
+	}
+	return func(dst, x []float32) {
+		x = x[:len(dst)]
+		for i := range dst {
+			dst[i] = device.UnaryF32(op, x[i])
+		}
+	}
+}
+
+// binaryF32Go returns the pure-Go kernel of a float binary op.
+func binaryF32Go(op device.Op) func(dst, x, y []float32) {
+	switch op {
+	case device.OpAdd:
+		return func(dst, x, y []float32) {
+			x, y = x[:len(dst)], y[:len(dst)]
+			for i := range dst {
+				dst[i] = x[i] + y[i]
+			}
+		}
+	case device.OpSub:
+		return func(dst, x, y []float32) {
+			x, y = x[:len(dst)], y[:len(dst)]
+			for i := range dst {
+				dst[i] = x[i] - y[i]
+			}
+		}
+	case device.OpMul:
+		return func(dst, x, y []float32) {
+			x, y = x[:len(dst)], y[:len(dst)]
+			for i := range dst {
+				dst[i] = x[i] * y[i]
+			}
+		}
+	case device.OpDiv:
+		return func(dst, x, y []float32) {
+			x, y = x[:len(dst)], y[:len(dst)]
+			for i := range dst {
+				dst[i] = x[i] / y[i]
+			}
+		}
+	case device.OpMax:
+		return func(dst, x, y []float32) {
+			x, y = x[:len(dst)], y[:len(dst)]
+			for i := range dst {
+				a, b := x[i], y[i]
+				if a != a || a > b {
+					b = a
+				}
+				dst[i] = b
+			}
+		}
+	case device.OpMin:
+		return func(dst, x, y []float32) {
+			x, y = x[:len(dst)], y[:len(dst)]
+			for i := range dst {
+				a, b := x[i], y[i]
+				if a != a || a < b {
+					b = a
+				}
+				dst[i] = b
+			}
+		}
+	}
+	return func(dst, x, y []float32) {
+		x, y = x[:len(dst)], y[:len(dst)]
+		for i := range dst {
+			dst[i] = device.BinaryF32(op, x[i], y[i])
+		}
+	}
+}
+
+// b2u converts a bool to 0 or 1.
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// compareGo returns the pure-Go kernel of a comparison.
+func compareGo[T float32 | int32](op device.Op) func(dst []uint8, x, y []T) {
+	switch op {
+	case device.OpEq:
+		return func(dst []uint8, x, y []T) {
+			x, y = x[:len(dst)], y[:len(dst)]
+			for i := range dst {
+				dst[i] = b2u(x[i] == y[i])
+			}
+		}
+	case device.OpNe:
+		return func(dst []uint8, x, y []T) {
+			x, y = x[:len(dst)], y[:len(dst)]
+			for i := range dst {
+				dst[i] = b2u(x[i] != y[i])
+			}
+		}
+	case device.OpLt:
+		return func(dst []uint8, x, y []T) {
+			x, y = x[:len(dst)], y[:len(dst)]
+			for i := range dst {
+				dst[i] = b2u(x[i] < y[i])
+			}
+		}
+	case device.OpLe:
+		return func(dst []uint8, x, y []T) {
+			x, y = x[:len(dst)], y[:len(dst)]
+			for i := range dst {
+				dst[i] = b2u(x[i] <= y[i])
+			}
+		}
+	case device.OpGt:
+		return func(dst []uint8, x, y []T) {
+			x, y = x[:len(dst)], y[:len(dst)]
+			for i := range dst {
+				dst[i] = b2u(x[i] > y[i])
+			}
+		}
+	}
+	return func(dst []uint8, x, y []T) {
+		x, y = x[:len(dst)], y[:len(dst)]
+		for i := range dst {
+			dst[i] = b2u(x[i] >= y[i])
+		}
+	}
+}
+
+// sumF32Go sums x in float64 with four independent accumulators.
+func sumF32Go(x []float32) float64 {
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += float64(x[i])
+		s1 += float64(x[i+1])
+		s2 += float64(x[i+2])
+		s3 += float64(x[i+3])
+	}
+	for ; i < len(x); i++ {
+		s0 += float64(x[i])
+	}
+	return (s0 + s1) + (s2 + s3)
+}

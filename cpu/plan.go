@@ -1,0 +1,321 @@
+package cpu
+
+import (
+	"unsafe"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// chunkLen is the number of elements the interpreter evaluates at a time:
+// small enough that a program's live registers stay in the L1/L2 caches,
+// large enough to amortize the per-instruction dispatch.
+const chunkLen = 1024
+
+// Register classes: how a register's values are held in scratch.
+const (
+	classF32 = iota // float32
+	classI32        // int32
+	classU8         // bool as 0 or 1
+)
+
+// classOf returns the register class of a register type.
+func classOf(t device.DType) int8 {
+	switch t {
+	case device.Int32:
+		return classI32
+	case device.Bool:
+		return classU8
+	}
+	return classF32
+}
+
+// srcKind classifies a source's addressing after dimensions are coalesced.
+type srcKind uint8
+
+const (
+	srcContiguous srcKind = iota // element index = off + position
+	srcScalar                    // every position reads element off
+	srcStrided                   // general strides
+)
+
+// typed holds one buffer viewed as each element type.
+type typed struct {
+	dt   device.DType
+	base unsafe.Pointer // first byte, to detect aliasing
+	f32  []float32
+	u16  []uint16
+	i32  []int32
+	u8   []uint8
+}
+
+// typedBytes views data as elements of dt.
+func typedBytes(data []byte, dt device.DType) typed {
+	t := typed{dt: dt, base: unsafe.Pointer(unsafe.SliceData(data))}
+	switch dt {
+	case device.Float32:
+		t.f32 = asF32(data)
+	case device.Float16, device.BFloat16:
+		t.u16 = asU16(data)
+	case device.Int32:
+		t.i32 = asI32(data)
+	case device.Bool:
+		t.u8 = data
+	}
+	return t
+}
+
+// source is one input of a plan.
+type source struct {
+	typed
+	off     int
+	strides []int // coalesced, one per plan dimension
+	kind    srcKind
+}
+
+// sink is one output of a plan: a contiguous range starting at off.
+type sink struct {
+	typed
+	off int
+	reg device.Reg
+}
+
+// regInfo says where a register's values live during a chunk.
+type regInfo struct {
+	class  int8
+	slot   int32 // scratch slot of its class, or -1
+	alias  bool  // an input read in place from its buffer
+	direct int32 // the sink whose memory holds it, or -1
+}
+
+// plan is a program compiled against its sources and sinks: coalesced
+// dimensions, source addressing, and a register allocation that reuses
+// scratch slots once a register is dead. A plan is reused across kernels to
+// avoid allocation.
+type plan struct {
+	code    []device.Instr
+	shape   []int
+	n       int
+	dims    []int
+	srcs    []source
+	sinks   []sink
+	regs    []regInfo
+	nslots  [3]int
+	raw     []int // sources' strides before coalescing, rank per source
+	coal    []int // coalesced strides, rank per source
+	lastUse []int32
+	free    [3][]int32
+}
+
+// reset starts a plan for code over shape.
+func (p *plan) reset(code []device.Instr, shape []int) {
+	p.code = code
+	p.shape = shape
+	p.n = device.NumElements(shape)
+	p.srcs = p.srcs[:0]
+	p.sinks = p.sinks[:0]
+	p.raw = p.raw[:0]
+}
+
+// addView adds an input view of a device buffer.
+func (p *plan) addView(data []byte, v device.View) {
+	p.srcs = append(p.srcs, source{typed: typedBytes(data, v.DType), off: v.Offset})
+	p.raw = append(p.raw, v.Strides...)
+}
+
+// addF32 adds a contiguous float32 input of the plan's shape held in s.
+func (p *plan) addF32(s []float32) {
+	p.srcs = append(p.srcs, source{typed: typed{dt: device.Float32, f32: s, base: unsafe.Pointer(unsafe.SliceData(s))}})
+	p.addContiguousStrides()
+}
+
+// addI32 adds a contiguous int32 input of the plan's shape held in s.
+func (p *plan) addI32(s []int32) {
+	p.srcs = append(p.srcs, source{typed: typed{dt: device.Int32, i32: s, base: unsafe.Pointer(unsafe.SliceData(s))}})
+	p.addContiguousStrides()
+}
+
+func (p *plan) addContiguousStrides() {
+	r := len(p.shape)
+	p.raw = grow(p.raw, len(p.raw)+r)
+	st := p.raw[len(p.raw)-r:]
+	acc := 1
+	for i := r - 1; i >= 0; i-- {
+		st[i] = acc
+		acc *= p.shape[i]
+	}
+}
+
+// addSink adds an output: a contiguous view of the plan's shape storing reg.
+func (p *plan) addSink(data []byte, v device.View, reg device.Reg) {
+	p.sinks = append(p.sinks, sink{typed: typedBytes(data, v.DType), off: v.Offset, reg: reg})
+}
+
+// finish coalesces dimensions and allocates registers. outputs names the
+// registers that must stay live to the end of a chunk (the stored ones and,
+// for a reduction prologue, the reduced one).
+func (p *plan) finish(outputs []device.Reg) {
+	p.coalesce()
+	p.allocate(outputs)
+}
+
+// coalesce drops dimensions of size one and merges neighbours that every
+// source steps through as one, so most plans run over one or two dimensions.
+func (p *plan) coalesce() {
+	r := len(p.shape)
+	rr := max(r, 1) // coalesced strides kept per source
+	ns := len(p.srcs)
+	p.dims = p.dims[:0]
+	p.coal = grow(p.coal, ns*rr)
+	nd := 0
+	for i, s := range p.shape {
+		if s == 1 {
+			continue
+		}
+		merge := nd > 0
+		for k := 0; merge && k < ns; k++ {
+			merge = p.raw[k*r+i]*s == p.coal[k*rr+nd-1]
+		}
+		if merge {
+			p.dims[nd-1] *= s
+			for k := 0; k < ns; k++ {
+				p.coal[k*rr+nd-1] = p.raw[k*r+i]
+			}
+			continue
+		}
+		p.dims = append(p.dims, s)
+		for k := 0; k < ns; k++ {
+			p.coal[k*rr+nd] = p.raw[k*r+i]
+		}
+		nd++
+	}
+	if nd == 0 { // one element: a single dimension
+		p.dims = append(p.dims, p.n)
+		for k := 0; k < ns; k++ {
+			p.coal[k*rr] = 0
+		}
+		nd = 1
+	}
+	for k := range p.srcs {
+		s := &p.srcs[k]
+		s.strides = p.coal[k*rr : k*rr+nd]
+		s.kind = srcStrided
+		switch {
+		case nd == 1 && (s.strides[0] == 1 || p.n <= 1):
+			s.kind = srcContiguous
+		case allZero(s.strides):
+			s.kind = srcScalar
+		}
+	}
+}
+
+func allZero(s []int) bool {
+	for _, v := range s {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// aliasFree reports whether no sink shares a buffer with a source or with
+// another sink, so inputs may be read in place and results written straight
+// into their outputs.
+func (p *plan) aliasFree() bool {
+	for i, o := range p.sinks {
+		if o.base == nil {
+			continue
+		}
+		for _, s := range p.srcs {
+			if s.base == o.base {
+				return false
+			}
+		}
+		for _, o2 := range p.sinks[:i] {
+			if o2.base == o.base {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// allocate assigns each register a place: read in place (contiguous
+// float32/int32 inputs), written in place (a result stored to an output of
+// its own representation), or a scratch slot reused once its register is
+// dead.
+func (p *plan) allocate(outputs []device.Reg) {
+	n := len(p.code)
+	p.regs = grow(p.regs, n)
+	p.lastUse = grow(p.lastUse, n)
+	for i := range p.lastUse {
+		p.lastUse[i] = -1
+	}
+	for i, in := range p.code {
+		for a := 0; a < in.Op.Arity(); a++ {
+			p.lastUse[in.Args[a]] = int32(i)
+		}
+	}
+	for _, r := range outputs {
+		p.lastUse[r] = int32(n)
+	}
+	inPlace := p.aliasFree()
+	for i, in := range p.code {
+		ri := regInfo{class: classOf(in.Type), slot: -1, direct: -1}
+		if in.Op == device.OpInput && inPlace {
+			s := &p.srcs[in.Index]
+			ri.alias = s.kind == srcContiguous && (s.dt == device.Float32 || s.dt == device.Int32)
+		}
+		p.regs[i] = ri
+	}
+	if inPlace {
+		for j, o := range p.sinks {
+			r := &p.regs[o.reg]
+			if !r.alias && r.direct < 0 && o.dt == p.code[o.reg].Type && p.code[o.reg].Op != device.OpInput {
+				r.direct = int32(j)
+			}
+		}
+	}
+	p.nslots = [3]int{}
+	for c := range p.free {
+		p.free[c] = p.free[c][:0]
+	}
+	release := func(r device.Reg) {
+		ri := &p.regs[r]
+		if ri.slot >= 0 {
+			p.free[ri.class] = append(p.free[ri.class], ri.slot)
+		}
+	}
+	for i, in := range p.code {
+		for a := 0; a < in.Op.Arity(); a++ {
+			r := in.Args[a]
+			if p.lastUse[r] == int32(i) && !repeated(in, a) {
+				release(r)
+			}
+		}
+		ri := &p.regs[i]
+		if !ri.alias && ri.direct < 0 {
+			c := ri.class
+			if f := p.free[c]; len(f) > 0 {
+				ri.slot = f[len(f)-1]
+				p.free[c] = f[:len(f)-1]
+			} else {
+				ri.slot = int32(p.nslots[c])
+				p.nslots[c]++
+			}
+		}
+		if p.lastUse[i] < 0 {
+			release(device.Reg(i))
+		}
+	}
+}
+
+// repeated reports whether argument a of in also appears earlier among its
+// arguments, so that a register is released once.
+func repeated(in device.Instr, a int) bool {
+	for b := 0; b < a; b++ {
+		if in.Args[b] == in.Args[a] {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,56 @@
+package cpu
+
+// scratch holds device-wide temporaries reused across kernels; kernels hold
+// the device lock while they use it.
+type scratch struct {
+	f32a, f32b []float32
+	i32        []int32
+	ints       []int
+	shape      []int
+	states     []accState
+}
+
+// grow returns s resized to n elements, reallocating only when it must.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// workspace is one worker's scratch: register slots for the interpreter and
+// buffers for packing and im2col.
+type workspace struct {
+	f32slots [][]float32
+	i32slots [][]int32
+	u8slots  [][]uint8
+	rf32     [][]float32 // register slices of the chunk being evaluated
+	ri32     [][]int32
+	ru8      [][]uint8
+	u16      []uint16 // raw half-precision loads
+	idx      []int    // odometer
+	pack     []float32
+	col      []float32
+	tmp      []float32
+}
+
+// prepare sizes the register tables and scratch for evaluating plan p.
+func (ws *workspace) prepare(p *plan) {
+	n, slots := len(p.code), p.nslots
+	ws.idx = grow(ws.idx, len(p.dims))
+	ws.rf32 = grow(ws.rf32, n)
+	ws.ri32 = grow(ws.ri32, n)
+	ws.ru8 = grow(ws.ru8, n)
+	for len(ws.f32slots) < slots[classF32] {
+		ws.f32slots = append(ws.f32slots, make([]float32, chunkLen))
+	}
+	for len(ws.i32slots) < slots[classI32] {
+		ws.i32slots = append(ws.i32slots, make([]int32, chunkLen))
+	}
+	for len(ws.u8slots) < slots[classU8] {
+		ws.u8slots = append(ws.u8slots, make([]uint8, chunkLen))
+	}
+	if len(ws.u16) < chunkLen {
+		ws.u16 = make([]uint16, chunkLen)
+	}
+}
