@@ -160,9 +160,9 @@ func TestElementwiseDTypesLoadsAndStores(t *testing.T) {
 	i := b.Input(2, device.Int32)
 	c := b.Input(3, device.Bool)
 	s := b.Binary(device.OpAdd, b.Binary(device.OpMul, x, y), b.Cast(i, device.Float32)) // x*y + float(i)
-	b.Output(s)                                                                             // float16
-	b.Output(s)                                                                             // bfloat16
-	b.Output(b.Cast(s, device.Int32))                                                       // int32
+	b.Output(s)                                                                          // float16
+	b.Output(s)                                                                          // bfloat16
+	b.Output(b.Cast(s, device.Int32))                                                    // int32
 	b.Output(b.Binary(device.OpAnd, b.Binary(device.OpGt, s, b.Const(0, device.Float32)), c))
 	b.Output(b.Where(c, b.Cast(c, device.Int32), b.Const(-3, device.Int32)))
 	outs := []device.DType{device.Float16, device.BFloat16, device.Int32, device.Bool, device.Int32}

@@ -102,7 +102,9 @@ func poisoned(t testing.TB, d *Device, dt device.DType, n int) device.Buffer {
 	return b
 }
 
-func putU32(b []byte, v uint32) { b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24) }
+func putU32(b []byte, v uint32) {
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
 func putU16(b []byte, v uint16) { b[0], b[1] = byte(v), byte(v>>8) }
 func getU32(b []byte) uint32 {
 	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
