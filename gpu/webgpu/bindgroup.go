@@ -1,0 +1,84 @@
+//go:build cgo
+
+package webgpu
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rajveermalviya/go-webgpu/wgpu"
+	"github.com/shaderflow/shaderflow/gpu"
+)
+
+// bindGroupCache keeps one bind group per distinct list of bound ranges;
+// freeing a buffer drops the groups that name it (their release waits until
+// the queue is idle).
+type bindGroupCache struct {
+	groups map[string]*wgpu.BindGroup
+	byBuf  map[*buffer][]string
+	key    strings.Builder
+}
+
+func (c *bindGroupCache) init() {
+	c.groups = map[string]*wgpu.BindGroup{}
+	c.byBuf = map[*buffer][]string{}
+}
+
+// get returns the bind group binding the params window at 0 and bs at
+// 1..len(bs).
+func (c *bindGroupCache) get(d *Device, bs []gpu.Binding, bufs []*buffer) (*wgpu.BindGroup, error) {
+	c.key.Reset()
+	for i, b := range bs {
+		c.key.WriteString(strconv.FormatUint(bufs[i].id, 36))
+		c.key.WriteByte(':')
+		c.key.WriteString(strconv.FormatInt(b.Offset, 36))
+		c.key.WriteByte(':')
+		c.key.WriteString(strconv.FormatInt(b.Size, 36))
+		c.key.WriteByte(';')
+	}
+	if g, ok := c.groups[c.key.String()]; ok {
+		return g, nil
+	}
+	key := c.key.String()
+	lay, err := d.pipes.layout(d, len(bs))
+	if err != nil {
+		return nil, err
+	}
+	entries := make([]wgpu.BindGroupEntry, len(bs)+1)
+	entries[0] = wgpu.BindGroupEntry{Binding: 0, Buffer: d.batch.paramsBuf, Size: paramsWindowBytes}
+	for i, b := range bs {
+		if b.Size <= 0 || b.Offset < 0 || b.Offset+b.Size > bufs[i].size {
+			return nil, fmt.Errorf("webgpu: binding %d: range [%d,%d) of a %d-byte buffer", i+1, b.Offset, b.Offset+b.Size, bufs[i].size)
+		}
+		entries[i+1] = wgpu.BindGroupEntry{Binding: uint32(i + 1), Buffer: bufs[i].b, Offset: uint64(b.Offset), Size: uint64(b.Size)}
+	}
+	g, err := d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Layout: lay.bgl, Entries: entries})
+	if err != nil {
+		return nil, fmt.Errorf("webgpu: bind group: %v", err)
+	}
+	c.groups[key] = g
+	for _, b := range bufs {
+		c.byBuf[b] = append(c.byBuf[b], key)
+	}
+	return g, nil
+}
+
+// forget drops the bind groups that use b.
+func (c *bindGroupCache) forget(b *buffer) {
+	d := b.d
+	for _, k := range c.byBuf[b] {
+		if g, ok := c.groups[k]; ok {
+			delete(c.groups, k)
+			d.graveyard = append(d.graveyard, g.Release)
+		}
+	}
+	delete(c.byBuf, b)
+}
+
+func (c *bindGroupCache) releaseAll() {
+	for _, g := range c.groups {
+		g.Release()
+	}
+	c.init()
+}

@@ -1,0 +1,26 @@
+//go:build !cgo
+
+package webgpu
+
+import (
+	"fmt"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+func init() { device.Register(nocgo{}) }
+
+// nocgo is the backend registered when the package is built without cgo:
+// it lists no adapters and says why.
+type nocgo struct{}
+
+func (nocgo) Name() string { return Name }
+
+func (nocgo) Adapters() ([]device.Info, error) {
+	return nil, fmt.Errorf("webgpu: built without cgo (rebuild with CGO_ENABLED=1 and a C compiler): %w", device.ErrUnavailable)
+}
+
+func (b nocgo) Open(int) (device.Device, error) {
+	_, err := b.Adapters()
+	return nil, err
+}
