@@ -136,4 +136,3 @@ func adapterKind(t wgpu.AdapterType) device.Kind {
 
 // errClosed is returned by every call on a closed device.
 var errClosed = fmt.Errorf("webgpu: %w", device.ErrClosed)
-
