@@ -291,3 +291,25 @@ fn prog_store(blk: u32, v: u32, p: u32, bits: u32, ty: u32) {
     let e = view_elem(d, blk + PB_SHAPE, params[blk + PB_RANK], p);
     view_store(d, e, cast_bits(bits, ty, compute_type(view_dtype(d))));
 }
+
+// view_elem_sub is view_elem with the coordinate along dimension axis
+// replaced by c_axis (gather and scatter).
+fn view_elem_sub(d: u32, shape: u32, r: u32, p: u32, axis: u32, c_axis: u32) -> u32 {
+    var e = params[d + VD_OFFSET];
+    var q = p;
+    for (var i = r; i > 0u; i = i - 1u) {
+        let s = params[shape + i - 1u];
+        var c = q % s;
+        q = q / s;
+        if (i - 1u == axis) {
+            c = c_axis;
+        }
+        e = e + c * params[d + VD_STRIDES + i - 1u];
+    }
+    return e;
+}
+
+// invocation returns the linear invocation number of a 1-D kernel.
+fn invocation(wid: vec3<u32>, nwg: vec3<u32>, li: u32) -> u32 {
+    return linear_workgroup(wid, nwg) * WG + li;
+}

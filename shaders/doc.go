@@ -13,13 +13,15 @@
 //     interpreter and by generated code);
 //   - interp.wgsl: the hook functions implemented by an interpreter of the
 //     program bytecode in the params buffer (the Vulkan kernels);
+//   - window.wgsl: convolution and pooling window geometry;
 //   - one file per kernel kind with its @compute entry points: elementwise,
 //     reduce, matmul, conv, pool, gather, scatter, copy.
 //
 // A kind's complete shader is its file plus every helper file (the files
 // without an entry point). The WebGPU backend instead composes the kind's
-// file with common.wgsl, ops.wgsl, Bindings(n) for the bindings it uses and
-// hook functions generated for the fused programs (see Compose). The
+// file with the helper files other than interp.wgsl and bindings.wgsl,
+// Bindings(n) for the bindings it uses and hook functions generated for the
+// fused programs (see Compose). The
 // conventions (params layout, bindings, hooks) are documented in package gpu.
 //
 // This package imports no backend.

@@ -7,7 +7,7 @@
 @compute @workgroup_size(256)
 fn elementwise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) li: u32) {
-    let p = linear_workgroup(wid, nwg) * WG + li;
+    let p = invocation(wid, nwg, li);
     if (p < params[H_N]) {
         ew_program(p);
     }

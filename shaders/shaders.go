@@ -63,10 +63,33 @@ func Files() []string {
 	return names
 }
 
+// Helpers lists the helper files a kind is composed with by Compose: every
+// WGSL file that is not a kind's, the interpreter's or the bindings'.
+func Helpers() []string {
+	var hs []string
+	for _, f := range Files() {
+		if f == InterpFile || f == BindingsFile || isKind(f) {
+			continue
+		}
+		hs = append(hs, f)
+	}
+	return hs
+}
+
+func isKind(file string) bool {
+	for _, k := range Kinds {
+		if file == string(k)+".wgsl" {
+			return true
+		}
+	}
+	return false
+}
+
 // Compose returns the complete WGSL of kind k for the given number of data
 // bindings, with hooks as the implementation of the kind's hook functions
-// (generated code; Source(InterpFile) gives the interpreter). Each part
-// starts with a comment naming it.
+// (generated code; Source(InterpFile) gives the interpreter): the kind's
+// file, the helpers, Bindings(dataBindings) and hooks. Each part starts with
+// a comment naming it.
 func Compose(k Kind, dataBindings int, hooks string) string {
 	var b strings.Builder
 	part := func(name, text string) {
@@ -77,8 +100,9 @@ func Compose(k Kind, dataBindings int, hooks string) string {
 		}
 	}
 	part(string(k)+".wgsl", Source(string(k)+".wgsl"))
-	part(CommonFile, Source(CommonFile))
-	part(OpsFile, Source(OpsFile))
+	for _, h := range Helpers() {
+		part(h, Source(h))
+	}
 	part(fmt.Sprintf("bindings (%d)", dataBindings), Bindings(dataBindings))
 	part("hooks", hooks)
 	return b.String()
