@@ -1,0 +1,69 @@
+package vec
+
+// Elementwise kernels of two operands. All slices must have the same length
+// (they panic otherwise); dst may be the same slice as an operand but must not
+// otherwise overlap one. Maximum and Minimum propagate NaN like device.BinaryF32: the
+// result is the first operand when it is NaN, else the second when that is
+// NaN.
+
+func binary(op binaryOp, dst, a, b []float32) {
+	checkLen(op.String(), "dst, a, b", len(dst), len(a), len(b))
+	current.binary[op](dst, a, b)
+}
+
+func scalarOp(op binaryOp, dst, a []float32, s float32) {
+	name := op.String()
+	if op < numBinary {
+		name += "Scalar"
+	}
+	checkLen(name, "dst, a", len(dst), len(a))
+	current.scalar[op](dst, a, s)
+}
+
+// Add sets dst[i] = a[i] + b[i].
+func Add(dst, a, b []float32) { binary(opAdd, dst, a, b) }
+
+// Sub sets dst[i] = a[i] - b[i].
+func Sub(dst, a, b []float32) { binary(opSub, dst, a, b) }
+
+// Mul sets dst[i] = a[i] * b[i].
+func Mul(dst, a, b []float32) { binary(opMul, dst, a, b) }
+
+// Div sets dst[i] = a[i] / b[i].
+func Div(dst, a, b []float32) { binary(opDiv, dst, a, b) }
+
+// Maximum sets dst[i] = max(a[i], b[i]), propagating NaN (torch.maximum).
+func Maximum(dst, a, b []float32) { binary(opMax, dst, a, b) }
+
+// Minimum sets dst[i] = min(a[i], b[i]), propagating NaN (torch.minimum).
+func Minimum(dst, a, b []float32) { binary(opMin, dst, a, b) }
+
+// AddScalar sets dst[i] = a[i] + s.
+func AddScalar(dst, a []float32, s float32) { scalarOp(opAdd, dst, a, s) }
+
+// SubScalar sets dst[i] = a[i] - s.
+func SubScalar(dst, a []float32, s float32) { scalarOp(opSub, dst, a, s) }
+
+// MulScalar sets dst[i] = a[i] * s.
+func MulScalar(dst, a []float32, s float32) { scalarOp(opMul, dst, a, s) }
+
+// DivScalar sets dst[i] = a[i] / s.
+func DivScalar(dst, a []float32, s float32) { scalarOp(opDiv, dst, a, s) }
+
+// MaximumScalar sets dst[i] = max(a[i], s), propagating NaN.
+func MaximumScalar(dst, a []float32, s float32) { scalarOp(opMax, dst, a, s) }
+
+// MinimumScalar sets dst[i] = min(a[i], s), propagating NaN.
+func MinimumScalar(dst, a []float32, s float32) { scalarOp(opMin, dst, a, s) }
+
+// ScalarSub sets dst[i] = s - a[i].
+func ScalarSub(dst, a []float32, s float32) { scalarOp(opScalarSub, dst, a, s) }
+
+// ScalarDiv sets dst[i] = s / a[i].
+func ScalarDiv(dst, a []float32, s float32) { scalarOp(opScalarDiv, dst, a, s) }
+
+// Fma sets dst[i] = a[i]*b[i] + c[i], rounded once.
+func Fma(dst, a, b, c []float32) {
+	checkLen("Fma", "dst, a, b, c", len(dst), len(a), len(b), len(c))
+	current.fma(dst, a, b, c)
+}

@@ -1,0 +1,225 @@
+package vec
+
+import (
+	"math"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// The pure-Go kernels: the whole of LevelGo, and the reference structure the
+// assembly follows.
+
+func goKernels() *kernels {
+	k := &kernels{
+		fma:        goFma,
+		sum:        goSum,
+		dot:        goDot,
+		sumSqDiff:  goSumSqDiff,
+		max:        func(x []float32) float32 { return goExtreme(x, true) },
+		min:        func(x []float32) float32 { return goExtreme(x, false) },
+		indexOf:    goIndexOf,
+		expSub:     goExpSub,
+		sumExpSub:  func(x []float32, m float32) float64 { return goExpSub(nil, x, m) },
+		toHalf:     goToHalf,
+		fromHalf:   goFromHalf,
+		toBFloat:   goToBFloat,
+		fromBFloat: goFromBFloat,
+	}
+	fns := [numUnary]func(float32) float32{
+		opNeg:      func(x float32) float32 { return -x },
+		opAbs:      abs32,
+		opRelu:     relu32,
+		opSqrt:     func(x float32) float32 { return float32(math.Sqrt(float64(x))) },
+		opRsqrt:    func(x float32) float32 { return 1 / float32(math.Sqrt(float64(x))) },
+		opRecip:    func(x float32) float32 { return 1 / x },
+		opExp:      exp32,
+		opLog:      log32,
+		opTanh:     tanh32,
+		opSigmoid:  sigmoid32,
+		opErf:      erf32,
+		opGeluErf:  geluErf32,
+		opGeluTanh: geluTanh32,
+		opSilu:     silu32,
+		opSin:      func(x float32) float32 { return sincos32(x, false) },
+		opCos:      func(x float32) float32 { return sincos32(x, true) },
+	}
+	for op, f := range fns {
+		k.unary[op] = goUnary(f)
+	}
+	bfns := [numScalar]func(a, b float32) float32{
+		opAdd:       func(a, b float32) float32 { return a + b },
+		opSub:       func(a, b float32) float32 { return a - b },
+		opMul:       func(a, b float32) float32 { return a * b },
+		opDiv:       func(a, b float32) float32 { return a / b },
+		opMax:       max32,
+		opMin:       min32,
+		opScalarSub: func(a, s float32) float32 { return s - a },
+		opScalarDiv: func(a, s float32) float32 { return s / a },
+	}
+	for op, f := range bfns {
+		if binaryOp(op) < numBinary {
+			k.binary[op] = goBinary(f)
+		}
+		k.scalar[op] = goScalar(f)
+	}
+	return k
+}
+
+// relu32 is device.UnaryF32's Relu: x when x > 0 or NaN, else +0.
+func relu32(x float32) float32 {
+	if x > 0 || x != x {
+		return x
+	}
+	return 0
+}
+
+// max32 is device.BinaryF32's Max.
+func max32(a, b float32) float32 {
+	if a != a || a > b {
+		return a
+	}
+	return b
+}
+
+// min32 is device.BinaryF32's Min.
+func min32(a, b float32) float32 {
+	if a != a || a < b {
+		return a
+	}
+	return b
+}
+
+func goUnary(f func(float32) float32) func(dst, x []float32) {
+	return func(dst, x []float32) {
+		for i, v := range x {
+			dst[i] = f(v)
+		}
+	}
+}
+
+func goBinary(f func(a, b float32) float32) func(dst, a, b []float32) {
+	return func(dst, a, b []float32) {
+		for i := range dst {
+			dst[i] = f(a[i], b[i])
+		}
+	}
+}
+
+func goScalar(f func(a, s float32) float32) func(dst, a []float32, s float32) {
+	return func(dst, a []float32, s float32) {
+		for i, v := range a {
+			dst[i] = f(v, s)
+		}
+	}
+}
+
+func goFma(dst, a, b, c []float32) {
+	for i := range dst {
+		dst[i] = fma32(a[i], b[i], c[i])
+	}
+}
+
+func goSum(x []float32) float64 {
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += float64(x[i])
+		s1 += float64(x[i+1])
+		s2 += float64(x[i+2])
+		s3 += float64(x[i+3])
+	}
+	for ; i < len(x); i++ {
+		s0 += float64(x[i])
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+func goDot(a, b []float32) float64 {
+	var s0, s1 float64
+	i := 0
+	for ; i+2 <= len(a); i += 2 {
+		s0 += float64(a[i]) * float64(b[i])
+		s1 += float64(a[i+1]) * float64(b[i+1])
+	}
+	if i < len(a) {
+		s0 += float64(a[i]) * float64(b[i])
+	}
+	return s0 + s1
+}
+
+func goSumSqDiff(x []float32, mean float32) float64 {
+	m := float64(mean)
+	var s0, s1 float64
+	i := 0
+	for ; i+2 <= len(x); i += 2 {
+		d0, d1 := float64(x[i])-m, float64(x[i+1])-m
+		s0 += d0 * d0
+		s1 += d1 * d1
+	}
+	if i < len(x) {
+		d := float64(x[i]) - m
+		s0 += d * d
+	}
+	return s0 + s1
+}
+
+// goExtreme returns the maximum (max true) or minimum, or the first NaN.
+func goExtreme(x []float32, max bool) float32 {
+	m := x[0]
+	for _, v := range x {
+		if v != v {
+			return v
+		}
+		if (max && v > m) || (!max && v < m) {
+			m = v
+		}
+	}
+	return m
+}
+
+func goIndexOf(x []float32, v float32) int {
+	nan := v != v
+	for i, e := range x {
+		if e == v || (nan && e != e) {
+			return i
+		}
+	}
+	return -1
+}
+
+// goExpSub stores exp(x-m) in dst (unless dst is nil) and returns the sum.
+func goExpSub(dst, x []float32, m float32) float64 {
+	var s float64
+	for i, v := range x {
+		e := exp32(v - m)
+		if dst != nil {
+			dst[i] = e
+		}
+		s += float64(e)
+	}
+	return s
+}
+
+func goToHalf(dst []uint16, src []float32) {
+	for i, v := range src {
+		dst[i] = device.Float32ToFloat16(v)
+	}
+}
+
+func goFromHalf(dst []float32, src []uint16) {
+	for i, v := range src {
+		dst[i] = device.Float16ToFloat32(v)
+	}
+}
+
+func goToBFloat(dst []uint16, src []float32) {
+	for i, v := range src {
+		dst[i] = device.Float32ToBFloat16(v)
+	}
+}
+
+func goFromBFloat(dst []float32, src []uint16) {
+	for i, v := range src {
+		dst[i] = device.BFloat16ToFloat32(v)
+	}
+}

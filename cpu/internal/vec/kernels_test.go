@@ -1,0 +1,214 @@
+package vec
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// testLengths cover empty, sub-vector, exact-vector and odd tails at both
+// vector widths (8 and 16 lanes), and a large odd size.
+var testLengths = []int{0, 1, 7, 15, 16, 17, 33, 1000, 100003}
+
+// specials are inserted into random inputs.
+var specials = []float32{0, float32(math.Copysign(0, -1)), 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)),
+	float32(math.NaN()), math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, 0x1p-126, -0x1p-130,
+	88.72, 88.73, -87.4, -103.9, -104, 200, -200, 1e30, -1e30, 3.14159265, 1e4, -65536, 65537}
+
+// randInput returns n values: a mix of uniform [-scale, scale], log-uniform
+// magnitudes of both signs and specials.
+func randInput(r *rand.Rand, n int, scale float32) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		switch k := r.IntN(16); {
+		case k == 0:
+			x[i] = specials[r.IntN(len(specials))]
+		case k < 6:
+			x[i] = float32(math.Ldexp(r.Float64(), r.IntN(60)-40))
+			if r.IntN(2) == 0 {
+				x[i] = -x[i]
+			}
+		default:
+			x[i] = (2*r.Float32() - 1) * scale
+		}
+	}
+	return x
+}
+
+// poison returns a slice of n NaNs with a distinctive payload, so that an
+// unwritten element cannot pass.
+func poison(n int) []float32 {
+	p := make([]float32, n)
+	for i := range p {
+		p[i] = math.Float32frombits(0x7fa5a5a5)
+	}
+	return p
+}
+
+// unaryBound returns the error allowed for op in the kernel tests: the
+// sweep's documented bound, or exactness for the correctly rounded ops.
+func unaryBound(op unaryOp) bound {
+	if sw, ok := sweeps[op]; ok {
+		return sw.b
+	}
+	if op == opRsqrt {
+		return bound{maxULP: 1.5}
+	}
+	return bound{maxULP: 0.5}
+}
+
+// checkUnary compares got against the reference for every element.
+func checkUnary(t *testing.T, op unaryOp, x, got []float32) {
+	t.Helper()
+	b := unaryBound(op)
+	bad := 0
+	for i, v := range x {
+		ref := ref64(op, v)
+		u, a := errULP(got[i], ref)
+		if u <= b.maxULP || (math.Abs(ref) < b.absBelow && a <= b.maxAbs) {
+			continue
+		}
+		if bad++; bad <= 5 {
+			t.Errorf("%v(%g) [i=%d of %d] = %g, want %g (%.2f ulp)", op, v, i, len(x), got[i], ref, u)
+		}
+	}
+}
+
+func TestUnary(t *testing.T) {
+	r := newRand(t)
+	forEachLevel(t, func(t *testing.T, l Level) {
+		for op := unaryOp(0); op < numUnary; op++ {
+			for _, n := range testLengths {
+				scale := float32(10)
+				if op == opSin || op == opCos {
+					scale = 1e4
+				}
+				x := randInput(r, n, scale)
+				got := poison(n)
+				unary(op, got, x)
+				checkUnary(t, op, x, got)
+				// In place.
+				y := append([]float32(nil), x...)
+				unary(op, y, y)
+				checkUnary(t, op, x, y)
+			}
+		}
+	})
+}
+
+// TestUnaryMatchesDevice checks that the test's float64 references agree with
+// the contract's scalar semantics (device.UnaryF32) after rounding, except
+// where the contract's formula itself cancels.
+func TestUnaryMatchesDevice(t *testing.T) {
+	r := newRand(t)
+	x := randInput(r, 10000, 5)
+	for op := unaryOp(0); op < numUnary; op++ {
+		for _, v := range x {
+			want := device.UnaryF32(deviceOp[op], v)
+			got := float32(ref64(op, v))
+			if (op == opGeluErf || op == opGeluTanh) && v < -3 {
+				continue
+			}
+			if want != got && !(want != want && got != got) {
+				u, _ := errULP(want, ref64(op, v))
+				assert.LessOrEqual(t, u, 1.0, "%v(%g): device %g, ref %g", op, v, want, got)
+			}
+		}
+	}
+}
+
+func refBinary(op binaryOp, a, b float32) float32 {
+	switch op {
+	case opScalarSub:
+		return b - a
+	case opScalarDiv:
+		return b / a
+	}
+	return device.BinaryF32([...]device.Op{device.OpAdd, device.OpSub, device.OpMul, device.OpDiv, device.OpMax, device.OpMin}[op], a, b)
+}
+
+// sameBits reports whether a and b are identical, treating all NaNs alike.
+func sameBits(a, b float32) bool {
+	return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b)
+}
+
+func TestBinary(t *testing.T) {
+	r := newRand(t)
+	forEachLevel(t, func(t *testing.T, l Level) {
+		for _, n := range testLengths {
+			a, b := randInput(r, n, 10), randInput(r, n, 10)
+			s := randInput(r, 1, 10)[0]
+			for op := binaryOp(0); op < numScalar; op++ {
+				if op < numBinary {
+					got := poison(n)
+					binary(op, got, a, b)
+					for i := range got {
+						require.True(t, sameBits(got[i], refBinary(op, a[i], b[i])), "%v(%g, %g) = %g [i=%d of %d]", op, a[i], b[i], got[i], i, n)
+					}
+					// Aliasing: dst is a, then b.
+					for k, alias := range [][]float32{a, b} {
+						d := append([]float32(nil), alias...)
+						aa, bb := a, b
+						if k == 0 {
+							aa = d
+						} else {
+							bb = d
+						}
+						binary(op, d, aa, bb)
+						for i := range d {
+							require.True(t, sameBits(d[i], refBinary(op, a[i], b[i])), "aliased %v(%g, %g) = %g", op, a[i], b[i], d[i])
+						}
+					}
+				}
+				got := poison(n)
+				scalarOp(op, got, a, s)
+				for i := range got {
+					require.True(t, sameBits(got[i], refBinary(op, a[i], s)), "%vScalar(%g, %g) = %g [i=%d of %d]", op, a[i], s, got[i], i, n)
+				}
+			}
+			// NaN in either operand of Maximum/Minimum.
+			nan := float32(math.NaN())
+			for _, op := range []binaryOp{opMax, opMin} {
+				got := []float32{0}
+				binary(op, got, []float32{nan}, []float32{1})
+				assert.True(t, got[0] != got[0])
+				binary(op, got, []float32{1}, []float32{nan})
+				assert.True(t, got[0] != got[0])
+			}
+		}
+	})
+}
+
+func TestFma(t *testing.T) {
+	r := newRand(t)
+	forEachLevel(t, func(t *testing.T, l Level) {
+		for _, n := range testLengths {
+			a, b, c := randInput(r, n, 10), randInput(r, n, 10), randInput(r, n, 10)
+			got := poison(n)
+			Fma(got, a, b, c)
+			for i := range got {
+				ref := math.FMA(float64(a[i]), float64(b[i]), float64(c[i]))
+				u, _ := errULP(got[i], ref)
+				require.LessOrEqual(t, u, 0.5000001, "Fma(%g, %g, %g) = %g, want %g", a[i], b[i], c[i], got[i], ref)
+			}
+			Fma(a, a, b, c) // aliasing
+			for i := range a {
+				require.True(t, sameBits(a[i], got[i]))
+			}
+		}
+	})
+}
+
+func TestPanicsOnLengthMismatch(t *testing.T) {
+	assert.PanicsWithValue(t, "vec.Add: slices of unequal length (dst, a, b = [2 2 3])", func() {
+		Add(make([]float32, 2), make([]float32, 2), make([]float32, 3))
+	})
+	assert.Panics(t, func() { Exp(make([]float32, 1), nil) })
+	assert.Panics(t, func() { Max(nil) })
+	assert.Panics(t, func() { ArgMin(nil) })
+	assert.Panics(t, func() { SetLevel(numLevels) })
+}

@@ -1,0 +1,52 @@
+package vec
+
+// Reductions. Sums accumulate in float64 (several accumulators), so their
+// error is that of rounding the exact sum of the float32 terms to float64 a
+// few times: far below float32 precision for any realistic length.
+
+// Sum returns the sum of x, accumulated in float64. Sum of nothing is 0.
+func Sum(x []float32) float64 { return current.sum(x) }
+
+// Dot returns the sum of a[i]*b[i], accumulated in float64.
+func Dot(a, b []float32) float64 {
+	checkLen("Dot", "a, b", len(a), len(b))
+	return current.dot(a, b)
+}
+
+// SumSquares returns the sum of x[i]^2, accumulated in float64.
+func SumSquares(x []float32) float64 { return current.dot(x, x) }
+
+// SumSqDiff returns the sum of (x[i]-mean)^2, computed in float64: the
+// numerator of the variance.
+func SumSqDiff(x []float32, mean float32) float64 { return current.sumSqDiff(x, mean) }
+
+// Max returns the largest element of x, or a NaN if x holds one. When the
+// maximum is zero, its sign is either sign present. It panics on an empty
+// slice.
+func Max(x []float32) float32 {
+	checkNonEmpty("Max", len(x))
+	return current.max(x)
+}
+
+// Min returns the smallest element of x, or a NaN if x holds one. When the
+// minimum is zero, its sign is either sign present. It panics on an empty
+// slice.
+func Min(x []float32) float32 {
+	checkNonEmpty("Min", len(x))
+	return current.min(x)
+}
+
+// ArgMax returns the index of the first largest element of x; a NaN counts
+// as larger than everything (the first NaN wins). It panics on an empty slice.
+func ArgMax(x []float32) int {
+	checkNonEmpty("ArgMax", len(x))
+	return current.indexOf(x, current.max(x))
+}
+
+// ArgMin returns the index of the first smallest element of x; a NaN counts
+// as smaller than everything (the first NaN wins). It panics on an empty
+// slice.
+func ArgMin(x []float32) int {
+	checkNonEmpty("ArgMin", len(x))
+	return current.indexOf(x, current.min(x))
+}

@@ -1,0 +1,268 @@
+package vec
+
+import "math"
+
+// Scalar float32 versions of the transcendental kernels. They are the pure-Go
+// kernels and, step for step, the algorithms the assembly generator emits
+// (same reductions, polynomials, constants and special-value handling), so
+// every ISA level has the same error behaviour.
+
+// fma32 returns a*b+c. It is used where the vector kernels use a fused
+// multiply-add; the float64 intermediate makes it exact except for rare
+// double-rounding cases, which the error bounds absorb.
+func fma32(a, b, c float32) float32 {
+	return float32(math.FMA(float64(a), float64(b), float64(c)))
+}
+
+// horner evaluates c[0] + c[1] u + ... with fused multiply-adds.
+func horner(c []float32, u float32) float32 {
+	s := c[len(c)-1]
+	for i := len(c) - 2; i >= 0; i-- {
+		s = fma32(s, u, c[i])
+	}
+	return s
+}
+
+// isNaN32 reports whether x is a NaN.
+func isNaN32(x float32) bool { return x != x }
+
+// clamp returns x limited to [lo, hi]; NaN stays NaN.
+func clamp(x, lo, hi float32) float32 {
+	if x < lo {
+		return lo
+	}
+	if x > hi {
+		return hi
+	}
+	return x
+}
+
+// pow2 returns 2^e for -126 <= e <= 127.
+func pow2(e int32) float32 { return math.Float32frombits(uint32(e+127) << 23) }
+
+// ldexp returns p*2^n for n in [-150, 128], rounding once.
+func ldexp(p float32, n int32) float32 {
+	e1 := n >> 1
+	return p * pow2(e1) * pow2(n-e1)
+}
+
+// expHL returns exp(h+l) for |l| much smaller than 1 ulp of h.
+func expHL(h, l float32) float32 {
+	if isNaN32(h) {
+		return h
+	}
+	hc := clamp(h, expMin, expMax)
+	n := float32(math.RoundToEven(float64(hc * log2e)))
+	r := fma32(-n, ln2Hi, hc)
+	r = fma32(-n, ln2Lo, r)
+	r += l
+	q := horner(expPoly[:], r)
+	p := fma32(q, r*r, r) + 1
+	return ldexp(p, int32(n))
+}
+
+// exp32 returns e^x.
+func exp32(x float32) float32 { return expHL(x, 0) }
+
+// log32 returns the natural logarithm of x.
+func log32(x float32) float32 {
+	switch {
+	case x == 0:
+		return float32(math.Inf(-1))
+	case x < 0:
+		return float32(math.NaN())
+	case isNaN32(x) || x > math.MaxFloat32:
+		return x
+	}
+	k := int32(0)
+	if x < logTiny {
+		x *= 1 << 23
+		k = -23
+	}
+	b := math.Float32bits(x)
+	e := int32(b>>23) - 127 + k
+	m := math.Float32frombits(b&0x7fffff | 0x3f800000)
+	if m > sqrt2f {
+		m *= 0.5
+		e++
+	}
+	f := m - 1
+	ef := float32(e)
+	p := horner(logPoly[:], f)
+	f2 := f * f
+	y := f2 * fma32(f, p, -0.5)
+	y = fma32(ef, ln2Lo, y)
+	y += f
+	return fma32(ef, ln2Hi, y)
+}
+
+// copysign32 returns |x| with the sign of s.
+func copysign32(x, s float32) float32 {
+	return math.Float32frombits(math.Float32bits(x)&0x7fffffff | math.Float32bits(s)&0x80000000)
+}
+
+// abs32 returns |x|.
+func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) & 0x7fffffff) }
+
+// tanh32 returns the hyperbolic tangent of x.
+func tanh32(x float32) float32 {
+	a := abs32(x)
+	if a < tanhSmall {
+		x2 := x * x
+		return fma32(x*x2, horner(tanhPoly[:], x2), x)
+	}
+	e := exp32(2 * a)
+	return copysign32(1-2/(e+1), x)
+}
+
+// sigmoidParts returns e = exp(-|x|) and num, the numerator over 1+e:
+// sigmoid(x) = num/(1+e).
+func sigmoidParts(x float32) (num, e float32) {
+	e = exp32(-abs32(x))
+	if x >= 0 {
+		return 1, e
+	}
+	return e, e
+}
+
+// sigmoid32 returns 1/(1+e^-x).
+func sigmoid32(x float32) float32 {
+	num, e := sigmoidParts(x)
+	return num / (1 + e)
+}
+
+// silu32 returns x*sigmoid(x).
+func silu32(x float32) float32 {
+	num, e := sigmoidParts(x)
+	return (x * num) / (1 + e)
+}
+
+// erfcTail returns exp(-(t2h+t2l)) z Q(z-1/2) with z = 1/(1+k a): erfc in the
+// tails of erf (k = 1/2, a = t, t2 = t^2, Q = erfcPoly) and of the GELU
+// (k = geluZk, a = |x|, t2 = x^2/2, Q = geluErfcPoly).
+func erfcTail(q []float32, k, a, t2h, t2l float32) float32 {
+	// z = 1/(1+k a) as zh+zl: d+dl = 1+k a, then one Newton step on the
+	// quotient. zq = z Q(z-1/2) is then zh Q(uh) + zl (Q(uh) + zh Q'(uh))
+	// with Q' approximated by its first two terms.
+	d := fma32(k, a, 1)
+	dl := fma32(k, a, 1-d)
+	z0 := 1 / d
+	r := fma32(-dl, z0, fma32(-d, z0, 1))
+	zh := fma32(z0, r, z0)
+	zl := fma32(z0, r, z0-zh)
+	u := zh - 0.5
+	p := fma32(horner(q[2:], u), u, q[1]) + q[0]
+	dp := fma32(2*q[3], u, q[2])
+	zq := fma32(zh, p, zl*fma32(zh, dp, p))
+	return expHL(-t2h, -t2l) * zq
+}
+
+// erf32 returns the error function of x.
+func erf32(x float32) float32 {
+	a := abs32(x)
+	if a < erfSmall {
+		u := x * x
+		s := fma32(horner(erfPoly[2:], u), u, erfPoly[1])
+		return fma32(x, erfPoly[0], x*s)
+	}
+	if isNaN32(a) {
+		return x
+	}
+	ac := min(a, erfClamp)
+	u := ac * ac
+	ul := fma32(ac, ac, -u)
+	return copysign32(1-erfcTail(erfcPoly[:], 0.5, ac, u, ul), x)
+}
+
+// geluErf32 returns x/2 (1 + erf(x/sqrt 2)).
+func geluErf32(x float32) float32 {
+	a := abs32(x)
+	h := 0.5 * x
+	if (x >= 0 && a < geluSmallPos) || (x < 0 && a < geluSmallNeg) {
+		u := x * x
+		s := fma32(horner(geluErfPoly[2:], u), u, geluErfPoly[1])
+		e := fma32(x, geluErfPoly[0], x*s)
+		return fma32(h, e, h)
+	}
+	if isNaN32(a) {
+		return x
+	}
+	if math.IsInf(float64(x), -1) {
+		return float32(math.NaN())
+	}
+	ac := min(a, geluClamp)
+	u := ac * ac
+	ul := fma32(ac, ac, -u)
+	ec := erfcTail(geluErfcPoly[:], geluZk, ac, 0.5*u, 0.5*ul)
+	return fma32(-0.5*ac, ec, max(x, 0))
+}
+
+// twoSum returns s+e = a+b exactly.
+func twoSum(a, b float32) (s, e float32) {
+	s = a + b
+	bb := s - a
+	e = (a - (s - bb)) + (b - bb)
+	return s, e
+}
+
+// geluTanh32 returns x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), computed
+// as x*sigmoid(v) with v = x (c1 + c2 x^2) in double-float arithmetic so that
+// the far negative tail keeps its relative accuracy.
+func geluTanh32(x float32) float32 {
+	if isNaN32(x) {
+		return x
+	}
+	if math.IsInf(float64(x), 0) {
+		if x > 0 {
+			return x
+		}
+		return float32(math.NaN())
+	}
+	xv := clamp(x, -geluTanhClamp, geluTanhClamp)
+	ph := xv * xv
+	pl := fma32(xv, xv, -ph)
+	ah := geluC2Hi * ph
+	al := fma32(geluC2Hi, ph, -ah) + fma32(geluC2Hi, pl, geluC2Lo*ph)
+	sh, sl := twoSum(geluC1Hi, ah)
+	sl += al + geluC1Lo
+	vh := xv * sh
+	vl := fma32(xv, sh, -vh) + xv*sl
+	if vh > 0 {
+		vh, vl = -vh, -vl
+	}
+	e := expHL(vh, vl)
+	num := e
+	if x >= 0 {
+		num = 1
+	}
+	return (x * num) / (1 + e)
+}
+
+// sincos32 returns sin(x) (cos false) or cos(x) (cos true).
+func sincos32(x float32, cos bool) float32 {
+	if !(abs32(x) <= trigMax) {
+		if cos {
+			return float32(math.Cos(float64(x)))
+		}
+		return float32(math.Sin(float64(x)))
+	}
+	n := float32(math.RoundToEven(float64(x * twoOverPi)))
+	q := int32(n)
+	r := fma32(-n, pio2A, x)
+	r = fma32(-n, pio2B, r)
+	r = fma32(-n, pio2C, r)
+	r2 := r * r
+	s := fma32(r*r2, horner(sinPoly[:], r2), r)
+	c := fma32(r2*r2, horner(cosPoly[:], r2), fma32(-0.5, r2, 1))
+	if cos {
+		q++
+	}
+	y := s
+	if q&1 != 0 {
+		y = c
+	}
+	if q&2 != 0 {
+		y = -y
+	}
+	return y
+}

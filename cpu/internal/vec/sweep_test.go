@@ -1,0 +1,100 @@
+package vec
+
+import (
+	"flag"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+var sweepPoints = flag.Int("vec.sweep", 1<<20, "points per sign in each error sweep (the documented bounds used 1<<24)")
+
+// sweepRange is a range of |x| swept for one op, by evenly spaced float32
+// bit patterns, both signs unless positiveOnly.
+type sweepRange struct {
+	lo, hi       float32
+	positiveOnly bool
+}
+
+// bound is an op's documented error: at most maxULP ulps where the result
+// is a normal float32, and at most maxAbs where it is subnormal or where the
+// op is evaluated near cancellation (absBelow: |ref| below it).
+type bound struct {
+	maxULP   float64
+	maxAbs   float64
+	absBelow float64
+}
+
+// sweeps lists, per transcendental, the swept range and its documented bound.
+var sweeps = map[unaryOp]struct {
+	r sweepRange
+	b bound
+}{
+	opExp:      {sweepRange{0, 105, false}, bound{1, 0x1p-149, 0x1p-126}},
+	opLog:      {sweepRange{0, math.MaxFloat32, true}, bound{1, 0, 0}},
+	opTanh:     {sweepRange{0, 12, false}, bound{2, 0, 0}},
+	opSigmoid:  {sweepRange{0, 110, false}, bound{2.5, 0x1p-148, 0x1p-126}},
+	opErf:      {sweepRange{0, 12, false}, bound{2, 0, 0}},
+	opGeluErf:  {sweepRange{0, 20, false}, bound{4, 1e-42, 0x1p-118}},
+	opGeluTanh: {sweepRange{0, 35, false}, bound{3, 1e-42, 0x1p-118}},
+	opSilu:     {sweepRange{0, 110, false}, bound{3, 1e-42, 0x1p-118}},
+	opSin:      {sweepRange{0, trigMax, false}, bound{2, 0, 0}},
+	opCos:      {sweepRange{0, trigMax, false}, bound{2, 0, 0}},
+}
+
+// sweepInputs returns n evenly spaced bit patterns of [lo, hi] and their
+// negatives.
+func sweepInputs(r sweepRange, n int) []float32 {
+	b0, b1 := math.Float32bits(r.lo), math.Float32bits(r.hi)
+	xs := make([]float32, 0, 2*n)
+	for i := 0; i < n; i++ {
+		b := b0 + uint32(uint64(b1-b0)*uint64(i)/uint64(n-1))
+		x := math.Float32frombits(b)
+		xs = append(xs, x)
+		if !r.positiveOnly {
+			xs = append(xs, -x)
+		}
+	}
+	return xs
+}
+
+// measure returns the largest ulp error over results with |ref| >= absBelow
+// (and the input giving it), and the largest absolute error below it.
+func measure(op unaryOp, xs, got []float32, refs []float64, absBelow float64) (maxULP float64, worst float32, maxAbs float64) {
+	for i, x := range xs {
+		u, a := errULP(got[i], refs[i])
+		if math.Abs(refs[i]) < absBelow {
+			maxAbs = math.Max(maxAbs, a)
+			continue
+		}
+		if u > maxULP {
+			maxULP, worst = u, x
+		}
+	}
+	return maxULP, worst, maxAbs
+}
+
+// TestErrorSweep checks every transcendental's documented error bound at
+// every available level over a sweep of its input range.
+func TestErrorSweep(t *testing.T) {
+	for op := unaryOp(0); op < numUnary; op++ {
+		sw, ok := sweeps[op]
+		if !ok {
+			continue
+		}
+		xs := sweepInputs(sw.r, *sweepPoints)
+		refs := make([]float64, len(xs))
+		for i, x := range xs {
+			refs[i] = ref64(op, x)
+		}
+		got := make([]float32, len(xs))
+		forEachLevel(t, func(t *testing.T, l Level) {
+			unary(op, got, xs)
+			u, worst, a := measure(op, xs, got, refs, sw.b.absBelow)
+			t.Logf("%-8s %-6v max %.3f ulp (at x=%g), max abs %.3g where |ref| < %g", op, l, u, worst, a, sw.b.absBelow)
+			assert.LessOrEqual(t, u, sw.b.maxULP, "%v at %v: ulp error at x=%g", op, l, worst)
+			assert.LessOrEqual(t, a, sw.b.maxAbs, "%v at %v: absolute error", op, l)
+		})
+	}
+}
