@@ -4,6 +4,7 @@ package cpu
 // the device lock while they use it.
 type scratch struct {
 	f32a, f32b []float32
+	f32c, f32d []float32
 	i32        []int32
 	ints       []int
 	shape      []int

@@ -1,0 +1,318 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+	"github.com/stretchr/testify/require"
+)
+
+// sp3 pads spatial sizes to three dimensions with fill in front.
+func sp3(v []int, fill int) [3]int {
+	r := [3]int{fill, fill, fill}
+	copy(r[3-len(v):], v)
+	return r
+}
+
+// refConv computes all three convolution modes in float64 by direct loops
+// over (image, output channel, output position, input channel, tap),
+// returning the mode's result in row-major order.
+func refConv(mode device.ConvMode, g device.ConvGeometry, a, b []float64) []float64 {
+	in, out, kk := sp3(g.In, 1), sp3(g.Out, 1), sp3(g.Kernel, 1)
+	s, p, dl := sp3(g.Stride, 1), sp3(g.Padding, 0), sp3(g.Dilation, 1)
+	cg, og := g.C/g.Groups, g.O/g.Groups
+	inVol, outVol, kVol := in[0]*in[1]*in[2], out[0]*out[1]*out[2], kk[0]*kk[1]*kk[2]
+	var res []float64
+	switch mode {
+	case device.ConvForward:
+		res = make([]float64, g.N*g.O*outVol)
+	case device.ConvBackwardInput:
+		res = make([]float64, g.N*g.C*inVol)
+	default:
+		res = make([]float64, g.O*cg*kVol)
+	}
+	for n := 0; n < g.N; n++ {
+		for o := 0; o < g.O; o++ {
+			gi := o / og
+			for q := 0; q < outVol; q++ {
+				od, oh, ow := q/(out[1]*out[2]), q/out[2]%out[1], q%out[2]
+				for c := 0; c < cg; c++ {
+					for t := 0; t < kVol; t++ {
+						kd, kh, kw := t/(kk[1]*kk[2]), t/kk[2]%kk[1], t%kk[2]
+						id, ih, iw := od*s[0]-p[0]+kd*dl[0], oh*s[1]-p[1]+kh*dl[1], ow*s[2]-p[2]+kw*dl[2]
+						if id < 0 || ih < 0 || iw < 0 || id >= in[0] || ih >= in[1] || iw >= in[2] {
+							continue
+						}
+						xi := (n*g.C+gi*cg+c)*inVol + (id*in[1]+ih)*in[2] + iw
+						wi := (o*cg+c)*kVol + t
+						yi := (n*g.O+o)*outVol + q
+						switch mode {
+						case device.ConvForward:
+							res[yi] += a[xi] * b[wi]
+						case device.ConvBackwardInput:
+							res[xi] += a[yi] * b[wi]
+						default:
+							res[wi] += a[yi] * b[xi]
+						}
+					}
+				}
+			}
+		}
+	}
+	return res
+}
+
+// outSize is the convolution output size along one dimension.
+func outSize(in, k, s, p, d int) int { return (in+2*p-d*(k-1)-1)/s + 1 }
+
+// geometry builds a consistent ConvGeometry.
+func geometry(n, c, o, groups int, in, k, s, p, d []int) device.ConvGeometry {
+	out := make([]int, len(in))
+	for i := range in {
+		out[i] = outSize(in[i], k[i], s[i], p[i], d[i])
+	}
+	return device.ConvGeometry{N: n, C: c, O: o, Groups: groups, In: in, Kernel: k, Out: out, Stride: s, Padding: p, Dilation: d}
+}
+
+func TestConvAllModesMatchFloat64(t *testing.T) {
+	r := newRand(t)
+	cases := []device.ConvGeometry{
+		geometry(2, 3, 4, 1, []int{11}, []int{3}, []int{1}, []int{0}, []int{1}),
+		geometry(1, 2, 3, 1, []int{13}, []int{3}, []int{2}, []int{2}, []int{3}),
+		geometry(2, 4, 6, 2, []int{7, 6}, []int{3, 2}, []int{2, 1}, []int{1, 0}, []int{1, 2}),
+		geometry(3, 3, 3, 3, []int{9, 8}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
+		geometry(2, 5, 8, 1, []int{6, 7}, []int{1, 1}, []int{1, 1}, []int{0, 0}, []int{1, 1}),
+		geometry(1, 2, 4, 2, []int{5, 6, 4}, []int{2, 3, 2}, []int{2, 1, 1}, []int{1, 1, 0}, []int{1, 1, 2}),
+		geometry(2, 8, 16, 1, []int{30, 31}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}), // several tiles
+	}
+	for ci, g := range cases {
+		for _, mode := range []device.ConvMode{device.ConvForward, device.ConvBackwardInput, device.ConvBackwardWeight} {
+			for _, workers := range []int{1, 3} {
+				t.Run(fmt.Sprintf("case%d/mode%d/w%d", ci, mode, workers), func(t *testing.T) {
+					d := newDevice(t, workers)
+					k := &device.ConvKernel{Mode: mode, Geom: g, Epilogue: device.Identity(device.Float32)}
+					xShape := append([]int{g.N, g.C}, g.In...)
+					wShape := append([]int{g.O, g.C / g.Groups}, g.Kernel...)
+					yShape := append([]int{g.N, g.O}, g.Out...)
+					aShape, bShape := xShape, wShape
+					switch mode {
+					case device.ConvBackwardInput:
+						aShape = yShape
+					case device.ConvBackwardWeight:
+						aShape, bShape = yShape, xShape
+					}
+					// A is stored channels-last (a transposed layout); B contiguous.
+					permA := []int{0}
+					for i := 2; i < len(aShape); i++ {
+						permA = append(permA, i)
+					}
+					permA = append(permA, 1)
+					a, av := strided(t, d, r, device.Float32, aShape, permA, 2)
+					b, bv := strided(t, d, r, device.Float32, bShape, identityPerm(len(bShape)), 0)
+					k.A, k.B = a, b
+					shape := k.ResultShape()
+					n := device.NumElements(shape)
+					out := device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, shape)
+					k.Outputs = []device.View{out}
+					require.NoError(t, d.Conv(k))
+					want := refConv(mode, g, dense(av, a), dense(bv, b))
+					requireClose(t, want, download(t, d, out.Buf, device.Float32, n), 1e-4, 1e-4, "conv")
+				})
+			}
+		}
+	}
+}
+
+func identityPerm(n int) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	return p
+}
+
+func TestConvEpilogueBiasRelu(t *testing.T) {
+	r := newRand(t)
+	d := newDevice(t, 0)
+	g := geometry(2, 3, 4, 1, []int{8, 7}, []int{3, 3}, []int{1, 2}, []int{1, 1}, []int{1, 1})
+	x, xv := strided(t, d, r, device.Float32, []int{2, 3, 8, 7}, identityPerm(4), 0)
+	w, wv := strided(t, d, r, device.Float32, []int{4, 3, 3, 3}, []int{1, 0, 2, 3}, 0) // transposed weights
+	shape := append([]int{2, 4}, g.Out...)
+	n := device.NumElements(shape)
+	bias, biasV := strided(t, d, r, device.Float32, []int{4}, []int{0}, 0)
+	bias.Shape, bias.Strides = shape, []int{0, 1, 0, 0}
+	var e device.Builder
+	e.Output(e.Unary(device.OpRelu, e.Binary(device.OpAdd, e.Input(0, device.Float32), e.Input(1, device.Float32))))
+	out := device.Contiguous(poisoned(t, d, device.BFloat16, n), device.BFloat16, 0, shape)
+	require.NoError(t, d.Conv(&device.ConvKernel{Geom: g, A: x, B: w, EpilogueInputs: []device.View{bias}, Epilogue: e.P, Outputs: []device.View{out}}))
+	want := refConv(device.ConvForward, g, dense(xv, x), dense(wv, w))
+	for i := range want {
+		want[i] = round(device.BFloat16, math.Max(want[i]+float64(float32(at(biasV, bias, i))), 0))
+	}
+	requireClose(t, want, download(t, d, out.Buf, device.BFloat16, n), 1e-3, 1e-2, "conv+bias+relu")
+}
+
+// refPool pools in float64 like PyTorch's max_pool/avg_pool/adaptive pools
+// (first NaN or first maximum wins), forward only; it also returns the
+// winners for max pooling.
+func refPool(k *device.PoolKernel, x []float64) (out []float64, idx []int) {
+	g := k.Geom
+	in, o3 := sp3(g.In, 1), sp3(g.Out, 1)
+	kk, s, p, dl := [3]int{1, 1, 1}, [3]int{1, 1, 1}, [3]int{}, [3]int{1, 1, 1}
+	if !k.Adaptive {
+		kk, s, p, dl = sp3(g.Kernel, 1), sp3(g.Stride, 1), sp3(g.Padding, 0), sp3(g.Dilation, 1)
+	}
+	inVol, outVol := in[0]*in[1]*in[2], o3[0]*o3[1]*o3[2]
+	for plane := 0; plane < g.N*g.C; plane++ {
+		for q := 0; q < outVol; q++ {
+			oc := [3]int{q / (o3[1] * o3[2]), q / o3[2] % o3[1], q % o3[2]}
+			var lo, hi [3]int // candidate input coordinates, step dl
+			pad := 1
+			for i := 0; i < 3; i++ {
+				if k.Adaptive {
+					lo[i], hi[i] = oc[i]*in[i]/o3[i], int(math.Ceil(float64((oc[i]+1)*in[i])/float64(o3[i])))
+					continue
+				}
+				lo[i] = oc[i]*s[i] - p[i]
+				hi[i] = lo[i] + (kk[i]-1)*dl[i] + 1
+				cnt := 0
+				for c := lo[i]; c < hi[i]; c += dl[i] {
+					if c < in[i]+p[i] {
+						cnt++
+					}
+				}
+				pad *= cnt
+			}
+			best, arg, sum, cnt := math.Inf(-1), -1, 0.0, 0
+			for a := lo[0]; a < hi[0]; a += dl[0] {
+				for b := lo[1]; b < hi[1]; b += dl[1] {
+					for c := lo[2]; c < hi[2]; c += dl[2] {
+						if a < 0 || b < 0 || c < 0 || a >= in[0] || b >= in[1] || c >= in[2] {
+							continue
+						}
+						pos := (a*in[1]+b)*in[2] + c
+						v := x[plane*inVol+pos]
+						sum += v
+						cnt++
+						if arg < 0 || v > best || (math.IsNaN(v) && !math.IsNaN(best)) {
+							best, arg = v, pos
+						}
+					}
+				}
+			}
+			switch {
+			case k.Op == device.PoolMax:
+				out, idx = append(out, best), append(idx, arg)
+			case k.CountIncludePad && !k.Adaptive:
+				out = append(out, sum/float64(pad))
+			default:
+				out = append(out, sum/float64(cnt))
+			}
+		}
+	}
+	return out, idx
+}
+
+func TestPoolForwardBackward(t *testing.T) {
+	r := newRand(t)
+	type pc struct {
+		op       device.PoolOp
+		adaptive bool
+		incl     bool
+		g        device.ConvGeometry
+	}
+	pg := func(n, c int, in, k, s, p, d []int) device.ConvGeometry {
+		g := geometry(n, c, c, c, in, k, s, p, d)
+		return g
+	}
+	ad := func(n, c int, in, out []int) device.ConvGeometry {
+		return device.ConvGeometry{N: n, C: c, O: c, Groups: c, In: in, Out: out}
+	}
+	cases := []pc{
+		{device.PoolMax, false, false, pg(2, 3, []int{8, 8}, []int{2, 2}, []int{2, 2}, []int{0, 0}, []int{1, 1})},
+		{device.PoolMax, false, false, pg(2, 3, []int{9, 8}, []int{3, 3}, []int{2, 2}, []int{1, 1}, []int{1, 1})},
+		{device.PoolMax, false, false, pg(1, 2, []int{9, 11}, []int{2, 3}, []int{1, 2}, []int{0, 1}, []int{2, 1})},
+		{device.PoolMax, false, false, pg(1, 2, []int{10}, []int{4}, []int{3}, []int{2}, []int{1})},
+		{device.PoolMax, false, false, pg(1, 1, []int{5, 4, 6}, []int{2, 2, 3}, []int{2, 1, 2}, []int{1, 0, 1}, []int{1, 1, 1})},
+		{device.PoolAvg, false, true, pg(2, 3, []int{9, 8}, []int{3, 3}, []int{2, 2}, []int{1, 1}, []int{1, 1})},
+		{device.PoolAvg, false, false, pg(2, 3, []int{9, 8}, []int{3, 3}, []int{2, 2}, []int{1, 1}, []int{1, 1})},
+		{device.PoolAvg, false, true, pg(1, 2, []int{11}, []int{4}, []int{3}, []int{2}, []int{1})},
+		{device.PoolAvg, true, false, ad(2, 3, []int{9, 4}, []int{4, 3})},
+		{device.PoolAvg, true, false, ad(1, 2, []int{5, 7}, []int{4, 5})},
+		{device.PoolMax, true, false, ad(2, 2, []int{10, 3}, []int{3, 2})},
+		{device.PoolAvg, true, false, ad(1, 1, []int{3, 4, 5}, []int{2, 3, 2})},
+	}
+	for ci, c := range cases {
+		for _, workers := range []int{1, 3} {
+			t.Run(fmt.Sprintf("case%d/w%d", ci, workers), func(t *testing.T) {
+				d := newDevice(t, workers)
+				g := c.g
+				xShape := append([]int{g.N, g.C}, g.In...)
+				yShape := append([]int{g.N, g.C}, g.Out...)
+				perm := append([]int{1, 0}, identityPerm(len(xShape))[2:]...) // channels outermost in memory
+				x, xv := strided(t, d, r, device.Float32, xShape, perm, 3)
+				if c.op == device.PoolMax { // a NaN and ties
+					xv[x.Index(5)] = math.NaN()
+					xv[x.Index(0)], xv[x.Index(1)] = 5, 5
+					require.NoError(t, d.Write(x.Buf, 0, encode(device.Float32, xv)))
+				}
+				ny, nx := device.NumElements(yShape), device.NumElements(xShape)
+				k := &device.PoolKernel{Op: c.op, Adaptive: c.adaptive, CountIncludePad: c.incl, Geom: g, X: x,
+					Out: device.Contiguous(poisoned(t, d, device.Float32, ny), device.Float32, 0, yShape)}
+				if c.op == device.PoolMax {
+					k.Indices = device.Contiguous(poisoned(t, d, device.Int32, ny), device.Int32, 0, yShape)
+				}
+				require.NoError(t, d.Pool(k))
+				xd := dense(xv, x)
+				want, wantIdx := refPool(k, xd)
+				requireClose(t, want, download(t, d, k.Out.Buf, device.Float32, ny), 1e-6, 1e-6, "forward")
+				if c.op == device.PoolMax {
+					got := download(t, d, k.Indices.Buf, device.Int32, ny)
+					for i := range wantIdx {
+						require.Equal(t, float64(wantIdx[i]), got[i], "index %d", i)
+					}
+				}
+
+				// Backward with a transposed dY.
+				dy, dyv := strided(t, d, r, device.Float32, yShape, perm, 1)
+				bk := *k
+				bk.Backward, bk.X = true, dy
+				bk.Out = device.Contiguous(poisoned(t, d, device.Float32, nx), device.Float32, 0, xShape)
+				require.NoError(t, d.Pool(&bk))
+				dyd := dense(dyv, dy)
+				wantDX := make([]float64, nx)
+				inVol, outVol := nx/(g.N*g.C), ny/(g.N*g.C)
+				if c.op == device.PoolMax {
+					for q := 0; q < ny; q++ {
+						wantDX[q/outVol*inVol+wantIdx[q]] += dyd[q]
+					}
+				} else {
+					// Average pooling is linear: dX = Jᵀ·dY, with column i of J
+					// the reference pooling of the unit impulse at i.
+					unit := make([]float64, nx)
+					for i := 0; i < nx; i++ {
+						unit[i] = 1
+						col, _ := refPool(k, unit)
+						unit[i] = 0
+						for q, v := range col {
+							wantDX[i] += v * dyd[q]
+						}
+					}
+				}
+				requireClose(t, wantDX, download(t, d, bk.Out.Buf, device.Float32, nx), 1e-5, 1e-5, "backward")
+			})
+		}
+	}
+}
+
+func TestPoolBackwardBadIndexIsError(t *testing.T) {
+	d := newDevice(t, 0)
+	g := device.ConvGeometry{N: 1, C: 1, O: 1, Groups: 1, In: []int{4}, Kernel: []int{2}, Out: []int{2}, Stride: []int{2}, Padding: []int{0}, Dilation: []int{1}}
+	dy := device.Contiguous(upload(t, d, device.Float32, []float64{1, 2}), device.Float32, 0, []int{1, 1, 2})
+	idx := device.Contiguous(upload(t, d, device.Int32, []float64{1, 9}), device.Int32, 0, []int{1, 1, 2})
+	out := device.Contiguous(poisoned(t, d, device.Float32, 4), device.Float32, 0, []int{1, 1, 4})
+	err := d.Pool(&device.PoolKernel{Backward: true, Geom: g, X: dy, Out: out, Indices: idx})
+	require.ErrorContains(t, err, "index 9")
+}
