@@ -86,7 +86,7 @@ func Normal(dev *tensor.Device, gen *tensor.Generator, mean, std float64, shape 
 }
 
 // kaimingStd returns gain/sqrt(fan) for torch.nn.init.kaiming_*.
-func kaimingStd( shape []int, a float64, mode FanMode, nonlinearity string) float64 {
+func kaimingStd(shape []int, a float64, mode FanMode, nonlinearity string) float64 {
 	fanIn, fanOut := Fans(shape)
 	fan := fanIn
 	if mode == FanOut {
