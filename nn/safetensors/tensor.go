@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
@@ -70,7 +71,7 @@ func byteCount(dt DType, shape []int) (int64, error) {
 // vals converted with round-to-nearest-even. It panics if dt is another type,
 // a dimension is negative, or len(vals) differs from product(shape).
 func FromFloat32(name string, dt DType, shape []int, vals []float32) Tensor {
-	t := Tensor{Name: name, DType: dt, Shape: append([]int(nil), shape...)}
+	t := Tensor{Name: name, DType: dt, Shape: slices.Clone(shape)}
 	t.Data = make([]byte, checkedLen("FromFloat32", t, len(vals))*dt.Size())
 	switch dt {
 	case F32:
@@ -98,7 +99,7 @@ func FromFloat32(name string, dt DType, shape []int, vals []float32) Tensor {
 // FromInt32 returns an I32 tensor holding vals. It panics if a dimension is
 // negative or len(vals) differs from product(shape).
 func FromInt32(name string, shape []int, vals []int32) Tensor {
-	t := Tensor{Name: name, DType: I32, Shape: append([]int(nil), shape...)}
+	t := Tensor{Name: name, DType: I32, Shape: slices.Clone(shape)}
 	t.Data = make([]byte, 4*checkedLen("FromInt32", t, len(vals)))
 	for i, v := range vals {
 		binary.LittleEndian.PutUint32(t.Data[4*i:], uint32(v))
