@@ -147,7 +147,7 @@ func Arange(d *Device, start, stop, step float64) *Tensor {
 	d.mu.Lock()
 	idx := d.newNode(kindElementwise, Int32, []int{n}, nil)
 	idx.op = device.OpIndex
-	idx.attrs = ewAttrs{argType: Int32}
+	idx.argType = Int32
 	it := whole(idx)
 	d.mu.Unlock()
 	return it.Cast(Float32).MulScalar(step).AddScalar(start)
@@ -170,7 +170,7 @@ func random(d *Device, op device.Op, shape []int, seed uint64) *Tensor {
 	n := d.newNode(kindElementwise, Float32, shape, nil)
 	n.op = op
 	n.seed = seed
-	n.attrs = ewAttrs{argType: Float32}
+	n.argType = Float32
 	return whole(n)
 }
 

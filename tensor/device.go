@@ -26,6 +26,9 @@ type Device struct {
 	stats     FusionStats
 	report    []KernelReport
 	reporting bool
+	pbFree    []*progBuilder           // recycled program builders
+	ewk       device.ElementwiseKernel // reused so launches do not allocate
+	out1      [1]device.View
 	closed    bool
 	maxBufs   int
 }

@@ -1,11 +1,10 @@
 package tensor
 
-import "github.com/shaderflow/shaderflow/tensor/device"
+import (
+	"slices"
 
-// ewAttrs are the parameters of an elementwise node beyond its op.
-type ewAttrs struct {
-	argType DType // the compute type arguments are converted to
-}
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
 
 // sameDevice panics unless every tensor lives on d.
 func sameDevice(op string, d *Device, ts ...*Tensor) {
@@ -26,7 +25,7 @@ func (d *Device) ewNode(op device.Op, dt, argType DType, shape []int, ts ...*Ten
 	}
 	n := d.newNode(kindElementwise, dt, shape, srcs)
 	n.op = op
-	n.attrs = ewAttrs{argType: argType}
+	n.argType = argType
 	return n
 }
 
@@ -35,11 +34,17 @@ func (d *Device) ewNode(op device.Op, dt, argType DType, shape []int, ts ...*Ten
 func elementwise(name string, op device.Op, dt, argType DType, ts []*Tensor, params any) *Tensor {
 	d := ts[0].n.dev
 	sameDevice(name, d, ts...)
-	shapes := make([][]int, len(ts))
-	for i, t := range ts {
-		shapes[i] = t.shape
+	shape := ts[0].shape
+	for _, t := range ts[1:] {
+		if !slices.Equal(t.shape, shape) {
+			shapes := make([][]int, len(ts))
+			for i, t := range ts {
+				shapes[i] = t.shape
+			}
+			shape = broadcastShapes(name, shapes...)
+			break
+		}
 	}
-	shape := broadcastShapes(name, shapes...)
 	d.mu.Lock()
 	out := whole(d.ewNode(op, dt, argType, shape, ts...))
 	d.mu.Unlock()
@@ -88,14 +93,61 @@ func (t *Tensor) compare(name string, op device.Op, o *Tensor) *Tensor {
 	return elementwise(name, op, Bool, at, []*Tensor{t, o}, nil)
 }
 
-// scalarLike returns a constant tensor of shape [] holding v, typed to combine
-// with t: Int32 when t is Int32 and v is integral, else t's float type.
-func (t *Tensor) scalarLike(v float64) *Tensor {
-	dt := floatType(t.n.dtype)
+// scalarType is the type of a constant v combined with t: Int32 when t is
+// integral and v is integral, else t's float type.
+func (t *Tensor) scalarType(v float64) DType {
 	if (t.n.dtype == Int32 || t.n.dtype == Bool) && v == float64(int32(v)) {
+		return Int32
+	}
+	return floatType(t.n.dtype)
+}
+
+// scalarLike returns a constant tensor of shape [] holding v, typed to combine
+// with t.
+func (t *Tensor) scalarLike(v float64) *Tensor { return constant(t.n.dev, v, t.scalarType(v), nil) }
+
+// scalarOp records t op v (or v op t when reverse) without a tensor for the
+// constant: the constant is a literal of the fused program.
+func (t *Tensor) scalarOp(name string, op device.Op, v float64, reverse bool) *Tensor {
+	t.check(name)
+	ct := t.scalarType(v)
+	dt := promote(t.n.dtype, ct)
+	if dt == Bool {
 		dt = Int32
 	}
-	return constant(t.n.dev, v, dt, nil)
+	if op == device.OpPow || op == device.OpDiv && !dt.IsFloat() {
+		dt = floatType(dt)
+	}
+	d := t.n.dev
+	d.mu.Lock()
+	c := d.constNode(v, ct)
+	srcs := []src{{n: t.n, v: t.view()}, {n: c, v: view{shape: t.shape, strides: zeroStrides(len(t.shape))}}}
+	if reverse {
+		srcs[0], srcs[1] = srcs[1], srcs[0]
+	}
+	n := d.newNode(kindElementwise, dt, t.shape, srcs)
+	n.op, n.argType = op, dt.ComputeType()
+	out := whole(n)
+	d.mu.Unlock()
+	return recordGrad(name, out, []*Tensor{t}, v)
+}
+
+// constNode records a scalar constant. The caller holds d.mu.
+func (d *Device) constNode(v float64, dt DType) *node {
+	n := d.newNode(kindElementwise, dt, []int{}, nil)
+	n.op, n.imm, n.argType = device.OpConst, v, dt.ComputeType()
+	return n
+}
+
+var zeros16 [16]int
+
+// zeroStrides returns n zero strides; slices of views are never modified in
+// place, so short ones share one array.
+func zeroStrides(n int) []int {
+	if n <= len(zeros16) {
+		return zeros16[:n:n]
+	}
+	return make([]int, n)
 }
 
 // constant returns a tensor of shape holding v everywhere: one element
@@ -103,9 +155,5 @@ func (t *Tensor) scalarLike(v float64) *Tensor {
 func constant(d *Device, v float64, dt DType, shape []int) *Tensor {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	n := d.newNode(kindElementwise, dt, []int{}, nil)
-	n.op = device.OpConst
-	n.imm = v
-	n.attrs = ewAttrs{argType: dt.ComputeType()}
-	return wrap(n, view{shape: shape, strides: make([]int, len(shape))})
+	return wrap(d.constNode(v, dt), view{shape: shape, strides: zeroStrides(len(shape))})
 }

@@ -42,6 +42,16 @@ func init() {
 		return grads(share.Mul(ma), share.Mul(mb))
 	}
 	r["Maximum"], r["Minimum"] = minmax, minmax
+	scalar := func(c *gradCtx) float64 { return c.node.params.(float64) }
+	r["AddScalar"] = func(c *gradCtx) []*Tensor { return grads(c.g) }
+	r["SubScalar"] = r["AddScalar"]
+	r["RSubScalar"] = func(c *gradCtx) []*Tensor { return grads(c.g.Neg()) }
+	r["MulScalar"] = func(c *gradCtx) []*Tensor { return grads(c.g.MulScalar(scalar(c))) }
+	r["DivScalar"] = func(c *gradCtx) []*Tensor { return grads(c.g.DivScalar(scalar(c))) }
+	r["PowScalar"] = func(c *gradCtx) []*Tensor {
+		v := scalar(c)
+		return grads(c.g.Mul(c.in(0).PowScalar(v - 1)).MulScalar(v))
+	}
 	r["Neg"] = func(c *gradCtx) []*Tensor { return grads(c.g.Neg()) }
 	r["Abs"] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sign())) }
 	r["Exp"] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.out())) }

@@ -44,9 +44,10 @@ type node struct {
 	srcs  []src
 
 	// elementwise
-	op   device.Op
-	imm  float64
-	seed uint64
+	op      device.Op
+	argType DType // the compute type arguments are converted to
+	imm     float64
+	seed    uint64
 
 	attrs any // the kind's parameters (reduceAttrs, convAttrs, ...)
 
@@ -101,8 +102,14 @@ func (n *node) maybeFree() {
 
 // contiguousView returns the identity view of shape.
 func contiguousView(shape []int) view {
+	if len(shape) == 1 {
+		return view{shape: shape, strides: unitStride}
+	}
 	return view{shape: shape, strides: device.ContiguousStrides(shape)}
 }
+
+// unitStride is the stride of every 1-D contiguous view (never modified).
+var unitStride = []int{1}
 
 // isIdentity reports whether v reads a node of shape in order.
 func (v view) isIdentity(shape []int) bool {

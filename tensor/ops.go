@@ -37,22 +37,24 @@ func (t *Tensor) Maximum(o *Tensor) *Tensor { return t.binaryArith("Maximum", de
 func (t *Tensor) Minimum(o *Tensor) *Tensor { return t.binaryArith("Minimum", device.OpMin, o) }
 
 // AddScalar returns t + v.
-func (t *Tensor) AddScalar(v float64) *Tensor { return t.Add(t.scalarLike(v)) }
+func (t *Tensor) AddScalar(v float64) *Tensor { return t.scalarOp("AddScalar", device.OpAdd, v, false) }
 
 // SubScalar returns t - v.
-func (t *Tensor) SubScalar(v float64) *Tensor { return t.Sub(t.scalarLike(v)) }
+func (t *Tensor) SubScalar(v float64) *Tensor { return t.scalarOp("SubScalar", device.OpSub, v, false) }
 
 // RSubScalar returns v - t.
-func (t *Tensor) RSubScalar(v float64) *Tensor { return t.scalarLike(v).Sub(t) }
+func (t *Tensor) RSubScalar(v float64) *Tensor {
+	return t.scalarOp("RSubScalar", device.OpSub, v, true)
+}
 
 // MulScalar returns t * v.
-func (t *Tensor) MulScalar(v float64) *Tensor { return t.Mul(t.scalarLike(v)) }
+func (t *Tensor) MulScalar(v float64) *Tensor { return t.scalarOp("MulScalar", device.OpMul, v, false) }
 
 // DivScalar returns t / v.
-func (t *Tensor) DivScalar(v float64) *Tensor { return t.Div(t.scalarLike(v)) }
+func (t *Tensor) DivScalar(v float64) *Tensor { return t.scalarOp("DivScalar", device.OpDiv, v, false) }
 
 // PowScalar returns t raised to v.
-func (t *Tensor) PowScalar(v float64) *Tensor { return t.Pow(t.scalarLike(v)) }
+func (t *Tensor) PowScalar(v float64) *Tensor { return t.scalarOp("PowScalar", device.OpPow, v, false) }
 
 // Neg returns -t.
 func (t *Tensor) Neg() *Tensor { return t.unaryKeep("Neg", device.OpNeg) }

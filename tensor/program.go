@@ -42,8 +42,35 @@ type progBuilder struct {
 	err      error
 }
 
+// newProgBuilder returns a builder from the device's free list; callers
+// return it with putProgBuilder once its program has been launched.
 func (d *Device) newProgBuilder(shape []int, absorbOK bool) *progBuilder {
-	return &progBuilder{d: d, shape: shape, absorbOK: absorbOK && Fusion()}
+	var pb *progBuilder
+	if n := len(d.pbFree); n > 0 {
+		pb = d.pbFree[n-1]
+		d.pbFree = d.pbFree[:n-1]
+	} else {
+		pb = &progBuilder{}
+	}
+	pb.d, pb.shape, pb.absorbOK = d, shape, absorbOK && Fusion()
+	return pb
+}
+
+// putProgBuilder recycles pb, keeping its slices' capacity.
+func (d *Device) putProgBuilder(pb *progBuilder) {
+	clear(pb.inputs)
+	clear(pb.srcs)
+	clear(pb.memo)
+	clear(pb.contrib)
+	*pb = progBuilder{
+		b:       device.Builder{P: device.Program{Code: pb.b.P.Code[:0], Outputs: pb.b.P.Outputs[:0]}},
+		inputs:  pb.inputs[:0],
+		srcs:    pb.srcs[:0],
+		memo:    pb.memo[:0],
+		contrib: pb.contrib[:0],
+		ops:     pb.ops[:0],
+	}
+	d.pbFree = append(d.pbFree, pb)
 }
 
 // canInline reports whether n may be computed inside the kernel being built
@@ -104,7 +131,7 @@ func (pb *progBuilder) build(n *node, v view) device.Reg {
 
 // inline emits n's op over its sources read through views composed with v.
 func (pb *progBuilder) inline(n *node, v view) (device.Reg, bool) {
-	views := make([]view, len(n.srcs))
+	var views [3]view
 	for i, s := range n.srcs {
 		cv, ok := compose(v, n.shape, s.v)
 		if !ok {
@@ -114,7 +141,7 @@ func (pb *progBuilder) inline(n *node, v view) (device.Reg, bool) {
 	}
 	before := len(pb.inputs)
 	var args [3]device.Reg
-	at := n.attrs.(ewAttrs).argType
+	at := n.argType
 	for i, s := range n.srcs {
 		args[i] = pb.build(s.n, views[i])
 		if !(n.op == device.OpWhere && i == 0) {

@@ -3,6 +3,7 @@ package tensor
 import (
 	"encoding/binary"
 	"math"
+	"unsafe"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
@@ -30,25 +31,31 @@ func Realize(ts ...*Tensor) error {
 // Bytes realizes the tensor and returns its elements, row-major, as
 // little-endian bytes of its dtype.
 func (t *Tensor) Bytes() ([]byte, error) {
+	out := make([]byte, t.NumElements()*t.DType().Size())
+	return out, t.readInto(out)
+}
+
+// readInto realizes the tensor and copies its elements, row-major, into out
+// (exactly NumElements times the dtype's size bytes).
+func (t *Tensor) readInto(out []byte) error {
 	t.check("Bytes")
 	d := t.n.dev
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.realize(t.n); err != nil {
-		return nil, err
+		return err
 	}
 	dt := t.n.dtype
-	out := make([]byte, t.NumElements()*dt.Size())
 	if len(out) == 0 {
-		return out, nil
+		return nil
 	}
 	if t.IsContiguous() {
-		return out, d.raw.Read(t.n.block.Buf, int64(t.offset*dt.Size()), out)
+		return d.raw.Read(t.n.block.Buf, int64(t.offset*dt.Size()), out)
 	}
 	// Gather the view into a temporary contiguous buffer first.
 	blk, err := d.alloc(dt, t.NumElements())
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer d.pool.Free(blk)
 	k := device.CopyKernel{
@@ -56,15 +63,19 @@ func (t *Tensor) Bytes() ([]byte, error) {
 		Src: t.n.deviceView(t.view()),
 	}
 	if err := d.raw.Copy(&k); err != nil {
-		return nil, err
+		return err
 	}
 	d.noteKernel("copy", []string{"gather-view"}, 1, 1)
-	return out, d.raw.Read(blk.Buf, 0, out)
+	return d.raw.Read(blk.Buf, 0, out)
 }
 
 // Float32s realizes the tensor and returns its elements as float32
 // (converting from its dtype).
 func (t *Tensor) Float32s() ([]float32, error) {
+	if t.DType() == Float32 {
+		out := make([]float32, t.NumElements())
+		return out, t.readInto(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), 4*len(out)))
+	}
 	raw, err := t.Bytes()
 	if err != nil {
 		return nil, err

@@ -185,6 +185,7 @@ func (d *Device) runReduce(n *node, ep *epilogue) error {
 	iter := permuteView(s.v, perm)
 	for attempt := 0; ; attempt++ {
 		pb := d.newProgBuilder(iter.shape, false)
+		defer d.putProgBuilder(pb)
 		r := pb.build(s.n, iter)
 		pb.b.Output(pb.b.Cast(r, Float32))
 		if pb.err != nil {

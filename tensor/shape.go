@@ -8,6 +8,9 @@ import (
 
 // broadcastShapes returns the NumPy broadcast of the shapes or panics naming op.
 func broadcastShapes(op string, shapes ...[]int) []int {
+	if len(shapes) > 0 && allEqual(shapes) {
+		return shapes[0] // shapes are never modified in place, so sharing is safe
+	}
 	rank := 0
 	for _, s := range shapes {
 		rank = max(rank, len(s))
@@ -96,4 +99,13 @@ func floatType(t DType) DType {
 		return t
 	}
 	return Float32
+}
+
+func allEqual(shapes [][]int) bool {
+	for _, s := range shapes[1:] {
+		if !slices.Equal(s, shapes[0]) {
+			return false
+		}
+	}
+	return true
 }
