@@ -24,20 +24,28 @@ const maxElements = 1 << 50
 // highest input loaded is the last of inputTypes, and the outputs are
 // non-empty and name existing registers.
 func (p Program) Validate(inputTypes []DType) error {
+	if err := p.validate(inputTypes); err != nil {
+		return fmt.Errorf("device: %w", err)
+	}
+	return nil
+}
+
+// validate is Validate without the package prefix, for kernels to wrap.
+func (p Program) validate(inputTypes []DType) error {
 	if len(p.Outputs) == 0 {
-		return fmt.Errorf("device: program has no outputs")
+		return fmt.Errorf("program has no outputs")
 	}
 	for i, in := range p.Code {
 		if err := p.validateInstr(i, in, inputTypes); err != nil {
-			return fmt.Errorf("device: program instruction r%d (%s:%s): %w", i, in.Op, in.Type, err)
+			return fmt.Errorf("program instruction r%d (%s:%s): %w", i, in.Op, in.Type, err)
 		}
 	}
 	if n := p.NumInputs(); n != len(inputTypes) {
-		return fmt.Errorf("device: program loads %d inputs, kernel has %d", n, len(inputTypes))
+		return fmt.Errorf("program loads %d inputs, kernel has %d", n, len(inputTypes))
 	}
 	for j, r := range p.Outputs {
 		if r < 0 || int(r) >= len(p.Code) {
-			return fmt.Errorf("device: program output %d names register r%d of %d", j, r, len(p.Code))
+			return fmt.Errorf("program output %d names register r%d of %d", j, r, len(p.Code))
 		}
 	}
 	return nil
@@ -279,7 +287,7 @@ func validateEpilogue(kernel string, first DType, inputs []View, p Program, outs
 	for _, v := range inputs {
 		types = append(types, v.DType)
 	}
-	if err := p.Validate(types); err != nil {
+	if err := p.validate(types); err != nil {
 		return fmt.Errorf("device: %s: epilogue: %w", kernel, err)
 	}
 	return validateOutputs(kernel, p, outs, shape...)
@@ -343,7 +351,7 @@ func (k *ElementwiseKernel) Validate() error {
 		}
 		types = append(types, v.DType)
 	}
-	if err := k.Program.Validate(types); err != nil {
+	if err := k.Program.validate(types); err != nil {
 		return fmt.Errorf("device: %s: %w", kn, err)
 	}
 	return validateOutputs(kn, k.Program, k.Outputs, k.Shape)
@@ -372,7 +380,7 @@ func (k *ReduceKernel) Validate() error {
 		}
 		types = append(types, v.DType)
 	}
-	if err := k.Prologue.Validate(types); err != nil {
+	if err := k.Prologue.validate(types); err != nil {
 		return fmt.Errorf("device: %s: prologue: %w", kn, err)
 	}
 	if len(k.Prologue.Outputs) != 1 || k.Prologue.Code[k.Prologue.Outputs[0]].Type != Float32 {
