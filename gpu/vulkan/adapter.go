@@ -166,7 +166,7 @@ func describe(in *instance, pd vk.PhysicalDevice) (*adapter, vk.PhysicalDeviceTy
 		v12 := props.ApiVersion >= vk.MakeVersion(1, 2, 0)
 		wantDriver := v12 || hasExtension(pd, "VK_KHR_driver_properties")
 		wantF16 := v12 || hasExtension(pd, "VK_KHR_shader_float16_int8")
-		C.sf_query_device(C.VkPhysicalDevice(unsafe.Pointer(pd)), cbool(wantDriver), cbool(wantF16), &ext)
+		C.sf_query_device(C.VkPhysicalDevice(unsafe.Pointer(pd)), cflag(wantDriver), cflag(wantF16), &ext)
 	}
 	if ext.have_driver != 0 {
 		driver = strings.TrimSpace(C.GoString(&ext.driver_name[0]) + " " + C.GoString(&ext.driver_info[0]))
@@ -203,13 +203,6 @@ func describe(in *instance, pd vk.PhysicalDevice) (*adapter, vk.PhysicalDeviceTy
 		},
 	}
 	return a, props.DeviceType
-}
-
-func cbool(b bool) C.int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // largestDeviceHeap returns the size of the largest device-local heap (or

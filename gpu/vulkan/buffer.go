@@ -201,8 +201,9 @@ func (d *Device) stageWrite(b *Buffer, off int64, src []byte) error {
 		bt.temps = append(bt.temps, stage)
 	}
 	copy(stage.bytes()[soff:soff+n], src)
-	d.hazard(nil, []*Buffer{b})
-	C.sf_copy(d.c, bt.ccb(), stage.handle(), C.VkDeviceSize(soff), b.raw.handle(), C.VkDeviceSize(off), C.VkDeviceSize(n))
+	d.scratchWrites[0] = b
+	barrier := d.hazard(nil, d.scratchWrites[:1])
+	C.sf_copy(d.c, bt.ccb(), cflag(barrier), stage.handle(), C.VkDeviceSize(soff), b.raw.handle(), C.VkDeviceSize(off), C.VkDeviceSize(n))
 	b.lastUse = bt.seq
 	return nil
 }
@@ -246,7 +247,9 @@ func (d *Device) readLocked(b *Buffer, off int64, dst []byte) error {
 	if err != nil {
 		return err
 	}
-	C.sf_copy(d.c, bt.ccb(), b.raw.handle(), C.VkDeviceSize(lo), stage.handle(), 0, C.VkDeviceSize(hi-lo))
+	d.scratchReads[0] = b
+	barrier := d.hazard(d.scratchReads[:1], nil)
+	C.sf_copy(d.c, bt.ccb(), cflag(barrier), b.raw.handle(), C.VkDeviceSize(lo), stage.handle(), 0, C.VkDeviceSize(hi-lo))
 	if err := d.drain(); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@
 package vulkan
 
 /*
+#include <stdlib.h>
 #include "native.h"
 */
 import "C"
@@ -48,6 +49,8 @@ type Device struct {
 	statusUses     []*gpu.StatusUse
 
 	scratchReads, scratchWrites [1 + shaders.DataBindings]*Buffer
+	writeBufs                   [4]device.Buffer
+	binds                       *[1 + shaders.DataBindings]C.sf_bind // in C memory
 	stats                       Stats
 
 	batches  [numBatches]*batch
@@ -101,6 +104,7 @@ func open(in *instance, a *adapter) (dev *Device, err error) {
 	var q vk.Queue
 	vk.GetDeviceQueue(d.dev, a.queueFamily, 0, &q)
 	d.queue = q
+	d.binds = (*[1 + shaders.DataBindings]C.sf_bind)(C.calloc(1+shaders.DataBindings, C.size_t(unsafe.Sizeof(C.sf_bind{}))))
 	var missing *C.char
 	d.c = C.sf_dev_new(C.VkDevice(unsafe.Pointer(d.dev)), C.VkQueue(unsafe.Pointer(d.queue)), &missing)
 	if d.c == nil {
@@ -250,6 +254,10 @@ func (d *Device) destroy() {
 	if d.c != nil {
 		C.sf_dev_free(d.c)
 		d.c = nil
+	}
+	if d.binds != nil {
+		C.free(unsafe.Pointer(d.binds))
+		d.binds = nil
 	}
 	vk.DestroyDevice(d.dev, nil)
 	d.dev = nil

@@ -9,13 +9,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/shaderflow/shaderflow/gpu/gputest"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
 func TestAdapters(t *testing.T) {
 	infos, err := Backend{}.Adapters()
 	if err != nil {
-		if required() {
+		if gputest.Required("vulkan") {
 			t.Fatal(err)
 		}
 		t.Skip(err)

@@ -7,13 +7,13 @@ package vulkan
 */
 import "C"
 
-// hazard prepares the recording batch for a command that reads and writes
-// the given buffers: when the command reads a buffer written since the last
-// barrier, or writes one read or written since then, it records a barrier
-// (ordering every earlier command before every later one). Then it marks
-// the accesses. Independent kernels thus run without barriers between them.
-// A buffer may appear in both lists.
-func (d *Device) hazard(reads, writes []*Buffer) {
+// hazard reports whether the next command of the recording batch, which
+// reads and writes the given buffers, needs a barrier first: when it reads a
+// buffer written since the last barrier, or writes one read or written since
+// then. It then marks the accesses (in the new epoch when a barrier is
+// needed). Independent kernels thus run without barriers between them. A
+// buffer may appear in both lists.
+func (d *Device) hazard(reads, writes []*Buffer) bool {
 	need := false
 	for _, b := range reads {
 		need = need || b.writeEpoch == d.epoch
@@ -22,7 +22,6 @@ func (d *Device) hazard(reads, writes []*Buffer) {
 		need = need || b.writeEpoch == d.epoch || b.readEpoch == d.epoch
 	}
 	if need {
-		C.sf_barrier(d.c, d.rec.ccb())
 		d.epoch++
 		d.stats.Barriers++
 	}
@@ -32,4 +31,13 @@ func (d *Device) hazard(reads, writes []*Buffer) {
 	for _, b := range writes {
 		b.writeEpoch = d.epoch
 	}
+	return need
+}
+
+// cflag converts a bool to a C int.
+func cflag(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
 }

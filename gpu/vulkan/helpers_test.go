@@ -5,40 +5,20 @@ package vulkan
 import (
 	"encoding/binary"
 	"math"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/shaderflow/shaderflow/gpu/gputest"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-// required reports whether SHADERFLOW_REQUIRE_BACKENDS names vulkan (or all).
-func required() bool {
-	for _, s := range strings.Split(os.Getenv("SHADERFLOW_REQUIRE_BACKENDS"), ",") {
-		if s = strings.TrimSpace(strings.ToLower(s)); s == "vulkan" || s == "all" {
-			return true
-		}
-	}
-	return false
-}
-
 // openDevice opens adapter 0 or skips the test when Vulkan is unavailable
-// (fails instead when SHADERFLOW_REQUIRE_BACKENDS requires it). The device
-// is closed, and validation errors fail the test, at cleanup.
+// (fails instead when SHADERFLOW_REQUIRE_BACKENDS names vulkan); the device
+// is closed at cleanup.
 func openDevice(t testing.TB) *Device {
 	t.Helper()
-	dev, err := Backend{}.Open(0)
-	if err != nil {
-		if required() {
-			t.Fatalf("vulkan required by SHADERFLOW_REQUIRE_BACKENDS: %v", err)
-		}
-		t.Skipf("vulkan unavailable: %v", err)
-	}
-	d := dev.(*Device)
-	t.Cleanup(func() { require.NoError(t, d.Close()) })
-	return d
+	return gputest.Open(t, "vulkan").(*Device)
 }
 
 // f32Bytes and bytesF32 convert float32 slices to and from little-endian bytes.

@@ -67,7 +67,7 @@ func (d *Device) record(l *gpu.Launch, writes ...device.Buffer) error {
 		copy(unsafe.Slice((*uint32)(unsafe.Add(bt.arena.mapped, off)), len(l.Params)), l.Params)
 	}
 
-	var binds [1 + shaders.DataBindings]C.sf_bind
+	binds := d.binds
 	binds[0] = C.sf_bind{buffer: bt.arena.handle(), offset: C.VkDeviceSize(off), _range: C.VkDeviceSize(max(nparams, 4))}
 	reads := d.scratchReads[:0]
 	for i, b := range l.Bindings {
@@ -84,7 +84,7 @@ func (d *Device) record(l *gpu.Launch, writes ...device.Buffer) error {
 	for _, b := range writes {
 		ws = append(ws, d.own(string(l.Kind), b))
 	}
-	d.hazard(reads, ws)
+	barrier := d.hazard(reads, ws)
 
 	var qp C.VkQueryPool
 	query := 0
@@ -93,7 +93,7 @@ func (d *Device) record(l *gpu.Launch, writes ...device.Buffer) error {
 		bt.kernels = append(bt.kernels, l.Entry)
 	}
 	gx, gy := gpu.Grid(l.Workgroups, d.target().MaxWorkgroups)
-	r := C.sf_dispatch(d.c, bt.ccb(), bt.cpool(), d.cdsl(), d.cplayout(), p.cpipe(),
+	r := C.sf_dispatch(d.c, bt.ccb(), cflag(barrier), bt.cpool(), d.cdsl(), d.cplayout(), p.cpipe(),
 		C.uint32_t(len(binds)), &binds[0], C.uint32_t(gx), C.uint32_t(gy), 1, qp, C.uint32_t(query))
 	if err := d.check("vkCmdDispatch", r); err != nil {
 		return err

@@ -242,11 +242,10 @@ VkResult sf_begin(sf_dev *d, VkCommandBuffer cb, VkQueryPool qp, uint32_t nquery
 	return SF_VK_SUCCESS;
 }
 
-void sf_barrier(sf_dev *d, VkCommandBuffer cb) { memoryBarrier(d, cb, WORK_STAGES, WORK_WRITES, WORK_STAGES, WORK_ACCESS); }
 
 #define SF_MAX_BINDINGS 64
 
-VkResult sf_dispatch(sf_dev *d, VkCommandBuffer cb, VkDescriptorPool pool, VkDescriptorSetLayout dsl,
+VkResult sf_dispatch(sf_dev *d, VkCommandBuffer cb, int barrier, VkDescriptorPool pool, VkDescriptorSetLayout dsl,
 	VkPipelineLayout pl, VkPipeline p, uint32_t n, const sf_bind *b, uint32_t gx, uint32_t gy, uint32_t gz,
 	VkQueryPool qp, uint32_t query) {
 	if (n > SF_MAX_BINDINGS) {
@@ -276,6 +275,9 @@ VkResult sf_dispatch(sf_dev *d, VkCommandBuffer cb, VkDescriptorPool pool, VkDes
 		w[i].pBufferInfo = &info[i];
 	}
 	d->updateDescriptorSets(d->dev, n, w, 0, NULL);
+	if (barrier) {
+		memoryBarrier(d, cb, WORK_STAGES, WORK_WRITES, WORK_STAGES, WORK_ACCESS);
+	}
 	d->cmdBindPipeline(cb, SF_VK_PIPELINE_BIND_POINT_COMPUTE, p);
 	d->cmdBindDescriptorSets(cb, SF_VK_PIPELINE_BIND_POINT_COMPUTE, pl, 0, 1, &set, 0, NULL);
 	if (qp) {
@@ -288,8 +290,11 @@ VkResult sf_dispatch(sf_dev *d, VkCommandBuffer cb, VkDescriptorPool pool, VkDes
 	return SF_VK_SUCCESS;
 }
 
-void sf_copy(sf_dev *d, VkCommandBuffer cb, VkBuffer src, VkDeviceSize srcOff, VkBuffer dst, VkDeviceSize dstOff,
-	VkDeviceSize size) {
+void sf_copy(sf_dev *d, VkCommandBuffer cb, int barrier, VkBuffer src, VkDeviceSize srcOff, VkBuffer dst,
+	VkDeviceSize dstOff, VkDeviceSize size) {
+	if (barrier) {
+		memoryBarrier(d, cb, WORK_STAGES, WORK_WRITES, WORK_STAGES, WORK_ACCESS);
+	}
 	VkBufferCopy c = {srcOff, dstOff, size};
 	d->cmdCopyBuffer(cb, src, dst, 1, &c);
 }

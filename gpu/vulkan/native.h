@@ -88,18 +88,17 @@ typedef struct sf_bind {
 // sf_begin begins a command buffer, resets queries [0, nquery) of qp when qp
 // is not 0, and makes earlier submissions' writes visible.
 VkResult sf_begin(sf_dev *d, VkCommandBuffer cb, VkQueryPool qp, uint32_t nquery);
-// sf_barrier orders every earlier compute and transfer access before every
-// later one.
-void sf_barrier(sf_dev *d, VkCommandBuffer cb);
 // sf_dispatch allocates a descriptor set from pool, writes the n bindings
 // (binding i = b[i]), binds pipeline and set, and dispatches gx*gy*gz
 // workgroups; with qp not 0 it writes timestamps query and query+1 around it.
-VkResult sf_dispatch(sf_dev *d, VkCommandBuffer cb, VkDescriptorPool pool, VkDescriptorSetLayout dsl,
+// With barrier set it first orders every earlier compute and transfer
+// access before the dispatch.
+VkResult sf_dispatch(sf_dev *d, VkCommandBuffer cb, int barrier, VkDescriptorPool pool, VkDescriptorSetLayout dsl,
 	VkPipelineLayout pl, VkPipeline p, uint32_t n, const sf_bind *b, uint32_t gx, uint32_t gy, uint32_t gz,
 	VkQueryPool qp, uint32_t query);
-// sf_copy records a buffer-to-buffer copy.
-void sf_copy(sf_dev *d, VkCommandBuffer cb, VkBuffer src, VkDeviceSize srcOff, VkBuffer dst, VkDeviceSize dstOff,
-	VkDeviceSize size);
+// sf_copy records a buffer-to-buffer copy, after a barrier when barrier is set.
+void sf_copy(sf_dev *d, VkCommandBuffer cb, int barrier, VkBuffer src, VkDeviceSize srcOff, VkBuffer dst,
+	VkDeviceSize dstOff, VkDeviceSize size);
 // sf_fill records filling size bytes (a multiple of 4) with the word value.
 void sf_fill(sf_dev *d, VkCommandBuffer cb, VkBuffer dst, VkDeviceSize off, VkDeviceSize size, uint32_t value);
 // sf_submit makes the buffer's writes visible to the host, ends it and

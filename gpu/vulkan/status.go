@@ -17,19 +17,19 @@ const statusSlots = 1024
 // statusBytes is the size of the status buffer.
 const statusBytes = statusSlots * gpu.StatusWords * 4
 
-// statusSlot returns the status buffer and the slot the next gather or
-// scatter launch reports into, draining and checking the buffer when every
-// slot is taken.
-func (d *Device) statusSlot() (*Buffer, int, error) {
+// statusTarget returns the status slot the next gather or scatter launch
+// reports into, draining and checking the buffer when every slot is taken
+// (the errors found are kept for the next Sync or Read).
+func (d *Device) statusTarget() (gpu.StatusTarget, error) {
 	if len(d.statusUses) >= statusSlots {
 		if err := d.drain(); err != nil {
-			return nil, 0, err
+			return gpu.StatusTarget{}, err
 		}
 		if err := d.takeStatus(); err != nil {
 			d.deferred = errors.Join(d.deferred, err)
 		}
 	}
-	return d.statusBuf, len(d.statusUses), nil
+	return gpu.StatusTarget{Buf: d.statusBuf, Slot: len(d.statusUses)}, nil
 }
 
 // takeStatus reads the slots used since the last check, clears them and

@@ -1,0 +1,95 @@
+//go:build cgo
+
+package vulkan
+
+import (
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/shaderflow/shaderflow/gpu"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// threadCPU returns the CPU time the calling OS thread has used, which
+// unlike wall time does not grow when other processes share the cores.
+func threadCPU() time.Duration {
+	var ts syscall.Timespec
+	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 3 /* CLOCK_THREAD_CPUTIME_ID */, uintptr(unsafe.Pointer(&ts)), 0)
+	return time.Duration(ts.Nano())
+}
+
+// addKernel returns an elementwise kernel out = x + y over n float32s.
+func addKernel(t testing.TB, d *Device, n int) *device.ElementwiseKernel {
+	x := upload(t, d, make([]byte, 4*n))
+	y := upload(t, d, make([]byte, 4*n))
+	out, err := d.Alloc(int64(4 * n))
+	require.NoError(t, err)
+	var pb device.Builder
+	pb.Output(pb.Binary(device.OpAdd, pb.Input(0, device.Float32), pb.Input(1, device.Float32)))
+	shape := []int{n}
+	return &device.ElementwiseKernel{
+		Shape:   shape,
+		Inputs:  []device.View{device.Contiguous(x, device.Float32, 0, shape), device.Contiguous(y, device.Float32, 0, shape)},
+		Program: pb.P,
+		Outputs: []device.View{device.Contiguous(out, device.Float32, 0, shape)},
+	}
+}
+
+// BenchmarkHostOverhead measures the host time to encode and record one
+// small elementwise kernel into a batched submission (the device's own
+// execution excluded as far as possible: the clock runs only while
+// recording; submission waits at batch boundaries are not counted).
+// On lavapipe this is a software Vulkan device: the number is host CPU
+// overhead, not GPU time.
+func BenchmarkHostOverhead(b *testing.B) {
+	d := openDevice(b)
+	k := addKernel(b, d, 256)
+	require.NoError(b, d.Elementwise(k))
+	require.NoError(b, d.Sync())
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var rec, cpu time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%maxBatchDispatches == 0 {
+			// Keep the ring from blocking the clock: drain outside it.
+			b.StopTimer()
+			require.NoError(b, d.Sync())
+			b.StartTimer()
+		}
+		t0, c0 := time.Now(), threadCPU()
+		if err := d.Elementwise(k); err != nil {
+			b.Fatal(err)
+		}
+		rec += time.Since(t0)
+		cpu += threadCPU() - c0
+	}
+	b.StopTimer()
+	require.NoError(b, d.Sync())
+	b.ReportMetric(float64(rec.Nanoseconds())/float64(b.N), "record-ns/kernel")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "record-cpu-ns/kernel")
+}
+
+// BenchmarkEncodeElementwise measures package gpu's encoding of the kernel
+// of BenchmarkHostOverhead alone (validation, binding plan, params words).
+func BenchmarkEncodeElementwise(b *testing.B) {
+	d := openDevice(b)
+	k := addKernel(b, d, 256)
+	t := d.target()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0 := threadCPU()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := gpu.EncodeElementwise(k, t); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((threadCPU()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
