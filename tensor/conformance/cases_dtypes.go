@@ -11,12 +11,15 @@ import (
 func int32Cases() []testCase {
 	small := ints(-1000, 1000)
 	ops := []binaryOp{
-		{"add", (*tensor.Tensor).Add, ref.Add, small, small, exact, tensor.Int32},
-		{"sub", (*tensor.Tensor).Sub, ref.Sub, small, small, exact, tensor.Int32},
-		{"mul", (*tensor.Tensor).Mul, ref.Mul, small, small, exact, tensor.Int32},
-		{"maximum", (*tensor.Tensor).Maximum, ref.Maximum, small, small, exact, tensor.Int32},
-		{"minimum", (*tensor.Tensor).Minimum, ref.Minimum, small, small, exact, tensor.Int32},
+		{"add", (*tensor.Tensor).Add, ref.Add, small, small, exact, asInput},
+		{"sub", (*tensor.Tensor).Sub, ref.Sub, small, small, exact, asInput},
+		{"mul", (*tensor.Tensor).Mul, ref.Mul, small, small, exact, asInput},
+		{"maximum", (*tensor.Tensor).Maximum, ref.Maximum, small, small, exact, asInput},
+		{"minimum", (*tensor.Tensor).Minimum, ref.Minimum, small, small, exact, asInput},
 	}
+	ops = append(ops,
+		binaryOp{"div", (*tensor.Tensor).Div, ref.Div, small, nonzero(-50, 50), f32, tensor.Float32},
+		binaryOp{"floor_div", (*tensor.Tensor).FloorDiv, ref.FloorDiv, small, nonzero(-50, 50), exact, asInput})
 	ops = append(ops, compareOps(ints(-3, 3))...)
 	var cs []testCase
 	for _, op := range ops {
@@ -44,8 +47,17 @@ func int32Cases() []testCase {
 func boolCases() []testCase {
 	var cs []testCase
 	bits := ints(0, 1)
-	for _, op := range compareOps(bits)[:2] { // Eq and Ne are the logic ops xnor and xor
+	logic := append(compareOps(bits)[:2], // Eq and Ne are the logic ops xnor and xor
+		binaryOp{"logical_and", (*tensor.Tensor).LogicalAnd, ref.And, bits, bits, exact, tensor.Bool},
+		binaryOp{"logical_or", (*tensor.Tensor).LogicalOr, ref.Or, bits, bits, exact, tensor.Bool})
+	for _, op := range logic {
 		cs = append(cs, binaryCasesFor(op, tensor.Bool)...)
+	}
+	for _, l := range allLayouts {
+		cs = append(cs, testCase{name: caseName("not", "bool", "4x6", l.name), run: func(e *env) {
+			x := e.input(tensor.Bool, bits, l, 4, 6)
+			e.expect("Not", tensor.Bool, ref.Not(x.R), exact, func() *tensor.Tensor { return x.T.Not() })
+		}})
 	}
 	for _, l := range []layout{contiguous, transposed, strided, expanded} {
 		cs = append(cs, testCase{name: caseName("where", "bool", "4x6", l.name), run: func(e *env) {
@@ -92,10 +104,10 @@ func halfCases() []testCase {
 			rt("special", []float64{0, math.Copysign(0, -1), 1, -1, 65504, 65520, -1e6, 6e-8, 3e-8, math.Inf(1), math.Inf(-1), math.NaN(), 3.1415927, 1 + 1.0/1024, 1 + 1.0/2048, 1 + 3.0/2048}))
 		// Ops on half-precision tensors compute in float32 and store dt.
 		bin := []binaryOp{
-			{"add", (*tensor.Tensor).Add, ref.Add, normal, normal, f32, tensor.Float32},
-			{"mul", (*tensor.Tensor).Mul, ref.Mul, normal, normal, f32, tensor.Float32},
-			{"div", (*tensor.Tensor).Div, ref.Div, normal, awayFromZero, f32, tensor.Float32},
-			{"maximum", (*tensor.Tensor).Maximum, ref.Maximum, normal, normal, exact, tensor.Float32},
+			{"add", (*tensor.Tensor).Add, ref.Add, normal, normal, f32, asInput},
+			{"mul", (*tensor.Tensor).Mul, ref.Mul, normal, normal, f32, asInput},
+			{"div", (*tensor.Tensor).Div, ref.Div, normal, awayFromZero, f32, asInput},
+			{"maximum", (*tensor.Tensor).Maximum, ref.Maximum, normal, normal, exact, asInput},
 			{"lt", (*tensor.Tensor).Lt, ref.Lt, ints(-2, 2), ints(-2, 2), exact, tensor.Bool},
 		}
 		for _, op := range bin {
@@ -103,7 +115,7 @@ func halfCases() []testCase {
 				cs = append(cs, c)
 			}
 		}
-		for _, op := range unaryOps()[:14] {
+		for _, op := range pickUnary("neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu", "gelu", "gelu_tanh", "silu") {
 			for _, l := range []layout{contiguous, transposed} {
 				cs = append(cs, testCase{name: caseName(op.name, dt.String(), "5x7", l.name), run: func(e *env) {
 					x := e.input(dt, op.dom, l, 5, 7)

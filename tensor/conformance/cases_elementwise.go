@@ -3,6 +3,7 @@ package conformance
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/shaderflow/shaderflow/tensor"
 	"github.com/shaderflow/shaderflow/tensor/conformance/ref"
@@ -47,7 +48,30 @@ func unaryOps() []unaryOp {
 		{"pow_scalar(3)", func(x *tensor.Tensor) *tensor.Tensor { return x.PowScalar(3) }, scalar(math.Pow, 3), normal},
 		{"pow_scalar(0.5)", func(x *tensor.Tensor) *tensor.Tensor { return x.PowScalar(0.5) }, scalar(math.Pow, 0.5), positive},
 		{"pow_scalar(-1.5)", func(x *tensor.Tensor) *tensor.Tensor { return x.PowScalar(-1.5) }, scalar(math.Pow, -1.5), positive},
+		{"rsub_scalar(1.5)", func(x *tensor.Tensor) *tensor.Tensor { return x.RSubScalar(1.5) }, scalar(func(x, s float64) float64 { return s - x }, 1.5), normal},
+		{"reciprocal", (*tensor.Tensor).Reciprocal, ref.Reciprocal, awayFromZero},
+		{"erf", (*tensor.Tensor).Erf, ref.Erf, scaled(2)},
+		{"floor", (*tensor.Tensor).Floor, ref.Floor, scaled(3)},
+		{"ceil", (*tensor.Tensor).Ceil, ref.Ceil, scaled(3)},
+		{"sign", (*tensor.Tensor).Sign, ref.Sign, ints(-2, 2)},
 	}
+}
+
+// pickUnary returns the named unary ops, in the order named.
+func pickUnary(names ...string) []unaryOp {
+	all := unaryOps()
+	var out []unaryOp
+	for _, n := range names {
+		for _, u := range all {
+			if u.name == n {
+				out = append(out, u)
+			}
+		}
+	}
+	if len(out) != len(names) {
+		panic("conformance: unknown unary op in " + strings.Join(names, ","))
+	}
+	return out
 }
 
 // unaryShapes get every unary op on a contiguous input; layoutShapes get it
@@ -90,18 +114,21 @@ type binaryOp struct {
 	ref      func(a, b *ref.Array) *ref.Array
 	da, db   gen
 	tl       tol
-	outDType tensor.DType
+	outDType tensor.DType // asInput: the inputs' dtype
 }
+
+// asInput marks a result whose dtype is its inputs'.
+const asInput tensor.DType = 0
 
 func binaryOps() []binaryOp {
 	return []binaryOp{
-		{"add", (*tensor.Tensor).Add, ref.Add, normal, normal, f32, tensor.Float32},
-		{"sub", (*tensor.Tensor).Sub, ref.Sub, normal, normal, f32, tensor.Float32},
-		{"mul", (*tensor.Tensor).Mul, ref.Mul, normal, normal, f32, tensor.Float32},
-		{"div", (*tensor.Tensor).Div, ref.Div, normal, awayFromZero, f32, tensor.Float32},
-		{"pow", (*tensor.Tensor).Pow, ref.Pow, positive, normal, f32, tensor.Float32},
-		{"maximum", (*tensor.Tensor).Maximum, ref.Maximum, normal, normal, exact, tensor.Float32},
-		{"minimum", (*tensor.Tensor).Minimum, ref.Minimum, normal, normal, exact, tensor.Float32},
+		{"add", (*tensor.Tensor).Add, ref.Add, normal, normal, f32, asInput},
+		{"sub", (*tensor.Tensor).Sub, ref.Sub, normal, normal, f32, asInput},
+		{"mul", (*tensor.Tensor).Mul, ref.Mul, normal, normal, f32, asInput},
+		{"div", (*tensor.Tensor).Div, ref.Div, normal, awayFromZero, f32, asInput},
+		{"pow", (*tensor.Tensor).Pow, ref.Pow, positive, normal, f32, asInput},
+		{"maximum", (*tensor.Tensor).Maximum, ref.Maximum, normal, normal, exact, asInput},
+		{"minimum", (*tensor.Tensor).Minimum, ref.Minimum, normal, normal, exact, asInput},
 	}
 }
 
@@ -132,7 +159,7 @@ func binaryCasesFor(op binaryOp, dt tensor.DType) []testCase {
 			b := e.input(dt, op.db, lb, sb...)
 			want := op.ref(a.R, b.R)
 			out := op.outDType
-			if out != tensor.Bool {
+			if out == asInput {
 				out = dt
 			}
 			e.expect(op.name, out, want, op.tl.forDType(dt), func() *tensor.Tensor { return op.dev(a.T, b.T) })
@@ -154,6 +181,15 @@ func binaryCases() []testCase {
 		cs = append(cs, binaryCasesFor(op, tensor.Float32)...)
 	}
 	add := binaryOps()[0]
+	for _, s := range [][3][]int{{{3, 1, 5}, {4, 1}, {5}}, {{}, {2, 3}, {}}, {{4, 6}, {4, 6}, {4, 6}}} {
+		for _, l := range layoutsFor(s[0]) {
+			cs = append(cs, testCase{name: caseName("fma", "float32", shapesName(s[0], s[1], s[2]), l.name), run: func(e *env) {
+				x, y, z := e.input(tensor.Float32, normal, l, s[0]...), e.randn(s[1]...), e.randn(s[2]...)
+				want := ref.Add(ref.Mul(x.R, y.R), z.R)
+				e.expect("Fma", tensor.Float32, want, f32.withScale(ref.Abs(ref.Mul(x.R, y.R))), func() *tensor.Tensor { return x.T.Fma(y.T, z.T) })
+			}})
+		}
+	}
 	cs = append(cs, testCase{name: caseName("add", "float32", shapesName(largeShape, largeShape[1:]), "contiguous"), large: true, run: func(e *env) {
 		a, b := e.randn(largeShape...), e.randn(largeShape[1])
 		e.expect("Add", tensor.Float32, ref.Add(a.R, b.R), f32, func() *tensor.Tensor { return add.dev(a.T, b.T) })
@@ -193,6 +229,24 @@ func compareCases() []testCase {
 				x := e.input(tensor.Float32, normal, l, s[1]...)
 				y := e.randn(s[2]...)
 				e.expect("Where", tensor.Float32, ref.Where(c.R, x.R, y.R), exact, func() *tensor.Tensor { return tensor.Where(c.T, x.T, y.T) })
+			}})
+		}
+	}
+	scalarCmp := []struct {
+		name string
+		dev  func(*tensor.Tensor) *tensor.Tensor
+		ref  func(x, s float64) bool
+	}{
+		{"eq_scalar(1)", func(x *tensor.Tensor) *tensor.Tensor { return x.EqScalar(1) }, func(x, s float64) bool { return x == s }},
+		{"gt_scalar(1)", func(x *tensor.Tensor) *tensor.Tensor { return x.GtScalar(1) }, func(x, s float64) bool { return x > s }},
+		{"lt_scalar(1)", func(x *tensor.Tensor) *tensor.Tensor { return x.LtScalar(1) }, func(x, s float64) bool { return x < s }},
+	}
+	for _, c := range scalarCmp {
+		for _, l := range layoutsFor([]int{5, 7}) {
+			cs = append(cs, testCase{name: caseName(c.name, "float32", "5x7", l.name), run: func(e *env) {
+				x := e.input(tensor.Float32, ints(-1, 3), l, 5, 7)
+				want := ref.Map(x.R, func(v float64) float64 { return b2f(c.ref(v, 1)) })
+				e.expect(c.name, tensor.Bool, want, exact, func() *tensor.Tensor { return c.dev(x.T) })
 			}})
 		}
 	}

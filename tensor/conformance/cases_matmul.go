@@ -107,8 +107,12 @@ func convDev(x, w, b *tensor.Tensor, opt tensor.ConvOptions) *tensor.Tensor {
 
 func convCases() []testCase {
 	var cs []testCase
-	for _, c := range convList {
-		for _, l := range []layout{contiguous, transposed} {
+	for i, c := range convList {
+		layouts := []layout{contiguous, transposed}
+		if i == 0 || i == 4 || i == 9 { // the first of each rank: every layout
+			layouts = allLayouts
+		}
+		for _, l := range layouts {
 			cs = append(cs, testCase{name: caseName("conv", "float32", convName(c), l.name), run: func(e *env) {
 				x := e.input(tensor.Float32, normal, l, c.x...)
 				w := e.input(tensor.Float32, normal, contiguous, c.w...)

@@ -53,16 +53,16 @@ var avgPools = []poolCase{
 
 func poolCases() []testCase {
 	var cs []testCase
-	for _, p := range maxPools {
-		for _, l := range []layout{contiguous, transposed} {
+	for i, p := range maxPools {
+		for _, l := range poolLayouts(i) {
 			cs = append(cs, testCase{name: caseName("max_pool2d", "float32", poolName(p), l.name), run: func(e *env) {
 				x := e.input(tensor.Float32, normal, l, p.x...)
 				e.expect("MaxPool2d", tensor.Float32, ref.MaxPool(x.R, refPool(p.opt)), exact, func() *tensor.Tensor { return x.T.MaxPool2d(p.opt) })
 			}})
 		}
 	}
-	for _, p := range avgPools {
-		for _, l := range []layout{contiguous, transposed} {
+	for i, p := range avgPools {
+		for _, l := range poolLayouts(i) {
 			cs = append(cs, testCase{name: caseName("avg_pool2d", "float32", poolName(p), l.name), run: func(e *env) {
 				x := e.input(tensor.Float32, normal, l, p.x...)
 				e.expect("AvgPool2d", tensor.Float32, ref.AvgPool(x.R, refPool(p.opt)), f32, func() *tensor.Tensor { return x.T.AvgPool2d(p.opt) })
@@ -70,7 +70,7 @@ func poolCases() []testCase {
 		}
 	}
 	for _, a := range [][4]int{{7, 5, 3, 2}, {6, 6, 1, 1}, {7, 5, 7, 5}, {2, 3, 4, 5}, {9, 4, 4, 3}} {
-		for _, l := range []layout{contiguous, transposed} {
+		for _, l := range poolLayouts(0) {
 			sh := []int{2, 3, a[0], a[1]}
 			cs = append(cs, testCase{name: caseName(fmt.Sprintf("adaptive_avg_pool2d(%d,%d)", a[2], a[3]), "float32", shapeName(sh), l.name), run: func(e *env) {
 				x := e.input(tensor.Float32, normal, l, sh...)
@@ -81,4 +81,13 @@ func poolCases() []testCase {
 		}
 	}
 	return cs
+}
+
+// poolLayouts gives the first geometry of a list every layout, the others
+// contiguous and transposed inputs.
+func poolLayouts(i int) []layout {
+	if i == 0 {
+		return allLayouts
+	}
+	return []layout{contiguous, transposed}
 }

@@ -48,6 +48,10 @@ func reductions() []reduction {
 		return tol{rel: 1e-5, abs: 1e-6, scale: ref.Map(ms, func(v float64) float64 { return k * v })}
 	}
 	exactT := func(*ref.Array, bool, []int) tol { return exact }
+	prodT := func(x *ref.Array, _ bool, axes []int) tol {
+		// Each of the n-1 products rounds once, relative to the result.
+		return tol{rel: 1e-5 + 2e-7*float64(reducedCount(x.Shape(), axes)), abs: 1e-6}
+	}
 	keepOr := func(keep bool, plain, kept func(...int) *tensor.Tensor, axes []int) *tensor.Tensor {
 		if keep {
 			return kept(axes...)
@@ -59,6 +63,12 @@ func reductions() []reduction {
 			func(x *ref.Array, k bool, a []int) *ref.Array { return ref.Sum(x, k, a...) }, sumT, tensor.Float32},
 		{"mean", func(x *tensor.Tensor, k bool, a []int) *tensor.Tensor { return keepOr(k, x.Mean, x.MeanKeepDim, a) },
 			func(x *ref.Array, k bool, a []int) *ref.Array { return ref.Mean(x, k, a...) }, meanT, tensor.Float32},
+		{"prod", func(x *tensor.Tensor, k bool, a []int) *tensor.Tensor {
+			if k {
+				return x.Prod(a...).Reshape(keptShape(x.Shape(), a)...)
+			}
+			return x.Prod(a...)
+		}, func(x *ref.Array, k bool, a []int) *ref.Array { return ref.Prod(x, k, a...) }, prodT, tensor.Float32},
 		{"max", func(x *tensor.Tensor, k bool, a []int) *tensor.Tensor { return keepOr(k, x.Max, x.MaxKeepDim, a) },
 			func(x *ref.Array, k bool, a []int) *ref.Array { return ref.Max(x, k, a...) }, exactT, tensor.Float32},
 		{"min", func(x *tensor.Tensor, k bool, a []int) *tensor.Tensor { return keepOr(k, x.Min, x.MinKeepDim, a) },
@@ -197,4 +207,18 @@ func softmaxCases() []testCase {
 		}
 	}
 	return cs
+}
+
+// keptShape is shape with the reduced axes (all when none) set to one.
+func keptShape(shape, axes []int) []int {
+	out := append([]int(nil), shape...)
+	for i := range out {
+		if len(axes) == 0 {
+			out[i] = 1
+		}
+	}
+	for _, a := range axes {
+		out[(a+len(shape))%len(shape)] = 1
+	}
+	return out
 }

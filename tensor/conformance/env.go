@@ -89,6 +89,17 @@ func ints(lo, hi int) gen {
 	return func(r *rand.Rand) float64 { return float64(lo + r.IntN(hi-lo+1)) }
 }
 
+// nonzero draws integers in [lo, hi] other than zero.
+func nonzero(lo, hi int) gen {
+	return func(r *rand.Rand) float64 {
+		for {
+			if v := lo + r.IntN(hi-lo+1); v != 0 {
+				return float64(v)
+			}
+		}
+	}
+}
+
 // round returns v as the dtype stores it.
 func round(dt tensor.DType, v float64) float64 {
 	switch dt {

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
@@ -190,5 +189,3 @@ func numElements(shape []int) int {
 	}
 	return n
 }
-
-var _ = fmt.Sprint

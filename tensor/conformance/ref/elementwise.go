@@ -159,3 +159,44 @@ func Where(cond, x, y *Array) *Array {
 		return v[2]
 	}, cond, x, y)
 }
+
+// Floor rounds down.
+func Floor(a *Array) *Array { return Map(a, math.Floor) }
+
+// Ceil rounds up.
+func Ceil(a *Array) *Array { return Map(a, math.Ceil) }
+
+// Sign is -1, 0 or 1 by the sign of each element (NaN stays NaN).
+func Sign(a *Array) *Array {
+	return Map(a, func(x float64) float64 {
+		switch {
+		case x > 0:
+			return 1
+		case x < 0:
+			return -1
+		}
+		return x
+	})
+}
+
+// Erf is the error function.
+func Erf(a *Array) *Array { return Map(a, math.Erf) }
+
+// Reciprocal returns 1/a.
+func Reciprocal(a *Array) *Array { return Map(a, func(x float64) float64 { return 1 / x }) }
+
+// IsNaN marks NaN elements with 1.
+func IsNaN(a *Array) *Array { return Map(a, func(x float64) float64 { return boolean(math.IsNaN(x)) }) }
+
+// Not is logical negation: 1 where a is zero.
+func Not(a *Array) *Array { return Map(a, func(x float64) float64 { return boolean(x == 0) }) }
+
+// And is 1 where both a and b are non-zero.
+func And(a, b *Array) *Array {
+	return Map2("And", a, b, func(x, y float64) float64 { return boolean(x != 0 && y != 0) })
+}
+
+// Or is 1 where a or b is non-zero.
+func Or(a, b *Array) *Array {
+	return Map2("Or", a, b, func(x, y float64) float64 { return boolean(x != 0 || y != 0) })
+}

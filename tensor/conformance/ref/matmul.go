@@ -26,6 +26,7 @@ func MatMul(a, b *Array) *Array {
 	bv = bv.Expand(append(append([]int{}, batch...), k, n)...)
 	out := make([]float64, 0, numElements(batch)*m*n)
 	nb := len(batch)
+	rowA, colB := make([]float64, m*k), make([]float64, n*k) // A and B transposed, contiguous
 	forEachIndex(batch, func(bi []int) {
 		aOff, bOff := av.offset, bv.offset
 		for d, x := range bi {
@@ -33,11 +34,22 @@ func MatMul(a, b *Array) *Array {
 			bOff += x * bv.strides[d]
 		}
 		for i := range m {
+			for p := range k {
+				rowA[i*k+p] = av.data[aOff+i*av.strides[nb]+p*av.strides[nb+1]]
+			}
+		}
+		for j := range n {
+			for p := range k {
+				colB[j*k+p] = bv.data[bOff+p*bv.strides[nb]+j*bv.strides[nb+1]]
+			}
+		}
+		for i := range m {
+			r := rowA[i*k : (i+1)*k]
 			for j := range n {
+				c := colB[j*k : (j+1)*k]
 				s := 0.0
-				for p := range k {
-					s += av.data[aOff+i*av.strides[nb]+p*av.strides[nb+1]] *
-						bv.data[bOff+p*bv.strides[nb]+j*bv.strides[nb+1]]
+				for p, x := range r {
+					s += x * c[p]
 				}
 				out = append(out, s)
 			}

@@ -63,6 +63,17 @@ func Mean(a *Array, keep bool, axes ...int) *Array {
 	return Reduce("Mean", a, axes, keep, func(v []float64) float64 { return sum(v) / float64(len(v)) })
 }
 
+// Prod multiplies over axes (all when none); the product of no elements is 1.
+func Prod(a *Array, keep bool, axes ...int) *Array {
+	return Reduce("Prod", a, axes, keep, func(v []float64) float64 {
+		p := 1.0
+		for _, x := range v {
+			p *= x
+		}
+		return p
+	})
+}
+
 // Max is the largest value over axes, NaN if any value is NaN. It panics for
 // an empty slice, as PyTorch refuses it.
 func Max(a *Array, keep bool, axes ...int) *Array {
