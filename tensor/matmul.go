@@ -32,6 +32,9 @@ func (t *Tensor) MatMul(o *Tensor) *Tensor {
 	}
 	batch := broadcastShapes("MatMul", a.shape[:a.Dim()-2], b.shape[:b.Dim()-2])
 	out := mm(a, b, batch, m, n, k)
+	if dt := floatType(promote(t.DType(), o.DType())); dt != Float32 {
+		out = out.Cast(dt) // computed in float32, rounded once (fuses into the epilogue)
+	}
 	switch {
 	case t.Dim() == 1 && o.Dim() == 1:
 		out = out.Reshape()

@@ -24,7 +24,7 @@ func (t *Tensor) FloorDiv(o *Tensor) *Tensor {
 	if t.DType() != Int32 || o.DType() != Int32 {
 		usage("FloorDiv", "needs Int32 tensors, got %s and %s", t.DType(), o.DType())
 	}
-	return t.binaryArith("FloorDiv", device.OpDiv, o)
+	return elementwise("FloorDiv", device.OpDiv, Int32, Int32, []*Tensor{t, o}, nil)
 }
 
 // Pow returns t raised to o with broadcasting.

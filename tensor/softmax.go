@@ -9,7 +9,7 @@ func (t *Tensor) Softmax(axis int) *Tensor {
 	NoGrad(func() {
 		x := t.asFloat32()
 		e := x.Sub(x.MaxKeepDim(axis)).Exp()
-		out = e.Div(e.SumKeepDim(axis))
+		out = e.Div(e.SumKeepDim(axis)).Cast(floatType(t.DType()))
 	})
 	return recordGrad("Softmax", out, []*Tensor{t}, axis)
 }
@@ -23,7 +23,7 @@ func (t *Tensor) LogSoftmax(axis int) *Tensor {
 		x := t.asFloat32()
 		m := x.MaxKeepDim(axis)
 		z := x.Sub(m)
-		out = z.Sub(z.Exp().SumKeepDim(axis).Log())
+		out = z.Sub(z.Exp().SumKeepDim(axis).Log()).Cast(floatType(t.DType()))
 	})
 	return recordGrad("LogSoftmax", out, []*Tensor{t}, axis)
 }

@@ -177,7 +177,11 @@ func (t *Tensor) T() *Tensor {
 // Narrow returns elements start..start+length-1 along dim.
 func (t *Tensor) Narrow(dim, start, length int) *Tensor {
 	t.check("Narrow")
-	return t.Slice(dim, start, start+length, 1)
+	d := normAxis("Narrow", dim, t.Dim())
+	if start < 0 || length < 0 || start+length > t.shape[d] {
+		usage("Narrow", "start %d length %d out of range for dimension %d of %v", start, length, d, t.shape)
+	}
+	return t.Slice(d, start, start+length, 1)
 }
 
 // sliceParams are the parameters of a Slice for autograd.
