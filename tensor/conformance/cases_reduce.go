@@ -149,8 +149,11 @@ func reduceCases() []testCase {
 			add(r, reduceShape{[]int{4, 6}, []int{1}}, false, l)
 			add(r, reduceShape{[]int{2, 3, 4}, []int{0, 2}}, true, l)
 		}
-		add(r, reduceShape{largeShape, []int{1}}, false, contiguous)
-		if r.name == "sum" {
+		switch r.name { // a few large cases: they dominate the run time on emulated GPUs
+		case "max", "var(1)":
+			add(r, reduceShape{largeShape, []int{1}}, false, contiguous)
+		case "sum":
+			add(r, reduceShape{largeShape, []int{1}}, false, contiguous)
 			add(r, reduceShape{largeShape, []int{0}}, false, contiguous)
 			add(r, reduceShape{largeShape, nil}, false, contiguous)
 			add(r, reduceShape{largeShape, []int{0}}, false, transposed)
@@ -163,7 +166,9 @@ func reduceCases() []testCase {
 		for _, l := range allLayouts[1:] {
 			add(r, reduceShape{[]int{4, 6}, []int{1}}, false, l)
 		}
-		add(r, reduceShape{largeShape, []int{1}}, false, contiguous)
+		if r.name == "argmax" {
+			add(r, reduceShape{largeShape, []int{1}}, false, contiguous)
+		}
 	}
 	cs = append(cs, testCase{name: caseName("argmax_ties", "float32", "4x6"), run: func(e *env) {
 		x := e.input(tensor.Float32, ints(0, 2), contiguous, 4, 6)
@@ -194,6 +199,9 @@ func softmaxCases() []testCase {
 			name := "softmax"
 			if log {
 				name = "log_softmax"
+			}
+			if isLarge(s.shape) && log != (s.axis == 0) { // large: softmax(-1) and log_softmax(0) only
+				continue
 			}
 			cs = append(cs, testCase{name: caseName(fmt.Sprintf("%s(%d)", name, s.axis), "float32", shapeName(s.shape), s.l.name), large: isLarge(s.shape), run: func(e *env) {
 				x := e.input(tensor.Float32, scaled(3), s.l, s.shape...)
