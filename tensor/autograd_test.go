@@ -1,0 +1,128 @@
+package tensor_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/shaderflow/shaderflow/tensor"
+	"github.com/stretchr/testify/require"
+)
+
+// numericGrad estimates d f / d x[i] by central differences.
+func numericGrad(t *testing.T, dev *tensor.Device, x []float32, shape []int, f func(*tensor.Tensor) *tensor.Tensor) []float64 {
+	g := make([]float64, len(x))
+	for i := range x {
+		h := 1e-2 * math.Max(1, math.Abs(float64(x[i])))
+		eval := func(d float64) float64 {
+			y := append([]float32(nil), x...)
+			y[i] += float32(d)
+			v, err := f(tensor.FromFloat32s(dev, y, shape...)).Item()
+			require.NoError(t, err)
+			return v
+		}
+		g[i] = (eval(h) - eval(-h)) / (2 * h)
+	}
+	return g
+}
+
+func TestBackwardMatchesFiniteDifferences(t *testing.T) {
+	dev := openCPU(t)
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 2))
+	wdata := make([]float32, 5*3)
+	for i := range wdata {
+		wdata[i] = float32(r.NormFloat64())
+	}
+	w := tensor.FromFloat32s(dev, wdata, 5, 3)
+	cases := map[string]func(*tensor.Tensor) *tensor.Tensor{
+		"mlp":        func(x *tensor.Tensor) *tensor.Tensor { return x.MatMul(w).Relu().Sum() },
+		"softmax":    func(x *tensor.Tensor) *tensor.Tensor { return x.Softmax(-1).Mul(x).Sum() },
+		"logsoftmax": func(x *tensor.Tensor) *tensor.Tensor { return x.LogSoftmax(0).Sum(1).Max() },
+		"norm":       func(x *tensor.Tensor) *tensor.Tensor { return x.LayerNorm(1, nil, nil, 1e-5).Mul(x).Sum() },
+		"views": func(x *tensor.Tensor) *tensor.Tensor {
+			return x.T().Slice(0, 1, 5, 2).Reshape(-1).Tanh().Mean()
+		},
+		"broadcast": func(x *tensor.Tensor) *tensor.Tensor {
+			return x.Mul(x.Sum(0)).Sigmoid().Var(1)
+		},
+	}
+	for name, f := range cases {
+		t.Run(name, func(t *testing.T) {
+			x := make([]float32, 4*5)
+			for i := range x {
+				x[i] = float32(r.NormFloat64())
+			}
+			xt := tensor.FromFloat32s(dev, x, 4, 5).SetRequiresGrad(true)
+			require.NoError(t, f(xt).Backward())
+			got, err := xt.Grad().Float32s()
+			require.NoError(t, err)
+			want := numericGrad(t, dev, x, []int{4, 5}, f)
+			for i := range want {
+				require.InDelta(t, want[i], float64(got[i]), 2e-2*(1+math.Abs(want[i])), "%s: element %d", name, i)
+			}
+		})
+	}
+}
+
+func TestGradientAccumulatesAcrossScopes(t *testing.T) {
+	dev := openCPU(t)
+	w := tensor.FromFloat32s(dev, []float32{1, 2, 3}, 3).SetRequiresGrad(true)
+	for range 2 {
+		dev.Scope(func() {
+			require.NoError(t, w.Mul(w).Sum().Backward())
+		})
+	}
+	g, err := w.Grad().Float32s()
+	require.NoError(t, err)
+	require.Equal(t, []float32{4, 8, 12}, g)
+	w.ZeroGrad()
+	require.Nil(t, w.Grad())
+}
+
+func TestConvPoolGradients(t *testing.T) {
+	dev := openCPU(t)
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 3))
+	rnd := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		return v
+	}
+	w := tensor.FromFloat32s(dev, rnd(3*2*3*3), 3, 2, 3, 3)
+	xs := []int{2, 2, 6, 5}
+	cases := map[string]func(*tensor.Tensor) *tensor.Tensor{
+		"conv": func(x *tensor.Tensor) *tensor.Tensor {
+			return x.Conv2d(w, nil, tensor.ConvOptions{Padding: []int{1}, Stride: []int{2, 1}}).Tanh().Sum()
+		},
+		"maxpool": func(x *tensor.Tensor) *tensor.Tensor {
+			return x.MaxPool2d(tensor.PoolOptions{Kernel: []int{2}}).Mul(x.Narrow(2, 0, 3).Narrow(3, 0, 2)).Sum()
+		},
+		"avgpool": func(x *tensor.Tensor) *tensor.Tensor {
+			return x.AvgPool2d(tensor.PoolOptions{Kernel: []int{3}, Stride: []int{2}, Padding: []int{1}}).Exp().Sum()
+		},
+		"adaptive": func(x *tensor.Tensor) *tensor.Tensor { return x.AdaptiveAvgPool2d(4, 3).Sin().Sum() },
+		"gather": func(x *tensor.Tensor) *tensor.Tensor {
+			idx := tensor.FromInt32s(dev, []int32{4, 0, 4, 1}, 4)
+			s := x.IndexSelect(2, idx)
+			return s.Mul(s).Sum()
+		},
+	}
+	for name, f := range cases {
+		t.Run(name, func(t *testing.T) {
+			x := rnd(2 * 2 * 6 * 5)
+			xt := tensor.FromFloat32s(dev, x, xs...).SetRequiresGrad(true)
+			require.NoError(t, f(xt).Backward())
+			got, err := xt.Grad().Float32s()
+			require.NoError(t, err)
+			want := numericGrad(t, dev, x, xs, f)
+			for i := range want {
+				require.InDelta(t, want[i], float64(got[i]), 3e-2*(1+math.Abs(want[i])), "%s: element %d", name, i)
+			}
+		})
+	}
+}
