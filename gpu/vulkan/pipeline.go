@@ -102,10 +102,20 @@ func (d *Device) pipelineFor(kind shaders.Kind, entry string) (*pipeline, error)
 	if nb := maxBinding(words) + 1; nb > d.layoutBindings {
 		return nil, fmt.Errorf("vulkan: kind %s binds %d buffers, the layout has %d (regenerate shaders/spv)", kind, nb, d.layoutBindings)
 	}
+	p, err := d.newPipeline(words, entry)
+	if err != nil {
+		return nil, fmt.Errorf("vulkan: kind %s entry %s: %w", kind, entry, err)
+	}
+	d.pipelines[key] = p
+	return p, nil
+}
+
+// newPipeline creates a compute pipeline from SPIR-V words.
+func (d *Device) newPipeline(words []uint32, entry string) (*pipeline, error) {
 	p := &pipeline{}
 	mi := &vk.ShaderModuleCreateInfo{
 		SType:    vk.StructureTypeShaderModuleCreateInfo,
-		CodeSize: uint(len(code)),
+		CodeSize: uint(4 * len(words)),
 		PCode:    words,
 	}
 	var mod vk.ShaderModule
@@ -113,7 +123,7 @@ func (d *Device) pipelineFor(kind shaders.Kind, entry string) (*pipeline, error)
 	mi.Free()
 	p.module = mod
 	if err := vkErr("vkCreateShaderModule", res); err != nil {
-		return nil, fmt.Errorf("vulkan: kind %s: %w", kind, err)
+		return nil, err
 	}
 	stage := vk.PipelineShaderStageCreateInfo{
 		SType:  vk.StructureTypePipelineShaderStageCreateInfo,
@@ -132,10 +142,9 @@ func (d *Device) pipelineFor(kind shaders.Kind, entry string) (*pipeline, error)
 	stage.Free()
 	if err := vkErr("vkCreateComputePipelines", res); err != nil {
 		vk.DestroyShaderModule(d.dev, p.module, nil)
-		return nil, fmt.Errorf("vulkan: kind %s entry %s: %w", kind, entry, err)
+		return nil, err
 	}
 	p.pipe = pipes[0]
-	d.pipelines[key] = p
 	return p, nil
 }
 
