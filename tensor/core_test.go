@@ -186,3 +186,25 @@ func BenchmarkTinyOp(b *testing.B) {
 		y.Release()
 	}
 }
+
+func TestRealizeSeveralResultsInOneKernel(t *testing.T) {
+	dev := openCPU(t)
+	p := tensor.Randn(dev, 7, 9)
+	g := tensor.Randn(dev, 7, 9)
+	m := tensor.Zeros(dev, 7, 9)
+	require.NoError(t, tensor.Realize(p, g))
+	// One momentum-SGD step: m' = 0.9 m + g; p' = p - 0.1 m'.
+	m2 := m.MulScalar(0.9).Add(g)
+	p2 := p.Sub(m2.MulScalar(0.1))
+	dev.ResetFusionStats()
+	require.NoError(t, tensor.Realize(p2, m2))
+	require.Equal(t, 1, dev.FusionStats().Kernels)
+	pv, _ := p.Float32s()
+	gv, _ := g.Float32s()
+	got, err := p2.Float32s()
+	require.NoError(t, err)
+	for i := range pv {
+		require.InDelta(t, pv[i]-0.1*gv[i], got[i], 1e-5)
+	}
+	require.Equal(t, 0, dev.FusionStats().Kernels-1, "reading realized results launches nothing")
+}

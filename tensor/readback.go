@@ -18,12 +18,26 @@ func (t *Tensor) Realize() error {
 	return d.realize(t.n)
 }
 
-// Realize computes several tensors now.
+// Realize computes several tensors now. Elementwise results of one shape on
+// one device are computed by a single kernel with several outputs (an
+// optimizer's parameter and moment updates, for instance), sharing the work
+// they have in common.
 func Realize(ts ...*Tensor) error {
-	for _, t := range ts {
-		if err := t.Realize(); err != nil {
+	for len(ts) > 0 {
+		d := ts[0].Device()
+		var same, rest []*Tensor
+		for _, t := range ts {
+			t.check("Realize")
+			if t.Device() == d {
+				same = append(same, t)
+			} else {
+				rest = append(rest, t)
+			}
+		}
+		if err := d.realizeMany(same); err != nil {
 			return err
 		}
+		ts = rest
 	}
 	return nil
 }

@@ -1,0 +1,109 @@
+package tensor
+
+import (
+	"slices"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+	"github.com/shaderflow/shaderflow/tensor/pool"
+)
+
+// realizeMany realizes the nodes of ts, computing unrealized elementwise
+// nodes of equal shape together in multi-output kernels.
+func (d *Device) realizeMany(ts []*Tensor) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var groups [][]*node
+	var others []*node
+	for _, t := range ts {
+		n := t.n
+		switch {
+		case n.block != nil || slices.ContainsFunc(others, func(o *node) bool { return o == n }):
+		case n.kind != kindElementwise || !Fusion():
+			others = append(others, n)
+		default:
+			placed := false
+			for i, g := range groups {
+				if slices.Contains(g, n) {
+					placed = true
+				} else if slices.Equal(g[0].shape, n.shape) {
+					groups[i] = append(g, n)
+					placed = true
+				}
+				if placed {
+					break
+				}
+			}
+			if !placed {
+				groups = append(groups, []*node{n})
+			}
+		}
+	}
+	for _, g := range groups {
+		if err := d.runMultiOutput(g); err != nil {
+			return err
+		}
+	}
+	for _, n := range others {
+		if err := d.realize(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runMultiOutput computes elementwise nodes of one shape in one kernel,
+// splitting the group when it would bind more buffers than the device allows.
+func (d *Device) runMultiOutput(g []*node) error {
+	if len(g) == 1 {
+		return d.realize(g[0])
+	}
+	pb := d.newProgBuilder(g[0].shape, false)
+	defer d.putProgBuilder(pb)
+	for _, n := range g {
+		pb.b.Output(pb.b.Cast(pb.build(n, contiguousView(n.shape)), n.dtype))
+	}
+	if pb.err != nil {
+		return pb.err
+	}
+	if pb.bindings(len(g)) > d.maxBufs {
+		half := len(g) / 2
+		if err := d.runMultiOutput(g[:half]); err != nil {
+			return err
+		}
+		return d.runMultiOutput(g[half:])
+	}
+	blocks := make([]*pool.Block, len(g))
+	outs := make([]device.View, len(g))
+	free := func() {
+		for _, b := range blocks {
+			if b != nil {
+				d.pool.Free(b)
+			}
+		}
+	}
+	for i, n := range g {
+		b, err := d.alloc(n.dtype, n.numel())
+		if err != nil {
+			free()
+			return err
+		}
+		blocks[i] = b
+		outs[i] = device.Contiguous(b.Buf, n.dtype, 0, n.shape)
+	}
+	k := device.ElementwiseKernel{Shape: g[0].shape, Inputs: pb.inputs, Program: pb.b.P, Outputs: outs}
+	span := d.prof.Start("elementwise", "kernel")
+	err := d.raw.Elementwise(&k)
+	span.End()
+	d.noteKernel("elementwise", pb.ops, len(pb.inputs), len(g))
+	if err != nil {
+		free()
+		return err
+	}
+	for i, n := range g {
+		n.block = blocks[i]
+	}
+	for _, n := range g {
+		n.dropSources()
+	}
+	return nil
+}
