@@ -24,6 +24,12 @@ func goKernels() *kernels {
 		fromHalf:   goFromHalf,
 		toBFloat:   goToBFloat,
 		fromBFloat: goFromBFloat,
+		triad: func(dst, b, c []float32, q float32) {
+			for i := range dst {
+				dst[i] = b[i] + q*c[i]
+			}
+		},
+		copy: func(dst, x []float32) { copy(dst, x) },
 	}
 	fns := [numUnary]func(float32) float32{
 		opNeg:      func(x float32) float32 { return -x },

@@ -2,5 +2,108 @@
 
 package vec
 
+import (
+	"golang.org/x/sys/cpu"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// asmSet is one level's generated kernels (see sets_amd64.go), one field
+// per kernel base name.
+type asmSet struct {
+	add, sub, mul, div, maximum, minimum                                         func(dst, a, b []float32)
+	addScalar, subScalar, mulScalar, divScalar, maximumScalar, minimumScalar     func(dst, a []float32, s float32)
+	scalarSub, scalarDiv                                                         func(dst, a []float32, s float32)
+	fma                                                                          func(dst, a, b, c []float32)
+	triad                                                                        func(dst, b, c []float32, q float32)
+	neg, abs, relu, sqrt, rsqrt, recip, copy, exp, log, tanh, sigmoid, silu, erf func(dst, x []float32)
+	geluErf, geluTanh                                                            func(dst, x []float32)
+	sin, cos                                                                     func(dst, x []float32) int
+	sum                                                                          func(x []float32) float64
+	dot                                                                          func(a, b []float32) float64
+	sumSqDiff, sumExpSub                                                         func(x []float32, m float32) float64
+	expSub                                                                       func(dst, x []float32, m float32) float64
+	max, min                                                                     func(x []float32) float32
+	indexOf                                                                      func(x []float32, v float32) int
+	toHalf, toBFloat                                                             func(dst []uint16, src []float32)
+	fromHalf, fromBFloat                                                         func(dst []float32, src []uint16)
+}
+
+// supported reports whether the CPU (and OS) can run level l's kernels.
+func supported(l Level) bool {
+	x := cpu.X86
+	avx2 := x.HasAVX2 && x.HasFMA && x.HasBMI2 && x.HasF16C
+	switch l {
+	case LevelAVX2:
+		return avx2
+	case LevelAVX512:
+		return avx2 && x.HasAVX512F && x.HasAVX512BW && x.HasAVX512DQ && x.HasAVX512VL
+	}
+	return false
+}
+
 // archKernels returns the assembly kernels of level l when the CPU supports it.
-func archKernels(l Level) *kernels { return nil }
+func archKernels(l Level) *kernels {
+	if !supported(l) {
+		return nil
+	}
+	a := &asmSets[l]
+	k := &kernels{
+		unary: [numUnary]func(dst, x []float32){
+			opNeg: a.neg, opAbs: a.abs, opRelu: a.relu, opSqrt: a.sqrt, opRsqrt: a.rsqrt, opRecip: a.recip,
+			opExp: a.exp, opLog: a.log, opTanh: a.tanh, opSigmoid: a.sigmoid, opErf: a.erf,
+			opGeluErf: a.geluErf, opGeluTanh: a.geluTanh, opSilu: a.silu,
+			opSin: trig(a.sin, false), opCos: trig(a.cos, true),
+		},
+		binary: [numBinary]func(dst, a, b []float32){
+			opAdd: a.add, opSub: a.sub, opMul: a.mul, opDiv: a.div, opMax: a.maximum, opMin: a.minimum,
+		},
+		scalar: [numScalar]func(dst, a []float32, s float32){
+			opAdd: a.addScalar, opSub: a.subScalar, opMul: a.mulScalar, opDiv: a.divScalar,
+			opMax: a.maximumScalar, opMin: a.minimumScalar, opScalarSub: a.scalarSub, opScalarDiv: a.scalarDiv,
+		},
+		fma:        a.fma,
+		sum:        a.sum,
+		dot:        a.dot,
+		sumSqDiff:  a.sumSqDiff,
+		max:        a.max,
+		min:        a.min,
+		indexOf:    a.indexOf,
+		expSub:     a.expSub,
+		sumExpSub:  a.sumExpSub,
+		toHalf:     convTail(a.toHalf, device.Float32ToFloat16),
+		fromHalf:   convTail(a.fromHalf, device.Float16ToFloat32),
+		toBFloat:   convTail(a.toBFloat, device.Float32ToBFloat16),
+		fromBFloat: convTail(a.fromBFloat, device.BFloat16ToFloat32),
+		triad:      a.triad,
+		copy:       a.copy,
+	}
+	return k
+}
+
+// trig wraps a sin or cos kernel that stops at the first vector holding an
+// argument beyond its range: that vector is finished in Go (which falls back
+// to the math package for those lanes) and the kernel resumes after it.
+func trig(f func(dst, x []float32) int, cos bool) func(dst, x []float32) {
+	return func(dst, x []float32) {
+		for len(x) > 0 {
+			k := f(dst, x)
+			dst, x = dst[k:], x[k:]
+			m := min(len(x), 16)
+			for i, v := range x[:m] {
+				dst[i] = sincos32(v, cos)
+			}
+			dst, x = dst[m:], x[m:]
+		}
+	}
+}
+
+// convTail wraps a conversion kernel that handles whole vectors only.
+func convTail[D, S any](f func(dst []D, src []S), scalar func(S) D) func(dst []D, src []S) {
+	return func(dst []D, src []S) {
+		f(dst, src)
+		for i := len(src) &^ 15; i < len(src); i++ {
+			dst[i] = scalar(src[i])
+		}
+	}
+}

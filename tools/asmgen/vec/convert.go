@@ -1,0 +1,86 @@
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// convLoop emits a conversion kernel over whole vectors only (the Go wrapper
+// converts the remaining elements with tensor/device's scalar functions).
+func (g *gen) convLoop(name, sig string, body func(dst, src, i reg.Register)) {
+	s := g.s
+	g.text(name, sig)
+	dst := Load(Param("dst").Base(), GP64())
+	src := Load(Param("src").Base(), GP64())
+	n := Load(Param("src").Len(), GP64())
+	i, t := GP64(), GP64()
+	XORQ(i, i)
+	Label("loop")
+	LEAQ(Mem{Base: i, Disp: s.lanes}, t)
+	CMPQ(t, n)
+	JA(LabelRef("done"))
+	body(dst, src, i)
+	ADDQ(U32(s.lanes), i)
+	JMP(LabelRef("loop"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+func half(base, i reg.Register) Mem { return Mem{Base: base, Index: i, Scale: 2} }
+
+func (g *gen) conversions() {
+	s := g.s
+	// float32 -> float16 with F16C, NaNs made sign|0x7e00 like the scalar code.
+	g.convLoop("toHalf", "func(dst []uint16, src []float32)", func(dst, src, i reg.Register) {
+		x := s.load(elem(src, i, 0))
+		h := s.half()
+		VCVTPS2PH(U8(0), x, h)
+		out := s.half()
+		if s.avx512 {
+			k := s.cmp(cmpUnord, x, x)
+			q := s.half()
+			VPANDD(s.cu(0xfe00fe00), h, q)
+			VPBLENDMW(q, h, k.r, out)
+		} else {
+			a, m, fix := XMM(), XMM(), XMM()
+			VPAND(s.cu(0x7fff7fff), h, a)
+			VPCMPGTW(s.cu(0x7c007c00), a, m)
+			VPAND(s.cu(0x01ff01ff), m, fix)
+			VPANDN(h, fix, out)
+		}
+		VMOVDQU(out, half(dst, i))
+	})
+	// float16 -> float32 with F16C; NaNs rebuilt from the bits so that
+	// signalling NaNs keep their payload unquieted, like the scalar code.
+	g.convLoop("fromHalf", "func(dst []float32, src []uint16)", func(dst, src, i reg.Register) {
+		f, w := s.vec(), s.vec()
+		VCVTPH2PS(half(src, i), f)
+		VPMOVZXWD(half(src, i), w)
+		t1 := s.shl(s.and(w, s.cu(0x7fff)), 13)
+		t2 := s.shl(s.and(w, s.cu(0x8000)), 16)
+		bits := s.or(s.or(t1, t2), s.cu(0x7f800000))
+		VMOVUPS(s.sel(s.cmp(cmpUnord, f, f), bits, f), elem(dst, i, 0))
+	})
+	// float32 -> bfloat16, round to nearest even; NaN -> top bits | 0x40.
+	g.convLoop("toBFloat", "func(dst []uint16, src []float32)", func(dst, src, i reg.Register) {
+		x := s.load(elem(src, i, 0))
+		top := s.shr(x, 16)
+		t := s.addi(s.addi(x, s.cu(0x7fff)), s.and(top, s.cu(1)))
+		r := s.sel(s.cmp(cmpUnord, x, x), s.or(top, s.cu(0x40)), s.shr(t, 16))
+		if s.avx512 {
+			VPMOVDW(r, half(dst, i))
+		} else {
+			hi, p := XMM(), XMM()
+			VEXTRACTI128(U8(1), r, hi)
+			VPACKUSDW(hi, r.AsX(), p)
+			VMOVDQU(p, half(dst, i))
+		}
+	})
+	g.convLoop("fromBFloat", "func(dst []float32, src []uint16)", func(dst, src, i reg.Register) {
+		w := s.vec()
+		VPMOVZXWD(half(src, i), w)
+		VMOVUPS(s.shl(w, 16), elem(dst, i, 0))
+	})
+}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"fmt"
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// isa abstracts the two vector instruction sets: the kernels are written
+// once against its methods, which emit AVX2 (ymm, masks in vector registers)
+// or AVX-512 (zmm, masks in opmask registers) code.
+type isa struct {
+	name   string // suffix of the generated functions: "AVX2" or "AVX512"
+	lanes  int    // float32 lanes per vector
+	avx512 bool
+}
+
+var (
+	avx2   = &isa{name: "AVX2", lanes: 8}
+	avx512 = &isa{name: "AVX512", lanes: 16, avx512: true}
+)
+
+// bytes returns the vector size in bytes.
+func (s *isa) bytes() int { return 4 * s.lanes }
+
+// vec returns a fresh vector register.
+func (s *isa) vec() reg.VecVirtual {
+	if s.avx512 {
+		return ZMM()
+	}
+	return YMM()
+}
+
+// half returns a fresh register of half the vector width.
+func (s *isa) half() reg.VecVirtual {
+	if s.avx512 {
+		return YMM()
+	}
+	return XMM()
+}
+
+// mask is the result of a comparison: a vector of lane masks (AVX2) or an
+// opmask register (AVX-512).
+type mask struct{ r reg.Register }
+
+// Comparison predicates for VCMPPS (quiet forms).
+const (
+	cmpEQ    = 0x00 // equal, ordered
+	cmpLT    = 0x11 // less, ordered
+	cmpLE    = 0x12 // less or equal, ordered
+	cmpUnord = 0x03 // either is NaN
+	cmpNEQ   = 0x04 // not equal or unordered
+	cmpNLE   = 0x16 // not less-or-equal: greater or unordered
+	cmpEQU   = 0x08 // equal or unordered
+	cmpGE    = 0x1d // greater or equal, ordered
+	cmpGT    = 0x1e // greater, ordered
+)
+
+var constants = map[string]Mem{}
+
+// cu returns a full-width read-only vector with every lane equal to bits.
+func (s *isa) cu(bits uint32) Mem {
+	name := fmt.Sprintf("c%d_%08x", s.bytes(), bits)
+	if m, ok := constants[name]; ok {
+		return m
+	}
+	m := GLOBL(name, RODATA|NOPTR)
+	for i := 0; i < s.lanes; i++ {
+		DATA(4*i, U32(bits))
+	}
+	constants[name] = m
+	return m
+}
+
+// c returns a full-width read-only vector of the float32 v.
+func (s *isa) c(v float32) Mem { return s.cu(math.Float32bits(v)) }
+
+// load returns a register holding op (a register, or memory).
+func (s *isa) load(op Op) reg.VecVirtual {
+	v := s.vec()
+	VMOVUPS(op, v)
+	return v
+}
+
+// Arithmetic. In every method b may be memory; a must be a register.
+
+func (s *isa) add(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VADDPS(b, a, v); return v }
+func (s *isa) sub(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VSUBPS(b, a, v); return v }
+func (s *isa) mul(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VMULPS(b, a, v); return v }
+func (s *isa) div(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VDIVPS(b, a, v); return v }
+func (s *isa) and(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VANDPS(b, a, v); return v }
+func (s *isa) or(a reg.Register, b Op) reg.VecVirtual  { v := s.vec(); VORPS(b, a, v); return v }
+func (s *isa) xor(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VXORPS(b, a, v); return v }
+
+// andn returns ^a & b.
+func (s *isa) andn(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VANDNPS(b, a, v); return v }
+
+// maxps returns a > b ? a : b (x86 semantics: b when either is NaN).
+func (s *isa) maxps(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VMAXPS(b, a, v); return v }
+
+// minps returns a < b ? a : b (x86 semantics: b when either is NaN).
+func (s *isa) minps(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VMINPS(b, a, v); return v }
+
+// fma returns a*b + c.
+func (s *isa) fma(a reg.Register, b, c Op) reg.VecVirtual {
+	v := s.vec()
+	VMOVUPS(b, v)
+	VFMADD213PS(c, a, v)
+	return v
+}
+
+// horner returns c[0] + c[1] u + ... + c[n-1] u^(n-1).
+func (s *isa) horner(c []float32, u reg.Register) reg.VecVirtual {
+	p := s.load(s.c(c[len(c)-1]))
+	for i := len(c) - 2; i >= 0; i-- {
+		VFMADD213PS(s.c(c[i]), u, p)
+	}
+	return p
+}
+
+// abs returns |a|; neg returns -a.
+func (s *isa) abs(a reg.Register) reg.VecVirtual { return s.and(a, s.cu(0x7fffffff)) }
+func (s *isa) neg(a reg.Register) reg.VecVirtual { return s.xor(a, s.cu(0x80000000)) }
+
+// copysign returns |a| with the sign of b.
+func (s *isa) copysign(a, b reg.Register) reg.VecVirtual {
+	return s.or(s.abs(a), s.and(b, s.cu(0x80000000)))
+}
+
+// round returns a rounded to the nearest integer, ties to even.
+func (s *isa) round(a reg.Register) reg.VecVirtual {
+	v := s.vec()
+	if s.avx512 {
+		VRNDSCALEPS(U8(0), a, v)
+	} else {
+		VROUNDPS(U8(0), a, v)
+	}
+	return v
+}
+
+// cvtInt converts to int32 (rounding to nearest); cvtFloat converts int32 lanes.
+func (s *isa) cvtInt(a reg.Register) reg.VecVirtual   { v := s.vec(); VCVTPS2DQ(a, v); return v }
+func (s *isa) cvtFloat(a reg.Register) reg.VecVirtual { v := s.vec(); VCVTDQ2PS(a, v); return v }
+
+// Integer lane operations.
+
+func (s *isa) addi(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VPADDD(b, a, v); return v }
+func (s *isa) subi(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VPSUBD(b, a, v); return v }
+func (s *isa) shl(a reg.Register, n int) reg.VecVirtual { v := s.vec(); VPSLLD(U8(n), a, v); return v }
+func (s *isa) shr(a reg.Register, n int) reg.VecVirtual { v := s.vec(); VPSRLD(U8(n), a, v); return v }
+func (s *isa) sar(a reg.Register, n int) reg.VecVirtual { v := s.vec(); VPSRAD(U8(n), a, v); return v }
+
+// cmp returns the lanes where a pred b.
+func (s *isa) cmp(pred int, a reg.Register, b Op) mask {
+	if s.avx512 {
+		k := K()
+		VCMPPS(U8(pred), b, a, k)
+		return mask{k}
+	}
+	v := s.vec()
+	VCMPPS(U8(pred), b, a, v)
+	return mask{v}
+}
+
+// sel returns m ? t : f.
+func (s *isa) sel(m mask, t Op, f reg.Register) reg.VecVirtual {
+	v := s.vec()
+	if s.avx512 {
+		VBLENDMPS(t, f, m.r, v)
+	} else {
+		VBLENDVPS(m.r, t, f, v)
+	}
+	return v
+}
+
+// mand and mor combine masks.
+func (s *isa) mand(a, b mask) mask {
+	if s.avx512 {
+		k := K()
+		KANDW(b.r, a.r, k)
+		return mask{k}
+	}
+	return mask{s.and(a.r, b.r)}
+}
+
+func (s *isa) mor(a, b mask) mask {
+	if s.avx512 {
+		k := K()
+		KORW(b.r, a.r, k)
+		return mask{k}
+	}
+	return mask{s.or(a.r, b.r)}
+}
+
+// maskBits moves one bit per lane of m into a general register.
+func (s *isa) maskBits(m mask) reg.GPVirtual {
+	g := GP32()
+	if s.avx512 {
+		KMOVW(m.r, g)
+	} else {
+		VMOVMSKPS(m.r, g)
+	}
+	return g
+}
+
+// ldexp returns p * 2^n for integer-valued n in [-150, 128], rounding once.
+func (s *isa) ldexp(p, n reg.Register) reg.VecVirtual {
+	v := s.vec()
+	if s.avx512 {
+		VSCALEFPS(n, p, v)
+		return v
+	}
+	ni := s.cvtInt(n)
+	e1 := s.sar(ni, 1)
+	e2 := s.subi(ni, e1)
+	f1 := s.shl(s.addi(e1, s.cu(127)), 23)
+	f2 := s.shl(s.addi(e2, s.cu(127)), 23)
+	return s.mul(s.mul(p, f1), f2)
+}

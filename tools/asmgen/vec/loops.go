@@ -1,0 +1,315 @@
+package main
+
+import (
+	"strings"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// gen is the generator state of one ISA.
+type gen struct {
+	s     *isa
+	k     *coeffs
+	names []string // base names of the kernels emitted, in order
+}
+
+// text starts a kernel: the function name is base plus the ISA suffix.
+func (g *gen) text(base, sig string) {
+	g.names = append(g.names, base)
+	TEXT(base+g.s.name, NOSPLIT, sig)
+	Pragma("noescape")
+}
+
+// ewKernel describes an elementwise kernel: dst[i] = body(inputs[i]...,
+// scalars...).
+type ewKernel struct {
+	name    string   // function name without the ISA suffix
+	inputs  []string // names of the input slices (besides dst)
+	scalars []string // names of float32 scalar parameters
+	unroll  int      // vectors per main-loop iteration
+	// body computes one output vector from the input vectors and the
+	// broadcast scalars.
+	body func(in, sc []reg.VecVirtual) reg.VecVirtual
+	// out, when set, returns the lanes the kernel cannot compute: the
+	// kernel then returns int, the count of elements done before the first
+	// vector holding such a lane.
+	out func(in []reg.VecVirtual) mask
+}
+
+// tailMask is the AVX2 table of 8 all-ones then 8 zero lanes.
+var tailMaskTable Mem
+
+func tailMask() Mem {
+	if tailMaskTable.Symbol.Name == "" {
+		tailMaskTable = GLOBL("tailmask", RODATA|NOPTR)
+		for i := 0; i < 16; i++ {
+			v := uint32(0)
+			if i < 8 {
+				v = 0xffffffff
+			}
+			DATA(4*i, U32(v))
+		}
+	}
+	return tailMaskTable
+}
+
+// tail holds what a masked tail iteration needs.
+type tail struct {
+	k    reg.Register // AVX-512 opmask of the remaining lanes
+	m    reg.Register // AVX2 lane mask vector
+	bits reg.GPVirtual
+}
+
+// makeTail builds the mask for the rem (1..lanes-1) remaining lanes.
+func (g *gen) makeTail(rem reg.GPVirtual) tail {
+	s := g.s
+	bits := GP32()
+	MOVL(U32(0xffff), bits)
+	BZHIL(rem.As32(), bits, bits)
+	if s.avx512 {
+		k := K()
+		KMOVW(bits, k)
+		return tail{k: k, bits: bits}
+	}
+	t := GP64()
+	LEAQ(tailMask(), t)
+	neg := GP64()
+	MOVQ(rem, neg)
+	NEGQ(neg)
+	m := YMM()
+	VMOVUPS(Mem{Base: t, Index: neg, Scale: 4, Disp: 32}, m)
+	return tail{m: m, bits: bits}
+}
+
+// loadTail loads the remaining lanes at addr, the others zero.
+func (g *gen) loadTail(t tail, addr Mem) reg.VecVirtual {
+	v := g.s.vec()
+	if g.s.avx512 {
+		VMOVUPS_Z(addr, t.k, v)
+	} else {
+		VMASKMOVPS(addr, t.m, v)
+	}
+	return v
+}
+
+// loadTailFill loads the remaining lanes at addr, the others from fill.
+func (g *gen) loadTailFill(t tail, addr Mem, fill Op) reg.VecVirtual {
+	s := g.s
+	if s.avx512 {
+		v := s.load(fill)
+		VMOVUPS(addr, t.k, v)
+		return v
+	}
+	v := YMM()
+	VMASKMOVPS(addr, t.m, v)
+	return s.sel(mask{t.m}, v, s.load(fill))
+}
+
+// storeTail stores the remaining lanes of v at addr.
+func (g *gen) storeTail(t tail, v reg.Register, addr Mem) {
+	if g.s.avx512 {
+		VMOVUPS(v, t.k, addr)
+	} else {
+		VMASKMOVPS(v, t.m, addr)
+	}
+}
+
+// anyLane jumps to label when any lane of m is set.
+func (g *gen) anyLane(m mask, label string) {
+	if g.s.avx512 {
+		KORTESTW(m.r, m.r)
+	} else {
+		VTESTPS(m.r, m.r)
+	}
+	JNE(LabelRef(label))
+}
+
+func elem(base, i reg.Register, disp int) Mem {
+	return Mem{Base: base, Index: i, Scale: 4, Disp: disp}
+}
+
+// elementwise emits one elementwise kernel.
+func (g *gen) elementwise(k ewKernel) {
+	s := g.s
+	params := append([]string{"dst"}, k.inputs...)
+	sig := "func(" + strings.Join(params, ", ") + " []float32"
+	for _, sc := range k.scalars {
+		sig += ", " + sc + " float32"
+	}
+	sig += ")"
+	if k.out != nil {
+		sig += " int"
+	}
+	g.text(k.name, sig)
+	dst := Load(Param("dst").Base(), GP64())
+	n := Load(Param("dst").Len(), GP64())
+	var bases []reg.Register
+	for _, p := range k.inputs {
+		bases = append(bases, Load(Param(p).Base(), GP64()))
+	}
+	var sc []reg.VecVirtual
+	for _, p := range k.scalars {
+		x := Load(Param(p), XMM())
+		v := s.vec()
+		VBROADCASTSS(x, v)
+		sc = append(sc, v)
+	}
+	i := GP64()
+	XORQ(i, i)
+	t := GP64()
+	W := s.lanes
+	step := func(u int) {
+		var in []reg.VecVirtual
+		for _, b := range bases {
+			in = append(in, s.load(elem(b, i, u*s.bytes())))
+		}
+		if k.out != nil {
+			g.anyLane(k.out(in), "exit")
+		}
+		VMOVUPS(k.body(in, sc), elem(dst, i, u*s.bytes()))
+	}
+	if k.unroll > 1 && k.out == nil {
+		Label("loopU")
+		LEAQ(Mem{Base: i, Disp: W * k.unroll}, t)
+		CMPQ(t, n)
+		JA(LabelRef("loop1"))
+		for u := 0; u < k.unroll; u++ {
+			step(u)
+		}
+		ADDQ(U32(W*k.unroll), i)
+		JMP(LabelRef("loopU"))
+	}
+	Label("loop1")
+	LEAQ(Mem{Base: i, Disp: W}, t)
+	CMPQ(t, n)
+	JA(LabelRef("tail"))
+	step(0)
+	ADDQ(U32(W), i)
+	JMP(LabelRef("loop1"))
+
+	Label("tail")
+	rem := GP64()
+	MOVQ(n, rem)
+	SUBQ(i, rem)
+	JE(LabelRef("done"))
+	tl := g.makeTail(rem)
+	var in []reg.VecVirtual
+	for _, b := range bases {
+		in = append(in, g.loadTail(tl, elem(b, i, 0)))
+	}
+	if k.out != nil {
+		g.anyLane(k.out(in), "exit")
+	}
+	g.storeTail(tl, k.body(in, sc), elem(dst, i, 0))
+
+	Label("done")
+	if k.out != nil {
+		Store(n, ReturnIndex(0))
+		VZEROUPPER()
+		RET()
+		Label("exit")
+		Store(i, ReturnIndex(0))
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// unaryKernels emits every one-input kernel.
+func (g *gen) unaryKernels() {
+	s := g.s
+	simple := map[string]func(x reg.VecVirtual) reg.VecVirtual{
+		"neg":   func(x reg.VecVirtual) reg.VecVirtual { return s.neg(x) },
+		"abs":   func(x reg.VecVirtual) reg.VecVirtual { return s.abs(x) },
+		"relu":  func(x reg.VecVirtual) reg.VecVirtual { return s.sel(s.cmp(cmpNLE, x, s.zero()), x, s.zero()) },
+		"sqrt":  func(x reg.VecVirtual) reg.VecVirtual { v := s.vec(); VSQRTPS(x, v); return v },
+		"rsqrt": func(x reg.VecVirtual) reg.VecVirtual { v := s.vec(); VSQRTPS(x, v); return s.div(s.load(s.c(1)), v) },
+		"recip": func(x reg.VecVirtual) reg.VecVirtual { return s.div(s.load(s.c(1)), x) },
+		"copy":  func(x reg.VecVirtual) reg.VecVirtual { return x },
+	}
+	for _, name := range []string{"neg", "abs", "relu", "sqrt", "rsqrt", "recip", "copy"} {
+		f := simple[name]
+		g.elementwise(ewKernel{name: name, inputs: []string{"x"}, unroll: 4,
+			body: func(in, _ []reg.VecVirtual) reg.VecVirtual { return f(in[0]) }})
+	}
+	heavy := []struct {
+		name string
+		f    func(x reg.Register) reg.VecVirtual
+	}{
+		{"exp", func(x reg.Register) reg.VecVirtual { return g.expHL(x, nil) }},
+		{"log", g.log},
+		{"tanh", g.tanh},
+		{"sigmoid", g.sigmoid},
+		{"silu", g.silu},
+		{"erf", g.erf},
+		{"geluErf", g.geluErf},
+		{"geluTanh", g.geluTanh},
+	}
+	for _, h := range heavy {
+		f := h.f
+		g.elementwise(ewKernel{name: h.name, inputs: []string{"x"}, unroll: 1,
+			body: func(in, _ []reg.VecVirtual) reg.VecVirtual { return f(in[0]) }})
+	}
+	for _, cos := range []bool{false, true} {
+		name := "sin"
+		if cos {
+			name = "cos"
+		}
+		c := cos
+		g.elementwise(ewKernel{name: name, inputs: []string{"x"}, unroll: 1,
+			body: func(in, _ []reg.VecVirtual) reg.VecVirtual { return g.sincos(in[0], c) },
+			out:  func(in []reg.VecVirtual) mask { return g.trigOut(in[0]) }})
+	}
+}
+
+// nanMax returns device.BinaryF32's Max (max true) or Min of a and b.
+func (g *gen) nanMax(a, b reg.VecVirtual, max bool) reg.VecVirtual {
+	s := g.s
+	var r reg.VecVirtual
+	if max {
+		r = s.maxps(a, b)
+	} else {
+		r = s.minps(a, b)
+	}
+	return s.sel(s.cmp(cmpUnord, a, a), a, r)
+}
+
+// binaryKernels emits the two-input, scalar and fma kernels.
+func (g *gen) binaryKernels() {
+	s := g.s
+	ops := []struct {
+		name string
+		f    func(a, b reg.VecVirtual) reg.VecVirtual
+	}{
+		{"add", func(a, b reg.VecVirtual) reg.VecVirtual { return s.add(a, b) }},
+		{"sub", func(a, b reg.VecVirtual) reg.VecVirtual { return s.sub(a, b) }},
+		{"mul", func(a, b reg.VecVirtual) reg.VecVirtual { return s.mul(a, b) }},
+		{"div", func(a, b reg.VecVirtual) reg.VecVirtual { return s.div(a, b) }},
+		{"maximum", func(a, b reg.VecVirtual) reg.VecVirtual { return g.nanMax(a, b, true) }},
+		{"minimum", func(a, b reg.VecVirtual) reg.VecVirtual { return g.nanMax(a, b, false) }},
+	}
+	for _, op := range ops {
+		f := op.f
+		g.elementwise(ewKernel{name: op.name, inputs: []string{"a", "b"}, unroll: 4,
+			body: func(in, _ []reg.VecVirtual) reg.VecVirtual { return f(in[0], in[1]) }})
+		g.elementwise(ewKernel{name: op.name + "Scalar", inputs: []string{"a"}, scalars: []string{"s"}, unroll: 4,
+			body: func(in, sc []reg.VecVirtual) reg.VecVirtual { return f(in[0], sc[0]) }})
+	}
+	g.elementwise(ewKernel{name: "scalarSub", inputs: []string{"a"}, scalars: []string{"s"}, unroll: 4,
+		body: func(in, sc []reg.VecVirtual) reg.VecVirtual { return s.sub(sc[0], in[0]) }})
+	g.elementwise(ewKernel{name: "scalarDiv", inputs: []string{"a"}, scalars: []string{"s"}, unroll: 4,
+		body: func(in, sc []reg.VecVirtual) reg.VecVirtual { return s.div(sc[0], in[0]) }})
+	g.elementwise(ewKernel{name: "fma", inputs: []string{"a", "b", "c"}, unroll: 4,
+		body: func(in, _ []reg.VecVirtual) reg.VecVirtual { return s.fma(in[0], in[1], in[2]) }})
+	// STREAM triad for the bandwidth measurement: dst = b + q*c.
+	g.elementwise(ewKernel{name: "triad", inputs: []string{"b", "c"}, scalars: []string{"q"}, unroll: 4,
+		body: func(in, sc []reg.VecVirtual) reg.VecVirtual { return s.fma(in[1], sc[0], in[0]) }})
+}
+
+func (g *gen) generate() {
+	g.binaryKernels()
+	g.unaryKernels()
+	g.reductions()
+	g.conversions()
+}

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The transcendental kernels, vector for vector the algorithms of
+// cpu/internal/vec/scalar.go (see there for the reasoning and error notes).
+
+// fnma returns c - a*b.
+func (s *isa) fnma(a reg.Register, b, c Op) reg.VecVirtual {
+	v := s.vec()
+	VMOVUPS(b, v)
+	VFNMADD213PS(c, a, v)
+	return v
+}
+
+// fms returns a*b - c.
+func (s *isa) fms(a reg.Register, b, c Op) reg.VecVirtual {
+	v := s.vec()
+	VMOVUPS(b, v)
+	VFMSUB213PS(c, a, v)
+	return v
+}
+
+// zero returns a register of zeros.
+func (s *isa) zero() reg.VecVirtual {
+	v := s.vec()
+	VXORPS(v, v, v)
+	return v
+}
+
+// clamp returns x limited to [lo, hi]; NaN stays NaN.
+func (s *isa) clamp(x reg.Register, lo, hi float32) reg.VecVirtual {
+	t := s.maxps(s.load(s.c(lo)), x) // lo > x ? lo : x (x when NaN)
+	return s.minps(s.load(s.c(hi)), t)
+}
+
+// testBit returns the lanes of the int32 vector q with bit set.
+func (s *isa) testBit(q reg.Register, bit uint32) mask {
+	if s.avx512 {
+		k := K()
+		VPTESTMD(s.cu(bit), q, k)
+		return mask{k}
+	}
+	v := s.vec()
+	VPCMPEQD(s.cu(bit), s.and(q, s.cu(bit)), v)
+	return mask{v}
+}
+
+var (
+	inf    = float32(math.Inf(1))
+	negInf = float32(math.Inf(-1))
+	nan    = math.Float32frombits(0x7fc00000)
+)
+
+// expHL returns exp(h + l); l may be nil.
+func (g *gen) expHL(h, l reg.Register) reg.VecVirtual {
+	s, k := g.s, g.k
+	hc := s.clamp(h, k.k("expMin"), k.k("expMax"))
+	n := s.round(s.mul(hc, s.c(k.k("log2e"))))
+	r := s.fnma(n, s.c(k.k("ln2Hi")), hc)
+	r = s.fnma(n, s.c(k.k("ln2Lo")), r)
+	if l != nil {
+		r = s.add(r, l)
+	}
+	q := s.horner(k.poly("expPoly"), r)
+	p := s.add(s.fma(q, s.mul(r, r), r), s.c(1))
+	return s.ldexp(p, n)
+}
+
+// log returns ln x.
+func (g *gen) log(x reg.Register) reg.VecVirtual {
+	s, k := g.s, g.k
+	zero := s.zero()
+	tiny := s.cmp(cmpLT, x, s.c(k.k("logTiny")))
+	xs := s.sel(tiny, s.mul(x, s.c(1<<23)), x)
+	ef := s.cvtFloat(s.subi(s.shr(xs, 23), s.cu(127)))
+	ef = s.add(ef, s.sel(tiny, s.c(-23), zero))
+	m := s.or(s.and(xs, s.cu(0x7fffff)), s.cu(0x3f800000))
+	big := s.cmp(cmpGT, m, s.c(k.k("sqrt2f")))
+	m = s.sel(big, s.mul(m, s.c(0.5)), m)
+	ef = s.add(ef, s.sel(big, s.c(1), zero))
+	f := s.sub(m, s.c(1))
+	p := s.horner(k.poly("logPoly"), f)
+	y := s.mul(s.mul(f, f), s.fma(f, p, s.c(-0.5)))
+	y = s.fma(ef, s.c(k.k("ln2Lo")), y)
+	y = s.add(y, f)
+	y = s.fma(ef, s.c(k.k("ln2Hi")), y)
+	y = s.sel(s.cmp(cmpEQ, x, zero), s.c(negInf), y)
+	y = s.sel(s.cmp(cmpLT, x, zero), s.c(nan), y)
+	return s.sel(s.cmp(cmpEQU, x, s.c(inf)), x, y)
+}
+
+// tanh returns tanh x.
+func (g *gen) tanh(x reg.Register) reg.VecVirtual {
+	s, k := g.s, g.k
+	a := s.abs(x)
+	x2 := s.mul(x, x)
+	small := s.fma(s.mul(x, x2), s.horner(k.poly("tanhPoly"), x2), x)
+	e := g.expHL(s.add(a, a), nil)
+	q := s.div(s.load(s.c(2)), s.add(e, s.c(1)))
+	large := s.copysign(s.sub(s.load(s.c(1)), q), x)
+	return s.sel(s.cmp(cmpLT, a, s.c(k.k("tanhSmall"))), small, large)
+}
+
+// sigmoidParts returns num and e with sigmoid(x) = num/(1+e).
+func (g *gen) sigmoidParts(x reg.Register) (num, e reg.VecVirtual) {
+	s := g.s
+	e = g.expHL(s.neg(s.abs(x)), nil)
+	num = s.sel(s.cmp(cmpGE, x, s.zero()), s.c(1), e)
+	return num, e
+}
+
+func (g *gen) sigmoid(x reg.Register) reg.VecVirtual {
+	num, e := g.sigmoidParts(x)
+	return g.s.div(num, g.s.add(e, g.s.c(1)))
+}
+
+func (g *gen) silu(x reg.Register) reg.VecVirtual {
+	num, e := g.sigmoidParts(x)
+	return g.s.div(g.s.mul(x, num), g.s.add(e, g.s.c(1)))
+}
+
+// erfcTail returns exp(-(t2h+t2l)) z Q(z-1/2) with z = 1/(1+k a).
+func (g *gen) erfcTail(q []float32, kz float32, a, t2h, t2l reg.Register) reg.VecVirtual {
+	s := g.s
+	one := s.load(s.c(1))
+	d := s.fma(a, s.c(kz), s.c(1))
+	dl := s.fma(a, s.c(kz), s.sub(one, d))
+	z0 := s.div(one, d)
+	r := s.fnma(dl, z0, s.fnma(d, z0, s.c(1)))
+	zh := s.fma(z0, r, z0)
+	zl := s.fma(z0, r, s.sub(z0, zh))
+	u := s.sub(zh, s.c(0.5))
+	p := s.add(s.fma(s.horner(q[2:], u), u, s.c(q[1])), s.c(q[0]))
+	dp := s.fma(u, s.c(2*q[3]), s.c(q[2]))
+	zq := s.fma(zh, p, s.mul(zl, s.fma(zh, dp, p)))
+	e := g.expHL(s.neg(t2h), s.neg(t2l))
+	return s.mul(e, zq)
+}
+
+func (g *gen) erf(x reg.Register) reg.VecVirtual {
+	s, k := g.s, g.k
+	ep := k.poly("erfPoly")
+	a := s.abs(x)
+	u := s.mul(x, x)
+	s1 := s.fma(s.horner(ep[2:], u), u, s.c(ep[1]))
+	small := s.fma(x, s.c(ep[0]), s.mul(x, s1))
+	ac := s.minps(s.load(s.c(k.k("erfClamp"))), a)
+	u2 := s.mul(ac, ac)
+	ul := s.fms(ac, ac, u2)
+	ec := g.erfcTail(k.poly("erfcPoly"), 0.5, ac, u2, ul)
+	large := s.copysign(s.sub(s.load(s.c(1)), ec), x)
+	return s.sel(s.cmp(cmpLT, a, s.c(k.k("erfSmall"))), small, large)
+}
+
+func (g *gen) geluErf(x reg.Register) reg.VecVirtual {
+	s, k := g.s, g.k
+	gp := k.poly("geluErfPoly")
+	zero := s.zero()
+	a := s.abs(x)
+	h := s.mul(x, s.c(0.5))
+	u := s.mul(x, x)
+	s1 := s.fma(s.horner(gp[2:], u), u, s.c(gp[1]))
+	e := s.fma(x, s.c(gp[0]), s.mul(x, s1))
+	small := s.fma(h, e, h)
+	ac := s.minps(s.load(s.c(k.k("geluClamp"))), a)
+	u2 := s.mul(ac, ac)
+	ul := s.fms(ac, ac, u2)
+	ec := g.erfcTail(k.poly("geluErfcPoly"), k.k("geluZk"), ac, s.mul(u2, s.c(0.5)), s.mul(ul, s.c(0.5)))
+	large := s.fma(s.mul(ac, s.c(-0.5)), ec, s.maxps(x, zero))
+	large = s.sel(s.cmp(cmpEQ, x, s.c(negInf)), s.c(nan), large)
+	thr := s.sel(s.cmp(cmpGE, x, zero), s.c(k.k("geluSmallPos")), s.load(s.c(k.k("geluSmallNeg"))))
+	return s.sel(s.cmp(cmpLT, a, thr), small, large)
+}
+
+func (g *gen) geluTanh(x reg.Register) reg.VecVirtual {
+	s, k := g.s, g.k
+	lim := k.k("geluTanhClamp")
+	c1h, c1l := k.k("geluC1Hi"), k.k("geluC1Lo")
+	c2h, c2l := k.k("geluC2Hi"), k.k("geluC2Lo")
+	zero := s.zero()
+	xv := s.clamp(x, -lim, lim)
+	ph := s.mul(xv, xv)
+	pl := s.fms(xv, xv, ph)
+	ah := s.mul(ph, s.c(c2h))
+	al := s.add(s.fms(ph, s.c(c2h), ah), s.fma(pl, s.c(c2h), s.mul(ph, s.c(c2l))))
+	c1 := s.load(s.c(c1h))
+	sh := s.add(c1, ah)
+	bb := s.sub(sh, c1)
+	sl := s.add(s.sub(c1, s.sub(sh, bb)), s.sub(ah, bb))
+	sl = s.add(sl, s.add(al, s.c(c1l)))
+	vh := s.mul(xv, sh)
+	vl := s.add(s.fms(xv, sh, vh), s.mul(xv, sl))
+	pos := s.cmp(cmpGT, vh, zero)
+	vh = s.sel(pos, s.neg(vh), vh)
+	vl = s.sel(pos, s.neg(vl), vl)
+	e := g.expHL(vh, vl)
+	num := s.sel(s.cmp(cmpGE, x, zero), s.c(1), e)
+	y := s.div(s.mul(x, num), s.add(e, s.c(1)))
+	y = s.sel(s.cmp(cmpEQ, x, s.c(inf)), x, y)
+	return s.sel(s.cmp(cmpEQ, x, s.c(negInf)), s.c(nan), y)
+}
+
+// trigOut returns the lanes that sin and cos leave to the math package.
+func (g *gen) trigOut(x reg.Register) mask {
+	return g.s.cmp(cmpNLE, g.s.abs(x), g.s.c(g.k.k("trigMax")))
+}
+
+// sincos returns sin x, or cos x when cos, for |x| <= trigMax.
+func (g *gen) sincos(x reg.Register, cos bool) reg.VecVirtual {
+	s, k := g.s, g.k
+	n := s.round(s.mul(x, s.c(k.k("twoOverPi"))))
+	q := s.cvtInt(n)
+	if cos {
+		q = s.addi(q, s.cu(1))
+	}
+	r := s.fnma(n, s.c(k.k("pio2A")), x)
+	r = s.fnma(n, s.c(k.k("pio2B")), r)
+	r = s.fnma(n, s.c(k.k("pio2C")), r)
+	r2 := s.mul(r, r)
+	sn := s.fma(s.mul(r, r2), s.horner(k.poly("sinPoly"), r2), r)
+	cs := s.fma(s.mul(r2, r2), s.horner(k.poly("cosPoly"), r2), s.fnma(r2, s.c(0.5), s.c(1)))
+	y := s.sel(s.testBit(q, 1), cs, sn)
+	return s.xor(y, s.shl(s.and(q, s.cu(2)), 30))
+}
