@@ -159,3 +159,6 @@ func (d *Device) Read(b device.Buffer, off int64, dst []byte) error {
 	copy(dst, src)
 	return nil
 }
+
+// uintptrOf returns the address of b's first byte (for alignment checks).
+func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }

@@ -1,0 +1,107 @@
+package cpu
+
+import (
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// benchAdd builds out = a + b over n contiguous float32 elements.
+func benchAdd(b *testing.B, d *Device, n int) *device.ElementwiseKernel {
+	shape := []int{n}
+	var pb device.Builder
+	pb.Output(pb.Binary(device.OpAdd, pb.Input(0, device.Float32), pb.Input(1, device.Float32)))
+	mk := func() device.View { return device.Contiguous(d.mustAlloc(int64(4*n)), device.Float32, 0, shape) }
+	return &device.ElementwiseKernel{Shape: shape, Inputs: []device.View{mk(), mk()}, Program: pb.P, Outputs: []device.View{mk()}}
+}
+
+// BenchmarkElementwiseTiny is the per-kernel overhead: a 100-element add
+// run and read back (400 bytes).
+func BenchmarkElementwiseTiny(b *testing.B) {
+	d := New(Config{})
+	k := benchAdd(b, d, 100)
+	out := make([]byte, 400)
+	b.ReportAllocs()
+	cpu0 := processCPU()
+	for b.Loop() {
+		if err := d.Elementwise(k); err != nil {
+			b.Fatal(err)
+		}
+		if err := d.Read(k.Outputs[0].Buf, 0, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// processCPU returns the process's user+system CPU time. On a shared,
+// oversubscribed machine, CPU time per op is steadier than wall time.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkAdd1e7 is a memory-bound add of 10^7 floats; bytes count both
+// inputs and the output.
+func BenchmarkAdd1e7(b *testing.B) {
+	d := New(Config{})
+	const n = 10_000_000
+	k := benchAdd(b, d, n)
+	b.SetBytes(3 * 4 * n)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := d.Elementwise(k); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSum1e7 reduces 10^7 floats to a scalar.
+func BenchmarkSum1e7(b *testing.B) {
+	d := New(Config{})
+	const n = 10_000_000
+	in := device.Contiguous(d.mustAlloc(4*n), device.Float32, 0, []int{n})
+	k := &device.ReduceKernel{Op: device.ReduceSum, RedShape: []int{n}, Inputs: []device.View{in},
+		Prologue: device.Identity(device.Float32), Epilogue: device.Identity(device.Float32),
+		Outputs: []device.View{{Buf: d.mustAlloc(4), DType: device.Float32}}}
+	b.SetBytes(4 * n)
+	for b.Loop() {
+		if err := d.Reduce(k); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSgemm512 is the sgemm seam alone on one goroutine, 512³.
+func BenchmarkSgemm512(b *testing.B) {
+	const n = 512
+	a, bb, c := make([]float32, n*n), make([]float32, n*n), make([]float32, n*n)
+	for i := range a {
+		a[i], bb[i] = float32(i%7)-3, float32(i%5)-2
+	}
+	cpu0 := processCPU()
+	for b.Loop() {
+		sgemm(n, n, n, a, n, bb, n, c, n)
+	}
+	b.ReportMetric(2*n*n*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	b.ReportMetric(2*n*n*n*float64(b.N)/(processCPU()-cpu0).Seconds()/1e9, "GFLOP/cpu-s")
+}
+
+// BenchmarkMatMul512 is a 512³ product through the device, on every worker.
+func BenchmarkMatMul512(b *testing.B) {
+	d := New(Config{})
+	const n = 512
+	v := func() device.View { return device.Contiguous(d.mustAlloc(4*n*n), device.Float32, 0, []int{n, n}) }
+	k := &device.MatMulKernel{M: n, N: n, K: n, A: v(), B: v(), Epilogue: device.Identity(device.Float32), Outputs: []device.View{v()}}
+	for b.Loop() {
+		if err := d.MatMul(k); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(2*n*n*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}

@@ -1,0 +1,135 @@
+package cpu
+
+import (
+	"testing"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+	"github.com/stretchr/testify/require"
+)
+
+func TestGatherAllDTypes(t *testing.T) {
+	r := newRand(t)
+	for _, workers := range []int{1, 3} {
+		d := newDevice(t, workers)
+		for _, dt := range []device.DType{device.Float32, device.Float16, device.Int32, device.Bool, device.BFloat16} {
+			for axis := 0; axis < 3; axis++ {
+				srcShape := []int{6, 70, 5}
+				src, sv := strided(t, d, r, dt, srcShape, []int{2, 0, 1}, 1)
+				idxShape := []int{4, 60, 3}
+				idxShape[axis] = 9 // the gathered axis may be longer than Src's
+				n := device.NumElements(idxShape)
+				iv := make([]float64, n)
+				for i := range iv {
+					iv[i] = float64(r.IntN(srcShape[axis]))
+				}
+				index := device.Contiguous(upload(t, d, device.Int32, iv), device.Int32, 0, idxShape)
+				out := device.Contiguous(poisoned(t, d, dt, n), dt, 0, idxShape)
+				require.NoError(t, d.Gather(&device.GatherKernel{Axis: axis, Src: src, Index: index, Out: out}))
+				got := download(t, d, out.Buf, dt, n)
+				for p := 0; p < n; p++ {
+					pos := unravel(p, idxShape)
+					pos[axis] = int(iv[p])
+					require.Equal(t, sv[src.At(pos)], got[p], "%s axis %d position %d", dt, axis, p)
+				}
+			}
+		}
+	}
+}
+
+func TestGatherOutOfRangeIsError(t *testing.T) {
+	d := newDevice(t, 0)
+	src := device.Contiguous(upload(t, d, device.Float32, []float64{1, 2, 3, 4, 5, 6}), device.Float32, 0, []int{2, 3})
+	for _, bad := range []float64{3, -1} {
+		index := device.Contiguous(upload(t, d, device.Int32, []float64{0, 2, bad, 1}), device.Int32, 0, []int{2, 2})
+		out := device.Contiguous(poisoned(t, d, device.Float32, 4), device.Float32, 0, []int{2, 2})
+		err := d.Gather(&device.GatherKernel{Axis: 1, Src: src, Index: index, Out: out})
+		require.Error(t, err)
+		require.Contains(t, err.Error(), "out of range [0,3)")
+		require.Contains(t, err.Error(), "[1 0]")
+	}
+}
+
+func TestScatterAddMatchesSerialSum(t *testing.T) {
+	r := newRand(t)
+	for _, workers := range []int{1, 3} {
+		d := newDevice(t, workers)
+		for axis := 0; axis < 3; axis++ {
+			dstShape := []int{5, 40, 6}
+			nd := device.NumElements(dstShape)
+			dv := randVals(r, nd)
+			dst := device.Contiguous(upload(t, d, device.Float32, dv), device.Float32, 0, dstShape)
+			idxShape := []int{4, 33, 5}
+			idxShape[axis] = 50 // many indices collide
+			n := device.NumElements(idxShape)
+			iv := make([]float64, n)
+			for i := range iv {
+				iv[i] = float64(r.IntN(dstShape[axis]))
+			}
+			// Index stored transposed, Src broadcast along dimension 2.
+			index, _ := strided(t, d, r, device.Int32, idxShape, []int{1, 2, 0}, 0)
+			ivPhys := make([]float64, n)
+			for p := 0; p < n; p++ {
+				ivPhys[index.Index(p)] = iv[p]
+			}
+			require.NoError(t, d.Write(index.Buf, 0, encode(device.Int32, ivPhys)))
+			srcB, sv := strided(t, d, r, device.Float32, []int{idxShape[0], idxShape[1], 1}, []int{0, 1, 2}, 2)
+			src := device.View{Buf: srcB.Buf, DType: device.Float32, Offset: 2, Shape: idxShape, Strides: []int{srcB.Strides[0], srcB.Strides[1], 0}}
+			require.NoError(t, d.Scatter(&device.ScatterKernel{Axis: axis, Dst: dst, Index: index, Src: src}))
+			want := make([]float64, nd)
+			for i, v := range dv {
+				want[i] = float64(float32(v))
+			}
+			for p := 0; p < n; p++ {
+				pos := unravel(p, idxShape)
+				pos[axis] = int(iv[p])
+				want[dst.At(pos)] += float64(float32(at(sv, src, p)))
+			}
+			requireClose(t, want, download(t, d, dst.Buf, device.Float32, nd), 1e-5, 1e-5, "scatter add")
+		}
+	}
+}
+
+func TestScatterOutOfRangeIsError(t *testing.T) {
+	d := newDevice(t, 0)
+	dst := device.Contiguous(upload(t, d, device.Float32, make([]float64, 6)), device.Float32, 0, []int{2, 3})
+	index := device.Contiguous(upload(t, d, device.Int32, []float64{0, 1, 1, 7}), device.Int32, 0, []int{2, 2})
+	src := device.Contiguous(upload(t, d, device.Float32, []float64{1, 1, 1, 1}), device.Float32, 0, []int{2, 2})
+	err := d.Scatter(&device.ScatterKernel{Axis: 0, Dst: dst, Index: index, Src: src})
+	require.ErrorContains(t, err, "index 7 at position [1 1]")
+}
+
+func TestCopyStridedAllSizes(t *testing.T) {
+	r := newRand(t)
+	for _, workers := range []int{1, 3} {
+		d := newDevice(t, workers)
+		for _, dt := range []device.DType{device.Float32, device.BFloat16, device.Bool} {
+			shape := []int{33, 17, 129}
+			n := device.NumElements(shape)
+			src, sv := strided(t, d, r, dt, shape, []int{2, 0, 1}, 5)
+			// Dst is the middle of a larger buffer along dimension 1, like a concatenation.
+			big := []int{33, 40, 129}
+			nb := device.NumElements(big)
+			dstBuf := poisoned(t, d, dt, nb)
+			st := device.ContiguousStrides(big)
+			dst := device.View{Buf: dstBuf, DType: dt, Offset: 10 * st[1], Shape: shape, Strides: st}
+			require.NoError(t, d.Copy(&device.CopyKernel{Dst: dst, Src: src}))
+			got := download(t, d, dstBuf, dt, nb)
+			written := make([]bool, nb)
+			for p := 0; p < n; p++ {
+				require.Equal(t, at(sv, src, p), got[dst.Index(p)], "%s position %d", dt, p)
+				written[dst.Index(p)] = true
+			}
+			for i, w := range written {
+				if !w && dt == device.Bool {
+					require.Equal(t, 255.0, got[i], "copy wrote outside its view")
+				}
+			}
+		}
+	}
+	// Rank 0.
+	d := newDevice(t, 0)
+	s := device.View{Buf: upload(t, d, device.Int32, []float64{7}), DType: device.Int32}
+	o := device.View{Buf: poisoned(t, d, device.Int32, 1), DType: device.Int32}
+	require.NoError(t, d.Copy(&device.CopyKernel{Dst: o, Src: s}))
+	require.Equal(t, []float64{7}, download(t, d, o.Buf, device.Int32, 1))
+}
