@@ -114,8 +114,10 @@ func TestLossShapeErrorsPanic(t *testing.T) {
 		"float target of another shape": func() { nn.CrossEntropy(logits, tensor.Zeros(dev, 4, 2)) },
 		"class target of another shape": func() { nn.CrossEntropy(logits, tensor.FromInt32s(dev, []int32{0, 1, 2})) },
 		"1-D logits":                    func() { nn.CrossEntropy(tensor.Zeros(dev, 3), tensor.FromInt32s(dev, []int32{0})) },
-		"smoothing above one":           func() { nn.CrossEntropyLoss{LabelSmoothing: 2}.Loss(logits, tensor.FromInt32s(dev, []int32{0, 1, 2, 0})) },
-		"BCE shapes":                    func() { nn.BCEWithLogits(logits, tensor.Zeros(dev, 3, 4)) },
+		"smoothing above one": func() {
+			nn.CrossEntropyLoss{LabelSmoothing: 2}.Loss(logits, tensor.FromInt32s(dev, []int32{0, 1, 2, 0}))
+		},
+		"BCE shapes": func() { nn.BCEWithLogits(logits, tensor.Zeros(dev, 3, 4)) },
 	} {
 		err := tensor.Catch(f)
 		require.Error(t, err, name)
