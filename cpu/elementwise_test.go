@@ -352,3 +352,45 @@ func TestElementwiseLongProgramReusesRegisters(t *testing.T) {
 		require.InDelta(t, float64(want), got[i], 1e-4*math.Max(1, math.Abs(float64(want))))
 	}
 }
+
+func TestElementwiseScalarOperands(t *testing.T) {
+	r := newRand(t)
+	d := newDevice(t, 0)
+	n := 2*chunkLen + 3
+	x := randVals(r, n)
+	copy(x, specials)
+	in := device.Contiguous(upload(t, d, device.Float32, x), device.Float32, 0, []int{n})
+	for _, c := range append([]float64{-1.5, 0.75}, specials...) {
+		// A scalar held in a buffer and broadcast, and a constant.
+		sv := device.View{Buf: upload(t, d, device.Float32, []float64{c}), DType: device.Float32, Shape: []int{n}, Strides: []int{0}}
+		for op := device.OpAdd; op <= device.OpMin; op++ {
+			var b device.Builder
+			xr, cr := b.Input(0, device.Float32), b.Input(1, device.Float32)
+			k := b.Const(c, device.Float32)
+			b.Output(b.Binary(op, xr, cr))
+			b.Output(b.Binary(op, cr, xr))
+			b.Output(b.Binary(op, xr, k))
+			b.Output(b.Binary(op, k, xr))
+			var outs []device.View
+			for j := 0; j < 4; j++ {
+				outs = append(outs, device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, []int{n}))
+			}
+			require.NoError(t, d.Elementwise(&device.ElementwiseKernel{Shape: []int{n}, Inputs: []device.View{in, sv}, Program: b.P, Outputs: outs}))
+			for j, o := range outs {
+				got := download(t, d, o.Buf, device.Float32, n)
+				for i, xv := range x {
+					a, bb := float32(xv), float32(c)
+					if j%2 == 1 {
+						a, bb = bb, a
+					}
+					want := float64(device.BinaryF32(op, a, bb))
+					if math.IsNaN(want) {
+						require.True(t, math.IsNaN(got[i]), "%s(%v, %v)", op, a, bb)
+					} else {
+						require.Equal(t, want, got[i], "%s(%v, %v) form %d", op, a, bb, j)
+					}
+				}
+			}
+		}
+	}
+}

@@ -114,7 +114,7 @@ func (p *plan) evalInstr(ws *workspace, i int, in *device.Instr, lo, m int) {
 		}
 	case op >= device.OpAdd && op <= device.OpMin:
 		if in.Type == device.Float32 {
-			binaryF32[op](ws.rf32[i], ws.rf32[a[0]], ws.rf32[a[1]])
+			p.binaryF32(ws, i, op, a[0], a[1])
 		} else {
 			binaryI32(op, ws.ri32[i], ws.ri32[a[0]], ws.ri32[a[1]])
 		}
@@ -132,6 +132,19 @@ func (p *plan) evalInstr(ws *workspace, i int, in *device.Instr, lo, m int) {
 		fmaF32(ws.rf32[i], ws.rf32[a[0]], ws.rf32[a[1]], ws.rf32[a[2]])
 	default:
 		panic("cpu: unhandled op " + op.String())
+	}
+}
+
+// binaryF32 computes register i = op(x, y), with the scalar kernels when an
+// operand is the same for every element.
+func (p *plan) binaryF32(ws *workspace, i int, op device.Op, x, y device.Reg) {
+	switch {
+	case p.regs[y].uniform:
+		binaryF32Scalar[op](ws.rf32[i], ws.rf32[x], ws.rf32[y][0])
+	case p.regs[x].uniform:
+		scalarBinaryF32[op](ws.rf32[i], ws.rf32[y], ws.rf32[x][0])
+	default:
+		binaryF32[op](ws.rf32[i], ws.rf32[x], ws.rf32[y])
 	}
 }
 
@@ -256,9 +269,7 @@ func (p *plan) load(ws *workspace, i int, s *source, lo, m int) {
 		if s.dt == device.Float16 {
 			halfToF32(dst, raw)
 		} else {
-			for j, h := range raw {
-				dst[j] = device.BFloat16ToFloat32(h)
-			}
+			bf16ToF32(dst, raw)
 		}
 	default: // Bool
 		dst := ws.ru8[i]
@@ -344,30 +355,11 @@ func (p *plan) store(ws *workspace, lo, m int) {
 		case device.Float16:
 			f32ToHalf(s.u16[a:b], ws.rf32[r])
 		case device.BFloat16:
-			out, x := s.u16[a:b], ws.rf32[r]
-			for j := range out {
-				out[j] = device.Float32ToBFloat16(x[j])
-			}
+			f32ToBF16(s.u16[a:b], ws.rf32[r])
 		case device.Int32:
 			copy(s.i32[a:b], ws.ri32[r])
 		default:
 			copy(s.u8[a:b], ws.ru8[r])
 		}
-	}
-}
-
-// halfToF32 converts float16 bits to float32.
-func halfToF32(dst []float32, src []uint16) {
-	src = src[:len(dst)]
-	for j := range dst {
-		dst[j] = device.Float16ToFloat32(src[j])
-	}
-}
-
-// f32ToHalf converts float32 to float16 bits.
-func f32ToHalf(dst []uint16, src []float32) {
-	src = src[:len(dst)]
-	for j := range dst {
-		dst[j] = device.Float32ToFloat16(src[j])
 	}
 }

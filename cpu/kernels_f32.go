@@ -9,12 +9,19 @@ import (
 // init time with kernels that give the same results (bit for bit for
 // arithmetic, to within the documented error for transcendental functions).
 // Every kernel writes len(dst) elements, reads sources at least that long,
-// and must allow dst to be exactly one of its sources.
+// and must allow dst to be exactly one of its sources. The conversions
+// between float32 and the half-precision formats are seams too.
 var (
 	// unaryF32 holds, per float unary op, dst[i] = op(x[i]).
 	unaryF32 [device.OpFma + 1]func(dst, x []float32)
 	// binaryF32 holds, per float binary op, dst[i] = op(x[i], y[i]).
 	binaryF32 [device.OpFma + 1]func(dst, x, y []float32)
+	// binaryF32Scalar holds, per float binary op, dst[i] = op(x[i], s): the
+	// second operand is the same for every element (a constant or a
+	// broadcast scalar).
+	binaryF32Scalar [device.OpFma + 1]func(dst, x []float32, s float32)
+	// scalarBinaryF32 holds, per float binary op, dst[i] = op(s, x[i]).
+	scalarBinaryF32 [device.OpFma + 1]func(dst, x []float32, s float32)
 	// compareF32 holds, per comparison, dst[i] = 1 if x[i] op y[i], else 0.
 	compareF32 [device.OpFma + 1]func(dst []uint8, x, y []float32)
 	// compareI32 is compareF32 for int32 registers.
@@ -28,6 +35,34 @@ var (
 	}
 	// sumF32 returns the sum of x accumulated in float64.
 	sumF32 = sumF32Go
+	// halfToF32 converts float16 bits to float32 exactly.
+	halfToF32 = func(dst []float32, src []uint16) {
+		src = src[:len(dst)]
+		for j := range dst {
+			dst[j] = device.Float16ToFloat32(src[j])
+		}
+	}
+	// f32ToHalf converts float32 to float16 bits, rounding to nearest even.
+	f32ToHalf = func(dst []uint16, src []float32) {
+		src = src[:len(dst)]
+		for j := range dst {
+			dst[j] = device.Float32ToFloat16(src[j])
+		}
+	}
+	// bf16ToF32 converts bfloat16 bits to float32 exactly.
+	bf16ToF32 = func(dst []float32, src []uint16) {
+		src = src[:len(dst)]
+		for j := range dst {
+			dst[j] = device.BFloat16ToFloat32(src[j])
+		}
+	}
+	// f32ToBF16 converts float32 to bfloat16 bits, rounding to nearest even.
+	f32ToBF16 = func(dst []uint16, src []float32) {
+		src = src[:len(dst)]
+		for j := range dst {
+			dst[j] = device.Float32ToBFloat16(src[j])
+		}
+	}
 )
 
 func init() {
@@ -38,6 +73,8 @@ func init() {
 	}
 	for _, op := range []device.Op{device.OpAdd, device.OpSub, device.OpMul, device.OpDiv, device.OpPow, device.OpMax, device.OpMin} {
 		binaryF32[op] = binaryF32Go(op)
+		binaryF32Scalar[op] = binaryF32ScalarGo(op, false)
+		scalarBinaryF32[op] = binaryF32ScalarGo(op, true)
 	}
 	for op := device.OpEq; op <= device.OpGe; op++ {
 		compareF32[op] = compareGo[float32](op)
@@ -141,6 +178,55 @@ func binaryF32Go(op device.Op) func(dst, x, y []float32) {
 		x, y = x[:len(dst)], y[:len(dst)]
 		for i := range dst {
 			dst[i] = device.BinaryF32(op, x[i], y[i])
+		}
+	}
+}
+
+// binaryF32ScalarGo returns the pure-Go kernel of a float binary op with one
+// operand s fixed: op(x[i], s), or op(s, x[i]) when left is set. The common
+// ops get their own loops; the rest use device.BinaryF32.
+func binaryF32ScalarGo(op device.Op, left bool) func(dst, x []float32, s float32) {
+	switch {
+	case op == device.OpAdd:
+		return func(dst, x []float32, s float32) {
+			x = x[:len(dst)]
+			for i := range dst {
+				dst[i] = x[i] + s
+			}
+		}
+	case op == device.OpMul:
+		return func(dst, x []float32, s float32) {
+			x = x[:len(dst)]
+			for i := range dst {
+				dst[i] = x[i] * s
+			}
+		}
+	case op == device.OpSub && !left:
+		return func(dst, x []float32, s float32) {
+			x = x[:len(dst)]
+			for i := range dst {
+				dst[i] = x[i] - s
+			}
+		}
+	case op == device.OpDiv && !left:
+		return func(dst, x []float32, s float32) {
+			x = x[:len(dst)]
+			for i := range dst {
+				dst[i] = x[i] / s
+			}
+		}
+	case left:
+		return func(dst, x []float32, s float32) {
+			x = x[:len(dst)]
+			for i := range dst {
+				dst[i] = device.BinaryF32(op, s, x[i])
+			}
+		}
+	}
+	return func(dst, x []float32, s float32) {
+		x = x[:len(dst)]
+		for i := range dst {
+			dst[i] = device.BinaryF32(op, x[i], s)
 		}
 	}
 }

@@ -81,10 +81,11 @@ type sink struct {
 
 // regInfo says where a register's values live during a chunk.
 type regInfo struct {
-	class  int8
-	slot   int32 // scratch slot of its class, or -1
-	alias  bool  // an input read in place from its buffer
-	direct int32 // the sink whose memory holds it, or -1
+	class   int8
+	slot    int32 // scratch slot of its class, or -1
+	alias   bool  // an input read in place from its buffer
+	uniform bool  // the same value at every position (a constant or scalar input)
+	direct  int32 // the sink whose memory holds it, or -1
 }
 
 // plan is a program compiled against its sources and sinks: coalesced
@@ -260,10 +261,11 @@ func (p *plan) allocate(outputs []device.Reg) {
 	}
 	inPlace := p.aliasFree()
 	for i, in := range p.code {
-		ri := regInfo{class: classOf(in.Type), slot: -1, direct: -1}
-		if in.Op == device.OpInput && inPlace {
+		ri := regInfo{class: classOf(in.Type), slot: -1, direct: -1, uniform: in.Op == device.OpConst}
+		if in.Op == device.OpInput {
 			s := &p.srcs[in.Index]
-			ri.alias = s.kind == srcContiguous && (s.dt == device.Float32 || s.dt == device.Int32)
+			ri.alias = inPlace && s.kind == srcContiguous && (s.dt == device.Float32 || s.dt == device.Int32)
+			ri.uniform = s.kind == srcScalar || p.n == 1
 		}
 		p.regs[i] = ri
 	}
