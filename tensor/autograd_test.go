@@ -9,7 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// numericGrad estimates d f / d x[i] by central differences.
+// numericGrad estimates d f / d x[i] by central differences. Where f has a
+// kink within the step (relu at zero, a max-pool winner changing) the one-sided
+// differences disagree; such elements are NaN and not compared.
 func numericGrad(t *testing.T, dev *tensor.Device, x []float32, shape []int, f func(*tensor.Tensor) *tensor.Tensor) []float64 {
 	g := make([]float64, len(x))
 	for i := range x {
@@ -21,9 +23,28 @@ func numericGrad(t *testing.T, dev *tensor.Device, x []float32, shape []int, f f
 			require.NoError(t, err)
 			return v
 		}
-		g[i] = (eval(h) - eval(-h)) / (2 * h)
+		lo, mid, hi := eval(-h), eval(0), eval(h)
+		g[i] = (hi - lo) / (2 * h)
+		left, right := (mid-lo)/h, (hi-mid)/h
+		if math.Abs(left-right) > 0.05*(1+math.Abs(g[i])) {
+			g[i] = math.NaN()
+		}
 	}
 	return g
+}
+
+// requireGradClose compares analytic and numeric gradients where f is smooth.
+func requireGradClose(t *testing.T, want []float64, got []float32, tol float64) {
+	t.Helper()
+	compared := 0
+	for i := range want {
+		if math.IsNaN(want[i]) {
+			continue
+		}
+		compared++
+		require.InDelta(t, want[i], float64(got[i]), tol*(1+math.Abs(want[i])), "element %d", i)
+	}
+	require.Greater(t, compared, len(want)/2, "too few smooth points to compare")
 }
 
 func TestBackwardMatchesFiniteDifferences(t *testing.T) {
@@ -58,10 +79,7 @@ func TestBackwardMatchesFiniteDifferences(t *testing.T) {
 			require.NoError(t, f(xt).Backward())
 			got, err := xt.Grad().Float32s()
 			require.NoError(t, err)
-			want := numericGrad(t, dev, x, []int{4, 5}, f)
-			for i := range want {
-				require.InDelta(t, want[i], float64(got[i]), 2e-2*(1+math.Abs(want[i])), "%s: element %d", name, i)
-			}
+			requireGradClose(t, numericGrad(t, dev, x, []int{4, 5}, f), got, 2e-2)
 		})
 	}
 }
@@ -119,10 +137,7 @@ func TestConvPoolGradients(t *testing.T) {
 			require.NoError(t, f(xt).Backward())
 			got, err := xt.Grad().Float32s()
 			require.NoError(t, err)
-			want := numericGrad(t, dev, x, xs, f)
-			for i := range want {
-				require.InDelta(t, want[i], float64(got[i]), 3e-2*(1+math.Abs(want[i])), "%s: element %d", name, i)
-			}
+			requireGradClose(t, numericGrad(t, dev, x, xs, f), got, 3e-2)
 		})
 	}
 }

@@ -120,13 +120,11 @@ func (t *Tensor) scalarOp(name string, op device.Op, v float64, reverse bool) *T
 	}
 	d := t.n.dev
 	d.mu.Lock()
-	c := d.constNode(v, ct)
-	srcs := []src{{n: t.n, v: t.view()}, {n: c, v: view{shape: t.shape, strides: zeroStrides(len(t.shape))}}}
+	n := d.newNode(kindElementwise, dt, t.shape, []src{{n: t.n, v: t.view()}})
+	n.op, n.argType, n.imm, n.lit = op, dt.ComputeType(), v, 2
 	if reverse {
-		srcs[0], srcs[1] = srcs[1], srcs[0]
+		n.lit = 1
 	}
-	n := d.newNode(kindElementwise, dt, t.shape, srcs)
-	n.op, n.argType = op, dt.ComputeType()
 	out := whole(n)
 	d.mu.Unlock()
 	return recordGrad(name, out, []*Tensor{t}, v)

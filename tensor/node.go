@@ -42,11 +42,13 @@ type node struct {
 	dtype DType
 	shape []int
 	srcs  []src
+	sbuf  [2]src // storage for up to two sources, saving an allocation
 
 	// elementwise
 	op      device.Op
 	argType DType // the compute type arguments are converted to
-	imm     float64
+	imm     float64 // OpConst's value, or the literal operand
+	lit     int8    // 1 + the argument position of the literal operand imm; 0 for none
 	seed    uint64
 
 	attrs any // the kind's parameters (reduceAttrs, convAttrs, ...)
@@ -67,7 +69,12 @@ func (n *node) realized() bool { return n.block != nil }
 // newNode records a node, taking a consumer reference on each source. The
 // caller holds dev.mu.
 func (d *Device) newNode(kind nodeKind, dt DType, shape []int, srcs []src) *node {
-	n := &node{dev: d, kind: kind, dtype: dt, shape: shape, srcs: srcs}
+	n := &node{dev: d, kind: kind, dtype: dt, shape: shape}
+	if len(srcs) <= len(n.sbuf) {
+		n.srcs = n.sbuf[:copy(n.sbuf[:], srcs)]
+	} else {
+		n.srcs = srcs
+	}
 	for _, s := range srcs {
 		s.n.consumers++
 	}

@@ -150,6 +150,10 @@ func (pb *progBuilder) inline(n *node, v view) (device.Reg, bool) {
 			args[i] = pb.b.Cast(args[i], Bool)
 		}
 	}
+	if n.lit > 0 { // a scalar operand stored in the node
+		copy(args[n.lit:], args[n.lit-1:len(n.srcs)])
+		args[n.lit-1] = pb.b.Const(n.imm, at)
+	}
 	b := &pb.b
 	var r device.Reg
 	switch op := n.op; {
