@@ -46,7 +46,7 @@ type node struct {
 
 	// elementwise
 	op      device.Op
-	argType DType // the compute type arguments are converted to
+	argType DType   // the compute type arguments are converted to
 	imm     float64 // OpConst's value, or the literal operand
 	lit     int8    // 1 + the argument position of the literal operand imm; 0 for none
 	seed    uint64
