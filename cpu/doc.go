@@ -13,6 +13,14 @@
 // Scalar semantics come from the device package (device.UnaryF32,
 // device.BinaryF32, ...), so the CPU agrees with every other backend.
 //
+// # Aliasing
+//
+// An elementwise kernel may write an output over an input that is the very
+// same view (in-place updates such as optimizer steps); results are then
+// computed through scratch. Outputs that partially overlap an input, or each
+// other, are undefined, as in PyTorch. Matrix products and convolutions
+// whose output shares a buffer with an operand compute into scratch first.
+//
 // # SIMD seam
 //
 // The inner loops are function values that an assembly layer may replace at

@@ -394,3 +394,19 @@ func TestElementwiseScalarOperands(t *testing.T) {
 		}
 	}
 }
+
+func TestElementwiseNegativeStrides(t *testing.T) {
+	r := newRand(t)
+	d := newDevice(t, 2)
+	rows, cols := 300, 301
+	x, xv := strided(t, d, r, device.Float32, []int{rows, cols}, []int{0, 1}, 0)
+	// The view flips both axes: element (i, j) is x[rows-1-i, cols-1-j].
+	flip := device.View{Buf: x.Buf, DType: device.Float32, Offset: rows*cols - 1, Shape: []int{rows, cols}, Strides: []int{-cols, -1}}
+	out := device.Contiguous(poisoned(t, d, device.Float32, rows*cols), device.Float32, 0, []int{rows, cols})
+	require.NoError(t, d.Elementwise(&device.ElementwiseKernel{Shape: []int{rows, cols}, Inputs: []device.View{flip},
+		Program: unaryProgram(device.OpNeg, device.Float32), Outputs: []device.View{out}}))
+	got := download(t, d, out.Buf, device.Float32, rows*cols)
+	for p := range got {
+		require.Equal(t, -float64(float32(xv[rows*cols-1-p])), got[p])
+	}
+}

@@ -251,7 +251,8 @@ func (p *plan) allocate(outputs []device.Reg) {
 	for i := range p.lastUse {
 		p.lastUse[i] = -1
 	}
-	for i, in := range p.code {
+	for i := range p.code {
+		in := &p.code[i]
 		for a := 0; a < in.Op.Arity(); a++ {
 			p.lastUse[in.Args[a]] = int32(i)
 		}
@@ -260,7 +261,8 @@ func (p *plan) allocate(outputs []device.Reg) {
 		p.lastUse[r] = int32(n)
 	}
 	inPlace := p.aliasFree()
-	for i, in := range p.code {
+	for i := range p.code {
+		in := &p.code[i]
 		ri := regInfo{class: classOf(in.Type), slot: -1, direct: -1, uniform: in.Op == device.OpConst}
 		if in.Op == device.OpInput {
 			s := &p.srcs[in.Index]
@@ -287,7 +289,8 @@ func (p *plan) allocate(outputs []device.Reg) {
 			p.free[ri.class] = append(p.free[ri.class], ri.slot)
 		}
 	}
-	for i, in := range p.code {
+	for i := range p.code {
+		in := &p.code[i]
 		for a := 0; a < in.Op.Arity(); a++ {
 			r := in.Args[a]
 			if p.lastUse[r] == int32(i) && !repeated(in, a) {
@@ -313,7 +316,7 @@ func (p *plan) allocate(outputs []device.Reg) {
 
 // repeated reports whether argument a of in also appears earlier among its
 // arguments, so that a register is released once.
-func repeated(in device.Instr, a int) bool {
+func repeated(in *device.Instr, a int) bool {
 	for b := 0; b < a; b++ {
 		if in.Args[b] == in.Args[a] {
 			return true
