@@ -9,11 +9,11 @@
 // inside a Device.Scope per training step, device memory stays flat. Build
 // optimizers outside any scope: their state lives as long as they do.
 //
-// Each parameter's update is a short elementwise program. Without momentum
-// it fuses into the kernel that produced the gradient (the matmul or
-// reduction of the backward pass) and costs no kernel of its own; each
-// state tensor (a momentum buffer, a moment estimate) costs one more
-// elementwise kernel, since the front end realizes one tensor per kernel.
+// Each parameter's update is a short elementwise program. Step realizes all
+// the new values with one tensor.Realize, which computes same-shape
+// elementwise results in one multi-output kernel: a parameter and its state
+// (momentum buffer, moment estimates) are written by one kernel, at most one
+// per parameter (parameters of one shape may share it).
 //
 // The usual loop, with model an nn.Module:
 //

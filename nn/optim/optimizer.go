@@ -61,19 +61,15 @@ func (o *params) SetLR(lr float64) {
 // Steps returns how many times Step has run.
 func (o *params) Steps() int { return o.steps }
 
-// update is one parameter's new value and the new values of its state.
-type update struct {
-	p     *tensor.Tensor
-	state []*tensor.Tensor // assigned and realized before p
-}
-
 // apply computes each parameter's update with fn (under NoGrad), assigns the
-// new values and realizes them: state first, so that the parameter's kernel
-// reads the new state rather than recomputing it. fn returns the new
-// parameter value and the new state values in the order of state(i).
+// new values and realizes them all with one tensor.Realize, which computes
+// same-shape elementwise results together: a parameter's new value and its
+// new state come out of one kernel, which computes the shared state
+// expressions once. fn returns the new parameter value and the new state
+// values in the order of state(i).
 func (o *params) apply(fn func(i int, p, g *tensor.Tensor) (*tensor.Tensor, []*tensor.Tensor), state func(i int) []*tensor.Tensor) error {
 	o.steps++
-	var first error
+	var out []*tensor.Tensor
 	tensor.NoGrad(func() {
 		for i, p := range o.ps {
 			g := p.Grad()
@@ -81,17 +77,18 @@ func (o *params) apply(fn func(i int, p, g *tensor.Tensor) (*tensor.Tensor, []*t
 				continue
 			}
 			np, ns := fn(i, p, g)
-			st := state(i)
-			for j, s := range st {
+			for j, s := range state(i) {
 				s.Assign(ns[j])
+				out = append(out, s)
 			}
 			p.Assign(np)
-			if err := tensor.Realize(append(st, p)...); err != nil && first == nil {
-				first = fmt.Errorf("optim: parameter %d %v: %w", i, p.Shape(), err)
-			}
+			out = append(out, p)
 		}
 	})
-	return first
+	if err := tensor.Realize(out...); err != nil {
+		return fmt.Errorf("optim: step %d: %w", o.steps, err)
+	}
+	return nil
 }
 
 // zerosLike returns zero state for each parameter; the zeros are constants
