@@ -47,11 +47,10 @@ func superBlocks(p *problem, im *impl) (ms, ns, ks int) {
 func run(p *problem, im *impl, threads int) {
 	ms, ns, ks := superBlocks(p, im)
 	s := &shared{p: p, im: im, ms: ms, ns: ns, ks: ks}
-	bufA, packA := getBuf(ceilDiv(ms, im.mr) * im.mr * ks)
-	bufB, packB := getBuf(ceilDiv(ns, im.nr) * im.nr * ks)
+	bufA, bufB := getBuf(ceilDiv(ms, im.mr)*im.mr*ks), getBuf(ceilDiv(ns, im.nr)*im.nr*ks)
 	defer putBuf(bufA)
 	defer putBuf(bufB)
-	s.packA, s.packB = packA, packB
+	s.packA, s.packB = bufA.data, bufB.data
 
 	threads = min(threads, s.maxUsefulThreads())
 	s.threads = threads
@@ -125,6 +124,9 @@ func (s *shared) maxUsefulThreads() int {
 func tileGrid(mp, np int, im *impl, threads int) (tm, tn int) {
 	tm = min(max(1, im.mc/im.mr), mp)
 	tn = np
+	if im.nc > 0 {
+		tn = min(np, max(1, im.nc/im.nr))
+	}
 	if threads == 1 {
 		return tm, tn
 	}
@@ -165,24 +167,28 @@ func (s *shared) work(id int) {
 	}
 }
 
-// pack packs the panels of block b, one panel per task.
+// bPanelsPerTask is how many panels of B one packing task packs, in one
+// pass over the rows of B.
+const bPanelsPerTask = 8
+
+// pack packs the panels of block b: groups of B panels, then single A
+// panels, one per task.
 func (s *shared) pack(b *block) {
 	p, im := s.p, s.im
 	nb := 0
 	if b.packB {
-		nb = ceilDiv(b.cols, im.nr)
+		nb = ceilDiv(b.cols, im.nr*bPanelsPerTask)
 	}
 	na := ceilDiv(b.rows, im.mr)
 	for {
 		t := int(s.nextPack.Add(1) - 1)
 		switch {
 		case t < nb:
-			j := t * im.nr
-			packBPanel(s.packB[t*im.nr*b.depth:], p.b, p.ldb, p.transB, b.j0+j, min(im.nr, b.cols-j), b.p0, b.depth, im.nr)
+			j := t * im.nr * bPanelsPerTask
+			im.pack.packBPanels(s.packB[j*b.depth:], p.b, p.ldb, p.transB, b.j0+j, min(im.nr*bPanelsPerTask, b.cols-j), b.p0, b.depth, im.nr)
 		case t < nb+na:
-			t -= nb
-			i := t * im.mr
-			packAPanel(s.packA[t*im.mr*b.depth:], p.a, p.lda, p.transA, b.i0+i, min(im.mr, b.rows-i), b.p0, b.depth, im.mr)
+			i := (t - nb) * im.mr
+			im.pack.packAPanel(s.packA[i*b.depth:], p.a, p.lda, p.transA, b.i0+i, min(im.mr, b.rows-i), b.p0, b.depth, im.mr)
 		default:
 			return
 		}

@@ -13,6 +13,11 @@ type impl struct {
 	kernel microKernel
 	kc     int // largest depth of a block: a kc×nr panel of B stays in L1
 	mc     int // rows of A per macro tile: an mc×kc block of A stays in L2
+	nc     int // columns per macro tile (0: no limit)
+
+	pack *packer
+
+	rowMajorTiles bool
 }
 
 // asmKernel wraps an assembly micro-kernel, checking slice bounds once so

@@ -4,8 +4,8 @@ package gemm
 
 // The assembly levels' kernels and blocking.
 var (
-	implAVX512 = impl{mr: 14, nr: 32, kernel: asmKernel(sgemmKernel14x32AVX512, 14, 32), kc: 256, mc: 224}
-	implAVX2   = impl{mr: 6, nr: 16, kernel: asmKernel(sgemmKernel6x16AVX2, 6, 16), kc: 256, mc: 120}
+	implAVX512 = impl{mr: 14, nr: 32, kernel: asmKernel(sgemmKernel14x32AVX512, 14, 32), kc: 256, mc: 224, pack: &avx512Packer}
+	implAVX2   = impl{mr: 6, nr: 16, kernel: asmKernel(sgemmKernel6x16AVX2, 6, 16), kc: 256, mc: 120, pack: &goPacker}
 )
 
 // implFor returns the micro-kernel and blocking of level l.

@@ -11,6 +11,13 @@ package gemm
 //go:noescape
 func sgemmKernel14x32AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32)
 
+// sgemmKernel14x32AVX512NP computes a 14×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512NP(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
 // sgemmKernel12x32AVX512 computes a 12×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 12 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C.
@@ -38,6 +45,18 @@ func sgemmKernel6x64AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32
 //
 //go:noescape
 func sgemmKernel6x16AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// packTranspose16AVX512 writes lane r < lines (1 ≤ lines ≤ 16) of the depth
+// groups of w floats at dst with src[r*ld+p], p < depth.
+//
+//go:noescape
+func packTranspose16AVX512(dst *float32, w int, src *float32, ld, depth, lines int)
+
+// packCopyAVX512 copies, for p < depth and q < np, the w floats (1 ≤ w ≤ 64)
+// at src[p*ld+q*w] to dst[q*pstride+p*w].
+//
+//go:noescape
+func packCopyAVX512(dst *float32, w, pstride int, src *float32, ld, depth, np int)
 
 // fmaPeakAVX512 runs n iterations of 24 independent AVX512 VFMADD231PS (768 float32 FLOPs per iteration).
 func fmaPeakAVX512(n int)

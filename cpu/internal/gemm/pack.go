@@ -5,28 +5,52 @@ package gemm
 // steps is depth groups of w consecutive floats. Lanes past the matrix edge
 // are zero, so a ragged tile computes zeros there.
 
+// packer holds one level's packing primitives.
+type packer struct {
+	// strided packs depth groups where lane r < width of group p is
+	// src[off+r*ld+p], zero-padding lanes [width, w): a transpose.
+	strided func(dst []float32, w int, src []float32, ld, off, depth, width int)
+	// panels packs np whole panels of w columns of a row-major matrix:
+	// group p of panel q (at dst[q*pstride+p*w]) is src[off+p*ld+q*w:][:w].
+	panels func(dst []float32, w, pstride int, src []float32, ld, off, depth, np int)
+}
+
+// goPacker is the portable packer.
+var goPacker = packer{strided: packStridedGo, panels: packPanelsGo}
+
 // packAPanel packs rows [i0, i0+rows) of op(A) over depths [p0, p0+depth)
 // into dst (depth*mr floats).
-func packAPanel(dst []float32, a []float32, lda int, transA bool, i0, rows, p0, depth, mr int) {
-	if transA { // op(A)[i, p] = a[p*lda + i]: each depth step is contiguous
+func (pk *packer) packAPanel(dst []float32, a []float32, lda int, transA bool, i0, rows, p0, depth, mr int) {
+	switch {
+	case !transA: // op(A)[i, p] = a[i*lda + p]: a transpose
+		pk.strided(dst, mr, a, lda, i0*lda+p0, depth, rows)
+	case rows == mr: // op(A)[i, p] = a[p*lda + i]: each depth step is contiguous
+		pk.panels(dst, mr, 0, a, lda, p0*lda+i0, depth, 1)
+	default:
 		packContig(dst, mr, a, lda, p0*lda+i0, depth, rows)
-		return
 	}
-	packStrided(dst, mr, a, lda, i0*lda+p0, depth, rows)
 }
 
-// packBPanel packs columns [j0, j0+cols) of op(B) over depths [p0, p0+depth)
-// into dst (depth*nr floats).
-func packBPanel(dst []float32, b []float32, ldb int, transB bool, j0, cols, p0, depth, nr int) {
+// packBPanels packs columns [j0, j0+cols) of op(B) over depths
+// [p0, p0+depth) into ceil(cols/nr) consecutive panels of depth*nr floats.
+func (pk *packer) packBPanels(dst []float32, b []float32, ldb int, transB bool, j0, cols, p0, depth, nr int) {
 	if transB { // op(B)[p, j] = b[j*ldb + p]: each column is contiguous
-		packStrided(dst, nr, b, ldb, j0*ldb+p0, depth, cols)
+		for j := 0; j < cols; j += nr {
+			pk.strided(dst[j*depth:], nr, b, ldb, (j0+j)*ldb+p0, depth, min(nr, cols-j))
+		}
 		return
 	}
-	packContig(dst, nr, b, ldb, p0*ldb+j0, depth, cols)
+	full := cols / nr
+	if full > 0 {
+		pk.panels(dst, nr, depth*nr, b, ldb, p0*ldb+j0, depth, full)
+	}
+	if j := full * nr; j < cols {
+		packContig(dst[j*depth:], nr, b, ldb, p0*ldb+j0+j, depth, cols-j)
+	}
 }
 
-// packContig packs depth groups where group p is src[off+p*ld : off+p*ld+width],
-// padded with zeros to w.
+// packContig packs depth groups where group p is src[off+p*ld:][:width],
+// zero-padded to w.
 func packContig(dst []float32, w int, src []float32, ld, off, depth, width int) {
 	dst = dst[:depth*w]
 	for p := 0; p < depth; p++ {
@@ -36,9 +60,18 @@ func packContig(dst []float32, w int, src []float32, ld, off, depth, width int) 
 	}
 }
 
-// packStrided packs depth groups where lane r of group p is
-// src[off+r*ld+p], padded with zeros to w: a transpose.
-func packStrided(dst []float32, w int, src []float32, ld, off, depth, width int) {
+// packPanelsGo is packer.panels in Go.
+func packPanelsGo(dst []float32, w, pstride int, src []float32, ld, off, depth, np int) {
+	for p := 0; p < depth; p++ {
+		row := src[off+p*ld : off+p*ld+np*w]
+		for q := 0; q < np; q++ {
+			copy(dst[q*pstride+p*w:q*pstride+p*w+w], row[q*w:])
+		}
+	}
+}
+
+// packStridedGo is packer.strided in Go.
+func packStridedGo(dst []float32, w int, src []float32, ld, off, depth, width int) {
 	dst = dst[:depth*w]
 	for r := 0; r < width; r++ {
 		line := src[off+r*ld : off+r*ld+depth]
@@ -46,9 +79,15 @@ func packStrided(dst []float32, w int, src []float32, ld, off, depth, width int)
 			dst[p*w+r] = v
 		}
 	}
-	if width < w {
-		for p := 0; p < depth; p++ {
-			clear(dst[p*w+width : p*w+w])
-		}
+	zeroLanes(dst, w, width, depth)
+}
+
+// zeroLanes clears lanes [width, w) of depth groups of w floats.
+func zeroLanes(dst []float32, w, width, depth int) {
+	if width >= w {
+		return
+	}
+	for p := 0; p < depth; p++ {
+		clear(dst[p*w+width : p*w+w])
 	}
 }

@@ -26,10 +26,12 @@ type kernel struct {
 	mr, nv    int
 	unroll    int  // k steps per main-loop iteration
 	prefetchC bool // prefetch the C tile into L1 before the k loop
+	suffix    string
 }
 
 var kernels = []kernel{
 	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: true},
+	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: false, suffix: "NP"},
 	{isa: avx512, mr: 12, nv: 2, unroll: 4, prefetchC: true},
 	{isa: avx512, mr: 8, nv: 3, unroll: 4, prefetchC: true},
 	{isa: avx512, mr: 6, nv: 4, unroll: 4, prefetchC: true},
@@ -39,7 +41,7 @@ var kernels = []kernel{
 func (k kernel) nr() int { return k.nv * k.isa.width }
 
 func (k kernel) symbol() string {
-	return fmt.Sprintf("sgemmKernel%dx%d%s", k.mr, k.nr(), k.isa.name)
+	return fmt.Sprintf("sgemmKernel%dx%d%s%s", k.mr, k.nr(), k.isa.name, k.suffix)
 }
 
 func (k kernel) acc(r, v int) string { return fmt.Sprintf("%s%d", k.isa.reg, r*k.nv+v) }

@@ -50,6 +50,8 @@ func Generate() (asm, proto []byte, err error) {
 		k.emit(&s)
 		k.proto(&g)
 	}
+	packTransposeAVX512(&s, &g)
+	packCopyAVX512(&s, &g)
 	for _, p := range peaks {
 		p.emit(&s)
 		p.proto(&g)

@@ -1,0 +1,73 @@
+package gemm
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// benchShapes are the benchmarked products, named m×n×k. "mlp" is a
+// 64-sample batch through a 784→128 layer (m=64, k=784, n=128); "mlpT" is
+// the shape named 64×784×128 read as m×n×k.
+var benchShapes = []struct {
+	name    string
+	m, n, k int
+}{
+	{"1024x1024x1024", 1024, 1024, 1024},
+	{"512x512x512", 512, 512, 512},
+	{"128x128x128", 128, 128, 128},
+	{"mlp_m64_k784_n128", 64, 128, 784},
+	{"mlpT_m64_n784_k128", 64, 784, 128},
+}
+
+func randSlice(rng *rand.Rand, n int) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = float32(rng.Float64()*2 - 1)
+	}
+	return s
+}
+
+// BenchmarkSgemm reports GFLOP/s per level, shape and thread count
+// (GOMAXPROCS and 1).
+func BenchmarkSgemm(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	threadCounts := []int{runtime.GOMAXPROCS(0)}
+	if threadCounts[0] > 1 {
+		threadCounts = append(threadCounts, 1)
+	}
+	for _, l := range supportedLevels() {
+		for _, s := range benchShapes {
+			a, bm, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
+			for _, th := range threadCounts {
+				b.Run(fmt.Sprintf("isa=%s/%s/threads=%d", l, s.name, th), func(b *testing.B) {
+					defer setLevel(l)()
+					SgemmThreads(th, false, false, s.m, s.n, s.k, 1, a, s.k, bm, s.n, 0, c, s.n) // warm-up
+					b.ResetTimer()
+					for range b.N {
+						SgemmThreads(th, false, false, s.m, s.n, s.k, 1, a, s.k, bm, s.n, 0, c, s.n)
+					}
+					sec := b.Elapsed().Seconds()
+					b.ReportMetric(2*float64(s.m)*float64(s.n)*float64(s.k)*float64(b.N)/sec/1e9, "GFLOP/s")
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkPeak reports the FMA throughput ceiling per level and thread count.
+func BenchmarkPeak(b *testing.B) {
+	for _, l := range supportedLevels() {
+		for _, th := range []int{1, runtime.GOMAXPROCS(0)} {
+			b.Run(fmt.Sprintf("isa=%s/threads=%d", l, th), func(b *testing.B) {
+				var g float64
+				for range b.N {
+					g = peakGFLOPS(l, th, 100*time.Millisecond)
+				}
+				b.ReportMetric(g, "GFLOP/s")
+			})
+		}
+	}
+}
