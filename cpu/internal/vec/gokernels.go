@@ -193,11 +193,21 @@ func goIndexOf(x []float32, v float32) int {
 	return -1
 }
 
+// expSub32 returns exp(x-m) with x-m carried to double float32 precision,
+// so that the rounding of the subtraction does not show in the result.
+func expSub32(x, m float32) float32 {
+	d, dl := twoSum(x, -m)
+	if dl != dl {
+		dl = 0 // x or m infinite
+	}
+	return expHL(d, dl)
+}
+
 // goExpSub stores exp(x-m) in dst (unless dst is nil) and returns the sum.
 func goExpSub(dst, x []float32, m float32) float64 {
 	var s float64
 	for i, v := range x {
-		e := exp32(v - m)
+		e := expSub32(v, m)
 		if dst != nil {
 			dst[i] = e
 		}

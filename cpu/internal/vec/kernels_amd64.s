@@ -3979,27 +3979,36 @@ loop:
 	CMPQ         SI, CX
 	JA           tail
 	VMOVUPS      (DX)(BX*4), Y3
-	VSUBPS       Y0, Y3, Y3
-	VMOVUPS      c32_c2d00000<>+0(SB), Y4
-	VMAXPS       Y3, Y4, Y3
-	VMOVUPS      c32_42b20000<>+0(SB), Y4
-	VMINPS       Y3, Y4, Y3
-	VMULPS       c32_3fb8aa3b<>+0(SB), Y3, Y4
-	VROUNDPS     $0x00, Y4, Y4
-	VMOVUPS      c32_3f317218<>+0(SB), Y5
-	VFNMADD213PS Y3, Y4, Y5
-	VMOVUPS      c32_b102e308<>+0(SB), Y3
-	VFNMADD213PS Y5, Y4, Y3
-	VMOVUPS      c32_3ab526c5<>+0(SB), Y5
-	VFMADD213PS  c32_3c091f2b<>+0(SB), Y3, Y5
-	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y3, Y5
-	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y3, Y5
-	VFMADD213PS  c32_3efffffe<>+0(SB), Y3, Y5
+	VSUBPS       Y0, Y3, Y4
+	VSUBPS       Y3, Y4, Y5
+	VSUBPS       Y5, Y4, Y6
+	VSUBPS       Y6, Y3, Y3
+	VADDPS       Y5, Y0, Y5
+	VSUBPS       Y5, Y3, Y3
+	VCMPPS       $0x03, Y3, Y3, Y5
+	VXORPS       Y6, Y6, Y6
+	VBLENDVPS    Y5, Y6, Y3, Y3
+	VMOVUPS      c32_c2d00000<>+0(SB), Y5
+	VMAXPS       Y4, Y5, Y4
+	VMOVUPS      c32_42b20000<>+0(SB), Y5
+	VMINPS       Y4, Y5, Y4
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y4, Y5
+	VROUNDPS     $0x00, Y5, Y5
+	VMOVUPS      c32_3f317218<>+0(SB), Y6
+	VFNMADD213PS Y4, Y5, Y6
+	VMOVUPS      c32_b102e308<>+0(SB), Y4
+	VFNMADD213PS Y6, Y5, Y4
+	VADDPS       Y3, Y4, Y3
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y4
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y3, Y4
 	VMULPS       Y3, Y3, Y6
 	VMOVUPS      Y6, Y6
-	VFMADD213PS  Y3, Y5, Y6
+	VFMADD213PS  Y3, Y4, Y6
 	VADDPS       c32_3f800000<>+0(SB), Y6, Y3
-	VCVTPS2DQ    Y4, Y4
+	VCVTPS2DQ    Y5, Y4
 	VPSRAD       $0x01, Y4, Y5
 	VPSUBD       Y5, Y4, Y4
 	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
@@ -4026,27 +4035,36 @@ tail:
 	NEGQ         CX
 	VMOVUPS      32(SI)(CX*4), Y3
 	VMASKMOVPS   (DX)(BX*4), Y3, Y4
+	VSUBPS       Y0, Y4, Y5
+	VSUBPS       Y4, Y5, Y6
+	VSUBPS       Y6, Y5, Y7
+	VSUBPS       Y7, Y4, Y4
+	VADDPS       Y6, Y0, Y0
 	VSUBPS       Y0, Y4, Y0
+	VCMPPS       $0x03, Y0, Y0, Y4
+	VXORPS       Y6, Y6, Y6
+	VBLENDVPS    Y4, Y6, Y0, Y0
 	VMOVUPS      c32_c2d00000<>+0(SB), Y4
-	VMAXPS       Y0, Y4, Y0
-	VMOVUPS      c32_42b20000<>+0(SB), Y4
-	VMINPS       Y0, Y4, Y0
-	VMULPS       c32_3fb8aa3b<>+0(SB), Y0, Y4
-	VROUNDPS     $0x00, Y4, Y4
-	VMOVUPS      c32_3f317218<>+0(SB), Y5
-	VFNMADD213PS Y0, Y4, Y5
-	VMOVUPS      c32_b102e308<>+0(SB), Y0
-	VFNMADD213PS Y5, Y4, Y0
-	VMOVUPS      c32_3ab526c5<>+0(SB), Y5
-	VFMADD213PS  c32_3c091f2b<>+0(SB), Y0, Y5
-	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y0, Y5
-	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y0, Y5
-	VFMADD213PS  c32_3efffffe<>+0(SB), Y0, Y5
+	VMAXPS       Y5, Y4, Y4
+	VMOVUPS      c32_42b20000<>+0(SB), Y5
+	VMINPS       Y4, Y5, Y4
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y4, Y5
+	VROUNDPS     $0x00, Y5, Y5
+	VMOVUPS      c32_3f317218<>+0(SB), Y6
+	VFNMADD213PS Y4, Y5, Y6
+	VMOVUPS      c32_b102e308<>+0(SB), Y4
+	VFNMADD213PS Y6, Y5, Y4
+	VADDPS       Y0, Y4, Y0
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y4
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y0, Y4
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y0, Y4
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y0, Y4
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y0, Y4
 	VMULPS       Y0, Y0, Y6
 	VMOVUPS      Y6, Y6
-	VFMADD213PS  Y0, Y5, Y6
+	VFMADD213PS  Y0, Y4, Y6
 	VADDPS       c32_3f800000<>+0(SB), Y6, Y0
-	VCVTPS2DQ    Y4, Y4
+	VCVTPS2DQ    Y5, Y4
 	VPSRAD       $0x01, Y4, Y5
 	VPSUBD       Y5, Y4, Y4
 	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
@@ -4089,27 +4107,36 @@ loop:
 	CMPQ         BX, AX
 	JA           tail
 	VMOVUPS      (CX)(DX*4), Y3
-	VSUBPS       Y0, Y3, Y3
-	VMOVUPS      c32_c2d00000<>+0(SB), Y4
-	VMAXPS       Y3, Y4, Y3
-	VMOVUPS      c32_42b20000<>+0(SB), Y4
-	VMINPS       Y3, Y4, Y3
-	VMULPS       c32_3fb8aa3b<>+0(SB), Y3, Y4
-	VROUNDPS     $0x00, Y4, Y4
-	VMOVUPS      c32_3f317218<>+0(SB), Y5
-	VFNMADD213PS Y3, Y4, Y5
-	VMOVUPS      c32_b102e308<>+0(SB), Y3
-	VFNMADD213PS Y5, Y4, Y3
-	VMOVUPS      c32_3ab526c5<>+0(SB), Y5
-	VFMADD213PS  c32_3c091f2b<>+0(SB), Y3, Y5
-	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y3, Y5
-	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y3, Y5
-	VFMADD213PS  c32_3efffffe<>+0(SB), Y3, Y5
+	VSUBPS       Y0, Y3, Y4
+	VSUBPS       Y3, Y4, Y5
+	VSUBPS       Y5, Y4, Y6
+	VSUBPS       Y6, Y3, Y3
+	VADDPS       Y5, Y0, Y5
+	VSUBPS       Y5, Y3, Y3
+	VCMPPS       $0x03, Y3, Y3, Y5
+	VXORPS       Y6, Y6, Y6
+	VBLENDVPS    Y5, Y6, Y3, Y3
+	VMOVUPS      c32_c2d00000<>+0(SB), Y5
+	VMAXPS       Y4, Y5, Y4
+	VMOVUPS      c32_42b20000<>+0(SB), Y5
+	VMINPS       Y4, Y5, Y4
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y4, Y5
+	VROUNDPS     $0x00, Y5, Y5
+	VMOVUPS      c32_3f317218<>+0(SB), Y6
+	VFNMADD213PS Y4, Y5, Y6
+	VMOVUPS      c32_b102e308<>+0(SB), Y4
+	VFNMADD213PS Y6, Y5, Y4
+	VADDPS       Y3, Y4, Y3
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y4
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y3, Y4
 	VMULPS       Y3, Y3, Y6
 	VMOVUPS      Y6, Y6
-	VFMADD213PS  Y3, Y5, Y6
+	VFMADD213PS  Y3, Y4, Y6
 	VADDPS       c32_3f800000<>+0(SB), Y6, Y3
-	VCVTPS2DQ    Y4, Y4
+	VCVTPS2DQ    Y5, Y4
 	VPSRAD       $0x01, Y4, Y5
 	VPSUBD       Y5, Y4, Y4
 	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
@@ -4135,27 +4162,36 @@ tail:
 	NEGQ         AX
 	VMOVUPS      32(BX)(AX*4), Y3
 	VMASKMOVPS   (CX)(DX*4), Y3, Y4
+	VSUBPS       Y0, Y4, Y5
+	VSUBPS       Y4, Y5, Y6
+	VSUBPS       Y6, Y5, Y7
+	VSUBPS       Y7, Y4, Y4
+	VADDPS       Y6, Y0, Y0
 	VSUBPS       Y0, Y4, Y0
+	VCMPPS       $0x03, Y0, Y0, Y4
+	VXORPS       Y6, Y6, Y6
+	VBLENDVPS    Y4, Y6, Y0, Y0
 	VMOVUPS      c32_c2d00000<>+0(SB), Y4
-	VMAXPS       Y0, Y4, Y0
-	VMOVUPS      c32_42b20000<>+0(SB), Y4
-	VMINPS       Y0, Y4, Y0
-	VMULPS       c32_3fb8aa3b<>+0(SB), Y0, Y4
-	VROUNDPS     $0x00, Y4, Y4
-	VMOVUPS      c32_3f317218<>+0(SB), Y5
-	VFNMADD213PS Y0, Y4, Y5
-	VMOVUPS      c32_b102e308<>+0(SB), Y0
-	VFNMADD213PS Y5, Y4, Y0
-	VMOVUPS      c32_3ab526c5<>+0(SB), Y5
-	VFMADD213PS  c32_3c091f2b<>+0(SB), Y0, Y5
-	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y0, Y5
-	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y0, Y5
-	VFMADD213PS  c32_3efffffe<>+0(SB), Y0, Y5
+	VMAXPS       Y5, Y4, Y4
+	VMOVUPS      c32_42b20000<>+0(SB), Y5
+	VMINPS       Y4, Y5, Y4
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y4, Y5
+	VROUNDPS     $0x00, Y5, Y5
+	VMOVUPS      c32_3f317218<>+0(SB), Y6
+	VFNMADD213PS Y4, Y5, Y6
+	VMOVUPS      c32_b102e308<>+0(SB), Y4
+	VFNMADD213PS Y6, Y5, Y4
+	VADDPS       Y0, Y4, Y0
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y4
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y0, Y4
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y0, Y4
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y0, Y4
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y0, Y4
 	VMULPS       Y0, Y0, Y6
 	VMOVUPS      Y6, Y6
-	VFMADD213PS  Y0, Y5, Y6
+	VFMADD213PS  Y0, Y4, Y6
 	VADDPS       c32_3f800000<>+0(SB), Y6, Y0
-	VCVTPS2DQ    Y4, Y4
+	VCVTPS2DQ    Y5, Y4
 	VPSRAD       $0x01, Y4, Y5
 	VPSUBD       Y5, Y4, Y4
 	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
@@ -9108,42 +9144,51 @@ TEXT ·expSubAVX512(SB), NOSPLIT, $0-64
 	MOVQ         x_base+24(FP), DX
 	MOVSS        m+48(FP), X0
 	VBROADCASTSS X0, Z0
-	VXORPS       Z1, Z1, Z1
-	VXORPS       Z2, Z2, Z2
+	VXORPS       Z3, Z3, Z3
+	VXORPS       Z4, Z4, Z4
 	XORQ         BX, BX
 
 loop:
 	LEAQ          16(BX), SI
 	CMPQ          SI, CX
 	JA            tail
-	VMOVUPS       (DX)(BX*4), Z3
-	VSUBPS        Z0, Z3, Z3
-	VMOVUPS       c64_c2d00000<>+0(SB), Z4
-	VMAXPS        Z3, Z4, Z3
-	VMOVUPS       c64_42b20000<>+0(SB), Z4
-	VMINPS        Z3, Z4, Z3
-	VMULPS        c64_3fb8aa3b<>+0(SB), Z3, Z4
-	VRNDSCALEPS   $0x00, Z4, Z4
-	VMOVUPS       c64_3f317218<>+0(SB), Z5
-	VFNMADD213PS  Z3, Z4, Z5
-	VMOVUPS       c64_b102e308<>+0(SB), Z3
-	VFNMADD213PS  Z5, Z4, Z3
-	VMOVUPS       c64_3ab526c5<>+0(SB), Z5
-	VFMADD213PS   c64_3c091f2b<>+0(SB), Z3, Z5
-	VFMADD213PS   c64_3d2aac5c<>+0(SB), Z3, Z5
-	VFMADD213PS   c64_3e2aaa46<>+0(SB), Z3, Z5
-	VFMADD213PS   c64_3efffffe<>+0(SB), Z3, Z5
-	VMULPS        Z3, Z3, Z6
-	VMOVUPS       Z6, Z6
-	VFMADD213PS   Z3, Z5, Z6
-	VADDPS        c64_3f800000<>+0(SB), Z6, Z3
-	VSCALEFPS     Z4, Z3, Z3
-	VCVTPS2PD     Y3, Z4
-	VEXTRACTF32X8 $0x01, Z3, Y5
-	VCVTPS2PD     Y5, Z5
-	VADDPD        Z4, Z1, Z1
-	VADDPD        Z5, Z2, Z2
-	VMOVUPS       Z3, (AX)(BX*4)
+	VMOVUPS       (DX)(BX*4), Z5
+	VSUBPS        Z0, Z5, Z6
+	VSUBPS        Z5, Z6, Z7
+	VSUBPS        Z7, Z6, Z8
+	VSUBPS        Z8, Z5, Z5
+	VADDPS        Z7, Z0, Z7
+	VSUBPS        Z7, Z5, Z5
+	VCMPPS        $0x03, Z5, Z5, K1
+	VXORPS        Z7, Z7, Z7
+	VBLENDMPS     Z7, Z5, K1, Z1
+	VMOVUPS       c64_c2d00000<>+0(SB), Z5
+	VMAXPS        Z6, Z5, Z5
+	VMOVUPS       c64_42b20000<>+0(SB), Z6
+	VMINPS        Z5, Z6, Z5
+	VMULPS        c64_3fb8aa3b<>+0(SB), Z5, Z6
+	VRNDSCALEPS   $0x00, Z6, Z6
+	VMOVUPS       c64_3f317218<>+0(SB), Z7
+	VFNMADD213PS  Z5, Z6, Z7
+	VMOVUPS       c64_b102e308<>+0(SB), Z5
+	VFNMADD213PS  Z7, Z6, Z5
+	VADDPS        Z1, Z5, Z5
+	VMOVUPS       c64_3ab526c5<>+0(SB), Z7
+	VFMADD213PS   c64_3c091f2b<>+0(SB), Z5, Z7
+	VFMADD213PS   c64_3d2aac5c<>+0(SB), Z5, Z7
+	VFMADD213PS   c64_3e2aaa46<>+0(SB), Z5, Z7
+	VFMADD213PS   c64_3efffffe<>+0(SB), Z5, Z7
+	VMULPS        Z5, Z5, Z8
+	VMOVUPS       Z8, Z8
+	VFMADD213PS   Z5, Z7, Z8
+	VADDPS        c64_3f800000<>+0(SB), Z8, Z5
+	VSCALEFPS     Z6, Z5, Z5
+	VCVTPS2PD     Y5, Z6
+	VEXTRACTF32X8 $0x01, Z5, Y7
+	VCVTPS2PD     Y7, Z7
+	VADDPD        Z6, Z3, Z3
+	VADDPD        Z7, Z4, Z4
+	VMOVUPS       Z5, (AX)(BX*4)
 	ADDQ          $0x00000010, BX
 	JMP           loop
 
@@ -9153,38 +9198,47 @@ tail:
 	MOVL          $0x0000ffff, SI
 	BZHIL         CX, SI, SI
 	KMOVW         SI, K1
-	VMOVUPS.Z     (DX)(BX*4), K1, Z3
-	VSUBPS        Z0, Z3, Z0
-	VMOVUPS       c64_c2d00000<>+0(SB), Z3
-	VMAXPS        Z0, Z3, Z0
-	VMOVUPS       c64_42b20000<>+0(SB), Z3
-	VMINPS        Z0, Z3, Z0
-	VMULPS        c64_3fb8aa3b<>+0(SB), Z0, Z3
-	VRNDSCALEPS   $0x00, Z3, Z3
-	VMOVUPS       c64_3f317218<>+0(SB), Z4
-	VFNMADD213PS  Z0, Z3, Z4
+	VMOVUPS.Z     (DX)(BX*4), K1, Z1
+	VSUBPS        Z0, Z1, Z5
+	VSUBPS        Z1, Z5, Z6
+	VSUBPS        Z6, Z5, Z7
+	VSUBPS        Z7, Z1, Z1
+	VADDPS        Z6, Z0, Z0
+	VSUBPS        Z0, Z1, Z0
+	VCMPPS        $0x03, Z0, Z0, K2
+	VXORPS        Z1, Z1, Z1
+	VBLENDMPS     Z1, Z0, K2, Z2
+	VMOVUPS       c64_c2d00000<>+0(SB), Z0
+	VMAXPS        Z5, Z0, Z0
+	VMOVUPS       c64_42b20000<>+0(SB), Z1
+	VMINPS        Z0, Z1, Z0
+	VMULPS        c64_3fb8aa3b<>+0(SB), Z0, Z1
+	VRNDSCALEPS   $0x00, Z1, Z1
+	VMOVUPS       c64_3f317218<>+0(SB), Z5
+	VFNMADD213PS  Z0, Z1, Z5
 	VMOVUPS       c64_b102e308<>+0(SB), Z0
-	VFNMADD213PS  Z4, Z3, Z0
-	VMOVUPS       c64_3ab526c5<>+0(SB), Z4
-	VFMADD213PS   c64_3c091f2b<>+0(SB), Z0, Z4
-	VFMADD213PS   c64_3d2aac5c<>+0(SB), Z0, Z4
-	VFMADD213PS   c64_3e2aaa46<>+0(SB), Z0, Z4
-	VFMADD213PS   c64_3efffffe<>+0(SB), Z0, Z4
+	VFNMADD213PS  Z5, Z1, Z0
+	VADDPS        Z2, Z0, Z0
+	VMOVUPS       c64_3ab526c5<>+0(SB), Z2
+	VFMADD213PS   c64_3c091f2b<>+0(SB), Z0, Z2
+	VFMADD213PS   c64_3d2aac5c<>+0(SB), Z0, Z2
+	VFMADD213PS   c64_3e2aaa46<>+0(SB), Z0, Z2
+	VFMADD213PS   c64_3efffffe<>+0(SB), Z0, Z2
 	VMULPS        Z0, Z0, Z5
 	VMOVUPS       Z5, Z5
-	VFMADD213PS   Z0, Z4, Z5
+	VFMADD213PS   Z0, Z2, Z5
 	VADDPS        c64_3f800000<>+0(SB), Z5, Z0
-	VSCALEFPS     Z3, Z0, Z0
-	VMOVUPS.Z     Z0, K1, Z3
-	VCVTPS2PD     Y3, Z4
-	VEXTRACTF32X8 $0x01, Z3, Y3
-	VCVTPS2PD     Y3, Z3
-	VADDPD        Z4, Z1, Z1
-	VADDPD        Z3, Z2, Z2
+	VSCALEFPS     Z1, Z0, Z0
+	VMOVUPS.Z     Z0, K1, Z1
+	VCVTPS2PD     Y1, Z2
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z2, Z3, Z3
+	VADDPD        Z1, Z4, Z4
 	VMOVUPS       Z0, K1, (AX)(BX*4)
 
 done:
-	VADDPD        Z2, Z1, Z0
+	VADDPD        Z4, Z3, Z0
 	VEXTRACTF64X4 $0x01, Z0, Y1
 	VADDPD        Y1, Y0, Y0
 	VEXTRACTF64X2 $0x01, Y0, X1
@@ -9202,41 +9256,50 @@ TEXT ·sumExpSubAVX512(SB), NOSPLIT, $0-40
 	MOVQ         x_base+0(FP), CX
 	MOVSS        m+24(FP), X0
 	VBROADCASTSS X0, Z0
-	VXORPS       Z1, Z1, Z1
-	VXORPS       Z2, Z2, Z2
+	VXORPS       Z3, Z3, Z3
+	VXORPS       Z4, Z4, Z4
 	XORQ         DX, DX
 
 loop:
 	LEAQ          16(DX), BX
 	CMPQ          BX, AX
 	JA            tail
-	VMOVUPS       (CX)(DX*4), Z3
-	VSUBPS        Z0, Z3, Z3
-	VMOVUPS       c64_c2d00000<>+0(SB), Z4
-	VMAXPS        Z3, Z4, Z3
-	VMOVUPS       c64_42b20000<>+0(SB), Z4
-	VMINPS        Z3, Z4, Z3
-	VMULPS        c64_3fb8aa3b<>+0(SB), Z3, Z4
-	VRNDSCALEPS   $0x00, Z4, Z4
-	VMOVUPS       c64_3f317218<>+0(SB), Z5
-	VFNMADD213PS  Z3, Z4, Z5
-	VMOVUPS       c64_b102e308<>+0(SB), Z3
-	VFNMADD213PS  Z5, Z4, Z3
-	VMOVUPS       c64_3ab526c5<>+0(SB), Z5
-	VFMADD213PS   c64_3c091f2b<>+0(SB), Z3, Z5
-	VFMADD213PS   c64_3d2aac5c<>+0(SB), Z3, Z5
-	VFMADD213PS   c64_3e2aaa46<>+0(SB), Z3, Z5
-	VFMADD213PS   c64_3efffffe<>+0(SB), Z3, Z5
-	VMULPS        Z3, Z3, Z6
-	VMOVUPS       Z6, Z6
-	VFMADD213PS   Z3, Z5, Z6
-	VADDPS        c64_3f800000<>+0(SB), Z6, Z3
-	VSCALEFPS     Z4, Z3, Z3
-	VCVTPS2PD     Y3, Z4
-	VEXTRACTF32X8 $0x01, Z3, Y3
-	VCVTPS2PD     Y3, Z3
-	VADDPD        Z4, Z1, Z1
-	VADDPD        Z3, Z2, Z2
+	VMOVUPS       (CX)(DX*4), Z5
+	VSUBPS        Z0, Z5, Z6
+	VSUBPS        Z5, Z6, Z7
+	VSUBPS        Z7, Z6, Z8
+	VSUBPS        Z8, Z5, Z5
+	VADDPS        Z7, Z0, Z7
+	VSUBPS        Z7, Z5, Z5
+	VCMPPS        $0x03, Z5, Z5, K1
+	VXORPS        Z7, Z7, Z7
+	VBLENDMPS     Z7, Z5, K1, Z1
+	VMOVUPS       c64_c2d00000<>+0(SB), Z5
+	VMAXPS        Z6, Z5, Z5
+	VMOVUPS       c64_42b20000<>+0(SB), Z6
+	VMINPS        Z5, Z6, Z5
+	VMULPS        c64_3fb8aa3b<>+0(SB), Z5, Z6
+	VRNDSCALEPS   $0x00, Z6, Z6
+	VMOVUPS       c64_3f317218<>+0(SB), Z7
+	VFNMADD213PS  Z5, Z6, Z7
+	VMOVUPS       c64_b102e308<>+0(SB), Z5
+	VFNMADD213PS  Z7, Z6, Z5
+	VADDPS        Z1, Z5, Z5
+	VMOVUPS       c64_3ab526c5<>+0(SB), Z7
+	VFMADD213PS   c64_3c091f2b<>+0(SB), Z5, Z7
+	VFMADD213PS   c64_3d2aac5c<>+0(SB), Z5, Z7
+	VFMADD213PS   c64_3e2aaa46<>+0(SB), Z5, Z7
+	VFMADD213PS   c64_3efffffe<>+0(SB), Z5, Z7
+	VMULPS        Z5, Z5, Z8
+	VMOVUPS       Z8, Z8
+	VFMADD213PS   Z5, Z7, Z8
+	VADDPS        c64_3f800000<>+0(SB), Z8, Z5
+	VSCALEFPS     Z6, Z5, Z5
+	VCVTPS2PD     Y5, Z6
+	VEXTRACTF32X8 $0x01, Z5, Y5
+	VCVTPS2PD     Y5, Z5
+	VADDPD        Z6, Z3, Z3
+	VADDPD        Z5, Z4, Z4
 	ADDQ          $0x00000010, DX
 	JMP           loop
 
@@ -9246,37 +9309,46 @@ tail:
 	MOVL          $0x0000ffff, BX
 	BZHIL         AX, BX, BX
 	KMOVW         BX, K1
-	VMOVUPS.Z     (CX)(DX*4), K1, Z3
-	VSUBPS        Z0, Z3, Z0
-	VMOVUPS       c64_c2d00000<>+0(SB), Z3
-	VMAXPS        Z0, Z3, Z0
-	VMOVUPS       c64_42b20000<>+0(SB), Z3
-	VMINPS        Z0, Z3, Z0
-	VMULPS        c64_3fb8aa3b<>+0(SB), Z0, Z3
-	VRNDSCALEPS   $0x00, Z3, Z3
-	VMOVUPS       c64_3f317218<>+0(SB), Z4
-	VFNMADD213PS  Z0, Z3, Z4
+	VMOVUPS.Z     (CX)(DX*4), K1, Z1
+	VSUBPS        Z0, Z1, Z5
+	VSUBPS        Z1, Z5, Z6
+	VSUBPS        Z6, Z5, Z7
+	VSUBPS        Z7, Z1, Z1
+	VADDPS        Z6, Z0, Z0
+	VSUBPS        Z0, Z1, Z0
+	VCMPPS        $0x03, Z0, Z0, K2
+	VXORPS        Z1, Z1, Z1
+	VBLENDMPS     Z1, Z0, K2, Z2
+	VMOVUPS       c64_c2d00000<>+0(SB), Z0
+	VMAXPS        Z5, Z0, Z0
+	VMOVUPS       c64_42b20000<>+0(SB), Z1
+	VMINPS        Z0, Z1, Z0
+	VMULPS        c64_3fb8aa3b<>+0(SB), Z0, Z1
+	VRNDSCALEPS   $0x00, Z1, Z1
+	VMOVUPS       c64_3f317218<>+0(SB), Z5
+	VFNMADD213PS  Z0, Z1, Z5
 	VMOVUPS       c64_b102e308<>+0(SB), Z0
-	VFNMADD213PS  Z4, Z3, Z0
-	VMOVUPS       c64_3ab526c5<>+0(SB), Z4
-	VFMADD213PS   c64_3c091f2b<>+0(SB), Z0, Z4
-	VFMADD213PS   c64_3d2aac5c<>+0(SB), Z0, Z4
-	VFMADD213PS   c64_3e2aaa46<>+0(SB), Z0, Z4
-	VFMADD213PS   c64_3efffffe<>+0(SB), Z0, Z4
+	VFNMADD213PS  Z5, Z1, Z0
+	VADDPS        Z2, Z0, Z0
+	VMOVUPS       c64_3ab526c5<>+0(SB), Z2
+	VFMADD213PS   c64_3c091f2b<>+0(SB), Z0, Z2
+	VFMADD213PS   c64_3d2aac5c<>+0(SB), Z0, Z2
+	VFMADD213PS   c64_3e2aaa46<>+0(SB), Z0, Z2
+	VFMADD213PS   c64_3efffffe<>+0(SB), Z0, Z2
 	VMULPS        Z0, Z0, Z5
 	VMOVUPS       Z5, Z5
-	VFMADD213PS   Z0, Z4, Z5
+	VFMADD213PS   Z0, Z2, Z5
 	VADDPS        c64_3f800000<>+0(SB), Z5, Z0
-	VSCALEFPS     Z3, Z0, Z0
+	VSCALEFPS     Z1, Z0, Z0
 	VMOVUPS.Z     Z0, K1, Z0
-	VCVTPS2PD     Y0, Z3
+	VCVTPS2PD     Y0, Z1
 	VEXTRACTF32X8 $0x01, Z0, Y0
 	VCVTPS2PD     Y0, Z0
-	VADDPD        Z3, Z1, Z1
-	VADDPD        Z0, Z2, Z2
+	VADDPD        Z1, Z3, Z3
+	VADDPD        Z0, Z4, Z4
 
 done:
-	VADDPD        Z2, Z1, Z0
+	VADDPD        Z4, Z3, Z0
 	VEXTRACTF64X4 $0x01, Z0, Y1
 	VADDPD        Y1, Y0, Y0
 	VEXTRACTF64X2 $0x01, Y0, X1

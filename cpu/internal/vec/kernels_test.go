@@ -7,7 +7,6 @@ import (
 
 	"github.com/shaderflow/shaderflow/tensor/device"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // testLengths cover empty, sub-vector, exact-vector and odd tails at both
@@ -147,7 +146,9 @@ func TestBinary(t *testing.T) {
 					got := poison(n)
 					binary(op, got, a, b)
 					for i := range got {
-						require.True(t, sameBits(got[i], refBinary(op, a[i], b[i])), "%v(%g, %g) = %g [i=%d of %d]", op, a[i], b[i], got[i], i, n)
+						if !sameBits(got[i], refBinary(op, a[i], b[i])) {
+							t.Fatalf("%v(%g, %g) = %g [i=%d of %d]", op, a[i], b[i], got[i], i, n)
+						}
 					}
 					// Aliasing: dst is a, then b.
 					for k, alias := range [][]float32{a, b} {
@@ -160,14 +161,18 @@ func TestBinary(t *testing.T) {
 						}
 						binary(op, d, aa, bb)
 						for i := range d {
-							require.True(t, sameBits(d[i], refBinary(op, a[i], b[i])), "aliased %v(%g, %g) = %g", op, a[i], b[i], d[i])
+							if !sameBits(d[i], refBinary(op, a[i], b[i])) {
+								t.Fatalf("aliased %v(%g, %g) = %g", op, a[i], b[i], d[i])
+							}
 						}
 					}
 				}
 				got := poison(n)
 				scalarOp(op, got, a, s)
 				for i := range got {
-					require.True(t, sameBits(got[i], refBinary(op, a[i], s)), "%vScalar(%g, %g) = %g [i=%d of %d]", op, a[i], s, got[i], i, n)
+					if !sameBits(got[i], refBinary(op, a[i], s)) {
+						t.Fatalf("%v scalar form (%g, %g) = %g [i=%d of %d]", op, a[i], s, got[i], i, n)
+					}
 				}
 			}
 			// NaN in either operand of Maximum/Minimum.
@@ -192,12 +197,15 @@ func TestFma(t *testing.T) {
 			Fma(got, a, b, c)
 			for i := range got {
 				ref := math.FMA(float64(a[i]), float64(b[i]), float64(c[i]))
-				u, _ := errULP(got[i], ref)
-				require.LessOrEqual(t, u, 0.5000001, "Fma(%g, %g, %g) = %g, want %g", a[i], b[i], c[i], got[i], ref)
+				if u, _ := errULP(got[i], ref); u > 0.5000001 {
+					t.Fatalf("Fma(%g, %g, %g) = %g, want %g", a[i], b[i], c[i], got[i], ref)
+				}
 			}
 			Fma(a, a, b, c) // aliasing
 			for i := range a {
-				require.True(t, sameBits(a[i], got[i]))
+				if !sameBits(a[i], got[i]) {
+					t.Fatalf("aliased Fma differs at %d", i)
+				}
 			}
 		}
 	})

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-var sweepPoints = flag.Int("vec.sweep", 1<<20, "points per sign in each error sweep (the documented bounds used 1<<24)")
+var sweepPoints = flag.Int("vec.sweep", 1<<19, "points per sign in each error sweep (the documented bounds used 1<<24)")
 
 // sweepRange is a range of |x| swept for one op, by evenly spaced float32
 // bit patterns, both signs unless positiveOnly.

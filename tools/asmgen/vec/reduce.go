@@ -186,7 +186,14 @@ func (g *gen) reductions() {
 		}
 		g.f64Reduction(f64Kernel{name: name, dst: store, inputs: inputs, scalar: "m",
 			step: func(in []reg.VecVirtual, sc reg.VecVirtual, acc [2]reg.VecVirtual, tl *tail) reg.VecVirtual {
-				e := g.expHL(s.sub(in[0], sc), nil)
+				// exp(x-m) with x-m as an exact pair d+dl (TwoSum); dl is
+				// NaN when x or m is infinite and is then dropped.
+				x := in[0]
+				d := s.sub(x, sc)
+				bb := s.sub(d, x)
+				dl := s.sub(s.sub(x, s.sub(d, bb)), s.add(sc, bb))
+				dl = s.sel(s.cmp(cmpUnord, dl, dl), s.zero(), dl)
+				e := g.expHL(d, dl)
 				addHalves(g.zeroOff(e, tl), acc)
 				return e
 			}})
