@@ -118,7 +118,9 @@ func (d *Device) release(b *Buffer) {
 		return
 	}
 	delete(d.live, b)
+	size := b.raw.size
 	d.destroyRaw(&b.raw)
+	b.raw.size = size // kept for Bytes and messages
 }
 
 // checkRange panics when [off, off+n) is not inside b.
@@ -139,10 +141,10 @@ func (d *Device) Write(b device.Buffer, off int64, src []byte) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	vb := d.own("Write", b)
-	checkRange("Write", vb, off, len(src))
 	if err := d.usable(); err != nil {
 		return err
 	}
+	checkRange("Write", vb, off, len(src))
 	return d.writeLocked(vb, off, src)
 }
 
@@ -214,10 +216,10 @@ func (d *Device) Read(b device.Buffer, off int64, dst []byte) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	vb := d.own("Read", b)
-	checkRange("Read", vb, off, len(dst))
 	if err := d.usable(); err != nil {
 		return err
 	}
+	checkRange("Read", vb, off, len(dst))
 	if err := d.drain(); err != nil {
 		return err
 	}

@@ -193,9 +193,15 @@ type ValidationError struct {
 	Messages []string
 }
 
-// Error lists the messages.
+// Error lists the first messages.
 func (e *ValidationError) Error() string {
-	return fmt.Sprintf("vulkan: %d validation error(s):\n  %s", len(e.Messages), strings.Join(e.Messages, "\n  "))
+	const show = 4
+	msgs := e.Messages[:min(len(e.Messages), show)]
+	s := fmt.Sprintf("vulkan: %d validation error(s):\n  %s", len(e.Messages), strings.Join(msgs, "\n  "))
+	if len(e.Messages) > show {
+		s += fmt.Sprintf("\n  ... and %d more", len(e.Messages)-show)
+	}
+	return s
 }
 
 // Sync waits for all pending work and returns the first deferred error.

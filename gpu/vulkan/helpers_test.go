@@ -38,6 +38,15 @@ func bytesF32(b []byte) []float32 {
 	return xs
 }
 
+// i32Bytes converts int32s to little-endian bytes.
+func i32Bytes(xs []int32) []byte {
+	b := make([]byte, 4*len(xs))
+	for i, x := range xs {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
+	}
+	return b
+}
+
 // upload allocates a buffer holding data.
 func upload(t testing.TB, d *Device, data []byte) device.Buffer {
 	t.Helper()

@@ -107,6 +107,7 @@ func (d *Device) createBuffer(size int64, host bool) (*rawBuffer, error) {
 	var req vk.MemoryRequirements
 	vk.GetBufferMemoryRequirements(d.dev, r.buf, &req)
 	req.Deref()
+	req.Free()
 	want, prefer := d.plan.dataMask, d.plan.dataMask
 	if host {
 		want, prefer = d.plan.hostMask, d.plan.hostMask|d.plan.hostPrefer
