@@ -286,18 +286,24 @@ func compareGo[T float32 | int32](op device.Op) func(dst []uint8, x, y []T) {
 	}
 }
 
-// sumF32Go sums x in float64 with four independent accumulators.
+// sumF32Go sums x in float64 with eight independent accumulators, enough
+// to keep both floating-point adders busy.
 func sumF32Go(x []float32) float64 {
-	var s0, s1, s2, s3 float64
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
 	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += float64(x[i])
-		s1 += float64(x[i+1])
-		s2 += float64(x[i+2])
-		s3 += float64(x[i+3])
+	for ; i+8 <= len(x); i += 8 {
+		v := x[i : i+8 : i+8]
+		s0 += float64(v[0])
+		s1 += float64(v[1])
+		s2 += float64(v[2])
+		s3 += float64(v[3])
+		s4 += float64(v[4])
+		s5 += float64(v[5])
+		s6 += float64(v[6])
+		s7 += float64(v[7])
 	}
 	for ; i < len(x); i++ {
 		s0 += float64(x[i])
 	}
-	return (s0 + s1) + (s2 + s3)
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
