@@ -1,0 +1,58 @@
+package train_test
+
+import (
+	"testing"
+
+	"github.com/shaderflow/shaderflow/nn"
+	"github.com/shaderflow/shaderflow/nn/internal/nntest"
+	"github.com/shaderflow/shaderflow/nn/optim"
+	"github.com/shaderflow/shaderflow/nn/train"
+	"github.com/shaderflow/shaderflow/tensor"
+	"github.com/stretchr/testify/require"
+)
+
+// TestTrainingMemoryIsFlat trains a tiny model (with BatchNorm buffers,
+// Dropout and momentum state) for 10 000 steps on synthetic data and checks
+// that the pool's bytes in use and reserved bytes do not move after the
+// first steps.
+func TestTrainingMemoryIsFlat(t *testing.T) {
+	steps := 10000
+	if testing.Short() {
+		steps = 2000
+	}
+	nntest.ForEachBackend(t, func(t *testing.T, dev *tensor.Device) {
+		r := nntest.Rand(t)
+		g := nn.WithGenerator(tensor.NewGenerator(3))
+		m := nn.NewSequential(
+			nn.NewLinear(dev, 8, 16, g), nn.NewBatchNorm1d(dev, 16), nn.NewReLU(),
+			nn.NewDropout(0.1), nn.NewLinear(dev, 16, 4, g),
+		)
+		opt := optim.NewSGD(nn.Parameters(m), optim.SGDConfig{LR: 0.01, Momentum: 0.9})
+		tr := train.NewTrainer(dev, m, opt)
+		const batches = 16
+		xs := make([][]float32, batches)
+		ys := make([][]int32, batches)
+		for i := range xs {
+			xs[i] = nntest.Normal(r, 4*8)
+			ys[i] = []int32{int32(r.IntN(4)), int32(r.IntN(4)), int32(r.IntN(4)), int32(r.IntN(4))}
+		}
+		const warm = 100
+		var inUse, reserved int64
+		var live int
+		for step := range steps {
+			require.NoError(t, tr.Step(xs[step%batches], []int{4, 8}, ys[step%batches]))
+			st := dev.PoolStats()
+			switch {
+			case step == warm:
+				inUse, reserved, live = st.BytesInUse, st.ReservedBytes, st.LiveBlocks
+			case step > warm && (st.BytesInUse != inUse || st.ReservedBytes != reserved || st.LiveBlocks != live):
+				t.Fatalf("step %d: %d bytes in %d blocks in use and %d reserved; after step %d: %d in %d blocks and %d",
+					step, st.BytesInUse, st.LiveBlocks, st.ReservedBytes, warm, inUse, live, reserved)
+			}
+		}
+		loss, err := tr.MeanLoss()
+		require.NoError(t, err)
+		t.Logf("%d steps: %d bytes in use in %d blocks, %d reserved; mean loss %.3f", steps, inUse, live, reserved, loss)
+		t.Log(dev.PoolStats())
+	})
+}

@@ -1,0 +1,72 @@
+package train_test
+
+import (
+	"testing"
+
+	"github.com/shaderflow/shaderflow/nn"
+	"github.com/shaderflow/shaderflow/nn/data"
+	"github.com/shaderflow/shaderflow/nn/internal/nntest"
+	"github.com/shaderflow/shaderflow/nn/optim"
+	"github.com/shaderflow/shaderflow/nn/train"
+	"github.com/shaderflow/shaderflow/tensor"
+	"github.com/stretchr/testify/require"
+)
+
+// shortRun trains model on the first trainN samples of Fashion-MNIST for
+// one epoch and checks that the mean loss of the last steps is below that of
+// the first steps and that accuracy on the first testN test samples exceeds
+// minAcc.
+func shortRun(t *testing.T, dev *tensor.Device, model nn.Module, opt optim.Optimizer, batch, trainN, testN int, minAcc float64) {
+	trainSet, testSet := nntest.FashionMNIST(t)
+	ds := nntest.Subset(trainSet, trainN)
+	tr := train.NewTrainer(dev, model, opt)
+	loader := data.NewDataLoader(ds, data.LoaderConfig{BatchSize: batch, Shuffle: true, Seed: 7, DropLast: true})
+	n := loader.NumBatches()
+	window := max(n/5, 1)
+	var first, last float64
+	for b := range loader.Epoch(0) {
+		require.NoError(t, tr.Step(b.X, b.Shape, b.Y))
+		switch b.Index + 1 {
+		case window:
+			l, err := tr.MeanLoss()
+			require.NoError(t, err)
+			first = l
+		case n - window:
+			tr.ResetLoss()
+		}
+	}
+	last, err := tr.MeanLoss()
+	require.NoError(t, err)
+	acc, testLoss, err := train.Evaluate(dev, model, nntest.Subset(testSet, testN), 250)
+	require.NoError(t, err)
+	t.Logf("%d steps of %d: mean loss of the first %d steps %.3f, of the last %d %.3f; test accuracy %.3f, loss %.3f (%d samples)",
+		n, batch, window, first, window, last, acc, testLoss, testN)
+	require.Less(t, last, first*0.8, "the loss must fall")
+	require.Greater(t, acc, minAcc)
+}
+
+func TestMLPLearnsFashionMNIST(t *testing.T) {
+	nntest.ForEachBackend(t, func(t *testing.T, dev *tensor.Device) {
+		m := train.MLP(dev, tensor.NewGenerator(1))
+		opt := optim.NewSGD(nn.Parameters(m), optim.SGDConfig{LR: 0.1})
+		shortRun(t, dev, m, opt, 64, 300*64, 2000, 0.75)
+	})
+}
+
+func TestCNNLearnsFashionMNIST(t *testing.T) {
+	nntest.ForEachBackend(t, func(t *testing.T, dev *tensor.Device) {
+		m := train.CNN(dev, tensor.NewGenerator(1))
+		opt := optim.NewSGD(nn.Parameters(m), optim.SGDConfig{LR: 0.05, Momentum: 0.9})
+		steps := 100
+		if testing.Short() {
+			steps = 40
+		}
+		shortRun(t, dev, m, opt, 32, steps*32, 500, 0.6)
+	})
+}
+
+func TestEvaluateEmptyDataset(t *testing.T) {
+	dev := nntest.CPU(t)
+	_, _, err := train.Evaluate(dev, train.MLP(dev, nil), &data.Dataset{Shape: []int{1, 28, 28}, NumClasses: 10}, 10)
+	require.Error(t, err)
+}
