@@ -167,7 +167,7 @@ func (d *Device) convBackwardWeight(j *convJob, k *device.ConvKernel, dy, x []fl
 	size := g.o * j.cgk
 	tiles := (g.outVol + j.tile - 1) / j.tile
 	tasks := g.n * g.groups * tiles
-	parts := min(d.workers, tasks)
+	parts := max(min(d.workers, tasks), 1)
 	if d.serial(tasks, g.og*j.cgk*j.tile) {
 		parts = 1
 	}

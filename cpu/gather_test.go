@@ -133,3 +133,22 @@ func TestCopyStridedAllSizes(t *testing.T) {
 	require.NoError(t, d.Copy(&device.CopyKernel{Dst: o, Src: s}))
 	require.Equal(t, []float64{7}, download(t, d, o.Buf, device.Int32, 1))
 }
+
+func TestEmptyShapes(t *testing.T) {
+	d := newDevice(t, 0)
+	buf := upload(t, d, device.Float32, []float64{1, 2, 3, 4})
+	idx := upload(t, d, device.Int32, []float64{0})
+	empty := func(dt device.DType, b device.Buffer) device.View {
+		return device.View{Buf: b, DType: dt, Shape: []int{2, 0}, Strides: []int{0, 1}}
+	}
+	require.NoError(t, d.Gather(&device.GatherKernel{Axis: 1, Src: device.Contiguous(buf, device.Float32, 0, []int{2, 2}), Index: empty(device.Int32, idx), Out: empty(device.Float32, buf)}))
+	require.NoError(t, d.Copy(&device.CopyKernel{Dst: empty(device.Float32, buf), Src: empty(device.Float32, buf)}))
+	require.NoError(t, d.Scatter(&device.ScatterKernel{Axis: 1, Dst: device.Contiguous(buf, device.Float32, 0, []int{2, 2}), Index: empty(device.Int32, idx), Src: empty(device.Float32, buf)}))
+	// A weight gradient over an empty batch is zero.
+	g := geometry(0, 2, 2, 1, []int{3}, []int{2}, []int{1}, []int{0}, []int{1})
+	none := device.View{Buf: buf, DType: device.Float32, Shape: []int{0, 2, 3}, Strides: []int{6, 3, 1}}
+	noneY := device.View{Buf: buf, DType: device.Float32, Shape: []int{0, 2, 2}, Strides: []int{4, 2, 1}}
+	out := device.Contiguous(poisoned(t, d, device.Float32, 8), device.Float32, 0, []int{2, 2, 2})
+	require.NoError(t, d.Conv(&device.ConvKernel{Mode: device.ConvBackwardWeight, Geom: g, A: noneY, B: none, Epilogue: device.Identity(device.Float32), Outputs: []device.View{out}}))
+	require.Equal(t, make([]float64, 8), download(t, d, out.Buf, device.Float32, 8))
+}

@@ -8,10 +8,11 @@ package cpu
 // least len(dims).
 func walk(dims []int, st [3][]int, off [3]int, lo, hi int, idx []int, fn func(pos int, at [3]int, run int)) {
 	nd := len(dims)
+	if lo >= hi {
+		return
+	}
 	if nd == 0 {
-		if lo < hi {
-			fn(0, off, 1)
-		}
+		fn(0, off, 1)
 		return
 	}
 	idx = idx[:nd]
