@@ -11,6 +11,9 @@ type microKernel func(k int, a, b, c []float32, ldc int, alpha, beta float32)
 type impl struct {
 	mr, nr int
 	kernel microKernel
+	// rowKernels, when not nil, holds at index r < mr a kernel that
+	// computes only the first r rows of a tile (for the last panel of A).
+	rowKernels []microKernel
 	kc     int // largest depth of a block: a kc×nr panel of B stays in L1
 	mc     int // rows of A per macro tile: an mc×kc block of A stays in L2
 	nc     int // columns per macro tile (0: no limit)
@@ -20,13 +23,28 @@ type impl struct {
 	rowMajorTiles bool
 }
 
-// asmKernel wraps an assembly micro-kernel, checking slice bounds once so
-// that no argument can make the assembly touch memory outside its slices.
-func asmKernel(f func(k int, a, b, c *float32, ldc int, alpha, beta float32), mr, nr int) microKernel {
+// asmKernelFunc is the signature of the assembly micro-kernels.
+type asmKernelFunc = func(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// asmKernel wraps an assembly micro-kernel that reads groups of mr floats of
+// A and writes rows×nr of C, checking slice bounds once so that no argument
+// can make the assembly touch memory outside its slices.
+func asmKernel(f asmKernelFunc, mr, rows, nr int) microKernel {
 	return func(k int, a, b, c []float32, ldc int, alpha, beta float32) {
 		_ = a[k*mr-1]
 		_ = b[k*nr-1]
-		_ = c[(mr-1)*ldc+nr-1]
+		_ = c[(rows-1)*ldc+nr-1]
 		f(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
 	}
+}
+
+// asmKernels wraps a table of assembly kernels indexed by rows (entry 0
+// unused) into the main kernel and the partial-row kernels.
+func asmKernels(byRows []asmKernelFunc, nr int) (main microKernel, rows []microKernel) {
+	mr := len(byRows) - 1
+	rows = make([]microKernel, mr)
+	for r := 1; r < mr; r++ {
+		rows[r] = asmKernel(byRows[r], mr, r, nr)
+	}
+	return asmKernel(byRows[mr], mr, mr, nr), rows
 }

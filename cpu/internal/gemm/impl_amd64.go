@@ -4,9 +4,19 @@ package gemm
 
 // The assembly levels' kernels and blocking.
 var (
-	implAVX512 = impl{mr: 14, nr: 32, kernel: asmKernel(sgemmKernel14x32AVX512, 14, 32), kc: 256, mc: 224, pack: &avx512Packer}
-	implAVX2   = impl{mr: 6, nr: 16, kernel: asmKernel(sgemmKernel6x16AVX2, 6, 16), kc: 256, mc: 120, pack: &goPacker}
+	implAVX512 = newAsmImpl(sgemmKernel14x32AVX512ByRows[:], 32,
+		impl{kc: 256, mc: 224, nc: 1024, rowMajorTiles: true, pack: &avx512Packer})
+	implAVX2 = newAsmImpl(sgemmKernel6x16AVX2ByRows[:], 16,
+		impl{kc: 256, mc: 120, nc: 1024, rowMajorTiles: true, pack: &goPacker})
 )
+
+// newAsmImpl completes blocking with a kernel table indexed by rows.
+func newAsmImpl(byRows []asmKernelFunc, nr int, blocking impl) impl {
+	im := blocking
+	im.mr, im.nr = len(byRows)-1, nr
+	im.kernel, im.rowKernels = asmKernels(byRows, nr)
+	return im
+}
 
 // implFor returns the micro-kernel and blocking of level l.
 func implFor(l level) *impl {

@@ -11,33 +11,114 @@ package gemm
 //go:noescape
 func sgemmKernel14x32AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32)
 
-// sgemmKernel14x32AVX512NP computes a 14×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// sgemmKernel14x32AVX512Rows13 computes a 13×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C.
 //
 //go:noescape
-func sgemmKernel14x32AVX512NP(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows13(k int, a, b, c *float32, ldc int, alpha, beta float32)
 
-// sgemmKernel12x32AVX512 computes a 12×32 tile of C = alpha*A*B + beta*C with AVX512 from k
-// steps of packed A (groups of 12 floats) and packed B (groups of 32 floats).
+// sgemmKernel14x32AVX512Rows12 computes a 12×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C.
 //
 //go:noescape
-func sgemmKernel12x32AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows12(k int, a, b, c *float32, ldc int, alpha, beta float32)
 
-// sgemmKernel8x48AVX512 computes a 8×48 tile of C = alpha*A*B + beta*C with AVX512 from k
-// steps of packed A (groups of 8 floats) and packed B (groups of 48 floats).
+// sgemmKernel14x32AVX512Rows11 computes a 11×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C.
 //
 //go:noescape
-func sgemmKernel8x48AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows11(k int, a, b, c *float32, ldc int, alpha, beta float32)
 
-// sgemmKernel6x64AVX512 computes a 6×64 tile of C = alpha*A*B + beta*C with AVX512 from k
-// steps of packed A (groups of 6 floats) and packed B (groups of 64 floats).
+// sgemmKernel14x32AVX512Rows10 computes a 10×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C.
 //
 //go:noescape
-func sgemmKernel6x64AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows10(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// sgemmKernel14x32AVX512Rows9 computes a 9×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512Rows9(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// sgemmKernel14x32AVX512Rows8 computes a 8×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512Rows8(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// sgemmKernel14x32AVX512Rows7 computes a 7×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512Rows7(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// sgemmKernel14x32AVX512Rows6 computes a 6×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512Rows6(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// sgemmKernel14x32AVX512Rows5 computes a 5×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// sgemmKernel14x32AVX512Rows4 computes a 4×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// sgemmKernel14x32AVX512Rows3 computes a 3×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// sgemmKernel14x32AVX512Rows2 computes a 2×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// sgemmKernel14x32AVX512Rows1 computes a 1×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// sgemmKernel14x32AVX512ByRows indexes sgemmKernel14x32AVX512 and its partial-row variants by the rows they compute.
+var sgemmKernel14x32AVX512ByRows = [15]func(k int, a, b, c *float32, ldc int, alpha, beta float32){
+	14: sgemmKernel14x32AVX512,
+	13: sgemmKernel14x32AVX512Rows13,
+	12: sgemmKernel14x32AVX512Rows12,
+	11: sgemmKernel14x32AVX512Rows11,
+	10: sgemmKernel14x32AVX512Rows10,
+	9:  sgemmKernel14x32AVX512Rows9,
+	8:  sgemmKernel14x32AVX512Rows8,
+	7:  sgemmKernel14x32AVX512Rows7,
+	6:  sgemmKernel14x32AVX512Rows6,
+	5:  sgemmKernel14x32AVX512Rows5,
+	4:  sgemmKernel14x32AVX512Rows4,
+	3:  sgemmKernel14x32AVX512Rows3,
+	2:  sgemmKernel14x32AVX512Rows2,
+	1:  sgemmKernel14x32AVX512Rows1,
+}
 
 // sgemmKernel6x16AVX2 computes a 6×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
@@ -45,6 +126,51 @@ func sgemmKernel6x64AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32
 //
 //go:noescape
 func sgemmKernel6x16AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// sgemmKernel6x16AVX2Rows5 computes a 5×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// sgemmKernel6x16AVX2Rows4 computes a 4×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// sgemmKernel6x16AVX2Rows3 computes a 3×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// sgemmKernel6x16AVX2Rows2 computes a 2×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// sgemmKernel6x16AVX2Rows1 computes a 1×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
+// sgemmKernel6x16AVX2ByRows indexes sgemmKernel6x16AVX2 and its partial-row variants by the rows they compute.
+var sgemmKernel6x16AVX2ByRows = [7]func(k int, a, b, c *float32, ldc int, alpha, beta float32){
+	6: sgemmKernel6x16AVX2,
+	5: sgemmKernel6x16AVX2Rows5,
+	4: sgemmKernel6x16AVX2Rows4,
+	3: sgemmKernel6x16AVX2Rows3,
+	2: sgemmKernel6x16AVX2Rows2,
+	1: sgemmKernel6x16AVX2Rows1,
+}
 
 // packTranspose16AVX512 writes lane r < lines (1 ≤ lines ≤ 16) of the depth
 // groups of w floats at dst with src[r*ld+p], p < depth.

@@ -39,9 +39,15 @@ func (s *shared) microTile(b *block, pi, pj, pc, kc int, beta float32, tmp []flo
 	ap := s.packA[pi*mr*b.depth+pc*mr:]
 	i, j := b.i0+pi*mr, b.j0+pj*nr
 	rows, cols := min(mr, b.i0+b.rows-i), min(nr, b.j0+b.cols-j)
-	if rows == mr && cols == nr {
-		im.kernel(kc, ap, bp, p.c[i*p.ldc+j:], p.ldc, p.alpha, beta)
-		return
+	if cols == nr {
+		switch {
+		case rows == mr:
+			im.kernel(kc, ap, bp, p.c[i*p.ldc+j:], p.ldc, p.alpha, beta)
+			return
+		case im.rowKernels != nil:
+			im.rowKernels[rows](kc, ap, bp, p.c[i*p.ldc+j:], p.ldc, p.alpha, beta)
+			return
+		}
 	}
 	im.kernel(kc, ap, bp, tmp, nr, 1, 0)
 	mergeEdge(p.c[i*p.ldc+j:], p.ldc, tmp, nr, rows, cols, p.alpha, beta)

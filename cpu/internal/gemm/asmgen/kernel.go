@@ -19,37 +19,52 @@ var (
 	avx2   = isa{name: "AVX2", reg: "Y", width: 8, numRegs: 16, zero: "VXORPS"}
 )
 
-// kernel is one register-blocked micro-kernel of mr rows and nv vectors of
-// columns (NR = nv*width).
+// kernel is one register-blocked micro-kernel for panels of mr rows of A
+// and nv vectors of columns of B (NR = nv*width). It computes the first rows
+// rows of the tile (rows == mr for the main kernel; the others serve the
+// ragged last panel of A without computing padding).
 type kernel struct {
 	isa       isa
 	mr, nv    int
+	rows      int
 	unroll    int  // k steps per main-loop iteration
 	prefetchC bool // prefetch the C tile into L1 before the k loop
-	suffix    string
 }
 
+// kernels lists the main kernels; each also gets its partial-row variants.
 var kernels = []kernel{
 	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: true},
-	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: false, suffix: "NP"},
-	{isa: avx512, mr: 12, nv: 2, unroll: 4, prefetchC: true},
-	{isa: avx512, mr: 8, nv: 3, unroll: 4, prefetchC: true},
-	{isa: avx512, mr: 6, nv: 4, unroll: 4, prefetchC: true},
 	{isa: avx2, mr: 6, nv: 2, unroll: 4, prefetchC: true},
+}
+
+// withRows returns the main kernel (rows == mr) and its variants for 1 to
+// mr-1 rows.
+func (k kernel) withRows() []kernel {
+	var ks []kernel
+	for r := k.mr; r >= 1; r-- {
+		v := k
+		v.rows = r
+		ks = append(ks, v)
+	}
+	return ks
 }
 
 func (k kernel) nr() int { return k.nv * k.isa.width }
 
 func (k kernel) symbol() string {
-	return fmt.Sprintf("sgemmKernel%dx%d%s%s", k.mr, k.nr(), k.isa.name, k.suffix)
+	s := fmt.Sprintf("sgemmKernel%dx%d%s", k.mr, k.nr(), k.isa.name)
+	if k.rows != k.mr {
+		s += fmt.Sprintf("Rows%d", k.rows)
+	}
+	return s
 }
 
 func (k kernel) acc(r, v int) string { return fmt.Sprintf("%s%d", k.isa.reg, r*k.nv+v) }
-func (k kernel) bvec(v int) string   { return fmt.Sprintf("%s%d", k.isa.reg, k.mr*k.nv+v) }
+func (k kernel) bvec(v int) string   { return fmt.Sprintf("%s%d", k.isa.reg, k.rows*k.nv+v) }
 
 // bcast returns the broadcast register for row r: two alternate when there is room.
 func (k kernel) bcast(r int) string {
-	base := k.mr*k.nv + k.nv
+	base := k.rows*k.nv + k.nv
 	if base+1 < k.isa.numRegs {
 		return fmt.Sprintf("%s%d", k.isa.reg, base+r%2)
 	}
@@ -57,14 +72,25 @@ func (k kernel) bcast(r int) string {
 }
 
 func (k kernel) proto(g *bytes.Buffer) {
-	fmt.Fprintf(g, "\n// %s computes a %d×%d tile of C = alpha*A*B + beta*C with %s from k\n", k.symbol(), k.mr, k.nr(), k.isa.name)
+	fmt.Fprintf(g, "\n// %s computes a %d×%d tile of C = alpha*A*B + beta*C with %s from k\n", k.symbol(), k.rows, k.nr(), k.isa.name)
 	fmt.Fprintf(g, "// steps of packed A (groups of %d floats) and packed B (groups of %d floats).\n", k.mr, k.nr())
 	g.WriteString("// C rows are ldc floats apart; beta == 0 stores without reading C.\n//\n//go:noescape\n")
 	fmt.Fprintf(g, "func %s(k int, a, b, c *float32, ldc int, alpha, beta float32)\n", k.symbol())
 }
 
+// table writes a Go array of the kernel and its variants indexed by rows.
+func (k kernel) table(g *bytes.Buffer) {
+	k.rows = k.mr
+	fmt.Fprintf(g, "\n// %sByRows indexes %s and its partial-row variants by the rows they compute.\n", k.symbol(), k.symbol())
+	fmt.Fprintf(g, "var %sByRows = [%d]func(k int, a, b, c *float32, ldc int, alpha, beta float32){\n", k.symbol(), k.mr+1)
+	for _, v := range k.withRows() {
+		fmt.Fprintf(g, "%d: %s,\n", v.rows, v.symbol())
+	}
+	g.WriteString("}\n")
+}
+
 func (k kernel) emit(s *bytes.Buffer) {
-	if need := k.mr*k.nv + k.nv + 1; need > k.isa.numRegs {
+	if need := k.rows*k.nv + k.nv + 1; need > k.isa.numRegs {
 		panic(fmt.Sprintf("asmgen: kernel %s needs %d registers", k.symbol(), need))
 	}
 	sym := k.symbol()
@@ -79,17 +105,17 @@ func (k kernel) emit(s *bytes.Buffer) {
 	w("SHLQ $2, R8")
 	if k.prefetchC {
 		w("MOVQ DX, R10")
-		for r := 0; r < k.mr; r++ {
+		for r := 0; r < k.rows; r++ {
 			for off := 0; off < k.nr()*4; off += 64 {
 				w("PREFETCHT0 %d(R10)", off)
 			}
 			w("PREFETCHT0 %d(R10)", k.nr()*4-1)
-			if r+1 < k.mr {
+			if r+1 < k.rows {
 				w("ADDQ R8, R10")
 			}
 		}
 	}
-	for r := 0; r < k.mr; r++ {
+	for r := 0; r < k.rows; r++ {
 		for v := 0; v < k.nv; v++ {
 			a := k.acc(r, v)
 			w("%s %s, %s, %s", k.isa.zero, a, a, a)
@@ -118,7 +144,7 @@ func (k kernel) emit(s *bytes.Buffer) {
 	fmt.Fprintf(s, "%s_store:\n", sym)
 	alpha, beta := k.bvec(0), k.bvec(1)
 	w("VBROADCASTSS alpha+40(FP), %s", alpha)
-	for r := 0; r < k.mr; r++ {
+	for r := 0; r < k.rows; r++ {
 		for v := 0; v < k.nv; v++ {
 			a := k.acc(r, v)
 			w("VMULPS %s, %s, %s", alpha, a, a)
@@ -145,7 +171,7 @@ func (k kernel) step(w func(string, ...any), u int) {
 	for v := 0; v < k.nv; v++ {
 		w("VMOVUPS %d(DI), %s", (u*k.nr())*4+v*vb, k.bvec(v))
 	}
-	for r := 0; r < k.mr; r++ {
+	for r := 0; r < k.rows; r++ {
 		bc := k.bcast(r)
 		w("VBROADCASTSS %d(SI), %s", (u*k.mr+r)*4, bc)
 		for v := 0; v < k.nv; v++ {
@@ -158,7 +184,7 @@ func (k kernel) step(w func(string, ...any), u int) {
 func (k kernel) storeRows(w func(string, ...any), pre func(r, v int, addr string)) {
 	vb := k.isa.width * 4
 	w("MOVQ DX, R10")
-	for r := 0; r < k.mr; r++ {
+	for r := 0; r < k.rows; r++ {
 		for v := 0; v < k.nv; v++ {
 			addr := fmt.Sprintf("%d(R10)", v*vb)
 			if pre != nil {
@@ -166,7 +192,7 @@ func (k kernel) storeRows(w func(string, ...any), pre func(r, v int, addr string
 			}
 			w("VMOVUPS %s, %s", k.acc(r, v), addr)
 		}
-		if r+1 < k.mr {
+		if r+1 < k.rows {
 			w("ADDQ R8, R10")
 		}
 	}

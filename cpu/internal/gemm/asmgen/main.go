@@ -46,9 +46,12 @@ func Generate() (asm, proto []byte, err error) {
 	s.WriteString("//go:build !purego\n\n#include \"textflag.h\"\n")
 	g.WriteString(header)
 	g.WriteString("//go:build !purego\n\npackage gemm\n")
-	for _, k := range kernels {
-		k.emit(&s)
-		k.proto(&g)
+	for _, main := range kernels {
+		for _, k := range main.withRows() {
+			k.emit(&s)
+			k.proto(&g)
+		}
+		main.table(&g)
 	}
 	packTransposeAVX512(&s, &g)
 	packCopyAVX512(&s, &g)

@@ -1,0 +1,171 @@
+//go:build !purego
+
+package gemm
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sort"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// The tuning tests measure by the calling thread's CPU time, which time
+// stolen by other processes on a shared machine does not inflate, and report
+// medians over interleaved rounds. They run only with -gemm.tune.
+
+var tuneFlag = flag.Bool("gemm.tune", false, "run the TestTune* measurements (single-thread, by thread CPU time)")
+
+func skipUnlessTune(t *testing.T) {
+	if !*tuneFlag {
+		t.Skip("tuning measurements run with -gemm.tune")
+	}
+	if hwLevel < levelAVX512 {
+		t.Skip("tuning targets the AVX-512 level")
+	}
+}
+
+// threadCPU returns the calling OS thread's CPU time in seconds.
+func threadCPU() float64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		panic(err)
+	}
+	return float64(ts.Sec) + float64(ts.Nsec)*1e-9
+}
+
+// cpuRate runs f once to warm up, then reps times on a locked thread, and
+// returns the median of work/seconds/1e9 by thread CPU time.
+func cpuRate(work float64, reps int, f func()) float64 {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	f()
+	g := make([]float64, reps)
+	for i := range g {
+		t0 := threadCPU()
+		f()
+		g[i] = work / (threadCPU() - t0) / 1e9
+	}
+	sort.Float64s(g)
+	return g[reps/2]
+}
+
+// median returns the median of xs (sorted in place).
+func median(xs []float64) float64 {
+	sort.Float64s(xs)
+	return xs[len(xs)/2]
+}
+
+// TestTuneKernel compares the micro-kernels on L1-resident panels with the
+// FMA peak, measured in alternation.
+func TestTuneKernel(t *testing.T) {
+	skipUnlessTune(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, l := range []level{levelAVX512, levelAVX2} {
+		im := implFor(l)
+		loop, perIter := peakLoopFor(l)
+		for _, kc := range []int{64, 256, 1024} {
+			a, b := randSlice(rng, kc*im.mr), getBuf(kc*im.nr).data
+			copy(b, randSlice(rng, len(b)))
+			c := make([]float32, im.mr*im.nr)
+			reps := 1 << 22 / (kc * im.mr * im.nr / 16)
+			var ks, ps []float64
+			for range 7 {
+				ks = append(ks, cpuRate(2*float64(im.mr*im.nr*kc*reps), 1, func() {
+					for range reps {
+						im.kernel(kc, a, b, c, im.nr, 1, 1)
+					}
+				}))
+				ps = append(ps, cpuRate(float64(perIter)*1e5, 1, func() { loop(1e5) }))
+			}
+			k, p := median(ks), median(ps)
+			fmt.Printf("%s kernel %dx%d kc=%-4d %6.1f GFLOP/s, peak %6.1f: %3.0f%%\n", l, im.mr, im.nr, kc, k, p, 100*k/p)
+		}
+	}
+}
+
+// TestTunePack measures the packing rate of A (transposing) and B (copying)
+// panels of square matrices.
+func TestTunePack(t *testing.T) {
+	skipUnlessTune(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, l := range []level{levelGo, levelAVX512} {
+		im := implFor(l)
+		for _, n := range []int{128, 1024} {
+			a := randSlice(rng, n*n)
+			dst := getBuf(n * n * 2).data
+			ga := cpuRate(float64(n*n), 5, func() {
+				for i := 0; i < n; i += im.mr {
+					im.pack.packAPanel(dst[i*n:], a, n, false, i, min(im.mr, n-i), 0, n, im.mr)
+				}
+			})
+			gb := cpuRate(float64(n*n), 5, func() { im.pack.packBPanels(dst, a, n, false, 0, n, 0, n, im.nr) })
+			fmt.Printf("%s pack %d×%d: A %.2f Gelem/s, B %.2f Gelem/s\n", l, n, n, ga, gb)
+		}
+	}
+}
+
+// compareCompute measures the compute phase (packing excluded) of an m×n×k
+// product on one thread for every variant, round-robin, and prints the
+// median and best GFLOP/s of each.
+func compareCompute(m, n, k int, names []string, ims []impl, rounds int) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	a, b, c := randSlice(rng, m*k), randSlice(rng, k*n), make([]float32, m*n)
+	ss := make([]*shared, len(ims))
+	bss := make([][]block, len(ims))
+	for i := range ims {
+		im := &ims[i]
+		p := &problem{m: m, n: n, k: k, alpha: 1, a: a, lda: k, b: b, ldb: n, c: c, ldc: n}
+		ms, ns, ks := superBlocks(p, im)
+		s := &shared{p: p, im: im, ms: ms, ns: ns, ks: ks, threads: 1, bar: newBarrier(1)}
+		s.packA = getBuf(ceilDiv(ms, im.mr) * im.mr * ks).data
+		s.packB = getBuf(ceilDiv(ns, im.nr) * im.nr * ks).data
+		bss[i] = s.blocks()
+		s.pack(&bss[i][0])
+		ss[i] = s
+	}
+	g := make([][]float64, len(ims))
+	for range rounds {
+		for i, s := range ss {
+			tmp := make([]float32, s.im.mr*s.im.nr)
+			g[i] = append(g[i], cpuRate(2*float64(m*n*k), 1, func() { s.nextTile.Store(0); s.compute(&bss[i][0], tmp) }))
+		}
+	}
+	for i := range ims {
+		med := median(g[i])
+		fmt.Printf("%dx%dx%d %-36s median %6.1f best %6.1f GFLOP/s\n", m, n, k, names[i], med, g[i][len(g[i])-1])
+	}
+}
+
+// TestTuneCompute compares cache blockings and tile orders of the AVX-512
+// level on the compute phase.
+func TestTuneCompute(t *testing.T) {
+	skipUnlessTune(t)
+	var names []string
+	var ims []impl
+	for _, row := range []bool{false, true} {
+		for _, kc := range []int{256, 384, 512} {
+			for _, nc := range []int{512, 1024} {
+				im := implAVX512
+				im.kc, im.nc, im.rowMajorTiles = kc, nc, row
+				if !row {
+					im.nc = 0
+				}
+				if row && kc*nc*4 > 2<<20 {
+					continue
+				}
+				names = append(names, fmt.Sprintf("row=%v kc=%d mc=%d nc=%d", row, kc, im.mc, im.nc))
+				ims = append(ims, im)
+				if !row {
+					break
+				}
+			}
+		}
+	}
+	for _, s := range []shape{{1024, 1024, 1024}, {448, 448, 448}, {64, 128, 784}} {
+		compareCompute(s.m, s.n, s.k, names, ims, 9)
+	}
+}
