@@ -34,6 +34,10 @@ func main() {
 		return
 	}
 	var tc *trainConfig
+	if *model == "" && (*bench || *epochs != 0 || *dataDir != "" || *quiet) {
+		fmt.Fprintln(os.Stderr, "demo: --bench, --epochs, --data and --quiet need --train mlp or --train cnn")
+		os.Exit(2)
+	}
 	if *model != "" {
 		tc = &trainConfig{model: *model, epochs: *epochs, dataDir: *dataDir, bench: *bench, quiet: *quiet}
 		if tc.epochs == 0 {
