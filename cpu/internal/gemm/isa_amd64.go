@@ -7,7 +7,7 @@ import "golang.org/x/sys/cpu"
 // detectLevel picks the best level the CPU and operating system support.
 func detectLevel() level {
 	switch {
-	case cpu.X86.HasAVX512F:
+	case cpu.X86.HasAVX512F && cpu.X86.HasBMI2: // the AVX-512 packers use SHLX
 		return levelAVX512
 	case cpu.X86.HasAVX2 && cpu.X86.HasFMA:
 		return levelAVX2

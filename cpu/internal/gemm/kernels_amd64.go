@@ -6,104 +6,132 @@ package gemm
 
 // sgemmKernel14x32AVX512 computes a 14×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel14x32AVX512Rows13 computes a 13×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows13(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel14x32AVX512Rows12 computes a 12×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows12(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel14x32AVX512Rows11 computes a 11×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows11(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel14x32AVX512Rows10 computes a 10×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows10(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel14x32AVX512Rows9 computes a 9×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows9(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel14x32AVX512Rows8 computes a 8×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows8(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel14x32AVX512Rows7 computes a 7×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows7(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel14x32AVX512Rows6 computes a 6×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows6(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel14x32AVX512Rows5 computes a 5×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel14x32AVX512Rows4 computes a 4×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel14x32AVX512Rows3 computes a 3×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel14x32AVX512Rows2 computes a 2×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel14x32AVX512Rows1 computes a 1×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel14x32AVX512Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel14x32AVX512ByRows indexes sgemmKernel14x32AVX512 and its partial-row variants by the rows they compute.
-var sgemmKernel14x32AVX512ByRows = [15]func(k int, a, b, c *float32, ldc int, alpha, beta float32){
+var sgemmKernel14x32AVX512ByRows = [15]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr){
 	14: sgemmKernel14x32AVX512,
 	13: sgemmKernel14x32AVX512Rows13,
 	12: sgemmKernel14x32AVX512Rows12,
@@ -122,48 +150,60 @@ var sgemmKernel14x32AVX512ByRows = [15]func(k int, a, b, c *float32, ldc int, al
 
 // sgemmKernel6x16AVX2 computes a 6×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel6x16AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel6x16AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel6x16AVX2Rows5 computes a 5×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel6x16AVX2Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel6x16AVX2Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel6x16AVX2Rows4 computes a 4×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel6x16AVX2Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel6x16AVX2Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel6x16AVX2Rows3 computes a 3×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel6x16AVX2Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel6x16AVX2Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel6x16AVX2Rows2 computes a 2×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel6x16AVX2Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel6x16AVX2Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel6x16AVX2Rows1 computes a 1×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C.
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
 //
 //go:noescape
-func sgemmKernel6x16AVX2Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32)
+func sgemmKernel6x16AVX2Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
 
 // sgemmKernel6x16AVX2ByRows indexes sgemmKernel6x16AVX2 and its partial-row variants by the rows they compute.
-var sgemmKernel6x16AVX2ByRows = [7]func(k int, a, b, c *float32, ldc int, alpha, beta float32){
+var sgemmKernel6x16AVX2ByRows = [7]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr){
 	6: sgemmKernel6x16AVX2,
 	5: sgemmKernel6x16AVX2Rows5,
 	4: sgemmKernel6x16AVX2Rows4,
@@ -183,6 +223,18 @@ func packTranspose16AVX512(dst *float32, w int, src *float32, ld, depth, lines i
 //
 //go:noescape
 func packCopyAVX512(dst *float32, w, pstride int, src *float32, ld, depth, np int)
+
+// packTranspose8AVX2 writes lane r < lines (1 ≤ lines ≤ 8) of the depth
+// groups of w floats at dst with src[r*ld+p], p < depth.
+//
+//go:noescape
+func packTranspose8AVX2(dst *float32, w int, src *float32, ld, depth, lines int)
+
+// packCopyAVX2 copies, for p < depth and q < np, the w floats (1 ≤ w ≤ 64)
+// at src[p*ld+q*w] to dst[q*pstride+p*w].
+//
+//go:noescape
+func packCopyAVX2(dst *float32, w, pstride int, src *float32, ld, depth, np int)
 
 // fmaPeakAVX512 runs n iterations of 24 independent AVX512 VFMADD231PS (768 float32 FLOPs per iteration).
 func fmaPeakAVX512(n int)

@@ -4,14 +4,15 @@
 
 #include "textflag.h"
 
-// func sgemmKernel14x32AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel14x32AVX512(SB), NOSPLIT, $0-48
+// func sgemmKernel14x32AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel14x32AVX512(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -144,6 +145,8 @@ sgemmKernel14x32AVX512_loop:
 	VBROADCASTSS 52(SI), Z31
 	VFMADD231PS Z28, Z31, Z26
 	VFMADD231PS Z29, Z31, Z27
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 128(DI), Z28
 	VMOVUPS 192(DI), Z29
 	VBROADCASTSS 56(SI), Z30
@@ -484,14 +487,15 @@ sgemmKernel14x32AVX512_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows13(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel14x32AVX512Rows13(SB), NOSPLIT, $0-48
+// func sgemmKernel14x32AVX512Rows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows13(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -615,6 +619,8 @@ sgemmKernel14x32AVX512Rows13_loop:
 	VBROADCASTSS 48(SI), Z28
 	VFMADD231PS Z26, Z28, Z24
 	VFMADD231PS Z27, Z28, Z25
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 128(DI), Z26
 	VMOVUPS 192(DI), Z27
 	VBROADCASTSS 56(SI), Z28
@@ -933,14 +939,15 @@ sgemmKernel14x32AVX512Rows13_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows12(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel14x32AVX512Rows12(SB), NOSPLIT, $0-48
+// func sgemmKernel14x32AVX512Rows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows12(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -1055,6 +1062,8 @@ sgemmKernel14x32AVX512Rows12_loop:
 	VBROADCASTSS 44(SI), Z27
 	VFMADD231PS Z24, Z27, Z22
 	VFMADD231PS Z25, Z27, Z23
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 128(DI), Z24
 	VMOVUPS 192(DI), Z25
 	VBROADCASTSS 56(SI), Z26
@@ -1351,14 +1360,15 @@ sgemmKernel14x32AVX512Rows12_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows11(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel14x32AVX512Rows11(SB), NOSPLIT, $0-48
+// func sgemmKernel14x32AVX512Rows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows11(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -1464,6 +1474,8 @@ sgemmKernel14x32AVX512Rows11_loop:
 	VBROADCASTSS 40(SI), Z24
 	VFMADD231PS Z22, Z24, Z20
 	VFMADD231PS Z23, Z24, Z21
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 128(DI), Z22
 	VMOVUPS 192(DI), Z23
 	VBROADCASTSS 56(SI), Z24
@@ -1738,14 +1750,15 @@ sgemmKernel14x32AVX512Rows11_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows10(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel14x32AVX512Rows10(SB), NOSPLIT, $0-48
+// func sgemmKernel14x32AVX512Rows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows10(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -1842,6 +1855,8 @@ sgemmKernel14x32AVX512Rows10_loop:
 	VBROADCASTSS 36(SI), Z23
 	VFMADD231PS Z20, Z23, Z18
 	VFMADD231PS Z21, Z23, Z19
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 128(DI), Z20
 	VMOVUPS 192(DI), Z21
 	VBROADCASTSS 56(SI), Z22
@@ -2094,14 +2109,15 @@ sgemmKernel14x32AVX512Rows10_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows9(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel14x32AVX512Rows9(SB), NOSPLIT, $0-48
+// func sgemmKernel14x32AVX512Rows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows9(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -2189,6 +2205,8 @@ sgemmKernel14x32AVX512Rows9_loop:
 	VBROADCASTSS 32(SI), Z20
 	VFMADD231PS Z18, Z20, Z16
 	VFMADD231PS Z19, Z20, Z17
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 128(DI), Z18
 	VMOVUPS 192(DI), Z19
 	VBROADCASTSS 56(SI), Z20
@@ -2419,14 +2437,15 @@ sgemmKernel14x32AVX512Rows9_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows8(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel14x32AVX512Rows8(SB), NOSPLIT, $0-48
+// func sgemmKernel14x32AVX512Rows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows8(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -2505,6 +2524,8 @@ sgemmKernel14x32AVX512Rows8_loop:
 	VBROADCASTSS 28(SI), Z19
 	VFMADD231PS Z16, Z19, Z14
 	VFMADD231PS Z17, Z19, Z15
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 128(DI), Z16
 	VMOVUPS 192(DI), Z17
 	VBROADCASTSS 56(SI), Z18
@@ -2713,14 +2734,15 @@ sgemmKernel14x32AVX512Rows8_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows7(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel14x32AVX512Rows7(SB), NOSPLIT, $0-48
+// func sgemmKernel14x32AVX512Rows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows7(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -2790,6 +2812,8 @@ sgemmKernel14x32AVX512Rows7_loop:
 	VBROADCASTSS 24(SI), Z16
 	VFMADD231PS Z14, Z16, Z12
 	VFMADD231PS Z15, Z16, Z13
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 128(DI), Z14
 	VMOVUPS 192(DI), Z15
 	VBROADCASTSS 56(SI), Z16
@@ -2976,14 +3000,15 @@ sgemmKernel14x32AVX512Rows7_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows6(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel14x32AVX512Rows6(SB), NOSPLIT, $0-48
+// func sgemmKernel14x32AVX512Rows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows6(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -3044,6 +3069,8 @@ sgemmKernel14x32AVX512Rows6_loop:
 	VBROADCASTSS 20(SI), Z15
 	VFMADD231PS Z12, Z15, Z10
 	VFMADD231PS Z13, Z15, Z11
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 128(DI), Z12
 	VMOVUPS 192(DI), Z13
 	VBROADCASTSS 56(SI), Z14
@@ -3208,14 +3235,15 @@ sgemmKernel14x32AVX512Rows6_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel14x32AVX512Rows5(SB), NOSPLIT, $0-48
+// func sgemmKernel14x32AVX512Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows5(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -3267,6 +3295,8 @@ sgemmKernel14x32AVX512Rows5_loop:
 	VBROADCASTSS 16(SI), Z12
 	VFMADD231PS Z10, Z12, Z8
 	VFMADD231PS Z11, Z12, Z9
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 128(DI), Z10
 	VMOVUPS 192(DI), Z11
 	VBROADCASTSS 56(SI), Z12
@@ -3409,14 +3439,15 @@ sgemmKernel14x32AVX512Rows5_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel14x32AVX512Rows4(SB), NOSPLIT, $0-48
+// func sgemmKernel14x32AVX512Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows4(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -3459,6 +3490,8 @@ sgemmKernel14x32AVX512Rows4_loop:
 	VBROADCASTSS 12(SI), Z11
 	VFMADD231PS Z8, Z11, Z6
 	VFMADD231PS Z9, Z11, Z7
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 128(DI), Z8
 	VMOVUPS 192(DI), Z9
 	VBROADCASTSS 56(SI), Z10
@@ -3579,14 +3612,15 @@ sgemmKernel14x32AVX512Rows4_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel14x32AVX512Rows3(SB), NOSPLIT, $0-48
+// func sgemmKernel14x32AVX512Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows3(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -3620,6 +3654,8 @@ sgemmKernel14x32AVX512Rows3_loop:
 	VBROADCASTSS 8(SI), Z8
 	VFMADD231PS Z6, Z8, Z4
 	VFMADD231PS Z7, Z8, Z5
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 128(DI), Z6
 	VMOVUPS 192(DI), Z7
 	VBROADCASTSS 56(SI), Z8
@@ -3718,14 +3754,15 @@ sgemmKernel14x32AVX512Rows3_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel14x32AVX512Rows2(SB), NOSPLIT, $0-48
+// func sgemmKernel14x32AVX512Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows2(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -3750,6 +3787,8 @@ sgemmKernel14x32AVX512Rows2_loop:
 	VBROADCASTSS 4(SI), Z7
 	VFMADD231PS Z4, Z7, Z2
 	VFMADD231PS Z5, Z7, Z3
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 128(DI), Z4
 	VMOVUPS 192(DI), Z5
 	VBROADCASTSS 56(SI), Z6
@@ -3826,14 +3865,15 @@ sgemmKernel14x32AVX512Rows2_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel14x32AVX512Rows1(SB), NOSPLIT, $0-48
+// func sgemmKernel14x32AVX512Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows1(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -3849,6 +3889,8 @@ sgemmKernel14x32AVX512Rows1_loop:
 	VBROADCASTSS 0(SI), Z4
 	VFMADD231PS Z2, Z4, Z0
 	VFMADD231PS Z3, Z4, Z1
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 128(DI), Z2
 	VMOVUPS 192(DI), Z3
 	VBROADCASTSS 56(SI), Z4
@@ -3903,14 +3945,15 @@ sgemmKernel14x32AVX512Rows1_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel6x16AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel6x16AVX2(SB), NOSPLIT, $0-48
+// func sgemmKernel6x16AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel6x16AVX2(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 63(R10)
@@ -3965,6 +4008,8 @@ sgemmKernel6x16AVX2_loop:
 	VBROADCASTSS 20(SI), Y15
 	VFMADD231PS Y12, Y15, Y10
 	VFMADD231PS Y13, Y15, Y11
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 64(DI), Y12
 	VMOVUPS 96(DI), Y13
 	VBROADCASTSS 24(SI), Y14
@@ -4129,14 +4174,15 @@ sgemmKernel6x16AVX2_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel6x16AVX2Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel6x16AVX2Rows5(SB), NOSPLIT, $0-48
+// func sgemmKernel6x16AVX2Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel6x16AVX2Rows5(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 63(R10)
@@ -4183,6 +4229,8 @@ sgemmKernel6x16AVX2Rows5_loop:
 	VBROADCASTSS 16(SI), Y12
 	VFMADD231PS Y10, Y12, Y8
 	VFMADD231PS Y11, Y12, Y9
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 64(DI), Y10
 	VMOVUPS 96(DI), Y11
 	VBROADCASTSS 24(SI), Y12
@@ -4325,14 +4373,15 @@ sgemmKernel6x16AVX2Rows5_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel6x16AVX2Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel6x16AVX2Rows4(SB), NOSPLIT, $0-48
+// func sgemmKernel6x16AVX2Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel6x16AVX2Rows4(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 63(R10)
@@ -4371,6 +4420,8 @@ sgemmKernel6x16AVX2Rows4_loop:
 	VBROADCASTSS 12(SI), Y11
 	VFMADD231PS Y8, Y11, Y6
 	VFMADD231PS Y9, Y11, Y7
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 64(DI), Y8
 	VMOVUPS 96(DI), Y9
 	VBROADCASTSS 24(SI), Y10
@@ -4491,14 +4542,15 @@ sgemmKernel6x16AVX2Rows4_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel6x16AVX2Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel6x16AVX2Rows3(SB), NOSPLIT, $0-48
+// func sgemmKernel6x16AVX2Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel6x16AVX2Rows3(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 63(R10)
@@ -4529,6 +4581,8 @@ sgemmKernel6x16AVX2Rows3_loop:
 	VBROADCASTSS 8(SI), Y8
 	VFMADD231PS Y6, Y8, Y4
 	VFMADD231PS Y7, Y8, Y5
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 64(DI), Y6
 	VMOVUPS 96(DI), Y7
 	VBROADCASTSS 24(SI), Y8
@@ -4627,14 +4681,15 @@ sgemmKernel6x16AVX2Rows3_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel6x16AVX2Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel6x16AVX2Rows2(SB), NOSPLIT, $0-48
+// func sgemmKernel6x16AVX2Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel6x16AVX2Rows2(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 63(R10)
@@ -4657,6 +4712,8 @@ sgemmKernel6x16AVX2Rows2_loop:
 	VBROADCASTSS 4(SI), Y7
 	VFMADD231PS Y4, Y7, Y2
 	VFMADD231PS Y5, Y7, Y3
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 64(DI), Y4
 	VMOVUPS 96(DI), Y5
 	VBROADCASTSS 24(SI), Y6
@@ -4733,14 +4790,15 @@ sgemmKernel6x16AVX2Rows2_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel6x16AVX2Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32)
-TEXT ·sgemmKernel6x16AVX2Rows1(SB), NOSPLIT, $0-48
+// func sgemmKernel6x16AVX2Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+TEXT ·sgemmKernel6x16AVX2Rows1(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 63(R10)
@@ -4755,6 +4813,8 @@ sgemmKernel6x16AVX2Rows1_loop:
 	VBROADCASTSS 0(SI), Y4
 	VFMADD231PS Y2, Y4, Y0
 	VFMADD231PS Y3, Y4, Y1
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
 	VMOVUPS 64(DI), Y2
 	VMOVUPS 96(DI), Y3
 	VBROADCASTSS 24(SI), Y4
@@ -5249,6 +5309,272 @@ packCopyAVX512_last:
 	DECQ CX
 	JNZ packCopyAVX512_row
 packCopyAVX512_done:
+	VZEROUPPER
+	RET
+
+// maskTableAVX2<>+(32-4n) holds 8 int32 lane masks, the first n set.
+DATA maskTableAVX2<>+0(SB)/4, $0xffffffff
+DATA maskTableAVX2<>+4(SB)/4, $0xffffffff
+DATA maskTableAVX2<>+8(SB)/4, $0xffffffff
+DATA maskTableAVX2<>+12(SB)/4, $0xffffffff
+DATA maskTableAVX2<>+16(SB)/4, $0xffffffff
+DATA maskTableAVX2<>+20(SB)/4, $0xffffffff
+DATA maskTableAVX2<>+24(SB)/4, $0xffffffff
+DATA maskTableAVX2<>+28(SB)/4, $0xffffffff
+DATA maskTableAVX2<>+32(SB)/4, $0x00000000
+DATA maskTableAVX2<>+36(SB)/4, $0x00000000
+DATA maskTableAVX2<>+40(SB)/4, $0x00000000
+DATA maskTableAVX2<>+44(SB)/4, $0x00000000
+DATA maskTableAVX2<>+48(SB)/4, $0x00000000
+DATA maskTableAVX2<>+52(SB)/4, $0x00000000
+DATA maskTableAVX2<>+56(SB)/4, $0x00000000
+DATA maskTableAVX2<>+60(SB)/4, $0x00000000
+GLOBL maskTableAVX2<>(SB), RODATA|NOPTR, $64
+
+// func packTranspose8AVX2(dst *float32, w int, src *float32, ld, depth, lines int)
+TEXT ·packTranspose8AVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ w+8(FP), R13
+	SHLQ $2, R13
+	MOVQ src+16(FP), SI
+	MOVQ ld+24(FP), R8
+	SHLQ $2, R8
+	MOVQ depth+32(FP), CX
+	MOVQ lines+40(FP), DX
+	LEAQ (R8)(R8*2), R9
+	LEAQ (SI)(R8*4), R10
+	MOVQ DX, AX
+	NEGQ AX
+	LEAQ maskTableAVX2<>+32(SB), R12
+	LEAQ (R12)(AX*4), R12
+	MOVQ CX, BX
+	SHRQ $3, BX
+	JZ packTranspose8AVX2_tail
+packTranspose8AVX2_loop:
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VMOVUPS (SI), Y8
+	CMPQ DX, $1
+	JLE packTranspose8AVX2_looploaded
+	VMOVUPS (SI)(R8*1), Y9
+	CMPQ DX, $2
+	JLE packTranspose8AVX2_looploaded
+	VMOVUPS (SI)(R8*2), Y10
+	CMPQ DX, $3
+	JLE packTranspose8AVX2_looploaded
+	VMOVUPS (SI)(R9*1), Y11
+	CMPQ DX, $4
+	JLE packTranspose8AVX2_looploaded
+	VMOVUPS (R10), Y12
+	CMPQ DX, $5
+	JLE packTranspose8AVX2_looploaded
+	VMOVUPS (R10)(R8*1), Y13
+	CMPQ DX, $6
+	JLE packTranspose8AVX2_looploaded
+	VMOVUPS (R10)(R8*2), Y14
+	CMPQ DX, $7
+	JLE packTranspose8AVX2_looploaded
+	VMOVUPS (R10)(R9*1), Y15
+packTranspose8AVX2_looploaded:
+	VUNPCKLPS Y9, Y8, Y0
+	VUNPCKHPS Y9, Y8, Y1
+	VUNPCKLPS Y11, Y10, Y2
+	VUNPCKHPS Y11, Y10, Y3
+	VUNPCKLPS Y13, Y12, Y4
+	VUNPCKHPS Y13, Y12, Y5
+	VUNPCKLPS Y15, Y14, Y6
+	VUNPCKHPS Y15, Y14, Y7
+	VSHUFPS $0x44, Y2, Y0, Y8
+	VSHUFPS $0xEE, Y2, Y0, Y9
+	VSHUFPS $0x44, Y3, Y1, Y10
+	VSHUFPS $0xEE, Y3, Y1, Y11
+	VSHUFPS $0x44, Y6, Y4, Y12
+	VSHUFPS $0xEE, Y6, Y4, Y13
+	VSHUFPS $0x44, Y7, Y5, Y14
+	VSHUFPS $0xEE, Y7, Y5, Y15
+	VPERM2F128 $0x20, Y12, Y8, Y0
+	VPERM2F128 $0x31, Y12, Y8, Y4
+	VPERM2F128 $0x20, Y13, Y9, Y1
+	VPERM2F128 $0x31, Y13, Y9, Y5
+	VPERM2F128 $0x20, Y14, Y10, Y2
+	VPERM2F128 $0x31, Y14, Y10, Y6
+	VPERM2F128 $0x20, Y15, Y11, Y3
+	VPERM2F128 $0x31, Y15, Y11, Y7
+	VMOVDQU (R12), Y8
+	VMASKMOVPS Y0, Y8, (DI)
+	ADDQ R13, DI
+	VMASKMOVPS Y1, Y8, (DI)
+	ADDQ R13, DI
+	VMASKMOVPS Y2, Y8, (DI)
+	ADDQ R13, DI
+	VMASKMOVPS Y3, Y8, (DI)
+	ADDQ R13, DI
+	VMASKMOVPS Y4, Y8, (DI)
+	ADDQ R13, DI
+	VMASKMOVPS Y5, Y8, (DI)
+	ADDQ R13, DI
+	VMASKMOVPS Y6, Y8, (DI)
+	ADDQ R13, DI
+	VMASKMOVPS Y7, Y8, (DI)
+	ADDQ R13, DI
+	ADDQ $32, SI
+	ADDQ $32, R10
+	DECQ BX
+	JNZ packTranspose8AVX2_loop
+packTranspose8AVX2_tail:
+	ANDQ $7, CX
+	JZ packTranspose8AVX2_done
+	MOVQ CX, AX
+	NEGQ AX
+	LEAQ maskTableAVX2<>+32(SB), R11
+	LEAQ (R11)(AX*4), R11
+	VMOVDQU (R11), Y0
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	VMASKMOVPS (SI), Y0, Y8
+	CMPQ DX, $1
+	JLE packTranspose8AVX2_tailloaded
+	VMASKMOVPS (SI)(R8*1), Y0, Y9
+	CMPQ DX, $2
+	JLE packTranspose8AVX2_tailloaded
+	VMASKMOVPS (SI)(R8*2), Y0, Y10
+	CMPQ DX, $3
+	JLE packTranspose8AVX2_tailloaded
+	VMASKMOVPS (SI)(R9*1), Y0, Y11
+	CMPQ DX, $4
+	JLE packTranspose8AVX2_tailloaded
+	VMASKMOVPS (R10), Y0, Y12
+	CMPQ DX, $5
+	JLE packTranspose8AVX2_tailloaded
+	VMASKMOVPS (R10)(R8*1), Y0, Y13
+	CMPQ DX, $6
+	JLE packTranspose8AVX2_tailloaded
+	VMASKMOVPS (R10)(R8*2), Y0, Y14
+	CMPQ DX, $7
+	JLE packTranspose8AVX2_tailloaded
+	VMASKMOVPS (R10)(R9*1), Y0, Y15
+packTranspose8AVX2_tailloaded:
+	VUNPCKLPS Y9, Y8, Y0
+	VUNPCKHPS Y9, Y8, Y1
+	VUNPCKLPS Y11, Y10, Y2
+	VUNPCKHPS Y11, Y10, Y3
+	VUNPCKLPS Y13, Y12, Y4
+	VUNPCKHPS Y13, Y12, Y5
+	VUNPCKLPS Y15, Y14, Y6
+	VUNPCKHPS Y15, Y14, Y7
+	VSHUFPS $0x44, Y2, Y0, Y8
+	VSHUFPS $0xEE, Y2, Y0, Y9
+	VSHUFPS $0x44, Y3, Y1, Y10
+	VSHUFPS $0xEE, Y3, Y1, Y11
+	VSHUFPS $0x44, Y6, Y4, Y12
+	VSHUFPS $0xEE, Y6, Y4, Y13
+	VSHUFPS $0x44, Y7, Y5, Y14
+	VSHUFPS $0xEE, Y7, Y5, Y15
+	VPERM2F128 $0x20, Y12, Y8, Y0
+	VPERM2F128 $0x31, Y12, Y8, Y4
+	VPERM2F128 $0x20, Y13, Y9, Y1
+	VPERM2F128 $0x31, Y13, Y9, Y5
+	VPERM2F128 $0x20, Y14, Y10, Y2
+	VPERM2F128 $0x31, Y14, Y10, Y6
+	VPERM2F128 $0x20, Y15, Y11, Y3
+	VPERM2F128 $0x31, Y15, Y11, Y7
+	VMOVDQU (R12), Y8
+	VMASKMOVPS Y0, Y8, (DI)
+	ADDQ R13, DI
+	CMPQ CX, $1
+	JEQ packTranspose8AVX2_done
+	VMASKMOVPS Y1, Y8, (DI)
+	ADDQ R13, DI
+	CMPQ CX, $2
+	JEQ packTranspose8AVX2_done
+	VMASKMOVPS Y2, Y8, (DI)
+	ADDQ R13, DI
+	CMPQ CX, $3
+	JEQ packTranspose8AVX2_done
+	VMASKMOVPS Y3, Y8, (DI)
+	ADDQ R13, DI
+	CMPQ CX, $4
+	JEQ packTranspose8AVX2_done
+	VMASKMOVPS Y4, Y8, (DI)
+	ADDQ R13, DI
+	CMPQ CX, $5
+	JEQ packTranspose8AVX2_done
+	VMASKMOVPS Y5, Y8, (DI)
+	ADDQ R13, DI
+	CMPQ CX, $6
+	JEQ packTranspose8AVX2_done
+	VMASKMOVPS Y6, Y8, (DI)
+	ADDQ R13, DI
+	CMPQ CX, $7
+	JEQ packTranspose8AVX2_done
+packTranspose8AVX2_done:
+	VZEROUPPER
+	RET
+
+// func packCopyAVX2(dst *float32, w, pstride int, src *float32, ld, depth, np int)
+TEXT ·packCopyAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ w+8(FP), R13
+	MOVQ pstride+16(FP), R14
+	SHLQ $2, R14
+	MOVQ src+24(FP), SI
+	MOVQ ld+32(FP), R8
+	SHLQ $2, R8
+	MOVQ depth+40(FP), CX
+	LEAQ -1(R13), AX
+	ANDQ $7, AX
+	INCQ AX
+	NEGQ AX
+	LEAQ maskTableAVX2<>+32(SB), R12
+	LEAQ (R12)(AX*4), R12
+	VMOVDQU (R12), Y1
+	LEAQ -1(R13), DX
+	SHRQ $3, DX
+	SHLQ $2, R13
+	MOVQ np+48(FP), BX
+	TESTQ CX, CX
+	JLE packCopyAVX2_done
+	TESTQ BX, BX
+	JLE packCopyAVX2_done
+packCopyAVX2_row:
+	MOVQ SI, R9
+	MOVQ DI, R10
+	MOVQ BX, R11
+packCopyAVX2_panel:
+	XORQ AX, AX
+	MOVQ DX, R12
+	TESTQ R12, R12
+	JZ packCopyAVX2_last
+packCopyAVX2_vec:
+	VMOVUPS (R9)(AX*1), Y0
+	VMOVUPS Y0, (R10)(AX*1)
+	ADDQ $32, AX
+	DECQ R12
+	JNZ packCopyAVX2_vec
+packCopyAVX2_last:
+	VMASKMOVPS (R9)(AX*1), Y1, Y0
+	VMASKMOVPS Y0, Y1, (R10)(AX*1)
+	ADDQ R13, R9
+	ADDQ R14, R10
+	DECQ R11
+	JNZ packCopyAVX2_panel
+	ADDQ R8, SI
+	ADDQ R13, DI
+	DECQ CX
+	JNZ packCopyAVX2_row
+packCopyAVX2_done:
 	VZEROUPPER
 	RET
 

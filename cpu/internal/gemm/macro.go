@@ -1,9 +1,16 @@
 package gemm
 
+import "unsafe"
+
 // macroTile computes the macro tile of block b whose first micro-panels are
-// pi0 (rows) and pj0 (columns): for every cache block of depth kc, one kc×nr
-// panel of B is reused from L1 across the tile's A panels, whose kc-deep
-// block is reused from L2 across the tile's B panels.
+// pi0 (rows) and pj0 (columns), one cache block of depth kc at a time.
+//
+// In row order (the default), a sweep runs one kc×mr panel of A, held in L1,
+// across the tile's B panels, whose kc×nc block stays in L2 for all of the
+// tile's sweeps; C is walked row by row. While the sweeps of one depth block
+// run, the kernels prefetch the tile's next depth block of B into L2, so the
+// first sweep of that block does not wait for L3. In column order, one kc×nr
+// panel of B is reused across the tile's A panels.
 func (s *shared) macroTile(b *block, pi0, pj0 int, tmp []float32) {
 	p, im := s.p, s.im
 	pi1 := min(pi0+b.tm, ceilDiv(b.rows, im.mr))
@@ -14,42 +21,54 @@ func (s *shared) macroTile(b *block, pi0, pj0 int, tmp []float32) {
 		if b.p0 == 0 && pc == 0 {
 			beta = p.beta
 		}
-		if im.rowMajorTiles {
-			for pi := pi0; pi < pi1; pi++ {
-				for pj := pj0; pj < pj1; pj++ {
-					s.microTile(b, pi, pj, pc, kc, beta, tmp)
+		if !im.rowMajorTiles {
+			for pj := pj0; pj < pj1; pj++ {
+				for pi := pi0; pi < pi1; pi++ {
+					s.microTile(b, pi, pj, pc, kc, beta, tmp, 0)
 				}
 			}
 			continue
 		}
-		for pj := pj0; pj < pj1; pj++ {
-			for pi := pi0; pi < pi1; pi++ {
-				s.microTile(b, pi, pj, pc, kc, beta, tmp)
+		next := pc + kc
+		nextKc := min(b.kc, b.depth-next)
+		perCall := kc / kernelPrefetchSteps // lines one kernel call prefetches
+		chunkLines := nextKc * im.nr * 4 / cacheLine
+		for pi := pi0; pi < pi1; pi++ {
+			off := min((pi-pi0)*perCall, max(chunkLines-perCall, 0)) * cacheLine
+			for pj := pj0; pj < pj1; pj++ {
+				var pf uintptr
+				if nextKc > 0 {
+					pf = uintptr(unsafe.Pointer(&s.packB[pj*im.nr*b.depth+next*im.nr])) + uintptr(off)
+				}
+				s.microTile(b, pi, pj, pc, kc, beta, tmp, pf)
 			}
 		}
 	}
 }
 
 // microTile runs the micro-kernel on the tile of micro-panels (pi, pj) for
-// depths [pc, pc+kc) of block b.
-func (s *shared) microTile(b *block, pi, pj, pc, kc int, beta float32, tmp []float32) {
+// depths [pc, pc+kc) of block b, passing the prefetch hint pf (0: none).
+func (s *shared) microTile(b *block, pi, pj, pc, kc int, beta float32, tmp []float32, pf uintptr) {
 	p, im := s.p, s.im
 	mr, nr := im.mr, im.nr
 	bp := s.packB[pj*nr*b.depth+pc*nr:]
 	ap := s.packA[pi*mr*b.depth+pc*mr:]
+	if pf == 0 {
+		pf = uintptr(unsafe.Pointer(&bp[0])) // already in cache: a harmless hint
+	}
 	i, j := b.i0+pi*mr, b.j0+pj*nr
 	rows, cols := min(mr, b.i0+b.rows-i), min(nr, b.j0+b.cols-j)
 	if cols == nr {
 		switch {
 		case rows == mr:
-			im.kernel(kc, ap, bp, p.c[i*p.ldc+j:], p.ldc, p.alpha, beta)
+			im.kernel(kc, ap, bp, p.c[i*p.ldc+j:], p.ldc, p.alpha, beta, pf)
 			return
 		case im.rowKernels != nil:
-			im.rowKernels[rows](kc, ap, bp, p.c[i*p.ldc+j:], p.ldc, p.alpha, beta)
+			im.rowKernels[rows](kc, ap, bp, p.c[i*p.ldc+j:], p.ldc, p.alpha, beta, pf)
 			return
 		}
 	}
-	im.kernel(kc, ap, bp, tmp, nr, 1, 0)
+	im.kernel(kc, ap, bp, tmp, nr, 1, 0, pf)
 	mergeEdge(p.c[i*p.ldc+j:], p.ldc, tmp, nr, rows, cols, p.alpha, beta)
 }
 

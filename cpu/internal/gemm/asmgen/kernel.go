@@ -74,15 +74,17 @@ func (k kernel) bcast(r int) string {
 func (k kernel) proto(g *bytes.Buffer) {
 	fmt.Fprintf(g, "\n// %s computes a %d×%d tile of C = alpha*A*B + beta*C with %s from k\n", k.symbol(), k.rows, k.nr(), k.isa.name)
 	fmt.Fprintf(g, "// steps of packed A (groups of %d floats) and packed B (groups of %d floats).\n", k.mr, k.nr())
-	g.WriteString("// C rows are ldc floats apart; beta == 0 stores without reading C.\n//\n//go:noescape\n")
-	fmt.Fprintf(g, "func %s(k int, a, b, c *float32, ldc int, alpha, beta float32)\n", k.symbol())
+	g.WriteString("// C rows are ldc floats apart; beta == 0 stores without reading C. Each\n")
+	g.WriteString("// iteration of the unrolled k loop prefetches into L2 the next cache line\n")
+	g.WriteString("// from address pf (a hint: any address is safe).\n//\n//go:noescape\n")
+	fmt.Fprintf(g, "func %s(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)\n", k.symbol())
 }
 
 // table writes a Go array of the kernel and its variants indexed by rows.
 func (k kernel) table(g *bytes.Buffer) {
 	k.rows = k.mr
 	fmt.Fprintf(g, "\n// %sByRows indexes %s and its partial-row variants by the rows they compute.\n", k.symbol(), k.symbol())
-	fmt.Fprintf(g, "var %sByRows = [%d]func(k int, a, b, c *float32, ldc int, alpha, beta float32){\n", k.symbol(), k.mr+1)
+	fmt.Fprintf(g, "var %sByRows = [%d]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr){\n", k.symbol(), k.mr+1)
 	for _, v := range k.withRows() {
 		fmt.Fprintf(g, "%d: %s,\n", v.rows, v.symbol())
 	}
@@ -95,14 +97,15 @@ func (k kernel) emit(s *bytes.Buffer) {
 	}
 	sym := k.symbol()
 	w := func(format string, args ...any) { fmt.Fprintf(s, "\t"+format+"\n", args...) }
-	fmt.Fprintf(s, "\n// func %s(k int, a, b, c *float32, ldc int, alpha, beta float32)\n", sym)
-	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-48\n", sym)
+	fmt.Fprintf(s, "\n// func %s(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)\n", sym)
+	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-56\n", sym)
 	w("MOVQ k+0(FP), CX")
 	w("MOVQ a+8(FP), SI")
 	w("MOVQ b+16(FP), DI")
 	w("MOVQ c+24(FP), DX")
 	w("MOVQ ldc+32(FP), R8")
 	w("SHLQ $2, R8")
+	w("MOVQ pf+48(FP), R11")
 	if k.prefetchC {
 		w("MOVQ DX, R10")
 		for r := 0; r < k.rows; r++ {
@@ -127,6 +130,10 @@ func (k kernel) emit(s *bytes.Buffer) {
 	fmt.Fprintf(s, "%s_loop:\n", sym)
 	for u := 0; u < k.unroll; u++ {
 		k.step(w, u)
+		if u == 0 {
+			w("PREFETCHT1 (R11)")
+			w("ADDQ $64, R11")
+		}
 	}
 	w("ADDQ $%d, SI", k.unroll*k.mr*4)
 	w("ADDQ $%d, DI", k.unroll*k.nr()*4)

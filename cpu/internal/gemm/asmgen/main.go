@@ -55,6 +55,9 @@ func Generate() (asm, proto []byte, err error) {
 	}
 	packTransposeAVX512(&s, &g)
 	packCopyAVX512(&s, &g)
+	maskTableAVX2(&s)
+	packTransposeAVX2(&s, &g)
+	packCopyAVX2(&s, &g)
 	for _, p := range peaks {
 		p.emit(&s)
 		p.proto(&g)
