@@ -1,7 +1,7 @@
 package gemm
 
 import (
-	"sync"
+	"runtime"
 	"sync/atomic"
 )
 
@@ -42,85 +42,85 @@ func superBlocks(p *problem, im *impl) (ms, ns, ks int) {
 	return ms, ns, ks
 }
 
-// run computes the product on up to threads goroutines (the caller's
-// included). p.k ≥ 1, p.m ≥ 1, p.n ≥ 1.
+// run computes the product on up to threads goroutines, the caller's
+// included. p.k ≥ 1, p.m ≥ 1, p.n ≥ 1.
+//
+// Work is shared without a fixed-size barrier: every super-block has a
+// packing phase and a compute phase whose tasks (panels to pack, macro tiles)
+// are claimed from atomic counters, and a phase waits only for the tasks
+// already claimed to finish. A worker goroutine that starts late (a busy
+// machine can take tens of microseconds to wake one) finds the tasks taken and
+// exits; the caller returns once every tile is computed, without waiting for
+// workers that never got to run.
 func run(p *problem, im *impl, threads int) {
 	ms, ns, ks := superBlocks(p, im)
-	s := &shared{p: p, im: im, ms: ms, ns: ns, ks: ks}
+	s := &shared{p: p, im: im}
 	bufA, bufB := getBuf(ceilDiv(ms, im.mr)*im.mr*ks), getBuf(ceilDiv(ns, im.nr)*im.nr*ks)
-	defer putBuf(bufA)
-	defer putBuf(bufB)
 	s.packA, s.packB = bufA.data, bufB.data
-
-	threads = min(threads, s.maxUsefulThreads())
-	s.threads = threads
-	s.bar = newBarrier(threads)
-	if threads == 1 {
-		s.work(0)
-		return
+	threads = max(1, min(threads, ceilDiv(ms, im.mr)*ceilDiv(ns, im.nr)))
+	s.blocks = planBlocks(p, im, ms, ns, ks, threads)
+	for range threads - 1 {
+		go s.work()
 	}
-	var wg sync.WaitGroup
-	wg.Add(threads - 1)
-	for id := 1; id < threads; id++ {
-		go func() {
-			defer wg.Done()
-			s.work(id)
-		}()
-	}
-	s.work(0)
-	wg.Wait()
+	s.work()
+	last := &s.blocks[len(s.blocks)-1]
+	waitUntil(func() bool { return last.tilesDone.Load() == int64(last.tiles) })
+	s.packA, s.packB = nil, nil // late workers must not touch recycled buffers
+	putBuf(bufA)
+	putBuf(bufB)
 }
 
 // shared is the state the workers of one product share.
 type shared struct {
 	p            *problem
 	im           *impl
-	ms, ns, ks   int
 	packA, packB []float32
-	threads      int
-	bar          *barrier
-	nextPack     atomic.Int64
-	nextTile     atomic.Int64
+	blocks       []block
 }
 
-// block is one super-block: rows [i0, i0+rows), columns [j0, j0+cols),
-// depths [p0, p0+depth) of the product.
+// block is one super-block, rows [i0, i0+rows), columns [j0, j0+cols) and
+// depths [p0, p0+depth) of the product, with its task counters.
 type block struct {
 	i0, rows, j0, cols, p0, depth int
-	packB                         bool // this block packs B (the first block of its column range)
-	tm, tn                        int  // panels per macro tile along m and n
-	kc                            int  // depth of one cache block
+
+	kc         int // depth of one cache block
+	tm, tn     int // micro-panels per macro tile along m and n
+	bPerTask   int // B panels per packing task
+	packBTasks int // 0 when B was packed by an earlier block of the same columns
+	packTasks  int // B tasks then one task per A panel
+	tiles      int
+
+	nextPack, packsDone, nextTile, tilesDone atomic.Int64
 }
 
-// blocks lists the super-blocks in the order every worker walks them.
-func (s *shared) blocks() []block {
+// planBlocks lists the super-blocks in the order the workers walk them.
+func planBlocks(p *problem, im *impl, ms, ns, ks, threads int) []block {
 	var bs []block
-	p := s.p
-	for p0 := 0; p0 < p.k; p0 += s.ks {
-		for j0 := 0; j0 < p.n; j0 += s.ns {
-			for i0 := 0; i0 < p.m; i0 += s.ms {
-				b := block{i0: i0, rows: min(s.ms, p.m-i0), j0: j0, cols: min(s.ns, p.n-j0),
-					p0: p0, depth: min(s.ks, p.k-p0), packB: i0 == 0}
-				b.tm, b.tn = tileGrid(ceilDiv(b.rows, s.im.mr), ceilDiv(b.cols, s.im.nr), s.im, s.threads)
-				b.kc = balancedBlock(b.depth, s.im.kc)
-				bs = append(bs, b)
+	for p0 := 0; p0 < p.k; p0 += ks {
+		for j0 := 0; j0 < p.n; j0 += ns {
+			for i0 := 0; i0 < p.m; i0 += ms {
+				bs = append(bs, block{i0: i0, rows: min(ms, p.m-i0), j0: j0, cols: min(ns, p.n-j0),
+					p0: p0, depth: min(ks, p.k-p0)})
+				b := &bs[len(bs)-1]
+				mp, np := ceilDiv(b.rows, im.mr), ceilDiv(b.cols, im.nr)
+				b.kc = balancedBlock(b.depth, im.kc)
+				b.tm, b.tn = tileGrid(mp, np, im, threads)
+				b.tiles = ceilDiv(mp, b.tm) * ceilDiv(np, b.tn)
+				b.bPerTask = max(1, min(8, np/(2*threads)))
+				if i0 == 0 {
+					b.packBTasks = ceilDiv(np, b.bPerTask)
+				}
+				b.packTasks = b.packBTasks + mp
 			}
 		}
 	}
 	return bs
 }
 
-// maxUsefulThreads bounds the worker count by the macro tiles of the first
-// super-block, the largest one.
-func (s *shared) maxUsefulThreads() int {
-	mp, np := ceilDiv(min(s.ms, s.p.m), s.im.mr), ceilDiv(min(s.ns, s.p.n), s.im.nr)
-	return mp * np
-}
-
 // tileGrid chooses macro tiles of tm×tn micro-panels for a block of mp×np
-// micro-panels: tm keeps the A block in L2, and with several workers tiles
-// are halved, longer side first, until there are about four per worker so
-// that a worker slowed by a busy machine is covered by the others.
+// micro-panels: at most mc rows and nc columns, and with several workers
+// tiles are halved, longer side first, until there are about four per worker
+// so that a worker slowed by a busy machine is covered by the others.
 func tileGrid(mp, np int, im *impl, threads int) (tm, tn int) {
 	tm = min(max(1, im.mc/im.mr), mp)
 	tn = np
@@ -145,64 +145,50 @@ func tileGrid(mp, np int, im *impl, threads int) (tm, tn int) {
 }
 
 // work is one worker's share: for every super-block, packing tasks then
-// macro tiles, each taken from a shared counter.
-func (s *shared) work(id int) {
-	im := s.im
-	tmp := make([]float32, im.mr*im.nr)
-	bs := s.blocks()
-	for bi := range bs {
-		b := &bs[bi]
-		s.pack(b)
-		s.bar.wait()
-		if id == 0 {
-			s.nextPack.Store(0) // nobody packs until the next barrier
+// macro tiles, each claimed from the block's counters.
+func (s *shared) work() {
+	var tmp []float32
+	for bi := range s.blocks {
+		b := &s.blocks[bi]
+		if bi > 0 { // the buffers are reused: the previous block must be done
+			prev := &s.blocks[bi-1]
+			waitUntil(func() bool { return prev.tilesDone.Load() == int64(prev.tiles) })
 		}
-		s.compute(b, tmp)
-		if bi+1 < len(bs) {
-			s.bar.wait()
-			if id == 0 {
-				s.nextTile.Store(0) // nobody computes until the next barrier
+		for t := claim(&b.nextPack); t < b.packTasks; t = claim(&b.nextPack) {
+			s.pack(b, t)
+			b.packsDone.Add(1)
+		}
+		waitUntil(func() bool { return b.packsDone.Load() == int64(b.packTasks) })
+		gn := ceilDiv(ceilDiv(b.cols, s.im.nr), b.tn)
+		for t := claim(&b.nextTile); t < b.tiles; t = claim(&b.nextTile) {
+			if tmp == nil {
+				tmp = make([]float32, s.im.mr*s.im.nr)
 			}
+			s.macroTile(b, t/gn*b.tm, t%gn*b.tn, tmp)
+			b.tilesDone.Add(1)
 		}
 	}
 }
 
-// bPanelsPerTask is how many panels of B one packing task packs, in one
-// pass over the rows of B.
-const bPanelsPerTask = 8
+// claim takes the next task number from a counter.
+func claim(c *atomic.Int64) int { return int(c.Add(1) - 1) }
 
-// pack packs the panels of block b: groups of B panels, then single A
-// panels, one per task.
-func (s *shared) pack(b *block) {
+// waitUntil yields until done reports true. The waits are short: they end
+// when tasks already running on other workers finish.
+func waitUntil(done func() bool) {
+	for !done() {
+		runtime.Gosched()
+	}
+}
+
+// pack runs packing task t of block b: a group of B panels, or one A panel.
+func (s *shared) pack(b *block, t int) {
 	p, im := s.p, s.im
-	nb := 0
-	if b.packB {
-		nb = ceilDiv(b.cols, im.nr*bPanelsPerTask)
+	if t < b.packBTasks {
+		j := t * im.nr * b.bPerTask
+		im.pack.packBPanels(s.packB[j*b.depth:], p.b, p.ldb, p.transB, b.j0+j, min(im.nr*b.bPerTask, b.cols-j), b.p0, b.depth, im.nr)
+		return
 	}
-	na := ceilDiv(b.rows, im.mr)
-	for {
-		t := int(s.nextPack.Add(1) - 1)
-		switch {
-		case t < nb:
-			j := t * im.nr * bPanelsPerTask
-			im.pack.packBPanels(s.packB[j*b.depth:], p.b, p.ldb, p.transB, b.j0+j, min(im.nr*bPanelsPerTask, b.cols-j), b.p0, b.depth, im.nr)
-		case t < nb+na:
-			i := (t - nb) * im.mr
-			im.pack.packAPanel(s.packA[i*b.depth:], p.a, p.lda, p.transA, b.i0+i, min(im.mr, b.rows-i), b.p0, b.depth, im.mr)
-		default:
-			return
-		}
-	}
-}
-
-// compute runs the macro tiles of block b.
-func (s *shared) compute(b *block, tmp []float32) {
-	gm, gn := ceilDiv(ceilDiv(b.rows, s.im.mr), b.tm), ceilDiv(ceilDiv(b.cols, s.im.nr), b.tn)
-	for {
-		t := int(s.nextTile.Add(1) - 1)
-		if t >= gm*gn {
-			return
-		}
-		s.macroTile(b, t/gn*b.tm, t%gn*b.tn, tmp)
-	}
+	i := (t - b.packBTasks) * im.mr
+	im.pack.packAPanel(s.packA[i*b.depth:], p.a, p.lda, p.transA, b.i0+i, min(im.mr, b.rows-i), b.p0, b.depth, im.mr)
 }

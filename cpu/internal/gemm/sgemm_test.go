@@ -2,6 +2,7 @@ package gemm
 
 import (
 	"flag"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -148,5 +149,40 @@ func TestISA(t *testing.T) {
 		restore := setLevel(l)
 		require.Equal(t, l.String(), ISA())
 		restore()
+	}
+}
+
+// TestSgemmConcurrent runs products from several goroutines at once, each
+// with several workers, so that shared buffers and counters are exercised
+// (run with -race).
+func TestSgemmConcurrent(t *testing.T) {
+	seed := baseSeed(t)
+	shapes := []shape{{70, 90, 300}, {129, 65, 40}, {31, 200, 64}, {300, 300, 300}}
+	done := make(chan error, len(shapes))
+	for i, s := range shapes {
+		tc := newCase(seed+uint64(i), i%2 == 1, i >= 2, s.m, s.n, s.k, 1, 0.5, 2)
+		want, tol := tc.reference()
+		go func() {
+			defer func() {
+				if r := recover(); r != nil {
+					done <- fmt.Errorf("%v", r)
+				}
+			}()
+			for rep := 0; rep < 5; rep++ {
+				c := append([]float32(nil), tc.c0...)
+				SgemmThreads(8, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
+				for x := 0; x < tc.m*tc.n; x++ {
+					got := float64(c[x/tc.n*tc.ldc+x%tc.n])
+					if !(math.Abs(got-want[x]) <= tol[x]) {
+						done <- fmt.Errorf("%s rep %d: element %d = %g, want %g", tc, rep, x, got, want[x])
+						return
+					}
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range shapes {
+		require.NoError(t, <-done)
 	}
 }

@@ -115,23 +115,30 @@ func compareCompute(m, n, k int, names []string, ims []impl, rounds int) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	a, b, c := randSlice(rng, m*k), randSlice(rng, k*n), make([]float32, m*n)
 	ss := make([]*shared, len(ims))
-	bss := make([][]block, len(ims))
 	for i := range ims {
 		im := &ims[i]
 		p := &problem{m: m, n: n, k: k, alpha: 1, a: a, lda: k, b: b, ldb: n, c: c, ldc: n}
 		ms, ns, ks := superBlocks(p, im)
-		s := &shared{p: p, im: im, ms: ms, ns: ns, ks: ks, threads: 1, bar: newBarrier(1)}
+		s := &shared{p: p, im: im}
 		s.packA = getBuf(ceilDiv(ms, im.mr) * im.mr * ks).data
 		s.packB = getBuf(ceilDiv(ns, im.nr) * im.nr * ks).data
-		bss[i] = s.blocks()
-		s.pack(&bss[i][0])
+		s.blocks = planBlocks(p, im, ms, ns, ks, 1)
+		for t := 0; t < s.blocks[0].packTasks; t++ {
+			s.pack(&s.blocks[0], t)
+		}
 		ss[i] = s
 	}
 	g := make([][]float64, len(ims))
 	for range rounds {
 		for i, s := range ss {
+			b := &s.blocks[0]
 			tmp := make([]float32, s.im.mr*s.im.nr)
-			g[i] = append(g[i], cpuRate(2*float64(m*n*k), 1, func() { s.nextTile.Store(0); s.compute(&bss[i][0], tmp) }))
+			gn := ceilDiv(ceilDiv(b.cols, s.im.nr), b.tn)
+			g[i] = append(g[i], cpuRate(2*float64(m*n*k), 1, func() {
+				for t := 0; t < b.tiles; t++ {
+					s.macroTile(b, t/gn*b.tm, t%gn*b.tn, tmp)
+				}
+			}))
 		}
 	}
 	for i := range ims {
