@@ -83,3 +83,10 @@ func TestEnvCap(t *testing.T) {
 		assert.Contains(t, string(out), c.want, "%s=%s", EnvVar, c.env)
 	}
 }
+
+func TestMeasureBandwidth(t *testing.T) {
+	g := MeasureBandwidth(2, 3<<20)
+	t.Logf("triad over 3 MiB on 2 goroutines: %.1f GB/s", g)
+	assert.Greater(t, g, 0.1)
+	assert.Less(t, g, 1e4)
+}

@@ -47,18 +47,32 @@ func ldexp(p float32, n int32) float32 {
 }
 
 // expHL returns exp(h+l) for |l| much smaller than 1 ulp of h.
-func expHL(h, l float32) float32 {
+func expHL(h, l float32) float32 { return expMul(h, l, 1) }
+
+// expMul returns f*exp(h+l), rounding the product once: with
+// exp(r) = 1 + t, it is ldexp(f + t*f, n).
+func expMul(h, l, f float32) float32 {
+	t, n := expParts(h, l)
+	return ldexp(fma32(t, f, f), n)
+}
+
+// expParts returns t and n with exp(h+l) = (1+t) 2^n (t = -1 where exp
+// underflows), or t = NaN for a NaN h.
+func expParts(h, l float32) (t float32, n int32) {
 	if isNaN32(h) {
-		return h
+		return h, 0
 	}
 	hc := clamp(h, expMin, expMax)
-	n := float32(math.RoundToEven(float64(hc * log2e)))
-	r := fma32(-n, ln2Hi, hc)
-	r = fma32(-n, ln2Lo, r)
+	nf := float32(math.RoundToEven(float64(hc * log2e)))
+	r := fma32(-nf, ln2Hi, hc)
+	r = fma32(-nf, ln2Lo, r)
 	r += l
 	q := horner(expPoly[:], r)
-	p := fma32(q, r*r, r) + 1
-	return ldexp(p, int32(n))
+	t = fma32(q, r*r, r)
+	if h < expMin {
+		t = -1 // exp is 0 to float32 precision even when scaled by a large f
+	}
+	return t, int32(nf)
 }
 
 // exp32 returns e^x.
@@ -115,35 +129,38 @@ func tanh32(x float32) float32 {
 	return copysign32(1-2/(e+1), x)
 }
 
-// sigmoidParts returns e = exp(-|x|) and num, the numerator over 1+e:
-// sigmoid(x) = num/(1+e).
-func sigmoidParts(x float32) (num, e float32) {
-	e = exp32(-abs32(x))
+// sigmoidParts returns e = exp(-|x|) and num = (x >= 0 ? 1 : e) * f, so
+// that f*sigmoid(x) = num/(1+e); the product e*f is rounded once.
+func sigmoidParts(x, f float32) (num, e float32) {
+	t, n := expParts(-abs32(x), 0)
+	e = ldexp(t+1, n)
 	if x >= 0 {
-		return 1, e
+		return f, e
 	}
-	return e, e
+	return ldexp(fma32(t, f, f), n), e
 }
 
 // sigmoid32 returns 1/(1+e^-x).
 func sigmoid32(x float32) float32 {
-	num, e := sigmoidParts(x)
+	num, e := sigmoidParts(x, 1)
 	return num / (1 + e)
 }
 
 // silu32 returns x*sigmoid(x).
 func silu32(x float32) float32 {
-	num, e := sigmoidParts(x)
-	return (x * num) / (1 + e)
+	num, e := sigmoidParts(x, x)
+	return num / (1 + e)
 }
 
-// erfcTail returns exp(-(t2h+t2l)) z Q(z-1/2) with z = 1/(1+k a): erfc in the
-// tails of erf (k = 1/2, a = t, t2 = t^2, Q = erfcPoly) and of the GELU
-// (k = geluZk, a = |x|, t2 = x^2/2, Q = geluErfcPoly).
-func erfcTail(q []float32, k, a, t2h, t2l float32) float32 {
+// erfcTail returns f exp(-(t2h+t2l)) z Q(z-1/2) with z = 1/(1+k a): with
+// f = 1 the erfc in the tails of erf (k = 1/2, a = t, t2 = t^2,
+// Q = erfcPoly), with f = -a/2 the negative tail of the GELU (k = geluZk,
+// a = |x|, t2 = x^2/2, Q = geluErfcPoly).
+func erfcTail(q []float32, k, a, t2h, t2l, f float32) float32 {
 	// z = 1/(1+k a) as zh+zl: d+dl = 1+k a, then one Newton step on the
 	// quotient. zq = z Q(z-1/2) is then zh Q(uh) + zl (Q(uh) + zh Q'(uh))
-	// with Q' approximated by its first two terms.
+	// with Q' approximated by its first two terms, and zh Q(uh) summed as
+	// zh q[0] + zh (Q(uh) - q[0]) so that Q(uh) is never rounded.
 	d := fma32(k, a, 1)
 	dl := fma32(k, a, 1-d)
 	z0 := 1 / d
@@ -151,10 +168,11 @@ func erfcTail(q []float32, k, a, t2h, t2l float32) float32 {
 	zh := fma32(z0, r, z0)
 	zl := fma32(z0, r, z0-zh)
 	u := zh - 0.5
-	p := fma32(horner(q[2:], u), u, q[1]) + q[0]
+	w := fma32(horner(q[2:], u), u, q[1]) // Q(u) - q[0]
+	p := w + q[0]
 	dp := fma32(2*q[3], u, q[2])
-	zq := fma32(zh, p, zl*fma32(zh, dp, p))
-	return expHL(-t2h, -t2l) * zq
+	zq := fma32(zh, q[0], fma32(zh, w, zl*fma32(zh, dp, p)))
+	return expMul(-t2h, -t2l, f*zq)
 }
 
 // erf32 returns the error function of x.
@@ -171,7 +189,7 @@ func erf32(x float32) float32 {
 	ac := min(a, erfClamp)
 	u := ac * ac
 	ul := fma32(ac, ac, -u)
-	return copysign32(1-erfcTail(erfcPoly[:], 0.5, ac, u, ul), x)
+	return copysign32(1-erfcTail(erfcPoly[:], 0.5, ac, u, ul, 1), x)
 }
 
 // geluErf32 returns x/2 (1 + erf(x/sqrt 2)).
@@ -193,8 +211,7 @@ func geluErf32(x float32) float32 {
 	ac := min(a, geluClamp)
 	u := ac * ac
 	ul := fma32(ac, ac, -u)
-	ec := erfcTail(geluErfcPoly[:], geluZk, ac, 0.5*u, 0.5*ul)
-	return fma32(-0.5*ac, ec, max(x, 0))
+	return max(x, 0) + erfcTail(geluErfcPoly[:], geluZk, ac, 0.5*u, 0.5*ul, -0.5*ac)
 }
 
 // twoSum returns s+e = a+b exactly.
@@ -230,12 +247,13 @@ func geluTanh32(x float32) float32 {
 	if vh > 0 {
 		vh, vl = -vh, -vl
 	}
-	e := expHL(vh, vl)
-	num := e
-	if x >= 0 {
-		num = 1
+	t, n := expParts(vh, vl)
+	e := ldexp(t+1, n)
+	num := x
+	if x < 0 {
+		num = ldexp(fma32(t, x, x), n)
 	}
-	return (x * num) / (1 + e)
+	return num / (1 + e)
 }
 
 // sincos32 returns sin(x) (cos false) or cos(x) (cos true).

@@ -36,7 +36,7 @@ var sweeps = map[unaryOp]struct {
 	opTanh:     {sweepRange{0, 12, false}, bound{2, 0, 0}},
 	opSigmoid:  {sweepRange{0, 110, false}, bound{2.5, 0x1p-148, 0x1p-126}},
 	opErf:      {sweepRange{0, 12, false}, bound{2, 0, 0}},
-	opGeluErf:  {sweepRange{0, 20, false}, bound{4, 1e-42, 0x1p-118}},
+	opGeluErf:  {sweepRange{0, 20, false}, bound{3, 1e-42, 0x1p-118}},
 	opGeluTanh: {sweepRange{0, 35, false}, bound{3, 1e-42, 0x1p-118}},
 	opSilu:     {sweepRange{0, 110, false}, bound{3, 1e-42, 0x1p-118}},
 	opSin:      {sweepRange{0, trigMax, false}, bound{2, 0, 0}},

@@ -59,18 +59,38 @@ var (
 )
 
 // expHL returns exp(h + l); l may be nil.
-func (g *gen) expHL(h, l reg.Register) reg.VecVirtual {
+func (g *gen) expHL(h, l reg.Register) reg.VecVirtual { return g.expMul(h, l, nil) }
+
+// expMul returns f*exp(h + l) with the product rounded once: with
+// exp(r) = 1 + t it is ldexp(f + t*f, n). l and f may be nil (0 and 1).
+func (g *gen) expMul(h, l, f reg.Register) reg.VecVirtual {
+	t, n := g.expParts(h, l)
+	return g.s.ldexp(g.scaleT(t, f), n)
+}
+
+// scaleT returns f*(1+t) rounded once (1+t when f is nil).
+func (g *gen) scaleT(t, f reg.Register) reg.VecVirtual {
+	if f == nil {
+		return g.s.add(t, g.s.c(1))
+	}
+	return g.s.fma(t, f, f)
+}
+
+// expParts returns t and n (as floats) with exp(h+l) = (1+t) 2^n (t = -1
+// where exp underflows).
+func (g *gen) expParts(h, l reg.Register) (t, n reg.VecVirtual) {
 	s, k := g.s, g.k
 	hc := s.clamp(h, k.k("expMin"), k.k("expMax"))
-	n := s.round(s.mul(hc, s.c(k.k("log2e"))))
+	n = s.round(s.mul(hc, s.c(k.k("log2e"))))
 	r := s.fnma(n, s.c(k.k("ln2Hi")), hc)
 	r = s.fnma(n, s.c(k.k("ln2Lo")), r)
 	if l != nil {
 		r = s.add(r, l)
 	}
 	q := s.horner(k.poly("expPoly"), r)
-	p := s.add(s.fma(q, s.mul(r, r), r), s.c(1))
-	return s.ldexp(p, n)
+	t = s.fma(q, s.mul(r, r), r)
+	// Below the clamp exp is 0 even when scaled by a large f.
+	return s.sel(s.cmp(cmpLT, h, s.c(k.k("expMin"))), s.c(-1), t), n
 }
 
 // log returns ln x.
@@ -108,26 +128,35 @@ func (g *gen) tanh(x reg.Register) reg.VecVirtual {
 	return s.sel(s.cmp(cmpLT, a, s.c(k.k("tanhSmall"))), small, large)
 }
 
-// sigmoidParts returns num and e with sigmoid(x) = num/(1+e).
-func (g *gen) sigmoidParts(x reg.Register) (num, e reg.VecVirtual) {
+// sigmoidParts returns num and e with f*sigmoid(x) = num/(1+e): e =
+// exp(-|x|), num = f for x >= 0 and f*e (rounded once) otherwise; f may be
+// nil (1).
+func (g *gen) sigmoidParts(x, f reg.Register) (num, e reg.VecVirtual) {
 	s := g.s
-	e = g.expHL(s.neg(s.abs(x)), nil)
-	num = s.sel(s.cmp(cmpGE, x, s.zero()), s.c(1), e)
+	t, n := g.expParts(s.neg(s.abs(x)), nil)
+	e = s.ldexp(g.scaleT(t, nil), n)
+	fv := f
+	if f == nil {
+		fv = s.load(s.c(1))
+	}
+	neg := s.ldexp(g.scaleT(t, f), n)
+	num = s.sel(s.cmp(cmpGE, x, s.zero()), fv, neg)
 	return num, e
 }
 
 func (g *gen) sigmoid(x reg.Register) reg.VecVirtual {
-	num, e := g.sigmoidParts(x)
+	num, e := g.sigmoidParts(x, nil)
 	return g.s.div(num, g.s.add(e, g.s.c(1)))
 }
 
 func (g *gen) silu(x reg.Register) reg.VecVirtual {
-	num, e := g.sigmoidParts(x)
-	return g.s.div(g.s.mul(x, num), g.s.add(e, g.s.c(1)))
+	num, e := g.sigmoidParts(x, x)
+	return g.s.div(num, g.s.add(e, g.s.c(1)))
 }
 
-// erfcTail returns exp(-(t2h+t2l)) z Q(z-1/2) with z = 1/(1+k a).
-func (g *gen) erfcTail(q []float32, kz float32, a, t2h, t2l reg.Register) reg.VecVirtual {
+// erfcTail returns f exp(-(t2h+t2l)) z Q(z-1/2) with z = 1/(1+k a); f
+// may be nil (1).
+func (g *gen) erfcTail(q []float32, kz float32, a, t2h, t2l, f reg.Register) reg.VecVirtual {
 	s := g.s
 	one := s.load(s.c(1))
 	d := s.fma(a, s.c(kz), s.c(1))
@@ -137,11 +166,14 @@ func (g *gen) erfcTail(q []float32, kz float32, a, t2h, t2l reg.Register) reg.Ve
 	zh := s.fma(z0, r, z0)
 	zl := s.fma(z0, r, s.sub(z0, zh))
 	u := s.sub(zh, s.c(0.5))
-	p := s.add(s.fma(s.horner(q[2:], u), u, s.c(q[1])), s.c(q[0]))
+	w := s.fma(s.horner(q[2:], u), u, s.c(q[1]))
+	p := s.add(w, s.c(q[0]))
 	dp := s.fma(u, s.c(2*q[3]), s.c(q[2]))
-	zq := s.fma(zh, p, s.mul(zl, s.fma(zh, dp, p)))
-	e := g.expHL(s.neg(t2h), s.neg(t2l))
-	return s.mul(e, zq)
+	zq := s.fma(zh, s.c(q[0]), s.fma(zh, w, s.mul(zl, s.fma(zh, dp, p))))
+	if f != nil {
+		zq = s.mul(f, zq)
+	}
+	return g.expMul(s.neg(t2h), s.neg(t2l), zq)
 }
 
 func (g *gen) erf(x reg.Register) reg.VecVirtual {
@@ -154,7 +186,7 @@ func (g *gen) erf(x reg.Register) reg.VecVirtual {
 	ac := s.minps(s.load(s.c(k.k("erfClamp"))), a)
 	u2 := s.mul(ac, ac)
 	ul := s.fms(ac, ac, u2)
-	ec := g.erfcTail(k.poly("erfcPoly"), 0.5, ac, u2, ul)
+	ec := g.erfcTail(k.poly("erfcPoly"), 0.5, ac, u2, ul, nil)
 	large := s.copysign(s.sub(s.load(s.c(1)), ec), x)
 	return s.sel(s.cmp(cmpLT, a, s.c(k.k("erfSmall"))), small, large)
 }
@@ -172,8 +204,8 @@ func (g *gen) geluErf(x reg.Register) reg.VecVirtual {
 	ac := s.minps(s.load(s.c(k.k("geluClamp"))), a)
 	u2 := s.mul(ac, ac)
 	ul := s.fms(ac, ac, u2)
-	ec := g.erfcTail(k.poly("geluErfcPoly"), k.k("geluZk"), ac, s.mul(u2, s.c(0.5)), s.mul(ul, s.c(0.5)))
-	large := s.fma(s.mul(ac, s.c(-0.5)), ec, s.maxps(x, zero))
+	tail := g.erfcTail(k.poly("geluErfcPoly"), k.k("geluZk"), ac, s.mul(u2, s.c(0.5)), s.mul(ul, s.c(0.5)), s.mul(ac, s.c(-0.5)))
+	large := s.add(s.maxps(x, zero), tail)
 	large = s.sel(s.cmp(cmpEQ, x, s.c(negInf)), s.c(nan), large)
 	thr := s.sel(s.cmp(cmpGE, x, zero), s.c(k.k("geluSmallPos")), s.load(s.c(k.k("geluSmallNeg"))))
 	return s.sel(s.cmp(cmpLT, a, thr), small, large)
@@ -200,9 +232,10 @@ func (g *gen) geluTanh(x reg.Register) reg.VecVirtual {
 	pos := s.cmp(cmpGT, vh, zero)
 	vh = s.sel(pos, s.neg(vh), vh)
 	vl = s.sel(pos, s.neg(vl), vl)
-	e := g.expHL(vh, vl)
-	num := s.sel(s.cmp(cmpGE, x, zero), s.c(1), e)
-	y := s.div(s.mul(x, num), s.add(e, s.c(1)))
+	t, n := g.expParts(vh, vl)
+	e := s.ldexp(g.scaleT(t, nil), n)
+	num := s.sel(s.cmp(cmpGE, x, zero), x, s.ldexp(g.scaleT(t, x), n))
+	y := s.div(num, s.add(e, s.c(1)))
 	y = s.sel(s.cmp(cmpEQ, x, s.c(inf)), x, y)
 	return s.sel(s.cmp(cmpEQ, x, s.c(negInf)), s.c(nan), y)
 }
