@@ -37,7 +37,7 @@ const (
 	OpCeil
 	OpIsNaN // Bool
 	OpNot   // Bool -> Bool
-	OpCast  // convert Args[0] to Type (float->int truncates toward zero)
+	OpCast  // convert Args[0] to Type: float->int as FloatToInt32; number->bool is x != 0 (NaN is true); bool->number is 0 or 1
 
 	OpAdd
 	OpSub
