@@ -69,5 +69,5 @@ const (
 	pio2A     = 1.5707964  // pi/2 in three parts
 	pio2B     = -4.371139e-08
 	pio2C     = -1.7151245e-15
-	trigMax   = 65536.0 // sin and cos fall back to the math package beyond this |x|
+	trigMax   = 1048576.0 // sin and cos fall back to the math package beyond this |x| (2^20)
 )

@@ -3,12 +3,16 @@ package vec
 import (
 	"flag"
 	"math"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 )
 
-var sweepPoints = flag.Int("vec.sweep", 1<<19, "points per sign in each error sweep (the documented bounds used 1<<24)")
+var (
+	sweepPoints = flag.Int("vec.sweep", 1<<19, "points per sign in each error sweep (the documented errors used 1<<24)")
+	sweepOps    = flag.String("vec.sweepops", "", "regexp: sweep only the ops whose name matches")
+)
 
 // sweepRange is a range of |x| swept for one op, by evenly spaced float32
 // bit patterns, both signs unless positiveOnly.
@@ -31,16 +35,16 @@ var sweeps = map[unaryOp]struct {
 	r sweepRange
 	b bound
 }{
-	opExp:      {sweepRange{0, 105, false}, bound{1, 0x1p-149, 0x1p-126}},
+	opExp:      {sweepRange{0, 105, false}, bound{1.5, 0x1p-149, 0x1p-126}},
 	opLog:      {sweepRange{0, math.MaxFloat32, true}, bound{1, 0, 0}},
 	opTanh:     {sweepRange{0, 12, false}, bound{2, 0, 0}},
-	opSigmoid:  {sweepRange{0, 110, false}, bound{2.5, 0x1p-148, 0x1p-126}},
+	opSigmoid:  {sweepRange{0, 110, false}, bound{3, 0x1p-148, 0x1p-126}},
 	opErf:      {sweepRange{0, 12, false}, bound{2, 0, 0}},
-	opGeluErf:  {sweepRange{0, 20, false}, bound{3, 1e-42, 0x1p-118}},
+	opGeluErf:  {sweepRange{0, 20, false}, bound{3.5, 1e-42, 0x1p-118}},
 	opGeluTanh: {sweepRange{0, 35, false}, bound{3, 1e-42, 0x1p-118}},
 	opSilu:     {sweepRange{0, 110, false}, bound{3, 1e-42, 0x1p-118}},
-	opSin:      {sweepRange{0, trigMax, false}, bound{2, 0, 0}},
-	opCos:      {sweepRange{0, trigMax, false}, bound{2, 0, 0}},
+	opSin:      {sweepRange{0, trigMax, false}, bound{2.5, 0, 0}},
+	opCos:      {sweepRange{0, trigMax, false}, bound{2.5, 0, 0}},
 }
 
 // sweepInputs returns n evenly spaced bit patterns of [lo, hi] and their
@@ -80,7 +84,7 @@ func measure(op unaryOp, xs, got []float32, refs []float64, absBelow float64) (m
 func TestErrorSweep(t *testing.T) {
 	for op := unaryOp(0); op < numUnary; op++ {
 		sw, ok := sweeps[op]
-		if !ok {
+		if !ok || (*sweepOps != "" && !regexp.MustCompile(*sweepOps).MatchString(op.String())) {
 			continue
 		}
 		xs := sweepInputs(sw.r, *sweepPoints)
@@ -95,6 +99,33 @@ func TestErrorSweep(t *testing.T) {
 			t.Logf("%-8s %-6v max %.3f ulp (at x=%g), max abs %.3g where |ref| < %g", op, l, u, worst, a, sw.b.absBelow)
 			assert.LessOrEqual(t, u, sw.b.maxULP, "%v at %v: ulp error at x=%g", op, l, worst)
 			assert.LessOrEqual(t, a, sw.b.maxAbs, "%v at %v: absolute error", op, l)
+		})
+	}
+}
+
+// TestTrigNearMultiples checks sin and cos at the float32 values nearest to
+// every multiple of pi/2 up to trigMax (and their neighbours), where the
+// result is smallest and the range reduction is hardest.
+func TestTrigNearMultiples(t *testing.T) {
+	var xs []float32
+	for k := 1; float64(k)*math.Pi/2 <= trigMax; k++ {
+		c := float32(float64(k) * math.Pi / 2)
+		b := math.Float32bits(c)
+		for d := uint32(0); d < 3; d++ {
+			xs = append(xs, math.Float32frombits(b-d), math.Float32frombits(b+d), -math.Float32frombits(b+d))
+		}
+	}
+	got := make([]float32, len(xs))
+	for _, op := range []unaryOp{opSin, opCos} {
+		refs := make([]float64, len(xs))
+		for i, x := range xs {
+			refs[i] = ref64(op, x)
+		}
+		forEachLevel(t, func(t *testing.T, l Level) {
+			unary(op, got, xs)
+			u, worst, _ := measure(op, xs, got, refs, 0)
+			t.Logf("%v %v: max %.3f ulp near multiples of pi/2 (at x=%g)", op, l, u, worst)
+			assert.LessOrEqual(t, u, sweeps[op].b.maxULP, "%v at %v near x=%g", op, l, worst)
 		})
 	}
 }

@@ -55,8 +55,8 @@ func GeluTanh(dst, x []float32) { unary(opGeluTanh, dst, x) }
 // Silu sets dst[i] = x[i] sigmoid(x[i]).
 func Silu(dst, x []float32) { unary(opSilu, dst, x) }
 
-// Sin sets dst[i] = sin x[i]. Beyond |x| = 65536 it uses the math package.
+// Sin sets dst[i] = sin x[i]. Beyond |x| = 2^20 it uses the math package.
 func Sin(dst, x []float32) { unary(opSin, dst, x) }
 
-// Cos sets dst[i] = cos x[i]. Beyond |x| = 65536 it uses the math package.
+// Cos sets dst[i] = cos x[i]. Beyond |x| = 2^20 it uses the math package.
 func Cos(dst, x []float32) { unary(opCos, dst, x) }
