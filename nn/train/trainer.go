@@ -40,7 +40,7 @@ func (t *Trainer) ResetLoss() {
 }
 
 // Step trains on one batch: x holds shape[0] samples, y their labels. It
-// runs the forward pass, adds the loss to the running sum on the device
+// puts the model in training mode, runs the forward pass, adds the loss to the running sum on the device
 // (no host synchronization), runs the backward pass and the optimizer step,
 // and clears the gradients, all inside a Device.Scope.
 func (t *Trainer) Step(x []float32, shape []int, y []int32) error {
