@@ -55,17 +55,18 @@ func superBlocks(p *problem, im *impl) (ms, ns, ks int) {
 func run(p *problem, im *impl, threads int) {
 	ms, ns, ks := superBlocks(p, im)
 	s := &shared{p: p, im: im}
-	bufA, bufB := getBuf(ceilDiv(ms, im.mr)*im.mr*ks), getBuf(ceilDiv(ns, im.nr)*im.nr*ks)
-	s.packA, s.packB = bufA.data, bufB.data
 	threads = max(1, min(threads, ceilDiv(ms, im.mr)*ceilDiv(ns, im.nr)))
+	sizeA, tile := ceilDiv(ms, im.mr)*im.mr*ks, im.mr*im.nr
+	bufA, bufB := getBuf(sizeA+threads*tile), getBuf(ceilDiv(ns, im.nr)*im.nr*ks)
+	s.packA, s.packB, s.tmp = bufA.data[:sizeA], bufB.data, bufA.data[sizeA:]
 	s.blocks = planBlocks(p, im, ms, ns, ks, threads)
-	for range threads - 1 {
-		go s.work()
+	for id := 1; id < threads; id++ {
+		go s.work(id)
 	}
-	s.work()
+	s.work(0)
 	last := &s.blocks[len(s.blocks)-1]
 	waitUntil(func() bool { return last.tilesDone.Load() == int64(last.tiles) })
-	s.packA, s.packB = nil, nil // late workers must not touch recycled buffers
+	s.packA, s.packB, s.tmp = nil, nil, nil // late workers must not touch recycled buffers
 	putBuf(bufA)
 	putBuf(bufB)
 }
@@ -75,6 +76,7 @@ type shared struct {
 	p            *problem
 	im           *impl
 	packA, packB []float32
+	tmp          []float32 // per worker: mr*nr floats for ragged tiles
 	blocks       []block
 }
 
@@ -146,7 +148,7 @@ func tileGrid(mp, np int, im *impl, threads int) (tm, tn int) {
 
 // work is one worker's share: for every super-block, packing tasks then
 // macro tiles, each claimed from the block's counters.
-func (s *shared) work() {
+func (s *shared) work(id int) {
 	var tmp []float32
 	for bi := range s.blocks {
 		b := &s.blocks[bi]
@@ -162,7 +164,7 @@ func (s *shared) work() {
 		gn := ceilDiv(ceilDiv(b.cols, s.im.nr), b.tn)
 		for t := claim(&b.nextTile); t < b.tiles; t = claim(&b.nextTile) {
 			if tmp == nil {
-				tmp = make([]float32, s.im.mr*s.im.nr)
+				tmp = s.tmp[id*s.im.mr*s.im.nr:][:s.im.mr*s.im.nr]
 			}
 			s.macroTile(b, t/gn*b.tm, t%gn*b.tn, tmp)
 			b.tilesDone.Add(1)

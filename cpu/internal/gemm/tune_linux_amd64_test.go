@@ -53,12 +53,6 @@ func cpuRate(work float64, reps int, f func()) float64 {
 	return g[reps/2]
 }
 
-// median returns the median of xs (sorted in place).
-func median(xs []float64) float64 {
-	sort.Float64s(xs)
-	return xs[len(xs)/2]
-}
-
 // TestTuneKernel compares the micro-kernels on L1-resident panels with the
 // FMA peak, measured in alternation.
 func TestTuneKernel(t *testing.T) {
@@ -174,5 +168,29 @@ func TestTuneCompute(t *testing.T) {
 	}
 	for _, s := range []shape{{1024, 1024, 1024}, {448, 448, 448}, {64, 128, 784}} {
 		compareCompute(s.m, s.n, s.k, names, ims, 9)
+	}
+}
+
+// TestTuneEndToEnd measures whole single-thread products (packing included)
+// by thread CPU time, alternating with the FMA peak loop.
+func TestTuneEndToEnd(t *testing.T) {
+	skipUnlessTune(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	loop, perIter := peakLoopFor(levelAVX512)
+	for _, s := range benchShapes {
+		a, b, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
+		flops := 2 * float64(s.m*s.n*s.k)
+		reps := max(1, int(2e8/flops))
+		var gs, ps []float64
+		for range 9 {
+			gs = append(gs, cpuRate(flops*float64(reps), 1, func() {
+				for range reps {
+					SgemmThreads(1, false, false, s.m, s.n, s.k, 1, a, s.k, b, s.n, 0, c, s.n)
+				}
+			}))
+			ps = append(ps, cpuRate(float64(perIter)*1e5, 1, func() { loop(1e5) }))
+		}
+		g, p := median(gs), median(ps)
+		fmt.Printf("%-20s 1 thread: %6.1f GFLOP/s (best %6.1f), peak %6.1f: %3.0f%%\n", s.name, g, gs[len(gs)-1], p, 100*g/p)
 	}
 }
