@@ -99,7 +99,7 @@ func BenchmarkSgemm512(b *testing.B) {
 	}
 	cpu0 := processCPU()
 	for b.Loop() {
-		sgemm(n, n, n, a, n, bb, n, c, n)
+		sgemm(1, false, false, n, n, n, 1, a, n, bb, n, 0, c, n)
 	}
 	b.ReportMetric(2*n*n*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	reportPerCPU(b, cpu0, 2*n*n*n/1e9, "GFLOP/cpu-s")

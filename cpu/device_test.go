@@ -21,7 +21,7 @@ func TestRegisteredAndInfo(t *testing.T) {
 	assert.NotEmpty(t, info.Name)
 	assert.Positive(t, info.MemoryBytes)
 	assert.GreaterOrEqual(t, info.Limits.MaxBuffersPerKernel, 64)
-	assert.Equal(t, "go", info.Features.SIMD)
+	assert.Equal(t, ISA(), info.Features.SIMD)
 	t.Log(info)
 
 	dev, err := b.Open(0)

@@ -50,19 +50,24 @@ func (d *Device) addSinks(p *plan, views []device.View, regs []device.Reg) error
 }
 
 // run evaluates a finished plan over all its positions and stores its
-// sinks: inline on the caller when the work is small, else in parallel.
-func (d *Device) run(p *plan) error {
-	n := p.n
-	if n == 0 {
+// sinks.
+func (d *Device) run(p *plan) error { return d.runSpan(p, 0, p.n) }
+
+// runSpan evaluates a finished plan over positions [lo, hi) and stores its
+// sinks: inline on the caller when the work is small, else in parallel in
+// whole chunks.
+func (d *Device) runSpan(p *plan, lo, hi int) error {
+	n := hi - lo
+	if n <= 0 {
 		return nil
 	}
 	cost := len(p.code)
 	if d.serial(n, cost) {
 		ws := d.ws[0]
-		return safely(func() { p.runRange(ws, 0, n) })
+		return safely(func() { p.runRange(ws, lo, hi) })
 	}
 	grain := roundUp(d.grainFor(n, cost), chunkLen)
-	return d.parallelFor(n, grain, func(w, lo, hi int) { p.runRange(d.ws[w], lo, hi) })
+	return d.parallelFor(n, grain, func(w, a, b int) { p.runRange(d.ws[w], lo+a, lo+b) })
 }
 
 // roundUp rounds n up to a multiple of m.

@@ -27,45 +27,28 @@ var (
 	// compareI32 is compareF32 for int32 registers.
 	compareI32 [device.OpFma + 1]func(dst []uint8, x, y []int32)
 	// fmaF32 computes dst[i] = x[i]*y[i] + z[i].
-	fmaF32 = func(dst, x, y, z []float32) {
-		x, y, z = x[:len(dst)], y[:len(dst)], z[:len(dst)]
-		for i := range dst {
-			dst[i] = x[i]*y[i] + z[i]
-		}
-	}
+	fmaF32 func(dst, x, y, z []float32)
 	// sumF32 returns the sum of x accumulated in float64.
-	sumF32 = sumF32Go
+	sumF32 func(x []float32) float64
+	// maxF32 and minF32 return the largest and smallest element of a
+	// non-empty x, or a NaN when x holds one.
+	maxF32, minF32 func(x []float32) float32
+	// argMaxF32 and argMinF32 return the index of the first largest and
+	// smallest element of a non-empty x, a NaN counting as more extreme
+	// than everything (the first NaN wins).
+	argMaxF32, argMinF32 func(x []float32) int
 	// halfToF32 converts float16 bits to float32 exactly.
-	halfToF32 = func(dst []float32, src []uint16) {
-		src = src[:len(dst)]
-		for j := range dst {
-			dst[j] = device.Float16ToFloat32(src[j])
-		}
-	}
+	halfToF32 func(dst []float32, src []uint16)
 	// f32ToHalf converts float32 to float16 bits, rounding to nearest even.
-	f32ToHalf = func(dst []uint16, src []float32) {
-		src = src[:len(dst)]
-		for j := range dst {
-			dst[j] = device.Float32ToFloat16(src[j])
-		}
-	}
+	f32ToHalf func(dst []uint16, src []float32)
 	// bf16ToF32 converts bfloat16 bits to float32 exactly.
-	bf16ToF32 = func(dst []float32, src []uint16) {
-		src = src[:len(dst)]
-		for j := range dst {
-			dst[j] = device.BFloat16ToFloat32(src[j])
-		}
-	}
+	bf16ToF32 func(dst []float32, src []uint16)
 	// f32ToBF16 converts float32 to bfloat16 bits, rounding to nearest even.
-	f32ToBF16 = func(dst []uint16, src []float32) {
-		src = src[:len(dst)]
-		for j := range dst {
-			dst[j] = device.Float32ToBFloat16(src[j])
-		}
-	}
+	f32ToBF16 func(dst []uint16, src []float32)
 )
 
-func init() {
+// installGo sets every seam to its pure-Go kernel.
+func installGo() {
 	for op := device.OpNeg; op <= device.OpCeil; op++ {
 		if op != device.OpIsNaN && op != device.OpNot && op != device.OpCast {
 			unaryF32[op] = unaryF32Go(op)
@@ -80,6 +63,15 @@ func init() {
 		compareF32[op] = compareGo[float32](op)
 		compareI32[op] = compareGo[int32](op)
 	}
+	fmaF32 = fmaF32Go
+	sumF32 = sumF32Go
+	halfToF32, f32ToHalf = halfToF32Go, f32ToHalfGo
+	bf16ToF32, f32ToBF16 = bf16ToF32Go, f32ToBF16Go
+	maxF32 = func(x []float32) float32 { return x[extremeGo(x, device.ReduceMax)] }
+	minF32 = func(x []float32) float32 { return x[extremeGo(x, device.ReduceMin)] }
+	argMaxF32 = func(x []float32) int { return extremeGo(x, device.ReduceMax) }
+	argMinF32 = func(x []float32) int { return extremeGo(x, device.ReduceMin) }
+	sgemm = sgemmRef
 }
 
 // unaryF32Go returns the pure-Go kernel of a float unary op: specialized
@@ -306,4 +298,52 @@ func sumF32Go(x []float32) float64 {
 		s0 += float64(x[i])
 	}
 	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}
+
+// fmaF32Go computes dst[i] = x[i]*y[i] + z[i] with two roundings.
+func fmaF32Go(dst, x, y, z []float32) {
+	x, y, z = x[:len(dst)], y[:len(dst)], z[:len(dst)]
+	for i := range dst {
+		dst[i] = x[i]*y[i] + z[i]
+	}
+}
+
+// extremeGo returns the index of the first maximum (op ReduceMax) or
+// minimum of a non-empty x; the first NaN wins.
+func extremeGo(x []float32, op device.ReduceOp) int {
+	best := 0
+	for i := 1; i < len(x); i++ {
+		if better(op, float64(x[i]), float64(x[best])) {
+			best = i
+		}
+	}
+	return best
+}
+
+func halfToF32Go(dst []float32, src []uint16) {
+	src = src[:len(dst)]
+	for j := range dst {
+		dst[j] = device.Float16ToFloat32(src[j])
+	}
+}
+
+func f32ToHalfGo(dst []uint16, src []float32) {
+	src = src[:len(dst)]
+	for j := range dst {
+		dst[j] = device.Float32ToFloat16(src[j])
+	}
+}
+
+func bf16ToF32Go(dst []float32, src []uint16) {
+	src = src[:len(dst)]
+	for j := range dst {
+		dst[j] = device.BFloat16ToFloat32(src[j])
+	}
+}
+
+func f32ToBF16Go(dst []uint16, src []float32) {
+	src = src[:len(dst)]
+	for j := range dst {
+		dst[j] = device.Float32ToBFloat16(src[j])
+	}
 }

@@ -13,84 +13,42 @@ func isIdentity(p device.Program) bool {
 		p.Code[0].Op == device.OpInput && p.Code[0].Index == 0 && p.Code[0].Type == device.Float32
 }
 
-// gemmJob is a batched product being computed: tasks are (batch, row tile)
-// pairs, each one call of sgemm.
-type gemmJob struct {
-	m, n, k    int
-	a, b, c    []float32
-	aOff, bOff []int // element offset of each batch's matrix
-	sam, sak   int   // A's row and column strides
-	sbk, sbn   int   // B's row and column strides
-	aDirect    bool  // A's rows are contiguous: no packing
-	bPacked    []float32
-	bPerBatch  bool // bPacked holds one K×N matrix per batch, else one shared
-	tile, tpb  int  // rows per task, tasks per batch
+// gemmParallelFlops is the smallest product (2·m·n·k) worth splitting over
+// goroutines inside one sgemm call.
+const gemmParallelFlops = 1 << 21
+
+// mmJob is a batched product being computed: one sgemm call per batch, each
+// followed by the epilogue over that batch's part of the result while it is
+// still in cache.
+type mmJob struct {
+	m, n, k int
+	a, b    operand
+	c       []float32 // the contiguous result, Batch ++ [M, N]
+	epi     *plan     // the epilogue, or nil when c is the output itself
 }
 
-// task computes rows [i0, i0+tile) of batch bi.
-func (g *gemmJob) task(ws *workspace, t int) {
-	bi, i0 := t/g.tpb, (t%g.tpb)*g.tile
-	rows := min(g.tile, g.m-i0)
-	a, lda := g.a[g.aOff[bi]+i0*g.sam:], g.sam
-	if g.m == 1 || rows == 1 {
-		lda = g.k
+// product computes batch bi on threads goroutines and runs its epilogue
+// on ws. packA and packB are scratch for operands that must be packed.
+func (j *mmJob) product(ws *workspace, bi, threads int, packA, packB *[]float32) {
+	a, lda, ta := j.a.matrix(bi, packA)
+	b, ldb, tb := j.b.matrix(bi, packB)
+	mn := j.m * j.n
+	c := j.c[bi*mn : (bi+1)*mn]
+	if j.k == 0 {
+		clear(c)
+	} else {
+		sgemm(threads, ta, tb, j.m, j.n, j.k, 1, a, lda, b, ldb, 0, c, j.n)
 	}
-	if !g.aDirect {
-		ws.pack = grow(ws.pack, rows*g.k)
-		base := g.aOff[bi] + i0*g.sam
-		for i := 0; i < rows; i++ {
-			row := ws.pack[i*g.k : (i+1)*g.k]
-			q := base + i*g.sam
-			for p := range row {
-				row[p] = g.a[q]
-				q += g.sak
-			}
-		}
-		a, lda = ws.pack, g.k
-	}
-	var b []float32
-	ldb := g.n
-	switch {
-	case g.bPacked == nil:
-		b, ldb = g.b[g.bOff[bi]:], g.sbk
-		if g.k == 1 {
-			ldb = g.n
-		}
-	case g.bPerBatch:
-		b = g.bPacked[bi*g.k*g.n:]
-	default:
-		b = g.bPacked
-	}
-	sgemm(rows, g.n, g.k, a, lda, b, ldb, g.c[(bi*g.m+i0)*g.n:], g.n)
-}
-
-// packB copies batch bi's K×N matrix of B into dst row-major.
-func (g *gemmJob) packB(dst []float32, bi int) {
-	for p := 0; p < g.k; p++ {
-		row := dst[p*g.n : (p+1)*g.n]
-		q := g.bOff[bi] + p*g.sbk
-		for j := range row {
-			row[j] = g.b[q]
-			q += g.sbn
-		}
+	if j.epi != nil && threads == 1 {
+		j.epi.runRange(ws, bi*mn, (bi+1)*mn)
 	}
 }
 
-// batchOffsets fills off with the element offset of each batch index of v,
-// whose leading len(batch) dimensions are the batch.
-func batchOffsets(off []int, v device.View, batch []int) {
-	nb := len(batch)
-	for bi := range off {
-		o, rem := v.Offset, bi
-		for d := nb - 1; d >= 0; d-- {
-			o += (rem % batch[d]) * v.Strides[d]
-			rem /= batch[d]
-		}
-		off[bi] = o
-	}
-}
-
-// MatMul runs a batched matrix product with epilogue.
+// MatMul runs a batched matrix product with epilogue. Operands whose matrices
+// are row-major or transposed (unit stride along either of the last two
+// dimensions) go to sgemm in place; others are packed first. With few
+// batches each product is split over the workers; with many, whole
+// products are.
 func (d *Device) MatMul(k *device.MatMulKernel) error {
 	if err := k.Validate(); err != nil {
 		return err
@@ -113,17 +71,69 @@ func (d *Device) MatMul(k *device.MatMulKernel) error {
 	if err != nil {
 		return err
 	}
-	if total > 0 {
-		if k.K == 0 {
-			clear(c)
-		} else if err := d.gemm(k, asF32(aData), asF32(bData), c); err != nil {
+	if total == 0 {
+		if direct {
+			return nil
+		}
+		return d.epilogue(k.Epilogue, k.EpilogueInputs, k.Outputs, d.scratch.shape, c)
+	}
+	j := &mmJob{m: k.M, n: k.N, k: k.K, c: c}
+	if !direct {
+		if j.epi, err = d.epiPlan(k.Epilogue, k.EpilogueInputs, k.Outputs, d.scratch.shape, c); err != nil {
 			return err
 		}
 	}
-	if direct {
-		return nil
+	bt := device.NumElements(k.Batch)
+	d.scratch.ints = grow(d.scratch.ints, 2*bt)
+	j.a.init(asF32(aData), k.A, k.Batch, d.scratch.ints[:bt], k.M, k.K)
+	j.b.init(asF32(bData), k.B, k.Batch, d.scratch.ints[bt:], k.K, k.N)
+	if j.a.shared && j.a.pack {
+		j.a.packed = j.a.packOnce(&d.scratch.f32c)
 	}
-	return d.epilogue(k.Epilogue, k.EpilogueInputs, k.Outputs, d.scratch.shape, c)
+	if j.b.shared && j.b.pack {
+		j.b.packed = j.b.packOnce(&d.scratch.f32b)
+	}
+	return d.runMatMul(j, bt)
+}
+
+// runMatMul runs the products of j's bt batches.
+func (d *Device) runMatMul(j *mmJob, bt int) error {
+	flops := 2 * j.m * j.n * max(j.k, 1)
+	w := d.workers
+	perBatch := w > 1 && bt >= w && (bt >= 4*w || bt%w == 0 || flops < gemmParallelFlops)
+	if perBatch {
+		if d.serial(bt, flops/2) {
+			ws := d.ws[0]
+			return safely(func() {
+				for bi := 0; bi < bt; bi++ {
+					j.product(ws, bi, 1, &ws.pack, &ws.tmp)
+				}
+			})
+		}
+		return d.parallelFor(bt, 1, func(w, lo, hi int) {
+			ws := d.ws[w]
+			for bi := lo; bi < hi; bi++ {
+				j.product(ws, bi, 1, &ws.pack, &ws.tmp)
+			}
+		})
+	}
+	threads := w
+	if flops < gemmParallelFlops {
+		threads = 1
+	}
+	mn := j.m * j.n
+	for bi := 0; bi < bt; bi++ {
+		ws := d.ws[0]
+		if err := safely(func() { j.product(ws, bi, threads, &d.scratch.f32c, &d.scratch.f32b) }); err != nil {
+			return err
+		}
+		if j.epi != nil && threads > 1 {
+			if err := d.runSpan(j.epi, bi*mn, (bi+1)*mn); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // result returns where a matmul or convolution accumulates its total
@@ -148,68 +158,28 @@ func (d *Device) result(epi device.Program, epiIn, outs []device.View, total int
 	return d.scratch.f32a, false, nil
 }
 
-// epilogue runs an epilogue program over shape whose input 0 is the
-// contiguous result acc.
-func (d *Device) epilogue(p device.Program, epiIn, outs []device.View, shape []int, acc []float32) error {
+// epiPlan compiles an epilogue program over shape whose input 0 is the
+// contiguous result acc, without running it.
+func (d *Device) epiPlan(p device.Program, epiIn, outs []device.View, shape []int, acc []float32) (*plan, error) {
 	epi := &d.plans[1]
 	epi.reset(p.Code, shape)
 	epi.addF32(acc)
 	if err := d.addViews(epi, epiIn); err != nil {
-		return err
+		return nil, err
 	}
 	if err := d.addSinks(epi, outs, p.Outputs); err != nil {
-		return err
+		return nil, err
 	}
 	epi.finish(p.Outputs)
-	return d.run(epi)
+	return epi, nil
 }
 
-// gemm computes every batch of the product into c.
-func (d *Device) gemm(k *device.MatMulKernel, a, b, c []float32) error {
-	nb := len(k.Batch)
-	bt := device.NumElements(k.Batch)
-	g := &gemmJob{m: k.M, n: k.N, k: k.K, a: a, b: b, c: c,
-		sam: k.A.Strides[nb], sak: k.A.Strides[nb+1], sbk: k.B.Strides[nb], sbn: k.B.Strides[nb+1]}
-	d.scratch.ints = grow(d.scratch.ints, 2*bt)
-	g.aOff, g.bOff = d.scratch.ints[:bt], d.scratch.ints[bt:]
-	batchOffsets(g.aOff, k.A, k.Batch)
-	batchOffsets(g.bOff, k.B, k.Batch)
-	g.aDirect = g.sak == 1 && (g.sam >= g.k || g.m == 1)
-	if !(g.sbn == 1 && (g.sbk >= g.n || g.k == 1)) {
-		shared := true
-		for _, o := range g.bOff {
-			shared = shared && o == g.bOff[0]
-		}
-		nPack := bt
-		if shared {
-			nPack = 1
-		}
-		g.bPerBatch = !shared
-		d.scratch.f32b = grow(d.scratch.f32b, nPack*g.k*g.n)
-		g.bPacked = d.scratch.f32b
-		for bi := 0; bi < nPack; bi++ {
-			g.packB(g.bPacked[bi*g.k*g.n:], bi)
-		}
+// epilogue runs an epilogue program over shape whose input 0 is the
+// contiguous result acc.
+func (d *Device) epilogue(p device.Program, epiIn, outs []device.View, shape []int, acc []float32) error {
+	epi, err := d.epiPlan(p, epiIn, outs, shape, acc)
+	if err != nil {
+		return err
 	}
-	// Tasks: whole batches when there are enough, else row tiles.
-	g.tile = g.m
-	if bt < 2*d.workers {
-		want := (2*d.workers + bt - 1) / bt // tiles per batch
-		g.tile = max(roundUp((g.m+want-1)/want, 4), 16)
-	}
-	g.tpb = (g.m + g.tile - 1) / g.tile
-	tasks := bt * g.tpb
-	if tasks == 1 || d.serial(tasks, g.tile*g.n*g.k) {
-		ws := d.ws[0]
-		return safely(func() {
-			for t := 0; t < tasks; t++ {
-				g.task(ws, t)
-			}
-		})
-	}
-	return d.parallelFor(tasks, 1, func(w, lo, hi int) {
-		for t := lo; t < hi; t++ {
-			g.task(d.ws[w], t)
-		}
-	})
+	return d.run(epi)
 }

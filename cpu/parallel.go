@@ -8,56 +8,98 @@ import (
 )
 
 // parallelFor runs body(w, lo, hi) over [0, n) split into tasks of grain
-// items (the last may be shorter), on up to d.workers goroutines including
-// the caller; w is the worker index in [0, d.workers), so a body may use
-// d.ws[w] as its scratch. Tasks are taken dynamically, so uneven tasks
-// balance. A panic in a body (a bug, since kernels are validated) becomes the
-// returned error instead of crashing the process.
+// items (the last may be shorter), on up to d.workers goroutines: the
+// caller (worker 0) and helper goroutines 1..d.workers-1 of a process-wide
+// pool that lives across kernels, so a kernel starts no goroutine. w is the
+// worker index, so a body may use d.ws[w] as its scratch. Tasks are taken
+// dynamically, so uneven tasks balance, and the caller returns as soon as
+// every task is done: a helper that wakes late finds nothing left to do. A
+// panic in a body (a bug, since kernels are validated) becomes the returned
+// error instead of crashing the process.
 //
 // Callers with little work should call their body inline instead: creating
 // the closure for parallelFor allocates.
-func (d *Device) parallelFor(n, grain int, body func(w, lo, hi int)) (err error) {
+func (d *Device) parallelFor(n, grain int, body func(w, lo, hi int)) error {
 	if n <= 0 {
 		return nil
 	}
 	grain = max(grain, 1)
-	tasks := (n + grain - 1) / grain
-	nw := min(d.workers, tasks)
-	var (
-		next     atomic.Int64
-		wg       sync.WaitGroup
-		errMu    sync.Mutex
-		firstErr error
-	)
-	run := func(w int) {
-		defer func() {
-			if r := recover(); r != nil {
-				errMu.Lock()
-				if firstErr == nil {
-					firstErr = fmt.Errorf("cpu: internal error: %v\n%s", r, debug.Stack())
-				}
-				errMu.Unlock()
-			}
-		}()
-		for {
-			t := int(next.Add(1) - 1)
-			if t >= tasks {
-				return
-			}
-			lo := t * grain
-			body(w, lo, min(n, lo+grain))
+	j := &job{body: body, n: n, grain: grain, tasks: (n + grain - 1) / grain, fin: make(chan struct{})}
+	for w := 1; w < min(d.workers, j.tasks); w++ {
+		select {
+		case helper(w) <- j:
+		default: // that helper is backed up; the others cover its share
 		}
 	}
-	for w := 1; w < nw; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run(w)
-		}()
+	j.work(0)
+	<-j.fin
+	return j.err
+}
+
+// job is one parallelFor call shared by the caller and the helpers.
+type job struct {
+	body            func(w, lo, hi int)
+	n, grain, tasks int
+	next, done      atomic.Int64
+	fin             chan struct{} // closed when every task is done
+	errMu           sync.Mutex
+	err             error
+}
+
+// work runs tasks of j as worker w until none is left.
+func (j *job) work(w int) {
+	for {
+		t := int(j.next.Add(1) - 1)
+		if t >= j.tasks {
+			return
+		}
+		j.task(w, t)
+		if j.done.Add(1) == int64(j.tasks) {
+			close(j.fin)
+		}
 	}
-	run(0)
-	wg.Wait()
-	return firstErr
+}
+
+// task runs task t, recording a panic as the job's error.
+func (j *job) task(w, t int) {
+	defer func() {
+		if r := recover(); r != nil {
+			j.errMu.Lock()
+			if j.err == nil {
+				j.err = fmt.Errorf("cpu: internal error: %v\n%s", r, debug.Stack())
+			}
+			j.errMu.Unlock()
+		}
+	}()
+	lo := t * j.grain
+	j.body(w, lo, min(j.n, lo+j.grain))
+}
+
+// helpers is the process-wide pool: helper w (w >= 1) runs worker w's share
+// of jobs from every device, one job at a time, so each device's workspace
+// d.ws[w] is only ever used by one goroutine.
+var helpers struct {
+	mu  sync.Mutex
+	chs []chan *job // chs[w-1] feeds helper w
+}
+
+// helper returns the channel of helper w, starting helpers up to w.
+func helper(w int) chan *job {
+	helpers.mu.Lock()
+	defer helpers.mu.Unlock()
+	for len(helpers.chs) < w {
+		ch := make(chan *job, 8)
+		helpers.chs = append(helpers.chs, ch)
+		go serve(len(helpers.chs), ch)
+	}
+	return helpers.chs[w-1]
+}
+
+// serve is helper w's loop.
+func serve(w int, ch chan *job) {
+	for j := range ch {
+		j.work(w)
+	}
 }
 
 // grainFor splits n items of the given cost (a rough count of operations per
@@ -87,4 +129,23 @@ func safely(f func()) (err error) {
 	}()
 	f()
 	return nil
+}
+
+// runTasks runs fn(ws, t) for tasks [0, n), each worth cost operations:
+// inline when the total is small, else in parallel in groups of tasks big
+// enough to amortize scheduling.
+func (d *Device) runTasks(n, cost int, fn func(ws *workspace, t int)) error {
+	if n == 1 || d.serial(n, cost) {
+		ws := d.ws[0]
+		return safely(func() {
+			for t := 0; t < n; t++ {
+				fn(ws, t)
+			}
+		})
+	}
+	return d.parallelFor(n, d.grainFor(n, cost), func(w, lo, hi int) {
+		for t := lo; t < hi; t++ {
+			fn(d.ws[w], t)
+		}
+	})
 }

@@ -96,9 +96,16 @@ func refEval(p device.Program, pos int, load func(i int) scalar) []scalar {
 	return out
 }
 
+// exactUnary are the float unary ops whose SIMD kernels are exact (every
+// binary arithmetic op is).
+var exactUnary = []device.Op{device.OpNeg, device.OpAbs, device.OpSign, device.OpSqrt, device.OpRecip,
+	device.OpRelu, device.OpFloor, device.OpCeil}
+
 // randomProgram builds a valid program of about n instructions over inputs
-// of the given dtypes, with outputs of random registers.
-func randomProgram(r *rand.Rand, types []device.DType, n int) device.Program {
+// of the given dtypes, with outputs of random registers. With exact set it
+// uses only ops whose SIMD kernels are exact (no transcendental functions,
+// no fused multiply-add).
+func randomProgram(r *rand.Rand, types []device.DType, n int, exact bool) device.Program {
 	var b device.Builder
 	byType := map[device.DType][]device.Reg{}
 	add := func(x device.Reg) { byType[b.TypeOf(x)] = append(byType[b.TypeOf(x)], x) }
@@ -131,13 +138,16 @@ func randomProgram(r *rand.Rand, types []device.DType, n int) device.Program {
 			if op == device.OpIsNaN || op == device.OpNot || op == device.OpCast {
 				op = device.OpTanh
 			}
+			if exact {
+				op = exactUnary[r.IntN(len(exactUnary))]
+			}
 			add(b.Unary(op, pick(device.Float32)))
 		case 1:
 			add(b.Unary(device.Op(int(device.OpNeg)+r.IntN(3)), pick(device.Int32)))
 		case 2, 3:
 			t := regTypes[r.IntN(2)]
 			op := device.Op(int(device.OpAdd) + r.IntN(int(device.OpMin-device.OpAdd)+1))
-			if op == device.OpPow && t == device.Int32 {
+			if op == device.OpPow && (t == device.Int32 || exact) {
 				op = device.OpMul
 			}
 			add(b.Binary(op, pick(t), pick(t)))
@@ -151,6 +161,10 @@ func randomProgram(r *rand.Rand, types []device.DType, n int) device.Program {
 			x := pick(regTypes[r.IntN(3)])
 			add(b.Cast(x, regTypes[r.IntN(3)]))
 		case 7:
+			if exact {
+				add(b.Binary(device.OpSub, pick(device.Float32), pick(device.Float32)))
+				continue
+			}
 			add(b.Fma(pick(device.Float32), pick(device.Float32), pick(device.Float32)))
 		default:
 			switch r.IntN(4) {
@@ -171,7 +185,22 @@ func randomProgram(r *rand.Rand, types []device.DType, n int) device.Program {
 	return b.P
 }
 
+// TestElementwiseRandomProgramsMatchScalarReference checks the interpreter
+// bit for bit against the scalar reference with the pure-Go kernels, whose
+// results are the scalar definitions.
 func TestElementwiseRandomProgramsMatchScalarReference(t *testing.T) {
+	useSeams(t, goSeams)
+	checkRandomPrograms(t, false)
+}
+
+// TestElementwiseRandomProgramsSIMD runs random programs of exact ops with
+// the SIMD kernels (in-place registers, scalar operands, conversions) bit
+// for bit against the scalar reference.
+func TestElementwiseRandomProgramsSIMD(t *testing.T) { checkRandomPrograms(t, true) }
+
+// checkRandomPrograms runs 60 random programs on random strided,
+// broadcast views and compares every output with refEval.
+func checkRandomPrograms(t *testing.T, exact bool) {
 	r := newRand(t)
 	dtypes := []device.DType{device.Float32, device.Float16, device.BFloat16, device.Int32, device.Bool}
 	for trial := 0; trial < 60; trial++ {
@@ -202,7 +231,7 @@ func TestElementwiseRandomProgramsMatchScalarReference(t *testing.T) {
 			}
 			inputs, vals, types = append(inputs, v), append(vals, vv), append(types, dt)
 		}
-		p := randomProgram(r, types, 2+r.IntN(12))
+		p := randomProgram(r, types, 2+r.IntN(12), exact)
 		var outs []device.View
 		for _, reg := range p.Outputs {
 			dt := p.Code[reg].Type

@@ -47,18 +47,26 @@ func (st *accState) add(op device.ReduceOp, x []float32, base int) {
 		st.v = v
 		return
 	}
-	j0 := 0
-	if !st.has && len(x) > 0 {
-		st.v, st.idx, st.has = float64(x[0]), base, true
-		j0 = 1
+	if len(x) == 0 {
+		return
 	}
-	cur, idx := st.v, st.idx
-	for j := j0; j < len(x); j++ {
-		if v := float64(x[j]); better(op, v, cur) {
-			cur, idx = v, base+j
-		}
+	var v float32
+	i := 0
+	switch op {
+	case device.ReduceMax:
+		v = maxF32(x)
+	case device.ReduceMin:
+		v = minF32(x)
+	case device.ReduceArgMax:
+		i = argMaxF32(x)
+		v = x[i]
+	default:
+		i = argMinF32(x)
+		v = x[i]
 	}
-	st.v, st.idx = cur, idx
+	if !st.has || better(op, float64(v), st.v) {
+		st.v, st.idx, st.has = float64(v), base+i, true
+	}
 }
 
 // merge folds in the state of a later part of the same reduction.

@@ -1,11 +1,55 @@
 package cpu
 
-// sgemm is the matrix-product seam: C = A·B for row-major A (m×k, leading
-// dimension lda), B (k×n, ldb) and C (m×n, ldc), with lda >= k, ldb >= n and
-// ldc >= n. It overwrites C. An assembly layer may replace it at init time;
-// the pure-Go default is sgemmGo. Callers split work across goroutines
-// themselves, so an implementation must not assume it runs alone.
-var sgemm = sgemmGo
+// sgemmFunc computes C = alpha·op(A)·op(B) + beta·C for row-major
+// matrices on up to threads goroutines (the caller's included), with the
+// conventions of BLAS sgemm: op(A) is m×k, stored m×k (transA false, element
+// (i, p) at a[i*lda+p]) or k×m (transA true, at a[p*lda+i]); op(B) is k×n,
+// stored k×n or n×k likewise; C is m×n with rows ldc apart. With beta 0, C is
+// written without being read. C must not overlap A or B.
+type sgemmFunc func(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+
+// sgemm is the matrix-product seam. Its pure-Go default is sgemmRef; init
+// replaces it with the packed SIMD kernels of cpu/internal/gemm.
+var sgemm sgemmFunc
+
+// sgemmRef is the portable reference product: transposed operands are
+// copied to row-major form, the product is computed by sgemmGo on the
+// caller's goroutine (threads is ignored), and alpha and beta are applied.
+func sgemmRef(_ int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if transA {
+		a, lda = transposed(a, lda, k, m), k
+	}
+	if transB {
+		b, ldb = transposed(b, ldb, n, k), n
+	}
+	if alpha == 1 && beta == 0 {
+		sgemmGo(m, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
+	t := make([]float32, m*n)
+	sgemmGo(m, n, k, a, lda, b, ldb, t, max(n, 1))
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			v := alpha * t[i*n+j]
+			if beta != 0 {
+				v += beta * c[i*ldc+j]
+			}
+			c[i*ldc+j] = v
+		}
+	}
+}
+
+// transposed returns the cols×rows row-major transpose of the rows×cols
+// matrix stored in s with leading dimension ld.
+func transposed(s []float32, ld, rows, cols int) []float32 {
+	t := make([]float32, rows*cols)
+	for r := 0; r < rows; r++ {
+		for c := 0; c < cols; c++ {
+			t[c*rows+r] = s[r*ld+c]
+		}
+	}
+	return t
+}
 
 // Blocking of the pure-Go kernel: a kc×nc panel of B (256 KiB) stays in L2
 // while four rows of C (nc floats each) stay in L1.

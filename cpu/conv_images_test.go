@@ -1,0 +1,60 @@
+package cpu
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+	"github.com/stretchr/testify/require"
+)
+
+// TestConvManyImagesWithEpilogue covers the paths the small-batch test does
+// not: images in parallel with the epilogue run per image, 1×1 windows that
+// skip im2col, weight gradients whose chunks span several images, and
+// operands stored contiguously. The epilogue (2·acc - 1) checks that every
+// element goes through it exactly once.
+func TestConvManyImagesWithEpilogue(t *testing.T) {
+	r := newRand(t)
+	cases := []device.ConvGeometry{
+		geometry(8, 3, 6, 1, []int{9, 10}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
+		geometry(8, 4, 6, 2, []int{7, 5}, []int{1, 1}, []int{1, 1}, []int{0, 0}, []int{1, 1}), // direct, grouped
+		geometry(6, 5, 3, 1, []int{8, 8}, []int{1, 1}, []int{2, 2}, []int{0, 0}, []int{1, 1}), // 1×1 strided: im2col
+		geometry(5, 1, 4, 1, []int{40}, []int{1}, []int{1}, []int{0}, []int{1}),               // direct, one channel
+		geometry(16, 2, 3, 1, []int{28, 28}, []int{3, 3}, []int{1, 1}, []int{0, 0}, []int{1, 1}),
+	}
+	var e device.Builder
+	e.Output(e.Binary(device.OpSub, e.Binary(device.OpMul, e.Input(0, device.Float32), e.Const(2, device.Float32)), e.Const(1, device.Float32)))
+	for ci, g := range cases {
+		for _, mode := range []device.ConvMode{device.ConvForward, device.ConvBackwardInput, device.ConvBackwardWeight} {
+			for _, workers := range []int{1, 2, 3} {
+				t.Run(fmt.Sprintf("case%d/mode%d/w%d", ci, mode, workers), func(t *testing.T) {
+					d := newDevice(t, workers)
+					k := &device.ConvKernel{Mode: mode, Geom: g, Epilogue: e.P}
+					xShape := append([]int{g.N, g.C}, g.In...)
+					wShape := append([]int{g.O, g.C / g.Groups}, g.Kernel...)
+					yShape := append([]int{g.N, g.O}, g.Out...)
+					aShape, bShape := xShape, wShape
+					switch mode {
+					case device.ConvBackwardInput:
+						aShape = yShape
+					case device.ConvBackwardWeight:
+						aShape, bShape = yShape, xShape
+					}
+					a, av := strided(t, d, r, device.Float32, aShape, identityPerm(len(aShape)), 1)
+					b, bv := strided(t, d, r, device.Float32, bShape, identityPerm(len(bShape)), 0)
+					k.A, k.B = a, b
+					shape := k.ResultShape()
+					n := device.NumElements(shape)
+					out := device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, shape)
+					k.Outputs = []device.View{out}
+					require.NoError(t, d.Conv(k))
+					want := refConv(mode, g, dense(av, a), dense(bv, b))
+					for i := range want {
+						want[i] = 2*want[i] - 1
+					}
+					requireClose(t, want, download(t, d, out.Buf, device.Float32, n), 2e-4, 2e-4, "conv")
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package cpu
+
+import (
+	"github.com/shaderflow/shaderflow/cpu/internal/gemm"
+	"github.com/shaderflow/shaderflow/cpu/internal/vec"
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// The SIMD layer: at init the seams of kernels_f32.go and sgemm.go are
+// pointed at the vectorized kernels of cpu/internal/vec and the packed
+// matrix multiply of cpu/internal/gemm. Both packages choose their
+// instruction set once (AVX-512, AVX2+FMA or pure Go) from the CPU, the
+// purego build tag and SHADERFLOW_CPU_ISA, so the seams follow that choice.
+//
+// Seams without a vec counterpart keep their pure-Go kernels: Sign, Floor,
+// Ceil and Pow, the comparisons, and the binary ops with a scalar on the
+// left whose result depends on operand order (Max and Min differ on signed
+// zeros).
+
+// goSeams is the pure-Go kernel set, saved before init replaces it; tests
+// use it to check the interpreter exactly against scalar references.
+var goSeams seams
+
+func init() {
+	installGo()
+	goSeams = currentSeams()
+	installSIMD()
+}
+
+// vecUnary maps the device's float unary ops to their vec kernels.
+var vecUnary = map[device.Op]func(dst, x []float32){
+	device.OpNeg: vec.Neg, device.OpAbs: vec.Abs, device.OpRelu: vec.Relu,
+	device.OpSqrt: vec.Sqrt, device.OpRsqrt: vec.Rsqrt, device.OpRecip: vec.Recip,
+	device.OpExp: vec.Exp, device.OpLog: vec.Log, device.OpTanh: vec.Tanh,
+	device.OpSigmoid: vec.Sigmoid, device.OpErf: vec.Erf, device.OpGeluErf: vec.GeluErf,
+	device.OpGeluTanh: vec.GeluTanh, device.OpSilu: vec.Silu, device.OpSin: vec.Sin, device.OpCos: vec.Cos,
+}
+
+// vecBinary maps the float binary ops to their vec kernels.
+var vecBinary = map[device.Op]func(dst, x, y []float32){
+	device.OpAdd: vec.Add, device.OpSub: vec.Sub, device.OpMul: vec.Mul,
+	device.OpDiv: vec.Div, device.OpMax: vec.Maximum, device.OpMin: vec.Minimum,
+}
+
+// vecScalar maps the float binary ops to vec kernels of op(x[i], s).
+var vecScalar = map[device.Op]func(dst, x []float32, s float32){
+	device.OpAdd: vec.AddScalar, device.OpSub: vec.SubScalar, device.OpMul: vec.MulScalar,
+	device.OpDiv: vec.DivScalar, device.OpMax: vec.MaximumScalar, device.OpMin: vec.MinimumScalar,
+}
+
+// vecScalarLeft maps the float binary ops to vec kernels of op(s, x[i]);
+// Add and Mul commute exactly.
+var vecScalarLeft = map[device.Op]func(dst, x []float32, s float32){
+	device.OpAdd: vec.AddScalar, device.OpMul: vec.MulScalar,
+	device.OpSub: vec.ScalarSub, device.OpDiv: vec.ScalarDiv,
+}
+
+// installSIMD points the seams at the vec and gemm kernels.
+func installSIMD() {
+	for op, f := range vecUnary {
+		unaryF32[op] = trimmed1(f)
+	}
+	for op, f := range vecBinary {
+		binaryF32[op] = trimmed2(f)
+	}
+	for op, f := range vecScalar {
+		binaryF32Scalar[op] = trimmedS(f)
+	}
+	for op, f := range vecScalarLeft {
+		scalarBinaryF32[op] = trimmedS(f)
+	}
+	fmaF32 = func(dst, x, y, z []float32) { vec.Fma(dst, x[:len(dst)], y[:len(dst)], z[:len(dst)]) }
+	sumF32 = vec.Sum
+	halfToF32 = func(dst []float32, src []uint16) { vec.Float16ToFloat32(dst, src[:len(dst)]) }
+	f32ToHalf = func(dst []uint16, src []float32) { vec.Float32ToFloat16(dst, src[:len(dst)]) }
+	bf16ToF32 = func(dst []float32, src []uint16) { vec.BFloat16ToFloat32(dst, src[:len(dst)]) }
+	f32ToBF16 = func(dst []uint16, src []float32) { vec.Float32ToBFloat16(dst, src[:len(dst)]) }
+	maxF32, minF32 = vec.Max, vec.Min
+	argMaxF32, argMinF32 = vec.ArgMax, vec.ArgMin
+	sgemm = gemm.SgemmThreads
+	simdName = ISA()
+}
+
+// The vec kernels require equal lengths; the seams allow longer sources.
+func trimmed1(f func(dst, x []float32)) func(dst, x []float32) {
+	return func(dst, x []float32) { f(dst, x[:len(dst)]) }
+}
+
+func trimmed2(f func(dst, x, y []float32)) func(dst, x, y []float32) {
+	return func(dst, x, y []float32) { f(dst, x[:len(dst)], y[:len(dst)]) }
+}
+
+func trimmedS(f func(dst, x []float32, s float32)) func(dst, x []float32, s float32) {
+	return func(dst, x []float32, s float32) { f(dst, x[:len(dst)], s) }
+}
+
+// ISA names the instruction set the CPU backend's kernels use: "avx512",
+// "avx2" or "go", as chosen from the CPU, the purego build tag and the
+// environment variable SHADERFLOW_CPU_ISA. When the elementwise kernels and
+// the matrix multiply run at different levels it names both, e.g.
+// "avx512 (gemm avx2)".
+func ISA() string {
+	v, g := vec.Current().String(), gemm.ISA()
+	if v == g {
+		return v
+	}
+	return v + " (gemm " + g + ")"
+}
