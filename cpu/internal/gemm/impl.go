@@ -25,8 +25,6 @@ type impl struct {
 	nc         int // columns per macro tile (0: no limit)
 
 	pack *packer
-
-	rowMajorTiles bool
 }
 
 // asmKernelFunc is the signature of the assembly micro-kernels.

@@ -5,9 +5,9 @@ package gemm
 // The assembly levels' kernels and blocking.
 var (
 	implAVX512 = newAsmImpl(sgemmKernel14x32AVX512ByRows[:], 32,
-		impl{kc: 256, mc: 224, nc: 512, rowMajorTiles: true, pack: &avx512Packer})
+		impl{kc: 256, mc: 112, nc: 512, pack: &avx512Packer})
 	implAVX2 = newAsmImpl(sgemmKernel6x16AVX2ByRows[:], 16,
-		impl{kc: 256, mc: 120, nc: 1024, rowMajorTiles: true, pack: &avx2Packer})
+		impl{kc: 256, mc: 120, nc: 256, pack: &avx2Packer})
 )
 
 // newAsmImpl completes blocking with a kernel table indexed by rows.

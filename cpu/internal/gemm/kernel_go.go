@@ -1,7 +1,7 @@
 package gemm
 
 // implGo is the portable level: a 4×4 micro-kernel in plain Go.
-var implGo = impl{mr: 4, nr: 4, kernel: kernelGo4x4, kc: 256, mc: 64, pack: &goPacker}
+var implGo = impl{mr: 4, nr: 4, kernel: kernelGo4x4, kc: 256, mc: 64, nc: 256, pack: &goPacker}
 
 // kernelGo4x4 is the pure-Go micro-kernel: sixteen scalar accumulators that
 // the compiler keeps in registers. It ignores the prefetch hint.

@@ -5,12 +5,15 @@ import "unsafe"
 // macroTile computes the macro tile of block b whose first micro-panels are
 // pi0 (rows) and pj0 (columns), one cache block of depth kc at a time.
 //
-// In row order (the default), a sweep runs one kc×mr panel of A, held in L1,
-// across the tile's B panels, whose kc×nc block stays in L2 for all of the
-// tile's sweeps; C is walked row by row. While the sweeps of one depth block
-// run, the kernels prefetch the tile's next depth block of B into L2, so the
-// first sweep of that block does not wait for L3. In column order, one kc×nr
-// panel of B is reused across the tile's A panels.
+// A sweep runs one kc×mr panel of A, held in L1, across the tile's B panels,
+// whose kc×nc block stays in L2 for all of the tile's sweeps; C is walked row
+// by row, so consecutive kernels touch neighbouring parts of the same rows.
+// While the sweeps of one depth block run, the kernels prefetch the tile's
+// next depth block of B into L2 (sweep s prefetches part s of every panel),
+// so that the first sweep of that block does not wait for L3: measured on
+// the development machine, +8% on the compute phase of a 1024³ product.
+// Small macro tiles keep the part of C they update in L2 from one depth
+// block to the next.
 func (s *shared) macroTile(b *block, pi0, pj0 int, tmp []float32) {
 	p, im := s.p, s.im
 	pi1 := min(pi0+b.tm, ceilDiv(b.rows, im.mr))
@@ -20,14 +23,6 @@ func (s *shared) macroTile(b *block, pi0, pj0 int, tmp []float32) {
 		beta := float32(1)
 		if b.p0 == 0 && pc == 0 {
 			beta = p.beta
-		}
-		if !im.rowMajorTiles {
-			for pj := pj0; pj < pj1; pj++ {
-				for pi := pi0; pi < pi1; pi++ {
-					s.microTile(b, pi, pj, pc, kc, beta, tmp, 0)
-				}
-			}
-			continue
 		}
 		next := pc + kc
 		nextKc := min(b.kc, b.depth-next)
@@ -48,6 +43,8 @@ func (s *shared) macroTile(b *block, pi0, pj0 int, tmp []float32) {
 
 // microTile runs the micro-kernel on the tile of micro-panels (pi, pj) for
 // depths [pc, pc+kc) of block b, passing the prefetch hint pf (0: none).
+// Tiles cut by the bottom edge use a partial-row kernel when the level has
+// one; other ragged tiles are computed into tmp and merged.
 func (s *shared) microTile(b *block, pi, pj, pc, kc int, beta float32, tmp []float32, pf uintptr) {
 	p, im := s.p, s.im
 	mr, nr := im.mr, im.nr
