@@ -20,9 +20,9 @@ type impl struct {
 	// rowKernels, when not nil, holds at index r < mr a kernel that
 	// computes only the first r rows of a tile (for the last panel of A).
 	rowKernels []microKernel
-	kc         int // largest depth of a block: a kc×nr panel of B stays in L1
-	mc         int // rows of A per macro tile: an mc×kc block of A stays in L2
-	nc         int // columns per macro tile (0: no limit)
+	kc         int // largest depth of a cache block: a kc×mr panel of A stays in L1
+	mc         int // rows per macro tile (at most)
+	nc         int // columns per macro tile: a kc×nc block of B, and the next, stay in L2
 
 	pack *packer
 }
