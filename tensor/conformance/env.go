@@ -15,6 +15,7 @@ type env struct {
 	t      *testing.T
 	dev    *tensor.Device
 	rng    *rand.Rand
+	st     *state // shared by the run's cases
 	seed   uint64 // the suite's seed
 	fusion bool
 }
@@ -40,6 +41,9 @@ func (e *env) fatalf(format string, args ...any) {
 func (e *env) noErr(err error, what string) {
 	e.t.Helper()
 	if err != nil {
+		if e.st != nil {
+			e.st.noteLost(e.t, err)
+		}
 		e.fatalf("%s: %v", what, err)
 	}
 }

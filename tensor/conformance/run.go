@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shaderflow/shaderflow/tensor"
+	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
 // testCase is one named check; run gets a fresh environment per fusion mode.
@@ -72,6 +74,12 @@ func Run(t *testing.T, backend string) {
 	t.Logf("conformance: %s; seed %d (SHADERFLOW_SEED=%d repeats this run)", dev.Info(), seed, seed)
 	previous := tensor.SetFusion(true)
 	defer tensor.SetFusion(previous)
+	st := &state{}
+	defer func() {
+		if st.lost != "" {
+			t.Errorf("conformance: the device was lost in %s; the cases after it were not run", st.lost)
+		}
+	}()
 	for _, fusion := range fusionModes() {
 		t.Run(fusionName(fusion), func(t *testing.T) {
 			tensor.SetFusion(fusion)
@@ -82,7 +90,10 @@ func Run(t *testing.T, backend string) {
 							if c.large && testing.Short() {
 								t.Skip("large case skipped in -short mode")
 							}
-							runCase(t, dev, seed, g.name+"/"+c.name, fusion, c.run)
+							if st.lost != "" {
+								t.Skipf("not run: the device was lost in %s", st.lost)
+							}
+							runCase(t, dev, st, seed, g.name+"/"+c.name, fusion, c.run)
 						})
 					}
 				})
@@ -91,14 +102,29 @@ func Run(t *testing.T, backend string) {
 	}
 }
 
+// state is what the cases of one run share.
+type state struct {
+	lost string // the case in which the device was lost, if it was
+}
+
+// noteLost records that the device was lost when err says so.
+func (s *state) noteLost(t *testing.T, err error) {
+	if s.lost == "" && errors.Is(err, device.ErrDeviceLost) {
+		s.lost = t.Name()
+	}
+}
+
 // runCase runs one case in a scope of the device, turning an unexpected
 // panic into a test failure so that one broken op cannot end the suite.
-func runCase(t *testing.T, dev *tensor.Device, seed uint64, name string, fusion bool, run func(*env)) {
+func runCase(t *testing.T, dev *tensor.Device, st *state, seed uint64, name string, fusion bool, run func(*env)) {
 	h := fnv.New64a()
 	h.Write([]byte(name))
-	e := &env{t: t, dev: dev, seed: seed, fusion: fusion, rng: rand.New(rand.NewPCG(seed, h.Sum64()))}
+	e := &env{t: t, dev: dev, st: st, seed: seed, fusion: fusion, rng: rand.New(rand.NewPCG(seed, h.Sum64()))}
 	defer func() {
 		if r := recover(); r != nil {
+			if err, ok := r.(error); ok {
+				st.noteLost(t, err)
+			}
 			t.Errorf("conformance: unexpected panic: %v %s\n%s", r, e.seedNote(), debug.Stack())
 		}
 	}()
