@@ -69,3 +69,27 @@ func BenchmarkBandwidth(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkKernelsL1 runs each kernel on 4096 floats (L1-resident): the
+// compute cost per element, without memory traffic.
+func BenchmarkKernelsL1(b *testing.B) {
+	const n = 4096
+	r := rand.New(rand.NewPCG(1, 2))
+	x, y, dst := make([]float32, n), make([]float32, n), make([]float32, n)
+	for i := range x {
+		x[i] = 8*r.Float32() - 4
+		y[i] = 8*r.Float32() - 4
+	}
+	for _, op := range benchOps {
+		for _, l := range Available() {
+			b.Run(fmt.Sprintf("%s/%v", op.name, l), func(b *testing.B) {
+				prev := SetLevel(l)
+				defer SetLevel(prev)
+				b.SetBytes(int64(op.bytes * n))
+				for b.Loop() {
+					op.run(dst, x, y)
+				}
+			})
+		}
+	}
+}

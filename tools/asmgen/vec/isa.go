@@ -16,6 +16,48 @@ type isa struct {
 	name   string // suffix of the generated functions: "AVX2" or "AVX512"
 	lanes  int    // float32 lanes per vector
 	avx512 bool
+	rec    *[]func() // when set, instructions are recorded instead of emitted
+}
+
+// emit emits the instruction(s) f adds, or records f for interleave.
+func (s *isa) emit(f func()) {
+	if s.rec != nil {
+		*s.rec = append(*s.rec, f)
+		return
+	}
+	f()
+}
+
+// interleave runs each body in record mode and then emits their
+// instructions alternately (body i lagging lagFrac of a body behind), so that independent vectors' dependency chains
+// sit side by side in the instruction stream (the out-of-order core then
+// overlaps them instead of waiting on one long chain). The bodies must not
+// emit control flow.
+func (s *isa) interleave(lagFrac float64, bodies ...func()) {
+	recs := make([][]func(), len(bodies))
+	for i, b := range bodies {
+		s.rec = &recs[i]
+		b()
+	}
+	s.rec = nil
+	// Body i starts lag*i instructions after body 0: a lag lowers the peak
+	// register pressure (the bodies' busiest stretches no longer coincide).
+	lag := int(lagFrac * float64(len(recs[0])))
+	for k := 0; ; k++ {
+		done := true
+		for i, r := range recs {
+			j := k - lag*i
+			if j < len(r) {
+				done = false
+			}
+			if j >= 0 && j < len(r) {
+				r[j]()
+			}
+		}
+		if done {
+			return
+		}
+	}
 }
 
 var (
@@ -81,34 +123,74 @@ func (s *isa) c(v float32) Mem { return s.cu(math.Float32bits(v)) }
 // load returns a register holding op (a register, or memory).
 func (s *isa) load(op Op) reg.VecVirtual {
 	v := s.vec()
-	VMOVUPS(op, v)
+	s.emit(func() { VMOVUPS(op, v) })
 	return v
 }
 
 // Arithmetic. In every method b may be memory; a must be a register.
 
-func (s *isa) add(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VADDPS(b, a, v); return v }
-func (s *isa) sub(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VSUBPS(b, a, v); return v }
-func (s *isa) mul(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VMULPS(b, a, v); return v }
-func (s *isa) div(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VDIVPS(b, a, v); return v }
-func (s *isa) and(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VANDPS(b, a, v); return v }
-func (s *isa) or(a reg.Register, b Op) reg.VecVirtual  { v := s.vec(); VORPS(b, a, v); return v }
-func (s *isa) xor(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VXORPS(b, a, v); return v }
+func (s *isa) add(a reg.Register, b Op) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VADDPS(b, a, v) })
+	return v
+}
+func (s *isa) sub(a reg.Register, b Op) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VSUBPS(b, a, v) })
+	return v
+}
+func (s *isa) mul(a reg.Register, b Op) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VMULPS(b, a, v) })
+	return v
+}
+func (s *isa) div(a reg.Register, b Op) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VDIVPS(b, a, v) })
+	return v
+}
+func (s *isa) and(a reg.Register, b Op) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VANDPS(b, a, v) })
+	return v
+}
+func (s *isa) or(a reg.Register, b Op) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VORPS(b, a, v) })
+	return v
+}
+func (s *isa) xor(a reg.Register, b Op) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VXORPS(b, a, v) })
+	return v
+}
 
 // andn returns ^a & b.
-func (s *isa) andn(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VANDNPS(b, a, v); return v }
+func (s *isa) andn(a reg.Register, b Op) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VANDNPS(b, a, v) })
+	return v
+}
 
 // maxps returns a > b ? a : b (x86 semantics: b when either is NaN).
-func (s *isa) maxps(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VMAXPS(b, a, v); return v }
+func (s *isa) maxps(a reg.Register, b Op) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VMAXPS(b, a, v) })
+	return v
+}
 
 // minps returns a < b ? a : b (x86 semantics: b when either is NaN).
-func (s *isa) minps(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VMINPS(b, a, v); return v }
+func (s *isa) minps(a reg.Register, b Op) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VMINPS(b, a, v) })
+	return v
+}
 
 // fma returns a*b + c.
 func (s *isa) fma(a reg.Register, b, c Op) reg.VecVirtual {
 	v := s.vec()
-	VMOVUPS(b, v)
-	VFMADD213PS(c, a, v)
+	s.emit(func() { VMOVUPS(b, v) })
+	s.emit(func() { VFMADD213PS(c, a, v) })
 	return v
 }
 
@@ -116,7 +198,7 @@ func (s *isa) fma(a reg.Register, b, c Op) reg.VecVirtual {
 func (s *isa) horner(c []float32, u reg.Register) reg.VecVirtual {
 	p := s.load(s.c(c[len(c)-1]))
 	for i := len(c) - 2; i >= 0; i-- {
-		VFMADD213PS(s.c(c[i]), u, p)
+		s.emit(func() { VFMADD213PS(s.c(c[i]), u, p) })
 	}
 	return p
 }
@@ -134,34 +216,62 @@ func (s *isa) copysign(a, b reg.Register) reg.VecVirtual {
 func (s *isa) round(a reg.Register) reg.VecVirtual {
 	v := s.vec()
 	if s.avx512 {
-		VRNDSCALEPS(U8(0), a, v)
+		s.emit(func() { VRNDSCALEPS(U8(0), a, v) })
 	} else {
-		VROUNDPS(U8(0), a, v)
+		s.emit(func() { VROUNDPS(U8(0), a, v) })
 	}
 	return v
 }
 
 // cvtInt converts to int32 (rounding to nearest); cvtFloat converts int32 lanes.
-func (s *isa) cvtInt(a reg.Register) reg.VecVirtual   { v := s.vec(); VCVTPS2DQ(a, v); return v }
-func (s *isa) cvtFloat(a reg.Register) reg.VecVirtual { v := s.vec(); VCVTDQ2PS(a, v); return v }
+func (s *isa) cvtInt(a reg.Register) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VCVTPS2DQ(a, v) })
+	return v
+}
+func (s *isa) cvtFloat(a reg.Register) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VCVTDQ2PS(a, v) })
+	return v
+}
 
 // Integer lane operations.
 
-func (s *isa) addi(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VPADDD(b, a, v); return v }
-func (s *isa) subi(a reg.Register, b Op) reg.VecVirtual { v := s.vec(); VPSUBD(b, a, v); return v }
-func (s *isa) shl(a reg.Register, n int) reg.VecVirtual { v := s.vec(); VPSLLD(U8(n), a, v); return v }
-func (s *isa) shr(a reg.Register, n int) reg.VecVirtual { v := s.vec(); VPSRLD(U8(n), a, v); return v }
-func (s *isa) sar(a reg.Register, n int) reg.VecVirtual { v := s.vec(); VPSRAD(U8(n), a, v); return v }
+func (s *isa) addi(a reg.Register, b Op) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VPADDD(b, a, v) })
+	return v
+}
+func (s *isa) subi(a reg.Register, b Op) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VPSUBD(b, a, v) })
+	return v
+}
+func (s *isa) shl(a reg.Register, n int) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VPSLLD(U8(n), a, v) })
+	return v
+}
+func (s *isa) shr(a reg.Register, n int) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VPSRLD(U8(n), a, v) })
+	return v
+}
+func (s *isa) sar(a reg.Register, n int) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VPSRAD(U8(n), a, v) })
+	return v
+}
 
 // cmp returns the lanes where a pred b.
 func (s *isa) cmp(pred int, a reg.Register, b Op) mask {
 	if s.avx512 {
 		k := K()
-		VCMPPS(U8(pred), b, a, k)
+		s.emit(func() { VCMPPS(U8(pred), b, a, k) })
 		return mask{k}
 	}
 	v := s.vec()
-	VCMPPS(U8(pred), b, a, v)
+	s.emit(func() { VCMPPS(U8(pred), b, a, v) })
 	return mask{v}
 }
 
@@ -169,9 +279,9 @@ func (s *isa) cmp(pred int, a reg.Register, b Op) mask {
 func (s *isa) sel(m mask, t Op, f reg.Register) reg.VecVirtual {
 	v := s.vec()
 	if s.avx512 {
-		VBLENDMPS(t, f, m.r, v)
+		s.emit(func() { VBLENDMPS(t, f, m.r, v) })
 	} else {
-		VBLENDVPS(m.r, t, f, v)
+		s.emit(func() { VBLENDVPS(m.r, t, f, v) })
 	}
 	return v
 }
@@ -180,7 +290,7 @@ func (s *isa) sel(m mask, t Op, f reg.Register) reg.VecVirtual {
 func (s *isa) mand(a, b mask) mask {
 	if s.avx512 {
 		k := K()
-		KANDW(b.r, a.r, k)
+		s.emit(func() { KANDW(b.r, a.r, k) })
 		return mask{k}
 	}
 	return mask{s.and(a.r, b.r)}
@@ -189,7 +299,7 @@ func (s *isa) mand(a, b mask) mask {
 func (s *isa) mor(a, b mask) mask {
 	if s.avx512 {
 		k := K()
-		KORW(b.r, a.r, k)
+		s.emit(func() { KORW(b.r, a.r, k) })
 		return mask{k}
 	}
 	return mask{s.or(a.r, b.r)}
@@ -199,9 +309,9 @@ func (s *isa) mor(a, b mask) mask {
 func (s *isa) maskBits(m mask) reg.GPVirtual {
 	g := GP32()
 	if s.avx512 {
-		KMOVW(m.r, g)
+		s.emit(func() { KMOVW(m.r, g) })
 	} else {
-		VMOVMSKPS(m.r, g)
+		s.emit(func() { VMOVMSKPS(m.r, g) })
 	}
 	return g
 }
@@ -210,7 +320,7 @@ func (s *isa) maskBits(m mask) reg.GPVirtual {
 func (s *isa) ldexp(p, n reg.Register) reg.VecVirtual {
 	v := s.vec()
 	if s.avx512 {
-		VSCALEFPS(n, p, v)
+		s.emit(func() { VSCALEFPS(n, p, v) })
 		return v
 	}
 	ni := s.cvtInt(n)

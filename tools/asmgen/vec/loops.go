@@ -29,6 +29,10 @@ type ewKernel struct {
 	inputs  []string // names of the input slices (besides dst)
 	scalars []string // names of float32 scalar parameters
 	unroll  int      // vectors per main-loop iteration
+	// interleave emits the unrolled vectors' instructions alternately
+	// rather than one vector after the other.
+	interleave bool
+	lag        float64 // see isa.interleave
 	// body computes one output vector from the input vectors and the
 	// broadcast scalars.
 	body func(in, sc []reg.VecVirtual) reg.VecVirtual
@@ -175,8 +179,23 @@ func (g *gen) elementwise(k ewKernel) {
 		LEAQ(Mem{Base: i, Disp: W * k.unroll}, t)
 		CMPQ(t, n)
 		JA(LabelRef("loop1"))
-		for u := 0; u < k.unroll; u++ {
-			step(u)
+		if k.interleave {
+			var bodies []func()
+			for u := 0; u < k.unroll; u++ {
+				bodies = append(bodies, func() {
+					var in []reg.VecVirtual
+					for _, b := range bases {
+						in = append(in, s.load(elem(b, i, u*s.bytes())))
+					}
+					y := k.body(in, sc)
+					s.emit(func() { VMOVUPS(y, elem(dst, i, u*s.bytes())) })
+				})
+			}
+			s.interleave(k.lag, bodies...)
+		} else {
+			for u := 0; u < k.unroll; u++ {
+				step(u)
+			}
 		}
 		ADDQ(U32(W*k.unroll), i)
 		JMP(LabelRef("loopU"))
@@ -236,19 +255,27 @@ func (g *gen) unaryKernels() {
 	heavy := []struct {
 		name string
 		f    func(x reg.Register) reg.VecVirtual
+		// lag is how far (a fraction of the body) the second of two
+		// interleaved vectors trails the first on AVX-512: 0 is lockstep;
+		// the largest bodies need a lag to fit in 32 registers.
+		lag float64
 	}{
-		{"exp", func(x reg.Register) reg.VecVirtual { return g.expHL(x, nil) }},
-		{"log", g.log},
-		{"tanh", g.tanh},
-		{"sigmoid", g.sigmoid},
-		{"silu", g.silu},
-		{"erf", g.erf},
-		{"geluErf", g.geluErf},
-		{"geluTanh", g.geluTanh},
+		{"exp", func(x reg.Register) reg.VecVirtual { return g.expHL(x, nil) }, 0},
+		{"log", g.log, -1},
+		{"tanh", g.tanh, 0},
+		{"sigmoid", g.sigmoid, 0},
+		{"silu", g.silu, 0},
+		{"erf", g.erf, 0},
+		{"geluErf", g.geluErf, 0.5},
+		{"geluTanh", g.geluTanh, 0.9},
 	}
 	for _, h := range heavy {
 		f := h.f
-		g.elementwise(ewKernel{name: h.name, inputs: []string{"x"}, unroll: 1,
+		u := 1
+		if s.avx512 && h.lag >= 0 {
+			u = 2
+		}
+		g.elementwise(ewKernel{name: h.name, inputs: []string{"x"}, unroll: u, interleave: true, lag: h.lag,
 			body: func(in, _ []reg.VecVirtual) reg.VecVirtual { return f(in[0]) }})
 	}
 	for _, cos := range []bool{false, true} {

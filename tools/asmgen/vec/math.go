@@ -14,25 +14,23 @@ import (
 // fnma returns c - a*b.
 func (s *isa) fnma(a reg.Register, b, c Op) reg.VecVirtual {
 	v := s.vec()
-	VMOVUPS(b, v)
-	VFNMADD213PS(c, a, v)
+	s.emit(func() { VMOVUPS(b, v) })
+	s.emit(func() { VFNMADD213PS(c, a, v) })
 	return v
 }
 
 // fms returns a*b - c.
 func (s *isa) fms(a reg.Register, b, c Op) reg.VecVirtual {
 	v := s.vec()
-	VMOVUPS(b, v)
-	VFMSUB213PS(c, a, v)
+	s.emit(func() { VMOVUPS(b, v) })
+	s.emit(func() { VFMSUB213PS(c, a, v) })
 	return v
 }
 
-// zero returns a register of zeros.
-func (s *isa) zero() reg.VecVirtual {
-	v := s.vec()
-	VXORPS(v, v, v)
-	return v
-}
+// zero returns a register of zeros. It is loaded rather than made with the
+// VXORPS idiom, which avo's liveness analysis reads as a use of the
+// register before its definition (keeping it live across the function).
+func (s *isa) zero() reg.VecVirtual { return s.load(s.cu(0)) }
 
 // clamp returns x limited to [lo, hi]; NaN stays NaN.
 func (s *isa) clamp(x reg.Register, lo, hi float32) reg.VecVirtual {
@@ -44,11 +42,11 @@ func (s *isa) clamp(x reg.Register, lo, hi float32) reg.VecVirtual {
 func (s *isa) testBit(q reg.Register, bit uint32) mask {
 	if s.avx512 {
 		k := K()
-		VPTESTMD(s.cu(bit), q, k)
+		s.emit(func() { VPTESTMD(s.cu(bit), q, k) })
 		return mask{k}
 	}
 	v := s.vec()
-	VPCMPEQD(s.cu(bit), s.and(q, s.cu(bit)), v)
+	s.emit(func() { VPCMPEQD(s.cu(bit), s.and(q, s.cu(bit)), v) })
 	return mask{v}
 }
 
@@ -96,23 +94,22 @@ func (g *gen) expParts(h, l reg.Register) (t, n reg.VecVirtual) {
 // log returns ln x.
 func (g *gen) log(x reg.Register) reg.VecVirtual {
 	s, k := g.s, g.k
-	zero := s.zero()
 	tiny := s.cmp(cmpLT, x, s.c(k.k("logTiny")))
 	xs := s.sel(tiny, s.mul(x, s.c(1<<23)), x)
 	ef := s.cvtFloat(s.subi(s.shr(xs, 23), s.cu(127)))
-	ef = s.add(ef, s.sel(tiny, s.c(-23), zero))
+	ef = s.add(ef, s.sel(tiny, s.c(-23), s.zero()))
 	m := s.or(s.and(xs, s.cu(0x7fffff)), s.cu(0x3f800000))
 	big := s.cmp(cmpGT, m, s.c(k.k("sqrt2f")))
 	m = s.sel(big, s.mul(m, s.c(0.5)), m)
-	ef = s.add(ef, s.sel(big, s.c(1), zero))
+	ef = s.add(ef, s.sel(big, s.c(1), s.zero()))
 	f := s.sub(m, s.c(1))
 	p := s.horner(k.poly("logPoly"), f)
 	y := s.mul(s.mul(f, f), s.fma(f, p, s.c(-0.5)))
 	y = s.fma(ef, s.c(k.k("ln2Lo")), y)
 	y = s.add(y, f)
 	y = s.fma(ef, s.c(k.k("ln2Hi")), y)
-	y = s.sel(s.cmp(cmpEQ, x, zero), s.c(negInf), y)
-	y = s.sel(s.cmp(cmpLT, x, zero), s.c(nan), y)
+	y = s.sel(s.cmp(cmpEQ, x, s.zero()), s.c(negInf), y)
+	y = s.sel(s.cmp(cmpLT, x, s.zero()), s.c(nan), y)
 	return s.sel(s.cmp(cmpEQU, x, s.c(inf)), x, y)
 }
 
@@ -194,21 +191,20 @@ func (g *gen) erf(x reg.Register) reg.VecVirtual {
 func (g *gen) geluErf(x reg.Register) reg.VecVirtual {
 	s, k := g.s, g.k
 	gp := k.poly("geluErfPoly")
-	zero := s.zero()
-	a := s.abs(x)
+	// Tail first, so that fewer values stay live across it.
+	ac := s.minps(s.load(s.c(k.k("geluClamp"))), s.abs(x))
+	u2 := s.mul(ac, ac)
+	ul := s.fms(ac, ac, u2)
+	tail := g.erfcTail(k.poly("geluErfcPoly"), k.k("geluZk"), ac, s.mul(u2, s.c(0.5)), s.mul(ul, s.c(0.5)), s.mul(ac, s.c(-0.5)))
+	large := s.add(s.maxps(x, s.zero()), tail)
+	large = s.sel(s.cmp(cmpEQ, x, s.c(negInf)), s.c(nan), large)
 	h := s.mul(x, s.c(0.5))
 	u := s.mul(x, x)
 	s1 := s.fma(s.horner(gp[2:], u), u, s.c(gp[1]))
 	e := s.fma(x, s.c(gp[0]), s.mul(x, s1))
 	small := s.fma(h, e, h)
-	ac := s.minps(s.load(s.c(k.k("geluClamp"))), a)
-	u2 := s.mul(ac, ac)
-	ul := s.fms(ac, ac, u2)
-	tail := g.erfcTail(k.poly("geluErfcPoly"), k.k("geluZk"), ac, s.mul(u2, s.c(0.5)), s.mul(ul, s.c(0.5)), s.mul(ac, s.c(-0.5)))
-	large := s.add(s.maxps(x, zero), tail)
-	large = s.sel(s.cmp(cmpEQ, x, s.c(negInf)), s.c(nan), large)
-	thr := s.sel(s.cmp(cmpGE, x, zero), s.c(k.k("geluSmallPos")), s.load(s.c(k.k("geluSmallNeg"))))
-	return s.sel(s.cmp(cmpLT, a, thr), small, large)
+	thr := s.sel(s.cmp(cmpGE, x, s.zero()), s.c(k.k("geluSmallPos")), s.load(s.c(k.k("geluSmallNeg"))))
+	return s.sel(s.cmp(cmpLT, s.abs(x), thr), small, large)
 }
 
 func (g *gen) geluTanh(x reg.Register) reg.VecVirtual {
@@ -216,7 +212,6 @@ func (g *gen) geluTanh(x reg.Register) reg.VecVirtual {
 	lim := k.k("geluTanhClamp")
 	c1h, c1l := k.k("geluC1Hi"), k.k("geluC1Lo")
 	c2h, c2l := k.k("geluC2Hi"), k.k("geluC2Lo")
-	zero := s.zero()
 	xv := s.clamp(x, -lim, lim)
 	ph := s.mul(xv, xv)
 	pl := s.fms(xv, xv, ph)
@@ -229,12 +224,12 @@ func (g *gen) geluTanh(x reg.Register) reg.VecVirtual {
 	sl = s.add(sl, s.add(al, s.c(c1l)))
 	vh := s.mul(xv, sh)
 	vl := s.add(s.fms(xv, sh, vh), s.mul(xv, sl))
-	pos := s.cmp(cmpGT, vh, zero)
+	pos := s.cmp(cmpGT, vh, s.zero())
 	vh = s.sel(pos, s.neg(vh), vh)
 	vl = s.sel(pos, s.neg(vl), vl)
 	t, n := g.expParts(vh, vl)
 	e := s.ldexp(g.scaleT(t, nil), n)
-	num := s.sel(s.cmp(cmpGE, x, zero), x, s.ldexp(g.scaleT(t, x), n))
+	num := s.sel(s.cmp(cmpGE, x, s.zero()), x, s.ldexp(g.scaleT(t, x), n))
 	y := s.div(num, s.add(e, s.c(1)))
 	y = s.sel(s.cmp(cmpEQ, x, s.c(inf)), x, y)
 	return s.sel(s.cmp(cmpEQ, x, s.c(negInf)), s.c(nan), y)
