@@ -1,0 +1,91 @@
+// Package vulkan is Shaderflow's Vulkan backend: the portable-GPU kernels of
+// package shaders, precompiled to SPIR-V by tools/spirv, run through any
+// Vulkan 1.0+ driver (and through Mesa's lavapipe, a software Vulkan device
+// on the CPU, where there is no GPU). It registers itself as "vulkan" with
+// package device.
+//
+// # Loading
+//
+// The package loads the Vulkan loader at run time (dlopen of libvulkan.so.1,
+// then libvulkan.so): building needs a C compiler but no Vulkan SDK or
+// -dev package, and a machine without Vulkan gets an error wrapping
+// device.ErrUnavailable that says what to install. The process has one
+// Vulkan instance, shared by every device (the github.com/vulkan-go/vulkan
+// binding keeps its function pointers in globals). With CGO_ENABLED=0 the
+// package still builds and registers a backend whose Adapters reports that
+// it was built without cgo.
+//
+// Cold-path calls (instance, devices, buffers, pipelines) go through the
+// vulkan-go binding. The package's own C layer (native.c, with the minimal
+// declarations of vkdecl.h, checked against the system's vulkan_core.h by a
+// test) makes the Vulkan 1.1+ queries the binding lacks (driver name,
+// subgroup size, maxMemoryAllocationSize, float16) and everything on the
+// per-kernel path: one cgo call allocates and writes the descriptor set,
+// records the optional barrier, binds and dispatches.
+//
+// # Adapters
+//
+// Adapters lists the physical devices with a compute queue: discrete GPUs
+// first, then integrated, virtual, other and CPU devices. Devices of type
+// CPU, and lavapipe, llvmpipe and SwiftShader by name, are
+// device.KindSoftwareGPU. Limits come from the adapter: MaxAllocBytes from
+// maxMemoryAllocationSize (Vulkan 1.1) capped by the largest device-local
+// heap, MaxBindingBytes from maxStorageBufferRange, MaxBuffersPerKernel from
+// maxPerStageDescriptorStorageBuffers minus the params binding and capped by
+// shaders.DataBindings, MaxWorkgroups from maxComputeWorkGroupCount.
+//
+// # Memory
+//
+// Every buffer has its own VkDeviceMemory. Where one memory type is both
+// device-local and host-visible on the largest heap (lavapipe, integrated
+// GPUs), data buffers are persistently mapped: Write to a buffer no pending
+// work uses, and every Read, copy directly. Otherwise Write stages the data
+// in the current batch's upload arena (or a dedicated staging buffer for
+// large writes) and records a copy, ordered with the kernels around it; Read
+// of unmapped memory copies through a staging buffer. Free of a buffer still
+// used by recorded or submitted work takes effect when that work completes;
+// Free is safe from any goroutine (finalizers).
+//
+// # Batching and barriers
+//
+// Kernels are recorded into a ring of three command buffers. A batch is
+// submitted when it holds 256 dispatches or its 1 MiB upload arena (params
+// words and small writes) is full, and at every Read and Sync. A pipeline
+// barrier is recorded only before a command that reads a buffer written, or
+// writes a buffer read or written, since the last barrier (Stats counts
+// them); each command buffer starts with one barrier (ordering earlier
+// submissions) and ends with one that makes writes visible to the host.
+// Descriptor sets are allocated per dispatch from the batch's pool (reset
+// when the batch completes): in C this costs about a microsecond, less than
+// hashing a cache key, and needs no invalidation when buffers are freed.
+//
+// # Kernels
+//
+// Package gpu validates each kernel and encodes it into a Launch (params
+// words, bindings, workgroup count); the backend uploads the params to the
+// arena (binding 0), binds the data bindings 1..n and a small dummy buffer
+// to the unused ones, and dispatches a 2-D grid when the workgroups exceed
+// one dimension's limit. The fused programs run in the bytecode interpreter
+// (shaders/interp.wgsl) compiled into every kind's SPIR-V. Pipelines are
+// created at first use per (kind, entry point).
+//
+// # Errors
+//
+// Gather and scatter report out-of-range indices through a status buffer
+// (one slot per launch, 1024 slots between checks); Sync and Read turn set
+// flags into errors. VK_ERROR_DEVICE_LOST (or a batch that does not finish
+// within ten minutes) makes the device lost: every later call returns an
+// error wrapping device.ErrDeviceLost. Out-of-memory results wrap
+// device.ErrOutOfMemory. With SHADERFLOW_VULKAN_VALIDATION=1 in the
+// environment when the process first touches Vulkan, the Khronos validation
+// layer is enabled with a VK_EXT_debug_report callback that records every
+// error (and makes the faulty call fail instead of crashing); the next Sync
+// or Read returns the recorded messages as a *ValidationError.
+//
+// # Profiling
+//
+// Devices whose compute queue supports timestamps (Info().Features.
+// Timestamps) time every kernel while SetProfiling(true) is on; KernelTimes
+// returns the measured device times of the kernels that completed. The
+// methods are optional: profilers find them with a type assertion.
+package vulkan
