@@ -158,11 +158,12 @@ func (d *Device) forImages(n, cost int, fn func(ws *workspace, img, threads int,
 	})
 }
 
-// imageEpilogue runs the epilogue over image img's part of the result on
-// ws when images run in parallel; otherwise finish runs it over everything.
-func (j *convJob) imageEpilogue(ws *workspace, img, per int, parallel bool) {
+// imageEpilogue runs the epilogue over positions [lo, hi) of the result
+// (some images' part) on ws when images run in parallel; otherwise finish
+// runs it over everything.
+func (j *convJob) imageEpilogue(ws *workspace, lo, hi int, parallel bool) {
 	if j.epi != nil && parallel {
-		j.epi.runRange(ws, img*per, (img+1)*per)
+		j.epi.runRange(ws, lo, hi)
 	}
 }
 

@@ -2,29 +2,80 @@ package cpu
 
 import "github.com/shaderflow/shaderflow/tensor/device"
 
-// The three convolution modes as products of the sgemm seam, image by image
-// so that each image's epilogue runs while its result is in cache.
+// The three convolution modes as products of the sgemm seam. Forward and
+// input-gradient products run per image, or per few images side by side
+// when images are small (so each product is wide enough to run sgemm at
+// speed); each image group's epilogue runs while its result is in cache.
 
-// convForward: Y[n, g] = W_g · patches(X[n, g]), tile by tile.
+// batchCols is the product width below which small images are batched.
+const batchCols = 512
+
+// imagesPerCall returns how many images one forward or input-gradient
+// product covers: one, unless whole images fit a patch matrix and are
+// narrower than batchCols.
+func (j *convJob) imagesPerCall() int {
+	g := &j.g
+	if j.direct || j.tile < g.outVol || g.outVol >= batchCols/2 {
+		return 1
+	}
+	return max(1, min(g.n, batchCols/g.outVol, (1<<18)/max(j.cgk*g.outVol, 1)))
+}
+
+// convForward: Y[n, g] = W_g · patches(X[n, g]), tile by tile, or for
+// several images at once.
 func (d *Device) convForward(j *convJob) error {
 	g := &j.g
 	if j.direct {
 		j.tile = g.outVol
 	}
 	per := g.o * g.outVol
-	par, err := d.forImages(g.n, per*j.cgk, func(ws *workspace, n, threads int, par bool) {
-		for gi := 0; gi < g.groups; gi++ {
-			wg := j.w[gi*g.og*j.cgk:]
-			for t0 := 0; t0 < g.outVol; t0 += j.tile {
-				nt := min(j.tile, g.outVol-t0)
-				b, ldb := j.patchesOf(ws, n, gi, t0, nt)
-				c := j.res[(n*g.o+gi*g.og)*g.outVol+t0:]
-				sgemm(threads, false, false, g.og, nt, j.cgk, 1, wg, j.cgk, b, ldb, 0, c, g.outVol)
-			}
+	ic := j.imagesPerCall()
+	par, err := d.forImages((g.n+ic-1)/ic, ic*per*j.cgk, func(ws *workspace, grp, threads int, par bool) {
+		n0, n1 := grp*ic, min(g.n, (grp+1)*ic)
+		if n1-n0 > 1 {
+			j.forwardImages(ws, n0, n1, threads)
+		} else {
+			j.forwardImage(ws, n0, threads)
 		}
-		j.imageEpilogue(ws, n, per, par)
+		j.imageEpilogue(ws, n0*per, n1*per, par)
 	})
 	return d.finish(j, par, err)
+}
+
+// forwardImage computes image n's output, tile by tile.
+func (j *convJob) forwardImage(ws *workspace, n, threads int) {
+	g := &j.g
+	for gi := 0; gi < g.groups; gi++ {
+		wg := j.w[gi*g.og*j.cgk:]
+		for t0 := 0; t0 < g.outVol; t0 += j.tile {
+			nt := min(j.tile, g.outVol-t0)
+			b, ldb := j.patchesOf(ws, n, gi, t0, nt)
+			c := j.res[(n*g.o+gi*g.og)*g.outVol+t0:]
+			sgemm(threads, false, false, g.og, nt, j.cgk, 1, wg, j.cgk, b, ldb, 0, c, g.outVol)
+		}
+	}
+}
+
+// forwardImages computes the outputs of images [n0, n1) with one product
+// per group: their patch matrices side by side, the result scattered back
+// to each image.
+func (j *convJob) forwardImages(ws *workspace, n0, n1, threads int) {
+	g := &j.g
+	cols := (n1 - n0) * g.outVol
+	ws.col = grow(ws.col, j.cgk*cols)
+	ws.tmp = grow(ws.tmp, g.og*cols)
+	for gi := 0; gi < g.groups; gi++ {
+		for n := n0; n < n1; n++ {
+			g.patches(false, ws.col[(n-n0)*g.outVol:], cols, j.x, j.xoff, j.xst, n, gi*g.cg, 0, g.outVol)
+		}
+		sgemm(threads, false, false, g.og, cols, j.cgk, 1, j.w[gi*g.og*j.cgk:], j.cgk, ws.col, cols, 0, ws.tmp, cols)
+		for n := n0; n < n1; n++ {
+			for o := 0; o < g.og; o++ {
+				dst := j.res[(n*g.o+gi*g.og+o)*g.outVol:]
+				copy(dst[:g.outVol], ws.tmp[o*cols+(n-n0)*g.outVol:])
+			}
+		}
+	}
 }
 
 // patchesOf returns the cgk×nt patch matrix of image n, group gi, output
@@ -40,11 +91,11 @@ func (j *convJob) patchesOf(ws *workspace, n, gi, t0, nt int) ([]float32, int) {
 		return j.x[j.xoff+n*j.xst[0]+gi*g.cg*j.xst[1]+t0:], ld
 	}
 	ws.col = grow(ws.col, j.cgk*nt)
-	g.patches(false, ws.col, nt, 1, j.x, j.xoff, j.xst, n, gi*g.cg, t0, nt)
+	g.patches(false, ws.col, nt, j.x, j.xoff, j.xst, n, gi*g.cg, t0, nt)
 	return ws.col, nt
 }
 
-// convBackwardInput: dX[n, g] = col2im(W_gᵀ · dY[n, g]). Images are
+// convBackwardInput: dX[n, g] = col2im(W_gᵀ · dY[n, g]). Image groups are
 // independent, so no two tasks add into one element. sgemm reads W_g
 // transposed in place.
 func (d *Device) convBackwardInput(j *convJob) error {
@@ -52,31 +103,74 @@ func (d *Device) convBackwardInput(j *convJob) error {
 	direct := g.kVol == 1 && g.s == [3]int{1, 1, 1} && g.p == [3]int{}
 	if direct {
 		j.tile = g.outVol
+		j.direct = true // no im2col: images are not batched
 	}
 	per := g.c * g.inVol
+	ic := j.imagesPerCall()
 	dxst := [5]int{g.c * g.inVol, g.inVol, g.in[1] * g.in[2], g.in[2], 1}
-	par, err := d.forImages(g.n, g.o*j.cgk*g.outVol, func(ws *workspace, n, threads int, par bool) {
+	par, err := d.forImages((g.n+ic-1)/ic, ic*g.o*j.cgk*g.outVol, func(ws *workspace, grp, threads int, par bool) {
+		n0, n1 := grp*ic, min(g.n, (grp+1)*ic)
 		if !direct {
-			clear(j.res[n*per : (n+1)*per])
+			clear(j.res[n0*per : n1*per])
 		}
-		for gi := 0; gi < g.groups; gi++ {
-			a := j.w[gi*g.og*j.cgk:] // [og, cgk]: op(A) = its transpose
-			for t0 := 0; t0 < g.outVol; t0 += j.tile {
-				nt := min(j.tile, g.outVol-t0)
-				b := j.dy[(n*g.o+gi*g.og)*g.outVol+t0:]
-				if direct { // the patch matrix is dX itself
-					c := j.res[(n*g.c+gi*g.cg)*g.inVol+t0:]
-					sgemm(threads, true, false, j.cgk, nt, g.og, 1, a, j.cgk, b, g.outVol, 0, c, g.inVol)
-					continue
-				}
-				ws.col = grow(ws.col, j.cgk*nt)
-				sgemm(threads, true, false, j.cgk, nt, g.og, 1, a, j.cgk, b, g.outVol, 0, ws.col, nt)
-				g.patches(true, ws.col, nt, 1, j.res, 0, dxst, n, gi*g.cg, t0, nt)
-			}
+		switch {
+		case direct:
+			j.inputGradDirect(n0, threads)
+		case n1-n0 > 1:
+			j.inputGradImages(ws, n0, n1, dxst, threads)
+		default:
+			j.inputGradImage(ws, n0, dxst, threads)
 		}
-		j.imageEpilogue(ws, n, per, par)
+		j.imageEpilogue(ws, n0*per, n1*per, par)
 	})
 	return d.finish(j, par, err)
+}
+
+// inputGradDirect computes image n's input gradient of a 1×1, stride 1,
+// unpadded convolution: the patch matrix is dX itself.
+func (j *convJob) inputGradDirect(n, threads int) {
+	g := &j.g
+	for gi := 0; gi < g.groups; gi++ {
+		b := j.dy[(n*g.o+gi*g.og)*g.outVol:]
+		c := j.res[(n*g.c+gi*g.cg)*g.inVol:]
+		sgemm(threads, true, false, j.cgk, g.outVol, g.og, 1, j.w[gi*g.og*j.cgk:], j.cgk, b, g.outVol, 0, c, g.inVol)
+	}
+}
+
+// inputGradImage computes image n's input gradient tile by tile.
+func (j *convJob) inputGradImage(ws *workspace, n int, dxst [5]int, threads int) {
+	g := &j.g
+	for gi := 0; gi < g.groups; gi++ {
+		a := j.w[gi*g.og*j.cgk:] // [og, cgk]: op(A) = its transpose
+		for t0 := 0; t0 < g.outVol; t0 += j.tile {
+			nt := min(j.tile, g.outVol-t0)
+			b := j.dy[(n*g.o+gi*g.og)*g.outVol+t0:]
+			ws.col = grow(ws.col, j.cgk*nt)
+			sgemm(threads, true, false, j.cgk, nt, g.og, 1, a, j.cgk, b, g.outVol, 0, ws.col, nt)
+			g.patches(true, ws.col, nt, j.res, 0, dxst, n, gi*g.cg, t0, nt)
+		}
+	}
+}
+
+// inputGradImages computes the input gradients of images [n0, n1) with one
+// product per group: their output gradients side by side.
+func (j *convJob) inputGradImages(ws *workspace, n0, n1 int, dxst [5]int, threads int) {
+	g := &j.g
+	cols := (n1 - n0) * g.outVol
+	ws.col = grow(ws.col, j.cgk*cols)
+	ws.tmp = grow(ws.tmp, g.og*cols)
+	for gi := 0; gi < g.groups; gi++ {
+		for n := n0; n < n1; n++ {
+			for o := 0; o < g.og; o++ {
+				src := j.dy[(n*g.o+gi*g.og+o)*g.outVol:]
+				copy(ws.tmp[o*cols+(n-n0)*g.outVol:][:g.outVol], src)
+			}
+		}
+		sgemm(threads, true, false, j.cgk, cols, g.og, 1, j.w[gi*g.og*j.cgk:], j.cgk, ws.tmp, cols, 0, ws.col, cols)
+		for n := n0; n < n1; n++ {
+			g.patches(true, ws.col[(n-n0)*g.outVol:], cols, j.res, 0, dxst, n, gi*g.cg, 0, g.outVol)
+		}
+	}
 }
 
 // convBackwardWeight: dW_g = Σ_n dY[n, g] · patches(X[n, g])ᵀ. The output
@@ -84,7 +178,9 @@ func (d *Device) convBackwardInput(j *convJob) error {
 // product whose depth is the chunk's positions (patches and output
 // gradients of consecutive images side by side), accumulated with beta = 1.
 // Each worker takes a fixed run of chunks into its own copy of dW, so the
-// sum is deterministic; the copies are added at the end.
+// sum is deterministic; the copies are added at the end. When dW has fewer
+// columns (Cg·kVol) than rows (O/groups), each part computes dWᵀ instead,
+// the shape sgemm runs faster, and the sum transposes it back.
 func (d *Device) convBackwardWeight(j *convJob) error {
 	g := &j.g
 	size := g.o * j.cgk
@@ -101,12 +197,17 @@ func (d *Device) convBackwardWeight(j *convJob) error {
 	if parts == 1 && 2*size*kc >= gemmParallelFlops {
 		threads = d.workers
 	}
-	d.scratch.f32c = grow(d.scratch.f32c, (parts-1)*size)
+	swap := j.cgk < g.og
+	own := 1 // part 0 accumulates straight into the result
+	if swap {
+		own = 0
+	}
+	d.scratch.f32c = grow(d.scratch.f32c, (parts-own)*size)
 	dst := func(p int) []float32 {
-		if p == 0 {
+		if p < own {
 			return j.res
 		}
-		return d.scratch.f32c[(p-1)*size : p*size]
+		return d.scratch.f32c[(p-own)*size : (p-own+1)*size]
 	}
 	run := func(ws *workspace, p int) {
 		for c := p * per; c < min(chunks, (p+1)*per); c++ {
@@ -114,7 +215,7 @@ func (d *Device) convBackwardWeight(j *convJob) error {
 			if c == p*per {
 				beta = 0
 			}
-			j.weightChunk(ws, c*kc, min(positions, (c+1)*kc), dst(p), beta, threads)
+			j.weightChunk(ws, c*kc, min(positions, (c+1)*kc), dst(p), beta, threads, swap)
 		}
 	}
 	var err error
@@ -131,8 +232,12 @@ func (d *Device) convBackwardWeight(j *convJob) error {
 	if err != nil {
 		return err
 	}
-	for p := 1; p < parts; p++ {
-		binaryF32[device.OpAdd](j.res, j.res, dst(p))
+	if swap {
+		j.sumTransposed(d.scratch.f32c[:parts*size], parts)
+	} else {
+		for p := 1; p < parts; p++ {
+			binaryF32[device.OpAdd](j.res, j.res, dst(p))
+		}
 	}
 	if j.epi != nil {
 		return d.run(j.epi)
@@ -140,9 +245,29 @@ func (d *Device) convBackwardWeight(j *convJob) error {
 	return nil
 }
 
+// sumTransposed sets the result dW (per group [og, cgk]) to the sum of the
+// parts' transposed copies (per group [cgk, og]).
+func (j *convJob) sumTransposed(parts []float32, n int) {
+	g := &j.g
+	size := g.o * j.cgk
+	for gi := 0; gi < g.groups; gi++ {
+		base := gi * g.og * j.cgk
+		for o := 0; o < g.og; o++ {
+			for r := 0; r < j.cgk; r++ {
+				var s float32
+				for p := 0; p < n; p++ {
+					s += parts[p*size+base+r*g.og+o]
+				}
+				j.res[base+o*j.cgk+r] = s
+			}
+		}
+	}
+}
+
 // weightChunk computes, for output positions [p0, p1) of all images taken
-// in order, dst_g = dY_chunk · patchesᵀ + beta·dst_g for every group g.
-func (j *convJob) weightChunk(ws *workspace, p0, p1 int, dst []float32, beta float32, threads int) {
+// in order, dst_g = dY_chunk · patchesᵀ + beta·dst_g for every group g, or
+// its transpose (dst_g = patches · dY_chunkᵀ + beta·dst_g) when swap is set.
+func (j *convJob) weightChunk(ws *workspace, p0, p1 int, dst []float32, beta float32, threads int, swap bool) {
 	g := &j.g
 	k := p1 - p0
 	n0, t0 := p0/g.outVol, p0%g.outVol
@@ -155,7 +280,7 @@ func (j *convJob) weightChunk(ws *workspace, p0, p1 int, dst []float32, beta flo
 		for pos := p0; pos < p1; {
 			n, t := pos/g.outVol, pos%g.outVol
 			nt := min(g.outVol-t, p1-pos)
-			g.patches(false, ws.col[pos-p0:], k, 1, j.x, j.xoff, j.xst, n, gi*g.cg, t, nt)
+			g.patches(false, ws.col[pos-p0:], k, j.x, j.xoff, j.xst, n, gi*g.cg, t, nt)
 			if !single {
 				for o := 0; o < g.og; o++ {
 					src := j.dy[(n*g.o+gi*g.og+o)*g.outVol+t:]
@@ -168,6 +293,11 @@ func (j *convJob) weightChunk(ws *workspace, p0, p1 int, dst []float32, beta flo
 		if single {
 			a, lda = j.dy[(n0*g.o+gi*g.og)*g.outVol+t0:], g.outVol
 		}
-		sgemm(threads, false, true, g.og, j.cgk, k, 1, a, lda, ws.col, k, beta, dst[gi*g.og*j.cgk:], j.cgk)
+		c := dst[gi*g.og*j.cgk:]
+		if swap {
+			sgemm(threads, false, true, j.cgk, g.og, k, 1, ws.col, k, a, lda, beta, c, g.og)
+		} else {
+			sgemm(threads, false, true, g.og, j.cgk, k, 1, a, lda, ws.col, k, beta, c, j.cgk)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"unsafe"
+
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
@@ -122,9 +124,9 @@ func (p *plan) evalInstr(ws *workspace, i int, in *device.Instr, lo, m int) {
 		c := ws.ru8[a[0]]
 		switch in.Type {
 		case device.Float32:
-			where(ws.rf32[i], c, ws.rf32[a[1]], ws.rf32[a[2]])
+			where(u32s(ws.rf32[i]), c, u32s(ws.rf32[a[1]]), u32s(ws.rf32[a[2]]))
 		case device.Int32:
-			where(ws.ri32[i], c, ws.ri32[a[1]], ws.ri32[a[2]])
+			where(u32s(ws.ri32[i]), c, u32s(ws.ri32[a[1]]), u32s(ws.ri32[a[2]]))
 		default:
 			where(ws.ru8[i], c, ws.ru8[a[1]], ws.ru8[a[2]])
 		}
@@ -154,15 +156,19 @@ func fill[T any](dst []T, v T) {
 	}
 }
 
-func where[T any](dst []T, c []uint8, x, y []T) {
+// where selects x[j] where c[j] is 1 and y[j] where it is 0, without
+// branches (conditions are data and mispredict half the time).
+func where[T ~uint32 | ~uint8](dst []T, c []uint8, x, y []T) {
 	c, x, y = c[:len(dst)], x[:len(dst)], y[:len(dst)]
 	for j := range dst {
-		if c[j] != 0 {
-			dst[j] = x[j]
-		} else {
-			dst[j] = y[j]
-		}
+		m := -T(c[j]) // all ones or zero
+		dst[j] = y[j] ^ ((x[j] ^ y[j]) & m)
 	}
+}
+
+// u32s views float32 or int32 values as their bits.
+func u32s[T float32 | int32](s []T) []uint32 {
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }
 
 // unaryI32 applies an integer unary op.

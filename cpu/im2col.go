@@ -2,27 +2,26 @@ package cpu
 
 // patches moves data between an image and its patch matrix. For image n and
 // channels [c0, c0+cg), the patch matrix holds, for output positions
-// [t0, t0+nt), element (r, t) with r = ci*kVol + kk at col[r*ldr + t*ldt]:
-// the input value the kernel tap kk of channel ci sees at output position
-// t0+t, or zero in the padding.
+// [t0, t0+nt), element (r, t) with r = ci*kVol + kk at col[r*ldr + t]: the
+// input value the kernel tap kk of channel ci sees at output position t0+t,
+// or zero in the padding.
 //
 // With add false it gathers the image (strides st over x, from offset xoff)
 // into col (im2col). With add true it adds col back into x (col2im), a
 // contiguous [N, C, in...] gradient; padding taps are dropped.
-func (g *geom3) patches(add bool, col []float32, ldr, ldt int, x []float32, xoff int, st [5]int, n, c0, t0, nt int) {
-	var o0 [3]int
-	rem := t0
-	for i := 2; i >= 0; i-- {
-		o0[i] = rem % g.out[i]
-		rem /= g.out[i]
-	}
+//
+// Output positions are walked one output row (fixed depth and height) at a
+// time: along a row the input column advances by the stride, so the valid
+// part of the row is one strided run of the input (a plain copy for stride
+// one) and the rest is padding.
+func (g *geom3) patches(add bool, col []float32, ldr int, x []float32, xoff int, st [5]int, n, c0, t0, nt int) {
 	r := 0
 	for ci := 0; ci < g.cg; ci++ {
 		base := xoff + n*st[0] + (c0+ci)*st[1]
 		for kd := 0; kd < g.k[0]; kd++ {
 			for kh := 0; kh < g.k[1]; kh++ {
 				for kw := 0; kw < g.k[2]; kw++ {
-					g.patchRow(add, col[r*ldr:], ldt, x, base, st, o0, [3]int{kd, kh, kw}, nt)
+					g.patchRow(add, col[r*ldr:r*ldr+nt], x, base, st, [3]int{kd, kh, kw}, t0)
 					r++
 				}
 			}
@@ -31,31 +30,86 @@ func (g *geom3) patches(add bool, col []float32, ldr, ldt int, x []float32, xoff
 }
 
 // patchRow handles one row of the patch matrix: kernel tap k of one channel
-// whose image starts at base, over nt output positions from o.
-func (g *geom3) patchRow(add bool, row []float32, ldt int, x []float32, base int, st [5]int, o, k [3]int, nt int) {
+// whose image starts at base, over len(row) output positions from t0.
+func (g *geom3) patchRow(add bool, row []float32, x []float32, base int, st [5]int, k [3]int, t0 int) {
 	var off [3]int // input coordinate = o*s + off
 	for i := range off {
 		off[i] = k[i]*g.dl[i] - g.p[i]
 	}
-	for t := 0; t < nt; t++ {
-		id, ih, iw := o[0]*g.s[0]+off[0], o[1]*g.s[1]+off[1], o[2]*g.s[2]+off[2]
-		inside := uint(id) < uint(g.in[0]) && uint(ih) < uint(g.in[1]) && uint(iw) < uint(g.in[2])
-		p := base + id*st[2] + ih*st[3] + iw*st[4]
-		switch {
-		case add && inside:
-			x[p] += row[t*ldt]
-		case add:
-		case inside:
-			row[t*ldt] = x[p]
-		default:
-			row[t*ldt] = 0
-		}
-		if o[2]++; o[2] == g.out[2] {
-			o[2] = 0
-			if o[1]++; o[1] == g.out[1] {
-				o[1] = 0
-				o[0]++
+	// The output columns whose input column lies inside the image.
+	lo, hi := validRange(g.out[2], g.s[2], off[2], g.in[2])
+	ow0 := t0 % g.out[2]
+	oh := t0 / g.out[2] % g.out[1]
+	od := t0 / (g.out[1] * g.out[2])
+	for t := 0; t < len(row); {
+		run := row[t:min(len(row), t+g.out[2]-ow0)]
+		id, ih := od*g.s[0]+off[0], oh*g.s[1]+off[1]
+		if uint(id) >= uint(g.in[0]) || uint(ih) >= uint(g.in[1]) {
+			if !add {
+				clear(run)
 			}
+		} else {
+			g.patchRun(add, run, x, base+id*st[2]+ih*st[3], st[4], ow0, lo, hi, off[2])
+		}
+		t += len(run)
+		ow0 = 0
+		if oh++; oh == g.out[1] {
+			oh = 0
+			od++
 		}
 	}
+}
+
+// patchRun handles output columns [ow0, ow0+len(run)) of one output row
+// whose input row starts at element p of x (column stride sw); columns in
+// [lo, hi) are inside the image, at input column ow*s + off.
+func (g *geom3) patchRun(add bool, run []float32, x []float32, p, sw, ow0, lo, hi, off int) {
+	a, b := max(lo-ow0, 0), max(min(hi-ow0, len(run)), 0)
+	if b <= a {
+		if !add {
+			clear(run)
+		}
+		return
+	}
+	if !add {
+		clear(run[:a])
+		clear(run[b:])
+	}
+	step := g.s[2] * sw
+	q := p + ((ow0+a)*g.s[2]+off)*sw
+	in := run[a:b]
+	switch {
+	case add && step == 1:
+		dst := x[q : q+len(in)]
+		for i, v := range in {
+			dst[i] += v
+		}
+	case add:
+		for _, v := range in {
+			x[q] += v
+			q += step
+		}
+	case step == 1:
+		copy(in, x[q:q+len(in)])
+	default:
+		for i := range in {
+			in[i] = x[q]
+			q += step
+		}
+	}
+}
+
+// validRange returns the output positions [lo, hi) of a dimension of out
+// positions whose input coordinate o*s + off lies in [0, in).
+func validRange(out, s, off, in int) (lo, hi int) {
+	// o*s + off >= 0  <=>  o >= ceil(-off/s); o*s + off <= in-1  <=>  o <= floor((in-1-off)/s).
+	lo = 0
+	if off < 0 {
+		lo = (-off + s - 1) / s
+	}
+	if in-1-off < 0 {
+		return lo, lo
+	}
+	hi = min(out, (in-1-off)/s+1)
+	return min(lo, hi), hi
 }

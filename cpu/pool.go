@@ -9,36 +9,38 @@ import (
 
 // poolJob is a pooling kernel in progress; tasks are (image, channel) planes.
 type poolJob struct {
-	k        *device.PoolKernel
-	g        geom3
-	x        []float32 // X's buffer
-	xst      [5]int
-	out      []float32 // Out's buffer from Out.Offset
-	idx      []int32   // Indices' buffer, or nil
-	ist      [5]int
-	bad      badIndex
-	adaptive bool
+	k    *device.PoolKernel
+	g    geom3
+	x    []float32 // X's buffer
+	xst  [5]int
+	out  []float32 // Out's buffer from Out.Offset
+	idx  []int32   // Indices' buffer, or nil
+	ist  [5]int
+	bad  badIndex
+	wins [3][]window  // per dimension, the window of each output position
+	cnt  [3][]float32 // per dimension, each window's share of the average divisor
 }
 
-// window returns output position o's window along dimension i.
-func (j *poolJob) window(i, o int) window {
-	if j.adaptive {
-		return j.g.adaptiveWindow(i, o)
-	}
-	return j.g.convWindow(i, o)
-}
-
-// divisor is the average pooling divisor of the window at od, oh, ow.
-func (j *poolJob) divisor(o [3]int, w [3]window) float32 {
-	n := 1
-	for i := range w {
-		if j.k.CountIncludePad && !j.adaptive {
-			n *= j.g.padCount(i, o[i])
-		} else {
-			n *= w[i].k1 - w[i].k0
+// prepare computes every output position's window and divisor factor along
+// each dimension once: a window is separable, so is its divisor.
+func (j *poolJob) prepare() {
+	g := &j.g
+	for i := range 3 {
+		j.wins[i] = make([]window, g.out[i])
+		j.cnt[i] = make([]float32, g.out[i])
+		for o := range g.out[i] {
+			w := g.convWindow(i, o)
+			n := w.k1 - w.k0
+			switch {
+			case j.k.Adaptive:
+				w = g.adaptiveWindow(i, o)
+				n = w.k1 - w.k0
+			case j.k.CountIncludePad:
+				n = g.padCount(i, o)
+			}
+			j.wins[i][o], j.cnt[i][o] = w, float32(n)
 		}
 	}
-	return float32(n)
 }
 
 // plane pools plane p = n*C + c: forward, or backward into Out.
@@ -47,86 +49,137 @@ func (j *poolJob) plane(p int) {
 	n, c := p/g.c, p%g.c
 	xb := j.k.X.Offset + n*j.xst[0] + c*j.xst[1]
 	ib := j.k.Indices.Offset + n*j.ist[0] + c*j.ist[1]
-	inPlane := g.inVol
-	if j.k.Backward {
-		clear(j.out[p*inPlane : (p+1)*inPlane])
-	}
-	var o [3]int
-	for o[0] = 0; o[0] < g.out[0]; o[0]++ {
-		for o[1] = 0; o[1] < g.out[1]; o[1]++ {
-			for o[2] = 0; o[2] < g.out[2]; o[2]++ {
-				w := [3]window{j.window(0, o[0]), j.window(1, o[1]), j.window(2, o[2])}
-				xo := xb + o[0]*j.xst[2] + o[1]*j.xst[3] + o[2]*j.xst[4]
-				io := ib + o[0]*j.ist[2] + o[1]*j.ist[3] + o[2]*j.ist[4]
-				q := (o[0]*g.out[1]+o[1])*g.out[2] + o[2]
-				if j.k.Backward {
-					j.backward(p, q, j.x[xo], io, o, w)
-				} else {
-					j.out[p*g.outVol+q] = j.forward(xb, io, o, w)
-				}
-			}
-		}
+	switch {
+	case j.k.Backward && j.k.Op == device.PoolMax:
+		j.maxBackward(p, xb, ib)
+	case j.k.Backward:
+		j.avgBackward(p, xb)
+	case j.k.Op == device.PoolMax:
+		j.maxForward(p, xb)
+	default:
+		j.avgForward(p, xb)
 	}
 }
 
-// forward returns the pooled value of one window and, for max pooling with
-// Indices, stores the winner's input position.
-func (j *poolJob) forward(xb, io int, o [3]int, w [3]window) float32 {
+// maxForward stores each window's maximum (the first NaN, else the first
+// largest value) and, with Indices, its input position.
+func (j *poolJob) maxForward(p, xb int) {
 	g := &j.g
-	isMax := j.k.Op == device.PoolMax
-	best, arg, sum, seen := float32(math.Inf(-1)), -1, float32(0), false
-	for a := w[0].k0; a < w[0].k1; a++ {
-		id := w[0].first + a*w[0].step
-		for b := w[1].k0; b < w[1].k1; b++ {
-			ih := w[1].first + b*w[1].step
-			for c := w[2].k0; c < w[2].k1; c++ {
-				iw := w[2].first + c*w[2].step
-				v := j.x[xb+id*j.xst[2]+ih*j.xst[3]+iw*j.xst[4]]
-				switch {
-				case !isMax:
-					sum += v
-				case !seen || v > best || (v != v && best == best):
-					best, arg, seen = v, (id*g.in[1]+ih)*g.in[2]+iw, true
+	x, st := j.x, j.xst
+	out := j.out[p*g.outVol : (p+1)*g.outVol]
+	var idx []int32
+	if j.idx != nil { // a forward output: contiguous
+		o := j.k.Indices.Offset + p*g.outVol
+		idx = j.idx[o : o+g.outVol]
+	}
+	q := 0
+	for _, w0 := range j.wins[0] {
+		for _, w1 := range j.wins[1] {
+			for _, w2 := range j.wins[2] {
+				best, arg := float32(math.Inf(-1)), -1
+				for a := w0.k0; a < w0.k1; a++ {
+					id := w0.first + a*w0.step
+					for b := w1.k0; b < w1.k1; b++ {
+						ih := w1.first + b*w1.step
+						row := xb + id*st[2] + ih*st[3]
+						pos := (id*g.in[1] + ih) * g.in[2]
+						for c := w2.k0; c < w2.k1; c++ {
+							iw := w2.first + c*w2.step
+							v := x[row+iw*st[4]]
+							if arg < 0 || v > best || (v != v && best == best) {
+								best, arg = v, pos+iw
+							}
+						}
+					}
 				}
+				out[q] = best
+				if idx != nil {
+					idx[q] = int32(arg)
+				}
+				q++
 			}
 		}
 	}
-	if !isMax {
-		if div := j.divisor(o, w); div > 0 {
-			return sum / div
-		}
-		return 0
-	}
-	if j.idx != nil {
-		j.idx[io] = int32(arg)
-	}
-	return best
 }
 
-// backward adds one output gradient dy to the input gradient of plane p.
-func (j *poolJob) backward(p, q int, dy float32, io int, o [3]int, w [3]window) {
+// avgForward stores each window's sum over its divisor.
+func (j *poolJob) avgForward(p, xb int) {
+	g := &j.g
+	x, st := j.x, j.xst
+	out := j.out[p*g.outVol : (p+1)*g.outVol]
+	q := 0
+	for o0, w0 := range j.wins[0] {
+		for o1, w1 := range j.wins[1] {
+			div01 := j.cnt[0][o0] * j.cnt[1][o1]
+			for o2, w2 := range j.wins[2] {
+				var sum float32
+				for a := w0.k0; a < w0.k1; a++ {
+					for b := w1.k0; b < w1.k1; b++ {
+						row := xb + (w0.first+a*w0.step)*st[2] + (w1.first+b*w1.step)*st[3]
+						for c := w2.k0; c < w2.k1; c++ {
+							sum += x[row+(w2.first+c*w2.step)*st[4]]
+						}
+					}
+				}
+				v := float32(0)
+				if div := div01 * j.cnt[2][o2]; div > 0 {
+					v = sum / div
+				}
+				out[q] = v
+				q++
+			}
+		}
+	}
+}
+
+// maxBackward adds each output gradient to the input position its window's
+// winner came from.
+func (j *poolJob) maxBackward(p, xb, ib int) {
 	g := &j.g
 	dx := j.out[p*g.inVol : (p+1)*g.inVol]
-	if j.k.Op == device.PoolMax {
-		i := j.idx[io]
-		if i < 0 || int(i) >= g.inVol {
-			j.bad.set(p*g.outVol+q, i)
-			return
+	clear(dx)
+	x, st, ist := j.x, j.xst, j.ist
+	q := 0
+	for o0 := range g.out[0] {
+		for o1 := range g.out[1] {
+			xo, io := xb+o0*st[2]+o1*st[3], ib+o0*ist[2]+o1*ist[3]
+			for o2 := range g.out[2] {
+				i := j.idx[io+o2*ist[4]]
+				if uint(i) >= uint(len(dx)) {
+					j.bad.set(p*g.outVol+q, i)
+					return
+				}
+				dx[i] += x[xo+o2*st[4]]
+				q++
+			}
 		}
-		dx[i] += dy
-		return
 	}
-	div := j.divisor(o, w)
-	if div == 0 {
-		return
-	}
-	dy /= div
-	for a := w[0].k0; a < w[0].k1; a++ {
-		id := w[0].first + a*w[0].step
-		for b := w[1].k0; b < w[1].k1; b++ {
-			ih := w[1].first + b*w[1].step
-			for c := w[2].k0; c < w[2].k1; c++ {
-				dx[(id*g.in[1]+ih)*g.in[2]+w[2].first+c*w[2].step] += dy
+}
+
+// avgBackward spreads each output gradient over its window.
+func (j *poolJob) avgBackward(p, xb int) {
+	g := &j.g
+	dx := j.out[p*g.inVol : (p+1)*g.inVol]
+	clear(dx)
+	x, st := j.x, j.xst
+	for o0, w0 := range j.wins[0] {
+		for o1, w1 := range j.wins[1] {
+			div01 := j.cnt[0][o0] * j.cnt[1][o1]
+			xo := xb + o0*st[2] + o1*st[3]
+			for o2, w2 := range j.wins[2] {
+				div := div01 * j.cnt[2][o2]
+				if div == 0 {
+					continue
+				}
+				dy := x[xo+o2*st[4]] / div
+				for a := w0.k0; a < w0.k1; a++ {
+					for b := w1.k0; b < w1.k1; b++ {
+						row := ((w0.first+a*w0.step)*g.in[1] + w1.first + b*w1.step) * g.in[2]
+						for c := w2.k0; c < w2.k1; c++ {
+							dx[row+w2.first+c*w2.step] += dy
+						}
+					}
+				}
 			}
 		}
 	}
@@ -141,7 +194,7 @@ func (d *Device) Pool(k *device.PoolKernel) error {
 		return err
 	}
 	defer d.mu.Unlock()
-	j := &poolJob{k: k, adaptive: k.Adaptive, g: norm3(k.Geom, k.Adaptive)}
+	j := &poolJob{k: k, g: norm3(k.Geom, k.Adaptive)}
 	xb, err := d.data(k.X.Buf)
 	if err != nil {
 		return err
@@ -158,6 +211,7 @@ func (d *Device) Pool(k *device.PoolKernel) error {
 		}
 		j.idx, j.ist = asI32(ib), strides5(k.Indices)
 	}
+	j.prepare()
 	planes := j.g.n * j.g.c
 	cost := j.g.outVol*j.g.kVol + j.g.inVol
 	if err := d.runTasks(planes, cost, func(_ *workspace, p int) { j.plane(p) }); err != nil {
