@@ -104,8 +104,8 @@
 // 16..33; [11] X, [12] Out, [13] Indices descriptors (rank 5).
 //
 // Gather (gather) and Scatter (scatter): n = index elements; [4] axis,
-// [5] rank r, [6] size of the data along the axis, [7] status binding,
-// [8] status word (2*slot), [9] offset of the index shape (r words),
+// [5] rank r, [6] size of the data along the axis, [7] the status slot's
+// descriptor (rank 0, Int32, offset 2*slot), [9] offset of the index shape (r words),
 // [10] data descriptor (Src for gather, Dst for scatter), [11] Index,
 // [12] Out for gather or Src for scatter (all rank r).
 //

@@ -168,3 +168,6 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 // WorkgroupSize is the invocations per workgroup of the one-dimensional
 // kernels (WG in common.wgsl).
 const WorkgroupSize = 256
+
+// countInt is count for values that stay ints (workgroup counts).
+func (e *encoder) countInt(n int) int { return int(e.count(n)) }

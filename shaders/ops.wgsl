@@ -177,9 +177,11 @@ fn op_erf(x: f32) -> f32 {
     return select(r, -r, x < 0.0);
 }
 
+// The activations below give NaN at -Inf, like their definitions
+// (-Inf times zero) and PyTorch.
 fn op_gelu_erf(x: f32) -> f32 {
     if (is_inf(x)) {
-        return select(0.0, x, x > 0.0);
+        return select(f32_nan(), x, x > 0.0);
     }
     return 0.5 * x * op_erfc(-x * 0.70710678118654752);
 }
@@ -188,7 +190,7 @@ fn op_gelu_erf(x: f32) -> f32 {
 // 1+tanh(z) would cancel.
 fn op_gelu_tanh(x: f32) -> f32 {
     if (is_inf(x)) {
-        return select(0.0, x, x > 0.0);
+        return select(f32_nan(), x, x > 0.0);
     }
     let z = 0.79788456080286536 * (x + 0.044715 * x * x * x);
     return x * op_sigmoid(2.0 * z);
@@ -196,7 +198,7 @@ fn op_gelu_tanh(x: f32) -> f32 {
 
 fn op_silu(x: f32) -> f32 {
     if (is_inf(x)) {
-        return select(0.0, x, x > 0.0);
+        return select(f32_nan(), x, x > 0.0);
     }
     return x * op_sigmoid(x);
 }
@@ -231,13 +233,20 @@ fn op_pow(x: f32, y: f32) -> f32 {
         return x * x;
     }
     let ax = op_abs(x);
-    if (ax == 1.0 && is_inf(y)) {
-        return 1.0;
+    if (is_inf(y)) {
+        if (ax == 1.0) {
+            return 1.0;
+        }
+        return select(0.0, f32_inf(), (ax > 1.0) == (y > 0.0));
     }
-    let yint = floor(y) == y && !is_inf(y);
+    let yint = floor(y) == y;
     let yodd = yint && op_abs(y) < 16777216.0 && fract(y * 0.5) != 0.0;
     var r: f32;
-    if (y == 0.5) {
+    if (ax == 0.0) {
+        r = select(0.0, f32_inf(), y < 0.0);
+    } else if (is_inf(ax)) {
+        r = select(f32_inf(), 0.0, y < 0.0);
+    } else if (y == 0.5) {
         r = sqrt(ax);
     } else if (y == -1.0) {
         r = 1.0 / ax;
@@ -248,7 +257,7 @@ fn op_pow(x: f32, y: f32) -> f32 {
         if (yodd) {
             return -r;
         }
-        if (!yint && x != 0.0 && !is_inf(x)) {
+        if (!yint && ax != 0.0 && !is_inf(ax)) {
             return f32_nan();
         }
     }

@@ -4,12 +4,14 @@
 // [0, Dst.Shape[axis]) is clamped and reported in the status buffer.
 //
 // params: [0] n, Index's elements; [4] axis; [5] rank r; [6] Dst's size
-// along the axis; [7] status binding; [8] status word; [9] offset of
+// along the axis; [7] the status slot's descriptor (rank 0); [9] offset of
 // Index's shape (r words); [10] Dst, [11] Index, [12] Src view descriptors.
 
+// scatter_report flags an out-of-range index in the launch's status slot.
 fn scatter_report(idx: i32) {
-    or_word(params[7u], params[8u], 1u);
-    st(params[7u], params[8u] + 1u, bitcast<u32>(idx));
+    let sd = params[7u];
+    or_word(view_binding(sd), params[sd + VD_OFFSET], 1u);
+    st(view_binding(sd), params[sd + VD_OFFSET] + 1u, bitcast<u32>(idx));
 }
 
 // atomic_add_f32 adds v to the f32 word w of binding b.

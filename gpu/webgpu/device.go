@@ -145,7 +145,9 @@ func (d *Device) release() {
 		return
 	}
 	d.batch.discard()
-	poll(d.dev)
+	if waitIdle(d.dev) != nil {
+		return // work is still running: leak rather than free under it
+	}
 	d.bury()
 	for b := range d.live {
 		b.b.Destroy()

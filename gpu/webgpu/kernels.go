@@ -3,8 +3,6 @@
 package webgpu
 
 import (
-	"fmt"
-
 	"github.com/shaderflow/shaderflow/gpu"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
@@ -29,24 +27,62 @@ func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
 }
 
 // Reduce runs a reduction with prologue and epilogue.
-func (d *Device) Reduce(k *device.ReduceKernel) error { return errTODO("reduce") }
+func (d *Device) Reduce(k *device.ReduceKernel) error {
+	return d.run(func() (*gpu.Launch, error) { return gpu.EncodeReduce(k, d.target) })
+}
 
 // MatMul runs a batched matrix product with epilogue.
-func (d *Device) MatMul(k *device.MatMulKernel) error { return errTODO("matmul") }
+func (d *Device) MatMul(k *device.MatMulKernel) error {
+	return d.run(func() (*gpu.Launch, error) { return gpu.EncodeMatMul(k, d.target) })
+}
 
-// Conv runs a convolution with epilogue.
-func (d *Device) Conv(k *device.ConvKernel) error { return errTODO("conv") }
+// Conv runs a convolution (forward or backward) with epilogue.
+func (d *Device) Conv(k *device.ConvKernel) error {
+	return d.run(func() (*gpu.Launch, error) { return gpu.EncodeConv(k, d.target) })
+}
 
-// Pool runs pooling.
-func (d *Device) Pool(k *device.PoolKernel) error { return errTODO("pool") }
+// Pool runs max or average pooling, forward or backward.
+func (d *Device) Pool(k *device.PoolKernel) error {
+	return d.run(func() (*gpu.Launch, error) { return gpu.EncodePool(k, d.target) })
+}
 
-// Gather runs torch.gather.
-func (d *Device) Gather(k *device.GatherKernel) error { return errTODO("gather") }
+// Gather runs torch.gather; an index out of range is reported by this call
+// or a later Read or Sync.
+func (d *Device) Gather(k *device.GatherKernel) error {
+	return d.runIndexed(func(st gpu.StatusTarget) (*gpu.Launch, error) { return gpu.EncodeGather(k, d.target, st) })
+}
 
-// Scatter runs torch.scatter_add_.
-func (d *Device) Scatter(k *device.ScatterKernel) error { return errTODO("scatter") }
+// Scatter runs torch.scatter_add_ in place; an index out of range adds
+// nothing and is reported by this call or a later Read or Sync.
+func (d *Device) Scatter(k *device.ScatterKernel) error {
+	return d.runIndexed(func(st gpu.StatusTarget) (*gpu.Launch, error) { return gpu.EncodeScatter(k, d.target, st) })
+}
 
 // Copy copies one view into another.
-func (d *Device) Copy(k *device.CopyKernel) error { return errTODO("copy") }
+func (d *Device) Copy(k *device.CopyKernel) error {
+	return d.run(func() (*gpu.Launch, error) { return gpu.EncodeCopy(k, d.target) })
+}
 
-func errTODO(k string) error { return fmt.Errorf("webgpu: %s not yet wired", k) }
+// runIndexed is run for kernels that report errors in a status slot.
+func (d *Device) runIndexed(enc func(gpu.StatusTarget) (*gpu.Launch, error)) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.usable(); err != nil {
+		return err
+	}
+	slot, err := d.status.slot(d)
+	if err != nil {
+		return err
+	}
+	l, err := enc(gpu.StatusTarget{Buf: d.status.buf, Slot: slot})
+	if err != nil {
+		return err
+	}
+	if err := d.record(l); err != nil {
+		return err
+	}
+	if l.Workgroups > 0 {
+		d.status.uses = append(d.status.uses, *l.Status)
+	}
+	return nil
+}

@@ -209,7 +209,10 @@ func (d *Device) readback(b *buffer, off int64, dst []byte) error {
 		return err
 	}
 	if total == 0 {
-		poll(d.dev)
+		if err := waitIdle(d.dev); err != nil {
+			d.lost = err
+			return err
+		}
 		d.bury()
 		return d.noteError(d.uncap.take())
 	}
@@ -218,6 +221,10 @@ func (d *Device) readback(b *buffer, off int64, dst []byte) error {
 	}
 	buf := d.scratch[:total]
 	err := readMapped(d.dev, d.errs, d.staging, 0, buf)
+	if err == errTimeout {
+		d.lost = err
+		return err
+	}
 	d.bury()
 	if err != nil {
 		return d.noteError(err)

@@ -7,6 +7,7 @@ package webgpu
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 // The few wgpu-native 0.17 functions this package calls itself rather than
 // through the wgpu wrapper (whose MapAsync hands C a Go-heap cgo.Handle that
@@ -70,11 +71,41 @@ static void sf_map_cb(int status, void *userdata) {
 	m->done = 1;
 }
 
-// sf_read maps bytes [offset, offset+size) of a MAP_READ buffer, waiting for
-// the queue, copies them to dst and unmaps the buffer. It returns 0, the
-// map status (> 0), or -1 when the callback never ran (the state is then
-// leaked rather than freed under a pending callback).
-static int sf_read(sfHandle device, sfHandle buffer, size_t offset, size_t size, void *dst, sfError *e) {
+// sf_wait_idle polls the device without blocking until every submission
+// has finished, sleeping between polls. It never calls the blocking poll:
+// wgpu-core 0.17 waits at most 5 s there and then treats the submission as
+// finished, although lavapipe, which compiles shaders on first dispatch, can
+// take longer; wgpu would then recycle command buffers and free memory that
+// is still in use. The non-blocking poll reads the real fence value. done,
+// when not NULL, ends the wait early once set (a map callback). It returns
+// 0, or -1 after limit_ms.
+static int sf_wait(sfHandle device, volatile int *done, long limit_ms) {
+	struct timespec start, now, nap = {0, 20000};
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (int i = 0;; i++) {
+		bool empty = wgpuDevicePoll(device, false, NULL);
+		if (done != NULL ? *done : empty) {
+			return 0;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 > limit_ms) {
+			return -1;
+		}
+		if (i > 64) {
+			nanosleep(&nap, NULL);
+			if (nap.tv_nsec < 1000000) {
+				nap.tv_nsec *= 2;
+			}
+		}
+	}
+}
+
+// sf_read maps bytes [offset, offset+size) of a MAP_READ buffer once the
+// queue is done with it, copies them to dst and unmaps the buffer. It
+// returns 0, the map status (> 0), or -1 when the callback never ran within
+// limit_ms (the state is then leaked rather than freed under a pending
+// callback).
+static int sf_read(sfHandle device, sfHandle buffer, size_t offset, size_t size, void *dst, sfError *e, long limit_ms) {
 	sfMap *m = (sfMap *)calloc(1, sizeof(sfMap));
 	if (m == NULL) {
 		return -2;
@@ -82,10 +113,7 @@ static int sf_read(sfHandle device, sfHandle buffer, size_t offset, size_t size,
 	wgpuDevicePushErrorScope(device, sfFilterValidation);
 	wgpuBufferMapAsync(buffer, sfMapRead, offset, size, sf_map_cb, m);
 	wgpuDevicePopErrorScope(device, sf_error_cb, e);
-	for (int i = 0; i < 1000 && !m->done; i++) {
-		wgpuDevicePoll(device, true, NULL);
-	}
-	if (!m->done) {
+	if (sf_wait(device, &m->done, limit_ms) != 0) {
 		return -1;
 	}
 	int status = m->status;
@@ -109,6 +137,7 @@ import (
 	"unsafe"
 
 	"github.com/rajveermalviya/go-webgpu/wgpu"
+	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
 // cError is an error record in C memory.
@@ -191,9 +220,12 @@ func readMapped(d *wgpu.Device, e cError, b *wgpu.Buffer, off int64, dst []byte)
 	if len(dst) == 0 {
 		return nil
 	}
-	st := C.sf_read(rawDevice(d), rawBuffer(b), C.size_t(off), C.size_t(len(dst)), unsafe.Pointer(&dst[0]), e.p)
+	st := C.sf_read(rawDevice(d), rawBuffer(b), C.size_t(off), C.size_t(len(dst)), unsafe.Pointer(&dst[0]), e.p, waitLimitMillis)
 	if err := e.take(); err != nil {
 		return err
+	}
+	if st == -1 {
+		return errTimeout
 	}
 	if st != 0 {
 		return fmt.Errorf("webgpu: mapping a readback buffer failed (status %d)", int(st))
@@ -201,5 +233,15 @@ func readMapped(d *wgpu.Device, e cError, b *wgpu.Buffer, off int64, dst []byte)
 	return nil
 }
 
-// poll waits for all submitted work.
-func poll(d *wgpu.Device) { C.wgpuDevicePoll(rawDevice(d), true, nil) }
+// waitLimitMillis bounds a wait for the queue: 10 minutes.
+const waitLimitMillis = 10 * 60 * 1000
+
+var errTimeout = fmt.Errorf("webgpu: the queue did not finish within %d s: %w", waitLimitMillis/1000, device.ErrDeviceLost)
+
+// waitIdle waits until every submission has finished (see sf_wait).
+func waitIdle(d *wgpu.Device) error {
+	if C.sf_wait(rawDevice(d), nil, waitLimitMillis) != 0 {
+		return errTimeout
+	}
+	return nil
+}

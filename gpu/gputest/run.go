@@ -1,0 +1,21 @@
+package gputest
+
+import (
+	"testing"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// RunKernels runs the kernel tests of every kind on d.
+func RunKernels(t *testing.T, d device.Device) {
+	for _, c := range []struct {
+		name string
+		f    func(*testing.T, device.Device)
+	}{
+		{"ElementwiseOps", testElementwiseOps},
+		{"ElementwiseDTypes", testElementwiseDTypes},
+		{"ElementwiseLarge", testElementwiseLarge},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.f(t, d) })
+	}
+}
