@@ -126,3 +126,29 @@ func TestTooManyBindings(t *testing.T) {
 	require.Error(t, err)
 	assert.False(t, errors.Is(err, device.ErrDeviceLost))
 }
+
+func TestOutOfMemory(t *testing.T) {
+	d := openDevice(t)
+	_, err := d.Alloc(d.Info().Limits.MaxAllocBytes + 1)
+	require.ErrorIs(t, err, device.ErrOutOfMemory)
+	b := alloc(t, d, 16) // the device is still usable
+	require.NoError(t, d.Write(b, 0, []byte{1, 2, 3, 4}))
+}
+
+func TestDeviceLost(t *testing.T) {
+	d := openDevice(t)
+	b := alloc(t, d, 64)
+	require.NoError(t, d.Elementwise(unaryKernel(b, b, 16, device.OpNeg)))
+	// Simulate a driver reporting VK_ERROR_DEVICE_LOST.
+	d.mu.Lock()
+	err := d.check("vkQueueSubmit", -4)
+	d.mu.Unlock()
+	require.ErrorIs(t, err, device.ErrDeviceLost)
+	assert.ErrorIs(t, d.Sync(), device.ErrDeviceLost)
+	assert.ErrorIs(t, d.Read(b, 0, make([]byte, 4)), device.ErrDeviceLost)
+	assert.ErrorIs(t, d.Elementwise(unaryKernel(b, b, 16, device.OpNeg)), device.ErrDeviceLost)
+	_, err = d.Alloc(16)
+	assert.ErrorIs(t, err, device.ErrDeviceLost)
+	d.Free(b)
+	require.NoError(t, d.Close())
+}

@@ -38,6 +38,11 @@ type memoryPlan struct {
 	dataMask, hostMask, hostPrefer uint32
 }
 
+// stagedDataForTests makes newly opened devices keep data buffers unmapped,
+// as on a discrete GPU, so that tests exercise the staging paths on
+// unified-memory adapters too.
+var stagedDataForTests bool
+
 // planMemory chooses memory types for an adapter's memory properties.
 func planMemory(m *vk.PhysicalDeviceMemoryProperties) memoryPlan {
 	p := memoryPlan{dataMask: memDeviceLocal, hostMask: memHostVisible | memHostCoherent, hostPrefer: memHostCached}
@@ -49,6 +54,9 @@ func planMemory(m *vk.PhysicalDeviceMemoryProperties) memoryPlan {
 			p.mappedData = true
 			p.dataMask = unified
 		}
+	}
+	if stagedDataForTests {
+		p.mappedData, p.dataMask = false, memDeviceLocal
 	}
 	return p
 }
@@ -134,7 +142,7 @@ func (d *Device) createBuffer(size int64, host bool) (*rawBuffer, error) {
 		d.destroyRaw(r)
 		return nil, err
 	}
-	if uint32(d.ad.mem.MemoryTypes[ti].PropertyFlags)&memHostVisible != 0 {
+	if uint32(d.ad.mem.MemoryTypes[ti].PropertyFlags)&memHostVisible != 0 && (host || d.plan.mappedData) {
 		var p unsafe.Pointer
 		if err := vkErr("vkMapMemory", vk.MapMemory(d.dev, r.mem, 0, vk.DeviceSize(vk.WholeSize), 0, &p)); err != nil {
 			d.destroyRaw(r)
