@@ -20,17 +20,13 @@ var tanhPoly = [...]float32{-0.3333328, 0.13331406, -0.053736515, 0.020628167, -
 // term 2/sqrt(pi) is split into the first two entries (hi, lo).
 var erfPoly = [...]float32{1.1283792, -5.8635383e-08, -0.37612575, 0.112826295, -0.026796404, 0.005038284, -0.0006230566}
 
-// geluErfPoly: erf(x/sqrt(2)) = x Q(x^2), degree 6 on [0, 1.2374], 0.01 ulp;
-// the constant term sqrt(2/pi) is split like erfPoly's.
-var geluErfPoly = [...]float32{0.7978846, -2.267034e-08, -0.13298075, 0.019946985, -0.0023741543, 0.00022996303, -1.8049699e-05, 9.3609e-07}
-
 // erfcPoly: erfc(t) = exp(-t^2) z Q(z-1/2) with z = 1/(1+t/2), degree 9 on
 // t in [0.49, 10.6], 0.06 ulp; the constant term is split (hi, lo) like erfPoly's.
 var erfcPoly = [...]float32{0.51079136, -7.949343e-09, 0.6871607, 0.55894387, 0.14577307, -0.17205328, -0.103874415, 0.09781336, 0.05715006, -0.07004872, -0.030911256}
 
 // geluErfcPoly: erfc(a/sqrt 2) = exp(-a^2/2) z Q(z-1/2) with z = 1/(1+k a),
-// k = geluZk, degree 9 on a in [0.7, 15.1], 0.06 ulp; constant term split.
-var geluErfcPoly = [...]float32{0.51079136, -1.5312951e-08, 0.6871607, 0.55894387, 0.14577293, -0.1720532, -0.103872545, 0.09782539, 0.05717985, -0.070174135, -0.031301405}
+// k = geluZk, degree 10 on a in [0, 15.1], 0.07 ulp; constant term split.
+var geluErfcPoly = [...]float32{0.51079136, -1.413143e-08, 0.6871607, 0.55894357, 0.145769, -0.17204662, -0.10365734, 0.09803175, 0.053671863, -0.07626538, -0.013491177, 0.037594948}
 
 // sinPoly: sin(r) = r + r^3 Q(r^2), degree 3 on [0, pi/4], 0.00 ulp.
 var sinPoly = [...]float32{-0.16666667, 0.008333379, -0.00019853073, 2.8326922e-06}
@@ -50,13 +46,11 @@ const (
 	sqrt2f  = 1.4142135     // float32(sqrt 2)
 	logTiny = 1.1754944e-38 // smallest normal float32: log scales smaller inputs by 2^23
 
-	tanhSmall    = 0.625      // tanh uses its polynomial below this |x|
-	erfSmall     = 0.875      // erf uses its polynomial below this |x|
-	erfClamp     = 11.0       // erfc(t) is 0 in float32 beyond this
-	geluSmallPos = 1.2374368  // gelu (erf) uses the erf polynomial for 0 <= x below this (0.875*sqrt 2)
-	geluSmallNeg = 0.70710677 // ... and for x < 0 above -this (0.5*sqrt 2)
-	geluClamp    = 15.0       // |x| beyond which gelu is x or 0
-	geluZk       = 0.35355338 // float32 nearest 1/(2 sqrt 2), the map to geluErfcPoly's variable
+	tanhSmall = 0.625      // tanh uses its polynomial below this |x|
+	erfSmall  = 0.875      // erf uses its polynomial below this |x|
+	erfClamp  = 11.0       // erfc(t) is 0 in float32 beyond this
+	geluClamp = 15.0       // |x| beyond which gelu is x or 0
+	geluZk    = 0.35355338 // float32 nearest 1/(2 sqrt 2), the map to geluErfcPoly's variable
 
 	// GELU (tanh form): x*sigmoid(x*(c1 + c2*x^2)), c1 = 2*sqrt(2/pi), c2 = c1*0.044715.
 	geluC1Hi      = 1.5957692

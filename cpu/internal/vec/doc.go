@@ -80,12 +80,13 @@
 // with e = exp(-|x|), never cancelling; erf by an odd polynomial below 0.875
 // and 1 - erfc above, erfc(t) = exp(-t^2) z Q(z) with z = 1/(1+t/2) refined
 // to double-float32 precision and t^2 carried as an exact pair; the exact
-// GELU through the same erfc form for its tail (1 + erf(x/sqrt 2) cancels
-// for negative x); the tanh GELU as x sigmoid(v) with v = 2 sqrt(2/pi)(x +
+// GELU as max(x, 0) - |x|/2 erfc(|x|/sqrt 2) with the same erfc form over
+// the whole range (1 + erf(x/sqrt 2) would cancel for negative x, and for
+// positive x the subtraction is exact); the tanh GELU as x sigmoid(v) with v = 2 sqrt(2/pi)(x +
 // 0.044715 x^3) in double-float32 arithmetic, because the tail is
 // ill-conditioned in v; sin and cos by a three-part pi/2 reduction with
-// fused multiply-adds and degree-9/8 polynomials. Scale factors (x in SiLU,
-// x/2 in the GELU tails) are folded into exp's final step so that the
+// fused multiply-adds and degree-9/8 polynomials. Scale factors (x in SiLU
+// and the tanh GELU, |x|/2 in the exact GELU) are folded into exp's final step so that the
 // product is rounded once. Coefficients are fitted by tools/asmgen/vec/fit.
 //
 // Device.UnaryF32's GELU formulas cancel for negative x (1 + erf, 1 + tanh):

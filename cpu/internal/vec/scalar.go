@@ -192,23 +192,17 @@ func erf32(x float32) float32 {
 	return copysign32(1-erfcTail(erfcPoly[:], 0.5, ac, u, ul, 1), x)
 }
 
-// geluErf32 returns x/2 (1 + erf(x/sqrt 2)).
+// geluErf32 returns x/2 (1 + erf(x/sqrt 2)), computed for every x as
+// max(x, 0) - |x|/2 erfc(|x|/sqrt 2): no cancellation for x < 0, and for
+// x >= 0 the subtraction is exact (the result is between x/2 and x).
 func geluErf32(x float32) float32 {
-	a := abs32(x)
-	h := 0.5 * x
-	if (x >= 0 && a < geluSmallPos) || (x < 0 && a < geluSmallNeg) {
-		u := x * x
-		s := fma32(horner(geluErfPoly[2:], u), u, geluErfPoly[1])
-		e := fma32(x, geluErfPoly[0], x*s)
-		return fma32(h, e, h)
-	}
-	if isNaN32(a) {
+	if isNaN32(x) {
 		return x
 	}
 	if math.IsInf(float64(x), -1) {
 		return float32(math.NaN())
 	}
-	ac := min(a, geluClamp)
+	ac := min(abs32(x), geluClamp)
 	u := ac * ac
 	ul := fma32(ac, ac, -u)
 	return max(x, 0) + erfcTail(geluErfcPoly[:], geluZk, ac, 0.5*u, 0.5*ul, -0.5*ac)

@@ -266,7 +266,7 @@ func (g *gen) unaryKernels() {
 		{"sigmoid", g.sigmoid, 0},
 		{"silu", g.silu, 0},
 		{"erf", g.erf, 0},
-		{"geluErf", g.geluErf, 0.5},
+		{"geluErf", g.geluErf, 0},
 		{"geluTanh", g.geluTanh, 0.9},
 	}
 	for _, h := range heavy {

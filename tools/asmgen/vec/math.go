@@ -190,21 +190,12 @@ func (g *gen) erf(x reg.Register) reg.VecVirtual {
 
 func (g *gen) geluErf(x reg.Register) reg.VecVirtual {
 	s, k := g.s, g.k
-	gp := k.poly("geluErfPoly")
-	// Tail first, so that fewer values stay live across it.
 	ac := s.minps(s.load(s.c(k.k("geluClamp"))), s.abs(x))
 	u2 := s.mul(ac, ac)
 	ul := s.fms(ac, ac, u2)
 	tail := g.erfcTail(k.poly("geluErfcPoly"), k.k("geluZk"), ac, s.mul(u2, s.c(0.5)), s.mul(ul, s.c(0.5)), s.mul(ac, s.c(-0.5)))
-	large := s.add(s.maxps(x, s.zero()), tail)
-	large = s.sel(s.cmp(cmpEQ, x, s.c(negInf)), s.c(nan), large)
-	h := s.mul(x, s.c(0.5))
-	u := s.mul(x, x)
-	s1 := s.fma(s.horner(gp[2:], u), u, s.c(gp[1]))
-	e := s.fma(x, s.c(gp[0]), s.mul(x, s1))
-	small := s.fma(h, e, h)
-	thr := s.sel(s.cmp(cmpGE, x, s.zero()), s.c(k.k("geluSmallPos")), s.load(s.c(k.k("geluSmallNeg"))))
-	return s.sel(s.cmp(cmpLT, s.abs(x), thr), small, large)
+	y := s.add(s.maxps(x, s.zero()), tail)
+	return s.sel(s.cmp(cmpEQ, x, s.c(negInf)), s.c(nan), y)
 }
 
 func (g *gen) geluTanh(x reg.Register) reg.VecVirtual {

@@ -106,22 +106,6 @@ func problems() []problem {
 			},
 		},
 		{
-			name: "geluErfPoly", a: 0, b: 0.875 * sqrt2, deg: 6, c0: 2 / math.SqrtPi / sqrt2,
-			u: func(t float64) float64 { return t * t },
-			g: func(t float64) float64 {
-				if t == 0 {
-					return 2 / math.SqrtPi / sqrt2
-				}
-				return math.Erf(t/sqrt2) / t
-			},
-			w: func(t float64) float64 {
-				if t == 0 {
-					return math.SqrtPi * sqrt2 / 2
-				}
-				return t / math.Erf(t/sqrt2)
-			},
-		},
-		{
 			// erfc(t) = exp(-t^2) z Q(z-1/2) with z = 1/(1+t/2).
 			name: "erfcPoly", a: 0.49, b: 10.6, deg: 9, split0: true,
 			u: func(t float64) float64 { return 1/(1+t/2) - 0.5 },
@@ -130,8 +114,8 @@ func problems() []problem {
 		},
 		{
 			// erfc(a/sqrt 2) = exp(-a^2/2) z Q(z-1/2) with z = 1/(1+k a), k the
-			// float32 nearest 1/(2 sqrt 2): the GELU's tail, in terms of x.
-			name: "geluErfcPoly", a: 0.70, b: 15.1, deg: 9, split0: true,
+			// float32 nearest 1/(2 sqrt 2): the exact GELU, in terms of a = |x|.
+			name: "geluErfcPoly", a: 0, b: 15.1, deg: 10, split0: true,
 			u: func(t float64) float64 { return 1/(1+float64(float32(0.5/sqrt2))*t) - 0.5 },
 			g: func(t float64) float64 {
 				return math.Erfc(t/sqrt2) * math.Exp(t*t/2) * (1 + float64(float32(0.5/sqrt2))*t)
