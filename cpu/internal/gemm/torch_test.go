@@ -1,6 +1,8 @@
 package gemm
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -18,9 +20,11 @@ import (
 
 var torchFlag = flag.String("gemm.torch", "", "python3 with torch: run TestCompareTorch against its torch.mm")
 
-// goGFLOPS times reps products (after one warm-up) and returns the median
-// GFLOP/s by wall clock.
-func goGFLOPS(m, n, k, reps int) float64 {
+// timing is a median and a best GFLOP/s.
+type timing struct{ median, best float64 }
+
+// goTiming times reps products (after one warm-up) by wall clock.
+func goTiming(m, n, k, reps int) timing {
 	rng := rand.New(rand.NewPCG(1, 2))
 	a, b, c := randSlice(rng, m*k), randSlice(rng, k*n), make([]float32, m*n)
 	Sgemm(false, false, m, n, k, 1, a, k, b, n, 0, c, n)
@@ -31,13 +35,18 @@ func goGFLOPS(m, n, k, reps int) float64 {
 		g[i] = 2 * float64(m) * float64(n) * float64(k) / time.Since(t0).Seconds() / 1e9
 	}
 	sort.Float64s(g)
-	return g[reps/2]
+	return timing{g[reps/2], g[reps-1]}
 }
 
-// torchGFLOPS runs testdata/torch_mm.py with OpenBLAS on its AVX-512
-// kernels (OPENBLAS_CORETYPE unset) and OPENBLAS_NUM_THREADS=GOMAXPROCS.
-func torchGFLOPS(t *testing.T, python string, m, n, k, threads, reps int) float64 {
-	cmd := exec.Command(python, "testdata/torch_mm.py", fmt.Sprint(m), fmt.Sprint(n), fmt.Sprint(k), fmt.Sprint(threads), fmt.Sprint(reps))
+// torchTimings runs testdata/torch_mm.py on every benchmark shape, with
+// OpenBLAS on its AVX-512 kernels (OPENBLAS_CORETYPE unset) and
+// OPENBLAS_NUM_THREADS=GOMAXPROCS.
+func torchTimings(t *testing.T, python string, threads, reps int) []timing {
+	args := []string{"testdata/torch_mm.py", fmt.Sprint(threads), fmt.Sprint(reps)}
+	for _, s := range benchShapes {
+		args = append(args, fmt.Sprintf("%d,%d,%d", s.m, s.n, s.k))
+	}
+	cmd := exec.Command(python, args...)
 	var env []string
 	for _, e := range os.Environ() {
 		if !strings.HasPrefix(e, "OPENBLAS_CORETYPE=") && !strings.HasPrefix(e, "OPENBLAS_NUM_THREADS=") {
@@ -47,29 +56,53 @@ func torchGFLOPS(t *testing.T, python string, m, n, k, threads, reps int) float6
 	cmd.Env = append(env, fmt.Sprintf("OPENBLAS_NUM_THREADS=%d", runtime.GOMAXPROCS(0)))
 	out, err := cmd.Output()
 	require.NoError(t, err, "%s", out)
-	var r struct{ GFLOPS float64 }
-	require.NoError(t, json.Unmarshal(out, &r), "%s", out)
-	return r.GFLOPS
+	var ts []timing
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var r struct{ GFLOPS, Best_GFLOPS float64 }
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &r), "%s", sc.Bytes())
+		ts = append(ts, timing{r.GFLOPS, r.Best_GFLOPS})
+	}
+	require.Len(t, ts, len(benchShapes), "%s", out)
+	return ts
 }
 
 // TestCompareTorch alternates Sgemm and torch.mm (1 and 2 torch threads) on
-// the benchmark shapes in one run and prints medians and ratios. It runs only
-// with -gemm.torch=/usr/bin/python3.
+// the benchmark shapes in one run and prints, per shape, the median over
+// rounds of each round's median, the best repetition seen, and the ratios.
+// It runs only with -gemm.torch=/usr/bin/python3.
 func TestCompareTorch(t *testing.T) {
 	if *torchFlag == "" {
 		t.Skip("comparison with PyTorch runs with -gemm.torch=/path/to/python3")
 	}
-	const rounds, reps = 3, 15
-	for _, s := range benchShapes {
-		var goG, t1, t2 []float64
-		for range rounds {
-			goG = append(goG, goGFLOPS(s.m, s.n, s.k, reps))
-			t1 = append(t1, torchGFLOPS(t, *torchFlag, s.m, s.n, s.k, 1, reps))
-			t2 = append(t2, torchGFLOPS(t, *torchFlag, s.m, s.n, s.k, 2, reps))
+	const rounds, reps = 3, 25
+	n := len(benchShapes)
+	goT, t1, t2 := make([][]timing, n), make([][]timing, n), make([][]timing, n)
+	for range rounds {
+		for i, s := range benchShapes {
+			goT[i] = append(goT[i], goTiming(s.m, s.n, s.k, reps))
 		}
-		g, a, b := median(goG), median(t1), median(t2)
-		fmt.Printf("%-20s isa=%s threads=%d: Sgemm %6.1f GFLOP/s; torch.mm 1 thread %6.1f (ratio %.2f), 2 threads %6.1f (ratio %.2f)\n",
-			s.name, ISA(), runtime.GOMAXPROCS(0), g, a, g/a, b, g/b)
+		for i, tm := range torchTimings(t, *torchFlag, 1, reps) {
+			t1[i] = append(t1[i], tm)
+		}
+		for i, tm := range torchTimings(t, *torchFlag, 2, reps) {
+			t2[i] = append(t2[i], tm)
+		}
+	}
+	summarize := func(ts []timing) timing {
+		var med []float64
+		best := 0.0
+		for _, x := range ts {
+			med = append(med, x.median)
+			best = max(best, x.best)
+		}
+		return timing{median(med), best}
+	}
+	for i, s := range benchShapes {
+		g, a, b := summarize(goT[i]), summarize(t1[i]), summarize(t2[i])
+		fmt.Printf("%-20s Sgemm(%s, %d threads) median %6.1f best %6.1f | torch 1 thread median %6.1f best %6.1f | torch 2 threads median %6.1f best %6.1f | ratio of medians %.2f / %.2f, of bests %.2f / %.2f\n",
+			s.name, ISA(), runtime.GOMAXPROCS(0), g.median, g.best, a.median, a.best, b.median, b.best,
+			g.median/a.median, g.median/b.median, g.best/a.best, g.best/b.best)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sort"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -183,5 +184,99 @@ func TestTuneEndToEnd(t *testing.T) {
 		}
 		g, p := median(gs), median(ps)
 		fmt.Printf("%-20s 1 thread: %6.1f GFLOP/s (best %6.1f), peak %6.1f: %3.0f%%\n", s.name, g, gs[len(gs)-1], p, 100*g/p)
+	}
+}
+
+// processCPU returns the CPU time of the whole process in seconds.
+func processCPU() float64 {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)*1e-6
+}
+
+// TestTuneParallel estimates, on a machine shared with other work, what
+// GOMAXPROCS threads would deliver with the cores to themselves: work
+// divided by process CPU time per thread (spinning waits count as busy, as
+// they would on dedicated cores). Products and the FMA peak loop alternate.
+func TestTuneParallel(t *testing.T) {
+	skipUnlessTune(t)
+	threads := runtime.GOMAXPROCS(0)
+	rng := rand.New(rand.NewPCG(9, 10))
+	rate := func(work float64, f func()) float64 {
+		f()
+		t0 := processCPU()
+		f()
+		return work / ((processCPU() - t0) / float64(threads)) / 1e9
+	}
+	loop, perIter := peakLoopFor(levelAVX512)
+	for _, s := range benchShapes {
+		a, b, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
+		flops := 2 * float64(s.m*s.n*s.k)
+		reps := max(1, int(2e9/flops))
+		var gs, ps []float64
+		for range 7 {
+			gs = append(gs, rate(flops*float64(reps), func() {
+				for range reps {
+					SgemmThreads(threads, false, false, s.m, s.n, s.k, 1, a, s.k, b, s.n, 0, c, s.n)
+				}
+			}))
+			ps = append(ps, rate(float64(perIter)*2e5*float64(threads), func() {
+				done := make(chan bool)
+				for range threads {
+					go func() {
+						runtime.LockOSThread()
+						loop(2e5)
+						runtime.UnlockOSThread()
+						done <- true
+					}()
+				}
+				for range threads {
+					<-done
+				}
+			}))
+		}
+		g, p := median(gs), median(ps)
+		fmt.Printf("%-20s %d threads (CPU-time estimate): %6.1f GFLOP/s, peak %6.1f: %3.0f%%\n", s.name, threads, g, p, 100*g/p)
+	}
+}
+
+// TestTuneBestWall reports the best wall-clock GFLOP/s over many repetitions
+// for 1 and GOMAXPROCS threads: on a shared machine the fastest repetitions
+// are the ones that had the cores to themselves.
+func TestTuneBestWall(t *testing.T) {
+	skipUnlessTune(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	best := func(reps int, work float64, f func()) float64 {
+		f()
+		b := 0.0
+		for range reps {
+			t0 := time.Now()
+			f()
+			b = max(b, work/time.Since(t0).Seconds()/1e9)
+		}
+		return b
+	}
+	loop, perIter := peakLoopFor(levelAVX512)
+	for _, th := range []int{1, runtime.GOMAXPROCS(0)} {
+		p := best(200, float64(perIter)*2e4*float64(th), func() {
+			done := make(chan bool)
+			for range th {
+				go func() { loop(2e4); done <- true }()
+			}
+			for range th {
+				<-done
+			}
+		})
+		fmt.Printf("peak %d threads: best %6.1f GFLOP/s\n", th, p)
+		for _, s := range benchShapes {
+			a, b, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
+			flops := 2 * float64(s.m*s.n*s.k)
+			g := best(max(20, int(4e9/flops)), flops, func() {
+				SgemmThreads(th, false, false, s.m, s.n, s.k, 1, a, s.k, b, s.n, 0, c, s.n)
+			})
+			fmt.Printf("%-20s %d threads: best %6.1f GFLOP/s (%3.0f%% of best peak)\n", s.name, th, g, 100*g/p)
+		}
 	}
 }
