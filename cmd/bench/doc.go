@@ -1,0 +1,28 @@
+// Command bench measures Shaderflow's kernels against this machine's limits
+// and, where /usr/bin/python3 imports torch, against PyTorch on the same
+// machine in the same run.
+//
+//	go run ./cmd/bench [-backend cpu] [-out DIR] [-baseline FILE] [-quick]
+//
+// It first measures the machine's ceilings itself: the float32 FMA peak on
+// every core and on one, and STREAM-triad bandwidth from DRAM on every core
+// and on one (the best of several rounds). It then times, through the
+// ordinary tensor API (each iteration computes its result inside a device
+// scope and realizes it, so memory comes from the pool; warm-up excluded; the
+// device synchronized before each clock stop), matrix products of
+// 1024³, 512³ and 64×784×128; add, mul and relu on 10M floats; tanh,
+// sigmoid, gelu and exp on 10M; a chain of four elementwise ops fused and
+// unfused; sums and softmax over the rows of a 10000×1000 matrix; the two
+// convolutions of the reference CNN; and a conversion of 10M floats to
+// float16.
+//
+// Each result shows its median, GB/s or GFLOP/s, the fraction of the
+// machine's limit it reaches and, with PyTorch, PyTorch's median for the same
+// operation (the allocating form; the out= form is in the notes) and the
+// speed ratio. The report names the device, its instruction set and the
+// machine load, and is printed as Markdown; -out writes report.md,
+// report.json and report.png. -baseline compares the run with a stored
+// report.json and exits with status 1 when a benchmark is more than
+// -tolerance slower. The limits are the host CPU's: for a GPU backend they
+// are omitted.
+package main

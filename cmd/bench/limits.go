@@ -1,0 +1,51 @@
+package main
+
+import (
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/shaderflow/shaderflow/cpu"
+)
+
+// measureLimits measures this machine's ceilings into lim: the FMA peak on
+// every core and on one, and STREAM-triad bandwidth from DRAM on every core
+// and on one, each the best of a few rounds and of what lim already holds (on
+// a shared machine a ceiling is what the hardware can do, not what was left
+// over, so the command measures at the start and again at the end). When
+// isa, the instruction set the kernels use, is narrower than the widest the
+// hardware has (SHADERFLOW_CPU_ISA caps it), the peak of isa is added too.
+func measureLimits(lim map[string]float64, quick bool, isa string) {
+	rounds, dur, bytes := 2, 300*time.Millisecond, 3<<29
+	if quick {
+		rounds, dur, bytes = 1, 150*time.Millisecond, 3<<27
+	}
+	threads := runtime.GOMAXPROCS(0)
+	best := func(key string, v float64) { lim[key] = max(lim[key], v) }
+	for range rounds {
+		best(limitFMA, cpu.PeakGFLOPS(threads, dur))
+		best(limitFMA1, cpu.PeakGFLOPS(1, dur))
+		if isa != cpu.DetectedISA() {
+			if v, err := cpu.PeakGFLOPSFor(isa, threads, dur); err == nil {
+				best("fma_"+isa+"_gflops", v)
+			}
+		}
+		best(limitDRAM, cpu.MeasureBandwidth(threads, bytes))
+		best(limitDRAM1, cpu.MeasureBandwidth(1, bytes))
+	}
+}
+
+// loadAverage returns the 1-, 5- and 15-minute load averages as
+// /proc/loadavg prints them, or "unknown".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}

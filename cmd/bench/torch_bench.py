@@ -1,0 +1,111 @@
+# PyTorch side of `go run ./cmd/bench`: times the same benchmarks as the Go
+# side, described by the JSON spec file named on the command line, and prints
+# one JSON object with each benchmark's samples in nanoseconds.
+#
+# Elementwise benchmarks are timed twice: "alloc" (y = f(x), a fresh result
+# each call) and "out" (a preallocated result through out= or in place). The
+# small matrix product is timed with 1 and 2 threads and the faster is kept.
+# Warm-up iterations are excluded; medians are taken by the Go side.
+
+import json
+import sys
+import time
+
+import torch
+
+
+def timeit(fn, warmup, iters, min_time_ns, max_time_ns):
+    for _ in range(warmup):
+        fn()
+    samples = []
+    total = 0
+    while True:
+        t0 = time.perf_counter_ns()
+        fn()
+        dt = time.perf_counter_ns() - t0
+        samples.append(dt)
+        total += dt
+        if len(samples) >= iters and total >= min_time_ns:
+            break
+        if max_time_ns and total >= max_time_ns:
+            break
+    return samples
+
+
+def unary(op):
+    return {
+        "relu": (torch.relu, lambda x, y: torch.clamp(x, min=0, out=y)),
+        "tanh": (torch.tanh, lambda x, y: torch.tanh(x, out=y)),
+        "sigmoid": (torch.sigmoid, lambda x, y: torch.sigmoid(x, out=y)),
+        "exp": (torch.exp, lambda x, y: torch.exp(x, out=y)),
+        "gelu": (torch.nn.functional.gelu, None),
+    }[op]
+
+
+def variants(c):
+    """Returns {variant: fn} for one benchmark case."""
+    kind, n = c["kind"], c.get("n", 0)
+    if kind == "matmul":
+        a = torch.randn(c["m"], c["k"])
+        b = torch.randn(c["k"], c["n_cols"])
+        out = torch.empty(c["m"], c["n_cols"])
+        return {"alloc": lambda: torch.mm(a, b), "out": lambda: torch.mm(a, b, out=out)}
+    if kind == "binary":
+        x, z, y = torch.randn(n), torch.randn(n), torch.empty(n)
+        f = {"add": torch.add, "mul": torch.mul}[c["op"]]
+        return {"alloc": lambda: f(x, z), "out": lambda: f(x, z, out=y)}
+    if kind == "unary":
+        x, y = torch.randn(n), torch.empty(n)
+        fa, fo = unary(c["op"])
+        v = {"alloc": lambda: fa(x)}
+        if fo is not None:
+            v["out"] = lambda: fo(x, y)
+        return v
+    if kind == "chain":
+        x, z, y = torch.randn(n), torch.randn(n), torch.empty(n)
+
+        def chain_out():
+            torch.mul(x, z, out=y)
+            y.add_(x)
+            y.relu_()
+            y.mul_(0.5)
+
+        return {"alloc": lambda: torch.relu(x * z + x) * 0.5, "out": chain_out}
+    if kind == "sum_rows":
+        x, y = torch.randn(c["rows"], c["cols"]), torch.empty(c["rows"])
+        return {"alloc": lambda: torch.sum(x, 1), "out": lambda: torch.sum(x, 1, out=y)}
+    if kind == "softmax_rows":
+        x = torch.randn(c["rows"], c["cols"])
+        return {"alloc": lambda: torch.softmax(x, 1)}
+    if kind == "conv2d":
+        x = torch.randn(*c["x"])
+        w = torch.randn(*c["w"])
+        return {"alloc": lambda: torch.nn.functional.conv2d(x, w)}
+    if kind == "to_f16":
+        x, y = torch.randn(n), torch.empty(n, dtype=torch.float16)
+        return {"alloc": lambda: x.half(), "out": lambda: y.copy_(x)}
+    raise ValueError("unknown benchmark kind " + kind)
+
+
+def main():
+    with open(sys.argv[1]) as f:
+        spec = json.load(f)
+    res = {"version": torch.__version__, "results": {}}
+    with torch.no_grad():
+        for c in spec["cases"]:
+            threads = c.get("threads", [2])
+            best = None
+            for t in threads:
+                torch.set_num_threads(t)
+                got = {}
+                for name, fn in variants(c).items():
+                    got[name] = timeit(fn, spec["warmup"], spec["iterations"], spec["min_time_ns"], spec["max_time_ns"])
+                med = sorted(got["alloc"])[len(got["alloc"]) // 2]
+                if best is None or med < best[0]:
+                    best = (med, t, got)
+            res["results"][c["name"]] = {"threads": best[1], "variants": best[2]}
+    json.dump(res, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
