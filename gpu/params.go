@@ -70,6 +70,8 @@ type encoder struct {
 	w      []uint32
 	plan   bindingPlan
 	err    error
+	// lastBinding is the binding number of the last view appended.
+	lastBinding int
 }
 
 func newEncoder(kernel string, t Target) *encoder {
@@ -127,7 +129,7 @@ func (e *encoder) view(v device.View, strides []int, contiguous bool) int {
 		}
 		e.put(uint32(int32(s)))
 	}
-	e.plan.add(d, v)
+	e.lastBinding = e.plan.add(d, v)
 	return d
 }
 

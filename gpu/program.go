@@ -20,8 +20,8 @@ const (
 	HookEpilogue       = "epilogue"
 )
 
-// Hook is one fused program of a launch: which hook function runs it and
-// where its block is.
+// Hook is one fused program of a launch: which hook function runs it, where
+// its block is and what code generation may specialize on.
 type Hook struct {
 	Name    string // one of the Hook* names
 	Program device.Program
@@ -29,6 +29,17 @@ type Hook struct {
 	Acc     bool // OpInput 0 is the accumulator the kernel passes in
 	NIn     int  // views loaded (the accumulator not counted)
 	NOut    int  // views stored
+	Rank    int  // rank of the block's (coalesced) space
+	// Views are the block's views, inputs then outputs.
+	Views []HookView
+}
+
+// HookView is what generated code knows about a program view.
+type HookView struct {
+	Desc       int // word offset of the descriptor from the block's start
+	Binding    int
+	DType      device.DType
+	Contiguous bool // element = offset + position
 }
 
 // Program block fields (PB_* in common.wgsl).
@@ -62,8 +73,11 @@ func (e *encoder) block(hdr int, name string, prog device.Program, shape []int, 
 	e.put(uint32(len(cshape)), uint32(len(inputs)), uint32(nout), b2u(acc), uint32(len(prog.Code)), 0, 0)
 	e.putInts(cshape)
 	contig := device.ContiguousStrides(cshape)
+	hv := make([]HookView, len(views))
 	for i, v := range views {
-		e.view(v, cstrides[i], slices.Equal(cstrides[i], contig))
+		c := slices.Equal(cstrides[i], contig)
+		desc := e.view(v, cstrides[i], c)
+		hv[i] = HookView{Desc: desc - blk, Binding: e.lastBinding, DType: v.DType, Contiguous: c}
 	}
 	code, outs, err := bytecode(prog)
 	if err != nil {
@@ -73,7 +87,7 @@ func (e *encoder) block(hdr int, name string, prog device.Program, shape []int, 
 	e.put(code...)
 	e.w[blk+pbOutRegs] = uint32(e.here())
 	e.put(outs...)
-	return Hook{Name: name, Program: prog, Header: hdr, Acc: acc, NIn: len(inputs), NOut: nout}
+	return Hook{Name: name, Program: prog, Header: hdr, Acc: acc, NIn: len(inputs), NOut: nout, Rank: len(cshape), Views: hv}
 }
 
 func b2u(b bool) uint32 {

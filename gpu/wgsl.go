@@ -3,6 +3,7 @@ package gpu
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -10,24 +11,29 @@ import (
 
 // GenerateHooks returns WGSL defining the launch's hook functions,
 // specialized to its programs: straight-line typed code that calls the op_*
-// functions of ops.wgsl and reads views through the program blocks of the
-// params. It is what the WebGPU backend splices into a kernel in place of
-// interp.wgsl (shaders.Compose).
+// functions of ops.wgsl, with every view read and written through a helper
+// specialized to its binding and dtype, and the block layout (ranks,
+// descriptor offsets, contiguity) written in as constants. Only view
+// offsets, strides and shapes still come from the params. It is what the
+// WebGPU backend splices into a kernel in place of interp.wgsl
+// (shaders.Compose); the text is also the pipeline's cache key.
 func GenerateHooks(l *Launch) string {
 	var b strings.Builder
+	var acc accessors
 	for _, h := range l.Hooks {
-		genHook(&b, h)
+		genHook(&b, h, &acc)
 	}
+	acc.write(&b)
 	return b.String()
 }
 
-// hookSig gives each hook's signature, its position parameter and how the
-// accumulator parameter is typed.
-var hookSig = map[string]struct{ sig, pos, acc string }{
-	HookElementwise:    {"fn ew_program(p: u32)", "p", ""},
-	HookReducePrologue: {"fn reduce_prologue(p: u32) -> f32", "p", ""},
-	HookReduceEpilogue: {"fn reduce_epilogue(p: u32, acc: u32)", "p", "bits"},
-	HookEpilogue:       {"fn epilogue(p: u32, acc: f32)", "p", "f32"},
+// hookSig gives each hook's signature and how its accumulator parameter is
+// typed ("" none, "bits" u32 bits, "f32").
+var hookSig = map[string]struct{ sig, acc string }{
+	HookElementwise:    {"fn ew_program(p: u32)", ""},
+	HookReducePrologue: {"fn reduce_prologue(p: u32) -> f32", ""},
+	HookReduceEpilogue: {"fn reduce_epilogue(p: u32, acc: u32)", "bits"},
+	HookEpilogue:       {"fn epilogue(p: u32, acc: f32)", "f32"},
 }
 
 // wgslType is the WGSL type of a register type.
@@ -52,15 +58,84 @@ func fromBits(t device.DType, x string) string {
 	return "bitcast<f32>(" + x + ")"
 }
 
-// toBits converts a typed value to compute-type bits.
-func toBits(t device.DType, x string) string {
-	if t == device.Bool {
-		return "select(0u, 1u, " + x + ")"
-	}
-	return "bitcast<u32>(" + x + ")"
+// accessor is a typed load or store helper for one binding and dtype.
+type accessor struct {
+	store   bool
+	binding int
+	dt      device.DType
 }
 
-func genHook(b *strings.Builder, h Hook) {
+// accessors collects the helpers a hook set uses.
+type accessors []accessor
+
+// name returns the helper's name, registering it.
+func (as *accessors) name(a accessor) string {
+	if !slices.Contains(*as, a) {
+		*as = append(*as, a)
+	}
+	op := "ld"
+	if a.store {
+		op = "st"
+	}
+	return fmt.Sprintf("%s_%d_%s", op, a.binding, dtypeName[a.dt])
+}
+
+var dtypeName = map[device.DType]string{device.Float32: "f32", device.Float16: "f16", device.BFloat16: "bf16", device.Int32: "i32", device.Bool: "bool"}
+
+// write emits the helpers: words are accessed atomically (the bindings are
+// array<atomic<u32>>); sub-word stores clear and set their bits with
+// atomic and/or, like store_raw.
+func (as accessors) write(b *strings.Builder) {
+	for _, a := range as {
+		buf := fmt.Sprintf("b%d", a.binding)
+		t := wgslType(a.dt.ComputeType())
+		if !a.store {
+			fmt.Fprintf(b, "fn ld_%d_%s(e: u32) -> %s {\n    return ", a.binding, dtypeName[a.dt], t)
+			switch a.dt {
+			case device.Float32:
+				fmt.Fprintf(b, "bitcast<f32>(atomicLoad(&%s[e]))", buf)
+			case device.Int32:
+				fmt.Fprintf(b, "bitcast<i32>(atomicLoad(&%s[e]))", buf)
+			case device.Float16:
+				fmt.Fprintf(b, "f16_to_f32((atomicLoad(&%s[e >> 1u]) >> ((e & 1u) * 16u)) & 0xffffu)", buf)
+			case device.BFloat16:
+				fmt.Fprintf(b, "bitcast<f32>(((atomicLoad(&%s[e >> 1u]) >> ((e & 1u) * 16u)) & 0xffffu) << 16u)", buf)
+			case device.Bool:
+				fmt.Fprintf(b, "((atomicLoad(&%s[e >> 2u]) >> ((e & 3u) * 8u)) & 0xffu) != 0u", buf)
+			}
+			b.WriteString(";\n}\n\n")
+			continue
+		}
+		fmt.Fprintf(b, "fn st_%d_%s(e: u32, v: %s) {\n", a.binding, dtypeName[a.dt], t)
+		part := func(shift, mask, bits string) {
+			fmt.Fprintf(b, "    let w = e >> %s;\n    let s = (e & %s) * %s;\n", shift, mask, map[string]string{"1u": "16u", "3u": "8u"}[mask])
+			fmt.Fprintf(b, "    atomicAnd(&%s[w], ~(%s << s));\n    atomicOr(&%s[w], %s << s);\n",
+				buf, map[string]string{"1u": "0xffffu", "3u": "0xffu"}[mask], buf, bits)
+		}
+		switch a.dt {
+		case device.Float32, device.Int32:
+			fmt.Fprintf(b, "    atomicStore(&%s[e], bitcast<u32>(v));\n", buf)
+		case device.Float16:
+			part("1u", "1u", "f32_to_f16(v)")
+		case device.BFloat16:
+			part("1u", "1u", "f32_to_bf16(v)")
+		case device.Bool:
+			part("2u", "3u", "select(0u, 1u, v)")
+		}
+		b.WriteString("}\n\n")
+	}
+}
+
+// viewElem returns the expression of view v's element at position p.
+func viewElem(h Hook, v HookView) string {
+	d := fmt.Sprintf("blk + %du", v.Desc)
+	if v.Contiguous {
+		return fmt.Sprintf("params[%s + 2u] + p", d)
+	}
+	return fmt.Sprintf("view_elem(%s, blk + %du, %du, p)", d, pbShape, h.Rank)
+}
+
+func genHook(b *strings.Builder, h Hook, acc *accessors) {
 	s, ok := hookSig[h.Name]
 	if !ok {
 		panic("gpu: unknown hook " + h.Name)
@@ -68,12 +143,12 @@ func genHook(b *strings.Builder, h Hook) {
 	fmt.Fprintf(b, "%s {\n    let blk = params[%du];\n", s.sig, h.Header)
 	p := h.Program
 	for i, in := range p.Code {
-		fmt.Fprintf(b, "    let r%d: %s = %s;\n", i, wgslType(in.Type), genExpr(p, in, h, s.pos, s.acc))
+		fmt.Fprintf(b, "    let r%d: %s = %s;\n", i, wgslType(in.Type), genExpr(p, in, h, s.acc, acc))
 	}
 	for j := 0; j < h.NOut; j++ {
-		r := p.Outputs[j]
-		t := p.Code[r].Type
-		fmt.Fprintf(b, "    prog_store(blk, %du, %s, %s, %du);\n", h.NIn+j, s.pos, toBits(t, fmt.Sprintf("r%d", r)), uint32(t))
+		v := h.Views[h.NIn+j]
+		st := acc.name(accessor{store: true, binding: v.Binding, dt: v.DType})
+		fmt.Fprintf(b, "    %s(%s, r%d);\n", st, viewElem(h, v), p.Outputs[j])
 	}
 	if h.Name == HookReducePrologue {
 		fmt.Fprintf(b, "    return r%d;\n", p.Outputs[0])
@@ -108,7 +183,7 @@ var compareFmt = map[device.Op]string{
 }
 
 // genExpr returns the WGSL expression of one validated instruction.
-func genExpr(p device.Program, in device.Instr, h Hook, pos, acc string) string {
+func genExpr(p device.Program, in device.Instr, h Hook, accKind string, acc *accessors) string {
 	arg := func(a int) string { return fmt.Sprintf("r%d", in.Args[a]) }
 	var at device.DType
 	if in.Op.Arity() > 0 {
@@ -117,7 +192,7 @@ func genExpr(p device.Program, in device.Instr, h Hook, pos, acc string) string 
 	switch op := in.Op; {
 	case op == device.OpInput:
 		if h.Acc && in.Index == 0 {
-			if acc == "f32" {
+			if accKind == "f32" {
 				return "acc"
 			}
 			return fromBits(in.Type, "acc")
@@ -126,15 +201,16 @@ func genExpr(p device.Program, in device.Instr, h Hook, pos, acc string) string 
 		if h.Acc {
 			k--
 		}
-		return fromBits(in.Type, fmt.Sprintf("prog_load(blk, %du, %s)", k, pos))
+		v := h.Views[k]
+		return fmt.Sprintf("%s(%s)", acc.name(accessor{binding: v.Binding, dt: v.DType}), viewElem(h, v))
 	case op == device.OpConst:
 		return constExpr(in)
 	case op == device.OpIndex:
-		return "i32(" + pos + ")"
+		return "i32(p)"
 	case op == device.OpRandUniform:
-		return fmt.Sprintf("rand_uniform(0x%08xu, %s)", device.StreamKey(in.Seed), pos)
+		return fmt.Sprintf("rand_uniform(0x%08xu, p)", device.StreamKey(in.Seed))
 	case op == device.OpRandNormal:
-		return fmt.Sprintf("rand_normal(0x%08xu, %s)", device.StreamKey(in.Seed), pos)
+		return fmt.Sprintf("rand_normal(0x%08xu, p)", device.StreamKey(in.Seed))
 	case op == device.OpIsNaN:
 		return "is_nan(" + arg(0) + ")"
 	case op == device.OpNot:

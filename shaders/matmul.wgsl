@@ -57,10 +57,10 @@ fn matmul(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     let b_n = params[bd + VD_STRIDES + br + 1u];
     let tx = li % 16u;
     let ty = li / 16u;
-    var acc0 = vec4<f32>(0.0);
-    var acc1 = vec4<f32>(0.0);
-    var acc2 = vec4<f32>(0.0);
-    var acc3 = vec4<f32>(0.0);
+    var acc: array<vec4<f32>, 4>;
+    for (var q = 0u; q < 4u; q = q + 1u) {
+        acc[q] = vec4<f32>(0.0);
+    }
     for (var k0 = 0u; k0 < k; k0 = k0 + MM_K) {
         for (var q = 0u; q < 2u; q = q + 1u) {
             let idx = li + q * WG;
@@ -85,37 +85,20 @@ fn matmul(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
             let a = vec4<f32>(mm_a[ra], mm_a[ra + 16u], mm_a[ra + 32u], mm_a[ra + 48u]);
             let rb = kk * MM_T + tx;
             let bv = vec4<f32>(mm_b[rb], mm_b[rb + 16u], mm_b[rb + 32u], mm_b[rb + 48u]);
-            acc0 = acc0 + a.x * bv;
-            acc1 = acc1 + a.y * bv;
-            acc2 = acc2 + a.z * bv;
-            acc3 = acc3 + a.w * bv;
+            acc[0] = acc[0] + a.x * bv;
+            acc[1] = acc[1] + a.y * bv;
+            acc[2] = acc[2] + a.z * bv;
+            acc[3] = acc[3] + a.w * bv;
         }
         workgroupBarrier();
     }
-    let base = b * m;
-    mm_store(base, m, n, i0 + ty, j0 + tx, acc0);
-    mm_store(base, m, n, i0 + ty + 16u, j0 + tx, acc1);
-    mm_store(base, m, n, i0 + ty + 32u, j0 + tx, acc2);
-    mm_store(base, m, n, i0 + ty + 48u, j0 + tx, acc3);
-}
-
-// mm_store runs the epilogue on the in-range elements of row i, columns
-// j, j+16, j+32, j+48.
-fn mm_store(base: u32, m: u32, n: u32, i: u32, j: u32, v: vec4<f32>) {
-    if (i >= m) {
-        return;
-    }
-    let row = (base + i) * n;
-    if (j < n) {
-        epilogue(row + j, v.x);
-    }
-    if (j + 16u < n) {
-        epilogue(row + j + 16u, v.y);
-    }
-    if (j + 32u < n) {
-        epilogue(row + j + 32u, v.z);
-    }
-    if (j + 48u < n) {
-        epilogue(row + j + 48u, v.w);
+    // One call site for the epilogue: it is inlined, so sixteen would
+    // multiply the kernel's size (and its compile time).
+    for (var q = 0u; q < 16u; q = q + 1u) {
+        let i = i0 + ty + 16u * (q / 4u);
+        let j = j0 + tx + 16u * (q % 4u);
+        if (i < m && j < n) {
+            epilogue((b * m + i) * n + j, acc[q / 4u][q % 4u]);
+        }
     }
 }

@@ -15,6 +15,8 @@ func RunKernels(t *testing.T, d device.Device) {
 		{"ElementwiseOps", testElementwiseOps},
 		{"ElementwiseDTypes", testElementwiseDTypes},
 		{"ElementwiseLarge", testElementwiseLarge},
+		{"Reduce", testReduce},
+		{"MatMul", testMatMul},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.f(t, d) })
 	}
