@@ -104,8 +104,8 @@ func testReduce(t *testing.T, d device.Device) {
 	rng := NewRand(t)
 	f32, f16, i32 := device.Float32, device.Float16, device.Int32
 	shapes := []struct{ out, red []int }{
-		{[]int{7}, []int{1027}},  // a workgroup per output
-		{[]int{2000}, []int{5}},  // an invocation per output
+		{[]int{7}, []int{1027}}, // a workgroup per output
+		{[]int{2000}, []int{5}}, // an invocation per output
 		{[]int{3, 4}, []int{5, 6}},
 		{[]int{}, []int{513}},
 		{[]int{1}, []int{1}},
