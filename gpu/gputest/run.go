@@ -17,6 +17,12 @@ func RunKernels(t *testing.T, d device.Device) {
 		{"ElementwiseLarge", testElementwiseLarge},
 		{"Reduce", testReduce},
 		{"MatMul", testMatMul},
+		{"Conv", testConv},
+		{"Pool", testPool},
+		{"Gather", testGather},
+		{"Scatter", testScatter},
+		{"IndexErrors", testIndexErrors},
+		{"Copy", testCopy},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.f(t, d) })
 	}
