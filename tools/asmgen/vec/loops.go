@@ -255,27 +255,34 @@ func (g *gen) unaryKernels() {
 	heavy := []struct {
 		name string
 		f    func(x reg.Register) reg.VecVirtual
-		// lag is how far (a fraction of the body) the second of two
-		// interleaved vectors trails the first on AVX-512: 0 is lockstep;
-		// the largest bodies need a lag to fit in 32 registers.
-		lag float64
+		// lag512 and lag2 place the second of two interleaved vectors that
+		// fraction of a body behind the first (0: lockstep), on AVX-512 and
+		// AVX2; negative means one vector at a time (the pair does not fit
+		// in the registers: avo's allocator would then reach for Y16 and up,
+		// which AVX2 lacks, or run out of AVX-512 opmask registers).
+		// asm_test.go in cpu/internal/vec checks the AVX2 register use.
+		lag512, lag2 float64
 	}{
-		{"exp", func(x reg.Register) reg.VecVirtual { return g.expHL(x, nil) }, 0},
-		{"log", g.log, -1},
-		{"tanh", g.tanh, 0},
-		{"sigmoid", g.sigmoid, 0},
-		{"silu", g.silu, 0},
-		{"erf", g.erf, 0},
-		{"geluErf", g.geluErf, 0},
-		{"geluTanh", g.geluTanh, 0.9},
+		{"exp", func(x reg.Register) reg.VecVirtual { return g.expHL(x, nil) }, 0, 0},
+		{"log", g.log, -1, 0},
+		{"tanh", g.tanh, 0, 0},
+		{"sigmoid", g.sigmoid, 0, 0},
+		{"silu", g.silu, 0, 0},
+		{"erf", g.erf, 0, -1},
+		{"geluErf", g.geluErf, 0, -1},
+		{"geluTanh", g.geluTanh, 0.9, 0},
 	}
 	for _, h := range heavy {
 		f := h.f
+		lag := h.lag2
+		if s.avx512 {
+			lag = h.lag512
+		}
 		u := 1
-		if s.avx512 && h.lag >= 0 {
+		if lag >= 0 {
 			u = 2
 		}
-		g.elementwise(ewKernel{name: h.name, inputs: []string{"x"}, unroll: u, interleave: true, lag: h.lag,
+		g.elementwise(ewKernel{name: h.name, inputs: []string{"x"}, unroll: u, interleave: true, lag: lag,
 			body: func(in, _ []reg.VecVirtual) reg.VecVirtual { return f(in[0]) }})
 	}
 	for _, cos := range []bool{false, true} {
