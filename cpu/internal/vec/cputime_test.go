@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-		"testing"
+	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
