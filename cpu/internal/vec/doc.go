@@ -62,7 +62,7 @@
 // result is subnormal (Exp, Sigmoid) the absolute error is at most one
 // subnormal ulp (2^-149); where the GELUs' and SiLU's result is below
 // 2^-118 in magnitude (x below about -80 for SiLU, -12 for the GELUs) the
-// relative bound is replaced by an absolute error of at most 3e-43.
+// relative bound is replaced by an absolute error of at most 4e-43.
 //
 // Special values: Exp overflows to +Inf above 88.72 and underflows to 0
 // (through the subnormals, correctly scaled) below -103.97; Log(0) = -Inf,

@@ -13,6 +13,7 @@ import (
 var (
 	reportFlag   = flag.Bool("vec.report", false, "run the bandwidth report (slow; prints a Markdown table)")
 	reportRounds = flag.Int("vec.rounds", 7, "rounds per kernel in the bandwidth report")
+	reportGo     = flag.Bool("vec.reportgo", false, "include the pure-Go level in the bandwidth report")
 )
 
 func median(v []float64) float64 {
@@ -59,6 +60,9 @@ func TestBandwidthReport(t *testing.T) {
 			ref = func(lo, hi int) { best.triad(dst[lo:hi], x[lo:hi], y[lo:hi], 3) }
 		}
 		for _, l := range Available() {
+			if l == LevelGo && !*reportGo {
+				continue
+			}
 			for _, threads := range []int{1, 2} {
 				prev := SetLevel(l)
 				rounds := *reportRounds
