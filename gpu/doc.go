@@ -125,6 +125,16 @@
 // OpIndex and the random streams use the hook's position p: the linear
 // position in the block's iteration space.
 //
+// # Floating point
+//
+// The shaders implement device's scalar semantics (NaN-propagating max and
+// min, saturating float-to-int casts, Go's special cases of Pow, ...)
+// explicitly, and generated code never embeds a program's constants
+// (drivers fold literals without IEEE semantics: lavapipe turns x/0.0 into
+// 0). Vulkan still lets a driver apply algebraic identities that ignore NaN
+// and infinity to run-time values (x-x to 0, (x+y)-y to x); kernels do not
+// defend against those. fma need not be fused.
+//
 // # Errors from kernels
 //
 // Gather and Scatter clamp an out-of-range index and record it in a status

@@ -32,6 +32,10 @@ type Hook struct {
 	Rank    int  // rank of the block's (coalesced) space
 	// Views are the block's views, inputs then outputs.
 	Views []HookView
+	// Code is the word offset of the bytecode from the block's start:
+	// generated code reads constants and stream keys from the immediates
+	// there, so that they are never compile-time constants (see wgsl.go).
+	Code int
 }
 
 // HookView is what generated code knows about a program view.
@@ -83,11 +87,12 @@ func (e *encoder) block(hdr int, name string, prog device.Program, shape []int, 
 	if err != nil {
 		e.fail("%v", err)
 	}
-	e.w[blk+pbCode] = uint32(e.here())
+	codeAt := e.here()
+	e.w[blk+pbCode] = uint32(codeAt)
 	e.put(code...)
 	e.w[blk+pbOutRegs] = uint32(e.here())
 	e.put(outs...)
-	return Hook{Name: name, Program: prog, Header: hdr, Acc: acc, NIn: len(inputs), NOut: nout, Rank: len(cshape), Views: hv}
+	return Hook{Name: name, Program: prog, Header: hdr, Acc: acc, NIn: len(inputs), NOut: nout, Rank: len(cshape), Views: hv, Code: codeAt - blk}
 }
 
 func b2u(b bool) uint32 {

@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -13,10 +12,14 @@ import (
 // specialized to its programs: straight-line typed code that calls the op_*
 // functions of ops.wgsl, with every view read and written through a helper
 // specialized to its binding and dtype, and the block layout (ranks,
-// descriptor offsets, contiguity) written in as constants. Only view
-// offsets, strides and shapes still come from the params. It is what the
-// WebGPU backend splices into a kernel in place of interp.wgsl
-// (shaders.Compose); the text is also the pipeline's cache key.
+// descriptor offsets, contiguity) written in as constants. View offsets,
+// strides and shapes, and the programs' constants and random-stream keys,
+// still come from the params: drivers fold literal constants without IEEE
+// NaN and infinity semantics (lavapipe turns x/0.0 into 0), and programs
+// that differ only in constants or seeds (a learning rate, a dropout mask
+// per step) share one pipeline. It is what the WebGPU backend splices into
+// a kernel in place of interp.wgsl (shaders.Compose); the text is also the
+// pipeline's cache key.
 func GenerateHooks(l *Launch) string {
 	var b strings.Builder
 	var acc accessors
@@ -143,7 +146,8 @@ func genHook(b *strings.Builder, h Hook, acc *accessors) {
 	fmt.Fprintf(b, "%s {\n    let blk = params[%du];\n", s.sig, h.Header)
 	p := h.Program
 	for i, in := range p.Code {
-		fmt.Fprintf(b, "    let r%d: %s = %s;\n", i, wgslType(in.Type), genExpr(p, in, h, s.acc, acc))
+		imm := fmt.Sprintf("params[blk + %du]", h.Code+i*instrWords+instrWords-1)
+		fmt.Fprintf(b, "    let r%d: %s = %s;\n", i, wgslType(in.Type), genExpr(p, in, h, s.acc, imm, acc))
 	}
 	for j := 0; j < h.NOut; j++ {
 		v := h.Views[h.NIn+j]
@@ -182,8 +186,9 @@ var compareFmt = map[device.Op]string{
 	device.OpLe: "%s <= %s", device.OpGt: "%s > %s", device.OpGe: "%s >= %s",
 }
 
-// genExpr returns the WGSL expression of one validated instruction.
-func genExpr(p device.Program, in device.Instr, h Hook, accKind string, acc *accessors) string {
+// genExpr returns the WGSL expression of one validated instruction; imm is
+// the expression of its immediate word.
+func genExpr(p device.Program, in device.Instr, h Hook, accKind, imm string, acc *accessors) string {
 	arg := func(a int) string { return fmt.Sprintf("r%d", in.Args[a]) }
 	var at device.DType
 	if in.Op.Arity() > 0 {
@@ -204,13 +209,13 @@ func genExpr(p device.Program, in device.Instr, h Hook, accKind string, acc *acc
 		v := h.Views[k]
 		return fmt.Sprintf("%s(%s)", acc.name(accessor{binding: v.Binding, dt: v.DType}), viewElem(h, v))
 	case op == device.OpConst:
-		return constExpr(in)
+		return fromBits(in.Type, imm)
 	case op == device.OpIndex:
 		return "i32(p)"
 	case op == device.OpRandUniform:
-		return fmt.Sprintf("rand_uniform(0x%08xu, p)", device.StreamKey(in.Seed))
+		return "rand_uniform(" + imm + ", p)"
 	case op == device.OpRandNormal:
-		return fmt.Sprintf("rand_normal(0x%08xu, p)", device.StreamKey(in.Seed))
+		return "rand_normal(" + imm + ", p)"
 	case op == device.OpIsNaN:
 		return "is_nan(" + arg(0) + ")"
 	case op == device.OpNot:
@@ -236,25 +241,6 @@ func genExpr(p device.Program, in device.Instr, h Hook, accKind string, acc *acc
 	default:
 		return fmt.Sprintf("%s(%s)", unaryFloat[op], arg(0))
 	}
-}
-
-// constExpr writes a constant exactly: float bits through as_f32, which is
-// never constant-folded (WGSL rejects infinite and NaN constants).
-func constExpr(in device.Instr) string {
-	switch in.Type {
-	case device.Int32:
-		return fmt.Sprintf("bitcast<i32>(0x%08xu)", uint32(int32(in.Imm)))
-	case device.Bool:
-		if in.Imm != 0 {
-			return "true"
-		}
-		return "false"
-	}
-	f := float32(in.Imm)
-	if math.IsInf(float64(f), 0) || f != f {
-		return fmt.Sprintf("as_f32(0x%08xu)", math.Float32bits(f))
-	}
-	return fmt.Sprintf("bitcast<f32>(0x%08xu)", math.Float32bits(f))
 }
 
 // castExpr converts x of register type from to register type to, with

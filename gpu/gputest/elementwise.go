@@ -2,6 +2,7 @@ package gputest
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -111,6 +112,20 @@ func testElementwiseOps(t *testing.T, d device.Device) {
 		outs := []device.DType{bl, bl, f32, i32, f32, bl, i32, i32, f32, f32, i32, bl, bl, f32}
 		// fma need not be fused on a GPU: an absolute tolerance covers cancellation.
 		RunProgram(t, d, "bool, where, fma, isnan, index, casts", b.P, shape, []Tensor{c, c2, x, y, xi}, outs, Tol{Abs: 1e-6, Rel: 1e-6})
+	}
+	{ // constants that are zero, infinite or NaN keep IEEE semantics (the
+		// driver may still simplify x-x to 0: Vulkan allows that)
+		var b device.Builder
+		fx := b.Input(0, f32)
+		zero, inf, nan := b.Const(0, f32), b.Const(math.Inf(1), f32), b.Const(math.NaN(), f32)
+		b.Output(b.Binary(device.OpDiv, fx, zero))
+		b.Output(b.Binary(device.OpMul, fx, zero))
+		b.Output(b.Binary(device.OpMul, fx, inf))
+		b.Output(b.Binary(device.OpAdd, fx, nan))
+		b.Output(b.Binary(device.OpMax, fx, nan))
+		b.Output(b.Binary(device.OpDiv, zero, zero))
+		outs := []device.DType{f32, f32, f32, f32, f32, f32}
+		RunProgram(t, d, "IEEE constants", b.P, shape, []Tensor{x}, outs, Exact)
 	}
 	{ // saturating casts of large values
 		big := Make(t, d, r, f32, shape, Contiguous, func(r *rand.Rand) float64 { return (r.Float64() - 0.5) * 1e10 })
