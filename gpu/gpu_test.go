@@ -1,0 +1,259 @@
+package gpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/shaderflow/shaderflow/gpu/gputest"
+	"github.com/shaderflow/shaderflow/shaders"
+	"github.com/shaderflow/shaderflow/tensor/device"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeBuf is a device.Buffer of a given size.
+type fakeBuf struct{ n int64 }
+
+func (b *fakeBuf) Bytes() int64 { return b.n }
+
+var testTarget = Target{MaxBindings: 8, MaxBindingBytes: 1 << 20, BindingAlign: 256, MaxWorkgroups: 65535}
+
+func TestCoalesce(t *testing.T) {
+	cases := []struct {
+		shape   []int
+		strides [][]int
+		want    []int
+		wantSt  [][]int
+	}{
+		{[]int{2, 3, 4}, [][]int{{12, 4, 1}}, []int{24}, [][]int{{1}}},
+		{[]int{2, 3, 4}, [][]int{{12, 4, 1}, {0, 4, 1}}, []int{2, 12}, [][]int{{12, 1}, {0, 1}}},
+		{[]int{2, 1, 4}, [][]int{{4, 99, 1}}, []int{8}, [][]int{{1}}},
+		{[]int{3, 4}, [][]int{{1, 3}}, []int{3, 4}, [][]int{{1, 3}}}, // a transpose stays
+		{[]int{1, 1}, [][]int{{5, 7}}, []int{}, [][]int{{}}},
+		{[]int{2, 0, 3}, [][]int{{0, 3, 1}}, []int{2, 0, 3}, [][]int{{0, 3, 1}}},
+	}
+	for _, c := range cases {
+		got, st := coalesce(c.shape, c.strides)
+		assert.Equal(t, c.want, got, "shape %v strides %v", c.shape, c.strides)
+		assert.Equal(t, c.wantSt, st, "shape %v strides %v", c.shape, c.strides)
+	}
+}
+
+func TestGrid(t *testing.T) {
+	for _, n := range []int{0, 1, 65535, 65536, 1 << 20, 65535*65535 - 1} {
+		x, y := Grid(n, 65535)
+		if n == 0 {
+			assert.Zero(t, x*y)
+			continue
+		}
+		assert.LessOrEqual(t, x, 65535)
+		assert.LessOrEqual(t, y, 65535)
+		assert.GreaterOrEqual(t, x*y, n)
+		assert.Less(t, x*(y-1), n, "no spare row for n=%d", n)
+	}
+}
+
+// runBytecode interprets encoded bytecode like interp.wgsl, in Go, with
+// EvalProgram's scalar semantics per instruction.
+func runBytecode(t *testing.T, p device.Program, code, outs []uint32, pos int, in func(int) float64) []float64 {
+	regs := make([]float64, MaxRegisters)
+	for i := 0; i < len(code)/instrWords; i++ {
+		w := code[i*instrWords:]
+		src := p.Code[i] // the op, types and immediate are checked against the source
+		require.Equal(t, uint32(src.Op), w[0]&0xff)
+		require.Equal(t, uint32(src.Type), w[0]>>8&0xff)
+		one := device.Program{Code: make([]device.Instr, 0, 4)}
+		for a := 0; a < src.Op.Arity(); a++ {
+			one.Code = append(one.Code, device.Instr{Op: device.OpInput, Type: p.Code[src.Args[a]].Type, Index: a})
+		}
+		x := src
+		for a := 0; a < src.Op.Arity(); a++ {
+			x.Args[a] = device.Reg(a)
+		}
+		one.Code = append(one.Code, x)
+		one.Outputs = []device.Reg{device.Reg(len(one.Code) - 1)}
+		args := [3]float64{regs[w[1]], regs[w[2]], regs[w[3]]}
+		v := gputest.EvalProgram(one, pos, func(k int) float64 {
+			if x.Op == device.OpInput {
+				return in(x.Index)
+			}
+			return args[k]
+		})[0]
+		regs[w[0]>>24] = v
+	}
+	res := make([]float64, len(outs))
+	for j, o := range outs {
+		res[j] = regs[o&0xff]
+		assert.Equal(t, uint32(p.Code[p.Outputs[j]].Type), o>>8&0xff)
+	}
+	return res
+}
+
+// randomProgram builds a valid program over inputs of the given types.
+func randomProgram(r *rand.Rand, inputs []device.DType, n int) device.Program {
+	var b device.Builder
+	pools := map[device.DType][]device.Reg{}
+	add := func(x device.Reg) { t := b.TypeOf(x); pools[t] = append(pools[t], x) }
+	for i, dt := range inputs {
+		add(b.Input(i, dt))
+	}
+	add(b.Const(1.5, device.Float32))
+	add(b.Const(3, device.Int32))
+	add(b.Unary(device.OpIsNaN, pools[device.Float32][0]))
+	pick := func(t device.DType) device.Reg { p := pools[t]; return p[r.IntN(len(p))] }
+	for len(b.P.Code) < n {
+		switch r.IntN(6) {
+		case 0:
+			add(b.Unary(device.OpNeg+device.Op(r.IntN(int(device.OpCeil-device.OpNeg+1))), pick(device.Float32)))
+		case 1:
+			add(b.Binary(device.OpAdd+device.Op(r.IntN(7)), pick(device.Float32), pick(device.Float32)))
+		case 2:
+			ops := []device.Op{device.OpAdd, device.OpSub, device.OpMul, device.OpDiv, device.OpMax, device.OpMin}
+			add(b.Binary(ops[r.IntN(len(ops))], pick(device.Int32), pick(device.Int32)))
+		case 3:
+			add(b.Binary(device.OpEq+device.Op(r.IntN(6)), pick(device.Float32), pick(device.Float32)))
+		case 4:
+			add(b.Where(pick(device.Bool), pick(device.Float32), pick(device.Float32)))
+		case 5:
+			add(b.Cast(pick(device.Int32), device.Float32))
+		}
+	}
+	for k := 0; k < 3; k++ {
+		b.Output(device.Reg(r.IntN(len(b.P.Code))))
+	}
+	return b.P
+}
+
+func TestBytecodeMatchesProgram(t *testing.T) {
+	r := gputest.NewRand(t)
+	inputs := []device.DType{device.Float32, device.Int32, device.Float32}
+	for trial := 0; trial < 200; trial++ {
+		p := randomProgram(r, inputs, 5+r.IntN(60))
+		require.NoError(t, p.Validate(inputs))
+		code, outs, err := bytecode(p)
+		require.NoError(t, err)
+		in := []float64{float64(float32(r.NormFloat64())), float64(r.IntN(20) - 10), float64(float32(r.NormFloat64()))}
+		get := func(k int) float64 { return in[k] }
+		want := gputest.EvalProgram(p, trial, get)
+		got := runBytecode(t, p, code, outs, trial, get)
+		for j := range want {
+			if !(math.IsNaN(want[j]) && math.IsNaN(got[j])) {
+				require.Equal(t, want[j], got[j], "trial %d output %d\n%s", trial, j, p)
+			}
+		}
+	}
+}
+
+func TestBytecodeRegisterLimit(t *testing.T) {
+	var b device.Builder
+	var live []device.Reg
+	for i := 0; i <= MaxRegisters; i++ {
+		live = append(live, b.Const(float64(i), device.Float32))
+	}
+	s := live[0]
+	for _, x := range live[1:] {
+		s = b.Binary(device.OpAdd, s, x)
+	}
+	b.Output(s)
+	_, _, err := bytecode(b.P)
+	assert.ErrorContains(t, err, "registers")
+}
+
+func TestPlanDedupesAndRebases(t *testing.T) {
+	small := &fakeBuf{4096}
+	big := &fakeBuf{4 << 20}
+	e := newEncoder("test", testTarget)
+	d1 := e.view(device.Contiguous(small, device.Float32, 10, []int{5}), []int{1}, true)
+	d2 := e.view(device.Contiguous(big, device.Float16, 1<<20+3, []int{100}), []int{1}, true)
+	d3 := e.view(device.Contiguous(small, device.Float32, 0, []int{5}), []int{1}, true)
+	l, err := e.finish(&Launch{})
+	require.NoError(t, err)
+	require.Len(t, l.Bindings, 2, "one binding per buffer")
+	assert.Equal(t, Binding{Buf: small, Offset: 0, Size: 4096}, l.Bindings[0], "a small buffer is bound whole")
+	bb := l.Bindings[1]
+	assert.Zero(t, bb.Offset%testTarget.BindingAlign)
+	assert.LessOrEqual(t, bb.Offset, int64(2*(1<<20+3)))
+	assert.GreaterOrEqual(t, bb.Offset+bb.Size, int64(2*(1<<20+103)))
+	assert.Equal(t, uint32(1), l.Params[d1+vdBinding])
+	assert.Equal(t, uint32(2), l.Params[d2+vdBinding])
+	assert.Equal(t, uint32(1), l.Params[d3+vdBinding])
+	assert.Equal(t, uint32(10), l.Params[d1+vdOffset])
+	assert.Equal(t, uint32(1<<20+3-int(bb.Offset/2)), l.Params[d2+vdOffset], "offsets are rebased to the bound range")
+}
+
+func TestPlanRefusesOversizedViewsAndTooManyBuffers(t *testing.T) {
+	huge := &fakeBuf{8 << 20}
+	e := newEncoder("test", testTarget)
+	e.view(device.Contiguous(huge, device.Float32, 0, []int{1 << 19}), []int{1}, true)
+	_, err := e.finish(&Launch{})
+	assert.ErrorContains(t, err, "more than the device binds")
+
+	e = newEncoder("test", testTarget)
+	for i := 0; i <= testTarget.MaxBindings; i++ {
+		e.view(device.Contiguous(&fakeBuf{64}, device.Float32, 0, []int{4}), []int{1}, true)
+	}
+	_, err = e.finish(&Launch{})
+	assert.ErrorContains(t, err, "buffers")
+}
+
+func TestEncodersValidate(t *testing.T) {
+	_, err := EncodeElementwise(&device.ElementwiseKernel{Shape: []int{4}}, testTarget)
+	assert.Error(t, err)
+	_, err = EncodeMatMul(&device.MatMulKernel{M: 2, N: 2, K: 2}, testTarget)
+	assert.Error(t, err)
+}
+
+// naga returns the path of naga or skips.
+func naga(t *testing.T) string {
+	for _, p := range []string{"naga", "/usr/local/bin/naga"} {
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+	}
+	t.Skip("naga not installed")
+	return ""
+}
+
+// TestGeneratedShadersCompile composes every kind that has hooks with
+// generated code for a program using every dtype and checks it with naga.
+func TestGeneratedShadersCompile(t *testing.T) {
+	nagaPath := naga(t)
+	f32, f16, bf16, i32, bl := device.Float32, device.Float16, device.BFloat16, device.Int32, device.Bool
+	mk := func(dt device.DType, shape ...int) device.View {
+		return device.Contiguous(&fakeBuf{int64(4 * device.NumElements(shape))}, dt, 0, shape)
+	}
+	var b device.Builder
+	h, bv, c, iv := b.Input(0, f16), b.Input(1, bf16), b.Input(2, bl), b.Input(3, i32)
+	s := b.Binary(device.OpAdd, h, bv)
+	b.Output(b.Where(c, s, b.Unary(device.OpGeluErf, s)))
+	b.Output(b.Binary(device.OpGt, s, b.Const(math.Inf(1), f32)))
+	b.Output(b.Binary(device.OpDiv, iv, b.Const(3, i32)))
+	b.Output(b.Rand(7, true))
+	sh := []int{3, 5}
+	ew := &device.ElementwiseKernel{Shape: sh, Inputs: []device.View{mk(f16, 3, 5), mk(bf16, 3, 5), mk(bl, 3, 5), mk(i32, 3, 5)},
+		Program: b.P, Outputs: []device.View{mk(bf16, 3, 5), mk(bl, 3, 5), mk(i32, 3, 5), mk(f32, 3, 5)}}
+	var e device.Builder
+	e.Output(e.Cast(e.Input(0, i32), f32))
+	red := &device.ReduceKernel{Op: device.ReduceArgMax, OutShape: []int{3}, RedShape: []int{5}, Inputs: []device.View{mk(f32, 3, 5)},
+		Prologue: device.Identity(f32), Epilogue: e.P, Outputs: []device.View{mk(f32, 3)}}
+	mm := &device.MatMulKernel{M: 3, N: 4, K: 5, A: mk(f32, 3, 5), B: mk(f32, 5, 4), Epilogue: device.Identity(f32), Outputs: []device.View{mk(f16, 3, 4)}}
+	launches := []func() (*Launch, error){
+		func() (*Launch, error) { return EncodeElementwise(ew, testTarget) },
+		func() (*Launch, error) { return EncodeReduce(red, testTarget) },
+		func() (*Launch, error) { return EncodeMatMul(mm, testTarget) },
+	}
+	dir := t.TempDir()
+	for i, f := range launches {
+		l, err := f()
+		require.NoError(t, err)
+		src := shaders.Compose(l.Kind, len(l.Bindings), GenerateHooks(l))
+		in := filepath.Join(dir, string(l.Kind)+".wgsl")
+		require.NoError(t, os.WriteFile(in, []byte(src), 0o644))
+		out, err := exec.Command(nagaPath, in, filepath.Join(dir, "out.spv")).CombinedOutput()
+		require.NoError(t, err, "launch %d (%s): %s", i, l.Kind, out)
+	}
+}
