@@ -201,12 +201,26 @@ func (p *plan) coalesce() {
 		s.strides = p.coal[k*rr : k*rr+nd]
 		s.kind = srcStrided
 		switch {
-		case nd == 1 && (s.strides[0] == 1 || p.n <= 1):
+		case p.n <= 1 || rowMajor(p.dims, s.strides):
 			s.kind = srcContiguous
 		case allZero(s.strides):
 			s.kind = srcScalar
 		}
 	}
+}
+
+// rowMajor reports whether strides are the row-major strides of dims, so
+// that position p of the iteration space is element off+p of the source
+// (a contiguous operand of a kernel whose other operands broadcast).
+func rowMajor(dims, strides []int) bool {
+	acc := 1
+	for d := len(dims) - 1; d >= 0; d-- {
+		if strides[d] != acc {
+			return false
+		}
+		acc *= dims[d]
+	}
+	return true
 }
 
 func allZero(s []int) bool {
