@@ -220,3 +220,47 @@ func TestPanicsOnLengthMismatch(t *testing.T) {
 	assert.Panics(t, func() { ArgMin(nil) })
 	assert.Panics(t, func() { SetLevel(numLevels) })
 }
+
+// TestSpecialValues runs every unary kernel on the special values alone, at
+// every position of a vector and in the tail, so each is seen by the
+// vector body and the masked tail at every level.
+func TestSpecialValues(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		for _, n := range []int{len(specials), 2*len(specials) + 3} {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = specials[i%len(specials)]
+			}
+			for op := unaryOp(0); op < numUnary; op++ {
+				got := poison(n)
+				unary(op, got, x)
+				checkUnary(t, op, x, got)
+			}
+		}
+	})
+	// A few results spelled out.
+	inf := float32(math.Inf(1))
+	for _, c := range []struct {
+		f    func(dst, x []float32)
+		x    float32
+		want float32
+	}{
+		{Exp, inf, inf}, {Exp, -inf, 0}, {Exp, 89, inf}, {Exp, -104, 0},
+		{Log, 0, -inf}, {Log, inf, inf}, {Tanh, inf, 1}, {Tanh, -inf, -1},
+		{Sigmoid, inf, 1}, {Sigmoid, -inf, 0}, {Erf, inf, 1}, {Erf, -inf, -1},
+		{GeluErf, inf, inf}, {GeluTanh, inf, inf}, {Silu, inf, inf}, {Relu, float32(math.Copysign(0, -1)), 0},
+	} {
+		forEachLevel(t, func(t *testing.T, l Level) {
+			got := []float32{0}
+			c.f(got, []float32{c.x})
+			assert.True(t, sameBits(got[0], c.want), "f(%g) = %g, want %g", c.x, got[0], c.want)
+		})
+	}
+	for _, f := range []func(dst, x []float32){Log, GeluErf, GeluTanh, Silu} {
+		forEachLevel(t, func(t *testing.T, l Level) {
+			got := []float32{0, 0}
+			f(got, []float32{-inf, -1})
+			assert.True(t, got[0] != got[0], "NaN expected for -Inf")
+		})
+	}
+}
