@@ -85,6 +85,7 @@ type shared struct {
 type block struct {
 	i0, rows, j0, cols, p0, depth int
 
+	mp, np     int // micro-panels along m and n
 	kc         int // depth of one cache block
 	tm, tn     int // micro-panels per macro tile along m and n
 	bPerTask   int // B panels per packing task
@@ -105,6 +106,7 @@ func planBlocks(p *problem, im *impl, ms, ns, ks, threads int) []block {
 					p0: p0, depth: min(ks, p.k-p0)})
 				b := &bs[len(bs)-1]
 				mp, np := ceilDiv(b.rows, im.mr), ceilDiv(b.cols, im.nr)
+				b.mp, b.np = mp, np
 				b.kc = balancedBlock(b.depth, im.kc)
 				b.tm, b.tn = tileGrid(mp, np, im, threads)
 				b.tiles = ceilDiv(mp, b.tm) * ceilDiv(np, b.tn)
@@ -161,15 +163,27 @@ func (s *shared) work(id int) {
 			b.packsDone.Add(1)
 		}
 		waitUntil(func() bool { return b.packsDone.Load() == int64(b.packTasks) })
-		gn := ceilDiv(ceilDiv(b.cols, s.im.nr), b.tn)
 		for t := claim(&b.nextTile); t < b.tiles; t = claim(&b.nextTile) {
 			if tmp == nil {
 				tmp = s.tmp[id*s.im.mr*s.im.nr:][:s.im.mr*s.im.nr]
 			}
-			s.macroTile(b, t/gn*b.tm, t%gn*b.tn, tmp)
+			pi0, pj0 := b.tile(t)
+			nextPj0 := -1
+			if t+1 < b.tiles {
+				_, nextPj0 = b.tile(t + 1)
+			}
+			s.macroTile(b, pi0, pj0, nextPj0, tmp)
 			b.tilesDone.Add(1)
 		}
 	}
+}
+
+// tile returns the first micro-panels of macro tile t. Tiles are numbered
+// down each column of tiles first, so that consecutive tiles share their
+// blocks of B.
+func (b *block) tile(t int) (pi0, pj0 int) {
+	gm := ceilDiv(b.mp, b.tm)
+	return t % gm * b.tm, t / gm * b.tn
 }
 
 // claim takes the next task number from a counter.

@@ -8,23 +8,31 @@ import "unsafe"
 // A sweep runs one kc×mr panel of A, held in L1, across the tile's B panels,
 // whose kc×nc block stays in L2 for all of the tile's sweeps; C is walked row
 // by row, so consecutive kernels touch neighbouring parts of the same rows.
-// While the sweeps of one depth block run, the kernels prefetch the tile's
-// next depth block of B into L2 (sweep s prefetches part s of every panel),
-// so that the first sweep of that block does not wait for L3: measured on
-// the development machine, +8% on the compute phase of a 1024³ product.
-// Small macro tiles keep the part of C they update in L2 from one depth
-// block to the next.
-func (s *shared) macroTile(b *block, pi0, pj0 int, tmp []float32) {
+// While the sweeps of one depth block run, the kernels prefetch into L2 the
+// next block of B that this worker will need (sweep s prefetches part s of
+// every panel): the tile's next depth block or, during the last one, the
+// first depth block of the next tile in queue order, whose first panel is
+// nextPj0 (-1: none). The first sweep of a block then does not wait for L3:
+// measured on the development machine, +8% on the compute phase of a 1024³
+// product. Small macro tiles keep the part of C they update in L2 from one
+// depth block to the next.
+func (s *shared) macroTile(b *block, pi0, pj0, nextPj0 int, tmp []float32) {
 	p, im := s.p, s.im
-	pi1 := min(pi0+b.tm, ceilDiv(b.rows, im.mr))
-	pj1 := min(pj0+b.tn, ceilDiv(b.cols, im.nr))
+	pi1, pj1 := min(pi0+b.tm, b.mp), min(pj0+b.tn, b.np)
 	for pc := 0; pc < b.depth; pc += b.kc {
 		kc := min(b.kc, b.depth-pc)
 		beta := float32(1)
 		if b.p0 == 0 && pc == 0 {
 			beta = p.beta
 		}
-		next := pc + kc
+		// The block to prefetch: its first depth, depth and panel shift.
+		next, shift := pc+kc, 0
+		if next >= b.depth {
+			next, shift = 0, nextPj0-pj0
+			if nextPj0 < 0 {
+				next = b.depth // nothing to prefetch
+			}
+		}
 		nextKc := min(b.kc, b.depth-next)
 		perCall := kc / kernelPrefetchSteps // lines one kernel call prefetches
 		chunkLines := nextKc * im.nr * 4 / cacheLine
@@ -32,8 +40,8 @@ func (s *shared) macroTile(b *block, pi0, pj0 int, tmp []float32) {
 			off := min((pi-pi0)*perCall, max(chunkLines-perCall, 0)) * cacheLine
 			for pj := pj0; pj < pj1; pj++ {
 				var pf uintptr
-				if nextKc > 0 {
-					pf = uintptr(unsafe.Pointer(&s.packB[pj*im.nr*b.depth+next*im.nr])) + uintptr(off)
+				if q := pj + shift; nextKc > 0 && q < b.np {
+					pf = uintptr(unsafe.Pointer(&s.packB[q*im.nr*b.depth+next*im.nr])) + uintptr(off)
 				}
 				s.microTile(b, pi, pj, pc, kc, beta, tmp, pf)
 			}
