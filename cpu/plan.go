@@ -105,6 +105,7 @@ type plan struct {
 	coal    []int // coalesced strides, rank per source
 	lastUse []int32
 	free    [3][]int32
+	tbuf    [][]float32 // row-major copies of transposed sources
 }
 
 // reset starts a plan for code over shape.
@@ -156,6 +157,7 @@ func (p *plan) addSink(data []byte, v device.View, reg device.Reg) {
 // for a reduction prologue, the reduced one).
 func (p *plan) finish(outputs []device.Reg) {
 	p.coalesce()
+	p.untranspose()
 	p.allocate(outputs)
 }
 
