@@ -4,10 +4,11 @@ package gemm
 // steps of packed panels: a holds k groups of mr floats (a column of the
 // A panel each), b holds k groups of nr floats (a row of the B panel each). C
 // rows start ldc floats apart at c[0], c[ldc], ...; beta == 0 writes C
-// without reading it. Assembly kernels also prefetch into L2 one cache line
-// per kernelPrefetchSteps steps of k, consecutive lines from address pf (a
-// hint, never dereferenced by Go code).
-type microKernel func(k int, a, b, c []float32, ldc int, alpha, beta float32, pf uintptr)
+// without reading it. Assembly kernels also prefetch, per kernelPrefetchSteps
+// steps of k, one cache line into L2 from consecutive lines at address pf and
+// one into L1 from consecutive lines at pfA (hints, never dereferenced by Go
+// code).
+type microKernel func(k int, a, b, c []float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // kernelPrefetchSteps is how many k steps the assembly kernels run per
 // prefetched line (their unroll factor).
@@ -28,17 +29,17 @@ type impl struct {
 }
 
 // asmKernelFunc is the signature of the assembly micro-kernels.
-type asmKernelFunc = func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+type asmKernelFunc = func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // asmKernel wraps an assembly micro-kernel that reads groups of mr floats of
 // A and writes rows×nr of C, checking slice bounds once so that no argument
 // can make the assembly touch memory outside its slices.
 func asmKernel(f asmKernelFunc, mr, rows, nr int) microKernel {
-	return func(k int, a, b, c []float32, ldc int, alpha, beta float32, pf uintptr) {
+	return func(k int, a, b, c []float32, ldc int, alpha, beta float32, pf, pfA uintptr) {
 		_ = a[k*mr-1]
 		_ = b[k*nr-1]
 		_ = c[(rows-1)*ldc+nr-1]
-		f(k, &a[0], &b[0], &c[0], ldc, alpha, beta, pf)
+		f(k, &a[0], &b[0], &c[0], ldc, alpha, beta, pf, pfA)
 	}
 }
 

@@ -4,8 +4,8 @@ package gemm
 var implGo = impl{mr: 4, nr: 4, kernel: kernelGo4x4, kc: 256, mc: 64, nc: 256, pack: &goPacker}
 
 // kernelGo4x4 is the pure-Go micro-kernel: sixteen scalar accumulators that
-// the compiler keeps in registers. It ignores the prefetch hint.
-func kernelGo4x4(k int, a, b, c []float32, ldc int, alpha, beta float32, _ uintptr) {
+// the compiler keeps in registers. It ignores the prefetch hints.
+func kernelGo4x4(k int, a, b, c []float32, ldc int, alpha, beta float32, _, _ uintptr) {
 	a = a[:4*k]
 	b = b[:4*k]
 	var c00, c01, c02, c03, c10, c11, c12, c13 float32

@@ -8,130 +8,130 @@ package gemm
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel14x32AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows13 computes a 13×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel14x32AVX512Rows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows12 computes a 12×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel14x32AVX512Rows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows11 computes a 11×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel14x32AVX512Rows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows10 computes a 10×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel14x32AVX512Rows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows9 computes a 9×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel14x32AVX512Rows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows8 computes a 8×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel14x32AVX512Rows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows7 computes a 7×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel14x32AVX512Rows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows6 computes a 6×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel14x32AVX512Rows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows5 computes a 5×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel14x32AVX512Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows4 computes a 4×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel14x32AVX512Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows3 computes a 3×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel14x32AVX512Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows2 computes a 2×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel14x32AVX512Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows1 computes a 1×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel14x32AVX512Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel14x32AVX512Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512ByRows indexes sgemmKernel14x32AVX512 and its partial-row variants by the rows they compute.
-var sgemmKernel14x32AVX512ByRows = [15]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr){
+var sgemmKernel14x32AVX512ByRows = [15]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){
 	14: sgemmKernel14x32AVX512,
 	13: sgemmKernel14x32AVX512Rows13,
 	12: sgemmKernel14x32AVX512Rows12,
@@ -152,58 +152,58 @@ var sgemmKernel14x32AVX512ByRows = [15]func(k int, a, b, c *float32, ldc int, al
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel6x16AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel6x16AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel6x16AVX2Rows5 computes a 5×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel6x16AVX2Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel6x16AVX2Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel6x16AVX2Rows4 computes a 4×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel6x16AVX2Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel6x16AVX2Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel6x16AVX2Rows3 computes a 3×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel6x16AVX2Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel6x16AVX2Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel6x16AVX2Rows2 computes a 2×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel6x16AVX2Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel6x16AVX2Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel6x16AVX2Rows1 computes a 1×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
 // C rows are ldc floats apart; beta == 0 stores without reading C. Each
 // iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf (a hint: any address is safe).
+// from address pf, and into L1 the next from pfA (hints: any address is safe).
 //
 //go:noescape
-func sgemmKernel6x16AVX2Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
+func sgemmKernel6x16AVX2Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel6x16AVX2ByRows indexes sgemmKernel6x16AVX2 and its partial-row variants by the rows they compute.
-var sgemmKernel6x16AVX2ByRows = [7]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr){
+var sgemmKernel6x16AVX2ByRows = [7]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){
 	6: sgemmKernel6x16AVX2,
 	5: sgemmKernel6x16AVX2Rows5,
 	4: sgemmKernel6x16AVX2Rows4,

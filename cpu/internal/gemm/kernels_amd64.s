@@ -4,8 +4,8 @@
 
 #include "textflag.h"
 
-// func sgemmKernel14x32AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel14x32AVX512(SB), NOSPLIT, $0-56
+// func sgemmKernel14x32AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -13,6 +13,7 @@ TEXT ·sgemmKernel14x32AVX512(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -235,6 +236,8 @@ sgemmKernel14x32AVX512_loop:
 	VBROADCASTSS 164(SI), Z31
 	VFMADD231PS Z28, Z31, Z26
 	VFMADD231PS Z29, Z31, Z27
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 384(DI), Z28
 	VMOVUPS 448(DI), Z29
 	VBROADCASTSS 168(SI), Z30
@@ -487,8 +490,8 @@ sgemmKernel14x32AVX512_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows13(SB), NOSPLIT, $0-56
+// func sgemmKernel14x32AVX512Rows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows13(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -496,6 +499,7 @@ TEXT ·sgemmKernel14x32AVX512Rows13(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -703,6 +707,8 @@ sgemmKernel14x32AVX512Rows13_loop:
 	VBROADCASTSS 160(SI), Z28
 	VFMADD231PS Z26, Z28, Z24
 	VFMADD231PS Z27, Z28, Z25
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 384(DI), Z26
 	VMOVUPS 448(DI), Z27
 	VBROADCASTSS 168(SI), Z28
@@ -939,8 +945,8 @@ sgemmKernel14x32AVX512Rows13_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows12(SB), NOSPLIT, $0-56
+// func sgemmKernel14x32AVX512Rows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows12(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -948,6 +954,7 @@ TEXT ·sgemmKernel14x32AVX512Rows12(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -1140,6 +1147,8 @@ sgemmKernel14x32AVX512Rows12_loop:
 	VBROADCASTSS 156(SI), Z27
 	VFMADD231PS Z24, Z27, Z22
 	VFMADD231PS Z25, Z27, Z23
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 384(DI), Z24
 	VMOVUPS 448(DI), Z25
 	VBROADCASTSS 168(SI), Z26
@@ -1360,8 +1369,8 @@ sgemmKernel14x32AVX512Rows12_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows11(SB), NOSPLIT, $0-56
+// func sgemmKernel14x32AVX512Rows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows11(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -1369,6 +1378,7 @@ TEXT ·sgemmKernel14x32AVX512Rows11(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -1546,6 +1556,8 @@ sgemmKernel14x32AVX512Rows11_loop:
 	VBROADCASTSS 152(SI), Z24
 	VFMADD231PS Z22, Z24, Z20
 	VFMADD231PS Z23, Z24, Z21
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 384(DI), Z22
 	VMOVUPS 448(DI), Z23
 	VBROADCASTSS 168(SI), Z24
@@ -1750,8 +1762,8 @@ sgemmKernel14x32AVX512Rows11_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows10(SB), NOSPLIT, $0-56
+// func sgemmKernel14x32AVX512Rows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows10(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -1759,6 +1771,7 @@ TEXT ·sgemmKernel14x32AVX512Rows10(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -1921,6 +1934,8 @@ sgemmKernel14x32AVX512Rows10_loop:
 	VBROADCASTSS 148(SI), Z23
 	VFMADD231PS Z20, Z23, Z18
 	VFMADD231PS Z21, Z23, Z19
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 384(DI), Z20
 	VMOVUPS 448(DI), Z21
 	VBROADCASTSS 168(SI), Z22
@@ -2109,8 +2124,8 @@ sgemmKernel14x32AVX512Rows10_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows9(SB), NOSPLIT, $0-56
+// func sgemmKernel14x32AVX512Rows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows9(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -2118,6 +2133,7 @@ TEXT ·sgemmKernel14x32AVX512Rows9(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -2265,6 +2281,8 @@ sgemmKernel14x32AVX512Rows9_loop:
 	VBROADCASTSS 144(SI), Z20
 	VFMADD231PS Z18, Z20, Z16
 	VFMADD231PS Z19, Z20, Z17
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 384(DI), Z18
 	VMOVUPS 448(DI), Z19
 	VBROADCASTSS 168(SI), Z20
@@ -2437,8 +2455,8 @@ sgemmKernel14x32AVX512Rows9_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows8(SB), NOSPLIT, $0-56
+// func sgemmKernel14x32AVX512Rows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows8(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -2446,6 +2464,7 @@ TEXT ·sgemmKernel14x32AVX512Rows8(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -2578,6 +2597,8 @@ sgemmKernel14x32AVX512Rows8_loop:
 	VBROADCASTSS 140(SI), Z19
 	VFMADD231PS Z16, Z19, Z14
 	VFMADD231PS Z17, Z19, Z15
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 384(DI), Z16
 	VMOVUPS 448(DI), Z17
 	VBROADCASTSS 168(SI), Z18
@@ -2734,8 +2755,8 @@ sgemmKernel14x32AVX512Rows8_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows7(SB), NOSPLIT, $0-56
+// func sgemmKernel14x32AVX512Rows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows7(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -2743,6 +2764,7 @@ TEXT ·sgemmKernel14x32AVX512Rows7(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -2860,6 +2882,8 @@ sgemmKernel14x32AVX512Rows7_loop:
 	VBROADCASTSS 136(SI), Z16
 	VFMADD231PS Z14, Z16, Z12
 	VFMADD231PS Z15, Z16, Z13
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 384(DI), Z14
 	VMOVUPS 448(DI), Z15
 	VBROADCASTSS 168(SI), Z16
@@ -3000,8 +3024,8 @@ sgemmKernel14x32AVX512Rows7_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows6(SB), NOSPLIT, $0-56
+// func sgemmKernel14x32AVX512Rows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows6(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -3009,6 +3033,7 @@ TEXT ·sgemmKernel14x32AVX512Rows6(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -3111,6 +3136,8 @@ sgemmKernel14x32AVX512Rows6_loop:
 	VBROADCASTSS 132(SI), Z15
 	VFMADD231PS Z12, Z15, Z10
 	VFMADD231PS Z13, Z15, Z11
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 384(DI), Z12
 	VMOVUPS 448(DI), Z13
 	VBROADCASTSS 168(SI), Z14
@@ -3235,8 +3262,8 @@ sgemmKernel14x32AVX512Rows6_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows5(SB), NOSPLIT, $0-56
+// func sgemmKernel14x32AVX512Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows5(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -3244,6 +3271,7 @@ TEXT ·sgemmKernel14x32AVX512Rows5(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -3331,6 +3359,8 @@ sgemmKernel14x32AVX512Rows5_loop:
 	VBROADCASTSS 128(SI), Z12
 	VFMADD231PS Z10, Z12, Z8
 	VFMADD231PS Z11, Z12, Z9
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 384(DI), Z10
 	VMOVUPS 448(DI), Z11
 	VBROADCASTSS 168(SI), Z12
@@ -3439,8 +3469,8 @@ sgemmKernel14x32AVX512Rows5_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows4(SB), NOSPLIT, $0-56
+// func sgemmKernel14x32AVX512Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows4(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -3448,6 +3478,7 @@ TEXT ·sgemmKernel14x32AVX512Rows4(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -3520,6 +3551,8 @@ sgemmKernel14x32AVX512Rows4_loop:
 	VBROADCASTSS 124(SI), Z11
 	VFMADD231PS Z8, Z11, Z6
 	VFMADD231PS Z9, Z11, Z7
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 384(DI), Z8
 	VMOVUPS 448(DI), Z9
 	VBROADCASTSS 168(SI), Z10
@@ -3612,8 +3645,8 @@ sgemmKernel14x32AVX512Rows4_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows3(SB), NOSPLIT, $0-56
+// func sgemmKernel14x32AVX512Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows3(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -3621,6 +3654,7 @@ TEXT ·sgemmKernel14x32AVX512Rows3(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -3678,6 +3712,8 @@ sgemmKernel14x32AVX512Rows3_loop:
 	VBROADCASTSS 120(SI), Z8
 	VFMADD231PS Z6, Z8, Z4
 	VFMADD231PS Z7, Z8, Z5
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 384(DI), Z6
 	VMOVUPS 448(DI), Z7
 	VBROADCASTSS 168(SI), Z8
@@ -3754,8 +3790,8 @@ sgemmKernel14x32AVX512Rows3_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows2(SB), NOSPLIT, $0-56
+// func sgemmKernel14x32AVX512Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows2(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -3763,6 +3799,7 @@ TEXT ·sgemmKernel14x32AVX512Rows2(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -3805,6 +3842,8 @@ sgemmKernel14x32AVX512Rows2_loop:
 	VBROADCASTSS 116(SI), Z7
 	VFMADD231PS Z4, Z7, Z2
 	VFMADD231PS Z5, Z7, Z3
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 384(DI), Z4
 	VMOVUPS 448(DI), Z5
 	VBROADCASTSS 168(SI), Z6
@@ -3865,8 +3904,8 @@ sgemmKernel14x32AVX512Rows2_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel14x32AVX512Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows1(SB), NOSPLIT, $0-56
+// func sgemmKernel14x32AVX512Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512Rows1(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -3874,6 +3913,7 @@ TEXT ·sgemmKernel14x32AVX512Rows1(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 64(R10)
@@ -3901,6 +3941,8 @@ sgemmKernel14x32AVX512Rows1_loop:
 	VBROADCASTSS 112(SI), Z4
 	VFMADD231PS Z2, Z4, Z0
 	VFMADD231PS Z3, Z4, Z1
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 384(DI), Z2
 	VMOVUPS 448(DI), Z3
 	VBROADCASTSS 168(SI), Z4
@@ -3945,8 +3987,8 @@ sgemmKernel14x32AVX512Rows1_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel6x16AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel6x16AVX2(SB), NOSPLIT, $0-56
+// func sgemmKernel6x16AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel6x16AVX2(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -3954,6 +3996,7 @@ TEXT ·sgemmKernel6x16AVX2(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 63(R10)
@@ -4050,6 +4093,8 @@ sgemmKernel6x16AVX2_loop:
 	VBROADCASTSS 68(SI), Y15
 	VFMADD231PS Y12, Y15, Y10
 	VFMADD231PS Y13, Y15, Y11
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 192(DI), Y12
 	VMOVUPS 224(DI), Y13
 	VBROADCASTSS 72(SI), Y14
@@ -4174,8 +4219,8 @@ sgemmKernel6x16AVX2_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel6x16AVX2Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel6x16AVX2Rows5(SB), NOSPLIT, $0-56
+// func sgemmKernel6x16AVX2Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel6x16AVX2Rows5(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -4183,6 +4228,7 @@ TEXT ·sgemmKernel6x16AVX2Rows5(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 63(R10)
@@ -4265,6 +4311,8 @@ sgemmKernel6x16AVX2Rows5_loop:
 	VBROADCASTSS 64(SI), Y12
 	VFMADD231PS Y10, Y12, Y8
 	VFMADD231PS Y11, Y12, Y9
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 192(DI), Y10
 	VMOVUPS 224(DI), Y11
 	VBROADCASTSS 72(SI), Y12
@@ -4373,8 +4421,8 @@ sgemmKernel6x16AVX2Rows5_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel6x16AVX2Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel6x16AVX2Rows4(SB), NOSPLIT, $0-56
+// func sgemmKernel6x16AVX2Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel6x16AVX2Rows4(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -4382,6 +4430,7 @@ TEXT ·sgemmKernel6x16AVX2Rows4(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 63(R10)
@@ -4450,6 +4499,8 @@ sgemmKernel6x16AVX2Rows4_loop:
 	VBROADCASTSS 60(SI), Y11
 	VFMADD231PS Y8, Y11, Y6
 	VFMADD231PS Y9, Y11, Y7
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 192(DI), Y8
 	VMOVUPS 224(DI), Y9
 	VBROADCASTSS 72(SI), Y10
@@ -4542,8 +4593,8 @@ sgemmKernel6x16AVX2Rows4_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel6x16AVX2Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel6x16AVX2Rows3(SB), NOSPLIT, $0-56
+// func sgemmKernel6x16AVX2Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel6x16AVX2Rows3(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -4551,6 +4602,7 @@ TEXT ·sgemmKernel6x16AVX2Rows3(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 63(R10)
@@ -4605,6 +4657,8 @@ sgemmKernel6x16AVX2Rows3_loop:
 	VBROADCASTSS 56(SI), Y8
 	VFMADD231PS Y6, Y8, Y4
 	VFMADD231PS Y7, Y8, Y5
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 192(DI), Y6
 	VMOVUPS 224(DI), Y7
 	VBROADCASTSS 72(SI), Y8
@@ -4681,8 +4735,8 @@ sgemmKernel6x16AVX2Rows3_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel6x16AVX2Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel6x16AVX2Rows2(SB), NOSPLIT, $0-56
+// func sgemmKernel6x16AVX2Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel6x16AVX2Rows2(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -4690,6 +4744,7 @@ TEXT ·sgemmKernel6x16AVX2Rows2(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 63(R10)
@@ -4730,6 +4785,8 @@ sgemmKernel6x16AVX2Rows2_loop:
 	VBROADCASTSS 52(SI), Y7
 	VFMADD231PS Y4, Y7, Y2
 	VFMADD231PS Y5, Y7, Y3
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 192(DI), Y4
 	VMOVUPS 224(DI), Y5
 	VBROADCASTSS 72(SI), Y6
@@ -4790,8 +4847,8 @@ sgemmKernel6x16AVX2Rows2_nobeta:
 	VZEROUPPER
 	RET
 
-// func sgemmKernel6x16AVX2Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)
-TEXT ·sgemmKernel6x16AVX2Rows1(SB), NOSPLIT, $0-56
+// func sgemmKernel6x16AVX2Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel6x16AVX2Rows1(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -4799,6 +4856,7 @@ TEXT ·sgemmKernel6x16AVX2Rows1(SB), NOSPLIT, $0-56
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
 	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
 	MOVQ DX, R10
 	PREFETCHT0 0(R10)
 	PREFETCHT0 63(R10)
@@ -4825,6 +4883,8 @@ sgemmKernel6x16AVX2Rows1_loop:
 	VBROADCASTSS 48(SI), Y4
 	VFMADD231PS Y2, Y4, Y0
 	VFMADD231PS Y3, Y4, Y1
+	PREFETCHT0 (R12)
+	ADDQ $64, R12
 	VMOVUPS 192(DI), Y2
 	VMOVUPS 224(DI), Y3
 	VBROADCASTSS 72(SI), Y4

@@ -38,22 +38,36 @@ func (s *shared) macroTile(b *block, pi0, pj0, nextPj0 int, tmp []float32) {
 		chunkLines := nextKc * im.nr * 4 / cacheLine
 		for pi := pi0; pi < pi1; pi++ {
 			off := min((pi-pi0)*perCall, max(chunkLines-perCall, 0)) * cacheLine
+			// The A panel of the next sweep: this block's next panel or the
+			// tile's first panel at the next depth block.
+			var nextA []float32
+			switch {
+			case pi+1 < pi1:
+				nextA = s.packA[(pi+1)*im.mr*b.depth+pc*im.mr:][:im.mr*kc]
+			case pc+kc < b.depth:
+				nextA = s.packA[pi0*im.mr*b.depth+(pc+kc)*im.mr:][:im.mr*min(b.kc, b.depth-pc-kc)]
+			}
+			aLines := len(nextA) * 4 / cacheLine
 			for pj := pj0; pj < pj1; pj++ {
-				var pf uintptr
+				var pf, pfA uintptr
 				if q := pj + shift; nextKc > 0 && q < b.np {
 					pf = uintptr(unsafe.Pointer(&s.packB[q*im.nr*b.depth+next*im.nr])) + uintptr(off)
 				}
-				s.microTile(b, pi, pj, pc, kc, beta, tmp, pf)
+				if len(nextA) > 0 {
+					pfA = uintptr(unsafe.Pointer(&nextA[0])) + uintptr(min((pj-pj0)*perCall, max(aLines-perCall, 0))*cacheLine)
+				}
+				s.microTile(b, pi, pj, pc, kc, beta, tmp, pf, pfA)
 			}
 		}
 	}
 }
 
 // microTile runs the micro-kernel on the tile of micro-panels (pi, pj) for
-// depths [pc, pc+kc) of block b, passing the prefetch hint pf (0: none).
+// depths [pc, pc+kc) of block b, passing the prefetch hints pf and pfA (0:
+// none).
 // Tiles cut by the bottom edge use a partial-row kernel when the level has
 // one; other ragged tiles are computed into tmp and merged.
-func (s *shared) microTile(b *block, pi, pj, pc, kc int, beta float32, tmp []float32, pf uintptr) {
+func (s *shared) microTile(b *block, pi, pj, pc, kc int, beta float32, tmp []float32, pf, pfA uintptr) {
 	p, im := s.p, s.im
 	mr, nr := im.mr, im.nr
 	bp := s.packB[pj*nr*b.depth+pc*nr:]
@@ -61,19 +75,22 @@ func (s *shared) microTile(b *block, pi, pj, pc, kc int, beta float32, tmp []flo
 	if pf == 0 {
 		pf = uintptr(unsafe.Pointer(&bp[0])) // already in cache: a harmless hint
 	}
+	if pfA == 0 {
+		pfA = uintptr(unsafe.Pointer(&ap[0]))
+	}
 	i, j := b.i0+pi*mr, b.j0+pj*nr
 	rows, cols := min(mr, b.i0+b.rows-i), min(nr, b.j0+b.cols-j)
 	if cols == nr {
 		switch {
 		case rows == mr:
-			im.kernel(kc, ap, bp, p.c[i*p.ldc+j:], p.ldc, p.alpha, beta, pf)
+			im.kernel(kc, ap, bp, p.c[i*p.ldc+j:], p.ldc, p.alpha, beta, pf, pfA)
 			return
 		case im.rowKernels != nil:
-			im.rowKernels[rows](kc, ap, bp, p.c[i*p.ldc+j:], p.ldc, p.alpha, beta, pf)
+			im.rowKernels[rows](kc, ap, bp, p.c[i*p.ldc+j:], p.ldc, p.alpha, beta, pf, pfA)
 			return
 		}
 	}
-	im.kernel(kc, ap, bp, tmp, nr, 1, 0, pf)
+	im.kernel(kc, ap, bp, tmp, nr, 1, 0, pf, pfA)
 	mergeEdge(p.c[i*p.ldc+j:], p.ldc, tmp, nr, rows, cols, p.alpha, beta)
 }
 

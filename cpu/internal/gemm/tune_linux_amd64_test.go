@@ -71,7 +71,7 @@ func TestTuneKernel(t *testing.T) {
 			for range 7 {
 				ks = append(ks, cpuRate(2*float64(im.mr*im.nr*kc*reps), 1, func() {
 					for range reps {
-						im.kernel(kc, a, b, c, im.nr, 1, 1, 0)
+						im.kernel(kc, a, b, c, im.nr, 1, 1, 0, 0)
 					}
 				}))
 				ps = append(ps, cpuRate(float64(perIter)*1e5, 1, func() { loop(1e5) }))

@@ -76,15 +76,15 @@ func (k kernel) proto(g *bytes.Buffer) {
 	fmt.Fprintf(g, "// steps of packed A (groups of %d floats) and packed B (groups of %d floats).\n", k.mr, k.nr())
 	g.WriteString("// C rows are ldc floats apart; beta == 0 stores without reading C. Each\n")
 	g.WriteString("// iteration of the unrolled k loop prefetches into L2 the next cache line\n")
-	g.WriteString("// from address pf (a hint: any address is safe).\n//\n//go:noescape\n")
-	fmt.Fprintf(g, "func %s(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)\n", k.symbol())
+	g.WriteString("// from address pf, and into L1 the next from pfA (hints: any address is safe).\n//\n//go:noescape\n")
+	fmt.Fprintf(g, "func %s(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)\n", k.symbol())
 }
 
 // table writes a Go array of the kernel and its variants indexed by rows.
 func (k kernel) table(g *bytes.Buffer) {
 	k.rows = k.mr
 	fmt.Fprintf(g, "\n// %sByRows indexes %s and its partial-row variants by the rows they compute.\n", k.symbol(), k.symbol())
-	fmt.Fprintf(g, "var %sByRows = [%d]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr){\n", k.symbol(), k.mr+1)
+	fmt.Fprintf(g, "var %sByRows = [%d]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){\n", k.symbol(), k.mr+1)
 	for _, v := range k.withRows() {
 		fmt.Fprintf(g, "%d: %s,\n", v.rows, v.symbol())
 	}
@@ -97,8 +97,8 @@ func (k kernel) emit(s *bytes.Buffer) {
 	}
 	sym := k.symbol()
 	w := func(format string, args ...any) { fmt.Fprintf(s, "\t"+format+"\n", args...) }
-	fmt.Fprintf(s, "\n// func %s(k int, a, b, c *float32, ldc int, alpha, beta float32, pf uintptr)\n", sym)
-	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-56\n", sym)
+	fmt.Fprintf(s, "\n// func %s(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)\n", sym)
+	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-64\n", sym)
 	w("MOVQ k+0(FP), CX")
 	w("MOVQ a+8(FP), SI")
 	w("MOVQ b+16(FP), DI")
@@ -106,6 +106,7 @@ func (k kernel) emit(s *bytes.Buffer) {
 	w("MOVQ ldc+32(FP), R8")
 	w("SHLQ $2, R8")
 	w("MOVQ pf+48(FP), R11")
+	w("MOVQ pfA+56(FP), R12")
 	if k.prefetchC {
 		w("MOVQ DX, R10")
 		for r := 0; r < k.rows; r++ {
@@ -130,9 +131,13 @@ func (k kernel) emit(s *bytes.Buffer) {
 	fmt.Fprintf(s, "%s_loop:\n", sym)
 	for u := 0; u < k.unroll; u++ {
 		k.step(w, u)
-		if u == 0 {
+		switch u {
+		case 0:
 			w("PREFETCHT1 (R11)")
 			w("ADDQ $64, R11")
+		case k.unroll / 2:
+			w("PREFETCHT0 (R12)")
+			w("ADDQ $64, R12")
 		}
 	}
 	w("ADDQ $%d, SI", k.unroll*k.mr*4)
