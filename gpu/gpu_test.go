@@ -257,3 +257,41 @@ func TestGeneratedShadersCompile(t *testing.T) {
 		require.NoError(t, err, "launch %d (%s): %s", i, l.Kind, out)
 	}
 }
+
+// TestHooksKeyIdentifiesText checks that launches with equal keys generate
+// equal text and that different texts have different keys.
+func TestHooksKeyIdentifiesText(t *testing.T) {
+	r := gputest.NewRand(t)
+	inputs := []device.DType{device.Float32, device.Int32, device.Float32}
+	byKey := map[string]string{}
+	texts := map[string]string{}
+	for trial := 0; trial < 300; trial++ {
+		p := randomProgram(r, inputs, 3+r.IntN(8))
+		if r.IntN(2) == 0 { // same structure, other constants
+			for i := range p.Code {
+				p.Code[i].Imm *= 2
+			}
+		}
+		sh := []int{2 + r.IntN(2), 3}
+		mk := func(dt device.DType) device.View {
+			return device.Contiguous(&fakeBuf{64}, dt, 0, sh)
+		}
+		k := &device.ElementwiseKernel{Shape: sh, Program: p}
+		for _, dt := range inputs {
+			k.Inputs = append(k.Inputs, mk(dt))
+		}
+		for _, o := range p.Outputs {
+			k.Outputs = append(k.Outputs, mk(p.Code[o].Type))
+		}
+		l, err := EncodeElementwise(k, testTarget)
+		require.NoError(t, err)
+		key, text := HooksKey(l), GenerateHooks(l)
+		if prev, ok := byKey[key]; ok {
+			require.Equal(t, prev, text, "equal keys, different texts")
+		}
+		if prev, ok := texts[text]; ok {
+			require.Equal(t, prev, key, "equal texts, different keys")
+		}
+		byKey[key], texts[text] = text, key
+	}
+}

@@ -3,6 +3,7 @@ package gpu
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/shaderflow/shaderflow/shaders"
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -72,11 +73,13 @@ type encoder struct {
 	err    error
 	// lastBinding is the binding number of the last view appended.
 	lastBinding int
+	wArr        [256]uint32
 }
 
 func newEncoder(kernel string, t Target) *encoder {
-	e := &encoder{kernel: kernel, w: make([]uint32, hHeader, 64)}
-	e.plan.target = t
+	e := &encoder{kernel: kernel}
+	e.w = e.wArr[:hHeader]
+	e.plan.init(t)
 	return e
 }
 
@@ -142,7 +145,7 @@ func (e *encoder) finish(l *Launch) (*Launch, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.Params, l.Bindings = e.w, bs
+	l.Params, l.Bindings = slices.Clone(e.w), bs
 	if l.Workgroups > e.plan.target.MaxWorkgroups*e.plan.target.MaxWorkgroups {
 		return nil, fmt.Errorf("gpu: %s: %d workgroups exceed the device's grid", e.kernel, l.Workgroups)
 	}

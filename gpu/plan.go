@@ -44,6 +44,15 @@ type bindingPlan struct {
 	bufs   []device.Buffer
 	lo, hi []int64 // byte span used in each buffer
 	views  []planned
+	// backing arrays: typical launches plan without allocating
+	bufArr       [8]device.Buffer
+	loArr, hiArr [8]int64
+	viewArr      [16]planned
+}
+
+func (p *bindingPlan) init(t Target) {
+	p.target = t
+	p.bufs, p.lo, p.hi, p.views = p.bufArr[:0], p.loArr[:0], p.hiArr[:0], p.viewArr[:0]
 }
 
 // add registers a view whose descriptor starts at word desc and returns its

@@ -65,10 +65,17 @@ const instrWords = 5
 // (inputs and outputs are views of shape) and stores its offset in header
 // word hdr. acc says that OpInput 0 is the kernel's accumulator.
 func (e *encoder) block(hdr int, name string, prog device.Program, shape []int, inputs, outputs []device.View, acc bool) Hook {
-	views := append(slices.Clone(inputs), outputs...)
-	strides := make([][]int, len(views))
-	for i, v := range views {
-		strides[i] = v.Strides
+	nv := len(inputs) + len(outputs)
+	view := func(i int) device.View {
+		if i < len(inputs) {
+			return inputs[i]
+		}
+		return outputs[i-len(inputs)]
+	}
+	var sbuf [16][]int
+	strides := sbuf[:0]
+	for i := 0; i < nv; i++ {
+		strides = append(strides, view(i).Strides)
 	}
 	cshape, cstrides := coalesce(shape, strides)
 	nout := len(outputs)
@@ -77,8 +84,9 @@ func (e *encoder) block(hdr int, name string, prog device.Program, shape []int, 
 	e.put(uint32(len(cshape)), uint32(len(inputs)), uint32(nout), b2u(acc), uint32(len(prog.Code)), 0, 0)
 	e.putInts(cshape)
 	contig := device.ContiguousStrides(cshape)
-	hv := make([]HookView, len(views))
-	for i, v := range views {
+	hv := make([]HookView, nv)
+	for i := range hv {
+		v := view(i)
 		c := slices.Equal(cstrides[i], contig)
 		desc := e.view(v, cstrides[i], c)
 		hv[i] = HookView{Desc: desc - blk, Binding: e.lastBinding, DType: v.DType, Contiguous: c}

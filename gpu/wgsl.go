@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -261,4 +262,41 @@ func castExpr(x string, from, to device.DType) string {
 		return "(" + x + " != 0.0 || is_nan(" + x + "))"
 	}
 	return "(" + x + " != 0)"
+}
+
+// HooksKey identifies GenerateHooks(l) without generating it: launches
+// with equal keys generate the same text. It encodes everything the
+// generator reads (never constants or seeds, which come from the params),
+// cheaply, so that backends can look pipelines up on every launch.
+func HooksKey(l *Launch) string { return string(AppendHooksKey(nil, l)) }
+
+// AppendHooksKey appends HooksKey(l) to k, for lookups without allocation.
+func AppendHooksKey(k []byte, l *Launch) []byte {
+	put := func(vs ...int) {
+		for _, v := range vs {
+			k = binary.AppendUvarint(k, uint64(v))
+		}
+	}
+	for _, h := range l.Hooks {
+		k = append(k, h.Name...)
+		put(0, h.Header, int(b2u(h.Acc)), h.NIn, h.NOut, h.Rank, h.Code, len(h.Views))
+		for _, v := range h.Views {
+			put(v.Desc, v.Binding, int(v.DType), int(b2u(v.Contiguous)))
+		}
+		put(len(h.Program.Code))
+		for _, in := range h.Program.Code {
+			put(int(in.Op), int(in.Type))
+			for a := 0; a < in.Op.Arity(); a++ {
+				put(int(in.Args[a]))
+			}
+			if in.Op == device.OpInput {
+				put(in.Index)
+			}
+		}
+		put(len(h.Program.Outputs))
+		for _, r := range h.Program.Outputs {
+			put(int(r))
+		}
+	}
+	return k
 }

@@ -3,9 +3,8 @@
 package webgpu
 
 import (
+	"encoding/binary"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/rajveermalviya/go-webgpu/wgpu"
 	"github.com/shaderflow/shaderflow/gpu"
@@ -17,7 +16,7 @@ import (
 type bindGroupCache struct {
 	groups map[string]*wgpu.BindGroup
 	byBuf  map[*buffer][]string
-	key    strings.Builder
+	key    []byte // scratch
 }
 
 func (c *bindGroupCache) init() {
@@ -28,19 +27,17 @@ func (c *bindGroupCache) init() {
 // get returns the bind group binding the params window at 0 and bs at
 // 1..len(bs).
 func (c *bindGroupCache) get(d *Device, bs []gpu.Binding, bufs []*buffer) (*wgpu.BindGroup, error) {
-	c.key.Reset()
+	k := c.key[:0]
 	for i, b := range bs {
-		c.key.WriteString(strconv.FormatUint(bufs[i].id, 36))
-		c.key.WriteByte(':')
-		c.key.WriteString(strconv.FormatInt(b.Offset, 36))
-		c.key.WriteByte(':')
-		c.key.WriteString(strconv.FormatInt(b.Size, 36))
-		c.key.WriteByte(';')
+		k = binary.AppendUvarint(k, bufs[i].id)
+		k = binary.AppendUvarint(k, uint64(b.Offset))
+		k = binary.AppendUvarint(k, uint64(b.Size))
 	}
-	if g, ok := c.groups[c.key.String()]; ok {
+	c.key = k
+	if g, ok := c.groups[string(k)]; ok {
 		return g, nil
 	}
-	key := c.key.String()
+	key := string(k)
 	lay, err := d.pipes.layout(d, len(bs))
 	if err != nil {
 		return nil, err

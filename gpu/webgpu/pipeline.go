@@ -3,6 +3,7 @@
 package webgpu
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/rajveermalviya/go-webgpu/wgpu"
@@ -12,16 +13,8 @@ import (
 
 // A shader module is the kind's WGSL composed with generated hooks for a
 // number of data bindings; its pipelines share one layout per binding count.
-type moduleKey struct {
-	kind     shaders.Kind
-	bindings int
-	hooks    string
-}
-
-type pipeKey struct {
-	module moduleKey
-	entry  string
-}
+// Module keys are kind, binding count and gpu.HooksKey (which identifies
+// the generated text); pipeline keys add the entry point.
 
 // layout is the bind group and pipeline layout for n data bindings: binding
 // 0 read-only storage with a dynamic offset (the params), 1..n read-write
@@ -32,14 +25,15 @@ type layout struct {
 }
 
 type pipelineCache struct {
-	modules map[moduleKey]*wgpu.ShaderModule
-	pipes   map[pipeKey]*wgpu.ComputePipeline
+	modules map[string]*wgpu.ShaderModule
+	pipes   map[string]*wgpu.ComputePipeline
 	layouts map[int]*layout
+	key     []byte // scratch
 }
 
 func (c *pipelineCache) init() {
-	c.modules = map[moduleKey]*wgpu.ShaderModule{}
-	c.pipes = map[pipeKey]*wgpu.ComputePipeline{}
+	c.modules = map[string]*wgpu.ShaderModule{}
+	c.pipes = map[string]*wgpu.ComputePipeline{}
 	c.layouts = map[int]*layout{}
 }
 
@@ -71,26 +65,30 @@ func (c *pipelineCache) layout(d *Device, n int) (*layout, error) {
 
 // get returns the pipeline of a launch, compiling it on first use.
 func (c *pipelineCache) get(d *Device, l *gpu.Launch) (*wgpu.ComputePipeline, error) {
-	mk := moduleKey{kind: l.Kind, bindings: len(l.Bindings), hooks: gpu.GenerateHooks(l)}
-	pk := pipeKey{module: mk, entry: l.Entry}
-	if p, ok := c.pipes[pk]; ok {
+	k := append(c.key[:0], l.Kind...)
+	k = binary.AppendUvarint(append(k, 0), uint64(len(l.Bindings)))
+	k = gpu.AppendHooksKey(k, l)
+	mlen := len(k)
+	k = append(append(k, 0), l.Entry...)
+	c.key = k
+	if p, ok := c.pipes[string(k)]; ok {
 		return p, nil
 	}
-	lay, err := c.layout(d, mk.bindings)
+	lay, err := c.layout(d, len(l.Bindings))
 	if err != nil {
 		return nil, err
 	}
-	mod, ok := c.modules[mk]
+	mod, ok := c.modules[string(k[:mlen])]
 	if !ok {
-		src := shaders.Compose(mk.kind, mk.bindings, mk.hooks)
+		src := shaders.Compose(l.Kind, len(l.Bindings), gpu.GenerateHooks(l))
 		mod, err = d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
-			Label:          string(mk.kind),
+			Label:          string(l.Kind),
 			WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: src},
 		})
 		if err != nil {
-			return nil, fmt.Errorf("webgpu: compiling the %s shader: %v", mk.kind, err)
+			return nil, fmt.Errorf("webgpu: compiling the %s shader: %v", l.Kind, err)
 		}
-		c.modules[mk] = mod
+		c.modules[string(k[:mlen])] = mod
 	}
 	p, err := d.dev.CreateComputePipeline(&wgpu.ComputePipelineDescriptor{
 		Label:   l.Entry,
@@ -100,7 +98,7 @@ func (c *pipelineCache) get(d *Device, l *gpu.Launch) (*wgpu.ComputePipeline, er
 	if err != nil {
 		return nil, fmt.Errorf("webgpu: %s pipeline: %v", l.Entry, err)
 	}
-	c.pipes[pk] = p
+	c.pipes[string(k)] = p
 	return p, nil
 }
 

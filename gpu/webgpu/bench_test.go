@@ -1,0 +1,19 @@
+package webgpu
+
+import (
+	"testing"
+
+	"github.com/shaderflow/shaderflow/gpu/gputest"
+)
+
+// The numbers on lavapipe are CPU numbers (a software Vulkan device).
+
+func BenchmarkKernelOverhead(b *testing.B) {
+	d := gputest.Open(b, Name)
+	b.Run("host", func(b *testing.B) { gputest.BenchKernelOverhead(b, d, false) })
+	b.Run("synced", func(b *testing.B) { gputest.BenchKernelOverhead(b, d, true) })
+}
+
+func BenchmarkAdd16M(b *testing.B) { gputest.BenchAdd(b, gputest.Open(b, Name), 1<<24) }
+
+func BenchmarkMatMul512(b *testing.B) { gputest.BenchMatMul(b, gputest.Open(b, Name), 512) }
