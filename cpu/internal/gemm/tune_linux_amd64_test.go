@@ -152,9 +152,9 @@ func TestTuneCompute(t *testing.T) {
 	skipUnlessTune(t)
 	var names []string
 	var ims []impl
-	for _, mc := range []int{112} {
-		for _, kc := range []int{256} {
-			for _, nc := range []int{512} {
+	for _, mc := range []int{112, 224} {
+		for _, kc := range []int{256, 384} {
+			for _, nc := range []int{256, 512} {
 				im := implAVX512
 				im.kc, im.nc, im.mc = kc, nc, mc
 				names = append(names, fmt.Sprintf("kc=%d mc=%d nc=%d", kc, im.mc, im.nc))
