@@ -1,17 +1,35 @@
-// Package cpu is Shaderflow's CPU backend, registered as "cpu". It is the
-// reference implementation of every kernel kind of the device contract,
-// written in portable Go and parallel across GOMAXPROCS.
+// Package cpu is Shaderflow's CPU backend, registered as "cpu". It
+// implements every kernel kind of the device contract in Go, with the inner
+// loops in Go assembly SIMD kernels (AVX-512 or AVX2+FMA, from
+// cpu/internal/vec and cpu/internal/gemm) and a pure-Go fallback, parallel
+// across GOMAXPROCS.
 //
 // Buffers are 64-byte aligned Go byte slices. Execution is synchronous: a
 // kernel has finished when its method returns, Sync only reports closure,
 // and Read copies. Every kernel method calls the kernel's Validate first and
 // returns its error, so a malformed kernel never touches memory.
 //
-// Elementwise programs are interpreted over chunks of elements held in
-// per-register typed scratch slices; reductions, matrix products and
-// convolutions reuse the interpreter for their prologues and epilogues.
-// Scalar semantics come from the device package (device.UnaryF32,
-// device.BinaryF32, ...), so the CPU agrees with every other backend.
+// Elementwise programs are interpreted over chunks of 1024 elements held in
+// per-register typed scratch slices (L1-resident), one SIMD kernel call per
+// instruction per chunk; contiguous operands are read, and results written,
+// in place, and large transposed operands are first copied row-major with a
+// blocked transpose. Reductions, matrix products and convolutions reuse the
+// interpreter for their prologues and epilogues. Scalar semantics come from
+// the device package (device.UnaryF32, device.BinaryF32, ...), so the CPU
+// agrees with every other backend.
+//
+// Matrix products call sgemm with the operands' own layouts (row-major or
+// transposed, any leading dimension; only views with no unit stride are
+// packed first): with few batches each product is split over the workers by
+// the gemm package, with many the workers take whole products, each followed
+// by its part of the epilogue while the result is in cache. Convolutions
+// lower to im2col and sgemm image by image (several small images side by
+// side in one product), 1×1 windows skip im2col, and weight gradients are
+// products over chunks of output positions of consecutive images,
+// accumulated with beta = 1.
+//
+// Work is shared by the caller and a process-wide pool of helper goroutines
+// that lives across kernels; small kernels run inline on the caller.
 //
 // # Aliasing
 //
@@ -23,11 +41,19 @@
 //
 // # SIMD seam
 //
-// The inner loops are function values that an assembly layer may replace at
-// init time (see kernels_f32.go and sgemm.go): unaryF32, binaryF32,
-// compareF32, fmaF32, sumF32 and sgemm. Each has a pure-Go default that is
-// the definition of its result; a replacement must match it (to rounding for
-// transcendental functions) and must accept dst aliasing a source exactly.
+// The inner loops are function values (see kernels_f32.go and sgemm.go):
+// unaryF32, binaryF32, binaryF32Scalar, scalarBinaryF32, compareF32,
+// fmaF32, sumF32, maxF32/minF32/argMaxF32/argMinF32, the half-precision
+// conversions and sgemm. Each has a pure-Go default that is the definition
+// of its result; at init (simd.go) they are pointed at cpu/internal/vec and
+// cpu/internal/gemm, which choose AVX-512, AVX2+FMA or pure Go from the CPU,
+// the purego build tag and the environment variable SHADERFLOW_CPU_ISA
+// (avx512, avx2 or go caps the level). Info().Features.SIMD and ISA name the
+// level in use. Arithmetic, conversions and reductions give the same results
+// as the pure-Go kernels (reductions up to summation order; Fma rounds
+// once); the transcendental functions are within vec's documented error
+// bounds (at most 1 to 3 ulp). PeakGFLOPS and MeasureBandwidth measure the
+// machine's limits for benchmark reports.
 //
 // # Memory limit
 //

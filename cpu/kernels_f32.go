@@ -5,9 +5,10 @@ import (
 )
 
 // The slice kernels: the interpreter's inner loops over one chunk of
-// registers. They are the SIMD seam: an assembly layer may replace entries at
-// init time with kernels that give the same results (bit for bit for
-// arithmetic, to within the documented error for transcendental functions).
+// registers. They are the SIMD seam: installGo sets the pure-Go kernels
+// below, and simd.go then replaces entries at init with the vec kernels,
+// which give the same results (bit for bit for arithmetic, to within the
+// documented error for transcendental functions).
 // Every kernel writes len(dst) elements, reads sources at least that long,
 // and must allow dst to be exactly one of its sources. The conversions
 // between float32 and the half-precision formats are seams too.
