@@ -131,9 +131,8 @@ func sumToShape(g *Tensor, shape []int) *Tensor {
 			axes = append(axes, i)
 		}
 	}
-	s := g
-	if len(axes) > 0 {
-		s = g.SumKeepDim(axes...)
+	if len(axes) == lead { // only new leading dimensions: the sum has shape already
+		return g.Sum(axes...)
 	}
-	return s.Reshape(shape...)
+	return g.SumKeepDim(axes...).Reshape(shape...)
 }

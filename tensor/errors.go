@@ -3,6 +3,7 @@ package tensor
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // UsageError is the value of a panic caused by a programmer error: shapes that
@@ -12,8 +13,14 @@ type UsageError struct {
 	Msg string
 }
 
-// Error returns "tensor.Op: message".
-func (e *UsageError) Error() string { return "tensor." + e.Op + ": " + e.Msg }
+// Error returns "tensor.Op: message" ("pkg.Op: message" when Op names its
+// package, as nn's errors do).
+func (e *UsageError) Error() string {
+	if strings.Contains(e.Op, ".") {
+		return e.Op + ": " + e.Msg
+	}
+	return "tensor." + e.Op + ": " + e.Msg
+}
 
 // usage panics with a UsageError for op.
 func usage(op, format string, args ...any) {

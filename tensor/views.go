@@ -150,7 +150,39 @@ func (t *Tensor) Permute(dims ...int) *Tensor {
 		seen[p] = true
 		perm[i] = p
 	}
+	if r := t.transposedProduct(perm); r != nil {
+		return r
+	}
 	return t.reView("Permute", permuteView(t.view(), perm), perm)
+}
+
+// transposedProduct rewrites the transpose of a pending matrix product
+// (A·B)ᵀ as Bᵀ·Aᵀ, so the result is produced in the order it is read and
+// can absorb its consumers as an epilogue (a weight gradient feeding its
+// optimizer update). It applies only where no gradient is being recorded.
+func (t *Tensor) transposedProduct(perm []int) *Tensor {
+	n := t.n
+	r := len(perm)
+	if n.kind != kindMatMul || n.block != nil || n.err != nil || r < 2 || GradEnabled() && t.requiresGrad() ||
+		!t.view().isIdentity(n.shape) || perm[r-2] != r-1 || perm[r-1] != r-2 {
+		return nil
+	}
+	for i := range r - 2 {
+		if perm[i] != i {
+			return nil
+		}
+	}
+	a := n.attrs.(matmulAttrs)
+	d := n.dev
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	shape := append(append([]int{}, a.batch...), a.n, a.m)
+	nd := d.newNode(kindMatMul, Float32, shape, []src{
+		{n: n.srcs[1].n, v: permuteView(n.srcs[1].v, perm)},
+		{n: n.srcs[0].n, v: permuteView(n.srcs[0].v, perm)},
+	})
+	nd.attrs = matmulAttrs{batch: a.batch, m: a.n, n: a.m, k: a.k}
+	return whole(nd)
 }
 
 // Transpose swaps dimensions a and b.
