@@ -34,6 +34,7 @@ type adapter struct {
 	maxStorageRange int64
 	maxAllocCount   uint32
 	maxBindings     int // storage buffers one compute shader may bind, params included
+	robust          bool // robustBufferAccess is supported
 	float16         bool
 }
 
@@ -148,6 +149,12 @@ func describe(in *instance, pd vk.PhysicalDevice) (*adapter, vk.PhysicalDeviceTy
 	if !found {
 		return nil, props.DeviceType
 	}
+
+	var feats vk.PhysicalDeviceFeatures
+	vk.GetPhysicalDeviceFeatures(pd, &feats)
+	feats.Deref()
+	a.robust = feats.RobustBufferAccess == vk.True
+	feats.Free()
 
 	vk.GetPhysicalDeviceMemoryProperties(pd, &a.mem)
 	a.mem.Deref()

@@ -93,10 +93,18 @@ func open(in *instance, a *adapter) (dev *Device, err error) {
 		QueueCreateInfoCount: 1,
 		PQueueCreateInfos:    qi,
 	}
+	if a.robust {
+		// Out-of-bounds accesses of a faulty kernel then read zero and
+		// write nothing instead of corrupting memory.
+		ci.PEnabledFeatures = []vk.PhysicalDeviceFeatures{{RobustBufferAccess: vk.True}}
+	}
 	var dh vk.Device
 	res := vk.CreateDevice(a.pd, ci, nil, &dh)
 	ci.Free()
 	qi[0].Free()
+	for i := range ci.PEnabledFeatures {
+		ci.PEnabledFeatures[i].Free()
+	}
 	if err := vkErr("vkCreateDevice", res); err != nil {
 		return nil, fmt.Errorf("vulkan: opening %s: %w", a.info.Name, err)
 	}
