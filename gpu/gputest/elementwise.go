@@ -12,8 +12,20 @@ import (
 
 // RunProgram runs prog as an elementwise kernel over shape with the given
 // inputs, into fresh outputs of the given dtypes (at odd offsets), and
-// checks every output against EvalProgram.
+// checks every output against EvalProgram. Outputs are split over several
+// kernels when the device cannot bind every buffer at once.
 func RunProgram(t testing.TB, d device.Device, what string, prog device.Program, shape []int, inputs []Tensor, outTypes []device.DType, tl Tol) {
+	t.Helper()
+	per := max(1, d.Info().Limits.MaxBuffersPerKernel-len(inputs))
+	for lo := 0; lo < len(outTypes); lo += per {
+		hi := min(lo+per, len(outTypes))
+		part := prog
+		part.Outputs = prog.Outputs[lo:hi]
+		runProgram(t, d, fmt.Sprintf("%s (outputs %d..%d)", what, lo, hi-1), part, shape, inputs, outTypes[lo:hi], tl)
+	}
+}
+
+func runProgram(t testing.TB, d device.Device, what string, prog device.Program, shape []int, inputs []Tensor, outTypes []device.DType, tl Tol) {
 	t.Helper()
 	ins := make([]device.View, len(inputs))
 	for i, x := range inputs {
