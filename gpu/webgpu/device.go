@@ -28,8 +28,9 @@ type Device struct {
 	nextID uint64
 	live   map[*buffer]struct{}
 	// freed buffers and cached objects that pending work may still use:
-	// released once the queue is idle.
+	// released once the queue is idle; buried counts the freed bytes.
 	graveyard []func()
+	buried    int64
 
 	batch    batch
 	pipes    pipelineCache
@@ -177,4 +178,5 @@ func (d *Device) bury() {
 		f()
 	}
 	d.graveyard = d.graveyard[:0]
+	d.buried = 0
 }

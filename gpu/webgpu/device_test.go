@@ -206,3 +206,18 @@ func TestClose(t *testing.T) {
 	d.Free(b) // harmless after Close
 	require.NoError(t, d.Close())
 }
+
+// TestFreeWithoutSyncReleasesMemory allocates and frees far more than the
+// pending-free bound without ever synchronizing.
+func TestFreeWithoutSyncReleasesMemory(t *testing.T) {
+	d := gputest.Open(t, Name).(*Device)
+	const size = 64 << 20
+	for i := 0; i < 12; i++ {
+		b, err := d.Alloc(size)
+		require.NoError(t, err)
+		require.NoError(t, addScalar(d, b, b, 1024, 1))
+		d.Free(b)
+		assert.LessOrEqual(t, d.buried, int64(maxPendingFreeBytes), "iteration %d", i)
+	}
+	require.NoError(t, d.Sync())
+}

@@ -91,7 +91,21 @@ func (d *Device) Free(db device.Buffer) {
 		wb.Release()
 	})
 	b.b = nil
+	d.buried += b.size
+	if d.buried > maxPendingFreeBytes || len(d.graveyard) > maxPendingFrees {
+		// Much memory awaits the queue: wait for it and release it now.
+		if err := d.flush(); err == nil && waitIdle(d.dev) == nil {
+			d.bury()
+		}
+	}
 }
+
+// Freed memory is released when the queue is idle: at every Read and Sync,
+// and when this much is pending.
+const (
+	maxPendingFreeBytes = 256 << 20
+	maxPendingFrees     = 4096
+)
 
 // own checks that db is a live buffer of this device.
 func (d *Device) own(db device.Buffer) (*buffer, error) {
