@@ -295,3 +295,23 @@ func TestHooksKeyIdentifiesText(t *testing.T) {
 		byKey[key], texts[text] = text, key
 	}
 }
+
+// BenchmarkEncodeElementwise measures the shared encoding cost of a small
+// elementwise kernel (validation, coalescing, bytecode, binding plan) and
+// the hooks key a backend looks its pipeline up by.
+func BenchmarkEncodeElementwise(b *testing.B) {
+	var p device.Builder
+	p.Output(p.Binary(device.OpAdd, p.Input(0, device.Float32), p.Input(1, device.Float32)))
+	sh := []int{256}
+	mk := func() device.View { return device.Contiguous(&fakeBuf{1024}, device.Float32, 0, sh) }
+	k := &device.ElementwiseKernel{Shape: sh, Inputs: []device.View{mk(), mk()}, Program: p.P, Outputs: []device.View{mk()}}
+	var key []byte
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		l, err := EncodeElementwise(k, testTarget)
+		if err != nil {
+			b.Fatal(err)
+		}
+		key = AppendHooksKey(key[:0], l)
+	}
+}
