@@ -38,17 +38,29 @@ func (g *geom3) patchRow(add bool, row []float32, x []float32, base int, st [5]i
 	}
 	// The output columns whose input column lies inside the image.
 	lo, hi := validRange(g.out[2], g.s[2], off[2], g.in[2])
+	contiguous := g.s[2] == 1 && st[4] == 1 // a run of the row is a run of the input
 	ow0 := t0 % g.out[2]
 	oh := t0 / g.out[2] % g.out[1]
 	od := t0 / (g.out[1] * g.out[2])
 	for t := 0; t < len(row); {
 		run := row[t:min(len(row), t+g.out[2]-ow0)]
 		id, ih := od*g.s[0]+off[0], oh*g.s[1]+off[1]
-		if uint(id) >= uint(g.in[0]) || uint(ih) >= uint(g.in[1]) {
+		switch {
+		case uint(id) >= uint(g.in[0]) || uint(ih) >= uint(g.in[1]):
 			if !add {
 				clear(run)
 			}
-		} else {
+		case contiguous && ow0 >= lo && ow0+len(run) <= hi: // the common case, inline
+			q := base + id*st[2] + ih*st[3] + ow0 + off[2]
+			if add {
+				dst := x[q : q+len(run)]
+				for i, v := range run {
+					dst[i] += v
+				}
+			} else {
+				copy(run, x[q:q+len(run)])
+			}
+		default:
 			g.patchRun(add, run, x, base+id*st[2]+ih*st[3], st[4], ow0, lo, hi, off[2])
 		}
 		t += len(run)

@@ -86,7 +86,7 @@ func (j *poolJob) maxForward(p, xb int) {
 						for c := w2.k0; c < w2.k1; c++ {
 							iw := w2.first + c*w2.step
 							v := x[row+iw*st[4]]
-							if arg < 0 || v > best || (v != v && best == best) {
+							if v > best || arg < 0 || (v != v && best == best) {
 								best, arg = v, pos+iw
 							}
 						}
