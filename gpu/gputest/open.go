@@ -35,9 +35,9 @@ func Open(t testing.TB, backend string) device.Device {
 	unavailable := func(err error) {
 		t.Helper()
 		if Required(backend) || !errors.Is(err, device.ErrUnavailable) {
-			t.Fatalf("%s: %v", backend, err)
+			t.Fatalf("%v", err)
 		}
-		t.Skipf("%s: %v", backend, err)
+		t.Skipf("%v", err)
 	}
 	infos, err := b.Adapters()
 	if err != nil {
