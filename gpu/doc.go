@@ -125,6 +125,16 @@
 // OpIndex and the random streams use the hook's position p: the linear
 // position in the block's iteration space.
 //
+// GenerateHooks specializes the hooks to the launch: typed straight-line
+// code, every view accessed through a helper for its binding and dtype (no
+// switch over bindings or dtypes: lavapipe compiles shaders with LLVM at
+// their first dispatch, and an epilogue inlined with such switches once made
+// that take 20 s), ranks, descriptor offsets and contiguity written in.
+// Constants and stream keys are read from the bytecode immediates in the
+// params, so programs differing only in them share a pipeline; HooksKey
+// identifies the generated text without generating it (the pipeline cache
+// key).
+//
 // # Floating point
 //
 // The shaders implement device's scalar semantics (NaN-propagating max and

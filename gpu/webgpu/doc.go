@@ -17,11 +17,24 @@
 // range and buffer before wgpu sees it. All calls on a device hold its lock:
 // wgpu's error scopes are per device.
 //
+// Completion is never awaited with wgpu's blocking poll: wgpu-core 0.17
+// waits at most 5 s there and then treats the submission as finished,
+// recycling its command buffers and freeing its memory although the device
+// is still running it. lavapipe compiles a pipeline with LLVM at its first
+// dispatch, inside the submission, so that happened (wrong results, then a
+// segmentation fault). The package polls without blocking, which reads the
+// real fence value, until the work is done (native.go, sf_wait).
+//
 // Launches are batched: many dispatches share one command encoder, compute
 // pass and params buffer (each at its own dynamic offset), and are submitted
 // when a result is read, before a queue write, or when a batch is full.
 // Freed buffers and dropped bind groups are destroyed only once the queue is
 // idle.
+//
+// Info reports the adapter's real limits; WebGPU exposes no memory size, so
+// MemoryBytes is the system memory for a software adapter and 0 (unknown)
+// otherwise. Features report no f16, subgroups or timestamps (the wgpu-native
+// 0.17 shader compiler accepts neither f16 nor subgroup operations).
 //
 // Built without cgo, the package registers a backend whose Adapters explains
 // that.
