@@ -84,7 +84,11 @@
 // per output): n = outputs; block 0 = prologue over OutShape++RedShape (nout
 // 0, returns the value to reduce), block 1 = epilogue over OutShape (acc:
 // the reduced value, f32 bits or the i32 index for argmax/argmin);
-// [4] the device.ReduceOp; [5] R, the reduced count.
+// [4] the device.ReduceOp; [5] R, the reduced count. EncodeReduceSplit
+// turns a long reduction with few outputs into two launches (reduce_partial:
+// P workgroups per output write (value, position) partials to a scratch
+// buffer; reduce_final: a workgroup per output combines them and runs the
+// epilogue) with [6] the scratch descriptor, [7] P, [8] the chunk size.
 //
 // MatMul (matmul): n = result elements; block 0 = epilogue over
 // Batch++[M,N] (acc: the dot product); [4] M, [5] N, [6] K, [7] batch

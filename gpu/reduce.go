@@ -1,19 +1,32 @@
 package gpu
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/shaderflow/shaderflow/shaders"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-// EncodeReduce validates and encodes a reduction: the prologue in block 0,
-// the epilogue in block 1 (see doc.go). Long reductions (or few outputs) get
-// a workgroup per output, short ones an invocation per output.
+// EncodeReduce validates and encodes a reduction as one launch: the
+// prologue in block 0, the epilogue in block 1 (see doc.go). Long
+// reductions (or few outputs) get a workgroup per output, short ones an
+// invocation per output. Backends that can provide scratch memory should
+// prefer EncodeReduceSplit, which spreads long reductions with few outputs
+// over many workgroups.
 func EncodeReduce(k *device.ReduceKernel, t Target) (*Launch, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
+	e, l := encodeReduce(k, t)
+	if r := device.NumElements(k.RedShape); r < WorkgroupSize && l.Workgroups >= 1024 {
+		l.Entry, l.Workgroups = "reduce_thread", ceilDiv(l.Workgroups, WorkgroupSize)
+	}
+	return e.finish(l)
+}
+
+// encodeReduce encodes what every reduction launch shares.
+func encodeReduce(k *device.ReduceKernel, t Target) (*encoder, *Launch) {
 	e := newEncoder("reduce", t)
 	o := device.NumElements(k.OutShape)
 	r := device.NumElements(k.RedShape)
@@ -24,9 +37,67 @@ func EncodeReduce(k *device.ReduceKernel, t Target) (*Launch, error) {
 	full := slices.Concat(k.OutShape, k.RedShape)
 	pro := e.block(hProg0, HookReducePrologue, k.Prologue, full, k.Inputs, nil, false)
 	epi := e.block(hProg1, HookReduceEpilogue, k.Epilogue, k.OutShape, k.EpilogueInputs, k.Outputs, true)
-	l := &Launch{Kind: shaders.Reduce, Entry: "reduce_wg", Workgroups: o, Hooks: []Hook{pro, epi}}
-	if r < WorkgroupSize && o >= 1024 {
-		l.Entry, l.Workgroups = "reduce_thread", ceilDiv(o, WorkgroupSize)
+	return e, &Launch{Kind: shaders.Reduce, Entry: "reduce_wg", Workgroups: o, Hooks: []Hook{pro, epi}}
+}
+
+// Split reductions: at least splitMinValues values per output and at most
+// splitMaxOutputs outputs; chunks of at least splitChunk values, at most
+// splitMaxParts partials per output.
+const (
+	splitMinValues  = 1 << 16
+	splitMaxOutputs = 64
+	splitChunk      = 1 << 14
+	splitMaxParts   = 256
+)
+
+// reduceParts returns how many partials per output a split reduction
+// uses, or 0 when the kernel is not split.
+func reduceParts(k *device.ReduceKernel) int {
+	o, r := device.NumElements(k.OutShape), device.NumElements(k.RedShape)
+	if r < splitMinValues || o > splitMaxOutputs || o == 0 {
+		return 0
 	}
-	return e.finish(l)
+	return min(ceilDiv(r, splitChunk), splitMaxParts)
+}
+
+// ReduceScratchBytes returns the scratch memory EncodeReduceSplit needs for
+// k: 0 when k runs as one launch.
+func ReduceScratchBytes(k *device.ReduceKernel) int64 {
+	return int64(device.NumElements(k.OutShape)) * int64(reduceParts(k)) * 8
+}
+
+// EncodeReduceSplit validates and encodes a reduction as one launch, or,
+// for a long reduction with few outputs, as two (reduce_partial, then
+// reduce_final) that pass partial results through scratch, a buffer of at
+// least ReduceScratchBytes(k) bytes (nil when that is 0). The launches must
+// run in order; the scratch buffer is free once they are done.
+func EncodeReduceSplit(k *device.ReduceKernel, t Target, scratch device.Buffer) ([]*Launch, error) {
+	if err := k.Validate(); err != nil {
+		return nil, err
+	}
+	parts := reduceParts(k)
+	if parts == 0 {
+		l, err := EncodeReduce(k, t)
+		if err != nil {
+			return nil, err
+		}
+		return []*Launch{l}, nil
+	}
+	if scratch == nil || scratch.Bytes() < ReduceScratchBytes(k) {
+		return nil, fmt.Errorf("gpu: reduce: needs %d bytes of scratch", ReduceScratchBytes(k))
+	}
+	o, r := device.NumElements(k.OutShape), device.NumElements(k.RedShape)
+	e, l := encodeReduce(k, t)
+	sv := device.View{Buf: scratch, DType: device.Int32, Shape: []int{2 * o * parts}, Strides: []int{1}}
+	e.set(hK+2, uint32(e.view(sv, nil, false)))
+	e.set(hK+3, uint32(parts))
+	e.set(hK+4, e.count(ceilDiv(r, parts)))
+	first, err := e.finish(l)
+	if err != nil {
+		return nil, err
+	}
+	second := *first
+	first.Entry, first.Workgroups = "reduce_partial", o*parts
+	second.Entry = "reduce_final"
+	return []*Launch{first, &second}, nil
 }

@@ -102,3 +102,22 @@ func BenchMatMul(b *testing.B, d device.Device, n int) {
 	run(b, d.Sync())
 	b.ReportMetric(2*float64(n)*float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
+
+// BenchReduceSum measures the sum of n float32 elements into one value:
+// the case a workgroup-per-output reduction handles worst.
+func BenchReduceSum(b *testing.B, d device.Device, n int) {
+	label(b, d)
+	bufs := allocN(b, d, int64(4*n), 2)
+	k := &device.ReduceKernel{Op: device.ReduceSum, OutShape: []int{}, RedShape: []int{n},
+		Inputs:   []device.View{device.Contiguous(bufs[0], device.Float32, 0, []int{n})},
+		Prologue: device.Identity(device.Float32), Epilogue: device.Identity(device.Float32),
+		Outputs:  []device.View{device.Contiguous(bufs[1], device.Float32, 0, []int{})}}
+	run(b, d.Reduce(k))
+	run(b, d.Sync())
+	b.SetBytes(int64(4 * n))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run(b, d.Reduce(k))
+	}
+	run(b, d.Sync())
+}

@@ -17,3 +17,5 @@ func BenchmarkKernelOverhead(b *testing.B) {
 func BenchmarkAdd16M(b *testing.B) { gputest.BenchAdd(b, gputest.Open(b, Name), 1<<24) }
 
 func BenchmarkMatMul512(b *testing.B) { gputest.BenchMatMul(b, gputest.Open(b, Name), 512) }
+
+func BenchmarkReduceSum16M(b *testing.B) { gputest.BenchReduceSum(b, gputest.Open(b, Name), 1<<24) }

@@ -26,9 +26,36 @@ func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
 	return d.run(func() (*gpu.Launch, error) { return gpu.EncodeElementwise(k, d.target) })
 }
 
-// Reduce runs a reduction with prologue and epilogue.
+// Reduce runs a reduction with prologue and epilogue; a long one with few
+// outputs runs in two launches through a scratch buffer.
 func (d *Device) Reduce(k *device.ReduceKernel) error {
-	return d.run(func() (*gpu.Launch, error) { return gpu.EncodeReduce(k, d.target) })
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	var scratch device.Buffer
+	if n := gpu.ReduceScratchBytes(k); n > 0 {
+		b, err := d.Alloc(n)
+		if err != nil {
+			return err
+		}
+		defer d.Free(b) // destroyed once the queue is idle
+		scratch = b
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.usable(); err != nil {
+		return err
+	}
+	ls, err := gpu.EncodeReduceSplit(k, d.target, scratch)
+	if err != nil {
+		return err
+	}
+	for _, l := range ls {
+		if err := d.record(l); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // MatMul runs a batched matrix product with epilogue.
