@@ -111,7 +111,7 @@ func BenchReduceSum(b *testing.B, d device.Device, n int) {
 	k := &device.ReduceKernel{Op: device.ReduceSum, OutShape: []int{}, RedShape: []int{n},
 		Inputs:   []device.View{device.Contiguous(bufs[0], device.Float32, 0, []int{n})},
 		Prologue: device.Identity(device.Float32), Epilogue: device.Identity(device.Float32),
-		Outputs:  []device.View{device.Contiguous(bufs[1], device.Float32, 0, []int{})}}
+		Outputs: []device.View{device.Contiguous(bufs[1], device.Float32, 0, []int{})}}
 	run(b, d.Reduce(k))
 	run(b, d.Sync())
 	b.SetBytes(int64(4 * n))
