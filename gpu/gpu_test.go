@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/shaderflow/shaderflow/gpu/gputest"
@@ -313,5 +315,23 @@ func BenchmarkEncodeElementwise(b *testing.B) {
 			b.Fatal(err)
 		}
 		key = AppendHooksKey(key[:0], l)
+	}
+}
+
+// TestConstantsMatchShaders keeps Go's copies of shader constants in step.
+func TestConstantsMatchShaders(t *testing.T) {
+	for _, c := range []struct {
+		file, name string
+		want       int
+	}{
+		{shaders.InterpFile, "MAX_REGS", MaxRegisters},
+		{shaders.CommonFile, "WG", WorkgroupSize},
+		{"matmul.wgsl", "MM_T", matmulTile},
+		{shaders.CommonFile, "VIEW_CONTIGUOUS", viewContiguous},
+		{shaders.CommonFile, "PB_SHAPE", pbShape},
+	} {
+		m := regexp.MustCompile(`const ` + c.name + `: u32 = (\d+)u;`).FindStringSubmatch(shaders.Source(c.file))
+		require.NotNil(t, m, "%s in %s", c.name, c.file)
+		assert.Equal(t, strconv.Itoa(c.want), m[1], "%s in %s", c.name, c.file)
 	}
 }

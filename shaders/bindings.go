@@ -19,7 +19,6 @@ const DataBindings = 15
 //	st_part(b, w, shift, mask, v)  replace the bits mask<<shift of word w by v<<shift
 //	or_word(b, w, v)             atomically or v into word w
 //	cas(b, w, cmp, val) -> u32   compare-exchange, returning the old value
-//	words(b) -> u32              the number of words bound
 //
 // An unknown binding number loads zero and stores nothing.
 func Bindings(n int) string {
@@ -53,9 +52,6 @@ func Bindings(n int) string {
 	})
 	fn("fn cas(b: u32, w: u32, cmp: u32, val: u32) -> u32", "return cmp;", func(i int) string {
 		return fmt.Sprintf("return atomicCompareExchangeWeak(&b%d[w], cmp, val).old_value;", i)
-	})
-	fn("fn words(b: u32) -> u32", "return 0u;", func(i int) string {
-		return fmt.Sprintf("return arrayLength(&b%d);", i)
 	})
 	return b.String()
 }

@@ -121,24 +121,3 @@ fn cas(b: u32, w: u32, cmp: u32, val: u32) -> u32 {
         default: { return cmp; }
     }
 }
-
-fn words(b: u32) -> u32 {
-    switch b {
-        case 1u: { return arrayLength(&b1); }
-        case 2u: { return arrayLength(&b2); }
-        case 3u: { return arrayLength(&b3); }
-        case 4u: { return arrayLength(&b4); }
-        case 5u: { return arrayLength(&b5); }
-        case 6u: { return arrayLength(&b6); }
-        case 7u: { return arrayLength(&b7); }
-        case 8u: { return arrayLength(&b8); }
-        case 9u: { return arrayLength(&b9); }
-        case 10u: { return arrayLength(&b10); }
-        case 11u: { return arrayLength(&b11); }
-        case 12u: { return arrayLength(&b12); }
-        case 13u: { return arrayLength(&b13); }
-        case 14u: { return arrayLength(&b14); }
-        case 15u: { return arrayLength(&b15); }
-        default: { return 0u; }
-    }
-}

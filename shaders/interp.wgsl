@@ -13,10 +13,10 @@
 // Registers hold compute-type bits (f32 bits, i32 bits, bool 0/1). Package
 // gpu allocates registers so that at most MAX_REGS are live.
 
-const MAX_REGS: u32 = 64u;
+const MAX_REGS: u32 = 64u; // a power of two: register numbers are masked
 
 fn interp(blk: u32, p: u32, acc: u32) -> u32 {
-    var regs: array<u32, 64>;
+    var regs: array<u32, MAX_REGS>;
     let ncode = params[blk + PB_NCODE];
     let code = params[blk + PB_CODE];
     for (var i = 0u; i < ncode; i = i + 1u) {
@@ -25,9 +25,9 @@ fn interp(blk: u32, p: u32, acc: u32) -> u32 {
         let op = w0 & 0xffu;
         let ty = (w0 >> 8u) & 0xffu;
         let at = (w0 >> 16u) & 0xffu;
-        let a = regs[params[w + 1u] & 63u];
-        let b = regs[params[w + 2u] & 63u];
-        let c = regs[params[w + 3u] & 63u];
+        let a = regs[params[w + 1u] & (MAX_REGS - 1u)];
+        let b = regs[params[w + 2u] & (MAX_REGS - 1u)];
+        let c = regs[params[w + 3u] & (MAX_REGS - 1u)];
         let imm = params[w + 4u];
         var v = 0u;
         switch op {
@@ -65,16 +65,16 @@ fn interp(blk: u32, p: u32, acc: u32) -> u32 {
                 }
             }
         }
-        regs[(w0 >> 24u) & 63u] = v;
+        regs[(w0 >> 24u) & (MAX_REGS - 1u)] = v;
     }
     let outs = params[blk + PB_OUTREGS];
     let nin = params[blk + PB_NIN];
     let nout = params[blk + PB_NOUT];
     for (var j = 0u; j < nout; j = j + 1u) {
         let o = params[outs + j];
-        prog_store(blk, nin + j, p, regs[o & 63u], (o >> 8u) & 0xffu);
+        prog_store(blk, nin + j, p, regs[o & (MAX_REGS - 1u)], (o >> 8u) & 0xffu);
     }
-    return regs[params[outs] & 63u];
+    return regs[params[outs] & (MAX_REGS - 1u)];
 }
 
 // ew_program runs the elementwise program at position p.
