@@ -9,15 +9,16 @@ import (
 // runRange evaluates the plan over positions [lo, hi) and stores its sinks.
 func (p *plan) runRange(ws *workspace, lo, hi int) {
 	ws.prepare(p)
+	step := p.chunk()
 	for lo < hi {
-		m := min(chunkLen, hi-lo)
+		m := min(step, hi-lo)
 		p.eval(ws, lo, m)
 		p.store(ws, lo, m)
 		lo += m
 	}
 }
 
-// eval computes every register for positions [lo, lo+m), m <= chunkLen.
+// eval computes every register for positions [lo, lo+m), m <= p.chunk().
 // The workspace must have been prepared for the plan.
 func (p *plan) eval(ws *workspace, lo, m int) {
 	for i := range p.code {

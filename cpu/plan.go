@@ -11,6 +11,19 @@ import (
 // large enough to amortize the per-instruction dispatch.
 const chunkLen = 1024
 
+// inPlaceChunk is the chunk of a plan whose registers all live in its
+// sources and sinks (no scratch): nothing to keep in cache, so fewer,
+// longer kernel calls.
+const inPlaceChunk = 1 << 16
+
+// chunk returns the number of positions eval may take at a time.
+func (p *plan) chunk() int {
+	if p.nslots == [3]int{} {
+		return inPlaceChunk
+	}
+	return chunkLen
+}
+
 // Register classes: how a register's values are held in scratch.
 const (
 	classF32 = iota // float32

@@ -49,3 +49,43 @@ func TestElementwiseTransposedSources(t *testing.T) {
 		}
 	}
 }
+
+// TestElementwiseInPlaceChunks covers plans that need no scratch (every
+// register read from an input or written to an output), which run in long
+// chunks: lengths around the chunk, several workers, int32 and float32.
+func TestElementwiseInPlaceChunks(t *testing.T) {
+	r := newRand(t)
+	for _, n := range []int{inPlaceChunk - 1, 2*inPlaceChunk + 17} {
+		for _, workers := range []int{1, 3} {
+			for _, dt := range []device.DType{device.Float32, device.Int32} {
+				d := newDevice(t, workers)
+				x, xv := strided(t, d, r, dt, []int{n}, []int{0}, 0)
+				y, yv := strided(t, d, r, dt, []int{n}, []int{0}, 0)
+				var b device.Builder
+				s := b.Binary(device.OpMul, b.Input(0, dt), b.Input(1, dt))
+				b.Output(s)
+				b.Output(b.Unary(device.OpNeg, s))
+				o1 := device.Contiguous(poisoned(t, d, dt, n), dt, 0, []int{n})
+				o2 := device.Contiguous(poisoned(t, d, dt, n), dt, 0, []int{n})
+				p := &plan{}
+				p.reset(b.P.Code, []int{n})
+				require.NoError(t, d.addViews(p, []device.View{x, y}))
+				require.NoError(t, d.addSinks(p, []device.View{o1, o2}, b.P.Outputs))
+				p.finish(b.P.Outputs)
+				require.Equal(t, inPlaceChunk, p.chunk(), "no scratch: long chunks")
+				require.NoError(t, d.Elementwise(&device.ElementwiseKernel{Shape: []int{n}, Inputs: []device.View{x, y}, Program: b.P, Outputs: []device.View{o1, o2}}))
+				g1, g2 := download(t, d, o1.Buf, dt, n), download(t, d, o2.Buf, dt, n)
+				for i := 0; i < n; i++ {
+					want := xv[i] * yv[i]
+					if dt == device.Float32 {
+						want = float64(float32(xv[i]) * float32(yv[i]))
+					} else {
+						want = float64(int32(xv[i]) * int32(yv[i]))
+					}
+					require.Equal(t, want, g1[i], "%s n=%d w=%d at %d", dt, n, workers, i)
+					require.Equal(t, -want, g2[i], "%s n=%d w=%d at %d", dt, n, workers, i)
+				}
+			}
+		}
+	}
+}
