@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/shaderflow/shaderflow/shaders"
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -76,9 +77,15 @@ type encoder struct {
 	wArr        [256]uint32
 }
 
+// encoders are reused: one is large (its backing arrays keep typical
+// launches from allocating) and encoding is on every launch's path.
+var encoders = sync.Pool{New: func() any { return new(encoder) }}
+
 func newEncoder(kernel string, t Target) *encoder {
-	e := &encoder{kernel: kernel}
+	e := encoders.Get().(*encoder)
+	e.kernel, e.err, e.lastBinding = kernel, nil, 0
 	e.w = e.wArr[:hHeader]
+	clear(e.w)
 	e.plan.init(t)
 	return e
 }
@@ -136,8 +143,12 @@ func (e *encoder) view(v device.View, strides []int, contiguous bool) int {
 	return d
 }
 
-// finish completes the launch.
+// finish completes the launch and recycles the encoder.
 func (e *encoder) finish(l *Launch) (*Launch, error) {
+	defer func() {
+		clear(e.plan.bufs) // drop buffer references
+		encoders.Put(e)
+	}()
 	if e.err != nil {
 		return nil, e.err
 	}
