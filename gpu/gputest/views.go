@@ -24,6 +24,7 @@ const (
 // Layouts lists every layout.
 var Layouts = []Layout{Contiguous, Offset, Reversed, Broadcast, Strided}
 
+// String names the layout.
 func (l Layout) String() string {
 	return [...]string{"contiguous", "offset", "reversed", "broadcast", "strided"}[l]
 }

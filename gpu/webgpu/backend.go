@@ -24,6 +24,7 @@ type backend struct {
 	err      error
 }
 
+// Name returns "webgpu".
 func (*backend) Name() string { return Name }
 
 // instanceBackends are the native APIs wgpu may use: Vulkan (Metal on
@@ -77,6 +78,7 @@ func kindRank(k device.Kind) int {
 	return 3
 }
 
+// Adapters lists the Vulkan (Metal) adapters, discrete GPUs first.
 func (b *backend) Adapters() ([]device.Info, error) {
 	b.load()
 	if b.err != nil {
@@ -85,6 +87,7 @@ func (b *backend) Adapters() ([]device.Info, error) {
 	return slices.Clone(b.infos), nil
 }
 
+// Open opens adapter index of Adapters.
 func (b *backend) Open(index int) (device.Device, error) {
 	b.load()
 	if b.err != nil {

@@ -176,6 +176,7 @@ const (
 	errDeviceLost  = 5
 )
 
+// Error says what kind of error wgpu reported and its message.
 func (e *wgpuError) Error() string {
 	kind := map[int]string{errValidation: "validation error", errOutOfMemory: "out of memory", 3: "internal error", 4: "unknown error", errDeviceLost: "device lost"}[e.typ]
 	return fmt.Sprintf("webgpu: %s: %s", kind, e.msg)
