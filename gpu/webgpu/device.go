@@ -121,7 +121,7 @@ func (d *Device) Sync() error {
 	if err := d.usable(); err != nil {
 		return err
 	}
-	return d.readback(nil, 0, nil)
+	return d.readback(nil, 0, nil, true)
 }
 
 // Close waits for pending work and releases the device and every buffer.
@@ -133,7 +133,7 @@ func (d *Device) Close() error {
 	}
 	var err error
 	if d.lost == nil {
-		err = d.readback(nil, 0, nil)
+		err = d.readback(nil, 0, nil, true)
 	}
 	d.release()
 	return err

@@ -154,10 +154,10 @@ func (d *Device) Write(db device.Buffer, off int64, src []byte) error {
 	if lo != off || hi != off+int64(len(src)) {
 		// Whole words only: merge the untouched bytes of the edge words.
 		words := make([]byte, hi-lo)
-		if err := d.readback(b, lo, words[:4]); err != nil {
+		if err := d.readback(b, lo, words[:4], false); err != nil {
 			return err
 		}
-		if err := d.readback(b, hi-4, words[len(words)-4:]); err != nil {
+		if err := d.readback(b, hi-4, words[len(words)-4:], false); err != nil {
 			return err
 		}
 		copy(words[off-lo:], src)
@@ -184,20 +184,24 @@ func (d *Device) Read(db device.Buffer, off int64, dst []byte) error {
 	if err := checkRange("Read", b, off, len(dst)); err != nil {
 		return err
 	}
-	return d.readback(b, off, dst)
+	return d.readback(b, off, dst, true)
 }
 
 // readback submits the pending work, copies bytes [off, off+len(dst)) of b
-// (when b is not nil) and the status slots in use to the staging buffer,
-// waits, and returns the first error: a kernel's status error, a device
-// error, or nil.
-func (d *Device) readback(b *buffer, off int64, dst []byte) error {
+// (when b is not nil) and, with status set, the status slots in use to the
+// staging buffer, waits, and returns the first error: a kernel's status
+// error, a device error, or nil. Without status, kernel errors stay pending
+// for the next Read or Sync.
+func (d *Device) readback(b *buffer, off int64, dst []byte, status bool) error {
 	lo, hi := off&^3, (off+int64(len(dst))+3)&^3
 	n := int64(0)
 	if b != nil && len(dst) > 0 {
 		n = hi - lo
 	}
-	stat := d.status.bytes()
+	stat := int64(0)
+	if status {
+		stat = d.status.bytes()
+	}
 	statOff := (n + 7) &^ 7
 	total := statOff + stat
 	if total > 0 {
@@ -248,6 +252,9 @@ func (d *Device) readback(b *buffer, off int64, dst []byte) error {
 	}
 	if n > 0 {
 		copy(dst, buf[off-lo:])
+	}
+	if !status {
+		return nil
 	}
 	return d.status.check(buf[statOff:])
 }

@@ -36,7 +36,7 @@ func (s *statusState) init(d *Device) error {
 // when every slot is taken; the caller appends its use once recorded.
 func (s *statusState) slot(d *Device) (int, error) {
 	if len(s.uses) == statusSlots {
-		if err := d.readback(nil, 0, nil); err != nil {
+		if err := d.readback(nil, 0, nil, true); err != nil {
 			return 0, err
 		}
 	}
