@@ -231,7 +231,9 @@ func TestIndexErrorSurvivesWrites(t *testing.T) {
 	src := gputest.Upload(t, d, device.Float32, []float64{1, 2, 3})
 	idx := gputest.Upload(t, d, device.Int32, []float64{7})
 	out := gputest.Alloc(t, d, 4)
-	v := func(b device.Buffer, dt device.DType, n int) device.View { return device.Contiguous(b, dt, 0, []int{n}) }
+	v := func(b device.Buffer, dt device.DType, n int) device.View {
+		return device.Contiguous(b, dt, 0, []int{n})
+	}
 	require.NoError(t, d.Gather(&device.GatherKernel{Axis: 0, Src: v(src, device.Float32, 3), Index: v(idx, device.Int32, 1), Out: v(out, device.Float32, 1)}))
 	odd := gputest.Alloc(t, d, 7)
 	require.NoError(t, d.Write(odd, 1, []byte{1, 2, 3}), "an unaligned write does not report the gather's error")
