@@ -56,13 +56,20 @@ var (
 	nan    = math.Float32frombits(0x7fc00000)
 )
 
+// expRange says what the caller knows about exp's argument, so that the
+// clamps and the underflow fix that cannot change the result are left out.
+type expRange struct {
+	nonPos, nonNeg bool // h <= 0 (no overflow clamp), h >= 0 (no underflow clamp)
+	smallF         bool // |f| < 1: f*exp(h) below the clamp rounds to 0 anyway
+}
+
 // expHL returns exp(h + l); l may be nil.
-func (g *gen) expHL(h, l reg.Register) reg.VecVirtual { return g.expMul(h, l, nil) }
+func (g *gen) expHL(h, l reg.Register, rg expRange) reg.VecVirtual { return g.expMul(h, l, nil, rg) }
 
 // expMul returns f*exp(h + l) with the product rounded once: with
 // exp(r) = 1 + t it is ldexp(f + t*f, n). l and f may be nil (0 and 1).
-func (g *gen) expMul(h, l, f reg.Register) reg.VecVirtual {
-	t, n := g.expParts(h, l)
+func (g *gen) expMul(h, l, f reg.Register, rg expRange) reg.VecVirtual {
+	t, n := g.expParts(h, l, rg)
 	return g.s.ldexp(g.scaleT(t, f), n)
 }
 
@@ -75,10 +82,16 @@ func (g *gen) scaleT(t, f reg.Register) reg.VecVirtual {
 }
 
 // expParts returns t and n (as floats) with exp(h+l) = (1+t) 2^n (t = -1
-// where exp underflows).
-func (g *gen) expParts(h, l reg.Register) (t, n reg.VecVirtual) {
+// where exp underflows, unless rg.smallF).
+func (g *gen) expParts(h, l reg.Register, rg expRange) (t, n reg.VecVirtual) {
 	s, k := g.s, g.k
-	hc := s.clamp(h, k.k("expMin"), k.k("expMax"))
+	hc := h
+	if !rg.nonNeg {
+		hc = s.maxps(s.load(s.c(k.k("expMin"))), hc) // expMin > h ? expMin : h (h when NaN)
+	}
+	if !rg.nonPos {
+		hc = s.minps(s.load(s.c(k.k("expMax"))), hc)
+	}
 	n = s.round(s.mul(hc, s.c(k.k("log2e"))))
 	r := s.fnma(n, s.c(k.k("ln2Hi")), hc)
 	r = s.fnma(n, s.c(k.k("ln2Lo")), r)
@@ -87,6 +100,9 @@ func (g *gen) expParts(h, l reg.Register) (t, n reg.VecVirtual) {
 	}
 	q := s.horner(k.poly("expPoly"), r)
 	t = s.fma(q, s.mul(r, r), r)
+	if rg.nonNeg || rg.smallF {
+		return t, n
+	}
 	// Below the clamp exp is 0 even when scaled by a large f.
 	return s.sel(s.cmp(cmpLT, h, s.c(k.k("expMin"))), s.c(-1), t), n
 }
@@ -119,7 +135,7 @@ func (g *gen) tanh(x reg.Register) reg.VecVirtual {
 	a := s.abs(x)
 	x2 := s.mul(x, x)
 	small := s.fma(s.mul(x, x2), s.horner(k.poly("tanhPoly"), x2), x)
-	e := g.expHL(s.add(a, a), nil)
+	e := g.expHL(s.add(a, a), nil, expRange{nonNeg: true})
 	q := s.div(s.load(s.c(2)), s.add(e, s.c(1)))
 	large := s.copysign(s.sub(s.load(s.c(1)), q), x)
 	return s.sel(s.cmp(cmpLT, a, s.c(k.k("tanhSmall"))), small, large)
@@ -130,7 +146,7 @@ func (g *gen) tanh(x reg.Register) reg.VecVirtual {
 // nil (1).
 func (g *gen) sigmoidParts(x, f reg.Register) (num, e reg.VecVirtual) {
 	s := g.s
-	t, n := g.expParts(s.neg(s.abs(x)), nil)
+	t, n := g.expParts(s.neg(s.abs(x)), nil, expRange{nonPos: true})
 	e = s.ldexp(g.scaleT(t, nil), n)
 	fv := f
 	if f == nil {
@@ -151,9 +167,9 @@ func (g *gen) silu(x reg.Register) reg.VecVirtual {
 	return g.s.div(num, g.s.add(e, g.s.c(1)))
 }
 
-// erfcTail returns f exp(-(t2h+t2l)) z Q(z-1/2) with z = 1/(1+k a); f
-// may be nil (1).
-func (g *gen) erfcTail(q []float32, kz float32, a, t2h, t2l, f reg.Register) reg.VecVirtual {
+// erfcTail returns f exp(nh+nl) z Q(z-1/2) with z = 1/(1+k a), where
+// nh+nl = -t^2 exactly and |f| < 1; f may be nil (1).
+func (g *gen) erfcTail(q []float32, kz float32, a, nh, nl, f reg.Register) reg.VecVirtual {
 	s := g.s
 	one := s.load(s.c(1))
 	d := s.fma(a, s.c(kz), s.c(1))
@@ -170,7 +186,7 @@ func (g *gen) erfcTail(q []float32, kz float32, a, t2h, t2l, f reg.Register) reg
 	if f != nil {
 		zq = s.mul(f, zq)
 	}
-	return g.expMul(s.neg(t2h), s.neg(t2l), zq)
+	return g.expMul(nh, nl, zq, expRange{nonPos: true, smallF: true})
 }
 
 func (g *gen) erf(x reg.Register) reg.VecVirtual {
@@ -182,8 +198,7 @@ func (g *gen) erf(x reg.Register) reg.VecVirtual {
 	small := s.fma(x, s.c(ep[0]), s.mul(x, s1))
 	ac := s.minps(s.load(s.c(k.k("erfClamp"))), a)
 	u2 := s.mul(ac, ac)
-	ul := s.fms(ac, ac, u2)
-	ec := g.erfcTail(k.poly("erfcPoly"), 0.5, ac, u2, ul, nil)
+	ec := g.erfcTail(k.poly("erfcPoly"), 0.5, ac, s.neg(u2), s.fnma(ac, ac, u2), nil)
 	large := s.copysign(s.sub(s.load(s.c(1)), ec), x)
 	return s.sel(s.cmp(cmpLT, a, s.c(k.k("erfSmall"))), small, large)
 }
@@ -192,8 +207,9 @@ func (g *gen) geluErf(x reg.Register) reg.VecVirtual {
 	s, k := g.s, g.k
 	ac := s.minps(s.load(s.c(k.k("geluClamp"))), s.abs(x))
 	u2 := s.mul(ac, ac)
-	ul := s.fms(ac, ac, u2)
-	tail := g.erfcTail(k.poly("geluErfcPoly"), k.k("geluZk"), ac, s.mul(u2, s.c(0.5)), s.mul(ul, s.c(0.5)), s.mul(ac, s.c(-0.5)))
+	nh := s.mul(u2, s.c(-0.5))
+	nl := s.mul(s.fnma(ac, ac, u2), s.c(0.5))
+	tail := g.erfcTail(k.poly("geluErfcPoly"), k.k("geluZk"), ac, nh, nl, s.mul(ac, s.c(-0.5)))
 	y := s.add(s.maxps(x, s.zero()), tail)
 	return s.sel(s.cmp(cmpEQ, x, s.c(negInf)), s.c(nan), y)
 }
@@ -218,7 +234,7 @@ func (g *gen) geluTanh(x reg.Register) reg.VecVirtual {
 	pos := s.cmp(cmpGT, vh, s.zero())
 	vh = s.sel(pos, s.neg(vh), vh)
 	vl = s.sel(pos, s.neg(vl), vl)
-	t, n := g.expParts(vh, vl)
+	t, n := g.expParts(vh, vl, expRange{nonPos: true})
 	e := s.ldexp(g.scaleT(t, nil), n)
 	num := s.sel(s.cmp(cmpGE, x, s.zero()), x, s.ldexp(g.scaleT(t, x), n))
 	y := s.div(num, s.add(e, s.c(1)))

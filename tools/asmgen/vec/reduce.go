@@ -193,7 +193,7 @@ func (g *gen) reductions() {
 				bb := s.sub(d, x)
 				dl := s.sub(s.sub(x, s.sub(d, bb)), s.add(sc, bb))
 				dl = s.sel(s.cmp(cmpUnord, dl, dl), s.zero(), dl)
-				e := g.expHL(d, dl)
+				e := g.expHL(d, dl, expRange{})
 				addHalves(g.zeroOff(e, tl), acc)
 				return e
 			}})
