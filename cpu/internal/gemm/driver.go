@@ -51,7 +51,8 @@ func superBlocks(p *problem, im *impl) (ms, ns, ks int) {
 // already claimed to finish. A worker goroutine that starts late (a busy
 // machine can take tens of microseconds to wake one) finds the tasks taken and
 // exits; the caller returns once every tile is computed, without waiting for
-// workers that never got to run.
+// workers that never got to run. Workers other than the caller are pooled
+// helpers (see offer).
 func run(p *problem, im *impl, threads int) {
 	ms, ns, ks := superBlocks(p, im)
 	s := &shared{p: p, im: im}
@@ -60,8 +61,10 @@ func run(p *problem, im *impl, threads int) {
 	bufA, bufB := getBuf(sizeA+threads*tile), getBuf(ceilDiv(ns, im.nr)*im.nr*ks)
 	s.packA, s.packB, s.tmp = bufA.data[:sizeA], bufB.data, bufA.data[sizeA:]
 	s.blocks = planBlocks(p, im, ms, ns, ks, threads)
-	for id := 1; id < threads; id++ {
-		go s.work(id)
+	if threads > 1 {
+		j := &job{s: s, seats: int32(threads)}
+		j.nextID.Store(1)
+		offer(j, threads-1)
 	}
 	s.work(0)
 	last := &s.blocks[len(s.blocks)-1]

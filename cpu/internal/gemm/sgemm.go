@@ -24,9 +24,10 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 	SgemmThreads(runtime.GOMAXPROCS(0), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// SgemmThreads is Sgemm on at most threads goroutines (the caller's
-// included); threads ≤ 1 runs on the caller's goroutine only. A backend that
-// already runs independent products in parallel passes 1.
+// SgemmThreads is Sgemm on at most threads goroutines (the caller's and
+// pooled helpers, no more than GOMAXPROCS); threads ≤ 1 runs on the caller's
+// goroutine only. A backend that already runs independent products in
+// parallel passes 1.
 func SgemmThreads(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	p := &problem{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha,
 		a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
@@ -38,6 +39,7 @@ func SgemmThreads(threads int, transA, transB bool, m, n, k int, alpha float32, 
 		scaleC(c, ldc, m, n, beta)
 		return
 	}
+	threads = min(threads, runtime.GOMAXPROCS(0))
 	if float64(2*m)*float64(n)*float64(k) < parallelMinFlops {
 		threads = 1
 	}
