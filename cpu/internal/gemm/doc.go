@@ -28,11 +28,14 @@
 // builds use Go, and the environment variable SHADERFLOW_CPU_ISA=avx512|avx2|go
 // caps the level (unknown values are ignored). ISA reports the level in use.
 //
-// Sgemm runs on GOMAXPROCS goroutines (SgemmThreads takes an explicit count).
-// Workers claim packing tasks and then macro tiles from atomic counters, with
-// no fixed-size barrier: a goroutine that the scheduler starts late finds the
-// work taken and leaves, and the caller does not wait for it. Products under
-// about two million FLOPs run on the caller's goroutine alone.
+// Sgemm runs on up to GOMAXPROCS goroutines: the caller's and pooled helper
+// goroutines, which poll briefly between products so that back-to-back
+// products do not pay for waking a parked processor (SgemmThreads takes an
+// explicit count). Workers claim packing tasks and then macro tiles from
+// atomic counters, with no fixed-size barrier: a helper that arrives late
+// finds the work taken and leaves, and the caller does not wait for it.
+// Products under about two million FLOPs run on the caller's goroutine
+// alone.
 //
 // PeakGFLOPS measures the machine's FMA throughput ceiling with a loop of
 // independent fused multiply-adds, the yardstick for benchmark reports.
