@@ -72,6 +72,10 @@ func (j *poolJob) maxForward(p, xb int) {
 		o := j.k.Indices.Offset + p*g.outVol
 		idx = j.idx[o : o+g.outVol]
 	}
+	if j.is2x2() {
+		j.maxForward2x2(xb, out, idx)
+		return
+	}
 	q := 0
 	for _, w0 := range j.wins[0] {
 		for _, w1 := range j.wins[1] {
@@ -97,6 +101,42 @@ func (j *poolJob) maxForward(p, xb int) {
 					idx[q] = int32(arg)
 				}
 				q++
+			}
+		}
+	}
+}
+
+// is2x2 reports whether the pooling is the common 2-D 2×2 window with
+// stride 2, no padding or dilation, over planes with contiguous rows.
+func (j *poolJob) is2x2() bool {
+	g := &j.g
+	return !j.k.Adaptive && g.in[0] == 1 && g.k == [3]int{1, 2, 2} && g.s == [3]int{1, 2, 2} &&
+		g.p == [3]int{} && g.dl == [3]int{1, 1, 1} && j.xst[4] == 1
+}
+
+// maxForward2x2 is maxForward for is2x2 pooling: two input rows per output
+// row, four candidates per output, the first maximum (or first NaN) winning
+// in row-major window order.
+func (j *poolJob) maxForward2x2(xb int, out []float32, idx []int32) {
+	g := &j.g
+	w, oh, ow := g.in[2], g.out[1], g.out[2]
+	for r := 0; r < oh; r++ {
+		r0 := j.x[xb+2*r*j.xst[3]:][:2*ow]
+		r1 := j.x[xb+(2*r+1)*j.xst[3]:][:2*ow]
+		o := out[r*ow : (r+1)*ow]
+		base := 2 * r * w
+		for c := range o {
+			best, arg := r0[2*c], base+2*c
+			cand := [3]float32{r0[2*c+1], r1[2*c], r1[2*c+1]}
+			pos := [3]int{base + 2*c + 1, base + w + 2*c, base + w + 2*c + 1}
+			for k, v := range cand {
+				if v > best || (v != v && best == best) {
+					best, arg = v, pos[k]
+				}
+			}
+			o[c] = best
+			if idx != nil {
+				idx[r*ow+c] = int32(arg)
 			}
 		}
 	}
