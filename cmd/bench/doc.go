@@ -2,7 +2,8 @@
 // and, where /usr/bin/python3 imports torch, against PyTorch on the same
 // machine in the same run.
 //
-//	go run ./cmd/bench [-backend cpu] [-out DIR] [-baseline FILE] [-quick]
+//	go run ./cmd/bench [-backend cpu] [-out DIR] [-baseline FILE [-tolerance 0.1]]
+//	                   [-quick] [-no-torch] [-run REGEXP]
 //
 // It first measures the machine's ceilings itself: the float32 FMA peak on
 // every core and on one, and STREAM-triad bandwidth from DRAM on every core
@@ -23,6 +24,14 @@
 // machine load, and is printed as Markdown; -out writes report.md,
 // report.json and report.png. -baseline compares the run with a stored
 // report.json and exits with status 1 when a benchmark is more than
-// -tolerance slower. The limits are the host CPU's: for a GPU backend they
-// are omitted.
+// -tolerance slower (or missing). -quick runs fewer iterations and shorter
+// limit measurements; -no-torch skips PyTorch; -run keeps the benchmarks
+// whose names match. The limits are the host CPU's: for a GPU backend they
+// are omitted. On a shared machine timings vary with its load, which the
+// report records; compare ratios measured in one run.
+//
+// PyTorch runs from an embedded script written to a temporary file, with
+// OPENBLAS_CORETYPE unset, two threads for every operation except the
+// small matrix product (timed on one and two threads, the faster kept),
+// warm-up excluded, medians compared.
 package main
