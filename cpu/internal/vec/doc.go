@@ -116,7 +116,12 @@
 //
 // MeasureBandwidth runs a STREAM-like triad with the current level's
 // kernel for the benchmark command. BenchmarkKernels and the opt-in
-// TestBandwidthReport (-vec.report) compare the kernels with it.
+// TestBandwidthReport (-vec.report) compare the kernels with it, and
+// TestComputeCost (-vec.report) gives each kernel's CPU time per element on
+// cache-resident data. Note that a machine with a very large last-level
+// cache (the development VMs report 480 MiB of L3) can hold the 10M-float
+// benchmark arrays: use a footprint well beyond it (TestBandwidthBig,
+// -vec.bwbytes) for a DRAM figure.
 //
 // # Generated code
 //
