@@ -223,24 +223,19 @@ func geluTanh32(x float32) float32 {
 	if isNaN32(x) {
 		return x
 	}
-	if math.IsInf(float64(x), 0) {
-		if x > 0 {
-			return x
-		}
-		return float32(math.NaN())
-	}
-	xv := clamp(x, -geluTanhClamp, geluTanhClamp)
-	ph := xv * xv
-	pl := fma32(xv, xv, -ph)
+	// With a = |x| (clamped: beyond 30 the sigmoid is 0 or 1), -|v| =
+	// -a (c1 + c2 a^2) is carried as vh + vl. At x = -Inf the scaled
+	// numerator below is -Inf + Inf = NaN, like the contract's formula.
+	a := min(abs32(x), geluTanhClamp)
+	ph := a * a
+	pl := fma32(a, a, -ph)
 	ah := geluC2Hi * ph
 	al := fma32(geluC2Hi, ph, -ah) + fma32(geluC2Hi, pl, geluC2Lo*ph)
 	sh, sl := twoSum(geluC1Hi, ah)
 	sl += al + geluC1Lo
-	vh := xv * sh
-	vl := fma32(xv, sh, -vh) + xv*sl
-	if vh > 0 {
-		vh, vl = -vh, -vl
-	}
+	p := a * sh
+	vh := -p
+	vl := fma32(-a, sl, fma32(-a, sh, p))
 	t, n := expParts(vh, vl)
 	e := ldexp(t+1, n)
 	num := x

@@ -270,7 +270,7 @@ func (g *gen) unaryKernels() {
 		{"silu", g.silu, 0, 0},
 		{"erf", g.erf, 0, -1},
 		{"geluErf", g.geluErf, 0, -1},
-		{"geluTanh", g.geluTanh, 0.9, 0},
+		{"geluTanh", g.geluTanh, 0, 0},
 	}
 	for _, h := range heavy {
 		f := h.f

@@ -216,12 +216,11 @@ func (g *gen) geluErf(x reg.Register) reg.VecVirtual {
 
 func (g *gen) geluTanh(x reg.Register) reg.VecVirtual {
 	s, k := g.s, g.k
-	lim := k.k("geluTanhClamp")
 	c1h, c1l := k.k("geluC1Hi"), k.k("geluC1Lo")
 	c2h, c2l := k.k("geluC2Hi"), k.k("geluC2Lo")
-	xv := s.clamp(x, -lim, lim)
-	ph := s.mul(xv, xv)
-	pl := s.fms(xv, xv, ph)
+	a := s.minps(s.load(s.c(k.k("geluTanhClamp"))), s.abs(x))
+	ph := s.mul(a, a)
+	pl := s.fms(a, a, ph)
 	ah := s.mul(ph, s.c(c2h))
 	al := s.add(s.fms(ph, s.c(c2h), ah), s.fma(pl, s.c(c2h), s.mul(ph, s.c(c2l))))
 	c1 := s.load(s.c(c1h))
@@ -229,17 +228,13 @@ func (g *gen) geluTanh(x reg.Register) reg.VecVirtual {
 	bb := s.sub(sh, c1)
 	sl := s.add(s.sub(c1, s.sub(sh, bb)), s.sub(ah, bb))
 	sl = s.add(sl, s.add(al, s.c(c1l)))
-	vh := s.mul(xv, sh)
-	vl := s.add(s.fms(xv, sh, vh), s.mul(xv, sl))
-	pos := s.cmp(cmpGT, vh, s.zero())
-	vh = s.sel(pos, s.neg(vh), vh)
-	vl = s.sel(pos, s.neg(vl), vl)
+	p := s.mul(a, sh)
+	vh := s.neg(p)
+	vl := s.fnma(a, sl, s.fnma(a, sh, p))
 	t, n := g.expParts(vh, vl, expRange{nonPos: true})
 	e := s.ldexp(g.scaleT(t, nil), n)
 	num := s.sel(s.cmp(cmpGE, x, s.zero()), x, s.ldexp(g.scaleT(t, x), n))
-	y := s.div(num, s.add(e, s.c(1)))
-	y = s.sel(s.cmp(cmpEQ, x, s.c(inf)), x, y)
-	return s.sel(s.cmp(cmpEQ, x, s.c(negInf)), s.c(nan), y)
+	return s.div(num, s.add(e, s.c(1)))
 }
 
 // trigOut returns the lanes that sin and cos leave to the math package.
