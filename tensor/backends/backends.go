@@ -7,4 +7,8 @@ package backends
 import (
 	// The CPU backend.
 	_ "github.com/shaderflow/shaderflow/cpu"
+	// The Vulkan backend (SPIR-V compiled from shaders/*.wgsl).
+	_ "github.com/shaderflow/shaderflow/gpu/vulkan"
+	// The WebGPU backend (wgpu-native over Vulkan, WGSL).
+	_ "github.com/shaderflow/shaderflow/gpu/webgpu"
 )
