@@ -33,7 +33,7 @@ type adapter struct {
 	minStorageAlign int64
 	maxStorageRange int64
 	maxAllocCount   uint32
-	maxBindings     int // storage buffers one compute shader may bind, params included
+	maxBindings     int  // storage buffers one compute shader may bind, params included
 	robust          bool // robustBufferAccess is supported
 	float16         bool
 }
