@@ -27,6 +27,10 @@ var abiStructs = map[string][]string{
 	"VkPhysicalDeviceShaderFloat16Int8Features": {"shaderFloat16", "shaderInt8"},
 	"VkPhysicalDevice16BitStorageFeatures":      {"storageBuffer16BitAccess", "storageInputOutput16"},
 	"VkExtensionProperties":                     {"extensionName", "specVersion"},
+	"VkLayerProperties":                         {"layerName", "specVersion", "implementationVersion", "description"},
+	"VkQueueFamilyProperties":                   {"queueFlags", "queueCount", "timestampValidBits", "minImageTransferGranularity"},
+	"VkPipelineShaderStageCreateInfo":           {"flags", "stage", "module", "pName", "pSpecializationInfo"},
+	"VkComputePipelineCreateInfo":               {"flags", "stage", "layout", "basePipelineHandle", "basePipelineIndex"},
 	"VkDebugReportCallbackCreateInfoEXT":        {"flags", "pfnCallback", "pUserData"},
 	"VkDescriptorSetAllocateInfo":               {"descriptorPool", "descriptorSetCount", "pSetLayouts"},
 	"VkDescriptorBufferInfo":                    {"buffer", "offset", "range"},
@@ -40,6 +44,10 @@ var abiStructs = map[string][]string{
 // abiConstants are vkdecl.h's SF_VK_ constants with their official names.
 var abiConstants = map[string]string{
 	"SF_VK_STRUCTURE_TYPE_SUBMIT_INFO":                                  "VK_STRUCTURE_TYPE_SUBMIT_INFO",
+	"SF_VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO":            "VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO",
+	"SF_VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO":                 "VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO",
+	"SF_VK_QUEUE_COMPUTE_BIT":                                           "VK_QUEUE_COMPUTE_BIT",
+	"SF_VK_MAX_DESCRIPTION_SIZE":                                        "VK_MAX_DESCRIPTION_SIZE",
 	"SF_VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO":                 "VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO",
 	"SF_VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET":                         "VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET",
 	"SF_VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO":                    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO",

@@ -134,21 +134,11 @@ func describe(in *instance, pd vk.PhysicalDevice) (*adapter, vk.PhysicalDeviceTy
 	lim := props.Limits
 	a := &adapter{pd: pd, apiVersion: props.ApiVersion, vendorID: props.VendorID}
 
-	var nq uint32
-	vk.GetPhysicalDeviceQueueFamilyProperties(pd, &nq, nil)
-	qfs := make([]vk.QueueFamilyProperties, nq)
-	vk.GetPhysicalDeviceQueueFamilyProperties(pd, &nq, qfs)
-	found := false
-	for i := range qfs[:nq] {
-		qfs[i].Deref()
-		if qfs[i].QueueFlags&vk.QueueFlags(vk.QueueComputeBit) != 0 {
-			a.queueFamily, a.timestampBits, found = uint32(i), qfs[i].TimestampValidBits, true
-			break
-		}
-	}
-	if !found {
+	var family, tsBits C.uint32_t
+	if C.sf_compute_queue(C.VkPhysicalDevice(unsafe.Pointer(pd)), &family, &tsBits) == 0 {
 		return nil, props.DeviceType
 	}
+	a.queueFamily, a.timestampBits = uint32(family), uint32(tsBits)
 
 	var feats vk.PhysicalDeviceFeatures
 	vk.GetPhysicalDeviceFeatures(pd, &feats)

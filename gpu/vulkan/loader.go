@@ -132,21 +132,9 @@ func newInstance() (*instance, error) {
 
 // hasInstanceLayer reports whether the loader knows the named layer.
 func hasInstanceLayer(name string) bool {
-	var n uint32
-	if vk.EnumerateInstanceLayerProperties(&n, nil) != vk.Success || n == 0 {
-		return false
-	}
-	props := make([]vk.LayerProperties, n)
-	if vk.EnumerateInstanceLayerProperties(&n, props) != vk.Success {
-		return false
-	}
-	for i := range props[:n] {
-		props[i].Deref()
-		if vk.ToString(props[i].LayerName[:]) == name {
-			return true
-		}
-	}
-	return false
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	return C.sf_has_instance_layer(cs) != 0
 }
 
 // validationMessages returns the validation errors reported since *cursor

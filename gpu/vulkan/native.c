@@ -14,6 +14,7 @@ static PFN_vkGetPhysicalDeviceFeatures2 getFeatures2;
 static PFN_vkCreateDebugReportCallbackEXT createDebugReport;
 static PFN_vkGetDeviceProcAddr gdpa;
 static PFN_vkEnumerateDeviceExtensionProperties enumDeviceExts;
+static PFN_vkGetPhysicalDeviceQueueFamilyProperties getQueueFamilies;
 
 void *sf_open_loader(char *err, int errlen) {
 	static const char *names[] = {"libvulkan.so.1", "libvulkan.so"};
@@ -35,6 +36,27 @@ void *sf_open_loader(char *err, int errlen) {
 	return NULL;
 }
 
+int sf_has_instance_layer(const char *name) {
+	PFN_vkEnumerateInstanceLayerProperties enumLayers =
+		(PFN_vkEnumerateInstanceLayerProperties)gipa(NULL, "vkEnumerateInstanceLayerProperties");
+	uint32_t n = 0;
+	if (!enumLayers || enumLayers(&n, NULL) != SF_VK_SUCCESS || n == 0) {
+		return 0;
+	}
+	VkLayerProperties *props = calloc(n, sizeof *props);
+	if (!props) {
+		return 0;
+	}
+	int found = 0;
+	if (enumLayers(&n, props) >= SF_VK_SUCCESS) {
+		for (uint32_t i = 0; i < n && !found; i++) {
+			found = strncmp(props[i].layerName, name, SF_VK_MAX_EXTENSION_NAME_SIZE) == 0;
+		}
+	}
+	free(props);
+	return found;
+}
+
 void sf_instance_init(VkInstance inst) {
 	getProps2 = (PFN_vkGetPhysicalDeviceProperties2)gipa(inst, "vkGetPhysicalDeviceProperties2");
 	if (!getProps2) {
@@ -47,6 +69,33 @@ void sf_instance_init(VkInstance inst) {
 	createDebugReport = (PFN_vkCreateDebugReportCallbackEXT)gipa(inst, "vkCreateDebugReportCallbackEXT");
 	gdpa = (PFN_vkGetDeviceProcAddr)gipa(inst, "vkGetDeviceProcAddr");
 	enumDeviceExts = (PFN_vkEnumerateDeviceExtensionProperties)gipa(inst, "vkEnumerateDeviceExtensionProperties");
+	getQueueFamilies = (PFN_vkGetPhysicalDeviceQueueFamilyProperties)gipa(inst, "vkGetPhysicalDeviceQueueFamilyProperties");
+}
+
+int sf_compute_queue(VkPhysicalDevice pd, uint32_t *family, uint32_t *timestamp_bits) {
+	uint32_t n = 0;
+	if (!getQueueFamilies) {
+		return 0;
+	}
+	getQueueFamilies(pd, &n, NULL);
+	if (n == 0) {
+		return 0;
+	}
+	VkQueueFamilyProperties *qf = calloc(n, sizeof *qf);
+	if (!qf) {
+		return 0;
+	}
+	getQueueFamilies(pd, &n, qf);
+	int found = 0;
+	for (uint32_t i = 0; i < n && !found; i++) {
+		if (qf[i].queueFlags & SF_VK_QUEUE_COMPUTE_BIT) {
+			*family = i;
+			*timestamp_bits = qf[i].timestampValidBits;
+			found = 1;
+		}
+	}
+	free(qf);
+	return found;
 }
 
 int sf_has_device_extension(VkPhysicalDevice pd, const char *name) {
@@ -207,10 +256,25 @@ sf_dev *sf_dev_new(VkDevice dev, VkQueue queue, const char **missing) {
 	LOAD(resetFences, "vkResetFences");
 	LOAD(getFenceStatus, "vkGetFenceStatus");
 	LOAD(getQueryPoolResults, "vkGetQueryPoolResults");
+	LOAD(createComputePipelines, "vkCreateComputePipelines");
+	LOAD(destroyPipeline, "vkDestroyPipeline");
 	return d;
 }
 
 void sf_dev_free(sf_dev *d) { free(d); }
+
+VkResult sf_create_pipeline(sf_dev *d, VkShaderModule module, VkPipelineLayout layout, const char *entry, VkPipeline *out) {
+	VkComputePipelineCreateInfo ci = {SF_VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+	ci.stage.sType = SF_VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+	ci.stage.stage = SF_VK_SHADER_STAGE_COMPUTE_BIT;
+	ci.stage.module = module;
+	ci.stage.pName = entry;
+	ci.layout = layout;
+	ci.basePipelineIndex = -1;
+	return d->createComputePipelines(d->dev, 0, 1, &ci, NULL, out);
+}
+
+void sf_destroy_pipeline(sf_dev *d, VkPipeline p) { d->destroyPipeline(d->dev, p, NULL); }
 
 // memoryBarrier records one global memory barrier.
 static void memoryBarrier(sf_dev *d, VkCommandBuffer cb, VkFlags srcStage, VkFlags srcAccess, VkFlags dstStage,

@@ -13,12 +13,19 @@
 // message in err.
 void *sf_open_loader(char *err, int errlen);
 
+// sf_has_instance_layer reports whether the loader knows the named layer.
+int sf_has_instance_layer(const char *name);
+
 // sf_instance_init loads the instance-level functions the C layer calls.
 void sf_instance_init(VkInstance inst);
 
 // sf_has_device_extension reports whether a physical device offers the
 // named extension.
 int sf_has_device_extension(VkPhysicalDevice pd, const char *name);
+
+// sf_compute_queue finds the first queue family with compute; it returns 0
+// when there is none.
+int sf_compute_queue(VkPhysicalDevice pd, uint32_t *family, uint32_t *timestamp_bits);
 
 // sf_device_info is what the Vulkan 1.1+ property and feature chains say.
 typedef struct sf_device_info {
@@ -71,12 +78,21 @@ typedef struct sf_dev {
 	PFN_vkResetFences resetFences;
 	PFN_vkGetFenceStatus getFenceStatus;
 	PFN_vkGetQueryPoolResults getQueryPoolResults;
+	PFN_vkCreateComputePipelines createComputePipelines;
+	PFN_vkDestroyPipeline destroyPipeline;
 } sf_dev;
 
 // sf_dev_new allocates an sf_dev and loads its functions; it returns NULL
 // and the first missing function's name in missing.
 sf_dev *sf_dev_new(VkDevice dev, VkQueue queue, const char **missing);
 void sf_dev_free(sf_dev *d);
+
+// sf_create_pipeline creates a compute pipeline of the entry point of a
+// shader module.
+VkResult sf_create_pipeline(sf_dev *d, VkShaderModule module, VkPipelineLayout layout, const char *entry, VkPipeline *out);
+
+// sf_destroy_pipeline destroys a pipeline.
+void sf_destroy_pipeline(sf_dev *d, VkPipeline p);
 
 // sf_bind is one storage-buffer binding of a dispatch.
 typedef struct sf_bind {

@@ -3,6 +3,7 @@
 package vulkan
 
 /*
+#include <stdlib.h>
 #include "native.h"
 */
 import "C"
@@ -23,14 +24,16 @@ type pipeKey struct {
 	entry string
 }
 
-// pipeline is a created compute pipeline.
+// pipeline is a created compute pipeline (created by the C layer: the
+// binding's vkCreateComputePipelines frees its C copy of the create infos
+// from a GC finalizer that may run during the call).
 type pipeline struct {
 	module vk.ShaderModule
-	pipe   vk.Pipeline
+	cp     C.VkPipeline
 }
 
 // cpipe returns the pipeline's handle for the C layer.
-func (p *pipeline) cpipe() C.VkPipeline { return C.VkPipeline(uintptr(unsafe.Pointer(p.pipe))) }
+func (p *pipeline) cpipe() C.VkPipeline { return p.cp }
 
 // createLayouts makes the one descriptor-set layout every kernel uses:
 // binding 0 (params) and the data bindings 1..shaders.DataBindings, all
@@ -125,33 +128,22 @@ func (d *Device) newPipeline(words []uint32, entry string) (*pipeline, error) {
 	if err := vkErr("vkCreateShaderModule", res); err != nil {
 		return nil, err
 	}
-	stage := vk.PipelineShaderStageCreateInfo{
-		SType:  vk.StructureTypePipelineShaderStageCreateInfo,
-		Stage:  vk.ShaderStageComputeBit,
-		Module: p.module,
-		PName:  entry + "\x00",
-	}
-	ci := []vk.ComputePipelineCreateInfo{{
-		SType:  vk.StructureTypeComputePipelineCreateInfo,
-		Stage:  stage,
-		Layout: d.pipeLayout,
-	}}
-	pipes := make([]vk.Pipeline, 1)
-	res = vk.CreateComputePipelines(d.dev, vk.NullPipelineCache, 1, ci, nil, pipes)
-	ci[0].Free()
-	stage.Free()
-	if err := vkErr("vkCreateComputePipelines", res); err != nil {
+	centry := C.CString(entry)
+	defer C.free(unsafe.Pointer(centry))
+	var pipe C.VkPipeline
+	r := C.sf_create_pipeline(d.c, C.VkShaderModule(uintptr(unsafe.Pointer(p.module))), d.cplayout(), centry, &pipe)
+	if err := vkErr("vkCreateComputePipelines", vk.Result(r)); err != nil {
 		vk.DestroyShaderModule(d.dev, p.module, nil)
 		return nil, err
 	}
-	p.pipe = pipes[0]
+	p.cp = pipe
 	return p, nil
 }
 
 // destroyPipelines releases every pipeline and module.
 func (d *Device) destroyPipelines() {
 	for k, p := range d.pipelines {
-		vk.DestroyPipeline(d.dev, p.pipe, nil)
+		C.sf_destroy_pipeline(d.c, p.cp)
 		vk.DestroyShaderModule(d.dev, p.module, nil)
 		delete(d.pipelines, k)
 	}

@@ -32,6 +32,8 @@ typedef uint64_t VkDescriptorSetLayout;
 typedef uint64_t VkDescriptorPool;
 typedef uint64_t VkQueryPool;
 typedef uint64_t VkDebugReportCallbackEXT;
+typedef uint64_t VkShaderModule;
+typedef uint64_t VkPipelineCache;
 
 #define SF_VK_SUCCESS 0
 #define SF_VK_TIMEOUT 2
@@ -39,6 +41,8 @@ typedef uint64_t VkDebugReportCallbackEXT;
 #define SF_VK_ERROR_OUT_OF_POOL_MEMORY (-1000069000)
 
 #define SF_VK_STRUCTURE_TYPE_SUBMIT_INFO 4
+#define SF_VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO 18
+#define SF_VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO 29
 #define SF_VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO 34
 #define SF_VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET 35
 #define SF_VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO 42
@@ -81,7 +85,9 @@ typedef uint64_t VkDebugReportCallbackEXT;
 #define SF_VK_DEBUG_REPORT_PERFORMANCE_WARNING_BIT_EXT 0x4
 #define SF_VK_DEBUG_REPORT_ERROR_BIT_EXT 0x8
 
+#define SF_VK_QUEUE_COMPUTE_BIT 0x2
 #define SF_VK_MAX_EXTENSION_NAME_SIZE 256
+#define SF_VK_MAX_DESCRIPTION_SIZE 256
 #define SF_VK_MAX_DRIVER_NAME_SIZE 256
 #define SF_VK_MAX_DRIVER_INFO_SIZE 256
 
@@ -151,6 +157,44 @@ typedef struct VkExtensionProperties {
 	char extensionName[SF_VK_MAX_EXTENSION_NAME_SIZE];
 	uint32_t specVersion;
 } VkExtensionProperties;
+
+typedef struct VkLayerProperties {
+	char layerName[SF_VK_MAX_EXTENSION_NAME_SIZE];
+	uint32_t specVersion;
+	uint32_t implementationVersion;
+	char description[SF_VK_MAX_DESCRIPTION_SIZE];
+} VkLayerProperties;
+
+typedef struct VkExtent3D {
+	uint32_t width, height, depth;
+} VkExtent3D;
+
+typedef struct VkQueueFamilyProperties {
+	VkFlags queueFlags;
+	uint32_t queueCount;
+	uint32_t timestampValidBits;
+	VkExtent3D minImageTransferGranularity;
+} VkQueueFamilyProperties;
+
+typedef struct VkPipelineShaderStageCreateInfo {
+	VkStructureType sType;
+	const void *pNext;
+	VkFlags flags;
+	VkFlags stage;
+	VkShaderModule module;
+	const char *pName;
+	const void *pSpecializationInfo;
+} VkPipelineShaderStageCreateInfo;
+
+typedef struct VkComputePipelineCreateInfo {
+	VkStructureType sType;
+	const void *pNext;
+	VkFlags flags;
+	VkPipelineShaderStageCreateInfo stage;
+	VkPipelineLayout layout;
+	VkPipeline basePipelineHandle;
+	int32_t basePipelineIndex;
+} VkComputePipelineCreateInfo;
 
 typedef VkBool32 (*PFN_vkDebugReportCallbackEXT)(VkFlags flags, int32_t objectType, uint64_t object,
 	size_t location, int32_t messageCode, const char *pLayerPrefix, const char *pMessage, void *pUserData);
@@ -227,6 +271,11 @@ typedef PFN_vkVoidFunction (*PFN_vkGetInstanceProcAddr)(VkInstance, const char *
 typedef PFN_vkVoidFunction (*PFN_vkGetDeviceProcAddr)(VkDevice, const char *);
 typedef VkResult (*PFN_vkEnumerateDeviceExtensionProperties)(VkPhysicalDevice, const char *, uint32_t *,
 	VkExtensionProperties *);
+typedef VkResult (*PFN_vkEnumerateInstanceLayerProperties)(uint32_t *, VkLayerProperties *);
+typedef void (*PFN_vkGetPhysicalDeviceQueueFamilyProperties)(VkPhysicalDevice, uint32_t *, VkQueueFamilyProperties *);
+typedef VkResult (*PFN_vkCreateComputePipelines)(VkDevice, VkPipelineCache, uint32_t, const VkComputePipelineCreateInfo *,
+	const void *, VkPipeline *);
+typedef void (*PFN_vkDestroyPipeline)(VkDevice, VkPipeline, const void *);
 typedef void (*PFN_vkGetPhysicalDeviceProperties2)(VkPhysicalDevice, VkPhysicalDeviceProperties2 *);
 typedef void (*PFN_vkGetPhysicalDeviceFeatures2)(VkPhysicalDevice, VkPhysicalDeviceFeatures2 *);
 typedef VkResult (*PFN_vkCreateDebugReportCallbackEXT)(VkInstance, const VkDebugReportCallbackCreateInfoEXT *,
