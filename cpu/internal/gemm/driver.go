@@ -3,6 +3,7 @@ package gemm
 import (
 	"runtime"
 	"sync/atomic"
+	"time"
 )
 
 // problem holds the arguments of one product.
@@ -61,14 +62,20 @@ func run(p *problem, im *impl, threads int) {
 	bufA, bufB := getBuf(sizeA+threads*tile), getBuf(ceilDiv(ns, im.nr)*im.nr*ks)
 	s.packA, s.packB, s.tmp = bufA.data[:sizeA], bufB.data, bufA.data[sizeA:]
 	s.blocks = planBlocks(p, im, ms, ns, ks, threads)
+	var start time.Time
 	if threads > 1 {
+		start = time.Now()
+		s.clock = &waitClock{}
 		j := &job{s: s, seats: int32(threads)}
 		j.nextID.Store(1)
 		offer(j, threads-1)
 	}
 	s.work(0)
 	last := &s.blocks[len(s.blocks)-1]
-	waitUntil(func() bool { return last.tilesDone.Load() == int64(last.tiles) })
+	s.clock.waitUntil(func() bool { return last.tilesDone.Load() == int64(last.tiles) })
+	if threads > 1 {
+		s.clock.report(time.Since(start))
+	}
 	s.packA, s.packB, s.tmp = nil, nil, nil // late workers must not touch recycled buffers
 	putBuf(bufA)
 	putBuf(bufB)
@@ -81,6 +88,7 @@ type shared struct {
 	packA, packB []float32
 	tmp          []float32 // per worker: mr*nr floats for ragged tiles
 	blocks       []block
+	clock        *waitClock // the caller's waits (nil for serial products)
 }
 
 // block is one super-block, rows [i0, i0+rows), columns [j0, j0+cols) and
@@ -154,18 +162,22 @@ func tileGrid(mp, np int, im *impl, threads int) (tm, tn int) {
 // work is one worker's share: for every super-block, packing tasks then
 // macro tiles, each claimed from the block's counters.
 func (s *shared) work(id int) {
+	var clock *waitClock
+	if id == 0 {
+		clock = s.clock
+	}
 	var tmp []float32
 	for bi := range s.blocks {
 		b := &s.blocks[bi]
 		if bi > 0 { // the buffers are reused: the previous block must be done
 			prev := &s.blocks[bi-1]
-			waitUntil(func() bool { return prev.tilesDone.Load() == int64(prev.tiles) })
+			clock.waitUntil(func() bool { return prev.tilesDone.Load() == int64(prev.tiles) })
 		}
 		for t := claim(&b.nextPack); t < b.packTasks; t = claim(&b.nextPack) {
 			s.pack(b, t)
 			b.packsDone.Add(1)
 		}
-		waitUntil(func() bool { return b.packsDone.Load() == int64(b.packTasks) })
+		clock.waitUntil(func() bool { return b.packsDone.Load() == int64(b.packTasks) })
 		for t := claim(&b.nextTile); t < b.tiles; t = claim(&b.nextTile) {
 			if tmp == nil {
 				tmp = s.tmp[id*s.im.mr*s.im.nr:][:s.im.mr*s.im.nr]
@@ -192,13 +204,8 @@ func (b *block) tile(t int) (pi0, pj0 int) {
 // claim takes the next task number from a counter.
 func claim(c *atomic.Int64) int { return int(c.Add(1) - 1) }
 
-// waitUntil yields until done reports true. The waits are short: they end
-// when tasks already running on other workers finish.
-func waitUntil(done func() bool) {
-	for !done() {
-		runtime.Gosched()
-	}
-}
+// yield lets other goroutines run while a worker waits.
+func yield() { runtime.Gosched() }
 
 // pack runs packing task t of block b: a group of B panels, or one A panel.
 func (s *shared) pack(b *block, t int) {

@@ -40,7 +40,7 @@ func SgemmThreads(threads int, transA, transB bool, m, n, k int, alpha float32, 
 		return
 	}
 	threads = min(threads, runtime.GOMAXPROCS(0))
-	if float64(2*m)*float64(n)*float64(k) < parallelMinFlops {
+	if float64(2*m)*float64(n)*float64(k) < parallelMinFlops || (threads > 1 && contended()) {
 		threads = 1
 	}
 	run(p, implFor(active), max(threads, 1))
