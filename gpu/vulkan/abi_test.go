@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -133,10 +134,10 @@ func runC(t *testing.T, cc, src string) string {
 	dir := t.TempDir()
 	c := filepath.Join(dir, "layout.c")
 	require.NoError(t, os.WriteFile(c, []byte(src), 0o644))
-	wd, err := os.Getwd()
-	require.NoError(t, err)
+	_, self, _, ok := runtime.Caller(0) // vkdecl.h sits next to this file
+	require.True(t, ok)
 	exe := filepath.Join(dir, "layout")
-	out, err := exec.Command(cc, "-I", wd, "-o", exe, c).CombinedOutput()
+	out, err := exec.Command(cc, "-I", filepath.Dir(self), "-o", exe, c).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	out, err = exec.Command(exe).Output()
 	require.NoError(t, err)
