@@ -96,6 +96,7 @@ func accumulateLeaf(x, g *Tensor) {
 	d.mu.Lock()
 	d.detachFromScopes(g.h)
 	d.mu.Unlock()
+	g.collectable()
 	x.ag.grad = g
 }
 

@@ -192,6 +192,25 @@ func BenchmarkTinyOp(b *testing.B) {
 	b.ReportMetric(float64(processCPUTime()-start)/float64(b.N), "cpu-ns/op")
 }
 
+// BenchmarkTinyOpScoped is BenchmarkTinyOp inside a Device.Scope per
+// iteration, as a training loop runs: the scope releases the tensors, so no
+// garbage-collector cleanup is attached to them.
+func BenchmarkTinyOpScoped(b *testing.B) {
+	dev := openCPU(b)
+	x := tensor.Randn(dev, 100)
+	require.NoError(b, x.Realize())
+	b.ReportAllocs()
+	start := processCPUTime()
+	for b.Loop() {
+		dev.Scope(func() {
+			if _, err := x.MulScalar(2).Float32s(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+	b.ReportMetric(float64(processCPUTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
 // processCPUTime returns the user+system CPU time of the process in ns.
 func processCPUTime() int64 {
 	var ru syscall.Rusage

@@ -127,6 +127,9 @@ func (t *Tensor) scalarOp(name string, op device.Op, v float64, reverse bool) *T
 	}
 	out := whole(n)
 	d.mu.Unlock()
+	if !t.requiresGrad() {
+		return out
+	}
 	return recordGrad(name, out, []*Tensor{t}, v)
 }
 

@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"slices"
+
 	"github.com/shaderflow/shaderflow/tensor/device"
 	"github.com/shaderflow/shaderflow/tensor/pool"
 )
@@ -73,7 +75,7 @@ func (d *Device) newNode(kind nodeKind, dt DType, shape []int, srcs []src) *node
 	if len(srcs) <= len(n.sbuf) {
 		n.srcs = n.sbuf[:copy(n.sbuf[:], srcs)]
 	} else {
-		n.srcs = srcs
+		n.srcs = slices.Clone(srcs)
 	}
 	for _, s := range srcs {
 		s.n.consumers++

@@ -36,11 +36,15 @@ func (t *Tensor) Keep() *Tensor {
 	d := t.n.dev
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.keepLocked(t.h)
+	if !d.keepLocked(t.h) {
+		t.collectable()
+	}
 	return t
 }
 
-func (d *Device) keepLocked(h *handle) {
+// keepLocked moves h from its scope to the enclosing one and reports
+// whether a scope still holds it.
+func (d *Device) keepLocked(h *handle) bool {
 	for i := len(d.scopes) - 1; i >= 0; i-- {
 		f := d.scopes[i]
 		for j := len(f.handles) - 1; j >= 0; j-- {
@@ -48,9 +52,11 @@ func (d *Device) keepLocked(h *handle) {
 				f.handles = append(f.handles[:j], f.handles[j+1:]...)
 				if i > 0 {
 					d.scopes[i-1].handles = append(d.scopes[i-1].handles, h)
+					return true
 				}
-				return
+				return false
 			}
 		}
 	}
+	return false
 }

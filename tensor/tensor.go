@@ -22,8 +22,9 @@ type Tensor struct {
 // handle is a tensor's claim on its node, shared with its cleanup so that an
 // explicit Release and the garbage collector never both release it.
 type handle struct {
-	n        *node
-	released bool
+	n         *node
+	released  bool
+	collected bool // a cleanup releases it if the garbage collector finds the tensor first
 }
 
 // wrap makes a tensor handle onto n through v. The caller holds n.dev.mu.
@@ -33,11 +34,23 @@ func wrap(n *node, v view) *Tensor {
 	n.handles++
 	t := &Tensor{n: n, shape: v.shape, strides: v.strides, offset: v.offset, h: h}
 	if len(d.scopes) > 0 {
+		// The scope releases it deterministically; no cleanup is needed
+		// unless the tensor is kept beyond every scope.
 		f := d.scopes[len(d.scopes)-1]
 		f.handles = append(f.handles, h)
+	} else {
+		t.collectable()
 	}
-	runtime.AddCleanup(t, func(h *handle) { h.n.dev.releaseHandle(h) }, h)
 	return t
+}
+
+// collectable attaches the safety net: a cleanup that releases the handle
+// when the garbage collector finds the tensor unreachable before Release.
+func (t *Tensor) collectable() {
+	if !t.h.collected {
+		t.h.collected = true
+		runtime.AddCleanup(t, func(h *handle) { h.n.dev.releaseHandle(h) }, t.h)
+	}
 }
 
 // whole returns a handle that reads all of n in order.
