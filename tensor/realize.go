@@ -85,61 +85,59 @@ func (d *Device) runElementwise(n *node) error {
 // when the program must be rebuilt (a producer was marked for
 // materialization to respect the device's binding limit).
 func (d *Device) tryElementwise(n *node, pb *progBuilder) (bool, error) {
-	{
-		r, _ := pb.inline(n, contiguousView(n.shape))
-		pb.b.Output(pb.b.Cast(r, n.dtype))
-		if pb.err != nil {
-			return true, pb.err
-		}
-		if pb.absorbed != nil && pb.absorbed.realized() {
-			// A nested realization (a reduction reading the same producer)
-			// computed the absorbed producer while the program was built:
-			// rebuild, reading its result.
+	r, _ := pb.inline(n, contiguousView(n.shape))
+	pb.b.Output(pb.b.Cast(r, n.dtype))
+	if pb.err != nil {
+		return true, pb.err
+	}
+	if pb.absorbed != nil && pb.absorbed.realized() {
+		// A nested realization (a reduction reading the same producer)
+		// computed the absorbed producer while the program was built:
+		// rebuild, reading its result.
+		return false, nil
+	}
+	extra := 1
+	if pb.absorbed != nil {
+		extra = 3 // the producer's own operands
+	}
+	if pb.bindings(extra) > d.maxBufs {
+		if w := pb.worstContributorExcept(n); w != nil {
+			w.forceMat = true
 			return false, nil
 		}
-		extra := 1
 		if pb.absorbed != nil {
-			extra = 3 // the producer's own operands
+			return false, nil // retry without absorbing
 		}
-		if pb.bindings(extra) > d.maxBufs {
-			if w := pb.worstContributorExcept(n); w != nil {
-				w.forceMat = true
-				return false, nil
-			}
-			if pb.absorbed != nil {
-				return false, nil // retry without absorbing
-			}
-			return true, fmt.Errorf("tensor: kernel needs %d buffers, device allows %d", pb.bindings(extra), d.maxBufs)
-		}
-		if pb.absorbed != nil {
-			ep := &epilogue{prog: pb.finish(), inputs: pb.inputs, ops: pb.ops, target: n}
-			switch a := pb.absorbed; a.kind {
-			case kindReduce:
-				return true, d.runReduce(a, ep)
-			case kindMatMul:
-				return true, d.runMatMul(a, ep)
-			default:
-				return true, d.runConv(a, ep)
-			}
-		}
-		blk, err := d.alloc(n.dtype, n.numel())
-		if err != nil {
-			return true, err
-		}
-		d.out1[0] = device.View{Buf: blk.Buf, DType: n.dtype, Shape: n.shape, Strides: contiguousView(n.shape).strides}
-		d.ewk = device.ElementwiseKernel{Shape: n.shape, Inputs: pb.inputs, Program: pb.b.P, Outputs: d.out1[:]}
-		span := d.prof.Start("elementwise", "kernel")
-		err = d.raw.Elementwise(&d.ewk)
-		span.End()
-		d.ewk, d.out1[0] = device.ElementwiseKernel{}, device.View{}
-		d.noteKernel("elementwise", pb.ops, len(pb.inputs), 1)
-		if err != nil {
-			d.pool.Free(blk)
-			return true, err
-		}
-		n.block = blk
-		return true, nil
+		return true, fmt.Errorf("tensor: kernel needs %d buffers, device allows %d", pb.bindings(extra), d.maxBufs)
 	}
+	if pb.absorbed != nil {
+		ep := &epilogue{prog: pb.finish(), inputs: pb.inputs, ops: pb.ops, target: n}
+		switch a := pb.absorbed; a.kind {
+		case kindReduce:
+			return true, d.runReduce(a, ep)
+		case kindMatMul:
+			return true, d.runMatMul(a, ep)
+		default:
+			return true, d.runConv(a, ep)
+		}
+	}
+	blk, err := d.alloc(n.dtype, n.numel())
+	if err != nil {
+		return true, err
+	}
+	d.out1[0] = device.View{Buf: blk.Buf, DType: n.dtype, Shape: n.shape, Strides: contiguousView(n.shape).strides}
+	d.ewk = device.ElementwiseKernel{Shape: n.shape, Inputs: pb.inputs, Program: pb.b.P, Outputs: d.out1[:]}
+	span := d.prof.Start("elementwise", "kernel")
+	err = d.raw.Elementwise(&d.ewk)
+	span.End()
+	d.ewk, d.out1[0] = device.ElementwiseKernel{}, device.View{}
+	d.noteKernel("elementwise", pb.ops, len(pb.inputs), 1)
+	if err != nil {
+		d.pool.Free(blk)
+		return true, err
+	}
+	n.block = blk
+	return true, nil
 }
 
 func (pb *progBuilder) worstContributorExcept(top *node) *node {
