@@ -15,13 +15,16 @@
 // package still builds and registers a backend whose Adapters reports that
 // it was built without cgo.
 //
-// Cold-path calls (instance, devices, buffers, pipelines) go through the
-// vulkan-go binding. The package's own C layer (native.c, with the minimal
-// declarations of vkdecl.h, checked against the system's vulkan_core.h by a
-// test) makes the Vulkan 1.1+ queries the binding lacks (driver name,
-// subgroup size, maxMemoryAllocationSize, float16) and everything on the
-// per-kernel path: one cgo call allocates and writes the descriptor set,
-// records the optional barrier, binds and dispatches.
+// Cold-path calls (instance, devices, buffers, layouts, pools) go through
+// the vulkan-go binding. The package's own C layer (native.c, with the
+// minimal declarations of vkdecl.h, checked against the system's
+// vulkan_core.h by a test) makes the Vulkan 1.1+ queries the binding lacks
+// (driver name, subgroup size, maxMemoryAllocationSize, float16), the calls
+// whose slice arguments the binding frees from a GC finalizer that can run
+// while the call is still reading them (pipeline creation, queue families,
+// layers), and everything on the per-kernel path: one cgo call allocates and
+// writes the descriptor set, records the optional barrier, binds and
+// dispatches.
 //
 // # Adapters
 //
@@ -67,7 +70,23 @@
 // to the unused ones, and dispatches a 2-D grid when the workgroups exceed
 // one dimension's limit. The fused programs run in the bytecode interpreter
 // (shaders/interp.wgsl) compiled into every kind's SPIR-V. Pipelines are
-// created at first use per (kind, entry point).
+// created at first use per (kind, entry point). Devices enable
+// robustBufferAccess where the adapter has it, so that a faulty kernel's
+// out-of-range access reads zero or writes nothing instead of corrupting
+// memory (on lavapipe buffers are host heap memory).
+//
+// # Performance on lavapipe
+//
+// lavapipe is a correctness device. Measured on the development machine (2
+// shared cores, load average 4 to 15, so the numbers are rough): the
+// interpreter runs a float32 add at about 2.4 µs per element (2^20
+// elements), where the same add as a plain WGSL kernel takes about 7 ns and
+// with the hooks generated for WebGPU about 0.5 µs; lavapipe compiles a
+// shader at its first dispatch, which costs seconds per kind (the matmul
+// kernel took 45 s while it called its epilogue from sixteen sites, each
+// inlining the interpreter). Dropping naga's zero-initialization of
+// workgroup memory (tools/spirv) cut a matmul kernel's first dispatch from
+// 35 s to 1.7 s.
 //
 // # Errors
 //
