@@ -33,5 +33,9 @@
 // PyTorch runs from an embedded script written to a temporary file, with
 // OPENBLAS_CORETYPE unset, two threads for every operation except the
 // small matrix product (timed on one and two threads, the faster kept),
-// warm-up excluded, medians compared.
+// warm-up excluded, medians compared. The script stays running and times
+// each benchmark right after the Go side has, so both see about the same
+// machine load. Each result's note also gives the ceiling measured right
+// after it (STREAM or FMA peak, over a short interval) and the fraction of
+// it reached: what the kernel made of what the machine offered then.
 package main

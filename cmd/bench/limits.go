@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/shaderflow/shaderflow/cpu"
+	"github.com/shaderflow/shaderflow/tensor/bench"
 )
 
 // measureLimits measures this machine's ceilings into lim: the FMA peak on
@@ -48,4 +50,19 @@ func loadAverage() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// localLimit measures, right after benchmark c gave res, the ceiling it is
+// read against (STREAM triad for a memory-bound benchmark, the FMA peak for
+// a compute-bound one) over a short interval and returns a note comparing
+// the two: on a shared machine this says how much of what the machine
+// offered at that moment the kernel used.
+func localLimit(c benchCase, res bench.Result) string {
+	threads := runtime.GOMAXPROCS(0)
+	if c.limit == limitDRAM {
+		bw := cpu.MeasureBandwidth(threads, 3<<27)
+		return fmt.Sprintf("STREAM right after: %.2f GB/s, this is %.0f%% of it", bw, 100*res.GBPerSec()/bw)
+	}
+	peak := cpu.PeakGFLOPS(threads, 100*time.Millisecond)
+	return fmt.Sprintf("FMA peak right after: %.1f GFLOP/s, this is %.0f%% of it", peak, 100*res.GFLOPPerSec()/peak)
 }

@@ -89,27 +89,41 @@ func bench1(o options, stdout, stderr io.Writer) error {
 		rep.Limits = map[string]float64{}
 		measureLimits(rep.Limits, o.quick, cpu.GemmISA())
 	}
+	noPeer := ""
+	var torch *torchSession
+	var peers *torchOutput
+	if !o.noTorch {
+		fmt.Fprintln(stderr, "starting PyTorch...")
+		timeout := 10 * time.Minute
+		if torch, err = startTorch(cs, s, timeout); err != nil {
+			fmt.Fprintln(stderr, "no PyTorch comparison:", err)
+			noPeer = "; no PyTorch comparison: " + err.Error()
+		} else {
+			peers = &torch.out
+			defer torch.close()
+		}
+	}
 	for _, c := range cs {
 		fmt.Fprintf(stderr, "%s...\n", c.Name)
 		res, err := runCase(dev, c, s)
 		if err != nil {
 			return err
 		}
+		if info.Kind == device.KindCPU {
+			addNote(&res, localLimit(c, res))
+		}
 		rep.Results = append(rep.Results, res)
+		if torch != nil { // right after ours, under the same load
+			if _, err := torch.next(); err != nil {
+				fmt.Fprintln(stderr, "PyTorch comparison stopped:", err)
+				noPeer = "; PyTorch comparison stopped: " + err.Error()
+				torch.close()
+				torch = nil
+			}
+		}
 	}
-	noPeer := ""
-	if !o.noTorch {
-		fmt.Fprintln(stderr, "PyTorch...")
-		timeout := 30 * time.Minute
-		if o.quick {
-			timeout = 10 * time.Minute
-		}
-		if out, err := runTorch(cs, s, timeout); err != nil {
-			fmt.Fprintln(stderr, "no PyTorch comparison:", err)
-			noPeer = "; no PyTorch comparison: " + err.Error()
-		} else {
-			addPeers(&rep, out)
-		}
+	if peers != nil && len(peers.Results) > 0 { // what PyTorch measured, even before a failure
+		addPeers(&rep, peers)
 	}
 	targetLines := []string(nil)
 	if info.Kind == device.KindCPU {

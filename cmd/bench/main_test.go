@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,17 +62,14 @@ func TestRunCasesThroughTheTensorAPI(t *testing.T) {
 	assert.Zero(t, dev.PoolStats().BytesInUse, "inputs and results are released")
 }
 
-// fakeTorch is script output for the named benchmarks: alloc samples of
-// 2 ms and out= samples of 1 ms.
-func fakeTorch(names ...string) []byte {
-	out := map[string]any{"version": "9.9"}
-	res := map[string]any{}
+// fakeTorch is what the script reports for the named benchmarks: alloc
+// samples of 2 ms and out= samples of 1 ms.
+func fakeTorch(names ...string) *torchOutput {
+	out := &torchOutput{Version: "9.9", Results: map[string]torchResult{}}
 	for _, n := range names {
-		res[n] = map[string]any{"threads": 2, "variants": map[string][]int64{"alloc": {2e6, 2e6, 2e6}, "out": {1e6}}}
+		out.Results[n] = torchResult{Name: n, Threads: 2, Variants: map[string][]int64{"alloc": {2e6, 2e6, 2e6}, "out": {1e6}}}
 	}
-	out["results"] = res
-	b, _ := json.Marshal(out)
-	return b
+	return out
 }
 
 func TestPeersAndTargets(t *testing.T) {
@@ -93,9 +89,7 @@ func TestPeersAndTargets(t *testing.T) {
 		{Name: "gelu 10M", Median: ms, Bytes: 2e6, Limit: limitDRAM},
 		{Name: "softmax rows 10000x1000", Median: ms, Bytes: 1e6, Limit: limitDRAM}, // no target
 	}
-	out, err := parseTorch(fakeTorch("sgemm 1024x1024x1024", "add 10M", "not run here"))
-	require.NoError(t, err)
-	addPeers(&rep, out)
+	addPeers(&rep, fakeTorch("sgemm 1024x1024x1024", "add 10M", "not run here"))
 	assert.Equal(t, "PyTorch 9.9", rep.PeerName)
 	require.Len(t, rep.Peers, 2)
 	ratio, _, ok := rep.PeerRatio(rep.Results[0])
@@ -173,14 +167,26 @@ func TestTorchScript(t *testing.T) {
 		t.Skipf("no PyTorch: %v", err)
 	}
 	cs := smallCases()
-	out, err := runTorch(cs, quickSettings, 5*time.Minute)
+	sess, err := startTorch(cs, quickSettings, 5*time.Minute)
 	require.NoError(t, err)
-	assert.NotEmpty(t, out.Version)
+	defer sess.close()
+	assert.NotEmpty(t, sess.out.Version)
 	for _, c := range cs {
-		r, ok := out.Results[c.Name]
-		require.True(t, ok, c.Name)
+		r, err := sess.next()
+		require.NoError(t, err, c.Name)
+		assert.Equal(t, c.Name, r.Name)
 		assert.Len(t, r.Variants["alloc"], 2, c.Name)
 		assert.Contains(t, c.Threads, r.Threads, c.Name)
 	}
-	assert.NotEmpty(t, out.Results["add 5k"].Variants["out"], "elementwise ops have an out= variant")
+	assert.NotEmpty(t, sess.out.Results["add 5k"].Variants["out"], "elementwise ops have an out= variant")
+	_, err = sess.next()
+	require.Error(t, err, "the spec is exhausted: the script has ended")
+	sess.close()
+	sess.close() // idempotent
+}
+
+func TestLocalLimitNotes(t *testing.T) {
+	res := bench.Result{Median: time.Millisecond, Bytes: 1e6, Flops: 1e6}
+	assert.Contains(t, localLimit(binaryCase("add", 10), res), "STREAM right after: ")
+	assert.Contains(t, localLimit(matmulCase(2, 2, 2), res), "FMA peak right after: ")
 }

@@ -1,12 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
-	"context"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,13 +22,17 @@ var torchScript string
 // python is the interpreter whose torch is the peer.
 const python = "/usr/bin/python3"
 
-// torchOutput is what torch_bench.py prints.
+// torchResult is one benchmark as the script reports it.
+type torchResult struct {
+	Name     string             `json:"name"`
+	Threads  int                `json:"threads"`
+	Variants map[string][]int64 `json:"variants"` // "alloc", "out": samples in ns
+}
+
+// torchOutput is everything the script measured.
 type torchOutput struct {
-	Version string `json:"version"`
-	Results map[string]struct {
-		Threads  int                `json:"threads"`
-		Variants map[string][]int64 `json:"variants"` // "alloc", "out": samples in ns
-	} `json:"results"`
+	Version string
+	Results map[string]torchResult
 }
 
 // torchSpec is the JSON the script reads.
@@ -37,12 +41,25 @@ type torchSpec struct {
 	Cases []benchCase `json:"cases"`
 }
 
-// runTorch times cs with PyTorch on this machine: the embedded script is
-// written to a temporary file and run by /usr/bin/python3 with
-// OPENBLAS_CORETYPE unset (so OpenBLAS picks its kernels for this CPU). It
-// returns an error saying why when python3 or torch is missing or the script
-// fails.
-func runTorch(cs []benchCase, s settings, timeout time.Duration) (*torchOutput, error) {
+// torchSession is the script running alongside the Go side: it times the
+// spec's benchmarks one at a time, when asked, so that each is measured by
+// both sides within seconds of each other.
+type torchSession struct {
+	cmd     *exec.Cmd
+	dir     string
+	stdin   io.WriteCloser
+	lines   *bufio.Scanner
+	stderr  bytes.Buffer
+	timeout time.Duration
+	out     torchOutput
+	closed  bool
+}
+
+// startTorch starts the embedded script for cs: it is written to a
+// temporary file and run by /usr/bin/python3 with OPENBLAS_CORETYPE unset
+// (so OpenBLAS picks its kernels for this CPU). It returns an error saying
+// why when python3 or torch is missing. timeout bounds each benchmark.
+func startTorch(cs []benchCase, s settings, timeout time.Duration) (*torchSession, error) {
 	if _, err := os.Stat(python); err != nil {
 		return nil, fmt.Errorf("%s not found: %w", python, err)
 	}
@@ -50,43 +67,118 @@ func runTorch(cs []benchCase, s settings, timeout time.Duration) (*torchOutput, 
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	script, spec := filepath.Join(dir, "torch_bench.py"), filepath.Join(dir, "spec.json")
-	js, err := json.Marshal(torchSpec{settings: s, Cases: cs})
-	if err != nil {
+	t := &torchSession{dir: dir, timeout: timeout, out: torchOutput{Results: map[string]torchResult{}}}
+	if err := t.start(cs, s); err != nil {
+		t.close()
 		return nil, err
 	}
-	if err := os.WriteFile(script, []byte(torchScript), 0o600); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(spec, js, 0o600); err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "env", "-u", "OPENBLAS_CORETYPE", python, script, spec)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
-			msg = msg[i+1:] // the exception line
-		}
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			msg = "timed out after " + timeout.String()
-		}
-		return nil, fmt.Errorf("PyTorch script failed: %v: %s", err, msg)
-	}
-	return parseTorch(stdout.Bytes())
+	return t, nil
 }
 
-// parseTorch decodes the script's output.
-func parseTorch(b []byte) (*torchOutput, error) {
-	var out torchOutput
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, fmt.Errorf("PyTorch script output: %w", err)
+func (t *torchSession) start(cs []benchCase, s settings) error {
+	script, spec := filepath.Join(t.dir, "torch_bench.py"), filepath.Join(t.dir, "spec.json")
+	js, err := json.Marshal(torchSpec{settings: s, Cases: cs})
+	if err != nil {
+		return err
 	}
-	return &out, nil
+	if err := os.WriteFile(script, []byte(torchScript), 0o600); err != nil {
+		return err
+	}
+	if err := os.WriteFile(spec, js, 0o600); err != nil {
+		return err
+	}
+	t.cmd = exec.Command("env", "-u", "OPENBLAS_CORETYPE", python, script, spec)
+	t.cmd.Stderr = &t.stderr
+	if t.stdin, err = t.cmd.StdinPipe(); err != nil {
+		return err
+	}
+	stdout, err := t.cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := t.cmd.Start(); err != nil {
+		return err
+	}
+	t.lines = bufio.NewScanner(stdout)
+	t.lines.Buffer(make([]byte, 1<<20), 1<<26)
+	var hello struct {
+		Version string `json:"version"`
+	}
+	if err := t.readLine(&hello); err != nil {
+		return err
+	}
+	t.out.Version = hello.Version
+	return nil
+}
+
+// readLine decodes the script's next output line into v, within the
+// session's timeout.
+func (t *torchSession) readLine(v any) error {
+	done := make(chan bool, 1)
+	go func() { done <- t.lines.Scan() }()
+	select {
+	case ok := <-done:
+		if !ok {
+			return fmt.Errorf("PyTorch script ended: %s", t.why())
+		}
+	case <-time.After(t.timeout):
+		_ = t.cmd.Process.Kill()
+		return fmt.Errorf("PyTorch script timed out after %s", t.timeout)
+	}
+	if err := json.Unmarshal(t.lines.Bytes(), v); err != nil {
+		return fmt.Errorf("PyTorch script output: %w", err)
+	}
+	return nil
+}
+
+// why returns the last line the script wrote to stderr (the exception).
+func (t *torchSession) why() string {
+	msg := strings.TrimSpace(t.stderr.String())
+	if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+		msg = msg[i+1:]
+	}
+	if msg == "" {
+		msg = "no error message"
+	}
+	return msg
+}
+
+// next times the spec's next benchmark.
+func (t *torchSession) next() (torchResult, error) {
+	if _, err := io.WriteString(t.stdin, "go\n"); err != nil {
+		return torchResult{}, fmt.Errorf("PyTorch script: %w (%s)", err, t.why())
+	}
+	var r torchResult
+	if err := t.readLine(&r); err != nil {
+		return torchResult{}, err
+	}
+	t.out.Results[r.Name] = r
+	return r, nil
+}
+
+// close ends the script and removes its files; later calls do nothing.
+func (t *torchSession) close() {
+	if t.closed {
+		return
+	}
+	t.closed = true
+	if t.stdin != nil {
+		t.stdin.Close()
+	}
+	if t.cmd != nil && t.cmd.Process != nil {
+		done := make(chan struct{})
+		go func() {
+			_ = t.cmd.Wait()
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = t.cmd.Process.Kill()
+			<-done
+		}
+	}
+	os.RemoveAll(t.dir)
 }
 
 // addPeers records PyTorch's allocating figure of every benchmark as the

@@ -1,6 +1,10 @@
 # PyTorch side of `go run ./cmd/bench`: times the same benchmarks as the Go
-# side, described by the JSON spec file named on the command line, and prints
-# one JSON object with each benchmark's samples in nanoseconds.
+# side, described by the JSON spec file named on the command line. It prints
+# one JSON line with torch's version, then, for every line read from stdin,
+# times the next benchmark of the spec and prints one JSON line with its
+# samples in nanoseconds, so that the Go side can interleave its own
+# measurement of each benchmark with PyTorch's on a machine whose load
+# changes. It exits at the end of the spec or of stdin.
 #
 # Elementwise benchmarks are timed twice: "alloc" (y = f(x), a fresh result
 # each call) and "out" (a preallocated result through out= or in place). The
@@ -90,12 +94,13 @@ def variants(c):
 def main():
     with open(sys.argv[1]) as f:
         spec = json.load(f)
-    res = {"version": torch.__version__, "results": {}}
+    print(json.dumps({"version": torch.__version__}), flush=True)
     with torch.no_grad():
         for c in spec["cases"]:
-            threads = c.get("threads", [2])
+            if not sys.stdin.readline():
+                return
             best = None
-            for t in threads:
+            for t in c.get("threads", [2]):
                 torch.set_num_threads(t)
                 got = {}
                 for name, fn in variants(c).items():
@@ -103,8 +108,7 @@ def main():
                 med = sorted(got["alloc"])[len(got["alloc"]) // 2]
                 if best is None or med < best[0]:
                     best = (med, t, got)
-            res["results"][c["name"]] = {"threads": best[1], "variants": best[2]}
-    json.dump(res, sys.stdout)
+            print(json.dumps({"name": c["name"], "threads": best[1], "variants": best[2]}), flush=True)
 
 
 if __name__ == "__main__":
