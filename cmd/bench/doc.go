@@ -37,5 +37,6 @@
 // each benchmark right after the Go side has, so both see about the same
 // machine load. Each result's note also gives the ceiling measured right
 // after it (STREAM or FMA peak, over a short interval) and the fraction of
-// it reached: what the kernel made of what the machine offered then.
+// it reached: what the kernel made of what the machine offered then. The
+// report's limits are the best of every measurement in the run.
 package main

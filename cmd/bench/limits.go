@@ -54,15 +54,19 @@ func loadAverage() string {
 
 // localLimit measures, right after benchmark c gave res, the ceiling it is
 // read against (STREAM triad for a memory-bound benchmark, the FMA peak for
-// a compute-bound one) over a short interval and returns a note comparing
-// the two: on a shared machine this says how much of what the machine
-// offered at that moment the kernel used.
-func localLimit(c benchCase, res bench.Result) string {
+// a compute-bound one) over a short interval, raises lim's entry for it to
+// that figure if it is higher (a ceiling is the best the machine showed at
+// any time of the run), and returns a note comparing the result with it: on
+// a shared machine this says how much of what the machine offered at that
+// moment the kernel used.
+func localLimit(lim map[string]float64, c benchCase, res bench.Result) string {
 	threads := runtime.GOMAXPROCS(0)
 	if c.limit == limitDRAM {
 		bw := cpu.MeasureBandwidth(threads, 3<<27)
+		lim[limitDRAM] = max(lim[limitDRAM], bw)
 		return fmt.Sprintf("STREAM right after: %.2f GB/s, this is %.0f%% of it", bw, 100*res.GBPerSec()/bw)
 	}
 	peak := cpu.PeakGFLOPS(threads, 100*time.Millisecond)
+	lim[limitFMA] = max(lim[limitFMA], peak)
 	return fmt.Sprintf("FMA peak right after: %.1f GFLOP/s, this is %.0f%% of it", peak, 100*res.GFLOPPerSec()/peak)
 }

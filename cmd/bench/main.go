@@ -110,7 +110,7 @@ func bench1(o options, stdout, stderr io.Writer) error {
 			return err
 		}
 		if info.Kind == device.KindCPU {
-			addNote(&res, localLimit(c, res))
+			addNote(&res, localLimit(rep.Limits, c, res))
 		}
 		rep.Results = append(rep.Results, res)
 		if torch != nil { // right after ours, under the same load
