@@ -42,6 +42,7 @@ type batch struct {
 
 	seq        uint64 // sequence number; valid once recording started
 	recording  bool
+	profiled   bool // its queries were reset at begin: dispatches are timed
 	submitted  bool
 	arenaUsed  int64
 	dispatches int
@@ -150,6 +151,7 @@ func (d *Device) current() (*batch, error) {
 	d.seq++
 	b.seq = d.seq
 	b.recording = true
+	b.profiled = d.profiling
 	d.rec = b
 	d.epoch++ // sf_begin's barrier orders everything before it
 	return b, nil

@@ -157,28 +157,11 @@ func (d *Device) writeLocked(vb *Buffer, off int64, src []byte) error {
 		copy(vb.raw.bytes()[off:], src)
 		return nil
 	}
-	// The copy command needs 4-byte aligned offsets and sizes: widen the
-	// range to whole words, filling the edges from the buffer's content.
-	lo, hi := off&^3, (off+int64(len(src))+3)&^3
-	if lo != off || hi != off+int64(len(src)) {
-		if err := d.drain(); err != nil {
-			return err
-		}
-		if vb.raw.mapped != nil {
-			copy(vb.raw.bytes()[off:], src)
-			return nil
-		}
-		word := make([]byte, hi-lo)
-		if err := d.readLocked(vb, lo, word); err != nil {
-			return err
-		}
-		copy(word[off-lo:], src)
-		src, off = word, lo
-	}
 	return d.stageWrite(vb, off, src)
 }
 
-// stageWrite records a copy of src (whole words) into b at off.
+// stageWrite records a copy of src into b at off (vkCmdCopyBuffer has no
+// alignment requirement).
 func (d *Device) stageWrite(b *Buffer, off int64, src []byte) error {
 	bt, err := d.current()
 	if err != nil {
@@ -239,8 +222,8 @@ func (d *Device) readLocked(b *Buffer, off int64, dst []byte) error {
 		copy(dst, b.raw.bytes()[off:])
 		return nil
 	}
-	lo, hi := off&^3, (off+int64(len(dst))+3)&^3
-	stage, err := d.createBuffer(hi-lo, true)
+	n := int64(len(dst))
+	stage, err := d.createBuffer(n, true)
 	if err != nil {
 		return err
 	}
@@ -251,10 +234,10 @@ func (d *Device) readLocked(b *Buffer, off int64, dst []byte) error {
 	}
 	d.scratchReads[0] = b
 	barrier := d.hazard(d.scratchReads[:1], nil)
-	C.sf_copy(d.c, bt.ccb(), cflag(barrier), b.raw.handle(), C.VkDeviceSize(lo), stage.handle(), 0, C.VkDeviceSize(hi-lo))
+	C.sf_copy(d.c, bt.ccb(), cflag(barrier), b.raw.handle(), C.VkDeviceSize(off), stage.handle(), 0, C.VkDeviceSize(n))
 	if err := d.drain(); err != nil {
 		return err
 	}
-	copy(dst, stage.bytes()[off-lo:])
+	copy(dst, stage.bytes())
 	return nil
 }

@@ -88,7 +88,7 @@ func (d *Device) record(l *gpu.Launch, writes ...device.Buffer) error {
 
 	var qp C.VkQueryPool
 	query := 0
-	if d.profiling && bt.qp != nil {
+	if bt.profiled {
 		qp, query = bt.cqp(), 2*len(bt.kernels)
 		bt.kernels = append(bt.kernels, l.Entry)
 	}

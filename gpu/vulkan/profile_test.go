@@ -35,3 +35,20 @@ func TestProfiling(t *testing.T) {
 	require.NoError(t, d.Sync())
 	assert.Empty(t, d.KernelTimes())
 }
+
+func TestProfilingSwitchedMidBatch(t *testing.T) {
+	d := openDevice(t)
+	if !d.Info().Features.Timestamps {
+		t.Skip("the adapter has no timestamps")
+	}
+	n := 256
+	x, o := upload(t, d, f32Bytes(make([]float32, n))), alloc(t, d, int64(4*n))
+	require.NoError(t, d.Elementwise(unaryKernel(x, o, n, device.OpNeg)))
+	d.SetProfiling(true) // the recording batch began untimed: it stays so
+	require.NoError(t, d.Elementwise(unaryKernel(x, o, n, device.OpNeg)))
+	require.NoError(t, d.Sync())
+	assert.Empty(t, d.KernelTimes())
+	require.NoError(t, d.Elementwise(unaryKernel(x, o, n, device.OpNeg)))
+	require.NoError(t, d.Sync())
+	assert.Len(t, d.KernelTimes(), 1)
+}
