@@ -12,11 +12,13 @@ func binary(op binaryOp, dst, a, b []float32) {
 }
 
 func scalarOp(op binaryOp, dst, a []float32, s float32) {
-	name := op.String()
-	if op < numBinary {
-		name += "Scalar"
+	if len(dst) != len(a) { // the name is built only on the panic path: no allocation per call
+		name := op.String()
+		if op < numBinary {
+			name += "Scalar"
+		}
+		checkLen(name, "dst, a", len(dst), len(a))
 	}
-	checkLen(name, "dst, a", len(dst), len(a))
 	current.scalar[op](dst, a, s)
 }
 
