@@ -99,7 +99,9 @@
 // environment when the process first touches Vulkan, the Khronos validation
 // layer is enabled with a VK_EXT_debug_report callback that records every
 // error (and makes the faulty call fail instead of crashing); the next Sync
-// or Read returns the recorded messages as a *ValidationError.
+// or Read returns the recorded messages as a *ValidationError. The log is
+// process-wide: with several devices open, each reports every message
+// recorded since its own previous report.
 //
 // # Profiling
 //
