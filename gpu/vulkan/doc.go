@@ -77,16 +77,20 @@
 //
 // # Performance on lavapipe
 //
-// lavapipe is a correctness device. Measured on the development machine (2
-// shared cores, load average 4 to 15, so the numbers are rough): the
-// interpreter runs a float32 add at about 2.4 µs per element (2^20
-// elements), where the same add as a plain WGSL kernel takes about 7 ns and
-// with the hooks generated for WebGPU about 0.5 µs; lavapipe compiles a
-// shader at its first dispatch, which costs seconds per kind (the matmul
-// kernel took 45 s while it called its epilogue from sixteen sites, each
-// inlining the interpreter). Dropping naga's zero-initialization of
-// workgroup memory (tools/spirv) cut a matmul kernel's first dispatch from
-// 35 s to 1.7 s.
+// lavapipe is a correctness device; its numbers are CPU numbers. Measured
+// on the development machine (2 shared cores under a load average of 7 to
+// 15, so roughly): recording one small elementwise kernel costs about 4 µs
+// of host CPU (encoding included; BenchmarkHostOverhead); the interpreter
+// runs a float32 add at about 2.4 µs per element on 2^20 elements (6.5 MB/s,
+// BenchmarkAddBandwidth), where a plain WGSL add takes about 7 ns and the
+// hooks generated for WebGPU about 0.5 µs; a 512³ matmul runs at about
+// 0.25 GFLOP/s (BenchmarkMatMulFlops). lavapipe compiles a shader at its
+// first dispatch; naga's zero-initialization of workgroup memory, which
+// tools/spirv drops, made one matmul variant's first dispatch take 35 s
+// instead of 1.7 s, and inlining the interpreter at sixteen epilogue call
+// sites made it run for minutes (the kernels now call each hook from one
+// site; the matmul pipeline takes about 0.15 s to create and 10 ms to first
+// run).
 //
 // # Errors
 //
