@@ -9,7 +9,7 @@
 // and Read copies. Every kernel method calls the kernel's Validate first and
 // returns its error, so a malformed kernel never touches memory.
 //
-// Elementwise programs are interpreted over chunks of 1024 elements held in
+// Elementwise programs are interpreted over chunks of 2048 elements held in
 // per-register typed scratch slices (L1-resident), one SIMD kernel call per
 // instruction per chunk; contiguous operands are read, and results written,
 // in place, and large transposed operands are first copied row-major with a

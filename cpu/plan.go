@@ -7,9 +7,12 @@ import (
 )
 
 // chunkLen is the number of elements the interpreter evaluates at a time:
-// small enough that a program's live registers stay in the L1/L2 caches,
-// large enough to amortize the per-instruction dispatch.
-const chunkLen = 1024
+// small enough that a program's live registers stay in the L1/L2 caches
+// (8 KiB each), large enough to amortize the per-instruction dispatch. 2048
+// measured 10-20% faster than 1024 on a fused chain of four ops over 10M
+// elements, mostly because each SIMD kernel call has a fixed cost (at the
+// time, an allocation in vec's length check).
+const chunkLen = 2048
 
 // inPlaceChunk is the chunk of a plan whose registers all live in its
 // sources and sinks (no scratch): nothing to keep in cache, so fewer,
