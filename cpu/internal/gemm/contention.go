@@ -11,28 +11,27 @@ import (
 // parallel product can then take several times longer than a serial one.
 // The caller therefore times its waits. When they exceed a quarter of a
 // product's duration (with dedicated cores they stay under one task's
-// duration, a few percent), the next serialAfterContention products run on
-// the caller alone, after which products are parallel again.
+// duration, a few percent), products run on the caller alone for a while:
+// 64 times the wait (a descheduled thread tends to be descheduled again, and
+// a stall of milliseconds outweighs what parallelism saves on many small
+// products), at least minSerial and at most maxSerial, and at least twice the
+// previous while if the parallel product that probes afterwards is contended
+// again. An uncontended parallel product resets the doubling.
 
-// serialAfterContention is how many products run serially after one that
-// waited too long.
-const serialAfterContention = 16
+const (
+	minSerial = time.Millisecond
+	maxSerial = 256 * time.Millisecond
+)
 
-// serialLeft counts the products still to run serially.
-var serialLeft atomic.Int32
+var (
+	serialUntil atomic.Int64 // products run serially until this time (UnixNano)
+	serialSpan  atomic.Int64 // the next serial span (0: minSerial)
+)
 
-// contended reports whether this product should run serially, using up one
-// of the serial products a contended one asked for.
+// contended reports whether products should currently run serially.
 func contended() bool {
-	for {
-		n := serialLeft.Load()
-		if n <= 0 {
-			return false
-		}
-		if serialLeft.CompareAndSwap(n, n-1) {
-			return true
-		}
-	}
+	until := serialUntil.Load()
+	return until != 0 && time.Now().UnixNano() < until
 }
 
 // waitClock accumulates the time the caller spends waiting for helpers.
@@ -57,10 +56,20 @@ func (w *waitClock) waitUntil(done func() bool) {
 	}
 }
 
-// report marks the products after this one serial when the caller waited
-// more than a quarter of elapsed.
+// report records the outcome of a parallel product that took elapsed.
 func (w *waitClock) report(elapsed time.Duration) {
-	if w.waited*4 > elapsed {
-		serialLeft.Store(serialAfterContention)
+	if w.waited*4 <= elapsed {
+		serialSpan.Store(0)
+		return
 	}
+	span := max(64*w.waited, 2*time.Duration(serialSpan.Load()))
+	span = min(max(span, minSerial), maxSerial)
+	serialSpan.Store(int64(span))
+	serialUntil.Store(time.Now().Add(span).UnixNano())
+}
+
+// resetContention forgets past contention (tests).
+func resetContention() {
+	serialUntil.Store(0)
+	serialSpan.Store(0)
 }

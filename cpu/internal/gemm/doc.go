@@ -35,9 +35,9 @@
 // atomic counters, with no fixed-size barrier: a helper that arrives late
 // finds the work taken and leaves, and the caller does not wait for it.
 // Products under about two million FLOPs run on the caller's goroutine
-// alone, and so do the next few products after one in which the caller spent
-// over a quarter of its time waiting for helpers (the symptom of more
-// runnable threads than cores).
+// alone, and so do products for a while (1 ms, doubling while it recurs)
+// after one in which the caller spent over a quarter of its time waiting for
+// helpers, the symptom of more runnable threads than cores.
 //
 // PeakGFLOPS measures the machine's FMA throughput ceiling with a loop of
 // independent fused multiply-adds, the yardstick for benchmark reports.
