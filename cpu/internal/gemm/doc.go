@@ -35,7 +35,7 @@
 // atomic counters, with no fixed-size barrier: a helper that arrives late
 // finds the work taken and leaves, and the caller does not wait for it.
 // Products under about two million FLOPs run on the caller's goroutine
-// alone, and so do products for a while (1 ms, doubling while it recurs)
+// alone. Sgemm (not SgemmThreads) also runs products serially for a while
 // after one in which the caller spent over a quarter of its time waiting for
 // helpers, the symptom of more runnable threads than cores.
 //

@@ -53,8 +53,9 @@ func superBlocks(p *problem, im *impl) (ms, ns, ks int) {
 // machine can take tens of microseconds to wake one) finds the tasks taken and
 // exits; the caller returns once every tile is computed, without waiting for
 // workers that never got to run. Workers other than the caller are pooled
-// helpers (see offer).
-func run(p *problem, im *impl, threads int) {
+// helpers (see offer). An adaptive product reports how long the caller
+// waited for them (see contention.go).
+func run(p *problem, im *impl, threads int, adaptive bool) {
 	ms, ns, ks := superBlocks(p, im)
 	s := &shared{p: p, im: im}
 	threads = max(1, min(threads, ceilDiv(ms, im.mr)*ceilDiv(ns, im.nr)))
@@ -64,8 +65,10 @@ func run(p *problem, im *impl, threads int) {
 	s.blocks = planBlocks(p, im, ms, ns, ks, threads)
 	var start time.Time
 	if threads > 1 {
-		start = time.Now()
-		s.clock = &waitClock{}
+		if adaptive {
+			start = time.Now()
+			s.clock = &waitClock{}
+		}
 		j := &job{s: s, seats: int32(threads)}
 		j.nextID.Store(1)
 		offer(j, threads-1)
@@ -73,7 +76,7 @@ func run(p *problem, im *impl, threads int) {
 	s.work(0)
 	last := &s.blocks[len(s.blocks)-1]
 	s.clock.waitUntil(func() bool { return last.tilesDone.Load() == int64(last.tiles) })
-	if threads > 1 {
+	if s.clock != nil {
 		s.clock.report(time.Since(start))
 	}
 	s.packA, s.packB, s.tmp = nil, nil, nil // late workers must not touch recycled buffers

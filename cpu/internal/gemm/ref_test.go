@@ -118,7 +118,6 @@ func (tc *gemmCase) reference() (want, tol []float64) {
 func (tc *gemmCase) check(t *testing.T, threads int, want, tol []float64) {
 	t.Helper()
 	c := append([]float32(nil), tc.c0...)
-	resetContention() // run in parallel even if the machine looked contended
 	SgemmThreads(threads, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
 	for i := 0; i < tc.m; i++ {
 		for j := 0; j < tc.ldc; j++ {

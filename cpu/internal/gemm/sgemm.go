@@ -7,7 +7,9 @@ import "runtime"
 const parallelMinFlops = 1 << 21
 
 // Sgemm computes C = alpha*op(A)*op(B) + beta*C for row-major matrices, on
-// up to GOMAXPROCS goroutines.
+// up to GOMAXPROCS goroutines. It adapts to a busy machine: after a product
+// whose helper goroutines were held up by the operating system (more runnable
+// threads than cores), products run on the caller's goroutine for a while.
 //
 // op(A) is m×k and op(B) is k×n; C is m×n with rows ldc floats apart. With
 // transA false, A is stored m×k (element (i, p) at a[i*lda+p]); with transA
@@ -21,14 +23,21 @@ const parallelMinFlops = 1 << 21
 // Invalid shapes, leading dimensions or slices too short for them panic with
 // a message naming Sgemm and the arguments.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	SgemmThreads(runtime.GOMAXPROCS(0), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	sgemm(runtime.GOMAXPROCS(0), true, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// SgemmThreads is Sgemm on at most threads goroutines (the caller's and
-// pooled helpers, no more than GOMAXPROCS); threads ≤ 1 runs on the caller's
-// goroutine only. A backend that already runs independent products in
-// parallel passes 1.
+// SgemmThreads is Sgemm on threads goroutines (the caller's and pooled
+// helpers, no more than GOMAXPROCS), without Sgemm's adaptation to a busy
+// machine; threads ≤ 1 runs on the caller's goroutine only. A backend that
+// already runs independent products in parallel passes 1. Products under
+// about two million FLOPs always run on the caller's goroutine.
 func SgemmThreads(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemm(threads, false, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// sgemm validates and runs a product on up to threads goroutines; adaptive
+// products run serially while the machine looks contended.
+func sgemm(threads int, adaptive, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	p := &problem{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha,
 		a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
 	p.validate()
@@ -40,10 +49,10 @@ func SgemmThreads(threads int, transA, transB bool, m, n, k int, alpha float32, 
 		return
 	}
 	threads = min(threads, runtime.GOMAXPROCS(0))
-	if float64(2*m)*float64(n)*float64(k) < parallelMinFlops || (threads > 1 && contended()) {
+	if float64(2*m)*float64(n)*float64(k) < parallelMinFlops || (adaptive && threads > 1 && contended()) {
 		threads = 1
 	}
-	run(p, implFor(active), max(threads, 1))
+	run(p, implFor(active), max(threads, 1), adaptive)
 }
 
 // scaleC sets C = beta*C (beta == 0 writes zeros without reading C).

@@ -186,3 +186,23 @@ func TestSgemmConcurrent(t *testing.T) {
 		require.NoError(t, <-done)
 	}
 }
+
+// TestSgemmAdaptive checks Sgemm, which adapts its thread count to a busy
+// machine, both while the machine looks contended and while it does not.
+func TestSgemmAdaptive(t *testing.T) {
+	defer resetContention()
+	tc := newCase(baseSeed(t), false, true, 130, 70, 300, 1, 0.5, 2)
+	want, tol := tc.reference()
+	for _, busy := range []bool{false, true} {
+		resetContention()
+		if busy {
+			serialUntil.Store(time.Now().Add(time.Hour).UnixNano())
+		}
+		c := append([]float32(nil), tc.c0...)
+		Sgemm(tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
+		for x := range want {
+			got := float64(c[x/tc.n*tc.ldc+x%tc.n])
+			require.InDelta(t, want[x], got, tol[x], "%s busy=%v element %d", tc, busy, x)
+		}
+	}
+}

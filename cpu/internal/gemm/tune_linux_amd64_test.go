@@ -223,7 +223,6 @@ func TestTuneParallel(t *testing.T) {
 		for range 7 {
 			gs = append(gs, rate(flops*float64(reps), func() {
 				for range reps {
-					resetContention() // measure the parallel path itself
 					SgemmThreads(threads, false, false, s.m, s.n, s.k, 1, a, s.k, b, s.n, 0, c, s.n)
 				}
 			}))
@@ -279,7 +278,6 @@ func TestTuneBestWall(t *testing.T) {
 			a, b, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
 			flops := 2 * float64(s.m*s.n*s.k)
 			g := best(max(20, int(4e9/flops)), flops, func() {
-				resetContention() // measure the parallel path itself
 				SgemmThreads(th, false, false, s.m, s.n, s.k, 1, a, s.k, b, s.n, 0, c, s.n)
 			})
 			fmt.Printf("%-20s %d threads: best %6.1f GFLOP/s (%3.0f%% of best peak)\n", s.name, th, g, 100*g/p)
