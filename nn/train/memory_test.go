@@ -8,6 +8,7 @@ import (
 	"github.com/shaderflow/shaderflow/nn/optim"
 	"github.com/shaderflow/shaderflow/nn/train"
 	"github.com/shaderflow/shaderflow/tensor"
+	"github.com/shaderflow/shaderflow/tensor/device"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,6 +22,13 @@ func TestTrainingMemoryIsFlat(t *testing.T) {
 		steps = 2000
 	}
 	nntest.ForEachBackend(t, func(t *testing.T, dev *tensor.Device) {
+		steps := steps
+		if dev.Info().Kind == device.KindSoftwareGPU {
+			// A GPU emulated on the CPU runs each step's ~40 kernels at
+			// software speed: 1000 steps (900 after warm-up) still show
+			// that memory stays flat, within CI's time.
+			steps = min(steps, 1000)
+		}
 		r := nntest.Rand(t)
 		g := nn.WithGenerator(tensor.NewGenerator(3))
 		m := nn.NewSequential(
@@ -36,6 +44,11 @@ func TestTrainingMemoryIsFlat(t *testing.T) {
 			xs[i] = nntest.Normal(r, 4*8)
 			ys[i] = []int32{int32(r.IntN(4)), int32(r.IntN(4)), int32(r.IntN(4)), int32(r.IntN(4))}
 		}
+		// After warm-up, device memory (the pool's reserved bytes) must not
+		// move, and the bytes in use must never exceed what warm-up needed.
+		// (In use may dip: when a backend's binding limit makes the
+		// scheduler materialize an intermediate, which intermediates are
+		// alive at the moment of measuring differs between steps.)
 		const warm = 100
 		var inUse, reserved int64
 		var live int
@@ -43,10 +56,10 @@ func TestTrainingMemoryIsFlat(t *testing.T) {
 			require.NoError(t, tr.Step(xs[step%batches], []int{4, 8}, ys[step%batches]))
 			st := dev.PoolStats()
 			switch {
-			case step == warm:
-				inUse, reserved, live = st.BytesInUse, st.ReservedBytes, st.LiveBlocks
-			case step > warm && (st.BytesInUse != inUse || st.ReservedBytes != reserved || st.LiveBlocks != live):
-				t.Fatalf("step %d: %d bytes in %d blocks in use and %d reserved; after step %d: %d in %d blocks and %d",
+			case step <= warm:
+				inUse, reserved, live = max(inUse, st.BytesInUse), st.ReservedBytes, max(live, st.LiveBlocks)
+			case st.BytesInUse > inUse || st.ReservedBytes != reserved || st.LiveBlocks > live:
+				t.Fatalf("step %d: %d bytes in %d blocks in use and %d reserved; by step %d at most %d in %d blocks and %d",
 					step, st.BytesInUse, st.LiveBlocks, st.ReservedBytes, warm, inUse, live, reserved)
 			}
 		}
