@@ -90,10 +90,7 @@ func (d *Device) runCat(n *node) error {
 			continue
 		}
 		k := device.CopyKernel{Dst: dst, Src: vs}
-		span := d.prof.Start("copy", "kernel")
-		err = d.raw.Copy(&k)
-		span.End()
-		d.noteKernel("copy", []string{"cat"}, 1, 1)
+		err = d.launch("copy", "copy", []string{"cat"}, 1, 1, func() error { return d.raw.Copy(&k) })
 		if err != nil {
 			d.pool.Free(blk)
 			return err

@@ -142,9 +142,6 @@ func (d *Device) runConv(n *node, ep *epilogue) error {
 		return err
 	}
 	k := device.ConvKernel{Mode: a.mode, Geom: a.geom, A: va, B: vb, EpilogueInputs: ep.inputs, Epilogue: ep.prog, Outputs: []device.View{out}}
-	span := d.prof.Start("conv", "kernel")
-	err = d.raw.Conv(&k)
-	span.End()
-	d.noteKernel("conv", kernelOps("conv", ep.ops), 2+len(ep.inputs), 1)
+	err = d.launch("conv", "conv", kernelOps("conv", ep.ops), 2+len(ep.inputs), 1, func() error { return d.raw.Conv(&k) })
 	return d.finishEpilogue(ep, blk, err)
 }

@@ -102,10 +102,7 @@ func (d *Device) runGather(n *node) error {
 		return err
 	}
 	k := device.GatherKernel{Axis: n.attrs.(gatherAttrs).axis, Src: vs, Index: vi, Out: device.Contiguous(blk.Buf, n.dtype, 0, n.shape)}
-	span := d.prof.Start("gather", "kernel")
-	err = d.raw.Gather(&k)
-	span.End()
-	d.noteKernel("gather", []string{"gather"}, 2, 1)
+	err = d.launch("gather", "gather", []string{"gather"}, 2, 1, func() error { return d.raw.Gather(&k) })
 	if err != nil {
 		d.pool.Free(blk)
 		return err
@@ -122,20 +119,16 @@ func (d *Device) runScatter(n *node) error {
 	}
 	out := device.Contiguous(blk.Buf, Float32, 0, n.shape)
 	fill := device.ElementwiseKernel{Shape: n.shape, Program: constProgram(0), Outputs: []device.View{out}}
-	if err := d.raw.Elementwise(&fill); err != nil {
+	if err := d.launch("elementwise", "elementwise", []string{"fill"}, 0, 1, func() error { return d.raw.Elementwise(&fill) }); err != nil {
 		d.pool.Free(blk)
 		return err
 	}
-	d.noteKernel("elementwise", []string{"fill"}, 0, 1)
 	vi, err := d.realizeSrc(n.srcs[0])
 	if err == nil {
 		var vs device.View
 		if vs, err = d.realizeSrc(n.srcs[1]); err == nil {
 			k := device.ScatterKernel{Axis: n.attrs.(gatherAttrs).axis, Dst: out, Index: vi, Src: vs}
-			span := d.prof.Start("scatter", "kernel")
-			err = d.raw.Scatter(&k)
-			span.End()
-			d.noteKernel("scatter", []string{"scatter_add"}, 2, 1)
+			err = d.launch("scatter", "scatter", []string{"scatter_add"}, 2, 1, func() error { return d.raw.Scatter(&k) })
 		}
 	}
 	if err != nil {

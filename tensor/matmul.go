@@ -94,9 +94,6 @@ func (d *Device) runMatMul(n *node, ep *epilogue) error {
 		Batch: a.batch, M: a.m, N: a.n, K: a.k, A: va, B: vb,
 		EpilogueInputs: ep.inputs, Epilogue: ep.prog, Outputs: []device.View{out},
 	}
-	span := d.prof.Start("matmul", "kernel")
-	err = d.raw.MatMul(&k)
-	span.End()
-	d.noteKernel("matmul", kernelOps("matmul", ep.ops), 2+len(ep.inputs), 1)
+	err = d.launch("matmul", "matmul", kernelOps("matmul", ep.ops), 2+len(ep.inputs), 1, func() error { return d.raw.MatMul(&k) })
 	return d.finishEpilogue(ep, blk, err)
 }

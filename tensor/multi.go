@@ -91,10 +91,7 @@ func (d *Device) runMultiOutput(g []*node) error {
 		outs[i] = device.Contiguous(b.Buf, n.dtype, 0, n.shape)
 	}
 	k := device.ElementwiseKernel{Shape: g[0].shape, Inputs: pb.inputs, Program: pb.b.P, Outputs: outs}
-	span := d.prof.Start("elementwise", "kernel")
-	err := d.raw.Elementwise(&k)
-	span.End()
-	d.noteKernel("elementwise", pb.ops, len(pb.inputs), len(g))
+	err := d.launch("elementwise", "elementwise", pb.ops, len(pb.inputs), len(g), func() error { return d.raw.Elementwise(&k) })
 	if err != nil {
 		free()
 		return err

@@ -139,10 +139,7 @@ func (d *Device) runPool(n *node) error {
 		n.extra = ib
 		k.Indices = device.Contiguous(ib.Buf, Int32, 0, outShape)
 	}
-	span := d.prof.Start("pool", "kernel")
-	err = d.raw.Pool(&k)
-	span.End()
-	d.noteKernel("pool", []string{"pool"}, 1, 1)
+	err = d.launch("pool", "pool", []string{"pool"}, 1, 1, func() error { return d.raw.Pool(&k) })
 	if err != nil {
 		d.pool.Free(blk)
 		return err

@@ -217,13 +217,13 @@ func (pb *progBuilder) finish() device.Program {
 // bindings returns the number of buffers the kernel binds so far plus extra.
 func (pb *progBuilder) bindings(extra int) int { return len(pb.inputs) + extra }
 
-// worstContributor returns the inlined node whose materialization frees the
-// most bindings, or nil.
-func (pb *progBuilder) worstContributor() *node {
+// worstContributor returns the inlined node other than except whose
+// materialization frees the most bindings, or nil.
+func (pb *progBuilder) worstContributor(except *node) *node {
 	var best *node
 	bestN := 1
 	for _, c := range pb.contrib {
-		if c.inputs > bestN {
+		if c.n != except && c.inputs > bestN {
 			best, bestN = c.n, c.inputs
 		}
 	}

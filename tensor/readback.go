@@ -76,10 +76,9 @@ func (t *Tensor) readInto(out []byte) error {
 		Dst: device.Contiguous(blk.Buf, dt, 0, t.shape),
 		Src: t.n.deviceView(t.view()),
 	}
-	if err := d.raw.Copy(&k); err != nil {
+	if err := d.launch("copy", "copy", []string{"gather-view"}, 1, 1, func() error { return d.raw.Copy(&k) }); err != nil {
 		return err
 	}
-	d.noteKernel("copy", []string{"gather-view"}, 1, 1)
 	return d.raw.Read(blk.Buf, 0, out)
 }
 

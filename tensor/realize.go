@@ -101,7 +101,7 @@ func (d *Device) tryElementwise(n *node, pb *progBuilder) (bool, error) {
 		extra = 3 // the producer's own operands
 	}
 	if pb.bindings(extra) > d.maxBufs {
-		if w := pb.worstContributorExcept(n); w != nil {
+		if w := pb.worstContributor(n); w != nil {
 			w.forceMat = true
 			return false, nil
 		}
@@ -127,28 +127,14 @@ func (d *Device) tryElementwise(n *node, pb *progBuilder) (bool, error) {
 	}
 	d.out1[0] = device.View{Buf: blk.Buf, DType: n.dtype, Shape: n.shape, Strides: contiguousView(n.shape).strides}
 	d.ewk = device.ElementwiseKernel{Shape: n.shape, Inputs: pb.inputs, Program: pb.b.P, Outputs: d.out1[:]}
-	span := d.prof.Start("elementwise", "kernel")
-	err = d.raw.Elementwise(&d.ewk)
-	span.End()
+	err = d.launch("elementwise", "elementwise", pb.ops, len(pb.inputs), 1, func() error { return d.raw.Elementwise(&d.ewk) })
 	d.ewk, d.out1[0] = device.ElementwiseKernel{}, device.View{}
-	d.noteKernel("elementwise", pb.ops, len(pb.inputs), 1)
 	if err != nil {
 		d.pool.Free(blk)
 		return true, err
 	}
 	n.block = blk
 	return true, nil
-}
-
-func (pb *progBuilder) worstContributorExcept(top *node) *node {
-	var best *node
-	bestN := 1
-	for _, c := range pb.contrib {
-		if c.n != top && c.inputs > bestN {
-			best, bestN = c.n, c.inputs
-		}
-	}
-	return best
 }
 
 // store allocates the epilogue target's block and returns the output view of

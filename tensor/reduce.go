@@ -195,7 +195,7 @@ func (d *Device) runReduce(n *node, ep *epilogue) error {
 			ep = identityEpilogue(n)
 		}
 		if pb.bindings(len(ep.inputs)+1) > d.maxBufs {
-			if w := pb.worstContributor(); w != nil && attempt < 8 {
+			if w := pb.worstContributor(nil); w != nil && attempt < 8 {
 				w.forceMat = true
 				continue
 			}
@@ -214,10 +214,8 @@ func (d *Device) runReduce(n *node, ep *epilogue) error {
 			EpilogueInputs: epIn, Epilogue: ep.prog,
 			Outputs: []device.View{out},
 		}
-		span := d.prof.Start("reduce."+a.op.String(), "kernel")
-		err = d.raw.Reduce(&k)
-		span.End()
-		d.noteKernel("reduce", append(pb.ops, kernelOps(a.op.String(), ep.ops)...), len(pb.inputs)+len(epIn), 1)
+		err = d.launch("reduce."+a.op.String(), "reduce", append(pb.ops, kernelOps(a.op.String(), ep.ops)...),
+			len(pb.inputs)+len(epIn), 1, func() error { return d.raw.Reduce(&k) })
 		return d.finishEpilogue(ep, blk, err)
 	}
 }

@@ -36,6 +36,16 @@ func (d *Device) noteKernel(kind string, ops []string, inputs, outputs int) {
 	}
 }
 
+// launch runs one kernel, timed by the profiler under span and counted as a
+// kernel of kind with the fused ops. The caller holds d.mu.
+func (d *Device) launch(span, kind string, ops []string, inputs, outputs int, run func() error) error {
+	s := d.prof.Start(span, "kernel")
+	err := run()
+	s.End()
+	d.noteKernel(kind, ops, inputs, outputs)
+	return err
+}
+
 // FusionStats returns the launch counters.
 func (d *Device) FusionStats() FusionStats {
 	d.mu.Lock()
