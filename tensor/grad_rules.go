@@ -178,6 +178,9 @@ func registerViewRules(r map[string]backwardFn) {
 	}
 	r["Gather"] = func(c *gradCtx) []*Tensor {
 		p := c.node.params.(gatherParams)
+		if g := pickGrad(p, c.in(1), c.g); g != nil {
+			return grads(g, nil)
+		}
 		return grads(ScatterAdd(p.inShape, p.dim, c.in(1), c.g), nil)
 	}
 	r["ScatterAdd"] = func(c *gradCtx) []*Tensor {
@@ -232,4 +235,28 @@ func registerLayerRules(r map[string]backwardFn) {
 		return grads(poolNode("PoolBackward", a, c.g, idx))
 	}
 	r["MaxPool2d"], r["AvgPool2d"], r["AdaptiveAvgPool2d"] = pool, pool, pool
+}
+
+// pickGrad is the gradient of a Gather that picks one entry per line along
+// p.dim (the index has size 1 there and the input's size elsewhere, as in a
+// classifier's loss): each input position receives the output gradient of
+// its line where the index names it, else zero. Unlike the general
+// scatter-add it is one elementwise expression, fused with its consumers.
+// It returns nil for other gathers.
+func pickGrad(p gatherParams, index, g *Tensor) *Tensor {
+	if index.shape[p.dim] != 1 {
+		return nil
+	}
+	for d, n := range p.inShape {
+		if d != p.dim && index.shape[d] != n {
+			return nil
+		}
+	}
+	shape := make([]int, len(p.inShape))
+	for i := range shape {
+		shape[i] = 1
+	}
+	shape[p.dim] = p.inShape[p.dim]
+	pos := Arange(g.Device(), 0, float64(p.inShape[p.dim]), 1).Cast(Int32).Reshape(shape...)
+	return Where(pos.Eq(index), g, g.scalarLike(0))
 }

@@ -62,7 +62,8 @@ func compareWithTorch(dev *tensor.Device, cfg trainConfig, ours []epochResult) e
 	}
 	threads, env := torchSettings(cfg.model)
 	fmt.Printf("\nPyTorch on the same protocol (%s, %d torch thread(s)) ...\n", pythonPath, threads)
-	cmd := exec.Command(pythonPath, f.Name(), dir, cfg.model, strconv.Itoa(cfg.epochs), strconv.Itoa(threads))
+	cmd := exec.Command(pythonPath, f.Name(), dir, cfg.model, strconv.Itoa(cfg.epochs), strconv.Itoa(threads),
+		strconv.FormatUint(cfg.seed, 10), cfg.schedule)
 	cmd.Env = env
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()

@@ -28,18 +28,21 @@ func main() {
 	dataDir := flag.String("data", "", "directory of the Fashion-MNIST files (default: $SHADERFLOW_DATA, /usr/share/datasets/fashion-mnist)")
 	bench := flag.Bool("bench", false, "with --train: also train with PyTorch (/usr/bin/python3) on the same protocol and compare")
 	quiet := flag.Bool("quiet", false, "with --train: no progress bar")
+	schedule := flag.String("schedule", "constant", "with --train: learning-rate schedule, constant (the reference protocol) or cosine (to 0 over the run, per batch)")
+	seed := flag.Uint64("seed", 1, "with --train: seed of the initial weights and the shuffling (PyTorch's manual_seed with --bench)")
 	flag.Parse()
 	if *list {
 		printBackends()
 		return
 	}
 	var tc *trainConfig
-	if *model == "" && (*bench || *epochs != 0 || *dataDir != "" || *quiet) {
-		fmt.Fprintln(os.Stderr, "demo: --bench, --epochs, --data and --quiet need --train mlp or --train cnn")
+	if *model == "" && (*bench || *epochs != 0 || *dataDir != "" || *quiet || *schedule != "constant" || *seed != 1) {
+		fmt.Fprintln(os.Stderr, "demo: --bench, --epochs, --data, --quiet, --schedule and --seed need --train mlp or --train cnn")
 		os.Exit(2)
 	}
 	if *model != "" {
-		tc = &trainConfig{model: *model, epochs: *epochs, dataDir: *dataDir, bench: *bench, quiet: *quiet}
+		tc = &trainConfig{model: *model, epochs: *epochs, dataDir: *dataDir, bench: *bench, quiet: *quiet,
+			schedule: *schedule, seed: *seed}
 		if tc.epochs == 0 {
 			tc.epochs = defaultEpochs(*model)
 		}

@@ -2,12 +2,14 @@
 # with the same protocol as the Shaderflow side and prints one JSON object per
 # epoch. Run by the demo with Debian's /usr/bin/python3; not a user script.
 #
-#   python3 torchbench.py DATADIR MODEL EPOCHS THREADS
+#   python3 torchbench.py DATADIR MODEL EPOCHS THREADS SEED SCHEDULE
 #
 # Protocol: Fashion-MNIST scaled to [0,1] and normalized with mean 0.2860,
 # std 0.3530; batch 64, reshuffled every epoch, the last short batch kept;
 # PyTorch's default initialization; MLP: SGD lr 0.1; CNN: SGD lr 0.05,
-# momentum 0.9; cross-entropy. The epoch time covers the training steps only
+# momentum 0.9; SCHEDULE constant, or cosine: CosineAnnealingLR to 0 over
+# all the run's batches, stepped every batch; torch.manual_seed(SEED);
+# cross-entropy. The epoch time covers the training steps only
 # (batch gathering included); test accuracy is measured after it, in
 # evaluation mode, batches of 1000.
 import gzip, json, os, sys, time
@@ -56,12 +58,16 @@ def model(name):
 
 def main():
     datadir, name, epochs, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    seed, schedule = int(sys.argv[5]), sys.argv[6]
     torch.set_num_threads(threads)
-    torch.manual_seed(1)
+    torch.manual_seed(seed)
     xtr, ytr = load(datadir, 'train')
     xte, yte = load(datadir, 't10k')
     m, lr, momentum = model(name)
     opt = torch.optim.SGD(m.parameters(), lr=lr, momentum=momentum)
+    sched = None
+    if schedule == 'cosine':
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=(len(ytr) + 63) // 64 * epochs)
     loss_fn = nn.CrossEntropyLoss()
     n = len(ytr)
     for epoch in range(epochs):
@@ -75,6 +81,8 @@ def main():
             opt.zero_grad()
             loss.backward()
             opt.step()
+            if sched is not None:
+                sched.step()
             total += loss.item()
             steps += 1
         elapsed = time.perf_counter() - start

@@ -21,6 +21,11 @@ type trainConfig struct {
 	dataDir string // "" searches the usual places
 	bench   bool   // also run PyTorch on the same protocol and compare
 	quiet   bool   // no progress bar
+	// schedule is the learning-rate schedule: "constant" (the reference
+	// protocol) or "cosine" (from the reference rate to 0 over the run's
+	// steps, stepped every batch).
+	schedule string
+	seed     uint64 // seeds the initial weights and the shuffling
 }
 
 // The reference protocol: batch 64, reshuffled every epoch with a fixed
@@ -47,10 +52,11 @@ func defaultEpochs(model string) int {
 	return 5
 }
 
-// newModel returns the reference model and optimizer for name: the MLP with
-// SGD lr 0.1, or the CNN with SGD lr 0.05 momentum 0.9.
-func newModel(dev *tensor.Device, name string) (nn.Module, optim.Optimizer, error) {
-	gen := tensor.NewGenerator(1)
+// newModel returns the reference model, initialized from seed, and its
+// optimizer for name: the MLP with SGD lr 0.1, or the CNN with SGD lr 0.05
+// momentum 0.9.
+func newModel(dev *tensor.Device, name string, seed uint64) (nn.Module, optim.Optimizer, error) {
+	gen := tensor.NewGenerator(seed)
 	switch name {
 	case "mlp":
 		m := train.MLP(dev, gen)
@@ -69,7 +75,7 @@ func runTraining(dev *tensor.Device, cfg trainConfig) error {
 	if cfg.epochs < 1 {
 		return fmt.Errorf("--epochs %d: want at least 1", cfg.epochs)
 	}
-	model, opt, err := newModel(dev, cfg.model)
+	model, opt, err := newModel(dev, cfg.model, cfg.seed)
 	if err != nil {
 		return err
 	}
@@ -80,7 +86,15 @@ func runTraining(dev *tensor.Device, cfg trainConfig) error {
 	fmt.Printf("Training %s (%d parameters) on Fashion-MNIST (%d train, %d test), batch %d, %d epoch(s)\n",
 		cfg.model, nn.NumParameters(model), trainSet.Len(), testSet.Len(), batchSize, cfg.epochs)
 	tr := train.NewTrainer(dev, model, opt)
-	loader := data.NewDataLoader(trainSet, data.LoaderConfig{BatchSize: batchSize, Shuffle: true, Seed: 1})
+	loader := data.NewDataLoader(trainSet, data.LoaderConfig{BatchSize: batchSize, Shuffle: true, Seed: cfg.seed})
+	switch cfg.schedule {
+	case "constant":
+	case "cosine":
+		tr.Schedule = optim.NewCosineLR(opt, cfg.epochs*loader.NumBatches(), 0)
+	default:
+		return fmt.Errorf("--schedule %q: want constant or cosine", cfg.schedule)
+	}
+	fmt.Printf("Protocol: lr %g (%s schedule), seed %d\n", opt.LR(), cfg.schedule, cfg.seed)
 	dev.Profiler().SetEnabled(true)
 	var results []epochResult
 	for epoch := range cfg.epochs {

@@ -17,6 +17,10 @@ type Trainer struct {
 	// Loss maps logits and Int32 labels to a scalar loss; nil means
 	// nn.CrossEntropy.
 	Loss func(logits, labels *tensor.Tensor) *tensor.Tensor
+	// Schedule, when not nil, is stepped after every optimizer step (a
+	// per-batch learning-rate schedule, as torch's schedulers stepped
+	// once per batch).
+	Schedule optim.Scheduler
 
 	lossSum *tensor.Tensor // the losses since ResetLoss, summed on the device
 	steps   int
@@ -42,7 +46,8 @@ func (t *Trainer) ResetLoss() {
 // Step trains on one batch: x holds shape[0] samples, y their labels. It
 // puts the model in training mode, runs the forward pass, adds the loss to the running sum on the device
 // (no host synchronization), runs the backward pass and the optimizer step,
-// and clears the gradients, all inside a Device.Scope.
+// and clears the gradients, all inside a Device.Scope; then it steps
+// Schedule, if any.
 func (t *Trainer) Step(x []float32, shape []int, y []int32) error {
 	var err error
 	t.Dev.Scope(func() { err = t.step(x, shape, y) })
@@ -74,6 +79,9 @@ func (t *Trainer) step(x []float32, shape []int, y []int32) error {
 	}
 	err = t.Opt.Step()
 	t.Opt.ZeroGrad()
+	if err == nil && t.Schedule != nil {
+		t.Schedule.Step()
+	}
 	return err
 }
 
