@@ -71,3 +71,25 @@ func BenchmarkPeak(b *testing.B) {
 		}
 	}
 }
+
+// trainShapes are the products of one step of nn/train's reference models
+// (batch 64), named by role, with the transposes the CPU backend passes.
+var trainShapes = []struct {
+	name           string
+	transA, transB bool
+	m, n, k        int
+}{
+	{"mlp fc1 fwd x·W1ᵀ", false, true, 64, 128, 784},
+	{"mlp fc1 dW1 dYᵀ·x", true, false, 128, 784, 64},
+	{"mlp fc2 fwd h·W2ᵀ", false, true, 64, 10, 128},
+	{"mlp fc2 dW2", true, false, 10, 128, 64},
+	{"mlp fc2 dX", false, false, 64, 128, 10},
+	{"cnn conv1 fwd", false, false, 32, 676, 9},
+	{"cnn conv1 dW", false, true, 9, 32, 4096},
+	{"cnn conv2 fwd", false, false, 64, 484, 288},
+	{"cnn conv2 dcol", true, false, 288, 484, 64},
+	{"cnn conv2 dW", false, true, 64, 288, 910},
+	{"cnn fc1 fwd", false, true, 64, 128, 1600},
+	{"cnn fc1 dW", true, false, 128, 1600, 64},
+	{"cnn fc1 dX", false, false, 64, 1600, 128},
+}

@@ -170,7 +170,7 @@ func TestSgemmConcurrent(t *testing.T) {
 			}()
 			for rep := 0; rep < 5; rep++ {
 				c := append([]float32(nil), tc.c0...)
-				SgemmThreads(8, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
+				sgemm(8, false, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
 				for x := 0; x < tc.m*tc.n; x++ {
 					got := float64(c[x/tc.n*tc.ldc+x%tc.n])
 					if !(math.Abs(got-want[x]) <= tol[x]) {
@@ -204,5 +204,62 @@ func TestSgemmAdaptive(t *testing.T) {
 			got := float64(c[x/tc.n*tc.ldc+x%tc.n])
 			require.InDelta(t, want[x], got, tol[x], "%s busy=%v element %d", tc, busy, x)
 		}
+	}
+}
+
+// TestSgemmNarrow covers products with fewer columns than a tile and more
+// rows, which are computed transposed, with alpha, beta and padded C rows.
+func TestSgemmNarrow(t *testing.T) {
+	shapes := []shape{{64, 10, 128}, {100, 3, 70}, {33, 15, 20}, {29, 1, 300}, {200, 7, 1000}}
+	for _, ab := range [][2]float32{{1, 0}, {-1.5, 0.75}} {
+		runCases(t, shapes, ab[0], ab[1], 5)
+	}
+}
+
+func TestTransposeWins(t *testing.T) {
+	require.True(t, transposeWins(64, 10, 32), "a batch through a 10-way layer")
+	require.False(t, transposeWins(10, 128, 32), "wide products keep their orientation")
+	require.False(t, transposeWins(9, 32, 32), "a full tile of columns")
+	require.False(t, transposeWins(12, 10, 32), "fewer rows than columns pad as much transposed")
+	require.False(t, transposeWins(1<<14, 5, 32), "C too large for the buffer")
+}
+
+// TestSgemmNonFinite puts ±Inf and NaN in A and NaN in C (beta 0, so C must
+// not be read) and checks that exactly the affected rows come out non-finite,
+// for a wide product and a narrow one (computed transposed).
+func TestSgemmNonFinite(t *testing.T) {
+	inf := float32(math.Inf(1))
+	nan := float32(math.NaN())
+	for _, s := range []shape{{40, 50, 30}, {64, 10, 128}} {
+		forEachLevel(t, func(t *testing.T) {
+			m, n, k := s.m, s.n, s.k
+			a := make([]float32, m*k)
+			b := make([]float32, k*n)
+			for i := range a {
+				a[i] = float32(i%7) - 3
+			}
+			for i := range b {
+				b[i] = float32(i%5) + 1 // positive: Inf stays Inf
+			}
+			a[3*k+2], a[5*k+1], a[5*k+4], a[9*k] = inf, inf, -inf, nan
+			c := make([]float32, m*n)
+			for i := range c {
+				c[i] = nan
+			}
+			sgemm(2, false, false, false, m, n, k, 1, a, k, b, n, 0, c, n)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					got := c[i*n+j]
+					switch i {
+					case 3:
+						require.Equal(t, inf, got, "%v C[%d,%d]", s, i, j)
+					case 5, 9: // Inf - Inf, and NaN
+						require.True(t, math.IsNaN(float64(got)), "%v C[%d,%d] = %g, want NaN", s, i, j, got)
+					default:
+						require.False(t, math.IsNaN(float64(got)) || math.IsInf(float64(got), 0), "%v C[%d,%d] = %g", s, i, j, got)
+					}
+				}
+			}
+		})
 	}
 }

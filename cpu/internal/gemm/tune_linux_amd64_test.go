@@ -284,3 +284,35 @@ func TestTuneBestWall(t *testing.T) {
 		}
 	}
 }
+
+// TestTuneTrainShapes measures, single-threaded by thread CPU time, the
+// products of the reference training steps (nn/train's MLP and CNN) with
+// their transposes, alternating with the FMA peak loop.
+func TestTuneTrainShapes(t *testing.T) {
+	skipUnlessTune(t)
+	rng := rand.New(rand.NewPCG(13, 14))
+	loop, perIter := peakLoopFor(levelAVX512)
+	for _, s := range trainShapes {
+		lda, ldb := s.k, s.n
+		if s.transA {
+			lda = s.m
+		}
+		if s.transB {
+			ldb = s.k
+		}
+		a, b, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
+		flops := 2 * float64(s.m*s.n*s.k)
+		reps := max(1, int(1e8/flops))
+		var gs, ps []float64
+		for range 9 {
+			gs = append(gs, cpuRate(flops*float64(reps), 1, func() {
+				for range reps {
+					SgemmThreads(1, s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, b, ldb, 0, c, s.n)
+				}
+			}))
+			ps = append(ps, cpuRate(float64(perIter)*1e5, 1, func() { loop(1e5) }))
+		}
+		g, p := median(gs), median(ps)
+		fmt.Printf("%-28s 1 thread: %6.1f GFLOP/s %7.1f µs (best %6.1f), peak %6.1f: %3.0f%%\n", s.name, g, flops/g/1e3, gs[len(gs)-1], p, 100*g/p)
+	}
+}
