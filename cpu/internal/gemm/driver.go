@@ -95,19 +95,38 @@ type shared struct {
 }
 
 // block is one super-block, rows [i0, i0+rows), columns [j0, j0+cols) and
-// depths [p0, p0+depth) of the product, with its task counters.
+// depths [p0, p0+depth) of the product, with its task queues.
+//
+// With several workers, the block's columns of macro tiles are split into
+// one contiguous share per worker (when there are enough of them), and its
+// packing tasks likewise: worker w's share of the packing tasks is the B
+// panels of its tiles, then its part of the A panels (see queue.go).
 type block struct {
 	i0, rows, j0, cols, p0, depth int
 
-	mp, np     int // micro-panels along m and n
-	kc         int // depth of one cache block
-	tm, tn     int // micro-panels per macro tile along m and n
-	bPerTask   int // B panels per packing task
-	packBTasks int // 0 when B was packed by an earlier block of the same columns
-	packTasks  int // B tasks then one task per A panel
-	tiles      int
+	mp, np    int // micro-panels along m and n
+	kc        int // depth of one cache block
+	tm, tn    int // micro-panels per macro tile along m and n
+	bPerTask  int // B panels per packing task
+	packB     bool
+	shares    []packShare // per worker: its packing tasks
+	packTasks int
+	tiles     int
 
-	nextPack, packsDone, nextTile, tilesDone atomic.Int64
+	packQ, tileQ         taskQueue
+	packsDone, tilesDone atomic.Int64
+}
+
+// perWorkerShares enables the per-worker shares of tiles and packing tasks;
+// tuning tests turn it off to compare with a single shared queue.
+var perWorkerShares = true
+
+// packShare is one worker's packing tasks: B panels [b0, b1) in tasks of
+// bPerTask panels (none when B was packed by an earlier block of the same
+// columns), then one task per A panel in [a0, a1). Its tasks are numbered
+// from first.
+type packShare struct {
+	first, bTasks, b0, b1, a0, a1 int
 }
 
 // planBlocks lists the super-blocks in the order the workers walk them.
@@ -124,15 +143,45 @@ func planBlocks(p *problem, im *impl, ms, ns, ks, threads int) []block {
 				b.kc = balancedBlock(b.depth, im.kc)
 				b.tm, b.tn = tileGrid(mp, np, im, threads)
 				b.tiles = ceilDiv(mp, b.tm) * ceilDiv(np, b.tn)
-				b.bPerTask = max(1, min(8, np/(2*threads)))
-				if i0 == 0 {
-					b.packBTasks = ceilDiv(np, b.bPerTask)
-				}
-				b.packTasks = b.packBTasks + mp
+				b.bPerTask = max(1, min(8, b.tn, np/(2*threads)))
+				b.packB = i0 == 0
+				b.share(threads)
 			}
 		}
 	}
 	return bs
+}
+
+// share splits block b's tiles and packing tasks among up to threads
+// workers: worker w gets a contiguous run of columns of tiles (tiles are
+// numbered down each column) with the B panels under them, and an equal
+// part of the A panels. With fewer columns of tiles than workers there is a
+// single share that every worker claims from.
+func (b *block) share(threads int) {
+	gm, gn := ceilDiv(b.mp, b.tm), ceilDiv(b.np, b.tn)
+	w := threads
+	if gn < threads || !perWorkerShares {
+		w = 1
+	}
+	b.shares = make([]packShare, w)
+	tileBounds, packBounds := make([]int, w), make([]int, w)
+	n := 0
+	for i := range w {
+		sh := &b.shares[i]
+		c0, c1 := i*gn/w, (i+1)*gn/w
+		tileBounds[i] = c1 * gm
+		if b.packB {
+			sh.b0, sh.b1 = c0*b.tn, min(c1*b.tn, b.np)
+			sh.bTasks = ceilDiv(sh.b1-sh.b0, b.bPerTask)
+		}
+		sh.a0, sh.a1 = i*b.mp/w, (i+1)*b.mp/w
+		sh.first = n
+		n += sh.bTasks + sh.a1 - sh.a0
+		packBounds[i] = n
+	}
+	b.packTasks = n
+	b.packQ.init(packBounds)
+	b.tileQ.init(tileBounds)
 }
 
 // tileGrid chooses macro tiles of tm×tn micro-panels for a block of mp×np
@@ -176,12 +225,12 @@ func (s *shared) work(id int) {
 			prev := &s.blocks[bi-1]
 			clock.waitUntil(func() bool { return prev.tilesDone.Load() == int64(prev.tiles) })
 		}
-		for t := claim(&b.nextPack); t < b.packTasks; t = claim(&b.nextPack) {
+		for t := b.packQ.claim(id); t >= 0; t = b.packQ.claim(id) {
 			s.pack(b, t)
 			b.packsDone.Add(1)
 		}
 		clock.waitUntil(func() bool { return b.packsDone.Load() == int64(b.packTasks) })
-		for t := claim(&b.nextTile); t < b.tiles; t = claim(&b.nextTile) {
+		for t := b.tileQ.claim(id); t >= 0; t = b.tileQ.claim(id) {
 			if tmp == nil {
 				tmp = s.tmp[id*s.im.mr*s.im.nr:][:s.im.mr*s.im.nr]
 			}
@@ -204,20 +253,25 @@ func (b *block) tile(t int) (pi0, pj0 int) {
 	return t % gm * b.tm, t / gm * b.tn
 }
 
-// claim takes the next task number from a counter.
-func claim(c *atomic.Int64) int { return int(c.Add(1) - 1) }
-
 // yield lets other goroutines run while a worker waits.
 func yield() { runtime.Gosched() }
 
 // pack runs packing task t of block b: a group of B panels, or one A panel.
 func (s *shared) pack(b *block, t int) {
 	p, im := s.p, s.im
-	if t < b.packBTasks {
-		j := t * im.nr * b.bPerTask
-		im.pack.packBPanels(s.packB[j*b.depth:], p.b, p.ldb, p.transB, b.j0+j, min(im.nr*b.bPerTask, b.cols-j), b.p0, b.depth, im.nr)
+	sh := &b.shares[0]
+	for i := range b.shares {
+		if t >= b.shares[i].first {
+			sh = &b.shares[i]
+		}
+	}
+	t -= sh.first
+	if t < sh.bTasks {
+		q := sh.b0 + t*b.bPerTask // first panel
+		j := q * im.nr
+		im.pack.packBPanels(s.packB[j*b.depth:], p.b, p.ldb, p.transB, b.j0+j, min(im.nr*min(b.bPerTask, sh.b1-q), b.cols-j), b.p0, b.depth, im.nr)
 		return
 	}
-	i := (t - b.packBTasks) * im.mr
+	i := (sh.a0 + t - sh.bTasks) * im.mr
 	im.pack.packAPanel(s.packA[i*b.depth:], p.a, p.lda, p.transA, b.i0+i, min(im.mr, b.rows-i), b.p0, b.depth, im.mr)
 }
