@@ -2,6 +2,7 @@ package gemm
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -57,12 +58,19 @@ func superBlocks(p *problem, im *impl) (ms, ns, ks int) {
 // waited for them (see contention.go).
 func run(p *problem, im *impl, threads int, adaptive bool) {
 	ms, ns, ks := superBlocks(p, im)
-	s := &shared{p: p, im: im}
 	threads = max(1, min(threads, ceilDiv(ms, im.mr)*ceilDiv(ns, im.nr)))
+	var s *shared
+	if threads == 1 {
+		s = serialStates.Get().(*shared)
+		defer serialStates.Put(s)
+	} else {
+		s = new(shared) // late helpers may still read it: never recycled
+	}
+	s.p, s.im, s.clock = *p, im, nil
 	sizeA, tile := ceilDiv(ms, im.mr)*im.mr*ks, im.mr*im.nr
 	bufA, bufB := getBuf(sizeA+threads*tile), getBuf(ceilDiv(ns, im.nr)*im.nr*ks)
 	s.packA, s.packB, s.tmp = bufA.data[:sizeA], bufB.data, bufA.data[sizeA:]
-	s.blocks = planBlocks(p, im, ms, ns, ks, threads)
+	s.blocks = planBlocks(s.blocks, &s.p, im, ms, ns, ks, threads)
 	var start time.Time
 	if threads > 1 {
 		if adaptive {
@@ -80,13 +88,18 @@ func run(p *problem, im *impl, threads int, adaptive bool) {
 		s.clock.report(time.Since(start))
 	}
 	s.packA, s.packB, s.tmp = nil, nil, nil // late workers must not touch recycled buffers
+	s.p = problem{}                         // nor may a cached state keep the caller's matrices alive
 	putBuf(bufA)
 	putBuf(bufB)
 }
 
+// serialStates caches the state of serial products, which no helper can
+// reach, so that a small product allocates nothing.
+var serialStates = sync.Pool{New: func() any { return new(shared) }}
+
 // shared is the state the workers of one product share.
 type shared struct {
-	p            *problem
+	p            problem
 	im           *impl
 	packA, packB []float32
 	tmp          []float32 // per worker: mr*nr floats for ragged tiles
@@ -129,15 +142,23 @@ type packShare struct {
 	first, bTasks, b0, b1, a0, a1 int
 }
 
-// planBlocks lists the super-blocks in the order the workers walk them.
-func planBlocks(p *problem, im *impl, ms, ns, ks, threads int) []block {
-	var bs []block
+// planBlocks lists the super-blocks in the order the workers walk them,
+// reusing the storage of bs.
+func planBlocks(bs []block, p *problem, im *impl, ms, ns, ks, threads int) []block {
+	bs = bs[:0]
 	for p0 := 0; p0 < p.k; p0 += ks {
 		for j0 := 0; j0 < p.n; j0 += ns {
 			for i0 := 0; i0 < p.m; i0 += ms {
-				bs = append(bs, block{i0: i0, rows: min(ms, p.m-i0), j0: j0, cols: min(ns, p.n-j0),
-					p0: p0, depth: min(ks, p.k-p0)})
+				if len(bs) < cap(bs) {
+					bs = bs[:len(bs)+1]
+				} else {
+					bs = append(bs, block{})
+				}
 				b := &bs[len(bs)-1]
+				shares, packR, tileR := b.shares, b.packQ.ranges, b.tileQ.ranges
+				*b = block{i0: i0, rows: min(ms, p.m-i0), j0: j0, cols: min(ns, p.n-j0),
+					p0: p0, depth: min(ks, p.k-p0)}
+				b.shares, b.packQ.ranges, b.tileQ.ranges = shares, packR, tileR
 				mp, np := ceilDiv(b.rows, im.mr), ceilDiv(b.cols, im.nr)
 				b.mp, b.np = mp, np
 				b.kc = balancedBlock(b.depth, im.kc)
@@ -163,13 +184,17 @@ func (b *block) share(threads int) {
 	if gn < threads || !perWorkerShares {
 		w = 1
 	}
-	b.shares = make([]packShare, w)
-	tileBounds, packBounds := make([]int, w), make([]int, w)
+	if cap(b.shares) < w {
+		b.shares = make([]packShare, w)
+	}
+	b.shares = b.shares[:w]
+	b.packQ.resize(w)
+	b.tileQ.resize(w)
 	n := 0
 	for i := range w {
 		sh := &b.shares[i]
 		c0, c1 := i*gn/w, (i+1)*gn/w
-		tileBounds[i] = c1 * gm
+		b.tileQ.set(i, c0*gm, c1*gm)
 		if b.packB {
 			sh.b0, sh.b1 = c0*b.tn, min(c1*b.tn, b.np)
 			sh.bTasks = ceilDiv(sh.b1-sh.b0, b.bPerTask)
@@ -177,11 +202,9 @@ func (b *block) share(threads int) {
 		sh.a0, sh.a1 = i*b.mp/w, (i+1)*b.mp/w
 		sh.first = n
 		n += sh.bTasks + sh.a1 - sh.a0
-		packBounds[i] = n
+		b.packQ.set(i, sh.first, n)
 	}
 	b.packTasks = n
-	b.packQ.init(packBounds)
-	b.tileQ.init(tileBounds)
 }
 
 // tileGrid chooses macro tiles of tm×tn micro-panels for a block of mp×np
@@ -258,7 +281,7 @@ func yield() { runtime.Gosched() }
 
 // pack runs packing task t of block b: a group of B panels, or one A panel.
 func (s *shared) pack(b *block, t int) {
-	p, im := s.p, s.im
+	p, im := &s.p, s.im
 	sh := &b.shares[0]
 	for i := range b.shares {
 		if t >= b.shares[i].first {

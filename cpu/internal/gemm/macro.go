@@ -17,7 +17,7 @@ import "unsafe"
 // product. Small macro tiles keep the part of C they update in L2 from one
 // depth block to the next.
 func (s *shared) macroTile(b *block, pi0, pj0, nextPj0 int, tmp []float32) {
-	p, im := s.p, s.im
+	p, im := &s.p, s.im
 	pi1, pj1 := min(pi0+b.tm, b.mp), min(pj0+b.tn, b.np)
 	for pc := 0; pc < b.depth; pc += b.kc {
 		kc := min(b.kc, b.depth-pc)
@@ -68,7 +68,7 @@ func (s *shared) macroTile(b *block, pi0, pj0, nextPj0 int, tmp []float32) {
 // Tiles cut by the bottom edge use a partial-row kernel when the level has
 // one; other ragged tiles are computed into tmp and merged.
 func (s *shared) microTile(b *block, pi, pj, pc, kc int, beta float32, tmp []float32, pf, pfA uintptr) {
-	p, im := s.p, s.im
+	p, im := &s.p, s.im
 	mr, nr := im.mr, im.nr
 	bp := s.packB[pj*nr*b.depth+pc*nr:]
 	ap := s.packA[pi*mr*b.depth+pc*mr:]

@@ -26,19 +26,18 @@ type taskQueue struct {
 	ranges []taskRange
 }
 
-// init splits tasks [0, bounds[len(bounds)-1]) into the ranges
-// [bounds[w-1], bounds[w]) (bounds[-1] being 0), reusing q's storage.
-func (q *taskQueue) init(bounds []int) {
-	if cap(q.ranges) < len(bounds) {
-		q.ranges = make([]taskRange, len(bounds))
+// resize sets the number of ranges, reusing q's storage.
+func (q *taskQueue) resize(n int) {
+	if cap(q.ranges) < n {
+		q.ranges = make([]taskRange, n)
 	}
-	q.ranges = q.ranges[:len(bounds)]
-	start := 0
-	for w, end := range bounds {
-		q.ranges[w].next.Store(int64(start))
-		q.ranges[w].end = int64(end)
-		start = end
-	}
+	q.ranges = q.ranges[:n]
+}
+
+// set makes range w hold tasks [start, end).
+func (q *taskQueue) set(w, start, end int) {
+	q.ranges[w].next.Store(int64(start))
+	q.ranges[w].end = int64(end)
 }
 
 // claim returns the next task for worker w: from its own range while it

@@ -8,9 +8,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// initQueue gives worker w tasks [bounds[w-1], bounds[w]) (from 0 for w = 0).
+func initQueue(q *taskQueue, bounds []int) {
+	q.resize(len(bounds))
+	start := 0
+	for w, end := range bounds {
+		q.set(w, start, end)
+		start = end
+	}
+}
+
 func TestTaskQueueOwnRangeFirst(t *testing.T) {
 	var q taskQueue
-	q.init([]int{3, 3, 7})
+	initQueue(&q, []int{3, 3, 7})
 	require.Equal(t, 3, q.claim(2), "worker 2 starts with its own range")
 	require.Equal(t, 4, q.claim(1), "worker 1's range is empty: it takes from the next range")
 	require.Equal(t, 0, q.claim(0), "worker 0 starts with its own range")
@@ -24,7 +34,7 @@ func TestTaskQueueEachTaskOnce(t *testing.T) {
 	var q taskQueue
 	const workers, tasks = 5, 1000
 	bounds := []int{100, 100, 550, 900, tasks}
-	q.init(bounds)
+	initQueue(&q, bounds)
 	seen := make([]int, tasks)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -54,7 +64,7 @@ func TestBlockShares(t *testing.T) {
 		for _, threads := range []int{1, 2, 3, 8} {
 			p := &problem{m: s.m, n: s.n, k: s.k}
 			ms, ns, ks := superBlocks(p, im)
-			bs := planBlocks(p, im, ms, ns, ks, threads)
+			bs := planBlocks(nil, p, im, ms, ns, ks, threads)
 			for bi := range bs {
 				b := &bs[bi]
 				bPanels, aPanels := make([]int, b.np), make([]int, b.mp)

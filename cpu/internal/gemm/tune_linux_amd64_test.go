@@ -114,10 +114,10 @@ func compareCompute(m, n, k int, names []string, ims []impl, rounds int) {
 		im := &ims[i]
 		p := &problem{m: m, n: n, k: k, alpha: 1, a: a, lda: k, b: b, ldb: n, c: c, ldc: n}
 		ms, ns, ks := superBlocks(p, im)
-		s := &shared{p: p, im: im}
+		s := &shared{p: *p, im: im}
 		s.packA = getBuf(ceilDiv(ms, im.mr) * im.mr * ks).data
 		s.packB = getBuf(ceilDiv(ns, im.nr) * im.nr * ks).data
-		s.blocks = planBlocks(p, im, ms, ns, ks, 1)
+		s.blocks = planBlocks(nil, p, im, ms, ns, ks, 1)
 		for t := 0; t < s.blocks[0].packTasks; t++ {
 			s.pack(&s.blocks[0], t)
 		}
