@@ -67,10 +67,14 @@ func run(p *problem, im *impl, threads int, adaptive bool) {
 		s = new(shared) // late helpers may still read it: never recycled
 	}
 	s.p, s.im, s.clock = *p, im, nil
+	s.rowA = useRowA(p, im)
 	sizeA, tile := ceilDiv(ms, im.mr)*im.mr*ks, im.mr*im.nr
+	if s.rowA {
+		sizeA = 0
+	}
 	bufA, bufB := getBuf(sizeA+threads*tile), getBuf(ceilDiv(ns, im.nr)*im.nr*ks)
 	s.packA, s.packB, s.tmp = bufA.data[:sizeA], bufB.data, bufA.data[sizeA:]
-	s.blocks = planBlocks(s.blocks, &s.p, im, ms, ns, ks, threads)
+	s.blocks = planBlocks(s.blocks, &s.p, im, ms, ns, ks, threads, !s.rowA)
 	var start time.Time
 	if threads > 1 {
 		if adaptive {
@@ -101,6 +105,7 @@ var serialStates = sync.Pool{New: func() any { return new(shared) }}
 type shared struct {
 	p            problem
 	im           *impl
+	rowA         bool // A is read in place by im.rowA (not packed)
 	packA, packB []float32
 	tmp          []float32 // per worker: mr*nr floats for ragged tiles
 	blocks       []block
@@ -144,7 +149,8 @@ type packShare struct {
 
 // planBlocks lists the super-blocks in the order the workers walk them,
 // reusing the storage of bs.
-func planBlocks(bs []block, p *problem, im *impl, ms, ns, ks, threads int) []block {
+// Without packA, no A panels are packed.
+func planBlocks(bs []block, p *problem, im *impl, ms, ns, ks, threads int, packA bool) []block {
 	bs = bs[:0]
 	for p0 := 0; p0 < p.k; p0 += ks {
 		for j0 := 0; j0 < p.n; j0 += ns {
@@ -166,7 +172,7 @@ func planBlocks(bs []block, p *problem, im *impl, ms, ns, ks, threads int) []blo
 				b.tiles = ceilDiv(mp, b.tm) * ceilDiv(np, b.tn)
 				b.bPerTask = max(1, min(8, b.tn, np/(2*threads)))
 				b.packB = i0 == 0
-				b.share(threads)
+				b.share(threads, packA)
 			}
 		}
 	}
@@ -178,7 +184,7 @@ func planBlocks(bs []block, p *problem, im *impl, ms, ns, ks, threads int) []blo
 // numbered down each column) with the B panels under them, and an equal
 // part of the A panels. With fewer columns of tiles than workers there is a
 // single share that every worker claims from.
-func (b *block) share(threads int) {
+func (b *block) share(threads int, packA bool) {
 	gm, gn := ceilDiv(b.mp, b.tm), ceilDiv(b.np, b.tn)
 	w := threads
 	if gn < threads || !perWorkerShares {
@@ -193,13 +199,16 @@ func (b *block) share(threads int) {
 	n := 0
 	for i := range w {
 		sh := &b.shares[i]
+		*sh = packShare{}
 		c0, c1 := i*gn/w, (i+1)*gn/w
 		b.tileQ.set(i, c0*gm, c1*gm)
 		if b.packB {
 			sh.b0, sh.b1 = c0*b.tn, min(c1*b.tn, b.np)
 			sh.bTasks = ceilDiv(sh.b1-sh.b0, b.bPerTask)
 		}
-		sh.a0, sh.a1 = i*b.mp/w, (i+1)*b.mp/w
+		if packA {
+			sh.a0, sh.a1 = i*b.mp/w, (i+1)*b.mp/w
+		}
 		sh.first = n
 		n += sh.bTasks + sh.a1 - sh.a0
 		b.packQ.set(i, sh.first, n)

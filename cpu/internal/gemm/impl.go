@@ -21,7 +21,11 @@ type impl struct {
 	// rowKernels, when not nil, holds at index r < mr a kernel that
 	// computes only the first r rows of a tile (for the last panel of A).
 	rowKernels []microKernel
-	kc         int // largest depth of a cache block: a kc×mr panel of A stays in L1
+	// rowA, when not nil, holds at index r in 1..mr a kernel that reads
+	// the first r rows of a tile of A in place from a row-major matrix
+	// (rows lda floats apart, lda passed in place of pfA; see inplace.go).
+	rowA []microKernel
+	kc   int // largest depth of a cache block: a kc×mr panel of A stays in L1
 	mc         int // rows per macro tile (at most)
 	nc         int // columns per macro tile: a kc×nc block of B, and the next, stay in L2
 
@@ -41,6 +45,23 @@ func asmKernel(f asmKernelFunc, mr, rows, nr int) microKernel {
 		_ = c[(rows-1)*ldc+nr-1]
 		f(k, &a[0], &b[0], &c[0], ldc, alpha, beta, pf, pfA)
 	}
+}
+
+// asmRowAKernels wraps a table of row-major-A assembly kernels indexed by
+// rows (entry 0 unused), checking that the rows×k block of A (rows lda
+// apart, lda passed as pfA) and the C tile lie inside their slices.
+func asmRowAKernels(byRows []asmKernelFunc, nr int) []microKernel {
+	ks := make([]microKernel, len(byRows))
+	for r := 1; r < len(byRows); r++ {
+		f, rows := byRows[r], r
+		ks[r] = func(k int, a, b, c []float32, ldc int, alpha, beta float32, pf, lda uintptr) {
+			_ = a[(rows-1)*int(lda)+k-1]
+			_ = b[k*nr-1]
+			_ = c[(rows-1)*ldc+nr-1]
+			f(k, &a[0], &b[0], &c[0], ldc, alpha, beta, pf, lda)
+		}
+	}
+	return ks
 }
 
 // asmKernels wraps a table of assembly kernels indexed by rows (entry 0

@@ -212,6 +212,234 @@ var sgemmKernel6x16AVX2ByRows = [7]func(k int, a, b, c *float32, ldc int, alpha,
 	1: sgemmKernel6x16AVX2Rows1,
 }
 
+// sgemmKernel14x32AVX512RowA computes a 14×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowA(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows13 computes a 13×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows12 computes a 12×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows11 computes a 11×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows10 computes a 10×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows9 computes a 9×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows8 computes a 8×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows7 computes a 7×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows6 computes a 6×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows5 computes a 5×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows4 computes a 4×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows3 computes a 3×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows2 computes a 2×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows1 computes a 1×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowAByRows indexes sgemmKernel14x32AVX512RowA and its partial-row variants by the rows they compute.
+var sgemmKernel14x32AVX512RowAByRows = [15]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){
+	14: sgemmKernel14x32AVX512RowA,
+	13: sgemmKernel14x32AVX512RowARows13,
+	12: sgemmKernel14x32AVX512RowARows12,
+	11: sgemmKernel14x32AVX512RowARows11,
+	10: sgemmKernel14x32AVX512RowARows10,
+	9:  sgemmKernel14x32AVX512RowARows9,
+	8:  sgemmKernel14x32AVX512RowARows8,
+	7:  sgemmKernel14x32AVX512RowARows7,
+	6:  sgemmKernel14x32AVX512RowARows6,
+	5:  sgemmKernel14x32AVX512RowARows5,
+	4:  sgemmKernel14x32AVX512RowARows4,
+	3:  sgemmKernel14x32AVX512RowARows3,
+	2:  sgemmKernel14x32AVX512RowARows2,
+	1:  sgemmKernel14x32AVX512RowARows1,
+}
+
+// sgemmKernel6x16AVX2RowA computes a 6×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowA(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowARows5 computes a 5×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowARows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowARows4 computes a 4×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowARows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowARows3 computes a 3×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowARows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowARows2 computes a 2×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowARows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowARows1 computes a 1×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, passed as pfA) and
+// packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C. Each
+// iteration of the unrolled k loop prefetches into L2 the next cache line
+// from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowARows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowAByRows indexes sgemmKernel6x16AVX2RowA and its partial-row variants by the rows they compute.
+var sgemmKernel6x16AVX2RowAByRows = [7]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){
+	6: sgemmKernel6x16AVX2RowA,
+	5: sgemmKernel6x16AVX2RowARows5,
+	4: sgemmKernel6x16AVX2RowARows4,
+	3: sgemmKernel6x16AVX2RowARows3,
+	2: sgemmKernel6x16AVX2RowARows2,
+	1: sgemmKernel6x16AVX2RowARows1,
+}
+
 // packTranspose16AVX512 writes lane r < lines (1 ≤ lines ≤ 16) of the depth
 // groups of w floats at dst with src[r*ld+p], p < depth.
 //

@@ -42,6 +42,7 @@ func (s *shared) macroTile(b *block, pi0, pj0, nextPj0 int, tmp []float32) {
 			// tile's first panel at the next depth block.
 			var nextA []float32
 			switch {
+			case s.rowA: // A in place: its kernels take lda instead
 			case pi+1 < pi1:
 				nextA = s.packA[(pi+1)*im.mr*b.depth+pc*im.mr:][:im.mr*kc]
 			case pc+kc < b.depth:
@@ -66,20 +67,31 @@ func (s *shared) macroTile(b *block, pi0, pj0, nextPj0 int, tmp []float32) {
 // depths [pc, pc+kc) of block b, passing the prefetch hints pf and pfA (0:
 // none).
 // Tiles cut by the bottom edge use a partial-row kernel when the level has
-// one; other ragged tiles are computed into tmp and merged.
+// one; other ragged tiles are computed into tmp and merged. With A in place
+// (s.rowA), the kernel reads the tile's rows of A from the caller's matrix.
 func (s *shared) microTile(b *block, pi, pj, pc, kc int, beta float32, tmp []float32, pf, pfA uintptr) {
 	p, im := &s.p, s.im
 	mr, nr := im.mr, im.nr
 	bp := s.packB[pj*nr*b.depth+pc*nr:]
-	ap := s.packA[pi*mr*b.depth+pc*mr:]
 	if pf == 0 {
 		pf = uintptr(unsafe.Pointer(&bp[0])) // already in cache: a harmless hint
 	}
+	i, j := b.i0+pi*mr, b.j0+pj*nr
+	rows, cols := min(mr, b.i0+b.rows-i), min(nr, b.j0+b.cols-j)
+	if s.rowA {
+		ap, kern, lda := p.a[i*p.lda+b.p0+pc:], im.rowA[rows], uintptr(p.lda)
+		if cols == nr {
+			kern(kc, ap, bp, p.c[i*p.ldc+j:], p.ldc, p.alpha, beta, pf, lda)
+			return
+		}
+		kern(kc, ap, bp, tmp, nr, 1, 0, pf, lda)
+		mergeEdge(p.c[i*p.ldc+j:], p.ldc, tmp, nr, rows, cols, p.alpha, beta)
+		return
+	}
+	ap := s.packA[pi*mr*b.depth+pc*mr:]
 	if pfA == 0 {
 		pfA = uintptr(unsafe.Pointer(&ap[0]))
 	}
-	i, j := b.i0+pi*mr, b.j0+pj*nr
-	rows, cols := min(mr, b.i0+b.rows-i), min(nr, b.j0+b.cols-j)
 	if cols == nr {
 		switch {
 		case rows == mr:

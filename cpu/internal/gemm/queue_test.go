@@ -59,12 +59,12 @@ func TestTaskQueueEachTaskOnce(t *testing.T) {
 // TestBlockShares checks that the per-worker shares of a block cover every
 // tile and every A and B panel exactly once.
 func TestBlockShares(t *testing.T) {
-	im := &implAVX512
+	im := implFor(active)
 	for _, s := range []shape{{1024, 1024, 1024}, {64, 128, 784}, {64, 10, 128}, {500, 70, 33}, {14, 1000, 5}} {
 		for _, threads := range []int{1, 2, 3, 8} {
 			p := &problem{m: s.m, n: s.n, k: s.k}
 			ms, ns, ks := superBlocks(p, im)
-			bs := planBlocks(nil, p, im, ms, ns, ks, threads)
+			bs := planBlocks(nil, p, im, ms, ns, ks, threads, true)
 			for bi := range bs {
 				b := &bs[bi]
 				bPanels, aPanels := make([]int, b.np), make([]int, b.mp)

@@ -117,7 +117,7 @@ func compareCompute(m, n, k int, names []string, ims []impl, rounds int) {
 		s := &shared{p: *p, im: im}
 		s.packA = getBuf(ceilDiv(ms, im.mr) * im.mr * ks).data
 		s.packB = getBuf(ceilDiv(ns, im.nr) * im.nr * ks).data
-		s.blocks = planBlocks(nil, p, im, ms, ns, ks, 1)
+		s.blocks = planBlocks(nil, p, im, ms, ns, ks, 1, true)
 		for t := 0; t < s.blocks[0].packTasks; t++ {
 			s.pack(&s.blocks[0], t)
 		}
@@ -314,5 +314,48 @@ func TestTuneTrainShapes(t *testing.T) {
 		}
 		g, p := median(gs), median(ps)
 		fmt.Printf("%-28s 1 thread: %6.1f GFLOP/s %7.1f µs (best %6.1f), peak %6.1f: %3.0f%%\n", s.name, g, flops/g/1e3, gs[len(gs)-1], p, 100*g/p)
+	}
+}
+
+// TestTuneRowA compares, single-threaded by thread CPU time and in
+// alternation, products that read A in place with the same products packing
+// A, on the training shapes whose A is row-major and the benchmark shapes.
+func TestTuneRowA(t *testing.T) {
+	skipUnlessTune(t)
+	defer func() { rowAEnabled = true }()
+	rng := rand.New(rand.NewPCG(15, 16))
+	shapes := append([]struct {
+		name           string
+		transA, transB bool
+		m, n, k        int
+	}{{"bench 64x784x128", false, false, 64, 128, 784}}, trainShapes...)
+	for _, s := range shapes {
+		lda, ldb := s.k, s.n
+		if s.transA {
+			lda = s.m
+		}
+		if s.transB {
+			ldb = s.k
+		}
+		a, b, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
+		p := &problem{transA: s.transA, m: s.m, n: s.n, k: s.k, lda: lda}
+		if !useRowA(p, implFor(active)) {
+			continue
+		}
+		flops := 2 * float64(s.m*s.n*s.k)
+		reps := max(1, int(5e7/flops))
+		var g [2][]float64
+		for range 11 {
+			for v := range 2 {
+				rowAEnabled = v == 1
+				g[v] = append(g[v], cpuRate(flops*float64(reps), 1, func() {
+					for range reps {
+						sgemm(1, false, s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, b, ldb, 0, c, s.n)
+					}
+				}))
+			}
+		}
+		fmt.Printf("%-24s 1 thread: A packed %6.1f GFLOP/s (%6.1f µs), A in place %6.1f GFLOP/s (%6.1f µs)\n",
+			s.name, median(g[0]), flops/median(g[0])/1e3, median(g[1]), flops/median(g[1])/1e3)
 	}
 }
