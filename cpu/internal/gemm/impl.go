@@ -26,8 +26,8 @@ type impl struct {
 	// (rows lda floats apart, lda passed in place of pfA; see inplace.go).
 	rowA []microKernel
 	kc   int // largest depth of a cache block: a kc×mr panel of A stays in L1
-	mc         int // rows per macro tile (at most)
-	nc         int // columns per macro tile: a kc×nc block of B, and the next, stay in L2
+	mc   int // rows per macro tile (at most)
+	nc   int // columns per macro tile: a kc×nc block of B, and the next, stay in L2
 
 	pack *packer
 }
