@@ -67,14 +67,14 @@ func run(p *problem, im *impl, threads int, adaptive bool) {
 		s = new(shared) // late helpers may still read it: never recycled
 	}
 	s.p, s.im, s.clock = *p, im, nil
-	s.rowA = useRowA(p, im)
+	s.rowA, s.colB = useRowA(p, im), useColB(p, im)
 	sizeA, tile := ceilDiv(ms, im.mr)*im.mr*ks, im.mr*im.nr
 	if s.rowA {
 		sizeA = 0
 	}
 	bufA, bufB := getBuf(sizeA+threads*tile), getBuf(ceilDiv(ns, im.nr)*im.nr*ks)
 	s.packA, s.packB, s.tmp = bufA.data[:sizeA], bufB.data, bufA.data[sizeA:]
-	s.blocks = planBlocks(s.blocks, &s.p, im, ms, ns, ks, threads, !s.rowA)
+	s.blocks = planBlocks(s.blocks, &s.p, im, ms, ns, ks, threads, !s.rowA, !s.colB)
 	var start time.Time
 	if threads > 1 {
 		if adaptive {
@@ -105,7 +105,7 @@ var serialStates = sync.Pool{New: func() any { return new(shared) }}
 type shared struct {
 	p            problem
 	im           *impl
-	rowA         bool // A is read in place by im.rowA (not packed)
+	rowA, colB   bool // A, or B's full panels, are read in place (not packed)
 	packA, packB []float32
 	tmp          []float32 // per worker: mr*nr floats for ragged tiles
 	blocks       []block
@@ -149,8 +149,9 @@ type packShare struct {
 
 // planBlocks lists the super-blocks in the order the workers walk them,
 // reusing the storage of bs.
-// Without packA, no A panels are packed.
-func planBlocks(bs []block, p *problem, im *impl, ms, ns, ks, threads int, packA bool) []block {
+// Without packA, no A panels are packed; without packB, only ragged B panels
+// are.
+func planBlocks(bs []block, p *problem, im *impl, ms, ns, ks, threads int, packA, packB bool) []block {
 	bs = bs[:0]
 	for p0 := 0; p0 < p.k; p0 += ks {
 		for j0 := 0; j0 < p.n; j0 += ns {
@@ -172,7 +173,11 @@ func planBlocks(bs []block, p *problem, im *impl, ms, ns, ks, threads int, packA
 				b.tiles = ceilDiv(mp, b.tm) * ceilDiv(np, b.tn)
 				b.bPerTask = max(1, min(8, b.tn, np/(2*threads)))
 				b.packB = i0 == 0
-				b.share(threads, packA)
+				raggedB := 0 // 1 when the last B panel is cut by the edge
+				if b.cols%im.nr != 0 {
+					raggedB = 1
+				}
+				b.share(threads, raggedB, packA, packB)
 			}
 		}
 	}
@@ -183,8 +188,10 @@ func planBlocks(bs []block, p *problem, im *impl, ms, ns, ks, threads int, packA
 // workers: worker w gets a contiguous run of columns of tiles (tiles are
 // numbered down each column) with the B panels under them, and an equal
 // part of the A panels. With fewer columns of tiles than workers there is a
-// single share that every worker claims from.
-func (b *block) share(threads int, packA bool) {
+// single share that every worker claims from. Without packA there are no A
+// panels to pack; without packB, only the last B panel when it is ragged
+// (raggedB == 1).
+func (b *block) share(threads, raggedB int, packA, packB bool) {
 	gm, gn := ceilDiv(b.mp, b.tm), ceilDiv(b.np, b.tn)
 	w := threads
 	if gn < threads || !perWorkerShares {
@@ -204,7 +211,10 @@ func (b *block) share(threads int, packA bool) {
 		b.tileQ.set(i, c0*gm, c1*gm)
 		if b.packB {
 			sh.b0, sh.b1 = c0*b.tn, min(c1*b.tn, b.np)
-			sh.bTasks = ceilDiv(sh.b1-sh.b0, b.bPerTask)
+			if !packB { // only a ragged last panel, if this share has it
+				sh.b0 = max(sh.b0, b.np-raggedB)
+			}
+			sh.bTasks = ceilDiv(max(sh.b1-sh.b0, 0), b.bPerTask)
 		}
 		if packA {
 			sh.a0, sh.a1 = i*b.mp/w, (i+1)*b.mp/w

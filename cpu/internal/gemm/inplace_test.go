@@ -17,7 +17,8 @@ func TestRowsAlias(t *testing.T) {
 }
 
 func TestUseRowA(t *testing.T) {
-	im := &impl{mr: 14, nr: 32, kc: 256, rowA: make([]microKernel, 15)}
+	im := &impl{mr: 14, nr: 32, kc: 256}
+	im.kernels[inPlaceA][packedB] = make([]microKernel, 15)
 	p := &problem{m: 64, n: 128, k: 784, lda: 784}
 	require.True(t, useRowA(p, im))
 	p.transA = true
@@ -27,6 +28,46 @@ func TestUseRowA(t *testing.T) {
 	p.n, p.lda, p.k = 128, 1024, 1024
 	require.False(t, useRowA(p, im), "aliasing rows pack A")
 	require.False(t, useRowA(&problem{m: 64, n: 128, k: 784, lda: 784}, &impl{mr: 4, nr: 4, kc: 256}), "no rowA kernels")
+}
+
+func TestUseColB(t *testing.T) {
+	im := &impl{mr: 14, nr: 32, kc: 256}
+	im.kernels[packedA][inPlaceB] = make([]microKernel, 15)
+	p := &problem{m: 64, n: 128, k: 784, ldb: 128}
+	require.True(t, useColB(p, im))
+	p.transB = true
+	require.False(t, useColB(p, im), "transposed B is packed by transposing")
+	p.transB, p.n, p.ldb = false, 20, 20
+	require.False(t, useColB(p, im), "no full panel")
+	p.n, p.ldb = 1000, 1000
+	require.True(t, useColB(p, im), "wide products with few rows read B in place")
+	p.m = 1000
+	require.False(t, useColB(p, im), "tall products pack B")
+	p.m = 64
+	p.n, p.ldb = 100, 1024
+	require.False(t, useColB(p, im), "rows 4 KiB apart")
+	p.ldb = 512
+	require.False(t, useColB(p, im), "rows 2 KiB apart")
+	require.False(t, useColB(&problem{m: 64, n: 128, k: 784, ldb: 128}, &impl{mr: 4, nr: 4, kc: 256}), "no colB kernels")
+}
+
+// TestSgemmColBAndPacked runs products that read B's full panels in place
+// (with and without A in place, with a ragged last panel or none) next to
+// the same shapes with a leading dimension that makes them pack B.
+func TestSgemmColBAndPacked(t *testing.T) {
+	seed := baseSeed(t)
+	for i, s := range []shape{{64, 128, 784}, {29, 50, 600}, {128, 784, 64}, {100, 500, 70}, {13, 96, 300}} {
+		for _, ldb := range []int{s.n + 5, 1024} {
+			tc := newCase(seed+uint64(i), i%2 == 1, false, s.m, s.n, s.k, 0.75, -0.5, 2)
+			tc.b, tc.ldb = widen(tc.b, tc.ldb, s.k, s.n, ldb), ldb
+			want, tol := tc.reference()
+			forEachLevel(t, func(t *testing.T) {
+				for _, threads := range []int{1, 2} {
+					tc.check(t, threads, want, tol)
+				}
+			})
+		}
+	}
 }
 
 // TestSgemmRowAAndPacked runs products that read A in place next to the

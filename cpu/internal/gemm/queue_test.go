@@ -64,7 +64,7 @@ func TestBlockShares(t *testing.T) {
 		for _, threads := range []int{1, 2, 3, 8} {
 			p := &problem{m: s.m, n: s.n, k: s.k}
 			ms, ns, ks := superBlocks(p, im)
-			bs := planBlocks(nil, p, im, ms, ns, ks, threads, true)
+			bs := planBlocks(nil, p, im, ms, ns, ks, threads, true, true)
 			for bi := range bs {
 				b := &bs[bi]
 				bPanels, aPanels := make([]int, b.np), make([]int, b.mp)

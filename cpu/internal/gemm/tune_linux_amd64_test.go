@@ -117,7 +117,7 @@ func compareCompute(m, n, k int, names []string, ims []impl, rounds int) {
 		s := &shared{p: *p, im: im}
 		s.packA = getBuf(ceilDiv(ms, im.mr) * im.mr * ks).data
 		s.packB = getBuf(ceilDiv(ns, im.nr) * im.nr * ks).data
-		s.blocks = planBlocks(nil, p, im, ms, ns, ks, 1, true)
+		s.blocks = planBlocks(nil, p, im, ms, ns, ks, 1, true, true)
 		for t := 0; t < s.blocks[0].packTasks; t++ {
 			s.pack(&s.blocks[0], t)
 		}
@@ -317,18 +317,25 @@ func TestTuneTrainShapes(t *testing.T) {
 	}
 }
 
-// TestTuneRowA compares, single-threaded by thread CPU time and in
-// alternation, products that read A in place with the same products packing
-// A, on the training shapes whose A is row-major and the benchmark shapes.
-func TestTuneRowA(t *testing.T) {
+// TestTuneInPlace compares, single-threaded by thread CPU time and in
+// alternation, products that read A (rowA) or B (colB) in place with the
+// same products packing them, on the benchmark and training shapes where
+// either applies.
+var colBPanelsFlag = flag.Int("gemm.colbpanels", 0, "with TestTuneInPlace: colBMaxAPanels to try (0: the default)")
+
+func TestTuneInPlace(t *testing.T) {
 	skipUnlessTune(t)
-	defer func() { rowAEnabled = true }()
+	defer func() { rowAEnabled, colBEnabled = true, true }()
 	rng := rand.New(rand.NewPCG(15, 16))
 	shapes := append([]struct {
 		name           string
 		transA, transB bool
 		m, n, k        int
-	}{{"bench 64x784x128", false, false, 64, 128, 784}}, trainShapes...)
+	}{{"bench 64x784x128", false, false, 64, 128, 784}, {"512³", false, false, 512, 512, 512}, {"448³", false, false, 448, 448, 448}, {"1000³", false, false, 1000, 1000, 1000}, {"1000x1000x1000 A^T", true, false, 1000, 1000, 1000}}, trainShapes...)
+	if *colBPanelsFlag > 0 {
+		defer func(old int) { colBMaxAPanels = old }(colBMaxAPanels)
+		colBMaxAPanels = *colBPanelsFlag
+	}
 	for _, s := range shapes {
 		lda, ldb := s.k, s.n
 		if s.transA {
@@ -338,16 +345,17 @@ func TestTuneRowA(t *testing.T) {
 			ldb = s.k
 		}
 		a, b, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
-		p := &problem{transA: s.transA, m: s.m, n: s.n, k: s.k, lda: lda}
-		if !useRowA(p, implFor(active)) {
+		p := &problem{transA: s.transA, transB: s.transB, m: s.m, n: s.n, k: s.k, lda: lda, ldb: ldb}
+		im := implFor(active)
+		if !useRowA(p, im) && !useColB(p, im) {
 			continue
 		}
 		flops := 2 * float64(s.m*s.n*s.k)
 		reps := max(1, int(5e7/flops))
-		var g [2][]float64
+		var g [3][]float64
 		for range 11 {
-			for v := range 2 {
-				rowAEnabled = v == 1
+			for v := range 3 {
+				rowAEnabled, colBEnabled = v >= 1, v == 2
 				g[v] = append(g[v], cpuRate(flops*float64(reps), 1, func() {
 					for range reps {
 						sgemm(1, false, s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, b, ldb, 0, c, s.n)
@@ -355,7 +363,8 @@ func TestTuneRowA(t *testing.T) {
 				}))
 			}
 		}
-		fmt.Printf("%-24s 1 thread: A packed %6.1f GFLOP/s (%6.1f µs), A in place %6.1f GFLOP/s (%6.1f µs)\n",
-			s.name, median(g[0]), flops/median(g[0])/1e3, median(g[1]), flops/median(g[1])/1e3)
+		us := func(v int) float64 { return flops / median(g[v]) / 1e3 }
+		fmt.Printf("%-24s 1 thread µs: packed %6.1f, A in place %6.1f, A and B in place %6.1f (%5.1f GFLOP/s)\n",
+			s.name, us(0), us(1), us(2), median(g[2]))
 	}
 }

@@ -29,6 +29,10 @@ var (
 // last argument is lda (floats) instead of the pfA prefetch address: rows
 // are reached from four base registers (rows 0–3, 4–7, 8–11, 12–15) indexed
 // by lda and 3*lda.
+//
+// A kernel with colB reads B in place from a row-major matrix (k steps ldb
+// floats apart) instead of a packed panel; its pf argument is ldb (floats)
+// and it issues no L2 prefetch.
 type kernel struct {
 	isa       isa
 	mr, nv    int
@@ -36,6 +40,7 @@ type kernel struct {
 	unroll    int  // k steps per main-loop iteration
 	prefetchC bool // prefetch the C tile into L1 before the k loop
 	rowA      bool // A in place, row-major with leading dimension lda
+	colB      bool // B in place, row-major with leading dimension ldb
 }
 
 // kernels lists the main kernels; each also gets its partial-row variants.
@@ -44,6 +49,10 @@ var kernels = []kernel{
 	{isa: avx2, mr: 6, nv: 2, unroll: 4, prefetchC: true},
 	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: true, rowA: true},
 	{isa: avx2, mr: 6, nv: 2, unroll: 4, prefetchC: true, rowA: true},
+	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: true, colB: true},
+	{isa: avx2, mr: 6, nv: 2, unroll: 4, prefetchC: true, colB: true},
+	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: true, rowA: true, colB: true},
+	{isa: avx2, mr: 6, nv: 2, unroll: 4, prefetchC: true, rowA: true, colB: true},
 }
 
 // rowABases are the base registers of rows 0–3, 4–7, 8–11 and 12–15 of a
@@ -69,6 +78,9 @@ func (k kernel) symbol() string {
 	if k.rowA {
 		s += "RowA"
 	}
+	if k.colB {
+		s += "ColB"
+	}
 	if k.rows != k.mr {
 		s += fmt.Sprintf("Rows%d", k.rows)
 	}
@@ -89,18 +101,28 @@ func (k kernel) bcast(r int) string {
 
 func (k kernel) proto(g *bytes.Buffer) {
 	fmt.Fprintf(g, "\n// %s computes a %d×%d tile of C = alpha*A*B + beta*C with %s from k\n", k.symbol(), k.rows, k.nr(), k.isa.name)
+	aDoc := fmt.Sprintf("packed A (groups of %d floats)", k.mr)
 	if k.rowA {
-		fmt.Fprintf(g, "// steps of row-major A in place (rows lda floats apart, passed as pfA) and\n// packed B (groups of %d floats).\n", k.nr())
-	} else {
-		fmt.Fprintf(g, "// steps of packed A (groups of %d floats) and packed B (groups of %d floats).\n", k.mr, k.nr())
+		aDoc = "row-major A in place (rows lda floats apart, lda passed as pfA)"
 	}
-	g.WriteString("// C rows are ldc floats apart; beta == 0 stores without reading C. Each\n")
-	g.WriteString("// iteration of the unrolled k loop prefetches into L2 the next cache line\n")
-	if k.rowA {
-		g.WriteString("// from address pf (a hint: any address is safe).\n//\n//go:noescape\n")
-	} else {
-		g.WriteString("// from address pf, and into L1 the next from pfA (hints: any address is safe).\n//\n//go:noescape\n")
+	bDoc := fmt.Sprintf("packed B (groups of %d floats)", k.nr())
+	if k.colB {
+		bDoc = "row-major B in place (rows ldb floats apart, ldb passed as pf)"
 	}
+	fmt.Fprintf(g, "// steps of %s and %s.\n", aDoc, bDoc)
+	g.WriteString("// C rows are ldc floats apart; beta == 0 stores without reading C.\n")
+	switch {
+	case !k.rowA && !k.colB:
+		g.WriteString("// Each iteration of the unrolled k loop prefetches into L2 the next cache\n")
+		g.WriteString("// line from address pf, and into L1 the next from pfA (hints: any address\n// is safe).\n")
+	case !k.colB:
+		g.WriteString("// Each iteration of the unrolled k loop prefetches into L2 the next cache\n")
+		g.WriteString("// line from address pf (a hint: any address is safe).\n")
+	case !k.rowA:
+		g.WriteString("// Each iteration of the unrolled k loop prefetches into L1 the next cache\n")
+		g.WriteString("// line from address pfA (a hint: any address is safe).\n")
+	}
+	g.WriteString("//\n//go:noescape\n")
 	fmt.Fprintf(g, "func %s(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)\n", k.symbol())
 }
 
@@ -130,6 +152,9 @@ func (k kernel) emit(s *bytes.Buffer) {
 	w("MOVQ ldc+32(FP), R8")
 	w("SHLQ $2, R8")
 	w("MOVQ pf+48(FP), R11")
+	if k.colB {
+		w("SHLQ $2, R11")
+	}
 	w("MOVQ pfA+56(FP), R12")
 	if k.rowA {
 		w("SHLQ $2, R12")
@@ -162,10 +187,15 @@ func (k kernel) emit(s *bytes.Buffer) {
 	fmt.Fprintf(s, "%s_loop:\n", sym)
 	for u := 0; u < k.unroll; u++ {
 		k.step(w, u)
+		if k.colB && u%2 == 1 {
+			w("LEAQ (DI)(R11*2), DI")
+		}
 		switch u {
 		case 0:
-			w("PREFETCHT1 (R11)")
-			w("ADDQ $64, R11")
+			if !k.colB {
+				w("PREFETCHT1 (R11)")
+				w("ADDQ $64, R11")
+			}
 		case k.unroll / 2:
 			if !k.rowA {
 				w("PREFETCHT0 (R12)")
@@ -174,7 +204,9 @@ func (k kernel) emit(s *bytes.Buffer) {
 		}
 	}
 	k.advanceA(w, k.unroll)
-	w("ADDQ $%d, DI", k.unroll*k.nr()*4)
+	if !k.colB {
+		w("ADDQ $%d, DI", k.unroll*k.nr()*4)
+	}
 	w("DECQ R9")
 	w("JNZ %s_loop", sym)
 	fmt.Fprintf(s, "%s_tail:\n", sym)
@@ -183,7 +215,11 @@ func (k kernel) emit(s *bytes.Buffer) {
 	fmt.Fprintf(s, "%s_tailloop:\n", sym)
 	k.step(w, 0)
 	k.advanceA(w, 1)
-	w("ADDQ $%d, DI", k.nr()*4)
+	if k.colB {
+		w("ADDQ R11, DI")
+	} else {
+		w("ADDQ $%d, DI", k.nr()*4)
+	}
 	w("DECQ CX")
 	w("JNZ %s_tailloop", sym)
 	fmt.Fprintf(s, "%s_store:\n", sym)
@@ -214,7 +250,14 @@ func (k kernel) emit(s *bytes.Buffer) {
 func (k kernel) step(w func(string, ...any), u int) {
 	vb := k.isa.width * 4
 	for v := 0; v < k.nv; v++ {
-		w("VMOVUPS %d(DI), %s", (u*k.nr())*4+v*vb, k.bvec(v))
+		switch {
+		case !k.colB:
+			w("VMOVUPS %d(DI), %s", (u*k.nr())*4+v*vb, k.bvec(v))
+		case u%2 == 0: // DI advances by two rows after every odd step
+			w("VMOVUPS %d(DI), %s", v*vb, k.bvec(v))
+		default:
+			w("VMOVUPS %d(DI)(R11*1), %s", v*vb, k.bvec(v))
+		}
 	}
 	for r := 0; r < k.rows; r++ {
 		bc := k.bcast(r)
