@@ -56,7 +56,7 @@ func sgemm(threads int, adaptive, transA, transB bool, m, n, k int, alpha float3
 		threads = 1
 	}
 	im := implFor(active)
-	if transposeWins(m, n, im.nr) {
+	if transposeWins(p, im) {
 		runTransposed(p, im, max(threads, 1), adaptive)
 		return
 	}

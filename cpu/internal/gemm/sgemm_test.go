@@ -217,11 +217,28 @@ func TestSgemmNarrow(t *testing.T) {
 }
 
 func TestTransposeWins(t *testing.T) {
-	require.True(t, transposeWins(64, 10, 32), "a batch through a 10-way layer")
-	require.False(t, transposeWins(10, 128, 32), "wide products keep their orientation")
-	require.False(t, transposeWins(9, 32, 32), "a full tile of columns")
-	require.False(t, transposeWins(12, 10, 32), "fewer rows than columns pad as much transposed")
-	require.False(t, transposeWins(1<<14, 5, 32), "C too large for the buffer")
+	im := implFor(active)
+	if im.kernels[inPlaceA][packedB] == nil {
+		t.Skip("the cost model is tuned for the assembly levels")
+	}
+	wins := func(transA, transB bool, m, n, k int) bool {
+		p := &problem{transA: transA, transB: transB, m: m, n: n, k: k, lda: k, ldb: n}
+		if transA {
+			p.lda = m
+		}
+		if transB {
+			p.ldb = k
+		}
+		return transposeWins(p, im)
+	}
+	require.True(t, wins(false, true, 64, 10, 128), "a batch through a 10-way layer")
+	require.True(t, wins(false, true, 64, 128, 784), "x·W^T: W read in place, x transposed")
+	require.True(t, wins(false, true, 64, 288, 910), "a convolution's weight gradient")
+	require.False(t, wins(true, false, 10, 128, 64), "wide products keep their orientation")
+	require.False(t, wins(true, false, 128, 784, 64), "x^T·dY: C too large for the buffer")
+	require.False(t, wins(false, true, 9, 32, 4096), "few rows: more padding transposed")
+	require.False(t, wins(false, false, 64, 128, 784), "both operands in place")
+	require.False(t, wins(false, true, 1<<14, 5, 32), "C too large for the buffer")
 }
 
 // TestSgemmNonFinite puts ±Inf and NaN in A and NaN in C (beta 0, so C must

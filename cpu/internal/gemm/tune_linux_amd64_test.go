@@ -368,3 +368,47 @@ func TestTuneInPlace(t *testing.T) {
 			s.name, us(0), us(1), us(2), median(g[2]))
 	}
 }
+
+// TestTuneOrientation compares, single-threaded by thread CPU time and in
+// alternation, products computed as they are and transposed through a
+// buffer (see orient.go), with the choice transposeWins makes.
+func TestTuneOrientation(t *testing.T) {
+	skipUnlessTune(t)
+	rng := rand.New(rand.NewPCG(17, 18))
+	im := implFor(active)
+	for _, s := range trainShapes {
+		lda, ldb := s.k, s.n
+		if s.transA {
+			lda = s.m
+		}
+		if s.transB {
+			ldb = s.k
+		}
+		if s.m*s.n > maxTransposedElems {
+			continue
+		}
+		a, b, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
+		newP := func() *problem {
+			return &problem{transA: s.transA, transB: s.transB, m: s.m, n: s.n, k: s.k, alpha: 1,
+				a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: s.n}
+		}
+		flops := 2 * float64(s.m*s.n*s.k)
+		reps := max(1, int(5e7/flops))
+		var g [2][]float64
+		for range 11 {
+			for v := range 2 {
+				g[v] = append(g[v], cpuRate(flops*float64(reps), 1, func() {
+					for range reps {
+						if v == 0 {
+							run(newP(), im, 1, false)
+						} else {
+							runTransposed(newP(), im, 1, false)
+						}
+					}
+				}))
+			}
+		}
+		us := func(v int) float64 { return flops / median(g[v]) / 1e3 }
+		fmt.Printf("%-24s 1 thread µs: as is %7.1f, transposed %7.1f; transposeWins %v\n", s.name, us(0), us(1), transposeWins(newP(), im))
+	}
+}
