@@ -23,6 +23,13 @@
 // (ymm) register transposes and vector copies. Other ragged tiles go through
 // a small temporary buffer.
 //
+// Packing pays when each packed panel serves many kernel calls. For small
+// products, like the layers of a training step, the assembly levels have
+// kernel variants that read row-major A (rows lda apart) and row-major B's
+// full panels (k steps ldb apart) in place, chosen per product
+// (inplace.go), and a product may be computed transposed into a buffer when
+// that pads or packs less (orient.go).
+//
 // The level is chosen once at init from golang.org/x/sys/cpu (AVX-512F with
 // BMI2, then AVX2 with FMA, then Go); the purego build tag and non-amd64
 // builds use Go, and the environment variable SHADERFLOW_CPU_ISA=avx512|avx2|go
