@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"runtime"
 	"testing"
 	"time"
 
@@ -301,5 +303,35 @@ func TestSgemmSerialAllocs(t *testing.T) {
 			SgemmThreads(2, s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, b, ldb, 0.5, c, s.n)
 		})
 		require.Zero(t, allocs, "%+v", s)
+	}
+}
+
+// TestSgemmRandomShapes checks random shapes, transposes, leading
+// dimensions, alpha and beta on 1 to 3 workers, which lands products on
+// every combination of packed and in-place operands, both orientations and
+// per-worker shares.
+func TestSgemmRandomShapes(t *testing.T) {
+	seed := baseSeed(t)
+	rng := rand.New(rand.NewPCG(seed, 99))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	cases := 24
+	if testing.Short() {
+		cases = 8
+	}
+	alphas := []float32{1, -0.5, 2}
+	betas := []float32{0, 1, 0.25}
+	for i := range cases {
+		m, n, k := 1+rng.IntN(200), 1+rng.IntN(300), 1+rng.IntN(700)
+		if rng.IntN(3) == 0 {
+			n = 1 + rng.IntN(20) // narrow: may be computed transposed
+		}
+		tc := newCase(seed+uint64(1000+i), rng.IntN(2) == 1, rng.IntN(2) == 1, m, n, k,
+			alphas[rng.IntN(len(alphas))], betas[rng.IntN(len(betas))], rng.IntN(2)*7)
+		want, tol := tc.reference()
+		threads := 1 + rng.IntN(3)
+		forEachLevel(t, func(t *testing.T) {
+			runtime.GOMAXPROCS(max(threads, 2))
+			tc.check(t, threads, want, tol)
+		})
 	}
 }
