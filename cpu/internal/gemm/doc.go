@@ -43,8 +43,8 @@
 // finds the work taken and leaves, and the caller does not wait for it.
 // Products under about two million FLOPs run on the caller's goroutine
 // alone. Both also run products serially for a while after one in which the
-// caller spent over a quarter of its time waiting for helpers, the symptom
-// of more runnable threads than cores.
+// caller spent over half its time (and 50 µs) waiting for helpers, the
+// symptom of more runnable threads than cores.
 //
 // Products with fewer columns than a micro-kernel tile and more rows (a
 // batch through a narrow output layer) are computed transposed into a
