@@ -7,7 +7,8 @@ package gemm
 // without reading it. Assembly kernels also prefetch, per kernelPrefetchSteps
 // steps of k, one cache line into L2 from consecutive lines at address pf and
 // one into L1 from consecutive lines at pfA (hints, never dereferenced by Go
-// code).
+// code). Kernels that read an operand in place take its leading dimension in
+// the corresponding hint's place (see impl.kernels).
 type microKernel func(k int, a, b, c []float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // kernelPrefetchSteps is how many k steps the assembly kernels run per
