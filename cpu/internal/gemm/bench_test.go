@@ -71,3 +71,55 @@ func BenchmarkPeak(b *testing.B) {
 		}
 	}
 }
+
+// trainShapes are the products of one step of nn/train's reference models
+// (batch 64), named by role, with the transposes the CPU backend passes.
+var trainShapes = []struct {
+	name           string
+	transA, transB bool
+	m, n, k        int
+}{
+	{"mlp fc1 fwd x·W1ᵀ", false, true, 64, 128, 784},
+	{"mlp fc1 dW1 dYᵀ·x", true, false, 128, 784, 64},
+	{"mlp fc2 fwd h·W2ᵀ", false, true, 64, 10, 128},
+	{"mlp fc2 dW2", true, false, 10, 128, 64},
+	{"mlp fc2 dX", false, false, 64, 128, 10},
+	{"cnn conv1 fwd", false, false, 32, 676, 9},
+	{"cnn conv1 dW", false, true, 9, 32, 4096},
+	{"cnn conv2 fwd", false, false, 64, 484, 288},
+	{"cnn conv2 dcol", true, false, 288, 484, 64},
+	{"cnn conv2 dW", false, true, 64, 288, 910},
+	{"cnn fc1 fwd", false, true, 64, 128, 1600},
+	{"cnn fc1 dW", true, false, 128, 1600, 64},
+	{"cnn fc1 dX", false, false, 64, 1600, 128},
+}
+
+// BenchmarkSgemmTrain reports GFLOP/s on the training-step products at the
+// active level, on GOMAXPROCS threads and on one.
+func BenchmarkSgemmTrain(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	threadCounts := []int{runtime.GOMAXPROCS(0)}
+	if threadCounts[0] > 1 {
+		threadCounts = append(threadCounts, 1)
+	}
+	for _, s := range trainShapes {
+		lda, ldb := s.k, s.n
+		if s.transA {
+			lda = s.m
+		}
+		if s.transB {
+			ldb = s.k
+		}
+		a, bm, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
+		for _, th := range threadCounts {
+			b.Run(fmt.Sprintf("%s/m=%d,n=%d,k=%d/threads=%d", s.name, s.m, s.n, s.k, th), func(b *testing.B) {
+				SgemmThreads(th, s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, s.n) // warm-up
+				b.ResetTimer()
+				for range b.N {
+					SgemmThreads(th, s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, s.n)
+				}
+				b.ReportMetric(2*float64(s.m)*float64(s.n)*float64(s.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}

@@ -9,14 +9,24 @@ import (
 // deschedules helper threads for whole time slices (milliseconds), and the
 // caller, having finished its share, waits for the tasks they hold: a
 // parallel product can then take several times longer than a serial one.
-// The caller therefore times its waits. When they exceed a quarter of a
-// product's duration (with dedicated cores they stay under one task's
-// duration, a few percent), products run on the caller alone for a while:
-// 64 times the wait (a descheduled thread tends to be descheduled again, and
-// a stall of milliseconds outweighs what parallelism saves on many small
-// products), at least minSerial and at most maxSerial, and at least twice the
-// previous while if the parallel product that probes afterwards is contended
-// again. An uncontended parallel product resets the doubling.
+// The caller therefore times its waits. When they exceed half of a
+// product's duration and minStall, products run on the caller alone for a
+// while: 64 times the wait (a descheduled thread tends to be descheduled
+// again, and a stall of milliseconds outweighs what parallelism saves on
+// many small products), at least minSerial and at most maxSerial, and at
+// least twice the previous while if the parallel product that probes
+// afterwards is contended again. An uncontended parallel product resets the
+// doubling.
+//
+// With dedicated cores the waits stay under one task's duration: a helper
+// woken late (tens of microseconds on a virtual machine) may still be
+// computing its last macro tile when the caller runs out of work, up to a
+// quarter of a small product that splits into eight tiles. Since the CPU
+// backend's products all adapt, that must not count as contention: serial
+// spans let the helpers park, so the next probe would find them late again.
+
+// minStall is the least wait that counts as contention.
+const minStall = 50 * time.Microsecond
 
 const (
 	minSerial = time.Millisecond
@@ -58,7 +68,7 @@ func (w *waitClock) waitUntil(done func() bool) {
 
 // report records the outcome of a parallel product that took elapsed.
 func (w *waitClock) report(elapsed time.Duration) {
-	if w.waited*4 <= elapsed {
+	if w.waited*2 <= elapsed || w.waited < minStall {
 		serialSpan.Store(0)
 		return
 	}

@@ -23,6 +23,13 @@
 // (ymm) register transposes and vector copies. Other ragged tiles go through
 // a small temporary buffer.
 //
+// Packing pays when each packed panel serves many kernel calls. For small
+// products, like the layers of a training step, the assembly levels have
+// kernel variants that read row-major A (rows lda apart) and row-major B's
+// full panels (k steps ldb apart) in place, chosen per product
+// (inplace.go), and a product may be computed transposed into a buffer when
+// that pads or packs less (orient.go).
+//
 // The level is chosen once at init from golang.org/x/sys/cpu (AVX-512F with
 // BMI2, then AVX2 with FMA, then Go); the purego build tag and non-amd64
 // builds use Go, and the environment variable SHADERFLOW_CPU_ISA=avx512|avx2|go
@@ -30,14 +37,18 @@
 //
 // Sgemm runs on up to GOMAXPROCS goroutines: the caller's and pooled helper
 // goroutines, which poll briefly between products so that back-to-back
-// products do not pay for waking a parked processor (SgemmThreads takes an
-// explicit count). Workers claim packing tasks and then macro tiles from
+// products do not pay for waking a parked processor (SgemmThreads takes a
+// smaller cap). Workers claim packing tasks and then macro tiles from
 // atomic counters, with no fixed-size barrier: a helper that arrives late
 // finds the work taken and leaves, and the caller does not wait for it.
 // Products under about two million FLOPs run on the caller's goroutine
-// alone. Sgemm (not SgemmThreads) also runs products serially for a while
-// after one in which the caller spent over a quarter of its time waiting for
-// helpers, the symptom of more runnable threads than cores.
+// alone. Both also run products serially for a while after one in which the
+// caller spent over half its time (and 50 µs) waiting for helpers, the
+// symptom of more runnable threads than cores.
+//
+// Products with fewer columns than a micro-kernel tile and more rows (a
+// batch through a narrow output layer) are computed transposed into a
+// buffer, since tiles pad columns but not rows (orient.go).
 //
 // PeakGFLOPS measures the machine's FMA throughput ceiling with a loop of
 // independent fused multiply-adds, the yardstick for benchmark reports.

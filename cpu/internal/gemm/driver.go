@@ -2,6 +2,7 @@ package gemm
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -57,12 +58,23 @@ func superBlocks(p *problem, im *impl) (ms, ns, ks int) {
 // waited for them (see contention.go).
 func run(p *problem, im *impl, threads int, adaptive bool) {
 	ms, ns, ks := superBlocks(p, im)
-	s := &shared{p: p, im: im}
 	threads = max(1, min(threads, ceilDiv(ms, im.mr)*ceilDiv(ns, im.nr)))
+	var s *shared
+	if threads == 1 {
+		s = serialStates.Get().(*shared)
+		defer serialStates.Put(s)
+	} else {
+		s = new(shared) // late helpers may still read it: never recycled
+	}
+	s.p, s.im, s.clock = *p, im, nil
+	s.rowA, s.colB = useRowA(p, im), useColB(p, im)
 	sizeA, tile := ceilDiv(ms, im.mr)*im.mr*ks, im.mr*im.nr
+	if s.rowA {
+		sizeA = 0
+	}
 	bufA, bufB := getBuf(sizeA+threads*tile), getBuf(ceilDiv(ns, im.nr)*im.nr*ks)
 	s.packA, s.packB, s.tmp = bufA.data[:sizeA], bufB.data, bufA.data[sizeA:]
-	s.blocks = planBlocks(p, im, ms, ns, ks, threads)
+	s.blocks = planBlocks(s.blocks, &s.p, im, ms, ns, ks, threads, !s.rowA, !s.colB)
 	var start time.Time
 	if threads > 1 {
 		if adaptive {
@@ -80,14 +92,20 @@ func run(p *problem, im *impl, threads int, adaptive bool) {
 		s.clock.report(time.Since(start))
 	}
 	s.packA, s.packB, s.tmp = nil, nil, nil // late workers must not touch recycled buffers
+	s.p = problem{}                         // nor may a cached state keep the caller's matrices alive
 	putBuf(bufA)
 	putBuf(bufB)
 }
 
+// serialStates caches the state of serial products, which no helper can
+// reach, so that a small product allocates nothing.
+var serialStates = sync.Pool{New: func() any { return new(shared) }}
+
 // shared is the state the workers of one product share.
 type shared struct {
-	p            *problem
+	p            problem
 	im           *impl
+	rowA, colB   bool // A, or B's full panels, are read in place (not packed)
 	packA, packB []float32
 	tmp          []float32 // per worker: mr*nr floats for ragged tiles
 	blocks       []block
@@ -95,44 +113,117 @@ type shared struct {
 }
 
 // block is one super-block, rows [i0, i0+rows), columns [j0, j0+cols) and
-// depths [p0, p0+depth) of the product, with its task counters.
+// depths [p0, p0+depth) of the product, with its task queues.
+//
+// With several workers, the block's columns of macro tiles are split into
+// one contiguous share per worker (when there are enough of them), and its
+// packing tasks likewise: worker w's share of the packing tasks is the B
+// panels of its tiles, then its part of the A panels (see queue.go).
 type block struct {
 	i0, rows, j0, cols, p0, depth int
 
-	mp, np     int // micro-panels along m and n
-	kc         int // depth of one cache block
-	tm, tn     int // micro-panels per macro tile along m and n
-	bPerTask   int // B panels per packing task
-	packBTasks int // 0 when B was packed by an earlier block of the same columns
-	packTasks  int // B tasks then one task per A panel
-	tiles      int
+	mp, np    int // micro-panels along m and n
+	kc        int // depth of one cache block
+	tm, tn    int // micro-panels per macro tile along m and n
+	bPerTask  int // B panels per packing task
+	packB     bool
+	shares    []packShare // per worker: its packing tasks
+	packTasks int
+	tiles     int
 
-	nextPack, packsDone, nextTile, tilesDone atomic.Int64
+	packQ, tileQ         taskQueue
+	packsDone, tilesDone atomic.Int64
 }
 
-// planBlocks lists the super-blocks in the order the workers walk them.
-func planBlocks(p *problem, im *impl, ms, ns, ks, threads int) []block {
-	var bs []block
+// perWorkerShares enables the per-worker shares of tiles and packing tasks;
+// tuning tests turn it off to compare with a single shared queue.
+var perWorkerShares = true
+
+// packShare is one worker's packing tasks: B panels [b0, b1) in tasks of
+// bPerTask panels (none when B was packed by an earlier block of the same
+// columns), then one task per A panel in [a0, a1). Its tasks are numbered
+// from first.
+type packShare struct {
+	first, bTasks, b0, b1, a0, a1 int
+}
+
+// planBlocks lists the super-blocks in the order the workers walk them,
+// reusing the storage of bs.
+// Without packA, no A panels are packed; without packB, only ragged B panels
+// are.
+func planBlocks(bs []block, p *problem, im *impl, ms, ns, ks, threads int, packA, packB bool) []block {
+	bs = bs[:0]
 	for p0 := 0; p0 < p.k; p0 += ks {
 		for j0 := 0; j0 < p.n; j0 += ns {
 			for i0 := 0; i0 < p.m; i0 += ms {
-				bs = append(bs, block{i0: i0, rows: min(ms, p.m-i0), j0: j0, cols: min(ns, p.n-j0),
-					p0: p0, depth: min(ks, p.k-p0)})
+				if len(bs) < cap(bs) {
+					bs = bs[:len(bs)+1]
+				} else {
+					bs = append(bs, block{})
+				}
 				b := &bs[len(bs)-1]
+				shares, packR, tileR := b.shares, b.packQ.ranges, b.tileQ.ranges
+				*b = block{i0: i0, rows: min(ms, p.m-i0), j0: j0, cols: min(ns, p.n-j0),
+					p0: p0, depth: min(ks, p.k-p0)}
+				b.shares, b.packQ.ranges, b.tileQ.ranges = shares, packR, tileR
 				mp, np := ceilDiv(b.rows, im.mr), ceilDiv(b.cols, im.nr)
 				b.mp, b.np = mp, np
 				b.kc = balancedBlock(b.depth, im.kc)
 				b.tm, b.tn = tileGrid(mp, np, im, threads)
 				b.tiles = ceilDiv(mp, b.tm) * ceilDiv(np, b.tn)
-				b.bPerTask = max(1, min(8, np/(2*threads)))
-				if i0 == 0 {
-					b.packBTasks = ceilDiv(np, b.bPerTask)
+				b.bPerTask = max(1, min(8, b.tn, np/(2*threads)))
+				b.packB = i0 == 0
+				raggedB := 0 // 1 when the last B panel is cut by the edge
+				if b.cols%im.nr != 0 {
+					raggedB = 1
 				}
-				b.packTasks = b.packBTasks + mp
+				b.share(threads, raggedB, packA, packB)
 			}
 		}
 	}
 	return bs
+}
+
+// share splits block b's tiles and packing tasks among up to threads
+// workers: worker w gets a contiguous run of columns of tiles (tiles are
+// numbered down each column) with the B panels under them, and an equal
+// part of the A panels. With fewer columns of tiles than workers there is a
+// single share that every worker claims from. Without packA there are no A
+// panels to pack; without packB, only the last B panel when it is ragged
+// (raggedB == 1).
+func (b *block) share(threads, raggedB int, packA, packB bool) {
+	gm, gn := ceilDiv(b.mp, b.tm), ceilDiv(b.np, b.tn)
+	w := threads
+	if gn < threads || !perWorkerShares {
+		w = 1
+	}
+	if cap(b.shares) < w {
+		b.shares = make([]packShare, w)
+	}
+	b.shares = b.shares[:w]
+	b.packQ.resize(w)
+	b.tileQ.resize(w)
+	n := 0
+	for i := range w {
+		sh := &b.shares[i]
+		*sh = packShare{}
+		c0, c1 := i*gn/w, (i+1)*gn/w
+		b.tileQ.set(i, c0*gm, c1*gm)
+		if b.packB {
+			sh.b0, sh.b1 = c0*b.tn, min(c1*b.tn, b.np)
+			if !packB { // only a ragged last panel, if this share has it
+				sh.b0 = max(sh.b0, b.np-raggedB)
+			}
+			sh.bTasks = ceilDiv(max(sh.b1-sh.b0, 0), b.bPerTask)
+		}
+		if packA {
+			sh.a0, sh.a1 = i*b.mp/w, (i+1)*b.mp/w
+		}
+		sh.first = n
+		n += sh.bTasks + sh.a1 - sh.a0
+		b.packQ.set(i, sh.first, n)
+	}
+	b.packTasks = n
 }
 
 // tileGrid chooses macro tiles of tm×tn micro-panels for a block of mp×np
@@ -176,12 +267,12 @@ func (s *shared) work(id int) {
 			prev := &s.blocks[bi-1]
 			clock.waitUntil(func() bool { return prev.tilesDone.Load() == int64(prev.tiles) })
 		}
-		for t := claim(&b.nextPack); t < b.packTasks; t = claim(&b.nextPack) {
+		for t := b.packQ.claim(id); t >= 0; t = b.packQ.claim(id) {
 			s.pack(b, t)
 			b.packsDone.Add(1)
 		}
 		clock.waitUntil(func() bool { return b.packsDone.Load() == int64(b.packTasks) })
-		for t := claim(&b.nextTile); t < b.tiles; t = claim(&b.nextTile) {
+		for t := b.tileQ.claim(id); t >= 0; t = b.tileQ.claim(id) {
 			if tmp == nil {
 				tmp = s.tmp[id*s.im.mr*s.im.nr:][:s.im.mr*s.im.nr]
 			}
@@ -204,20 +295,25 @@ func (b *block) tile(t int) (pi0, pj0 int) {
 	return t % gm * b.tm, t / gm * b.tn
 }
 
-// claim takes the next task number from a counter.
-func claim(c *atomic.Int64) int { return int(c.Add(1) - 1) }
-
 // yield lets other goroutines run while a worker waits.
 func yield() { runtime.Gosched() }
 
 // pack runs packing task t of block b: a group of B panels, or one A panel.
 func (s *shared) pack(b *block, t int) {
-	p, im := s.p, s.im
-	if t < b.packBTasks {
-		j := t * im.nr * b.bPerTask
-		im.pack.packBPanels(s.packB[j*b.depth:], p.b, p.ldb, p.transB, b.j0+j, min(im.nr*b.bPerTask, b.cols-j), b.p0, b.depth, im.nr)
+	p, im := &s.p, s.im
+	sh := &b.shares[0]
+	for i := range b.shares {
+		if t >= b.shares[i].first {
+			sh = &b.shares[i]
+		}
+	}
+	t -= sh.first
+	if t < sh.bTasks {
+		q := sh.b0 + t*b.bPerTask // first panel
+		j := q * im.nr
+		im.pack.packBPanels(s.packB[j*b.depth:], p.b, p.ldb, p.transB, b.j0+j, min(im.nr*min(b.bPerTask, sh.b1-q), b.cols-j), b.p0, b.depth, im.nr)
 		return
 	}
-	i := (t - b.packBTasks) * im.mr
+	i := (sh.a0 + t - sh.bTasks) * im.mr
 	im.pack.packAPanel(s.packA[i*b.depth:], p.a, p.lda, p.transA, b.i0+i, min(im.mr, b.rows-i), b.p0, b.depth, im.mr)
 }

@@ -7,23 +7,37 @@ package gemm
 // without reading it. Assembly kernels also prefetch, per kernelPrefetchSteps
 // steps of k, one cache line into L2 from consecutive lines at address pf and
 // one into L1 from consecutive lines at pfA (hints, never dereferenced by Go
-// code).
+// code). Kernels that read an operand in place take its leading dimension in
+// the corresponding hint's place (see impl.kernels).
 type microKernel func(k int, a, b, c []float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // kernelPrefetchSteps is how many k steps the assembly kernels run per
 // prefetched line (their unroll factor).
 const kernelPrefetchSteps = 4
 
-// impl is one level's micro-kernel and the blocking that suits it.
+// Operand layouts a micro-kernel reads: A as packed panels or in place
+// (row-major, rows lda apart: see inplace.go), B as packed panels or in
+// place (row-major, k steps ldb apart). In-place kernels take lda in the
+// pfA argument and ldb in the pf argument instead of prefetch addresses.
+const (
+	packedA  = 0
+	inPlaceA = 1
+	packedB  = 0
+	inPlaceB = 1
+)
+
+// impl is one level's micro-kernels and the blocking that suit them.
 type impl struct {
 	mr, nr int
+	// kernel computes a whole tile from packed A and B; a pure-Go level
+	// has only it and computes ragged tiles into a temporary.
 	kernel microKernel
-	// rowKernels, when not nil, holds at index r < mr a kernel that
-	// computes only the first r rows of a tile (for the last panel of A).
-	rowKernels []microKernel
-	kc         int // largest depth of a cache block: a kc×mr panel of A stays in L1
-	mc         int // rows per macro tile (at most)
-	nc         int // columns per macro tile: a kc×nc block of B, and the next, stay in L2
+	// kernels, when not nil for a layout of A and B, holds at index r in
+	// 1..mr a kernel that computes the first r rows of a tile.
+	kernels [2][2][]microKernel
+	kc      int // largest depth of a cache block: a kc×mr panel of A stays in L1
+	mc      int // rows per macro tile (at most)
+	nc      int // columns per macro tile: a kc×nc block of B, and the next, stay in L2
 
 	pack *packer
 }
@@ -31,25 +45,31 @@ type impl struct {
 // asmKernelFunc is the signature of the assembly micro-kernels.
 type asmKernelFunc = func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
-// asmKernel wraps an assembly micro-kernel that reads groups of mr floats of
-// A and writes rows×nr of C, checking slice bounds once so that no argument
-// can make the assembly touch memory outside its slices.
-func asmKernel(f asmKernelFunc, mr, rows, nr int) microKernel {
-	return func(k int, a, b, c []float32, ldc int, alpha, beta float32, pf, pfA uintptr) {
-		_ = a[k*mr-1]
-		_ = b[k*nr-1]
-		_ = c[(rows-1)*ldc+nr-1]
-		f(k, &a[0], &b[0], &c[0], ldc, alpha, beta, pf, pfA)
-	}
-}
-
 // asmKernels wraps a table of assembly kernels indexed by rows (entry 0
-// unused) into the main kernel and the partial-row kernels.
-func asmKernels(byRows []asmKernelFunc, nr int) (main microKernel, rows []microKernel) {
+// unused) that read A and B in the given layouts, checking slice bounds once
+// per call so that no argument can make the assembly touch memory outside
+// its slices: the rows×k block of A (k groups of mr floats packed, or rows
+// lda apart in place), the k×nr block of B (k groups of nr floats packed,
+// or k rows ldb apart in place) and the rows×nr tile of C.
+func asmKernels(byRows []asmKernelFunc, nr, aLayout, bLayout int) []microKernel {
 	mr := len(byRows) - 1
-	rows = make([]microKernel, mr)
-	for r := 1; r < mr; r++ {
-		rows[r] = asmKernel(byRows[r], mr, r, nr)
+	ks := make([]microKernel, len(byRows))
+	for r := 1; r <= mr; r++ {
+		f, rows := byRows[r], r
+		ks[r] = func(k int, a, b, c []float32, ldc int, alpha, beta float32, pf, pfA uintptr) {
+			if aLayout == inPlaceA {
+				_ = a[(rows-1)*int(pfA)+k-1]
+			} else {
+				_ = a[k*mr-1]
+			}
+			if bLayout == inPlaceB {
+				_ = b[(k-1)*int(pf)+nr-1]
+			} else {
+				_ = b[k*nr-1]
+			}
+			_ = c[(rows-1)*ldc+nr-1]
+			f(k, &a[0], &b[0], &c[0], ldc, alpha, beta, pf, pfA)
+		}
 	}
-	return asmKernel(byRows[mr], mr, mr, nr), rows
+	return ks
 }

@@ -4,17 +4,27 @@ package gemm
 
 // The assembly levels' kernels and blocking.
 var (
-	implAVX512 = newAsmImpl(sgemmKernel14x32AVX512ByRows[:], 32,
-		impl{kc: 256, mc: 112, nc: 512, pack: &avx512Packer})
-	implAVX2 = newAsmImpl(sgemmKernel6x16AVX2ByRows[:], 16,
-		impl{kc: 256, mc: 120, nc: 256, pack: &avx2Packer})
+	implAVX512 = newAsmImpl([2][2][]asmKernelFunc{
+		{sgemmKernel14x32AVX512ByRows[:], sgemmKernel14x32AVX512ColBByRows[:]},
+		{sgemmKernel14x32AVX512RowAByRows[:], sgemmKernel14x32AVX512RowAColBByRows[:]},
+	}, impl{nr: 32, kc: 256, mc: 112, nc: 512, pack: &avx512Packer})
+	implAVX2 = newAsmImpl([2][2][]asmKernelFunc{
+		{sgemmKernel6x16AVX2ByRows[:], sgemmKernel6x16AVX2ColBByRows[:]},
+		{sgemmKernel6x16AVX2RowAByRows[:], sgemmKernel6x16AVX2RowAColBByRows[:]},
+	}, impl{nr: 16, kc: 256, mc: 120, nc: 256, pack: &avx2Packer})
 )
 
-// newAsmImpl completes blocking with a kernel table indexed by rows.
-func newAsmImpl(byRows []asmKernelFunc, nr int, blocking impl) impl {
+// newAsmImpl completes blocking with the kernel tables indexed by rows, per
+// layout of A and B.
+func newAsmImpl(byLayout [2][2][]asmKernelFunc, blocking impl) impl {
 	im := blocking
-	im.mr, im.nr = len(byRows)-1, nr
-	im.kernel, im.rowKernels = asmKernels(byRows, nr)
+	im.mr = len(byLayout[packedA][packedB]) - 1
+	for a := range byLayout {
+		for b := range byLayout[a] {
+			im.kernels[a][b] = asmKernels(byLayout[a][b], im.nr, a, b)
+		}
+	}
+	im.kernel = im.kernels[packedA][packedB][im.mr]
 	return im
 }
 

@@ -6,126 +6,140 @@ package gemm
 
 // sgemmKernel14x32AVX512 computes a 14×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel14x32AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows13 computes a 13×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel14x32AVX512Rows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows12 computes a 12×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel14x32AVX512Rows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows11 computes a 11×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel14x32AVX512Rows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows10 computes a 10×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel14x32AVX512Rows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows9 computes a 9×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel14x32AVX512Rows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows8 computes a 8×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel14x32AVX512Rows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows7 computes a 7×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel14x32AVX512Rows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows6 computes a 6×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel14x32AVX512Rows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows5 computes a 5×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel14x32AVX512Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows4 computes a 4×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel14x32AVX512Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows3 computes a 3×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel14x32AVX512Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows2 computes a 2×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel14x32AVX512Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel14x32AVX512Rows1 computes a 1×32 tile of C = alpha*A*B + beta*C with AVX512 from k
 // steps of packed A (groups of 14 floats) and packed B (groups of 32 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel14x32AVX512Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
@@ -150,54 +164,60 @@ var sgemmKernel14x32AVX512ByRows = [15]func(k int, a, b, c *float32, ldc int, al
 
 // sgemmKernel6x16AVX2 computes a 6×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel6x16AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel6x16AVX2Rows5 computes a 5×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel6x16AVX2Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel6x16AVX2Rows4 computes a 4×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel6x16AVX2Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel6x16AVX2Rows3 computes a 3×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel6x16AVX2Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel6x16AVX2Rows2 computes a 2×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel6x16AVX2Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
 
 // sgemmKernel6x16AVX2Rows1 computes a 1×16 tile of C = alpha*A*B + beta*C with AVX2 from k
 // steps of packed A (groups of 6 floats) and packed B (groups of 16 floats).
-// C rows are ldc floats apart; beta == 0 stores without reading C. Each
-// iteration of the unrolled k loop prefetches into L2 the next cache line
-// from address pf, and into L1 the next from pfA (hints: any address is safe).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf, and into L1 the next from pfA (hints: any address
+// is safe).
 //
 //go:noescape
 func sgemmKernel6x16AVX2Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
@@ -210,6 +230,590 @@ var sgemmKernel6x16AVX2ByRows = [7]func(k int, a, b, c *float32, ldc int, alpha,
 	3: sgemmKernel6x16AVX2Rows3,
 	2: sgemmKernel6x16AVX2Rows2,
 	1: sgemmKernel6x16AVX2Rows1,
+}
+
+// sgemmKernel14x32AVX512RowA computes a 14×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowA(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows13 computes a 13×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows12 computes a 12×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows11 computes a 11×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows10 computes a 10×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows9 computes a 9×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows8 computes a 8×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows7 computes a 7×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows6 computes a 6×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows5 computes a 5×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows4 computes a 4×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows3 computes a 3×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows2 computes a 2×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowARows1 computes a 1×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowARows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowAByRows indexes sgemmKernel14x32AVX512RowA and its partial-row variants by the rows they compute.
+var sgemmKernel14x32AVX512RowAByRows = [15]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){
+	14: sgemmKernel14x32AVX512RowA,
+	13: sgemmKernel14x32AVX512RowARows13,
+	12: sgemmKernel14x32AVX512RowARows12,
+	11: sgemmKernel14x32AVX512RowARows11,
+	10: sgemmKernel14x32AVX512RowARows10,
+	9:  sgemmKernel14x32AVX512RowARows9,
+	8:  sgemmKernel14x32AVX512RowARows8,
+	7:  sgemmKernel14x32AVX512RowARows7,
+	6:  sgemmKernel14x32AVX512RowARows6,
+	5:  sgemmKernel14x32AVX512RowARows5,
+	4:  sgemmKernel14x32AVX512RowARows4,
+	3:  sgemmKernel14x32AVX512RowARows3,
+	2:  sgemmKernel14x32AVX512RowARows2,
+	1:  sgemmKernel14x32AVX512RowARows1,
+}
+
+// sgemmKernel6x16AVX2RowA computes a 6×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowA(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowARows5 computes a 5×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowARows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowARows4 computes a 4×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowARows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowARows3 computes a 3×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowARows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowARows2 computes a 2×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowARows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowARows1 computes a 1×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowARows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowAByRows indexes sgemmKernel6x16AVX2RowA and its partial-row variants by the rows they compute.
+var sgemmKernel6x16AVX2RowAByRows = [7]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){
+	6: sgemmKernel6x16AVX2RowA,
+	5: sgemmKernel6x16AVX2RowARows5,
+	4: sgemmKernel6x16AVX2RowARows4,
+	3: sgemmKernel6x16AVX2RowARows3,
+	2: sgemmKernel6x16AVX2RowARows2,
+	1: sgemmKernel6x16AVX2RowARows1,
+}
+
+// sgemmKernel14x32AVX512ColB computes a 14×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColB(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColBRows13 computes a 13×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColBRows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColBRows12 computes a 12×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColBRows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColBRows11 computes a 11×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColBRows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColBRows10 computes a 10×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColBRows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColBRows9 computes a 9×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColBRows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColBRows8 computes a 8×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColBRows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColBRows7 computes a 7×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColBRows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColBRows6 computes a 6×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColBRows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColBRows5 computes a 5×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColBRows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColBRows4 computes a 4×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColBRows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColBRows3 computes a 3×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColBRows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColBRows2 computes a 2×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColBRows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColBRows1 computes a 1×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of packed A (groups of 14 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColBRows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColBByRows indexes sgemmKernel14x32AVX512ColB and its partial-row variants by the rows they compute.
+var sgemmKernel14x32AVX512ColBByRows = [15]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){
+	14: sgemmKernel14x32AVX512ColB,
+	13: sgemmKernel14x32AVX512ColBRows13,
+	12: sgemmKernel14x32AVX512ColBRows12,
+	11: sgemmKernel14x32AVX512ColBRows11,
+	10: sgemmKernel14x32AVX512ColBRows10,
+	9:  sgemmKernel14x32AVX512ColBRows9,
+	8:  sgemmKernel14x32AVX512ColBRows8,
+	7:  sgemmKernel14x32AVX512ColBRows7,
+	6:  sgemmKernel14x32AVX512ColBRows6,
+	5:  sgemmKernel14x32AVX512ColBRows5,
+	4:  sgemmKernel14x32AVX512ColBRows4,
+	3:  sgemmKernel14x32AVX512ColBRows3,
+	2:  sgemmKernel14x32AVX512ColBRows2,
+	1:  sgemmKernel14x32AVX512ColBRows1,
+}
+
+// sgemmKernel6x16AVX2ColB computes a 6×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of packed A (groups of 6 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColB(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColBRows5 computes a 5×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of packed A (groups of 6 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColBRows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColBRows4 computes a 4×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of packed A (groups of 6 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColBRows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColBRows3 computes a 3×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of packed A (groups of 6 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColBRows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColBRows2 computes a 2×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of packed A (groups of 6 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColBRows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColBRows1 computes a 1×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of packed A (groups of 6 floats) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColBRows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColBByRows indexes sgemmKernel6x16AVX2ColB and its partial-row variants by the rows they compute.
+var sgemmKernel6x16AVX2ColBByRows = [7]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){
+	6: sgemmKernel6x16AVX2ColB,
+	5: sgemmKernel6x16AVX2ColBRows5,
+	4: sgemmKernel6x16AVX2ColBRows4,
+	3: sgemmKernel6x16AVX2ColBRows3,
+	2: sgemmKernel6x16AVX2ColBRows2,
+	1: sgemmKernel6x16AVX2ColBRows1,
+}
+
+// sgemmKernel14x32AVX512RowAColB computes a 14×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowAColB(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowAColBRows13 computes a 13×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowAColBRows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowAColBRows12 computes a 12×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowAColBRows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowAColBRows11 computes a 11×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowAColBRows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowAColBRows10 computes a 10×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowAColBRows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowAColBRows9 computes a 9×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowAColBRows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowAColBRows8 computes a 8×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowAColBRows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowAColBRows7 computes a 7×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowAColBRows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowAColBRows6 computes a 6×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowAColBRows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowAColBRows5 computes a 5×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowAColBRows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowAColBRows4 computes a 4×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowAColBRows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowAColBRows3 computes a 3×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowAColBRows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowAColBRows2 computes a 2×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowAColBRows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowAColBRows1 computes a 1×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512RowAColBRows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512RowAColBByRows indexes sgemmKernel14x32AVX512RowAColB and its partial-row variants by the rows they compute.
+var sgemmKernel14x32AVX512RowAColBByRows = [15]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){
+	14: sgemmKernel14x32AVX512RowAColB,
+	13: sgemmKernel14x32AVX512RowAColBRows13,
+	12: sgemmKernel14x32AVX512RowAColBRows12,
+	11: sgemmKernel14x32AVX512RowAColBRows11,
+	10: sgemmKernel14x32AVX512RowAColBRows10,
+	9:  sgemmKernel14x32AVX512RowAColBRows9,
+	8:  sgemmKernel14x32AVX512RowAColBRows8,
+	7:  sgemmKernel14x32AVX512RowAColBRows7,
+	6:  sgemmKernel14x32AVX512RowAColBRows6,
+	5:  sgemmKernel14x32AVX512RowAColBRows5,
+	4:  sgemmKernel14x32AVX512RowAColBRows4,
+	3:  sgemmKernel14x32AVX512RowAColBRows3,
+	2:  sgemmKernel14x32AVX512RowAColBRows2,
+	1:  sgemmKernel14x32AVX512RowAColBRows1,
+}
+
+// sgemmKernel6x16AVX2RowAColB computes a 6×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowAColB(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowAColBRows5 computes a 5×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowAColBRows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowAColBRows4 computes a 4×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowAColBRows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowAColBRows3 computes a 3×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowAColBRows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowAColBRows2 computes a 2×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowAColBRows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowAColBRows1 computes a 1×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of row-major A in place (rows lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2RowAColBRows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2RowAColBByRows indexes sgemmKernel6x16AVX2RowAColB and its partial-row variants by the rows they compute.
+var sgemmKernel6x16AVX2RowAColBByRows = [7]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){
+	6: sgemmKernel6x16AVX2RowAColB,
+	5: sgemmKernel6x16AVX2RowAColBRows5,
+	4: sgemmKernel6x16AVX2RowAColBRows4,
+	3: sgemmKernel6x16AVX2RowAColBRows3,
+	2: sgemmKernel6x16AVX2RowAColBRows2,
+	1: sgemmKernel6x16AVX2RowAColBRows1,
 }
 
 // packTranspose16AVX512 writes lane r < lines (1 ≤ lines ≤ 16) of the depth

@@ -17,7 +17,7 @@ import "unsafe"
 // product. Small macro tiles keep the part of C they update in L2 from one
 // depth block to the next.
 func (s *shared) macroTile(b *block, pi0, pj0, nextPj0 int, tmp []float32) {
-	p, im := s.p, s.im
+	p, im := &s.p, s.im
 	pi1, pj1 := min(pi0+b.tm, b.mp), min(pj0+b.tn, b.np)
 	for pc := 0; pc < b.depth; pc += b.kc {
 		kc := min(b.kc, b.depth-pc)
@@ -42,6 +42,7 @@ func (s *shared) macroTile(b *block, pi0, pj0, nextPj0 int, tmp []float32) {
 			// tile's first panel at the next depth block.
 			var nextA []float32
 			switch {
+			case s.rowA: // A in place: its kernels take lda instead
 			case pi+1 < pi1:
 				nextA = s.packA[(pi+1)*im.mr*b.depth+pc*im.mr:][:im.mr*kc]
 			case pc+kc < b.depth:
@@ -65,32 +66,43 @@ func (s *shared) macroTile(b *block, pi0, pj0, nextPj0 int, tmp []float32) {
 // microTile runs the micro-kernel on the tile of micro-panels (pi, pj) for
 // depths [pc, pc+kc) of block b, passing the prefetch hints pf and pfA (0:
 // none).
-// Tiles cut by the bottom edge use a partial-row kernel when the level has
-// one; other ragged tiles are computed into tmp and merged.
+//
+// A comes from its packed panel or, with s.rowA, in place from the caller's
+// matrix; B likewise from its packed panel or, with s.colB and a full panel,
+// in place. Tiles cut by the bottom edge use a partial-row kernel when the
+// level has one; other ragged tiles are computed into tmp and merged.
 func (s *shared) microTile(b *block, pi, pj, pc, kc int, beta float32, tmp []float32, pf, pfA uintptr) {
-	p, im := s.p, s.im
+	p, im := &s.p, s.im
 	mr, nr := im.mr, im.nr
-	bp := s.packB[pj*nr*b.depth+pc*nr:]
-	ap := s.packA[pi*mr*b.depth+pc*mr:]
-	if pf == 0 {
-		pf = uintptr(unsafe.Pointer(&bp[0])) // already in cache: a harmless hint
-	}
-	if pfA == 0 {
-		pfA = uintptr(unsafe.Pointer(&ap[0]))
-	}
 	i, j := b.i0+pi*mr, b.j0+pj*nr
 	rows, cols := min(mr, b.i0+b.rows-i), min(nr, b.j0+b.cols-j)
-	if cols == nr {
-		switch {
-		case rows == mr:
-			im.kernel(kc, ap, bp, p.c[i*p.ldc+j:], p.ldc, p.alpha, beta, pf, pfA)
-			return
-		case im.rowKernels != nil:
-			im.rowKernels[rows](kc, ap, bp, p.c[i*p.ldc+j:], p.ldc, p.alpha, beta, pf, pfA)
-			return
+	aLayout, bLayout := packedA, packedB
+	var ap, bp []float32
+	if s.colB && cols == nr {
+		bLayout, bp, pf = inPlaceB, p.b[(b.p0+pc)*p.ldb+j:], uintptr(p.ldb)
+	} else {
+		bp = s.packB[pj*nr*b.depth+pc*nr:]
+		if pf == 0 {
+			pf = uintptr(unsafe.Pointer(&bp[0])) // already in cache: a harmless hint
 		}
 	}
-	im.kernel(kc, ap, bp, tmp, nr, 1, 0, pf, pfA)
+	if s.rowA {
+		aLayout, ap, pfA = inPlaceA, p.a[i*p.lda+b.p0+pc:], uintptr(p.lda)
+	} else {
+		ap = s.packA[pi*mr*b.depth+pc*mr:]
+		if pfA == 0 {
+			pfA = uintptr(unsafe.Pointer(&ap[0]))
+		}
+	}
+	kern, allRows := im.kernel, rows == mr
+	if ks := im.kernels[aLayout][bLayout]; ks != nil {
+		kern, allRows = ks[rows], true
+	}
+	if cols == nr && allRows {
+		kern(kc, ap, bp, p.c[i*p.ldc+j:], p.ldc, p.alpha, beta, pf, pfA)
+		return
+	}
+	kern(kc, ap, bp, tmp, nr, 1, 0, pf, pfA)
 	mergeEdge(p.c[i*p.ldc+j:], p.ldc, tmp, nr, rows, cols, p.alpha, beta)
 }
 

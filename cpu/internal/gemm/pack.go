@@ -13,10 +13,23 @@ type packer struct {
 	// panels packs np whole panels of w columns of a row-major matrix:
 	// group p of panel q (at dst[q*pstride+p*w]) is src[off+p*ld+q*w:][:w].
 	panels func(dst []float32, w, pstride int, src []float32, ld, off, depth, np int)
+	// transpose writes the cols×rows transpose of the rows×cols matrix src
+	// (rows lds apart) into dst (rows ldd apart).
+	transpose func(dst []float32, ldd int, src []float32, lds, rows, cols int)
 }
 
 // goPacker is the portable packer.
-var goPacker = packer{strided: packStridedGo, panels: packPanelsGo}
+var goPacker = packer{strided: packStridedGo, panels: packPanelsGo, transpose: transposeGo}
+
+// transposeGo is packer.transpose in Go.
+func transposeGo(dst []float32, ldd int, src []float32, lds, rows, cols int) {
+	for i := 0; i < rows; i++ {
+		row := src[i*lds : i*lds+cols]
+		for j, v := range row {
+			dst[j*ldd+i] = v
+		}
+	}
+}
 
 // packAPanel packs rows [i0, i0+rows) of op(A) over depths [p0, p0+depth)
 // into dst (depth*mr floats).

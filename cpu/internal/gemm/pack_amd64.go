@@ -7,12 +7,14 @@ package gemm
 // its slices.
 var (
 	avx512Packer = packer{
-		strided: asmStrided(packTranspose16AVX512, 16),
-		panels:  asmPanels(packCopyAVX512),
+		strided:   asmStrided(packTranspose16AVX512, 16),
+		panels:    asmPanels(packCopyAVX512),
+		transpose: asmTranspose(packTranspose16AVX512, 16),
 	}
 	avx2Packer = packer{
-		strided: asmStrided(packTranspose8AVX2, 8),
-		panels:  asmPanels(packCopyAVX2),
+		strided:   asmStrided(packTranspose8AVX2, 8),
+		panels:    asmPanels(packCopyAVX2),
+		transpose: asmTranspose(packTranspose8AVX2, 8),
 	}
 )
 
@@ -32,6 +34,22 @@ func asmStrided(f func(dst *float32, w int, src *float32, ld, depth, lines int),
 			}
 		}
 		zeroLanes(dst, w, width, depth)
+	}
+}
+
+// asmTranspose wraps a transpose routine that handles up to lanes lines per
+// call (writing only lanes r < lines of each group) into packer.transpose:
+// lines of src become columns of dst.
+func asmTranspose(f func(dst *float32, w int, src *float32, ld, depth, lines int), lanes int) func(dst []float32, ldd int, src []float32, lds, rows, cols int) {
+	return func(dst []float32, ldd int, src []float32, lds, rows, cols int) {
+		if rows == 0 || cols == 0 {
+			return
+		}
+		_ = src[(rows-1)*lds+cols-1]
+		_ = dst[(cols-1)*ldd+rows-1]
+		for i := 0; i < rows; i += lanes {
+			f(&dst[i], ldd, &src[i*lds], lds, cols, min(lanes, rows-i))
+		}
 	}
 }
 

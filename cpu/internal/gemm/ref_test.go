@@ -118,7 +118,7 @@ func (tc *gemmCase) reference() (want, tol []float64) {
 func (tc *gemmCase) check(t *testing.T, threads int, want, tol []float64) {
 	t.Helper()
 	c := append([]float32(nil), tc.c0...)
-	SgemmThreads(threads, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
+	sgemm(threads, false, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
 	for i := 0; i < tc.m; i++ {
 		for j := 0; j < tc.ldc; j++ {
 			got := c[i*tc.ldc+j]

@@ -26,17 +26,20 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 	sgemm(runtime.GOMAXPROCS(0), true, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// SgemmThreads is Sgemm on threads goroutines (the caller's and pooled
-// helpers, no more than GOMAXPROCS), without Sgemm's adaptation to a busy
-// machine; threads ≤ 1 runs on the caller's goroutine only. A backend that
-// already runs independent products in parallel passes 1. Products under
-// about two million FLOPs always run on the caller's goroutine.
+// SgemmThreads is Sgemm on at most threads goroutines (the caller's and
+// pooled helpers, no more than GOMAXPROCS); threads ≤ 1 runs on the caller's
+// goroutine only. A backend that already runs independent products in
+// parallel passes 1. Like Sgemm, it runs products on the caller alone for a
+// while after one whose helpers were held up by a busy machine. Products
+// under about two million FLOPs always run on the caller's goroutine.
 func SgemmThreads(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	sgemm(threads, false, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	sgemm(threads, true, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // sgemm validates and runs a product on up to threads goroutines; adaptive
-// products run serially while the machine looks contended.
+// products run serially while the machine looks contended (non-adaptive
+// ones, used by tests, run on exactly min(threads, GOMAXPROCS) when large
+// enough).
 func sgemm(threads int, adaptive, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	p := &problem{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha,
 		a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
@@ -52,7 +55,12 @@ func sgemm(threads int, adaptive, transA, transB bool, m, n, k int, alpha float3
 	if float64(2*m)*float64(n)*float64(k) < parallelMinFlops || (adaptive && threads > 1 && contended()) {
 		threads = 1
 	}
-	run(p, implFor(active), max(threads, 1), adaptive)
+	im := implFor(active)
+	if transposeWins(p, im) {
+		runTransposed(p, im, max(threads, 1), adaptive)
+		return
+	}
+	run(p, im, max(threads, 1), adaptive)
 }
 
 // scaleC sets C = beta*C (beta == 0 writes zeros without reading C).

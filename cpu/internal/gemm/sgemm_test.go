@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"runtime"
 	"testing"
 	"time"
 
@@ -170,7 +172,7 @@ func TestSgemmConcurrent(t *testing.T) {
 			}()
 			for rep := 0; rep < 5; rep++ {
 				c := append([]float32(nil), tc.c0...)
-				SgemmThreads(8, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
+				sgemm(8, false, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
 				for x := 0; x < tc.m*tc.n; x++ {
 					got := float64(c[x/tc.n*tc.ldc+x%tc.n])
 					if !(math.Abs(got-want[x]) <= tol[x]) {
@@ -204,5 +206,132 @@ func TestSgemmAdaptive(t *testing.T) {
 			got := float64(c[x/tc.n*tc.ldc+x%tc.n])
 			require.InDelta(t, want[x], got, tol[x], "%s busy=%v element %d", tc, busy, x)
 		}
+	}
+}
+
+// TestSgemmNarrow covers products with fewer columns than a tile and more
+// rows, which are computed transposed, with alpha, beta and padded C rows.
+func TestSgemmNarrow(t *testing.T) {
+	shapes := []shape{{64, 10, 128}, {100, 3, 70}, {33, 15, 20}, {29, 1, 300}, {200, 7, 1000}}
+	for _, ab := range [][2]float32{{1, 0}, {-1.5, 0.75}} {
+		runCases(t, shapes, ab[0], ab[1], 5)
+	}
+}
+
+func TestTransposeWins(t *testing.T) {
+	if hwLevel < levelAVX512 {
+		t.Skip("the cost model's choices are checked for the AVX-512 level")
+	}
+	im := implFor(levelAVX512)
+	wins := func(transA, transB bool, m, n, k int) bool {
+		p := &problem{transA: transA, transB: transB, m: m, n: n, k: k, lda: k, ldb: n}
+		if transA {
+			p.lda = m
+		}
+		if transB {
+			p.ldb = k
+		}
+		return transposeWins(p, im)
+	}
+	require.True(t, wins(false, true, 64, 10, 128), "a batch through a 10-way layer")
+	require.True(t, wins(false, true, 64, 128, 784), "x·W^T: W read in place, x transposed")
+	require.True(t, wins(false, true, 64, 288, 910), "a convolution's weight gradient")
+	require.False(t, wins(true, false, 10, 128, 64), "wide products keep their orientation")
+	require.False(t, wins(true, false, 128, 784, 64), "x^T·dY: C too large for the buffer")
+	require.False(t, wins(false, true, 9, 32, 4096), "few rows: more padding transposed")
+	require.False(t, wins(false, false, 64, 128, 784), "both operands in place")
+	require.False(t, wins(false, true, 1<<14, 5, 32), "C too large for the buffer")
+}
+
+// TestSgemmNonFinite puts ±Inf and NaN in A and NaN in C (beta 0, so C must
+// not be read) and checks that exactly the affected rows come out non-finite,
+// for a wide product and a narrow one (computed transposed).
+func TestSgemmNonFinite(t *testing.T) {
+	inf := float32(math.Inf(1))
+	nan := float32(math.NaN())
+	for _, s := range []shape{{40, 50, 30}, {64, 10, 128}} {
+		forEachLevel(t, func(t *testing.T) {
+			m, n, k := s.m, s.n, s.k
+			a := make([]float32, m*k)
+			b := make([]float32, k*n)
+			for i := range a {
+				a[i] = float32(i%7) - 3
+			}
+			for i := range b {
+				b[i] = float32(i%5) + 1 // positive: Inf stays Inf
+			}
+			a[3*k+2], a[5*k+1], a[5*k+4], a[9*k] = inf, inf, -inf, nan
+			c := make([]float32, m*n)
+			for i := range c {
+				c[i] = nan
+			}
+			sgemm(2, false, false, false, m, n, k, 1, a, k, b, n, 0, c, n)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					got := c[i*n+j]
+					switch i {
+					case 3:
+						require.Equal(t, inf, got, "%v C[%d,%d]", s, i, j)
+					case 5, 9: // Inf - Inf, and NaN
+						require.True(t, math.IsNaN(float64(got)), "%v C[%d,%d] = %g, want NaN", s, i, j, got)
+					default:
+						require.False(t, math.IsNaN(float64(got)) || math.IsInf(float64(got), 0), "%v C[%d,%d] = %g", s, i, j, got)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestSgemmSerialAllocs checks that serial products, the frequent small
+// ones of a training step, allocate nothing once warm, in either
+// orientation and with operands packed or in place.
+func TestSgemmSerialAllocs(t *testing.T) {
+	for _, s := range []struct {
+		transA, transB bool
+		m, n, k        int
+	}{{false, false, 14, 32, 1}, {false, true, 64, 10, 128}, {true, false, 10, 128, 64}, {false, true, 64, 128, 784}, {true, true, 30, 70, 50}} {
+		a, b, c := make([]float32, s.m*s.k), make([]float32, s.k*s.n), make([]float32, s.m*s.n)
+		lda, ldb := s.k, s.n
+		if s.transA {
+			lda = s.m
+		}
+		if s.transB {
+			ldb = s.k
+		}
+		allocs := testing.AllocsPerRun(20, func() { // GOMAXPROCS is 1 while it runs
+			SgemmThreads(2, s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, b, ldb, 0.5, c, s.n)
+		})
+		require.Zero(t, allocs, "%+v", s)
+	}
+}
+
+// TestSgemmRandomShapes checks random shapes, transposes, leading
+// dimensions, alpha and beta on 1 to 3 workers, which lands products on
+// every combination of packed and in-place operands, both orientations and
+// per-worker shares.
+func TestSgemmRandomShapes(t *testing.T) {
+	seed := baseSeed(t)
+	rng := rand.New(rand.NewPCG(seed, 99))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	cases := 24
+	if testing.Short() {
+		cases = 8
+	}
+	alphas := []float32{1, -0.5, 2}
+	betas := []float32{0, 1, 0.25}
+	for i := range cases {
+		m, n, k := 1+rng.IntN(200), 1+rng.IntN(300), 1+rng.IntN(700)
+		if rng.IntN(3) == 0 {
+			n = 1 + rng.IntN(20) // narrow: may be computed transposed
+		}
+		tc := newCase(seed+uint64(1000+i), rng.IntN(2) == 1, rng.IntN(2) == 1, m, n, k,
+			alphas[rng.IntN(len(alphas))], betas[rng.IntN(len(betas))], rng.IntN(2)*7)
+		want, tol := tc.reference()
+		threads := 1 + rng.IntN(3)
+		forEachLevel(t, func(t *testing.T) {
+			runtime.GOMAXPROCS(max(threads, 2))
+			tc.check(t, threads, want, tol)
+		})
 	}
 }

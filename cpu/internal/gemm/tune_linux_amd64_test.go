@@ -114,10 +114,10 @@ func compareCompute(m, n, k int, names []string, ims []impl, rounds int) {
 		im := &ims[i]
 		p := &problem{m: m, n: n, k: k, alpha: 1, a: a, lda: k, b: b, ldb: n, c: c, ldc: n}
 		ms, ns, ks := superBlocks(p, im)
-		s := &shared{p: p, im: im}
+		s := &shared{p: *p, im: im}
 		s.packA = getBuf(ceilDiv(ms, im.mr) * im.mr * ks).data
 		s.packB = getBuf(ceilDiv(ns, im.nr) * im.nr * ks).data
-		s.blocks = planBlocks(p, im, ms, ns, ks, 1)
+		s.blocks = planBlocks(nil, p, im, ms, ns, ks, 1, true, true)
 		for t := 0; t < s.blocks[0].packTasks; t++ {
 			s.pack(&s.blocks[0], t)
 		}
@@ -282,5 +282,133 @@ func TestTuneBestWall(t *testing.T) {
 			})
 			fmt.Printf("%-20s %d threads: best %6.1f GFLOP/s (%3.0f%% of best peak)\n", s.name, th, g, 100*g/p)
 		}
+	}
+}
+
+// TestTuneTrainShapes measures, single-threaded by thread CPU time, the
+// products of the reference training steps (nn/train's MLP and CNN) with
+// their transposes, alternating with the FMA peak loop.
+func TestTuneTrainShapes(t *testing.T) {
+	skipUnlessTune(t)
+	rng := rand.New(rand.NewPCG(13, 14))
+	loop, perIter := peakLoopFor(levelAVX512)
+	for _, s := range trainShapes {
+		lda, ldb := s.k, s.n
+		if s.transA {
+			lda = s.m
+		}
+		if s.transB {
+			ldb = s.k
+		}
+		a, b, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
+		flops := 2 * float64(s.m*s.n*s.k)
+		reps := max(1, int(1e8/flops))
+		var gs, ps []float64
+		for range 9 {
+			gs = append(gs, cpuRate(flops*float64(reps), 1, func() {
+				for range reps {
+					SgemmThreads(1, s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, b, ldb, 0, c, s.n)
+				}
+			}))
+			ps = append(ps, cpuRate(float64(perIter)*1e5, 1, func() { loop(1e5) }))
+		}
+		g, p := median(gs), median(ps)
+		fmt.Printf("%-28s 1 thread: %6.1f GFLOP/s %7.1f µs (best %6.1f), peak %6.1f: %3.0f%%\n", s.name, g, flops/g/1e3, gs[len(gs)-1], p, 100*g/p)
+	}
+}
+
+// TestTuneInPlace compares, single-threaded by thread CPU time and in
+// alternation, products that read A (rowA) or B (colB) in place with the
+// same products packing them, on the benchmark and training shapes where
+// either applies.
+var colBPanelsFlag = flag.Int("gemm.colbpanels", 0, "with TestTuneInPlace: colBMaxAPanels to try (0: the default)")
+
+func TestTuneInPlace(t *testing.T) {
+	skipUnlessTune(t)
+	defer func() { rowAEnabled, colBEnabled = true, true }()
+	rng := rand.New(rand.NewPCG(15, 16))
+	shapes := append([]struct {
+		name           string
+		transA, transB bool
+		m, n, k        int
+	}{{"bench 64x784x128", false, false, 64, 128, 784}, {"512³", false, false, 512, 512, 512}, {"448³", false, false, 448, 448, 448}, {"1000³", false, false, 1000, 1000, 1000}, {"1000x1000x1000 A^T", true, false, 1000, 1000, 1000}}, trainShapes...)
+	if *colBPanelsFlag > 0 {
+		defer func(old int) { colBMaxAPanels = old }(colBMaxAPanels)
+		colBMaxAPanels = *colBPanelsFlag
+	}
+	for _, s := range shapes {
+		lda, ldb := s.k, s.n
+		if s.transA {
+			lda = s.m
+		}
+		if s.transB {
+			ldb = s.k
+		}
+		a, b, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
+		p := &problem{transA: s.transA, transB: s.transB, m: s.m, n: s.n, k: s.k, lda: lda, ldb: ldb}
+		im := implFor(active)
+		if !useRowA(p, im) && !useColB(p, im) {
+			continue
+		}
+		flops := 2 * float64(s.m*s.n*s.k)
+		reps := max(1, int(5e7/flops))
+		var g [3][]float64
+		for range 11 {
+			for v := range 3 {
+				rowAEnabled, colBEnabled = v >= 1, v == 2
+				g[v] = append(g[v], cpuRate(flops*float64(reps), 1, func() {
+					for range reps {
+						sgemm(1, false, s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, b, ldb, 0, c, s.n)
+					}
+				}))
+			}
+		}
+		us := func(v int) float64 { return flops / median(g[v]) / 1e3 }
+		fmt.Printf("%-24s 1 thread µs: packed %6.1f, A in place %6.1f, A and B in place %6.1f (%5.1f GFLOP/s)\n",
+			s.name, us(0), us(1), us(2), median(g[2]))
+	}
+}
+
+// TestTuneOrientation compares, single-threaded by thread CPU time and in
+// alternation, products computed as they are and transposed through a
+// buffer (see orient.go), with the choice transposeWins makes.
+func TestTuneOrientation(t *testing.T) {
+	skipUnlessTune(t)
+	rng := rand.New(rand.NewPCG(17, 18))
+	im := implFor(active)
+	for _, s := range trainShapes {
+		lda, ldb := s.k, s.n
+		if s.transA {
+			lda = s.m
+		}
+		if s.transB {
+			ldb = s.k
+		}
+		if s.m*s.n > maxTransposedElems {
+			continue
+		}
+		a, b, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
+		newP := func() *problem {
+			return &problem{transA: s.transA, transB: s.transB, m: s.m, n: s.n, k: s.k, alpha: 1,
+				a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: s.n}
+		}
+		flops := 2 * float64(s.m*s.n*s.k)
+		reps := max(1, int(5e7/flops))
+		var g [2][]float64
+		for range 11 {
+			for v := range 2 {
+				g[v] = append(g[v], cpuRate(flops*float64(reps), 1, func() {
+					for range reps {
+						if v == 0 {
+							run(newP(), im, 1, false)
+						} else {
+							runTransposed(newP(), im, 1, false)
+						}
+					}
+				}))
+			}
+		}
+		us := func(v int) float64 { return flops / median(g[v]) / 1e3 }
+		fmt.Printf("%-24s 1 thread µs: as is %7.1f, transposed %7.1f; transposeWins %v\n", s.name, us(0), us(1), transposeWins(newP(), im))
 	}
 }

@@ -23,19 +23,41 @@ var (
 // and nv vectors of columns of B (NR = nv*width). It computes the first rows
 // rows of the tile (rows == mr for the main kernel; the others serve the
 // ragged last panel of A without computing padding).
+//
+// A kernel with rowA reads A in place from a row-major matrix instead of a
+// packed panel: row r of the tile at a + r*lda, k steps contiguous. Its
+// last argument is lda (floats) instead of the pfA prefetch address: rows
+// are reached from four base registers (rows 0–3, 4–7, 8–11, 12–15) indexed
+// by lda and 3*lda.
+//
+// A kernel with colB reads B in place from a row-major matrix (k steps ldb
+// floats apart) instead of a packed panel; its pf argument is ldb (floats)
+// and it issues no L2 prefetch.
 type kernel struct {
 	isa       isa
 	mr, nv    int
 	rows      int
 	unroll    int  // k steps per main-loop iteration
 	prefetchC bool // prefetch the C tile into L1 before the k loop
+	rowA      bool // A in place, row-major with leading dimension lda
+	colB      bool // B in place, row-major with leading dimension ldb
 }
 
 // kernels lists the main kernels; each also gets its partial-row variants.
 var kernels = []kernel{
 	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: true},
 	{isa: avx2, mr: 6, nv: 2, unroll: 4, prefetchC: true},
+	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: true, rowA: true},
+	{isa: avx2, mr: 6, nv: 2, unroll: 4, prefetchC: true, rowA: true},
+	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: true, colB: true},
+	{isa: avx2, mr: 6, nv: 2, unroll: 4, prefetchC: true, colB: true},
+	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: true, rowA: true, colB: true},
+	{isa: avx2, mr: 6, nv: 2, unroll: 4, prefetchC: true, rowA: true, colB: true},
 }
+
+// rowABases are the base registers of rows 0–3, 4–7, 8–11 and 12–15 of a
+// rowA kernel; R12 holds lda and AX 3*lda, in bytes.
+var rowABases = []string{"SI", "BX", "R13", "R14"}
 
 // withRows returns the main kernel (rows == mr) and its variants for 1 to
 // mr-1 rows.
@@ -53,6 +75,12 @@ func (k kernel) nr() int { return k.nv * k.isa.width }
 
 func (k kernel) symbol() string {
 	s := fmt.Sprintf("sgemmKernel%dx%d%s", k.mr, k.nr(), k.isa.name)
+	if k.rowA {
+		s += "RowA"
+	}
+	if k.colB {
+		s += "ColB"
+	}
 	if k.rows != k.mr {
 		s += fmt.Sprintf("Rows%d", k.rows)
 	}
@@ -73,10 +101,28 @@ func (k kernel) bcast(r int) string {
 
 func (k kernel) proto(g *bytes.Buffer) {
 	fmt.Fprintf(g, "\n// %s computes a %d×%d tile of C = alpha*A*B + beta*C with %s from k\n", k.symbol(), k.rows, k.nr(), k.isa.name)
-	fmt.Fprintf(g, "// steps of packed A (groups of %d floats) and packed B (groups of %d floats).\n", k.mr, k.nr())
-	g.WriteString("// C rows are ldc floats apart; beta == 0 stores without reading C. Each\n")
-	g.WriteString("// iteration of the unrolled k loop prefetches into L2 the next cache line\n")
-	g.WriteString("// from address pf, and into L1 the next from pfA (hints: any address is safe).\n//\n//go:noescape\n")
+	aDoc := fmt.Sprintf("packed A (groups of %d floats)", k.mr)
+	if k.rowA {
+		aDoc = "row-major A in place (rows lda floats apart, lda passed as pfA)"
+	}
+	bDoc := fmt.Sprintf("packed B (groups of %d floats)", k.nr())
+	if k.colB {
+		bDoc = "row-major B in place (rows ldb floats apart, ldb passed as pf)"
+	}
+	fmt.Fprintf(g, "// steps of %s and %s.\n", aDoc, bDoc)
+	g.WriteString("// C rows are ldc floats apart; beta == 0 stores without reading C.\n")
+	switch {
+	case !k.rowA && !k.colB:
+		g.WriteString("// Each iteration of the unrolled k loop prefetches into L2 the next cache\n")
+		g.WriteString("// line from address pf, and into L1 the next from pfA (hints: any address\n// is safe).\n")
+	case !k.colB:
+		g.WriteString("// Each iteration of the unrolled k loop prefetches into L2 the next cache\n")
+		g.WriteString("// line from address pf (a hint: any address is safe).\n")
+	case !k.rowA:
+		g.WriteString("// Each iteration of the unrolled k loop prefetches into L1 the next cache\n")
+		g.WriteString("// line from address pfA (a hint: any address is safe).\n")
+	}
+	g.WriteString("//\n//go:noescape\n")
 	fmt.Fprintf(g, "func %s(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)\n", k.symbol())
 }
 
@@ -106,7 +152,17 @@ func (k kernel) emit(s *bytes.Buffer) {
 	w("MOVQ ldc+32(FP), R8")
 	w("SHLQ $2, R8")
 	w("MOVQ pf+48(FP), R11")
+	if k.colB {
+		w("SHLQ $2, R11")
+	}
 	w("MOVQ pfA+56(FP), R12")
+	if k.rowA {
+		w("SHLQ $2, R12")
+		w("LEAQ (R12)(R12*2), AX")
+		for i := 1; i < len(rowABases) && 4*i < k.rows; i++ {
+			w("LEAQ (%s)(R12*4), %s", rowABases[i-1], rowABases[i])
+		}
+	}
 	if k.prefetchC {
 		w("MOVQ DX, R10")
 		for r := 0; r < k.rows; r++ {
@@ -131,17 +187,26 @@ func (k kernel) emit(s *bytes.Buffer) {
 	fmt.Fprintf(s, "%s_loop:\n", sym)
 	for u := 0; u < k.unroll; u++ {
 		k.step(w, u)
+		if k.colB && u%2 == 1 {
+			w("LEAQ (DI)(R11*2), DI")
+		}
 		switch u {
 		case 0:
-			w("PREFETCHT1 (R11)")
-			w("ADDQ $64, R11")
+			if !k.colB {
+				w("PREFETCHT1 (R11)")
+				w("ADDQ $64, R11")
+			}
 		case k.unroll / 2:
-			w("PREFETCHT0 (R12)")
-			w("ADDQ $64, R12")
+			if !k.rowA {
+				w("PREFETCHT0 (R12)")
+				w("ADDQ $64, R12")
+			}
 		}
 	}
-	w("ADDQ $%d, SI", k.unroll*k.mr*4)
-	w("ADDQ $%d, DI", k.unroll*k.nr()*4)
+	k.advanceA(w, k.unroll)
+	if !k.colB {
+		w("ADDQ $%d, DI", k.unroll*k.nr()*4)
+	}
 	w("DECQ R9")
 	w("JNZ %s_loop", sym)
 	fmt.Fprintf(s, "%s_tail:\n", sym)
@@ -149,8 +214,12 @@ func (k kernel) emit(s *bytes.Buffer) {
 	w("JZ %s_store", sym)
 	fmt.Fprintf(s, "%s_tailloop:\n", sym)
 	k.step(w, 0)
-	w("ADDQ $%d, SI", k.mr*4)
-	w("ADDQ $%d, DI", k.nr()*4)
+	k.advanceA(w, 1)
+	if k.colB {
+		w("ADDQ R11, DI")
+	} else {
+		w("ADDQ $%d, DI", k.nr()*4)
+	}
 	w("DECQ CX")
 	w("JNZ %s_tailloop", sym)
 	fmt.Fprintf(s, "%s_store:\n", sym)
@@ -181,14 +250,50 @@ func (k kernel) emit(s *bytes.Buffer) {
 func (k kernel) step(w func(string, ...any), u int) {
 	vb := k.isa.width * 4
 	for v := 0; v < k.nv; v++ {
-		w("VMOVUPS %d(DI), %s", (u*k.nr())*4+v*vb, k.bvec(v))
+		switch {
+		case !k.colB:
+			w("VMOVUPS %d(DI), %s", (u*k.nr())*4+v*vb, k.bvec(v))
+		case u%2 == 0: // DI advances by two rows after every odd step
+			w("VMOVUPS %d(DI), %s", v*vb, k.bvec(v))
+		default:
+			w("VMOVUPS %d(DI)(R11*1), %s", v*vb, k.bvec(v))
+		}
 	}
 	for r := 0; r < k.rows; r++ {
 		bc := k.bcast(r)
-		w("VBROADCASTSS %d(SI), %s", (u*k.mr+r)*4, bc)
+		w("VBROADCASTSS %s, %s", k.aAddr(u, r), bc)
 		for v := 0; v < k.nv; v++ {
 			w("VFMADD231PS %s, %s, %s", k.bvec(v), bc, k.acc(r, v))
 		}
+	}
+}
+
+// aAddr is the address of A's element in row r at the u-th k step from the
+// current A pointers.
+func (k kernel) aAddr(u, r int) string {
+	if !k.rowA {
+		return fmt.Sprintf("%d(SI)", (u*k.mr+r)*4)
+	}
+	base := rowABases[r/4]
+	switch r % 4 {
+	case 0:
+		return fmt.Sprintf("%d(%s)", u*4, base)
+	case 1:
+		return fmt.Sprintf("%d(%s)(R12*1)", u*4, base)
+	case 2:
+		return fmt.Sprintf("%d(%s)(R12*2)", u*4, base)
+	}
+	return fmt.Sprintf("%d(%s)(AX*1)", u*4, base)
+}
+
+// advanceA moves the A pointers on by steps k steps.
+func (k kernel) advanceA(w func(string, ...any), steps int) {
+	if !k.rowA {
+		w("ADDQ $%d, SI", steps*k.mr*4)
+		return
+	}
+	for i := 0; i < len(rowABases) && 4*i < k.rows; i++ {
+		w("ADDQ $%d, %s", steps*4, rowABases[i])
 	}
 }
 
