@@ -50,7 +50,9 @@ func (f *fakeTimer) Reduce(k *device.ReduceKernel) error { return f.kernel("red"
 func (f *fakeTimer) MatMul(k *device.MatMulKernel) error { return f.kernel("mm", f.Device.MatMul(k)) }
 func (f *fakeTimer) Conv(k *device.ConvKernel) error     { return f.kernel("conv", f.Device.Conv(k)) }
 func (f *fakeTimer) Pool(k *device.PoolKernel) error     { return f.kernel("pool", f.Device.Pool(k)) }
-func (f *fakeTimer) Gather(k *device.GatherKernel) error { return f.kernel("gather", f.Device.Gather(k)) }
+func (f *fakeTimer) Gather(k *device.GatherKernel) error {
+	return f.kernel("gather", f.Device.Gather(k))
+}
 func (f *fakeTimer) Scatter(k *device.ScatterKernel) error {
 	return f.kernel("scatter", f.Device.Scatter(k))
 }
