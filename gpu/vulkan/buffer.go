@@ -30,9 +30,9 @@ type Buffer struct {
 	// write recorded in the current batch.
 	readEpoch, writeEpoch uint64
 	freed                 bool
-	// sets are the cached descriptor sets that bind the buffer, dropped
-	// when it is released.
-	sets []*setEntry
+	// nsets counts the cached descriptor sets that bind the buffer, which
+	// are dropped when it is released.
+	nsets int
 }
 
 // Bytes returns the buffer's size: the requested size rounded up to 16.

@@ -105,7 +105,7 @@ func (d *Device) createDescriptorPool(sets int) (vk.DescriptorPool, error) {
 // bufs describe its data bindings (already in d.args.b[1:]).
 func (d *Device) bindDescriptors(bt *batch, key *setKey, bufs []*Buffer, off, nparams int64) error {
 	a := d.args
-	a.pool, a.set, a.dynamic, a.dyn_offset = 0, 0, 0, 0
+	a.pool, a.set, a.write, a.dynamic, a.dyn_offset = 0, 0, 0, 0, 0
 	arena := bt.arena.handle()
 	exact := C.sf_bind{buffer: arena, offset: C.VkDeviceSize(off), _range: C.VkDeviceSize(max(nparams, 4))}
 	if d.descMode == descPush {

@@ -351,7 +351,8 @@ static uint32_t fillWrites(const sf_dispatch_args *a, VkDescriptorSet set, VkWri
 	return n;
 }
 
-void sf_write_set(sf_dev *d, VkDescriptorSet set, const sf_dispatch_args *a) {
+// writeSet writes the bindings of a (n, b and dynamic) into set.
+static void writeSet(sf_dev *d, VkDescriptorSet set, const sf_dispatch_args *a) {
 	VkDescriptorBufferInfo info[SF_MAX_BINDINGS];
 	VkWriteDescriptorSet w[SF_MAX_BINDINGS];
 	uint32_t n = fillWrites(a, set, w, info);
@@ -366,7 +367,9 @@ VkResult sf_dispatch(sf_dev *d, const sf_dispatch_args *a) {
 		if (r != SF_VK_SUCCESS) {
 			return r;
 		}
-		sf_write_set(d, set, a);
+	}
+	if (a->pool || a->write) {
+		writeSet(d, set, a);
 	}
 	if (a->barrier) {
 		memoryBarrier(d, cb, WORK_STAGES, WORK_WRITES, WORK_STAGES, WORK_ACCESS);

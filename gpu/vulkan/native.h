@@ -124,6 +124,7 @@ typedef struct sf_dispatch_args {
 	VkDescriptorPool pool;        // not 0: allocate a set from it and write b into it
 	VkDescriptorSetLayout dsl;    // the set layout, for pool
 	VkDescriptorSet set;          // with pool 0: the set to bind, or 0 to push b (push descriptors)
+	int32_t write;                // with set: write b into it first
 	uint32_t gx, gy, gz;          // workgroups
 	VkQueryPool qp;               // not 0: write timestamps query and query+1 around the dispatch
 	uint32_t query;
@@ -135,11 +136,10 @@ typedef struct sf_dispatch_args {
 VkResult sf_begin(sf_dev *d, VkCommandBuffer cb, VkQueryPool qp, uint32_t nquery);
 // sf_alloc_set allocates one descriptor set of layout dsl from pool.
 VkResult sf_alloc_set(sf_dev *d, VkDescriptorPool pool, VkDescriptorSetLayout dsl, VkDescriptorSet *set);
-// sf_write_set writes the bindings of a (n, b and dynamic) into set.
-void sf_write_set(sf_dev *d, VkDescriptorSet set, const sf_dispatch_args *a);
 // sf_dispatch records the dispatch a describes: the optional barrier, the
-// descriptors (a set allocated from a->pool and written, a->set, or pushed),
-// the pipeline, and the timestamps when a->qp is not 0.
+// descriptors (a set allocated from a->pool and written, a->set, written
+// first when a->write is set, or pushed), the pipeline, and the timestamps
+// when a->qp is not 0.
 VkResult sf_dispatch(sf_dev *d, const sf_dispatch_args *a);
 // sf_copy records a buffer-to-buffer copy, after a barrier when barrier is set.
 void sf_copy(sf_dev *d, VkCommandBuffer cb, int barrier, VkBuffer src, VkDeviceSize srcOff, VkBuffer dst,

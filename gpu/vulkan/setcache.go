@@ -41,22 +41,19 @@ type setEntry struct {
 	prev, next *setEntry // the LRU list, most recently used first
 }
 
-// spareSet is the set of a dropped entry, kept to be rewritten.
-type spareSet struct {
-	set     C.VkDescriptorSet
-	lastUse uint64
-}
-
 // setCache keeps descriptor sets by their bindings across dispatches and
 // batches. A set is rewritten only when no recorded or submitted work uses
 // it (lastUse <= Device.done); entries binding a buffer are dropped when the
 // buffer is released, which happens only after the work using it completed.
+// Each buffer counts the entries that bind it (Buffer.nsets), so that
+// releasing a buffer no set binds costs nothing; the rare release of one
+// that some set binds scans the entries.
 type setCache struct {
 	pool      vk.DescriptorPool
 	allocated int // sets allocated from pool
 	entries   map[setKey]*setEntry
-	lru       setEntry // sentinel: lru.next is the most recent entry
-	spare     []spareSet
+	lru       setEntry    // sentinel: lru.next is the most recent entry
+	spare     []*setEntry // dropped entries, with their sets, to reuse
 }
 
 // newSetCache returns an empty cache allocating from pool.
@@ -81,37 +78,38 @@ func (c *setCache) pushFront(e *setEntry) {
 	c.lru.next = e
 }
 
-// drop removes e from the cache and from its buffers' lists and returns its
-// set.
-func (c *setCache) drop(e *setEntry) spareSet {
+// drop removes e from the cache; its set and struct may then be reused.
+func (c *setCache) drop(e *setEntry) {
 	delete(c.entries, e.key)
 	c.unlink(e)
 	for _, b := range e.bufs {
-		for i, x := range b.sets {
-			if x == e {
-				last := len(b.sets) - 1
-				b.sets[i], b.sets[last] = b.sets[last], nil
-				b.sets = b.sets[:last]
+		b.nsets--
+	}
+	clear(e.bufs)
+	e.bufs = e.bufs[:0]
+}
+
+// invalidate drops every entry that binds b (being released) and keeps it
+// as a spare.
+func (c *setCache) invalidate(b *Buffer) {
+	for e := c.lru.next; e != &c.lru && b.nsets > 0; {
+		next := e.next
+		for _, x := range e.bufs {
+			if x == b {
+				c.drop(e)
+				c.spare = append(c.spare, e)
 				break
 			}
 		}
-	}
-	e.bufs = nil
-	return spareSet{e.set, e.lastUse}
-}
-
-// invalidate drops every entry that binds b (being released).
-func (c *setCache) invalidate(b *Buffer) {
-	for len(b.sets) > 0 {
-		c.spare = append(c.spare, c.drop(b.sets[len(b.sets)-1]))
+		e = next
 	}
 }
 
-// cachedSet returns the cached set for key, creating it (written from
-// d.args, whose binding 0 must be the arena at offset 0 with range
-// paramsRange) on a miss; bufs are the distinct buffers the key names. ok is
-// false when every set is in use by pending work: the caller then allocates
-// a fresh one.
+// cachedSet returns the cached set for key, on a miss taking an idle set and
+// asking for it to be written (d.args.write; binding 0 of d.args must then
+// be the arena at offset 0 with range paramsRange); bufs are the distinct
+// buffers the key names. ok is false when every set is in use by pending
+// work: the caller then takes a fresh one.
 func (d *Device) cachedSet(key *setKey, bufs []*Buffer, seq uint64) (set C.VkDescriptorSet, ok bool, err error) {
 	c := d.sets
 	e := c.entries[*key]
@@ -119,15 +117,16 @@ func (d *Device) cachedSet(key *setKey, bufs []*Buffer, seq uint64) (set C.VkDes
 		d.stats.DescriptorHits++
 		c.unlink(e)
 	} else {
-		if set, ok, err = d.takeSet(); !ok {
+		if e, err = d.takeEntry(); e == nil {
 			return 0, false, err
 		}
-		C.sf_write_set(d.c, set, d.args)
-		e = &setEntry{key: *key, set: set, bufs: append([]*Buffer(nil), bufs...)}
-		c.entries[*key] = e
+		e.key = *key
+		e.bufs = append(e.bufs, bufs...)
 		for _, b := range bufs {
-			b.sets = append(b.sets, e)
+			b.nsets++
 		}
+		c.entries[*key] = e
+		d.args.write = 1
 		d.stats.DescriptorMisses++
 	}
 	c.pushFront(e)
@@ -135,29 +134,31 @@ func (d *Device) cachedSet(key *setKey, bufs []*Buffer, seq uint64) (set C.VkDes
 	return e.set, true, nil
 }
 
-// takeSet returns a set no pending work uses: a spare one, a new one while
-// the pool has room, or the least recently used entry's.
-func (d *Device) takeSet() (C.VkDescriptorSet, bool, error) {
+// takeEntry returns an entry, out of the cache, whose set no pending work
+// uses: a spare one, a new one while the pool has room, or the least
+// recently used one; nil when there is none.
+func (d *Device) takeEntry() (*setEntry, error) {
 	c := d.sets
 	for i := len(c.spare) - 1; i >= 0; i-- {
-		if s := c.spare[i]; s.lastUse <= d.done {
+		if e := c.spare[i]; e.lastUse <= d.done {
 			last := len(c.spare) - 1
-			c.spare[i] = c.spare[last]
+			c.spare[i], c.spare[last] = c.spare[last], nil
 			c.spare = c.spare[:last]
-			return s.set, true, nil
+			return e, nil
 		}
 	}
 	if c.allocated < setCacheSize {
-		var set C.VkDescriptorSet
+		e := &setEntry{}
 		pool := C.VkDescriptorPool(uintptr(unsafe.Pointer(c.pool)))
-		if err := d.check("vkAllocateDescriptorSets", C.sf_alloc_set(d.c, pool, d.cdsl(), &set)); err != nil {
-			return 0, false, err
+		if err := d.check("vkAllocateDescriptorSets", C.sf_alloc_set(d.c, pool, d.cdsl(), &e.set)); err != nil {
+			return nil, err
 		}
 		c.allocated++
-		return set, true, nil
+		return e, nil
 	}
 	if e := c.lru.prev; e != &c.lru && e.lastUse <= d.done {
-		return c.drop(e).set, true, nil
+		c.drop(e)
+		return e, nil
 	}
-	return 0, false, nil
+	return nil, nil
 }
