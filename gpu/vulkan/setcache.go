@@ -8,6 +8,7 @@ package vulkan
 import "C"
 
 import (
+	"hash/maphash"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
@@ -35,6 +36,7 @@ type setKey [shaders.DataBindings]bindKey
 // setEntry is a cached descriptor set.
 type setEntry struct {
 	key        setKey
+	hash       uint64
 	set        C.VkDescriptorSet
 	lastUse    uint64    // sequence number of the newest batch that bound it
 	bufs       []*Buffer // the distinct buffers it binds
@@ -51,14 +53,15 @@ type setEntry struct {
 type setCache struct {
 	pool      vk.DescriptorPool
 	allocated int // sets allocated from pool
-	entries   map[setKey]*setEntry
-	lru       setEntry    // sentinel: lru.next is the most recent entry
-	spare     []*setEntry // dropped entries, with their sets, to reuse
+	seed      maphash.Seed
+	entries   map[uint64]*setEntry // by the key's hash (a map of 360-byte keys would allocate each)
+	lru       setEntry             // sentinel: lru.next is the most recent entry
+	spare     []*setEntry          // dropped entries, with their sets, to reuse
 }
 
 // newSetCache returns an empty cache allocating from pool.
 func newSetCache(pool vk.DescriptorPool) *setCache {
-	c := &setCache{pool: pool, entries: make(map[setKey]*setEntry)}
+	c := &setCache{pool: pool, seed: maphash.MakeSeed(), entries: make(map[uint64]*setEntry)}
 	c.lru.next, c.lru.prev = &c.lru, &c.lru
 	return c
 }
@@ -80,7 +83,7 @@ func (c *setCache) pushFront(e *setEntry) {
 
 // drop removes e from the cache; its set and struct may then be reused.
 func (c *setCache) drop(e *setEntry) {
-	delete(c.entries, e.key)
+	delete(c.entries, e.hash)
 	c.unlink(e)
 	for _, b := range e.bufs {
 		b.nsets--
@@ -112,20 +115,24 @@ func (c *setCache) invalidate(b *Buffer) {
 // work: the caller then takes a fresh one.
 func (d *Device) cachedSet(key *setKey, bufs []*Buffer, seq uint64) (set C.VkDescriptorSet, ok bool, err error) {
 	c := d.sets
-	e := c.entries[*key]
-	if e != nil {
+	h := maphash.Comparable(c.seed, *key)
+	e := c.entries[h]
+	switch {
+	case e != nil && e.key == *key:
 		d.stats.DescriptorHits++
 		c.unlink(e)
-	} else {
+	case e != nil: // another key with the same hash: not cached
+		return 0, false, nil
+	default:
 		if e, err = d.takeEntry(); e == nil {
 			return 0, false, err
 		}
-		e.key = *key
+		e.key, e.hash = *key, h
 		e.bufs = append(e.bufs, bufs...)
 		for _, b := range bufs {
 			b.nsets++
 		}
-		c.entries[*key] = e
+		c.entries[h] = e
 		d.args.write = 1
 		d.stats.DescriptorMisses++
 	}
