@@ -3,6 +3,7 @@
 package vulkan
 
 import (
+	"hash/maphash"
 	"math/rand/v2"
 	"testing"
 
@@ -234,4 +235,26 @@ func TestDescriptorModeFromEnvironment(t *testing.T) {
 	got, err := chooseDescriptors(d.ad, 1<<20) // no adapter pushes a million
 	require.NoError(t, err)
 	assert.Equal(t, descCache, got, "push falls back to cache")
+}
+
+// TestDescriptorCacheHashCollision: a key whose hash names another key's
+// entry is not cached (the dispatch takes a fresh set) and leaves the other
+// entry alone.
+func TestDescriptorCacheHashCollision(t *testing.T) {
+	d := openDevice(t)
+	if d.descMode != descCache {
+		t.Skipf("descriptors are %s", d.descMode)
+	}
+	var k1, k2 setKey
+	k1[0].id, k2[0].id = 1, 2
+	h2 := maphash.Comparable(d.sets.seed, k2)
+	other := &setEntry{key: k1, hash: h2}
+	d.sets.entries[h2] = other
+	defer delete(d.sets.entries, h2)
+	d.args.write = 0
+	_, ok, err := d.cachedSet(&k2, nil, d.seq)
+	require.NoError(t, err)
+	assert.False(t, ok)
+	assert.Same(t, other, d.sets.entries[h2])
+	assert.Zero(t, d.args.write)
 }
