@@ -27,8 +27,8 @@ type Stats struct {
 	Submits    uint64 // queue submissions
 
 	// Descriptor sets: dispatches that found their set in the cache, that
-	// wrote a cached set, and that used a fresh set from the batch's pool
-	// (push descriptors count in none).
+	// did not (and wrote a cached set or used a fresh one), and that used a
+	// fresh set from the batch's pool (push descriptors count in none).
 	DescriptorHits, DescriptorMisses, DescriptorFresh uint64
 	// CachedSets is the number of descriptor sets in the cache now.
 	CachedSets int

@@ -118,6 +118,7 @@ func TestDescriptorCacheNoGrowth(t *testing.T) {
 	require.NoError(t, d.Sync())
 	mem := d.memCount
 	for i := 0; i < 10000; i++ {
+		d.sets.hitRate = 1 // admit every miss: every iteration writes a set and drops it
 		x := upload(t, d, f32Bytes(xs))
 		require.NoError(t, d.Elementwise(unaryKernel(x, o, n, device.OpNeg)))
 		require.NoError(t, d.Elementwise(unaryKernel(o, p, n, device.OpNeg)))
@@ -135,7 +136,41 @@ func TestDescriptorCacheNoGrowth(t *testing.T) {
 	t.Logf("stats %+v, sets allocated %d", s, d.sets.allocated)
 	if d.descMode == descCache {
 		assert.GreaterOrEqual(t, s.DescriptorHits, uint64(9999))
+		assert.Zero(t, s.DescriptorFresh)
 	}
+}
+
+// TestDescriptorCacheAdmission: bindings that never repeat stop filling the
+// cache (one miss in admitEvery still does), and repeating ones fill it
+// again.
+func TestDescriptorCacheAdmission(t *testing.T) {
+	d := openDevice(t)
+	if d.descMode != descCache {
+		t.Skipf("descriptors are %s", d.descMode)
+	}
+	const bufs, n = 30, 16
+	ins, outs := make([]device.Buffer, bufs), make([]device.Buffer, bufs)
+	for i := range ins {
+		ins[i], outs[i] = alloc(t, d, 4*n), alloc(t, d, 4*n)
+	}
+	before := d.Stats()
+	for i := range bufs * bufs { // every pair once: all misses
+		require.NoError(t, d.Elementwise(unaryKernel(ins[i/bufs], outs[i%bufs], n, device.OpNeg)))
+	}
+	s := d.Stats()
+	misses, fresh := s.DescriptorMisses-before.DescriptorMisses, s.DescriptorFresh-before.DescriptorFresh
+	assert.Equal(t, uint64(bufs*bufs), misses)
+	assert.Less(t, d.sets.hitRate, admitRate)
+	written := misses - fresh
+	assert.Less(t, written, uint64(hitWindow+bufs*bufs/admitEvery+1), "most misses take fresh sets")
+	assert.Greater(t, written, uint64(bufs*bufs/admitEvery-1), "one miss in %d is still cached", admitEvery)
+
+	k := unaryKernel(ins[0], outs[0], n, device.OpNeg)
+	for range 2 * hitWindow { // repeating bindings: hits raise the rate again
+		require.NoError(t, d.Elementwise(k))
+	}
+	assert.GreaterOrEqual(t, d.sets.hitRate, admitRate)
+	require.NoError(t, d.Sync())
 }
 
 // TestDescriptorCacheEviction binds more distinct buffer pairs than the cache
@@ -154,6 +189,7 @@ func TestDescriptorCacheEviction(t *testing.T) {
 	last := make([]int, bufs)
 	for i := range bufs {
 		for j := range bufs {
+			d.sets.hitRate = 1 // admit every miss
 			require.NoError(t, d.Elementwise(unaryKernel(ins[i], outs[j], n, device.OpNeg)))
 			last[j] = i
 		}
