@@ -134,7 +134,7 @@ func (c *setCache) invalidate(b *Buffer) {
 // fresh set.
 func (d *Device) cachedSet(key *setKey, bufs []*Buffer, seq uint64) (set C.VkDescriptorSet, ok bool, err error) {
 	c := d.sets
-	h := maphash.Comparable(c.seed, *key)
+	h := maphash.Bytes(c.seed, unsafe.Slice((*byte)(unsafe.Pointer(key)), unsafe.Sizeof(*key))) // no padding
 	e := c.entries[h]
 	hit := e != nil && e.key == *key
 	c.hitRate += (b2f(hit) - c.hitRate) / hitWindow

@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -283,7 +284,7 @@ func TestDescriptorCacheHashCollision(t *testing.T) {
 	}
 	var k1, k2 setKey
 	k1[0].id, k2[0].id = 1, 2
-	h2 := maphash.Comparable(d.sets.seed, k2)
+	h2 := maphash.Bytes(d.sets.seed, unsafe.Slice((*byte)(unsafe.Pointer(&k2)), unsafe.Sizeof(k2)))
 	other := &setEntry{key: k1, hash: h2}
 	d.sets.entries[h2] = other
 	defer delete(d.sets.entries, h2)
