@@ -91,17 +91,16 @@
 // to 7 runs alternating the modes, host CPU per recorded kernel, encoding
 // in package gpu, about 0.9 µs, included): with the same bindings every
 // time (BenchmarkHostOverhead) the cache takes 2.3 µs, fresh sets 2.6 to
-// 2.8 µs, the code before the cache 2.6 µs and push descriptors 3.3 µs
-// (lavapipe records pushed descriptors as a command and builds a set when
-// it executes it); with bindings that never repeat
-// (BenchmarkHostOverheadNewBindings) the cache takes 2.6 µs, fresh sets
-// 2.3 µs and the code before the cache 2.0 µs. So the cache is the default
-// and push is not. In a small MLP's training loop (32 dispatches a step)
-// only about 13% of lookups hit (25% when every miss was cached), as the
-// memory pool hands the step's
-// intermediates out in an order that changes from step to step, so their
-// bindings rarely repeat within the cache's reach; there, on lavapipe,
-// descriptor handling is lost in the kernels' own cost.
+// 2.8 µs, the code before the cache 2.6 µs and push descriptors 3.3 µs;
+// with bindings that never repeat (BenchmarkHostOverheadNewBindings) the
+// cache takes 2.6 µs, fresh sets 2.3 µs and the code before the cache
+// 2.0 µs. So the cache is the default and push is not (on a real GPU the
+// balance may differ: measure with EnvDescriptors). In a small MLP's
+// training loop (32 dispatches a step) only about 13% of lookups hit (25%
+// when every miss was cached): the memory pool hands a step's intermediates
+// out in an order that changes from step to step, so their bindings rarely
+// repeat within the cache's reach. There, on lavapipe, descriptor handling
+// is lost in the kernels' own cost.
 //
 // # Kernels
 //
