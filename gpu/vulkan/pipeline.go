@@ -37,7 +37,8 @@ func (p *pipeline) cpipe() C.VkPipeline { return p.cp }
 
 // createLayouts makes the one descriptor-set layout every kernel uses:
 // binding 0 (params) and the data bindings 1..shaders.DataBindings, all
-// storage buffers.
+// storage buffers (binding 0 dynamic unless descriptors are pushed; see
+// descriptors.go).
 func (d *Device) createLayouts() error {
 	if d.layoutBindings > d.ad.maxBindings {
 		return fmt.Errorf("vulkan: the kernels bind %d storage buffers, %s allows %d per shader", d.layoutBindings, d.info.Name, d.ad.maxBindings)
