@@ -20,6 +20,7 @@ type Device struct {
 	info      device.Info
 	pool      *pool.Pool
 	prof      *profiler.Profiler
+	kt        kernelTiming // device kernel times for the profiler
 	why       string
 	seed      uint64
 	scopes    []*scopeFrame

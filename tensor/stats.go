@@ -36,12 +36,17 @@ func (d *Device) noteKernel(kind string, ops []string, inputs, outputs int) {
 	}
 }
 
-// launch runs one kernel, timed by the profiler under span and counted as a
-// kernel of kind with the fused ops. The caller holds d.mu.
+// launch runs one kernel, timed by the profiler under span (on the host, and
+// on the device where it can time kernels: see kerneltime.go) and counted as
+// a kernel of kind with the fused ops. The caller holds d.mu.
 func (d *Device) launch(span, kind string, ops []string, inputs, outputs int, run func() error) error {
+	timed := d.kernelTimingOn()
 	s := d.prof.Start(span, "kernel")
 	err := run()
 	s.End()
+	if timed {
+		d.noteTimedLaunch(span)
+	}
 	d.noteKernel(kind, ops, inputs, outputs)
 	return err
 }

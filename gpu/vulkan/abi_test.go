@@ -40,6 +40,9 @@ var abiStructs = map[string][]string{
 	"VkMemoryBarrier":                           {"srcAccessMask", "dstAccessMask"},
 	"VkBufferCopy":                              {"srcOffset", "dstOffset", "size"},
 	"VkSubmitInfo":                              {"waitSemaphoreCount", "pWaitSemaphores", "pWaitDstStageMask", "commandBufferCount", "pCommandBuffers", "signalSemaphoreCount", "pSignalSemaphores"},
+
+	// Push descriptors.
+	"VkPhysicalDevicePushDescriptorPropertiesKHR": {"pNext", "maxPushDescriptors"},
 }
 
 // abiConstants are vkdecl.h's SF_VK_ constants with their official names.
@@ -90,6 +93,10 @@ var abiConstants = map[string]string{
 	"SF_VK_ERROR_DEVICE_LOST":                                           "VK_ERROR_DEVICE_LOST",
 	"SF_VK_ERROR_OUT_OF_POOL_MEMORY":                                    "VK_ERROR_OUT_OF_POOL_MEMORY",
 	"SF_VK_TIMEOUT":                                                     "VK_TIMEOUT",
+
+	// Descriptor caching and push descriptors.
+	"SF_VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC":                        "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC",
+	"SF_VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR": "VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR",
 }
 
 // layoutProgram writes a C program that prints the size of every struct

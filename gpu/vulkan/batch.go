@@ -36,19 +36,28 @@ type batch struct {
 	cb    vk.CommandBuffer
 	fence vk.Fence
 	pool  vk.DescriptorPool
-	arena *rawBuffer
+	arena *rawBuffer   // the device's arena; this batch uses [arenaBase, arenaBase+arenaBytes)
 	qp    vk.QueryPool // nil unless profiling
 	nq    int          // queries in qp
+
+	arenaBase int64
 
 	seq        uint64 // sequence number; valid once recording started
 	recording  bool
 	profiled   bool // its queries were reset at begin: dispatches are timed
 	submitted  bool
-	arenaUsed  int64
+	arenaUsed  int64 // the arena's next free byte
 	dispatches int
-	temps      []*rawBuffer // staging buffers destroyed at completion
-	frees      []*Buffer    // buffers destroyed at completion
-	kernels    []string     // profiled kernels, two queries each
+	temps      []*rawBuffer  // staging buffers destroyed at completion
+	frees      []*Buffer     // buffers destroyed at completion
+	kernels    []timedKernel // profiled kernels, two queries each
+	submitAt   time.Time     // when it was submitted (profiled batches)
+}
+
+// timedKernel is a dispatch bracketed by timestamp queries.
+type timedKernel struct {
+	name string
+	call uint64 // Device.calls when it was recorded
 }
 
 // chandle returns the C handles of the batch.
@@ -59,9 +68,10 @@ func (b *batch) cpool() C.VkDescriptorPool {
 }
 func (b *batch) cqp() C.VkQueryPool { return C.VkQueryPool(uintptr(unsafe.Pointer(b.qp))) }
 
-// newBatch creates the Vulkan objects of one batch.
-func (d *Device) newBatch() (*batch, error) {
-	b := &batch{}
+// newBatch creates the Vulkan objects of batch i.
+func (d *Device) newBatch(i int) (*batch, error) {
+	b := &batch{arena: d.arena, arenaBase: int64(i) * arenaBytes}
+	b.arenaUsed = b.arenaBase
 	ai := &vk.CommandBufferAllocateInfo{
 		SType:              vk.StructureTypeCommandBufferAllocateInfo,
 		CommandPool:        d.cmdPool,
@@ -83,22 +93,9 @@ func (d *Device) newBatch() (*batch, error) {
 	if err := vkErr("vkCreateFence", res); err != nil {
 		return nil, err
 	}
-	sizes := []vk.DescriptorPoolSize{{Type: vk.DescriptorTypeStorageBuffer, DescriptorCount: uint32(maxBatchDispatches * d.layoutBindings)}}
-	pi := &vk.DescriptorPoolCreateInfo{
-		SType:         vk.StructureTypeDescriptorPoolCreateInfo,
-		MaxSets:       maxBatchDispatches,
-		PoolSizeCount: 1,
-		PPoolSizes:    sizes,
-	}
-	var pool vk.DescriptorPool
-	res = vk.CreateDescriptorPool(d.dev, pi, nil, &pool)
-	pi.Free()
-	b.pool = pool
-	if err := vkErr("vkCreateDescriptorPool", res); err != nil {
-		return nil, err
-	}
 	var err error
-	if b.arena, err = d.createBuffer(arenaBytes, true); err != nil {
+	b.pool, err = d.createDescriptorPool(maxBatchDispatches)
+	if err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -109,9 +106,6 @@ func (d *Device) destroyBatch(b *batch) {
 	d.finishBatch(b)
 	if b.qp != vk.NullQueryPool {
 		vk.DestroyQueryPool(d.dev, b.qp, nil)
-	}
-	if b.arena != nil {
-		d.destroyRaw(b.arena)
 	}
 	if b.pool != vk.NullDescriptorPool {
 		vk.DestroyDescriptorPool(d.dev, b.pool, nil)
@@ -166,6 +160,9 @@ func (d *Device) flush() error {
 	d.rec = nil
 	d.next = (d.next + 1) % numBatches
 	b.recording = false
+	if b.profiled {
+		b.submitAt = time.Now()
+	}
 	if err := d.check("vkQueueSubmit", C.sf_submit(d.c, b.ccb(), b.cfence())); err != nil {
 		d.finishBatch(b)
 		return err
@@ -208,7 +205,7 @@ func (d *Device) finishBatch(b *batch) {
 		d.release(f)
 	}
 	b.temps, b.frees, b.kernels = b.temps[:0], b.frees[:0], b.kernels[:0]
-	b.arenaUsed, b.dispatches = 0, 0
+	b.arenaUsed, b.dispatches = b.arenaBase, 0
 }
 
 // drain submits the recording batch and waits for every batch.
@@ -223,12 +220,12 @@ func (d *Device) drain() error {
 	return err
 }
 
-// upload reserves n bytes of the recording batch's arena at the given
-// alignment and returns the arena and the offset; ok is false when the
-// arena is full.
+// upload reserves n bytes of the recording batch's part of the arena at the
+// given alignment and returns their offset in the arena; ok is false when
+// the batch's part is full.
 func (b *batch) upload(n, align int64) (off int64, ok bool) {
 	off = (b.arenaUsed + align - 1) &^ (align - 1)
-	if off+n > b.arena.size {
+	if off+n > b.arenaBase+arenaBytes {
 		return 0, false
 	}
 	b.arenaUsed = off + n

@@ -49,13 +49,38 @@ func addKernel(t testing.TB, d *Device, n int) *device.ElementwiseKernel {
 func BenchmarkHostOverhead(b *testing.B) {
 	d := openDevice(b)
 	k := addKernel(b, d, 256)
-	require.NoError(b, d.Elementwise(k))
+	recordLoop(b, d, func(int) *device.ElementwiseKernel { return k })
+}
+
+// BenchmarkHostOverheadNewBindings is BenchmarkHostOverhead with every
+// kernel binding a pair of buffers that no recent kernel bound (48x48 pairs
+// in turn, more than the descriptor-set cache holds): with the cache, every
+// dispatch is a miss.
+func BenchmarkHostOverheadNewBindings(b *testing.B) {
+	d := openDevice(b)
+	const bufs, n = 48, 256
+	ins, outs := make([]device.Buffer, bufs), make([]device.Buffer, bufs)
+	for i := range ins {
+		ins[i] = upload(b, d, make([]byte, 4*n))
+		outs[i] = upload(b, d, make([]byte, 4*n))
+	}
+	recordLoop(b, d, func(i int) *device.ElementwiseKernel {
+		i %= bufs * bufs
+		return unaryKernel(ins[i/bufs], outs[i%bufs], n, device.OpNeg)
+	})
+}
+
+// recordLoop records kernel(i) for i < b.N, timing (wall and thread CPU)
+// only the recording calls.
+func recordLoop(b *testing.B, d *Device, kernel func(int) *device.ElementwiseKernel) {
+	require.NoError(b, d.Elementwise(kernel(0)))
 	require.NoError(b, d.Sync())
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var rec, cpu time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		k := kernel(i)
 		if i%maxBatchDispatches == 0 {
 			// Keep the ring from blocking the clock: drain outside it.
 			b.StopTimer()

@@ -30,6 +30,9 @@ type Buffer struct {
 	// write recorded in the current batch.
 	readEpoch, writeEpoch uint64
 	freed                 bool
+	// nsets counts the cached descriptor sets that bind the buffer, which
+	// are dropped when it is released.
+	nsets int
 }
 
 // Bytes returns the buffer's size: the requested size rounded up to 16.
@@ -118,6 +121,9 @@ func (d *Device) release(b *Buffer) {
 		return
 	}
 	delete(d.live, b)
+	if d.sets != nil {
+		d.sets.invalidate(b)
+	}
 	size := b.raw.size
 	d.destroyRaw(&b.raw)
 	b.raw.size = size // kept for Bytes and messages

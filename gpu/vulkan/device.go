@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
@@ -49,9 +50,15 @@ type Device struct {
 	statusUses     []*gpu.StatusUse
 
 	scratchReads, scratchWrites [1 + shaders.DataBindings]*Buffer
+	scratchBufs                 [shaders.DataBindings]*Buffer
 	writeBufs                   [4]device.Buffer
-	binds                       *[1 + shaders.DataBindings]C.sf_bind // in C memory
+	args                        *C.sf_dispatch_args // in C memory, filled per dispatch
 	stats                       Stats
+
+	descMode    descriptorMode
+	sets        *setCache  // cached descriptor sets (descCache)
+	arena       *rawBuffer // params words and small writes; a part per batch
+	paramsRange int64      // binding 0's range in cached sets
 
 	batches  [numBatches]*batch
 	next     int    // the batch to record next
@@ -63,8 +70,10 @@ type Device struct {
 	nextID   uint64
 	live     map[*Buffer]struct{}
 
+	calls     uint64 // kernel calls recorded (see KernelTime.Call)
 	profiling bool
 	times     []KernelTime
+	tsBase    time.Time // host time of device timestamp 0 (see collectTimes)
 
 	valCursor uint64 // validation messages already reported
 	lost      error  // set once the device is lost
@@ -93,6 +102,14 @@ func open(in *instance, a *adapter) (dev *Device, err error) {
 		QueueCreateInfoCount: 1,
 		PQueueCreateInfos:    qi,
 	}
+	d.layoutBindings = 1 + shaders.DataBindings
+	if d.descMode, err = chooseDescriptors(a, d.layoutBindings); err != nil {
+		return nil, err
+	}
+	if d.descMode == descPush {
+		ci.EnabledExtensionCount = 1
+		ci.PpEnabledExtensionNames = []string{pushExtension + "\x00"}
+	}
 	if a.robust {
 		// Out-of-bounds accesses of a faulty kernel then read zero and
 		// write nothing instead of corrupting memory.
@@ -112,11 +129,14 @@ func open(in *instance, a *adapter) (dev *Device, err error) {
 	var q vk.Queue
 	vk.GetDeviceQueue(d.dev, a.queueFamily, 0, &q)
 	d.queue = q
-	d.binds = (*[1 + shaders.DataBindings]C.sf_bind)(C.calloc(1+shaders.DataBindings, C.size_t(unsafe.Sizeof(C.sf_bind{}))))
+	d.args = (*C.sf_dispatch_args)(C.calloc(1, C.size_t(unsafe.Sizeof(C.sf_dispatch_args{}))))
 	var missing *C.char
 	d.c = C.sf_dev_new(C.VkDevice(unsafe.Pointer(d.dev)), C.VkQueue(unsafe.Pointer(d.queue)), &missing)
 	if d.c == nil {
 		return nil, fmt.Errorf("vulkan: the driver lacks %s: %w", C.GoString(missing), device.ErrUnavailable)
+	}
+	if d.descMode == descPush && C.sf_dev_load_push(d.c) == 0 {
+		return nil, fmt.Errorf("vulkan: the driver lacks vkCmdPushDescriptorSetKHR: %w", device.ErrUnavailable)
 	}
 	pci := &vk.CommandPoolCreateInfo{
 		SType:            vk.StructureTypeCommandPoolCreateInfo,
@@ -133,10 +153,21 @@ func open(in *instance, a *adapter) (dev *Device, err error) {
 	if err := d.createLayouts(); err != nil {
 		return nil, err
 	}
+	d.paramsRange = min(paramsRange, d.ad.maxStorageRange)
+	// The last batch's part ends paramsRange before the arena does, so that
+	// every dynamic offset leaves a whole range inside the buffer.
+	if d.arena, err = d.createBuffer(numBatches*arenaBytes+d.paramsRange, true); err != nil {
+		return nil, err
+	}
 	for i := range d.batches {
-		if d.batches[i], err = d.newBatch(); err != nil {
+		if d.batches[i], err = d.newBatch(i); err != nil {
 			return nil, err
 		}
+	}
+	pool, err := d.createDescriptorPool(setCacheSize)
+	d.sets = newSetCache(pool)
+	if err != nil {
+		return nil, err
 	}
 	if d.dummy, err = d.createBuffer(16, false); err != nil {
 		return nil, err
@@ -258,6 +289,12 @@ func (d *Device) destroy() {
 	for b := range d.live {
 		d.release(b)
 	}
+	if d.sets != nil && d.sets.pool != vk.NullDescriptorPool {
+		vk.DestroyDescriptorPool(d.dev, d.sets.pool, nil)
+	}
+	if d.arena != nil {
+		d.destroyRaw(d.arena)
+	}
 	if d.dummy != nil {
 		d.destroyRaw(d.dummy)
 	}
@@ -269,9 +306,9 @@ func (d *Device) destroy() {
 		C.sf_dev_free(d.c)
 		d.c = nil
 	}
-	if d.binds != nil {
-		C.free(unsafe.Pointer(d.binds))
-		d.binds = nil
+	if d.args != nil {
+		C.free(unsafe.Pointer(d.args))
+		d.args = nil
 	}
 	vk.DestroyDevice(d.dev, nil)
 	d.dev = nil

@@ -9,6 +9,7 @@ import "C"
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/shaderflow/shaderflow/gpu"
@@ -36,6 +37,7 @@ func maxDataBindings(adapterMax int) int { return max(0, min(adapterMax-1, shade
 // buffers the kernel writes (for barrier placement); every bound buffer
 // counts as read.
 func (d *Device) record(l *gpu.Launch, writes ...device.Buffer) error {
+	d.calls++ // one record per kernel-method call: KernelTime.Call counts these
 	if l.Workgroups == 0 {
 		return nil
 	}
@@ -67,35 +69,41 @@ func (d *Device) record(l *gpu.Launch, writes ...device.Buffer) error {
 		copy(unsafe.Slice((*uint32)(unsafe.Add(bt.arena.mapped, off)), len(l.Params)), l.Params)
 	}
 
-	binds := d.binds
-	binds[0] = C.sf_bind{buffer: bt.arena.handle(), offset: C.VkDeviceSize(off), _range: C.VkDeviceSize(max(nparams, 4))}
-	reads := d.scratchReads[:0]
+	a := d.args
+	a.n = C.uint32_t(d.layoutBindings)
+	var key setKey
+	reads, bufs := d.scratchReads[:0], d.scratchBufs[:0]
 	for i, b := range l.Bindings {
 		vb := d.own(string(l.Kind), b.Buf)
-		binds[i+1] = C.sf_bind{buffer: vb.raw.handle(), offset: C.VkDeviceSize(b.Offset), _range: C.VkDeviceSize(b.Size)}
+		a.b[i+1] = C.sf_bind{buffer: vb.raw.handle(), offset: C.VkDeviceSize(b.Offset), _range: C.VkDeviceSize(b.Size)}
+		key[i] = bindKey{id: vb.id, off: b.Offset, size: b.Size}
 		if vb != d.statusBuf {
 			reads = append(reads, vb)
 		}
+		if !slices.Contains(bufs, vb) {
+			bufs = append(bufs, vb)
+		}
 	}
-	for i := len(l.Bindings) + 1; i < len(binds); i++ {
-		binds[i] = C.sf_bind{buffer: d.dummy.handle(), offset: 0, _range: C.VkDeviceSize(d.dummy.size)}
+	for i := len(l.Bindings) + 1; i < d.layoutBindings; i++ {
+		a.b[i] = C.sf_bind{buffer: d.dummy.handle(), offset: 0, _range: C.VkDeviceSize(d.dummy.size)}
 	}
 	ws := d.scratchWrites[:0]
 	for _, b := range writes {
 		ws = append(ws, d.own(string(l.Kind), b))
 	}
-	barrier := d.hazard(reads, ws)
-
-	var qp C.VkQueryPool
-	query := 0
+	if err := d.bindDescriptors(bt, &key, bufs, off, nparams); err != nil {
+		return err
+	}
+	a.barrier = C.int32_t(cflag(d.hazard(reads, ws)))
+	a.cb, a.layout, a.pipeline = bt.ccb(), d.cplayout(), p.cpipe()
+	a.qp, a.query = 0, 0
 	if bt.profiled {
-		qp, query = bt.cqp(), 2*len(bt.kernels)
-		bt.kernels = append(bt.kernels, l.Entry)
+		a.qp, a.query = bt.cqp(), C.uint32_t(2*len(bt.kernels))
+		bt.kernels = append(bt.kernels, timedKernel{name: l.Entry, call: d.calls})
 	}
 	gx, gy := gpu.Grid(l.Workgroups, d.target().MaxWorkgroups)
-	r := C.sf_dispatch(d.c, bt.ccb(), cflag(barrier), bt.cpool(), d.cdsl(), d.cplayout(), p.cpipe(),
-		C.uint32_t(len(binds)), &binds[0], C.uint32_t(gx), C.uint32_t(gy), 1, qp, C.uint32_t(query))
-	if err := d.check("vkCmdDispatch", r); err != nil {
+	a.gx, a.gy, a.gz = C.uint32_t(gx), C.uint32_t(gy), 1
+	if err := d.check("vkCmdDispatch", C.sf_dispatch(d.c, a)); err != nil {
 		return err
 	}
 	for _, b := range reads {

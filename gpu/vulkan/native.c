@@ -263,6 +263,22 @@ sf_dev *sf_dev_new(VkDevice dev, VkQueue queue, const char **missing) {
 
 void sf_dev_free(sf_dev *d) { free(d); }
 
+int sf_dev_load_push(sf_dev *d) {
+	d->cmdPushDescriptorSet = (PFN_vkCmdPushDescriptorSetKHR)gdpa(d->dev, "vkCmdPushDescriptorSetKHR");
+	return d->cmdPushDescriptorSet != NULL;
+}
+
+uint32_t sf_max_push_descriptors(VkPhysicalDevice pd) {
+	if (!getProps2) {
+		return 0;
+	}
+	VkPhysicalDevicePushDescriptorPropertiesKHR push = {SF_VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR};
+	VkPhysicalDeviceProperties2 props = {SF_VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+	props.pNext = &push;
+	getProps2(pd, &props);
+	return push.maxPushDescriptors;
+}
+
 VkResult sf_create_pipeline(sf_dev *d, VkShaderModule module, VkPipelineLayout layout, const char *entry, VkPipeline *out) {
 	VkComputePipelineCreateInfo ci = {SF_VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
 	ci.stage.sType = SF_VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
@@ -307,49 +323,75 @@ VkResult sf_begin(sf_dev *d, VkCommandBuffer cb, VkQueryPool qp, uint32_t nquery
 }
 
 
-#define SF_MAX_BINDINGS 64
-
-VkResult sf_dispatch(sf_dev *d, VkCommandBuffer cb, int barrier, VkDescriptorPool pool, VkDescriptorSetLayout dsl,
-	VkPipelineLayout pl, VkPipeline p, uint32_t n, const sf_bind *b, uint32_t gx, uint32_t gy, uint32_t gz,
-	VkQueryPool qp, uint32_t query) {
-	if (n > SF_MAX_BINDINGS) {
-		return -13; // VK_ERROR_UNKNOWN: the Go side never passes more
-	}
+VkResult sf_alloc_set(sf_dev *d, VkDescriptorPool pool, VkDescriptorSetLayout dsl, VkDescriptorSet *set) {
 	VkDescriptorSetAllocateInfo ai = {SF_VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
 	ai.descriptorPool = pool;
 	ai.descriptorSetCount = 1;
 	ai.pSetLayouts = &dsl;
-	VkDescriptorSet set;
-	VkResult r = d->allocateDescriptorSets(d->dev, &ai, &set);
-	if (r != SF_VK_SUCCESS) {
-		return r;
-	}
-	VkDescriptorBufferInfo info[SF_MAX_BINDINGS];
-	VkWriteDescriptorSet w[SF_MAX_BINDINGS];
+	return d->allocateDescriptorSets(d->dev, &ai, set);
+}
+
+// fillWrites fills w and info with the bindings of a, for set (0 when pushed).
+static uint32_t fillWrites(const sf_dispatch_args *a, VkDescriptorSet set, VkWriteDescriptorSet *w,
+	VkDescriptorBufferInfo *info) {
+	uint32_t n = a->n < SF_MAX_BINDINGS ? a->n : SF_MAX_BINDINGS;
 	for (uint32_t i = 0; i < n; i++) {
-		info[i].buffer = b[i].buffer;
-		info[i].offset = b[i].offset;
-		info[i].range = b[i].range;
+		info[i].buffer = a->b[i].buffer;
+		info[i].offset = a->b[i].offset;
+		info[i].range = a->b[i].range;
 		memset(&w[i], 0, sizeof w[i]);
 		w[i].sType = SF_VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
 		w[i].dstSet = set;
 		w[i].dstBinding = i;
 		w[i].descriptorCount = 1;
-		w[i].descriptorType = SF_VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+		w[i].descriptorType = i == 0 && a->dynamic ? SF_VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC
+							   : SF_VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 		w[i].pBufferInfo = &info[i];
 	}
+	return n;
+}
+
+// writeSet writes the bindings of a (n, b and dynamic) into set.
+static void writeSet(sf_dev *d, VkDescriptorSet set, const sf_dispatch_args *a) {
+	VkDescriptorBufferInfo info[SF_MAX_BINDINGS];
+	VkWriteDescriptorSet w[SF_MAX_BINDINGS];
+	uint32_t n = fillWrites(a, set, w, info);
 	d->updateDescriptorSets(d->dev, n, w, 0, NULL);
-	if (barrier) {
+}
+
+VkResult sf_dispatch(sf_dev *d, const sf_dispatch_args *a) {
+	VkCommandBuffer cb = a->cb;
+	VkDescriptorSet set = a->set;
+	if (a->pool) {
+		VkResult r = sf_alloc_set(d, a->pool, a->dsl, &set);
+		if (r != SF_VK_SUCCESS) {
+			return r;
+		}
+	}
+	if (a->pool || a->write) {
+		writeSet(d, set, a);
+	}
+	if (a->barrier) {
 		memoryBarrier(d, cb, WORK_STAGES, WORK_WRITES, WORK_STAGES, WORK_ACCESS);
 	}
-	d->cmdBindPipeline(cb, SF_VK_PIPELINE_BIND_POINT_COMPUTE, p);
-	d->cmdBindDescriptorSets(cb, SF_VK_PIPELINE_BIND_POINT_COMPUTE, pl, 0, 1, &set, 0, NULL);
-	if (qp) {
-		d->cmdWriteTimestamp(cb, SF_VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, qp, query);
+	d->cmdBindPipeline(cb, SF_VK_PIPELINE_BIND_POINT_COMPUTE, a->pipeline);
+	if (set) {
+		d->cmdBindDescriptorSets(cb, SF_VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, 1, &set, a->dynamic ? 1 : 0,
+			&a->dyn_offset);
+	} else if (d->cmdPushDescriptorSet) {
+		VkDescriptorBufferInfo info[SF_MAX_BINDINGS];
+		VkWriteDescriptorSet w[SF_MAX_BINDINGS];
+		uint32_t n = fillWrites(a, 0, w, info);
+		d->cmdPushDescriptorSet(cb, SF_VK_PIPELINE_BIND_POINT_COMPUTE, a->layout, 0, n, w);
+	} else {
+		return -13; // VK_ERROR_UNKNOWN: the Go side never asks to push without the extension
 	}
-	d->cmdDispatch(cb, gx, gy, gz);
-	if (qp) {
-		d->cmdWriteTimestamp(cb, SF_VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qp, query + 1);
+	if (a->qp) {
+		d->cmdWriteTimestamp(cb, SF_VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, a->qp, a->query);
+	}
+	d->cmdDispatch(cb, a->gx, a->gy, a->gz);
+	if (a->qp) {
+		d->cmdWriteTimestamp(cb, SF_VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, a->qp, a->query + 1);
 	}
 	return SF_VK_SUCCESS;
 }

@@ -80,12 +80,19 @@ typedef struct sf_dev {
 	PFN_vkGetQueryPoolResults getQueryPoolResults;
 	PFN_vkCreateComputePipelines createComputePipelines;
 	PFN_vkDestroyPipeline destroyPipeline;
+	PFN_vkCmdPushDescriptorSetKHR cmdPushDescriptorSet; // NULL unless VK_KHR_push_descriptor is enabled
 } sf_dev;
 
 // sf_dev_new allocates an sf_dev and loads its functions; it returns NULL
 // and the first missing function's name in missing.
 sf_dev *sf_dev_new(VkDevice dev, VkQueue queue, const char **missing);
 void sf_dev_free(sf_dev *d);
+// sf_dev_load_push loads vkCmdPushDescriptorSetKHR (the device must have
+// been created with VK_KHR_push_descriptor); it returns 0 when missing.
+int sf_dev_load_push(sf_dev *d);
+// sf_max_push_descriptors returns the device's maxPushDescriptors (0 when
+// the properties cannot be queried).
+uint32_t sf_max_push_descriptors(VkPhysicalDevice pd);
 
 // sf_create_pipeline creates a compute pipeline of the entry point of a
 // shader module.
@@ -101,17 +108,39 @@ typedef struct sf_bind {
 	VkDeviceSize range;
 } sf_bind;
 
+#define SF_MAX_BINDINGS 64
+
+// sf_dispatch_args describes one dispatch. The Go side keeps one in C memory
+// per device and fills it in place, so that a dispatch is one cgo call with
+// one pointer argument.
+typedef struct sf_dispatch_args {
+	VkCommandBuffer cb;
+	int32_t barrier;              // first order every earlier compute and transfer access before it
+	int32_t dynamic;              // binding 0 is a dynamic storage buffer, at dyn_offset
+	uint32_t dyn_offset;
+	uint32_t n;                   // bindings in b: binding i = b[i]
+	VkPipelineLayout layout;
+	VkPipeline pipeline;
+	VkDescriptorPool pool;        // not 0: allocate a set from it and write b into it
+	VkDescriptorSetLayout dsl;    // the set layout, for pool
+	VkDescriptorSet set;          // with pool 0: the set to bind, or 0 to push b (push descriptors)
+	int32_t write;                // with set: write b into it first
+	uint32_t gx, gy, gz;          // workgroups
+	VkQueryPool qp;               // not 0: write timestamps query and query+1 around the dispatch
+	uint32_t query;
+	sf_bind b[SF_MAX_BINDINGS];
+} sf_dispatch_args;
+
 // sf_begin begins a command buffer, resets queries [0, nquery) of qp when qp
 // is not 0, and makes earlier submissions' writes visible.
 VkResult sf_begin(sf_dev *d, VkCommandBuffer cb, VkQueryPool qp, uint32_t nquery);
-// sf_dispatch allocates a descriptor set from pool, writes the n bindings
-// (binding i = b[i]), binds pipeline and set, and dispatches gx*gy*gz
-// workgroups; with qp not 0 it writes timestamps query and query+1 around it.
-// With barrier set it first orders every earlier compute and transfer
-// access before the dispatch.
-VkResult sf_dispatch(sf_dev *d, VkCommandBuffer cb, int barrier, VkDescriptorPool pool, VkDescriptorSetLayout dsl,
-	VkPipelineLayout pl, VkPipeline p, uint32_t n, const sf_bind *b, uint32_t gx, uint32_t gy, uint32_t gz,
-	VkQueryPool qp, uint32_t query);
+// sf_alloc_set allocates one descriptor set of layout dsl from pool.
+VkResult sf_alloc_set(sf_dev *d, VkDescriptorPool pool, VkDescriptorSetLayout dsl, VkDescriptorSet *set);
+// sf_dispatch records the dispatch a describes: the optional barrier, the
+// descriptors (a set allocated from a->pool and written, a->set, written
+// first when a->write is set, or pushed), the pipeline, and the timestamps
+// when a->qp is not 0.
+VkResult sf_dispatch(sf_dev *d, const sf_dispatch_args *a);
 // sf_copy records a buffer-to-buffer copy, after a barrier when barrier is set.
 void sf_copy(sf_dev *d, VkCommandBuffer cb, int barrier, VkBuffer src, VkDeviceSize srcOff, VkBuffer dst,
 	VkDeviceSize dstOff, VkDeviceSize size);

@@ -37,9 +37,9 @@ func (p *pipeline) cpipe() C.VkPipeline { return p.cp }
 
 // createLayouts makes the one descriptor-set layout every kernel uses:
 // binding 0 (params) and the data bindings 1..shaders.DataBindings, all
-// storage buffers.
+// storage buffers (binding 0 dynamic unless descriptors are pushed; see
+// descriptors.go).
 func (d *Device) createLayouts() error {
-	d.layoutBindings = 1 + shaders.DataBindings
 	if d.layoutBindings > d.ad.maxBindings {
 		return fmt.Errorf("vulkan: the kernels bind %d storage buffers, %s allows %d per shader", d.layoutBindings, d.info.Name, d.ad.maxBindings)
 	}
@@ -47,13 +47,14 @@ func (d *Device) createLayouts() error {
 	for i := range bs {
 		bs[i] = vk.DescriptorSetLayoutBinding{
 			Binding:         uint32(i),
-			DescriptorType:  vk.DescriptorTypeStorageBuffer,
+			DescriptorType:  d.bindingType(i),
 			DescriptorCount: 1,
 			StageFlags:      vk.ShaderStageFlags(vk.ShaderStageComputeBit),
 		}
 	}
 	ci := &vk.DescriptorSetLayoutCreateInfo{
 		SType:        vk.StructureTypeDescriptorSetLayoutCreateInfo,
+		Flags:        d.layoutFlags(),
 		BindingCount: uint32(len(bs)),
 		PBindings:    bs,
 	}

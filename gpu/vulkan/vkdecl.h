@@ -57,6 +57,8 @@ typedef uint64_t VkPipelineCache;
 #define SF_VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES 1000196000
 
 #define SF_VK_DESCRIPTOR_TYPE_STORAGE_BUFFER 7
+#define SF_VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC 9
+#define SF_VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR 1000080000
 #define SF_VK_PIPELINE_BIND_POINT_COMPUTE 1
 #define SF_VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT 0x1
 
@@ -152,6 +154,12 @@ typedef struct VkPhysicalDevice16BitStorageFeatures {
 	VkBool32 storagePushConstant16;
 	VkBool32 storageInputOutput16;
 } VkPhysicalDevice16BitStorageFeatures;
+
+typedef struct VkPhysicalDevicePushDescriptorPropertiesKHR {
+	VkStructureType sType;
+	void *pNext;
+	uint32_t maxPushDescriptors;
+} VkPhysicalDevicePushDescriptorPropertiesKHR;
 
 typedef struct VkExtensionProperties {
 	char extensionName[SF_VK_MAX_EXTENSION_NAME_SIZE];
@@ -298,6 +306,8 @@ typedef void (*PFN_vkCmdCopyBuffer)(VkCommandBuffer, VkBuffer, VkBuffer, uint32_
 typedef void (*PFN_vkCmdFillBuffer)(VkCommandBuffer, VkBuffer, VkDeviceSize, VkDeviceSize, uint32_t);
 typedef void (*PFN_vkCmdWriteTimestamp)(VkCommandBuffer, VkFlags, VkQueryPool, uint32_t);
 typedef void (*PFN_vkCmdResetQueryPool)(VkCommandBuffer, VkQueryPool, uint32_t, uint32_t);
+typedef void (*PFN_vkCmdPushDescriptorSetKHR)(VkCommandBuffer, int32_t, VkPipelineLayout, uint32_t, uint32_t,
+	const VkWriteDescriptorSet *);
 typedef VkResult (*PFN_vkQueueSubmit)(VkQueue, uint32_t, const VkSubmitInfo *, VkFence);
 typedef VkResult (*PFN_vkWaitForFences)(VkDevice, uint32_t, const VkFence *, VkBool32, uint64_t);
 typedef VkResult (*PFN_vkResetFences)(VkDevice, uint32_t, const VkFence *);

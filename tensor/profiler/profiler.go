@@ -13,17 +13,34 @@ const DefaultTraceLimit = 100_000
 // key identifies an aggregate.
 type key struct{ name, category string }
 
-// aggregate accumulates the spans of one key.
-type aggregate struct {
+// stat accumulates durations.
+type stat struct {
 	count           int
 	total, max, min time.Duration
+}
+
+// add counts one duration.
+func (s *stat) add(d time.Duration) {
+	if s.count == 0 {
+		s.min, s.max = d, d
+	}
+	s.count++
+	s.total += d
+	s.max = max(s.max, d)
+	s.min = min(s.min, d)
+}
+
+// aggregate accumulates the spans of one key: the host's and the device's.
+type aggregate struct {
+	host, device stat
 }
 
 // event is one recorded span kept for the trace.
 type event struct {
 	key
-	start time.Time
-	dur   time.Duration
+	start  time.Time
+	dur    time.Duration
+	device bool // measured on the device (RecordDevice)
 }
 
 // Profiler collects spans. The zero value is not usable; call New.
@@ -36,6 +53,9 @@ type Profiler struct {
 	next    int
 	limit   int
 	dropped int64
+
+	collectMu  sync.Mutex // serializes collectors; taken before mu
+	collectors []func()
 }
 
 // New returns an enabled profiler that keeps DefaultTraceLimit events.
@@ -97,28 +117,69 @@ func (p *Profiler) Record(name, category string, start time.Time, d time.Duratio
 	p.record(key{name, category}, start, d)
 }
 
+// RecordDevice adds a kernel's execution measured on the device (with GPU
+// timestamps, say), which began at start on the host's clock and lasted d.
+// Device time is aggregated apart from host time under the same name and
+// category (Row.Device*) and drawn on its own track in the trace. It does
+// nothing while the profiler is disabled and panics if d is negative.
+func (p *Profiler) RecordDevice(name, category string, start time.Time, d time.Duration) {
+	if d < 0 {
+		panic("profiler: RecordDevice of " + name + " with a negative duration " + d.String())
+	}
+	if !p.enabled.Load() {
+		return
+	}
+	p.add(event{key{name, category}, start, d, true})
+}
+
 func (p *Profiler) record(k key, start time.Time, d time.Duration) {
+	p.add(event{k, start, d, false})
+}
+
+// add aggregates an event and keeps it for the trace.
+func (p *Profiler) add(e event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	a := p.aggs[k]
+	a := p.aggs[e.key]
 	if a == nil {
-		a = &aggregate{min: d, max: d}
-		p.aggs[k] = a
+		a = &aggregate{}
+		p.aggs[e.key] = a
 	}
-	a.count++
-	a.total += d
-	a.max = max(a.max, d)
-	a.min = min(a.min, d)
+	if e.device {
+		a.device.add(e.dur)
+	} else {
+		a.host.add(e.dur)
+	}
 
 	switch {
 	case p.limit == 0:
 		p.dropped++
 	case len(p.events) < p.limit:
-		p.events = append(p.events, event{k, start, d})
+		p.events = append(p.events, e)
 	default:
-		p.events[p.next] = event{k, start, d}
+		p.events[p.next] = e
 		p.next = (p.next + 1) % p.limit
 		p.dropped++
+	}
+}
+
+// AddCollector registers f to be called before the profiler reports (Rows,
+// Lookup, WriteSummary, WriteChromeTrace), so that a source measured
+// asynchronously, such as a device's kernel timestamps, can deliver what it
+// has with RecordDevice. f is called without the profiler's locks held,
+// never concurrently with another collector.
+func (p *Profiler) AddCollector(f func()) {
+	p.collectMu.Lock()
+	defer p.collectMu.Unlock()
+	p.collectors = append(p.collectors, f)
+}
+
+// collect runs the collectors.
+func (p *Profiler) collect() {
+	p.collectMu.Lock()
+	defer p.collectMu.Unlock()
+	for _, f := range p.collectors {
+		f()
 	}
 }
 

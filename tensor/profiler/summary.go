@@ -3,6 +3,7 @@ package profiler
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -10,26 +11,44 @@ import (
 )
 
 // WriteSummary writes the aggregates as an aligned table (name, category,
-// count, total, mean, max, min; largest total first), a line on how many
-// events the trace kept, and then each extra's String, separated by blank
-// lines.
+// count, total, mean, max, min; largest total first), with the device's
+// count, total and mean of the same kernels in three more columns when any
+// were recorded (RecordDevice), a line on how many events the trace kept,
+// and then each extra's String, separated by blank lines.
 func (p *Profiler) WriteSummary(w io.Writer, extras ...fmt.Stringer) error {
 	rows := p.Rows()
+	withDevice := slices.ContainsFunc(rows, func(r Row) bool { return r.DeviceCount > 0 })
 	header := []string{"name", "category", "count", "total", "mean", "max", "min"}
+	if withDevice {
+		header = append(header, "dev count", "dev total", "dev mean")
+	}
 	table := [][]string{header}
-	var sum time.Duration
+	var sum, devSum time.Duration
 	for _, r := range rows {
-		table = append(table, []string{r.Name, r.Category, strconv.Itoa(r.Count),
-			FormatDuration(r.Total), FormatDuration(r.Mean), FormatDuration(r.Max), FormatDuration(r.Min)})
+		line := []string{r.Name, r.Category, strconv.Itoa(r.Count), "-", "-", "-", "-"}
+		if r.Count > 0 {
+			line = append(line[:3], FormatDuration(r.Total), FormatDuration(r.Mean), FormatDuration(r.Max), FormatDuration(r.Min))
+		}
+		switch {
+		case r.DeviceCount > 0:
+			line = append(line, strconv.Itoa(r.DeviceCount), FormatDuration(r.DeviceTotal), FormatDuration(r.DeviceMean))
+		case withDevice:
+			line = append(line, "-", "-", "-")
+		}
+		table = append(table, line)
 		sum += r.Total
+		devSum += r.DeviceTotal
 	}
 	var b strings.Builder
 	writeTable(&b, table, 2) // name and category left-aligned, figures right-aligned
 	p.mu.Lock()
 	kept, dropped := len(p.events), p.dropped
 	p.mu.Unlock()
-	fmt.Fprintf(&b, "%d kinds of span, %s in all (nested spans count twice); trace keeps %d events, dropped %d\n",
-		len(rows), FormatDuration(sum), kept, dropped)
+	fmt.Fprintf(&b, "%d kinds of span, %s in all (nested spans count twice)", len(rows), FormatDuration(sum))
+	if withDevice {
+		fmt.Fprintf(&b, ", %s of device time", FormatDuration(devSum))
+	}
+	fmt.Fprintf(&b, "; trace keeps %d events, dropped %d\n", kept, dropped)
 	for _, x := range extras {
 		if x == nil {
 			continue
