@@ -232,6 +232,9 @@ func TestPoolForwardBackward(t *testing.T) {
 	}
 	cases := []pc{
 		{device.PoolMax, false, false, pg(2, 3, []int{8, 8}, []int{2, 2}, []int{2, 2}, []int{0, 0}, []int{1, 1})},
+		{device.PoolMax, false, false, pg(2, 3, []int{11, 13}, []int{2, 2}, []int{2, 2}, []int{0, 0}, []int{1, 1})},
+		{device.PoolMax, false, false, pg(1, 2, []int{26, 26}, []int{2, 2}, []int{2, 2}, []int{0, 0}, []int{1, 1})},
+		{device.PoolMax, false, false, pg(1, 1, []int{5, 41}, []int{2, 2}, []int{2, 2}, []int{0, 0}, []int{1, 1})},
 		{device.PoolMax, false, false, pg(2, 3, []int{9, 8}, []int{3, 3}, []int{2, 2}, []int{1, 1}, []int{1, 1})},
 		{device.PoolMax, false, false, pg(1, 2, []int{9, 11}, []int{2, 3}, []int{1, 2}, []int{0, 1}, []int{2, 1})},
 		{device.PoolMax, false, false, pg(1, 2, []int{10}, []int{4}, []int{3}, []int{2}, []int{1})},
@@ -305,6 +308,22 @@ func TestPoolForwardBackward(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestMaxPoolBackwardForeignIndices gives 2×2 max pooling's backward indices
+// that the forward could not have made (a window's winner elsewhere in the
+// plane, two windows naming one position, with an odd-sized input): the
+// gradient is still scattered to them and summed.
+func TestMaxPoolBackwardForeignIndices(t *testing.T) {
+	d := newDevice(t, 0)
+	g := geometry(1, 1, 1, 1, []int{5, 5}, []int{2, 2}, []int{2, 2}, []int{0, 0}, []int{1, 1})
+	dy := device.Contiguous(upload(t, d, device.Float32, []float64{1, 2, 3, 4}), device.Float32, 0, []int{1, 1, 2, 2})
+	idx := device.Contiguous(upload(t, d, device.Int32, []float64{24, 24, 0, 18}), device.Int32, 0, []int{1, 1, 2, 2})
+	out := device.Contiguous(poisoned(t, d, device.Float32, 25), device.Float32, 0, []int{1, 1, 5, 5})
+	require.NoError(t, d.Pool(&device.PoolKernel{Backward: true, Geom: g, X: dy, Out: out, Indices: idx}))
+	want := make([]float64, 25)
+	want[24], want[0], want[18] = 3, 3, 4
+	require.Equal(t, want, download(t, d, out.Buf, device.Float32, 25))
 }
 
 func TestPoolBackwardBadIndexIsError(t *testing.T) {

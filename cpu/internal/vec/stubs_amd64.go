@@ -273,3 +273,27 @@ func toBFloatAVX512(dst []uint16, src []float32)
 
 //go:noescape
 func fromBFloatAVX512(dst []float32, src []uint16)
+
+//go:noescape
+func maxPool2x2AVX2(out []float32, idx []int32, x []float32, ldx int, iw int, oh int, ow int)
+
+//go:noescape
+func maxUnpool2x2AVX2(dx []float32, dy []float32, idx []int32, ldx int, iw int, oh int, ow int) bool
+
+//go:noescape
+func copyRowsAVX2(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+
+//go:noescape
+func addRowsAVX2(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+
+//go:noescape
+func maxPool2x2AVX512(out []float32, idx []int32, x []float32, ldx int, iw int, oh int, ow int)
+
+//go:noescape
+func maxUnpool2x2AVX512(dx []float32, dy []float32, idx []int32, ldx int, iw int, oh int, ow int) bool
+
+//go:noescape
+func copyRowsAVX512(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+
+//go:noescape
+func addRowsAVX512(dst []float32, ldd int, src []float32, lds int, rows int, cols int)

@@ -1,0 +1,18 @@
+//go:build amd64 && !purego
+
+package vec
+
+// archWinKernels returns level l's generated window kernels when the CPU
+// supports the level.
+func archWinKernels(l Level) *winKernels {
+	if !supported(l) {
+		return nil
+	}
+	switch l {
+	case LevelAVX2:
+		return &winKernels{maxPool2x2: maxPool2x2AVX2, maxUnpool2x2: maxUnpool2x2AVX2, copyRows: copyRowsAVX2, addRows: addRowsAVX2}
+	case LevelAVX512:
+		return &winKernels{maxPool2x2: maxPool2x2AVX512, maxUnpool2x2: maxUnpool2x2AVX512, copyRows: copyRowsAVX512, addRows: addRowsAVX512}
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package vec
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// poolInput returns an input plane of rows×ld values with ties, NaN and
+// ±Inf mixed in among small integers (so equal values are common).
+func poolInput(r *rand.Rand, n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		switch k := r.IntN(40); {
+		case k == 0:
+			x[i] = float32(math.NaN())
+		case k == 1:
+			x[i] = float32(math.Inf(1))
+		case k == 2:
+			x[i] = float32(math.Inf(-1))
+		default:
+			x[i] = float32(r.IntN(7) - 3)
+		}
+	}
+	return x
+}
+
+// refMaxPool2x2 is the float64 specification: the first NaN, else the
+// first largest value, in window order.
+func refMaxPool2x2(x []float32, ldx, iw, oh, ow int) ([]float32, []int32) {
+	out, idx := make([]float32, oh*ow), make([]int32, oh*ow)
+	for r := 0; r < oh; r++ {
+		for c := 0; c < ow; c++ {
+			best, arg := math.Inf(-1), -1
+			for _, d := range [][2]int{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
+				v := float64(x[(2*r+d[0])*ldx+2*c+d[1]])
+				if arg < 0 || v > best || (math.IsNaN(v) && !math.IsNaN(best)) {
+					best, arg = v, (2*r+d[0])*iw+2*c+d[1]
+				}
+			}
+			out[r*ow+c], idx[r*ow+c] = float32(best), int32(arg)
+		}
+	}
+	return out, idx
+}
+
+// poolShapes are (oh, ow, extra columns of ldx) covering tails of both
+// vector widths, single rows and columns, and widths beyond 32.
+var poolShapes = [][3]int{{1, 1, 0}, {1, 7, 1}, {3, 8, 0}, {2, 13, 1}, {5, 5, 1}, {4, 16, 0}, {3, 17, 2},
+	{2, 24, 1}, {13, 13, 0}, {6, 6, 1}, {2, 31, 0}, {3, 32, 3}, {2, 33, 1}, {2, 70, 5}}
+
+func TestMaxPool2x2MatchesReference(t *testing.T) {
+	r := newRand(t)
+	forEachLevel(t, func(t *testing.T, _ Level) {
+		for _, sh := range poolShapes {
+			oh, ow, extra := sh[0], sh[1], sh[2]
+			iw := 2*ow + r.IntN(2) // an odd width leaves a column out
+			ldx := iw + extra
+			x := poolInput(r, (2*oh-1)*ldx+2*ow)
+			want, wantIdx := refMaxPool2x2(x, ldx, iw, oh, ow)
+			out, idx := make([]float32, oh*ow), make([]int32, oh*ow)
+			MaxPool2x2(out, idx, x, ldx, iw, oh, ow)
+			name := fmt.Sprintf("%dx%d ldx %d iw %d", oh, ow, ldx, iw)
+			require.Equal(t, wantIdx, idx, name)
+			for i := range want {
+				require.Equal(t, math.Float32bits(want[i]) == math.Float32bits(out[i]) || (want[i] != want[i] && out[i] != out[i]), true,
+					"%s output %d: got %v want %v", name, i, out[i], want[i])
+			}
+			out2 := make([]float32, oh*ow)
+			MaxPool2x2(out2, nil, x, ldx, iw, oh, ow)
+			require.Equal(t, fmt.Sprint(out), fmt.Sprint(out2), "%s without indices", name)
+		}
+	})
+}
+
+func TestMaxUnpool2x2(t *testing.T) {
+	r := newRand(t)
+	forEachLevel(t, func(t *testing.T, _ Level) {
+		for _, sh := range poolShapes {
+			oh, ow, extra := sh[0], sh[1], sh[2]
+			iw := 2*ow + r.IntN(2)
+			ldx := iw + extra
+			x := poolInput(r, (2*oh-1)*ldx+2*ow)
+			_, idx := refMaxPool2x2(x, ldx, iw, oh, ow)
+			dy := make([]float32, oh*ow)
+			for i := range dy {
+				dy[i] = r.Float32()*2 - 1
+			}
+			n := 2 * oh * ldx
+			want := make([]float32, n)
+			for i := range want {
+				want[i] = -7 // outside every window: left alone
+			}
+			for rr := 0; rr < 2*oh; rr++ {
+				clear(want[rr*ldx : rr*ldx+2*ow])
+			}
+			for q, p := range idx {
+				want[int(p)/iw*ldx+int(p)%iw] += dy[q]
+			}
+			dx := make([]float32, n)
+			for i := range dx {
+				dx[i] = -7
+			}
+			name := fmt.Sprintf("%dx%d ldx %d iw %d", oh, ow, ldx, iw)
+			require.True(t, MaxUnpool2x2(dx, dy, idx, ldx, iw, oh, ow), name)
+			require.Equal(t, want, dx, name)
+
+			// An index outside its window, anywhere, is refused.
+			q := r.IntN(oh * ow)
+			bad := append([]int32(nil), idx...)
+			bad[q] = []int32{-1, bad[q] + 2, bad[q] + int32(2*iw), 1 << 30}[r.IntN(4)]
+			if oh*ow == 1 && bad[q] == idx[q]+2 && iw < 4 {
+				continue
+			}
+			require.False(t, MaxUnpool2x2(dx, dy, bad, ldx, iw, oh, ow), "%s bad index %d at %d", name, bad[q], q)
+		}
+	})
+}
+
+func TestCopyAndAddRows(t *testing.T) {
+	r := newRand(t)
+	forEachLevel(t, func(t *testing.T, _ Level) {
+		for _, cols := range []int{1, 3, 7, 8, 9, 11, 15, 16, 17, 31, 33, 63, 64, 65, 100, 143} {
+			rows := 1 + r.IntN(5)
+			ldd, lds := cols+r.IntN(4), cols+r.IntN(4)
+			src := make([]float32, (rows-1)*lds+cols)
+			for i := range src {
+				src[i] = r.Float32()
+			}
+			dst := make([]float32, rows*ldd)
+			for i := range dst {
+				dst[i] = float32(i)
+			}
+			want := append([]float32(nil), dst...)
+			for i := 0; i < rows; i++ {
+				for j := 0; j < cols; j++ {
+					want[i*ldd+j] += src[i*lds+j]
+				}
+			}
+			AddRows(dst, ldd, src, lds, rows, cols)
+			require.Equal(t, want, dst, "add %dx%d", rows, cols)
+			for i := 0; i < rows; i++ {
+				copy(want[i*ldd:i*ldd+cols], src[i*lds:])
+			}
+			CopyRows(dst, ldd, src, lds, rows, cols)
+			require.Equal(t, want, dst, "copy %dx%d", rows, cols)
+		}
+	})
+}
+
+func TestWindowKernelsCheckSizes(t *testing.T) {
+	require.PanicsWithValue(t, "vec.CopyRows: src of 10 elements cannot hold 2 rows of 6, 6 apart", func() {
+		CopyRows(make([]float32, 12), 6, make([]float32, 10), 6, 2, 6)
+	})
+	require.Panics(t, func() { MaxPool2x2(make([]float32, 4), nil, make([]float32, 15), 4, 4, 2, 2) })
+	require.Panics(t, func() { MaxUnpool2x2(make([]float32, 16), make([]float32, 4), make([]int32, 3), 4, 4, 2, 2) })
+}
