@@ -11408,26 +11408,22 @@ done:
 // func addRowsAVX2(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
 // Requires: AVX
 TEXT ·addRowsAVX2(SB), NOSPLIT, $0-80
-	MOVQ    dst_base+0(FP), AX
-	MOVQ    ldd+24(FP), CX
-	MOVQ    src_base+32(FP), DX
-	MOVQ    lds+56(FP), BX
-	MOVQ    rows+64(FP), SI
-	MOVQ    cols+72(FP), DI
-	SHLQ    $0x02, CX
-	SHLQ    $0x02, BX
-	TESTQ   SI, SI
-	JE      done
-	TESTQ   DI, DI
-	JE      done
-	MOVQ    DI, R8
-	ANDQ    $-8, R8
-	MOVQ    DI, R9
-	SUBQ    R8, R9
-	LEAQ    win_ones16_8<>+0(SB), R10
-	NEGQ    R9
-	VMOVUPS 64(R10)(R9*4), Y0
-	VMOVUPS 96(R10)(R9*4), Y1
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  ldd+24(FP), CX
+	MOVQ  src_base+32(FP), DX
+	MOVQ  lds+56(FP), BX
+	MOVQ  rows+64(FP), SI
+	MOVQ  cols+72(FP), DI
+	SHLQ  $0x02, CX
+	SHLQ  $0x02, BX
+	TESTQ SI, SI
+	JE    done
+	TESTQ DI, DI
+	JE    done
+	MOVQ  DI, R8
+	ANDQ  $-8, R8
+	MOVQ  DI, R9
+	SUBQ  R8, R9
 
 row:
 	XORQ R9, R9
@@ -11436,43 +11432,57 @@ col4:
 	LEAQ    32(R9), R10
 	CMPQ    R10, R8
 	JA      col1
-	VMOVUPS (DX)(R9*4), Y1
-	VMOVUPS (AX)(R9*4), Y2
-	VADDPS  Y1, Y2, Y1
-	VMOVUPS Y1, (AX)(R9*4)
-	VMOVUPS 32(DX)(R9*4), Y1
-	VMOVUPS 32(AX)(R9*4), Y2
-	VADDPS  Y1, Y2, Y1
-	VMOVUPS Y1, 32(AX)(R9*4)
-	VMOVUPS 64(DX)(R9*4), Y1
-	VMOVUPS 64(AX)(R9*4), Y2
-	VADDPS  Y1, Y2, Y1
-	VMOVUPS Y1, 64(AX)(R9*4)
-	VMOVUPS 96(DX)(R9*4), Y1
-	VMOVUPS 96(AX)(R9*4), Y2
-	VADDPS  Y1, Y2, Y1
-	VMOVUPS Y1, 96(AX)(R9*4)
+	VMOVUPS (DX)(R9*4), Y0
+	VMOVUPS (AX)(R9*4), Y1
+	VADDPS  Y0, Y1, Y0
+	VMOVUPS Y0, (AX)(R9*4)
+	VMOVUPS 32(DX)(R9*4), Y0
+	VMOVUPS 32(AX)(R9*4), Y1
+	VADDPS  Y0, Y1, Y0
+	VMOVUPS Y0, 32(AX)(R9*4)
+	VMOVUPS 64(DX)(R9*4), Y0
+	VMOVUPS 64(AX)(R9*4), Y1
+	VADDPS  Y0, Y1, Y0
+	VMOVUPS Y0, 64(AX)(R9*4)
+	VMOVUPS 96(DX)(R9*4), Y0
+	VMOVUPS 96(AX)(R9*4), Y1
+	VADDPS  Y0, Y1, Y0
+	VMOVUPS Y0, 96(AX)(R9*4)
 	MOVQ    R10, R9
 	JMP     col4
 
 col1:
 	CMPQ    R9, R8
 	JAE     tail
-	VMOVUPS (DX)(R9*4), Y1
-	VMOVUPS (AX)(R9*4), Y2
-	VADDPS  Y1, Y2, Y1
-	VMOVUPS Y1, (AX)(R9*4)
+	VMOVUPS (DX)(R9*4), Y0
+	VMOVUPS (AX)(R9*4), Y1
+	VADDPS  Y0, Y1, Y0
+	VMOVUPS Y0, (AX)(R9*4)
 	ADDQ    $0x00000008, R9
 	JMP     col1
 
 tail:
-	CMPQ       R9, DI
-	JAE        next
-	VMASKMOVPS (DX)(R9*4), Y0, Y1
-	VMASKMOVPS (AX)(R9*4), Y0, Y2
-	VADDPS     Y1, Y2, Y1
-	VMASKMOVPS Y1, Y0, (AX)(R9*4)
+	CMPQ    R9, DI
+	JAE     next
+	MOVQ    DI, R10
+	SUBQ    R9, R10
+	TESTQ   $0x00000004, R10
+	JE      t1
+	VMOVUPS (DX)(R9*4), X0
+	VADDPS  (AX)(R9*4), X0, X0
+	VMOVUPS X0, (AX)(R9*4)
+	ADDQ    $0x00000004, R9
 
+t1:
+	CMPQ   R9, DI
+	JAE    tdone
+	VMOVSS (DX)(R9*4), X0
+	VADDSS (AX)(R9*4), X0, X0
+	VMOVSS X0, (AX)(R9*4)
+	INCQ   R9
+	JMP    t1
+
+tdone:
 next:
 	ADDQ CX, AX
 	ADDQ BX, DX
@@ -12047,7 +12057,7 @@ done:
 	RET
 
 // func addRowsAVX512(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
-// Requires: AVX, AVX512F, BMI2
+// Requires: AVX, AVX512F
 TEXT ·addRowsAVX512(SB), NOSPLIT, $0-80
 	MOVQ  dst_base+0(FP), AX
 	MOVQ  ldd+24(FP), CX
@@ -12065,11 +12075,6 @@ TEXT ·addRowsAVX512(SB), NOSPLIT, $0-80
 	ANDQ  $-16, R8
 	MOVQ  DI, R9
 	SUBQ  R8, R9
-	MOVL  $0xffffffff, R10
-	BZHIL R9, R10, R10
-	KMOVW R10, K1
-	SHRL  $0x10, R10
-	KMOVW R10, K2
 
 row:
 	XORQ R9, R9
@@ -12108,13 +12113,35 @@ col1:
 	JMP     col1
 
 tail:
-	CMPQ      R9, DI
-	JAE       next
-	VMOVUPS.Z (DX)(R9*4), K1, Z0
-	VMOVUPS.Z (AX)(R9*4), K1, Z1
-	VADDPS    Z0, Z1, Z0
-	VMOVUPS   Z0, K1, (AX)(R9*4)
+	CMPQ    R9, DI
+	JAE     next
+	MOVQ    DI, R10
+	SUBQ    R9, R10
+	TESTQ   $0x00000008, R10
+	JE      t4
+	VMOVUPS (DX)(R9*4), Y0
+	VADDPS  (AX)(R9*4), Y0, Y0
+	VMOVUPS Y0, (AX)(R9*4)
+	ADDQ    $0x00000008, R9
 
+t4:
+	TESTQ   $0x00000004, R10
+	JE      t1
+	VMOVUPS (DX)(R9*4), X0
+	VADDPS  (AX)(R9*4), X0, X0
+	VMOVUPS X0, (AX)(R9*4)
+	ADDQ    $0x00000004, R9
+
+t1:
+	CMPQ   R9, DI
+	JAE    tdone
+	VMOVSS (DX)(R9*4), X0
+	VADDSS (AX)(R9*4), X0, X0
+	VMOVSS X0, (AX)(R9*4)
+	INCQ   R9
+	JMP    t1
+
+tdone:
 next:
 	ADDQ CX, AX
 	ADDQ BX, DX

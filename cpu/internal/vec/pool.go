@@ -30,9 +30,15 @@ var winTables = func() (t [numLevels]*winKernels) {
 func win() *winKernels { return winTables[curLevel] }
 
 // checkPlane panics unless a plane of rows rows ld apart, each cols long,
-// fits in n elements.
+// fits in n elements without its rows overlapping (ld is free for one row).
 func checkPlane(op, name string, n, ld, rows, cols int) {
-	if rows < 0 || cols < 0 || ld < cols || (rows > 0 && cols > 0 && (rows-1)*ld+cols > n) {
+	switch {
+	case rows <= 1:
+		ld = cols
+	case ld < cols:
+		ld = -1
+	}
+	if rows < 0 || cols < 0 || ld < 0 || (rows > 0 && cols > 0 && (rows-1)*ld+cols > n) {
 		panic(fmt.Sprintf("vec.%s: %s of %d elements cannot hold %d rows of %d, %d apart", op, name, n, rows, cols, ld))
 	}
 }

@@ -507,6 +507,45 @@ func (w *winGen) maxUnpool2x2() {
 	RET()
 }
 
+// addTail emits addRows' row tail, columns [j, cols), in pieces of 8, 4
+// and 1 lanes that cover exactly those columns. A masked full-width vector
+// would span the next row's columns too when rows are less than a vector
+// apart; the loads of the next row (and of the next tap's overlapping row)
+// then could not pass its store and would wait for it to commit.
+func (w *winGen) addTail(dp, sp, j, cols reg.GPVirtual) {
+	rem := GP64()
+	MOVQ(cols, rem)
+	SUBQ(j, rem)
+	at := func(b reg.GPVirtual) Mem { return Mem{Base: b, Index: j, Scale: 4} }
+	if w.s.avx512 {
+		TESTQ(U32(8), rem)
+		JE(LabelRef("t4"))
+		a, b := YMM(), YMM()
+		VMOVUPS(at(sp), a)
+		VADDPS(at(dp), a, b)
+		VMOVUPS(b, at(dp))
+		ADDQ(U32(8), j)
+		Label("t4")
+	}
+	TESTQ(U32(4), rem)
+	JE(LabelRef("t1"))
+	a, b := XMM(), XMM()
+	VMOVUPS(at(sp), a)
+	VADDPS(at(dp), a, b)
+	VMOVUPS(b, at(dp))
+	ADDQ(U32(4), j)
+	Label("t1")
+	CMPQ(j, cols)
+	JAE(LabelRef("tdone"))
+	x, y := XMM(), XMM()
+	VMOVSS(at(sp), x)
+	VADDSS(at(dp), x, y)
+	VMOVSS(y, at(dp))
+	INCQ(j)
+	JMP(LabelRef("t1"))
+	Label("tdone")
+}
+
 // rows emits
 //
 //	copyRows(dst []float32, ldd int, src []float32, lds int, rows, cols int)
@@ -541,7 +580,10 @@ func (w *winGen) rows(add bool) {
 	n := GP64()
 	MOVQ(cols, n)
 	SUBQ(full, n)
-	tm, _ := w.firstLanes(n)
+	var tm lmask
+	if !add {
+		tm, _ = w.firstLanes(n)
+	}
 	j := GP64()
 	Label("row")
 	XORQ(j, j)
@@ -575,7 +617,11 @@ func (w *winGen) rows(add bool) {
 	Label("tail")
 	CMPQ(j, cols)
 	JAE(LabelRef("next"))
-	step(&tm, 0)
+	if add {
+		w.addTail(dp, sp, j, cols)
+	} else {
+		step(&tm, 0)
+	}
 	Label("next")
 	ADDQ(ldd, dp)
 	ADDQ(lds, sp)
