@@ -14,6 +14,8 @@ type winKernels struct {
 	maxUnpool2x2 func(dx, dy []float32, idx []int32, ldx, iw, oh, ow int) bool
 	copyRows     func(dst []float32, ldd int, src []float32, lds int, rows, cols int)
 	addRows      func(dst []float32, ldd int, src []float32, lds int, rows, cols int)
+	conv3x3      func(y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool)
+	corr3x3      func(acc, dy []float32, ldy int, x []float32, ldx int, rows, cols int)
 }
 
 // winTables holds each level's window kernels (nil where unavailable); the
@@ -96,5 +98,38 @@ func AddRows(dst []float32, ldd int, src []float32, lds int, rows, cols int) {
 	checkPlane("AddRows", "src", len(src), lds, rows, cols)
 	if rows > 0 && cols > 0 {
 		win().addRows(dst, ldd, src, lds, rows, cols)
+	}
+}
+
+// Conv3x3 is the direct 3×3 correlation of one input plane with one
+// filter (stride and dilation one, no padding): for r < rows, c < cols,
+// y[r*ldy+c] = Σ w[3a+b]·x[(r+a)*ldx+c+b] over a, b < 3, summed in that
+// order with fused multiply-adds, starting from zero, or from y's own value
+// when acc is set (to sum over input channels). x must hold rows+2 rows of
+// cols+2 values.
+func Conv3x3(y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool) {
+	if len(w) != 9 {
+		panic(fmt.Sprintf("vec.Conv3x3: %d weights, want 9", len(w)))
+	}
+	checkPlane("Conv3x3", "y", len(y), ldy, rows, cols)
+	checkPlane("Conv3x3", "x", len(x), ldx, rows+2, cols+2)
+	if rows > 0 && cols > 0 {
+		win().conv3x3(y, ldy, x, ldx, w, rows, cols, acc)
+	}
+}
+
+// Corr3x3 accumulates the 3×3 weight gradient of one plane pair: for
+// a, b < 3, acc[3a+b] += Σ dy[r*ldy+c]·x[(r+a)*ldx+c+b] over r < rows,
+// c < cols. Each tap's sum is kept in float32 vectors over the plane and
+// reduced once (the order of the additions differs between levels). x must
+// hold rows+2 rows of cols+2 values.
+func Corr3x3(acc, dy []float32, ldy int, x []float32, ldx int, rows, cols int) {
+	if len(acc) != 9 {
+		panic(fmt.Sprintf("vec.Corr3x3: %d accumulators, want 9", len(acc)))
+	}
+	checkPlane("Corr3x3", "dy", len(dy), ldy, rows, cols)
+	checkPlane("Corr3x3", "x", len(x), ldx, rows+2, cols+2)
+	if rows > 0 && cols > 0 {
+		win().corr3x3(acc, dy, ldy, x, ldx, rows, cols)
 	}
 }

@@ -10,9 +10,11 @@ func archWinKernels(l Level) *winKernels {
 	}
 	switch l {
 	case LevelAVX2:
-		return &winKernels{maxPool2x2: maxPool2x2AVX2, maxUnpool2x2: maxUnpool2x2AVX2, copyRows: copyRowsAVX2, addRows: addRowsAVX2}
+		return &winKernels{maxPool2x2: maxPool2x2AVX2, maxUnpool2x2: maxUnpool2x2AVX2, copyRows: copyRowsAVX2, addRows: addRowsAVX2,
+			conv3x3: conv3x3AVX2, corr3x3: corr3x3AVX2}
 	case LevelAVX512:
-		return &winKernels{maxPool2x2: maxPool2x2AVX512, maxUnpool2x2: maxUnpool2x2AVX512, copyRows: copyRowsAVX512, addRows: addRowsAVX512}
+		return &winKernels{maxPool2x2: maxPool2x2AVX512, maxUnpool2x2: maxUnpool2x2AVX512, copyRows: copyRowsAVX512, addRows: addRowsAVX512,
+			conv3x3: conv3x3AVX512, corr3x3: corr3x3AVX512}
 	}
 	return nil
 }

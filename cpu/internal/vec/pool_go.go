@@ -4,7 +4,8 @@ import "math"
 
 // goWinKernels returns the pure-Go window kernels.
 func goWinKernels() *winKernels {
-	return &winKernels{maxPool2x2: goMaxPool2x2, maxUnpool2x2: goMaxUnpool2x2, copyRows: goCopyRows, addRows: goAddRows}
+	return &winKernels{maxPool2x2: goMaxPool2x2, maxUnpool2x2: goMaxUnpool2x2, copyRows: goCopyRows, addRows: goAddRows,
+		conv3x3: goConv3x3, corr3x3: goCorr3x3}
 }
 
 // b2u is 1 for true, 0 for false (a SETcc, no branch).
@@ -83,5 +84,54 @@ func goAddRows(dst []float32, ldd int, src []float32, lds int, rows, cols int) {
 		for j, v := range s {
 			d[j] += v
 		}
+	}
+}
+
+// winFma returns a*b + c like the kernels' fused multiply-add (the float32
+// product is exact in float64; only the sum rounds, twice at worst). It is
+// scalar.go's fma32, kept apart so the window kernels do not depend on the
+// transcendental code.
+func winFma(a, b, c float32) float32 { return float32(math.FMA(float64(a), float64(b), float64(c))) }
+
+func goConv3x3(y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool) {
+	for r := 0; r < rows; r++ {
+		out := y[r*ldy : r*ldy+cols]
+		x0, x1, x2 := x[r*ldx:], x[(r+1)*ldx:], x[(r+2)*ldx:]
+		for c := range out {
+			var s float32
+			if acc {
+				s = out[c]
+			}
+			for b := 0; b < 3; b++ {
+				s = winFma(x0[c+b], w[b], s)
+			}
+			for b := 0; b < 3; b++ {
+				s = winFma(x1[c+b], w[3+b], s)
+			}
+			for b := 0; b < 3; b++ {
+				s = winFma(x2[c+b], w[6+b], s)
+			}
+			out[c] = s
+		}
+	}
+}
+
+func goCorr3x3(acc, dy []float32, ldy int, x []float32, ldx int, rows, cols int) {
+	var sum [9]float32
+	for r := 0; r < rows; r++ {
+		d := dy[r*ldy : r*ldy+cols]
+		for a := 0; a < 3; a++ {
+			xr := x[(r+a)*ldx:]
+			for b := 0; b < 3; b++ {
+				s := sum[3*a+b]
+				for c, v := range d {
+					s = winFma(v, xr[c+b], s)
+				}
+				sum[3*a+b] = s
+			}
+		}
+	}
+	for t, s := range sum {
+		acc[t] += s
 	}
 }

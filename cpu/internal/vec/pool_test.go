@@ -158,3 +158,60 @@ func TestWindowKernelsCheckSizes(t *testing.T) {
 	require.Panics(t, func() { MaxPool2x2(make([]float32, 4), nil, make([]float32, 15), 4, 4, 2, 2) })
 	require.Panics(t, func() { MaxUnpool2x2(make([]float32, 16), make([]float32, 4), make([]int32, 3), 4, 4, 2, 2) })
 }
+
+func TestConv3x3AndCorr3x3(t *testing.T) {
+	r := newRand(t)
+	forEachLevel(t, func(t *testing.T, _ Level) {
+		for _, sh := range [][2]int{{1, 1}, {3, 7}, {26, 26}, {11, 11}, {2, 16}, {4, 17}, {5, 33}, {3, 40}} {
+			rows, cols := sh[0], sh[1]
+			ldx, ldy := cols+2+r.IntN(3), cols+r.IntN(3)
+			x := make([]float32, (rows+1)*ldx+cols+2)
+			for i := range x {
+				x[i] = r.Float32()*2 - 1
+			}
+			w := make([]float32, 9)
+			for i := range w {
+				w[i] = r.Float32()*2 - 1
+			}
+			y := make([]float32, (rows-1)*ldy+cols)
+			for i := range y {
+				y[i] = float32(i % 5)
+			}
+			want := make([]float64, len(y))
+			wantW := make([]float64, 9)
+			for rr := 0; rr < rows; rr++ {
+				for c := 0; c < cols; c++ {
+					s := float64(y[rr*ldy+c])
+					for a := 0; a < 3; a++ {
+						for b := 0; b < 3; b++ {
+							xv := float64(x[(rr+a)*ldx+c+b])
+							s += float64(w[3*a+b]) * xv
+							wantW[3*a+b] += float64(y[rr*ldy+c]) * xv
+						}
+					}
+					want[rr*ldy+c] = s
+				}
+				for c := cols; c < ldy && rr*ldy+c < len(y); c++ {
+					want[rr*ldy+c] = float64(y[rr*ldy+c]) // between rows: untouched
+				}
+			}
+			acc := make([]float32, 9)
+			acc[4] = 1
+			wantW[4]++
+			Corr3x3(acc, y, ldy, x, ldx, rows, cols) // before y changes
+			for i := range acc {
+				require.InDelta(t, wantW[i], acc[i], 1e-5*float64(rows*cols), "corr %dx%d tap %d", rows, cols, i)
+			}
+			Conv3x3(y, ldy, x, ldx, w, rows, cols, true)
+			for i := range y {
+				require.InDelta(t, want[i], y[i], 1e-5, "conv acc %dx%d at %d", rows, cols, i)
+			}
+			Conv3x3(y, ldy, x, ldx, w, rows, cols, false)
+			for rr := 0; rr < rows; rr++ {
+				for c := 0; c < cols; c++ {
+					require.InDelta(t, want[rr*ldy+c]-float64(int(rr*ldy+c)%5), y[rr*ldy+c], 1e-5, "conv %dx%d", rows, cols)
+				}
+			}
+		}
+	})
+}

@@ -287,6 +287,12 @@ func copyRowsAVX2(dst []float32, ldd int, src []float32, lds int, rows int, cols
 func addRowsAVX2(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
 
 //go:noescape
+func conv3x3AVX2(y []float32, ldy int, x []float32, ldx int, w []float32, rows int, cols int, acc bool)
+
+//go:noescape
+func corr3x3AVX2(acc []float32, dy []float32, ldy int, x []float32, ldx int, rows int, cols int)
+
+//go:noescape
 func maxPool2x2AVX512(out []float32, idx []int32, x []float32, ldx int, iw int, oh int, ow int)
 
 //go:noescape
@@ -297,3 +303,9 @@ func copyRowsAVX512(dst []float32, ldd int, src []float32, lds int, rows int, co
 
 //go:noescape
 func addRowsAVX512(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+
+//go:noescape
+func conv3x3AVX512(y []float32, ldy int, x []float32, ldx int, w []float32, rows int, cols int, acc bool)
+
+//go:noescape
+func corr3x3AVX512(acc []float32, dy []float32, ldy int, x []float32, ldx int, rows int, cols int)

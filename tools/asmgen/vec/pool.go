@@ -26,6 +26,8 @@ func windowKernels(s *isa) {
 	w.maxUnpool2x2()
 	w.rows(false)
 	w.rows(true)
+	w.conv3x3()
+	w.corr3x3()
 }
 
 // table returns a read-only table of 32-bit values, emitted once.
@@ -630,4 +632,194 @@ func (w *winGen) rows(add bool) {
 	Label("done")
 	VZEROUPPER()
 	RET()
+}
+
+// conv3x3 emits
+//
+//	conv3x3(y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool)
+//
+// the direct 3×3 correlation of one input plane with one filter (stride
+// and dilation one, no padding): y[r*ldy+c] = Σ w[3a+b]·x[(r+a)*ldx+c+b]
+// over a, b < 3, plus y's own value when acc is set. The taps are summed in
+// the order a, b with fused multiply-adds, from zero (or y).
+func (w *winGen) conv3x3() {
+	s := w.s
+	L := s.lanes
+	TEXT("conv3x3"+s.name, NOSPLIT, "func(y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool)")
+	Pragma("noescape")
+	yp := w.param(Param("y").Base())
+	ldy := w.param(Param("ldy"))
+	xp := w.param(Param("x").Base())
+	ldx := w.param(Param("ldx"))
+	wp := w.param(Param("w").Base())
+	nr := w.param(Param("rows"))
+	cols := w.param(Param("cols"))
+	accf := GP8()
+	Load(Param("acc"), accf)
+	SHLQ(U8(2), ldy)
+	SHLQ(U8(2), ldx)
+	var wv [9]reg.VecVirtual
+	for t := range wv {
+		wv[t] = s.vec()
+		VBROADCASTSS(Mem{Base: wp, Disp: 4 * t}, wv[t])
+	}
+	n := GP64()
+	MOVQ(cols, n)
+	ANDQ(U32(L-1), n)
+	tm, _ := w.firstLanes(n)
+	full := GP64()
+	MOVQ(cols, full)
+	ANDQ(I32(int32(-L)), full)
+	j, x1, x2 := GP64(), GP64(), GP64()
+	for _, accumulate := range []bool{false, true} {
+		p := "s_"
+		if accumulate {
+			p = "a_"
+			Label("acc")
+		} else {
+			TESTB(accf, accf)
+			JNE(LabelRef("acc"))
+		}
+		Label(p + "row")
+		LEAQ(Mem{Base: xp, Index: ldx, Scale: 1}, x1)
+		LEAQ(Mem{Base: x1, Index: ldx, Scale: 1}, x2)
+		XORQ(j, j)
+		chunk := func(m *lmask) {
+			sum := s.vec()
+			if accumulate {
+				VMOVUPS(w.load(Mem{Base: yp, Index: j, Scale: 4}, m), sum)
+			} else {
+				VXORPS(sum, sum, sum)
+			}
+			for a, row := range []reg.GPVirtual{xp, x1, x2} {
+				for b := 0; b < 3; b++ {
+					at := Mem{Base: row, Index: j, Scale: 4, Disp: 4 * b}
+					if m == nil {
+						VFMADD231PS(at, wv[3*a+b], sum)
+					} else {
+						VFMADD231PS(w.loadM(at, *m), wv[3*a+b], sum)
+					}
+				}
+			}
+			w.store(sum, Mem{Base: yp, Index: j, Scale: 4}, m)
+		}
+		Label(p + "col")
+		CMPQ(j, full)
+		JAE(LabelRef(p + "tail"))
+		chunk(nil)
+		ADDQ(U32(L), j)
+		JMP(LabelRef(p + "col"))
+		Label(p + "tail")
+		CMPQ(j, cols)
+		JAE(LabelRef(p + "next"))
+		chunk(&tm)
+		Label(p + "next")
+		ADDQ(ldy, yp)
+		ADDQ(ldx, xp)
+		DECQ(nr)
+		JNE(LabelRef(p + "row"))
+		JMP(LabelRef("done"))
+	}
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// corr3x3 emits
+//
+//	corr3x3(acc []float32, dy []float32, ldy int, x []float32, ldx int, rows, cols int)
+//
+// the 3×3 weight gradient of one plane pair: acc[3a+b] += Σ dy[r*ldy+c]·
+// x[(r+a)*ldx+c+b] over r < rows, c < cols. Each tap accumulates in its own
+// vector across the plane and is reduced (in float32, lanes pairwise) once.
+func (w *winGen) corr3x3() {
+	s := w.s
+	L := s.lanes
+	TEXT("corr3x3"+s.name, NOSPLIT, "func(acc []float32, dy []float32, ldy int, x []float32, ldx int, rows, cols int)")
+	Pragma("noescape")
+	ap := w.param(Param("acc").Base())
+	dp := w.param(Param("dy").Base())
+	ldy := w.param(Param("ldy"))
+	xp := w.param(Param("x").Base())
+	ldx := w.param(Param("ldx"))
+	nr := w.param(Param("rows"))
+	cols := w.param(Param("cols"))
+	SHLQ(U8(2), ldy)
+	SHLQ(U8(2), ldx)
+	var sum [9]reg.VecVirtual
+	for t := range sum {
+		sum[t] = s.vec()
+		VXORPS(sum[t], sum[t], sum[t])
+	}
+	n := GP64()
+	MOVQ(cols, n)
+	ANDQ(U32(L-1), n)
+	tm, _ := w.firstLanes(n)
+	full := GP64()
+	MOVQ(cols, full)
+	ANDQ(I32(int32(-L)), full)
+	j, x1, x2 := GP64(), GP64(), GP64()
+	Label("row")
+	LEAQ(Mem{Base: xp, Index: ldx, Scale: 1}, x1)
+	LEAQ(Mem{Base: x1, Index: ldx, Scale: 1}, x2)
+	XORQ(j, j)
+	chunk := func(m *lmask) {
+		d := w.load(Mem{Base: dp, Index: j, Scale: 4}, m)
+		for a, row := range []reg.GPVirtual{xp, x1, x2} {
+			for b := 0; b < 3; b++ {
+				at := Mem{Base: row, Index: j, Scale: 4, Disp: 4 * b}
+				if m == nil {
+					VFMADD231PS(at, d, sum[3*a+b])
+				} else {
+					VFMADD231PS(w.loadM(at, *m), d, sum[3*a+b])
+				}
+			}
+		}
+	}
+	Label("col")
+	CMPQ(j, full)
+	JAE(LabelRef("tail"))
+	chunk(nil)
+	ADDQ(U32(L), j)
+	JMP(LabelRef("col"))
+	Label("tail")
+	CMPQ(j, cols)
+	JAE(LabelRef("next"))
+	chunk(&tm)
+	Label("next")
+	ADDQ(ldy, dp)
+	ADDQ(ldx, xp)
+	DECQ(nr)
+	JNE(LabelRef("row"))
+	for t := range sum {
+		h := w.hsum(sum[t])
+		VADDSS(Mem{Base: ap, Disp: 4 * t}, h, h)
+		VMOVSS(h, Mem{Base: ap, Disp: 4 * t})
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// hsum returns the float32 sum of v's lanes in the low lane of an XMM
+// register, adding halves pairwise.
+func (w *winGen) hsum(v reg.VecVirtual) reg.VecVirtual {
+	x := XMM()
+	if w.s.avx512 {
+		yh, y := YMM(), YMM()
+		VEXTRACTF32X8(U8(1), v, yh)
+		VADDPS(yh, v.AsY(), y)
+		xh := XMM()
+		VEXTRACTF32X4(U8(1), y, xh)
+		VADDPS(xh, y.AsX(), x)
+	} else {
+		xh := XMM()
+		VEXTRACTF128(U8(1), v, xh)
+		VADDPS(xh, v.AsX(), x)
+	}
+	x2, x3, x4, x5 := XMM(), XMM(), XMM(), XMM()
+	VPERMILPS(U8(0x4e), x, x2)
+	VADDPS(x2, x, x3)
+	VPERMILPS(U8(0xb1), x3, x4)
+	VADDPS(x4, x3, x5)
+	return x5
 }
