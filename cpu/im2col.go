@@ -22,6 +22,10 @@ import "github.com/shaderflow/shaderflow/cpu/internal/vec"
 // tap never waits on the stores of the tap before (which overlap it,
 // shifted by the dilation).
 func (g *geom3) patches(add bool, col []float32, ldr int, x []float32, xoff int, st [5]int, n, c0, t0, nt int) {
+	if t0 == 0 && nt == g.outVol && g.in[0] == 1 && g.k[0] == 1 && g.p[0] == 0 && g.s[2] == 1 && st[4] == 1 {
+		g.patchesWhole(add, col, ldr, x, xoff+n*st[0]+c0*st[1], st)
+		return
+	}
 	tap := 0
 	for kd := 0; kd < g.k[0]; kd++ {
 		for kh := 0; kh < g.k[1]; kh++ {
@@ -33,6 +37,34 @@ func (g *geom3) patches(add bool, col []float32, ldr int, x []float32, xoff int,
 				}
 				tap++
 			}
+		}
+	}
+}
+
+// patchesWhole is patches for a whole 2-D image (from x[base], channel
+// c0) with stride one along rows: each kernel tap's valid rows and columns
+// are one block per channel, all moved by one vec.CopyBlocks (or
+// AddBlocks) call.
+func (g *geom3) patchesWhole(add bool, col []float32, ldr int, x []float32, base int, st [5]int) {
+	oh, ow := g.out[1], g.out[2]
+	for tap := 0; tap < g.kVol; tap++ {
+		offH, offW := tap/g.k[2]*g.dl[1]-g.p[1], tap%g.k[2]*g.dl[2]-g.p[2]
+		rlo, rhi := validRange(oh, g.s[1], offH, g.in[1])
+		lo, hi := validRange(ow, 1, offW, g.in[2])
+		if !add && (rlo > 0 || rhi < oh || lo > 0 || hi < ow) { // padding: zeros first
+			for ci := 0; ci < g.cg; ci++ {
+				clear(col[(ci*g.kVol+tap)*ldr:][:g.outVol])
+			}
+		}
+		if rhi <= rlo || hi <= lo {
+			continue
+		}
+		c := col[tap*ldr+rlo*ow+lo:]
+		xs := x[base+(rlo*g.s[1]+offH)*st[3]+lo+offW:]
+		if add {
+			vec.AddBlocks(xs, g.s[1]*st[3], st[1], c, ow, g.kVol*ldr, g.cg, rhi-rlo, hi-lo)
+		} else {
+			vec.CopyBlocks(c, ow, g.kVol*ldr, xs, g.s[1]*st[3], st[1], g.cg, rhi-rlo, hi-lo)
 		}
 	}
 }

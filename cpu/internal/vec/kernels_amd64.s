@@ -11339,15 +11339,15 @@ DATA win_pos2_8<>+24(SB)/4, $0x0000000c
 DATA win_pos2_8<>+28(SB)/4, $0x0000000e
 GLOBL win_pos2_8<>(SB), RODATA|NOPTR, $32
 
-// func copyRowsAVX2(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+// func copyBlocksAVX2(dst []float32, ldd int, bd int, src []float32, lds int, bs int, blocks int, rows int, cols int)
 // Requires: AVX
-TEXT ·copyRowsAVX2(SB), NOSPLIT, $0-80
+TEXT ·copyBlocksAVX2(SB), NOSPLIT, $0-104
 	MOVQ    dst_base+0(FP), AX
 	MOVQ    ldd+24(FP), CX
-	MOVQ    src_base+32(FP), DX
-	MOVQ    lds+56(FP), BX
-	MOVQ    rows+64(FP), SI
-	MOVQ    cols+72(FP), DI
+	MOVQ    src_base+40(FP), DX
+	MOVQ    lds+64(FP), BX
+	MOVQ    blocks+80(FP), SI
+	MOVQ    cols+96(FP), DI
 	SHLQ    $0x02, CX
 	SHLQ    $0x02, BX
 	TESTQ   SI, SI
@@ -11363,57 +11363,72 @@ TEXT ·copyRowsAVX2(SB), NOSPLIT, $0-80
 	VMOVUPS 64(R10)(R9*4), Y0
 	VMOVUPS 96(R10)(R9*4), Y1
 
+block:
+	MOVQ  AX, R9
+	MOVQ  DX, R10
+	MOVQ  rows+88(FP), R11
+	TESTQ R11, R11
+	JE    done
+
 row:
-	XORQ R9, R9
+	XORQ R12, R12
 
 col4:
-	LEAQ    32(R9), R10
-	CMPQ    R10, R8
+	LEAQ    32(R12), R13
+	CMPQ    R13, R8
 	JA      col1
-	VMOVUPS (DX)(R9*4), Y1
-	VMOVUPS Y1, (AX)(R9*4)
-	VMOVUPS 32(DX)(R9*4), Y1
-	VMOVUPS Y1, 32(AX)(R9*4)
-	VMOVUPS 64(DX)(R9*4), Y1
-	VMOVUPS Y1, 64(AX)(R9*4)
-	VMOVUPS 96(DX)(R9*4), Y1
-	VMOVUPS Y1, 96(AX)(R9*4)
-	MOVQ    R10, R9
+	VMOVUPS (R10)(R12*4), Y1
+	VMOVUPS Y1, (R9)(R12*4)
+	VMOVUPS 32(R10)(R12*4), Y1
+	VMOVUPS Y1, 32(R9)(R12*4)
+	VMOVUPS 64(R10)(R12*4), Y1
+	VMOVUPS Y1, 64(R9)(R12*4)
+	VMOVUPS 96(R10)(R12*4), Y1
+	VMOVUPS Y1, 96(R9)(R12*4)
+	MOVQ    R13, R12
 	JMP     col4
 
 col1:
-	CMPQ    R9, R8
+	CMPQ    R12, R8
 	JAE     tail
-	VMOVUPS (DX)(R9*4), Y1
-	VMOVUPS Y1, (AX)(R9*4)
-	ADDQ    $0x00000008, R9
+	VMOVUPS (R10)(R12*4), Y1
+	VMOVUPS Y1, (R9)(R12*4)
+	ADDQ    $0x00000008, R12
 	JMP     col1
 
 tail:
-	CMPQ       R9, DI
+	CMPQ       R12, DI
 	JAE        next
-	VMASKMOVPS (DX)(R9*4), Y0, Y1
-	VMASKMOVPS Y1, Y0, (AX)(R9*4)
+	VMASKMOVPS (R10)(R12*4), Y0, Y1
+	VMASKMOVPS Y1, Y0, (R9)(R12*4)
 
 next:
-	ADDQ CX, AX
-	ADDQ BX, DX
-	DECQ SI
+	ADDQ CX, R9
+	ADDQ BX, R10
+	DECQ R11
 	JNE  row
+	MOVQ bd+32(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	MOVQ bs+72(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	DECQ SI
+	JNE  block
 
 done:
 	VZEROUPPER
 	RET
 
-// func addRowsAVX2(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+// func addBlocksAVX2(dst []float32, ldd int, bd int, src []float32, lds int, bs int, blocks int, rows int, cols int)
 // Requires: AVX
-TEXT ·addRowsAVX2(SB), NOSPLIT, $0-80
+TEXT ·addBlocksAVX2(SB), NOSPLIT, $0-104
 	MOVQ  dst_base+0(FP), AX
 	MOVQ  ldd+24(FP), CX
-	MOVQ  src_base+32(FP), DX
-	MOVQ  lds+56(FP), BX
-	MOVQ  rows+64(FP), SI
-	MOVQ  cols+72(FP), DI
+	MOVQ  src_base+40(FP), DX
+	MOVQ  lds+64(FP), BX
+	MOVQ  blocks+80(FP), SI
+	MOVQ  cols+96(FP), DI
 	SHLQ  $0x02, CX
 	SHLQ  $0x02, BX
 	TESTQ SI, SI
@@ -11422,72 +11437,85 @@ TEXT ·addRowsAVX2(SB), NOSPLIT, $0-80
 	JE    done
 	MOVQ  DI, R8
 	ANDQ  $-8, R8
-	MOVQ  DI, R9
-	SUBQ  R8, R9
+
+block:
+	MOVQ  AX, R9
+	MOVQ  DX, R10
+	MOVQ  rows+88(FP), R11
+	TESTQ R11, R11
+	JE    done
 
 row:
-	XORQ R9, R9
+	XORQ R12, R12
 
 col4:
-	LEAQ    32(R9), R10
-	CMPQ    R10, R8
+	LEAQ    32(R12), R13
+	CMPQ    R13, R8
 	JA      col1
-	VMOVUPS (DX)(R9*4), Y0
-	VMOVUPS (AX)(R9*4), Y1
+	VMOVUPS (R10)(R12*4), Y0
+	VMOVUPS (R9)(R12*4), Y1
 	VADDPS  Y0, Y1, Y0
-	VMOVUPS Y0, (AX)(R9*4)
-	VMOVUPS 32(DX)(R9*4), Y0
-	VMOVUPS 32(AX)(R9*4), Y1
+	VMOVUPS Y0, (R9)(R12*4)
+	VMOVUPS 32(R10)(R12*4), Y0
+	VMOVUPS 32(R9)(R12*4), Y1
 	VADDPS  Y0, Y1, Y0
-	VMOVUPS Y0, 32(AX)(R9*4)
-	VMOVUPS 64(DX)(R9*4), Y0
-	VMOVUPS 64(AX)(R9*4), Y1
+	VMOVUPS Y0, 32(R9)(R12*4)
+	VMOVUPS 64(R10)(R12*4), Y0
+	VMOVUPS 64(R9)(R12*4), Y1
 	VADDPS  Y0, Y1, Y0
-	VMOVUPS Y0, 64(AX)(R9*4)
-	VMOVUPS 96(DX)(R9*4), Y0
-	VMOVUPS 96(AX)(R9*4), Y1
+	VMOVUPS Y0, 64(R9)(R12*4)
+	VMOVUPS 96(R10)(R12*4), Y0
+	VMOVUPS 96(R9)(R12*4), Y1
 	VADDPS  Y0, Y1, Y0
-	VMOVUPS Y0, 96(AX)(R9*4)
-	MOVQ    R10, R9
+	VMOVUPS Y0, 96(R9)(R12*4)
+	MOVQ    R13, R12
 	JMP     col4
 
 col1:
-	CMPQ    R9, R8
+	CMPQ    R12, R8
 	JAE     tail
-	VMOVUPS (DX)(R9*4), Y0
-	VMOVUPS (AX)(R9*4), Y1
+	VMOVUPS (R10)(R12*4), Y0
+	VMOVUPS (R9)(R12*4), Y1
 	VADDPS  Y0, Y1, Y0
-	VMOVUPS Y0, (AX)(R9*4)
-	ADDQ    $0x00000008, R9
+	VMOVUPS Y0, (R9)(R12*4)
+	ADDQ    $0x00000008, R12
 	JMP     col1
 
 tail:
-	CMPQ    R9, DI
+	CMPQ    R12, DI
 	JAE     next
-	MOVQ    DI, R10
-	SUBQ    R9, R10
-	TESTQ   $0x00000004, R10
+	MOVQ    DI, R13
+	SUBQ    R12, R13
+	TESTQ   $0x00000004, R13
 	JE      t1
-	VMOVUPS (DX)(R9*4), X0
-	VADDPS  (AX)(R9*4), X0, X0
-	VMOVUPS X0, (AX)(R9*4)
-	ADDQ    $0x00000004, R9
+	VMOVUPS (R10)(R12*4), X0
+	VADDPS  (R9)(R12*4), X0, X0
+	VMOVUPS X0, (R9)(R12*4)
+	ADDQ    $0x00000004, R12
 
 t1:
-	CMPQ   R9, DI
+	CMPQ   R12, DI
 	JAE    tdone
-	VMOVSS (DX)(R9*4), X0
-	VADDSS (AX)(R9*4), X0, X0
-	VMOVSS X0, (AX)(R9*4)
-	INCQ   R9
+	VMOVSS (R10)(R12*4), X0
+	VADDSS (R9)(R12*4), X0, X0
+	VMOVSS X0, (R9)(R12*4)
+	INCQ   R12
 	JMP    t1
 
 tdone:
 next:
-	ADDQ CX, AX
-	ADDQ BX, DX
-	DECQ SI
+	ADDQ CX, R9
+	ADDQ BX, R10
+	DECQ R11
 	JNE  row
+	MOVQ bd+32(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	MOVQ bs+72(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	DECQ SI
+	JNE  block
 
 done:
 	VZEROUPPER
@@ -12288,15 +12316,15 @@ DATA win_pos2_16<>+56(SB)/4, $0x0000001c
 DATA win_pos2_16<>+60(SB)/4, $0x0000001e
 GLOBL win_pos2_16<>(SB), RODATA|NOPTR, $64
 
-// func copyRowsAVX512(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+// func copyBlocksAVX512(dst []float32, ldd int, bd int, src []float32, lds int, bs int, blocks int, rows int, cols int)
 // Requires: AVX, AVX512F, BMI2
-TEXT ·copyRowsAVX512(SB), NOSPLIT, $0-80
+TEXT ·copyBlocksAVX512(SB), NOSPLIT, $0-104
 	MOVQ  dst_base+0(FP), AX
 	MOVQ  ldd+24(FP), CX
-	MOVQ  src_base+32(FP), DX
-	MOVQ  lds+56(FP), BX
-	MOVQ  rows+64(FP), SI
-	MOVQ  cols+72(FP), DI
+	MOVQ  src_base+40(FP), DX
+	MOVQ  lds+64(FP), BX
+	MOVQ  blocks+80(FP), SI
+	MOVQ  cols+96(FP), DI
 	SHLQ  $0x02, CX
 	SHLQ  $0x02, BX
 	TESTQ SI, SI
@@ -12313,57 +12341,72 @@ TEXT ·copyRowsAVX512(SB), NOSPLIT, $0-80
 	SHRL  $0x10, R10
 	KMOVW R10, K2
 
+block:
+	MOVQ  AX, R9
+	MOVQ  DX, R10
+	MOVQ  rows+88(FP), R11
+	TESTQ R11, R11
+	JE    done
+
 row:
-	XORQ R9, R9
+	XORQ R12, R12
 
 col4:
-	LEAQ    64(R9), R10
-	CMPQ    R10, R8
+	LEAQ    64(R12), R13
+	CMPQ    R13, R8
 	JA      col1
-	VMOVUPS (DX)(R9*4), Z0
-	VMOVUPS Z0, (AX)(R9*4)
-	VMOVUPS 64(DX)(R9*4), Z0
-	VMOVUPS Z0, 64(AX)(R9*4)
-	VMOVUPS 128(DX)(R9*4), Z0
-	VMOVUPS Z0, 128(AX)(R9*4)
-	VMOVUPS 192(DX)(R9*4), Z0
-	VMOVUPS Z0, 192(AX)(R9*4)
-	MOVQ    R10, R9
+	VMOVUPS (R10)(R12*4), Z0
+	VMOVUPS Z0, (R9)(R12*4)
+	VMOVUPS 64(R10)(R12*4), Z0
+	VMOVUPS Z0, 64(R9)(R12*4)
+	VMOVUPS 128(R10)(R12*4), Z0
+	VMOVUPS Z0, 128(R9)(R12*4)
+	VMOVUPS 192(R10)(R12*4), Z0
+	VMOVUPS Z0, 192(R9)(R12*4)
+	MOVQ    R13, R12
 	JMP     col4
 
 col1:
-	CMPQ    R9, R8
+	CMPQ    R12, R8
 	JAE     tail
-	VMOVUPS (DX)(R9*4), Z0
-	VMOVUPS Z0, (AX)(R9*4)
-	ADDQ    $0x00000010, R9
+	VMOVUPS (R10)(R12*4), Z0
+	VMOVUPS Z0, (R9)(R12*4)
+	ADDQ    $0x00000010, R12
 	JMP     col1
 
 tail:
-	CMPQ      R9, DI
+	CMPQ      R12, DI
 	JAE       next
-	VMOVUPS.Z (DX)(R9*4), K1, Z0
-	VMOVUPS   Z0, K1, (AX)(R9*4)
+	VMOVUPS.Z (R10)(R12*4), K1, Z0
+	VMOVUPS   Z0, K1, (R9)(R12*4)
 
 next:
-	ADDQ CX, AX
-	ADDQ BX, DX
-	DECQ SI
+	ADDQ CX, R9
+	ADDQ BX, R10
+	DECQ R11
 	JNE  row
+	MOVQ bd+32(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	MOVQ bs+72(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	DECQ SI
+	JNE  block
 
 done:
 	VZEROUPPER
 	RET
 
-// func addRowsAVX512(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+// func addBlocksAVX512(dst []float32, ldd int, bd int, src []float32, lds int, bs int, blocks int, rows int, cols int)
 // Requires: AVX, AVX512F
-TEXT ·addRowsAVX512(SB), NOSPLIT, $0-80
+TEXT ·addBlocksAVX512(SB), NOSPLIT, $0-104
 	MOVQ  dst_base+0(FP), AX
 	MOVQ  ldd+24(FP), CX
-	MOVQ  src_base+32(FP), DX
-	MOVQ  lds+56(FP), BX
-	MOVQ  rows+64(FP), SI
-	MOVQ  cols+72(FP), DI
+	MOVQ  src_base+40(FP), DX
+	MOVQ  lds+64(FP), BX
+	MOVQ  blocks+80(FP), SI
+	MOVQ  cols+96(FP), DI
 	SHLQ  $0x02, CX
 	SHLQ  $0x02, BX
 	TESTQ SI, SI
@@ -12372,80 +12415,93 @@ TEXT ·addRowsAVX512(SB), NOSPLIT, $0-80
 	JE    done
 	MOVQ  DI, R8
 	ANDQ  $-16, R8
-	MOVQ  DI, R9
-	SUBQ  R8, R9
+
+block:
+	MOVQ  AX, R9
+	MOVQ  DX, R10
+	MOVQ  rows+88(FP), R11
+	TESTQ R11, R11
+	JE    done
 
 row:
-	XORQ R9, R9
+	XORQ R12, R12
 
 col4:
-	LEAQ    64(R9), R10
-	CMPQ    R10, R8
+	LEAQ    64(R12), R13
+	CMPQ    R13, R8
 	JA      col1
-	VMOVUPS (DX)(R9*4), Z0
-	VMOVUPS (AX)(R9*4), Z1
+	VMOVUPS (R10)(R12*4), Z0
+	VMOVUPS (R9)(R12*4), Z1
 	VADDPS  Z0, Z1, Z0
-	VMOVUPS Z0, (AX)(R9*4)
-	VMOVUPS 64(DX)(R9*4), Z0
-	VMOVUPS 64(AX)(R9*4), Z1
+	VMOVUPS Z0, (R9)(R12*4)
+	VMOVUPS 64(R10)(R12*4), Z0
+	VMOVUPS 64(R9)(R12*4), Z1
 	VADDPS  Z0, Z1, Z0
-	VMOVUPS Z0, 64(AX)(R9*4)
-	VMOVUPS 128(DX)(R9*4), Z0
-	VMOVUPS 128(AX)(R9*4), Z1
+	VMOVUPS Z0, 64(R9)(R12*4)
+	VMOVUPS 128(R10)(R12*4), Z0
+	VMOVUPS 128(R9)(R12*4), Z1
 	VADDPS  Z0, Z1, Z0
-	VMOVUPS Z0, 128(AX)(R9*4)
-	VMOVUPS 192(DX)(R9*4), Z0
-	VMOVUPS 192(AX)(R9*4), Z1
+	VMOVUPS Z0, 128(R9)(R12*4)
+	VMOVUPS 192(R10)(R12*4), Z0
+	VMOVUPS 192(R9)(R12*4), Z1
 	VADDPS  Z0, Z1, Z0
-	VMOVUPS Z0, 192(AX)(R9*4)
-	MOVQ    R10, R9
+	VMOVUPS Z0, 192(R9)(R12*4)
+	MOVQ    R13, R12
 	JMP     col4
 
 col1:
-	CMPQ    R9, R8
+	CMPQ    R12, R8
 	JAE     tail
-	VMOVUPS (DX)(R9*4), Z0
-	VMOVUPS (AX)(R9*4), Z1
+	VMOVUPS (R10)(R12*4), Z0
+	VMOVUPS (R9)(R12*4), Z1
 	VADDPS  Z0, Z1, Z0
-	VMOVUPS Z0, (AX)(R9*4)
-	ADDQ    $0x00000010, R9
+	VMOVUPS Z0, (R9)(R12*4)
+	ADDQ    $0x00000010, R12
 	JMP     col1
 
 tail:
-	CMPQ    R9, DI
+	CMPQ    R12, DI
 	JAE     next
-	MOVQ    DI, R10
-	SUBQ    R9, R10
-	TESTQ   $0x00000008, R10
+	MOVQ    DI, R13
+	SUBQ    R12, R13
+	TESTQ   $0x00000008, R13
 	JE      t4
-	VMOVUPS (DX)(R9*4), Y0
-	VADDPS  (AX)(R9*4), Y0, Y0
-	VMOVUPS Y0, (AX)(R9*4)
-	ADDQ    $0x00000008, R9
+	VMOVUPS (R10)(R12*4), Y0
+	VADDPS  (R9)(R12*4), Y0, Y0
+	VMOVUPS Y0, (R9)(R12*4)
+	ADDQ    $0x00000008, R12
 
 t4:
-	TESTQ   $0x00000004, R10
+	TESTQ   $0x00000004, R13
 	JE      t1
-	VMOVUPS (DX)(R9*4), X0
-	VADDPS  (AX)(R9*4), X0, X0
-	VMOVUPS X0, (AX)(R9*4)
-	ADDQ    $0x00000004, R9
+	VMOVUPS (R10)(R12*4), X0
+	VADDPS  (R9)(R12*4), X0, X0
+	VMOVUPS X0, (R9)(R12*4)
+	ADDQ    $0x00000004, R12
 
 t1:
-	CMPQ   R9, DI
+	CMPQ   R12, DI
 	JAE    tdone
-	VMOVSS (DX)(R9*4), X0
-	VADDSS (AX)(R9*4), X0, X0
-	VMOVSS X0, (AX)(R9*4)
-	INCQ   R9
+	VMOVSS (R10)(R12*4), X0
+	VADDSS (R9)(R12*4), X0, X0
+	VMOVSS X0, (R9)(R12*4)
+	INCQ   R12
 	JMP    t1
 
 tdone:
 next:
-	ADDQ CX, AX
-	ADDQ BX, DX
-	DECQ SI
+	ADDQ CX, R9
+	ADDQ BX, R10
+	DECQ R11
 	JNE  row
+	MOVQ bd+32(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	MOVQ bs+72(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	DECQ SI
+	JNE  block
 
 done:
 	VZEROUPPER

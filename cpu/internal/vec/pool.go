@@ -12,8 +12,8 @@ import "fmt"
 type winKernels struct {
 	maxPool2x2   func(out []float32, idx []int32, x []float32, ldx, iw, oh, ow int)
 	maxUnpool2x2 func(dx, dy []float32, idx []int32, ldx, iw, oh, ow int) bool
-	copyRows     func(dst []float32, ldd int, src []float32, lds int, rows, cols int)
-	addRows      func(dst []float32, ldd int, src []float32, lds int, rows, cols int)
+	copyBlocks   func(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks, rows, cols int)
+	addBlocks    func(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks, rows, cols int)
 	conv3x3      func(y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool)
 	corr3x3      func(acc, dy []float32, ldy int, x []float32, ldx int, rows, cols int)
 }
@@ -84,20 +84,46 @@ func MaxUnpool2x2(dx, dy []float32, idx []int32, ldx, iw, oh, ow int) bool {
 
 // CopyRows copies a rows×cols block: dst[i*ldd+j] = src[i*lds+j].
 func CopyRows(dst []float32, ldd int, src []float32, lds int, rows, cols int) {
-	checkPlane("CopyRows", "dst", len(dst), ldd, rows, cols)
-	checkPlane("CopyRows", "src", len(src), lds, rows, cols)
-	if rows > 0 && cols > 0 {
-		win().copyRows(dst, ldd, src, lds, rows, cols)
-	}
+	CopyBlocks(dst, ldd, 0, src, lds, 0, 1, rows, cols)
 }
 
 // AddRows adds a rows×cols block into another: dst[i*ldd+j] += src[i*lds+j].
 // The blocks must not overlap.
 func AddRows(dst []float32, ldd int, src []float32, lds int, rows, cols int) {
-	checkPlane("AddRows", "dst", len(dst), ldd, rows, cols)
-	checkPlane("AddRows", "src", len(src), lds, rows, cols)
-	if rows > 0 && cols > 0 {
-		win().addRows(dst, ldd, src, lds, rows, cols)
+	AddBlocks(dst, ldd, 0, src, lds, 0, 1, rows, cols)
+}
+
+// CopyBlocks copies blocks rows×cols blocks, block k's rows ldd apart from
+// dst[k*bd:] and lds apart from src[k*bs:]: dst[k*bd+i*ldd+j] =
+// src[k*bs+i*lds+j]. Strides must be non-negative; the destination blocks
+// must not overlap.
+func CopyBlocks(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks, rows, cols int) {
+	checkBlocks("CopyBlocks", "dst", len(dst), ldd, bd, blocks, rows, cols)
+	checkBlocks("CopyBlocks", "src", len(src), lds, bs, blocks, rows, cols)
+	if blocks > 0 && rows > 0 && cols > 0 {
+		win().copyBlocks(dst, ldd, bd, src, lds, bs, blocks, rows, cols)
+	}
+}
+
+// AddBlocks is CopyBlocks adding into dst: dst[k*bd+i*ldd+j] +=
+// src[k*bs+i*lds+j], block after block, row after row (so where
+// destination blocks overlap, the later adds see the earlier ones).
+func AddBlocks(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks, rows, cols int) {
+	checkBlocks("AddBlocks", "dst", len(dst), ldd, bd, blocks, rows, cols)
+	checkBlocks("AddBlocks", "src", len(src), lds, bs, blocks, rows, cols)
+	if blocks > 0 && rows > 0 && cols > 0 {
+		win().addBlocks(dst, ldd, bd, src, lds, bs, blocks, rows, cols)
+	}
+}
+
+// checkBlocks panics unless blocks planes (see checkPlane), bs apart, fit
+// in n elements.
+func checkBlocks(op, name string, n, ld, bs, blocks, rows, cols int) {
+	if blocks < 0 || bs < 0 {
+		panic(fmt.Sprintf("vec.%s: %d blocks %d apart", op, blocks, bs))
+	}
+	if blocks > 0 {
+		checkPlane(op, name, n-(blocks-1)*bs, ld, rows, cols)
 	}
 }
 

@@ -4,7 +4,7 @@ import "math"
 
 // goWinKernels returns the pure-Go window kernels.
 func goWinKernels() *winKernels {
-	return &winKernels{maxPool2x2: goMaxPool2x2, maxUnpool2x2: goMaxUnpool2x2, copyRows: goCopyRows, addRows: goAddRows,
+	return &winKernels{maxPool2x2: goMaxPool2x2, maxUnpool2x2: goMaxUnpool2x2, copyBlocks: goCopyBlocks, addBlocks: goAddBlocks,
 		conv3x3: goConv3x3, corr3x3: goCorr3x3}
 }
 
@@ -72,17 +72,21 @@ func goMaxUnpool2x2(dx, dy []float32, idx []int32, ldx, iw, oh, ow int) bool {
 	return true
 }
 
-func goCopyRows(dst []float32, ldd int, src []float32, lds int, rows, cols int) {
-	for i := 0; i < rows; i++ {
-		copy(dst[i*ldd:i*ldd+cols], src[i*lds:i*lds+cols])
+func goCopyBlocks(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks, rows, cols int) {
+	for k := 0; k < blocks; k++ {
+		for i := 0; i < rows; i++ {
+			copy(dst[k*bd+i*ldd:][:cols], src[k*bs+i*lds:][:cols])
+		}
 	}
 }
 
-func goAddRows(dst []float32, ldd int, src []float32, lds int, rows, cols int) {
-	for i := 0; i < rows; i++ {
-		d, s := dst[i*ldd:i*ldd+cols], src[i*lds:i*lds+cols]
-		for j, v := range s {
-			d[j] += v
+func goAddBlocks(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks, rows, cols int) {
+	for k := 0; k < blocks; k++ {
+		for i := 0; i < rows; i++ {
+			d, s := dst[k*bd+i*ldd:][:cols], src[k*bs+i*lds:][:cols]
+			for j, v := range s {
+				d[j] += v
+			}
 		}
 	}
 }

@@ -152,7 +152,7 @@ func TestCopyAndAddRows(t *testing.T) {
 }
 
 func TestWindowKernelsCheckSizes(t *testing.T) {
-	require.PanicsWithValue(t, "vec.CopyRows: src of 10 elements cannot hold 2 rows of 6, 6 apart", func() {
+	require.PanicsWithValue(t, "vec.CopyBlocks: src of 10 elements cannot hold 2 rows of 6, 6 apart", func() {
 		CopyRows(make([]float32, 12), 6, make([]float32, 10), 6, 2, 6)
 	})
 	require.Panics(t, func() { MaxPool2x2(make([]float32, 4), nil, make([]float32, 15), 4, 4, 2, 2) })
@@ -214,4 +214,41 @@ func TestConv3x3AndCorr3x3(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestCopyAndAddBlocks(t *testing.T) {
+	r := newRand(t)
+	forEachLevel(t, func(t *testing.T, _ Level) {
+		for _, cols := range []int{1, 5, 11, 16, 21, 40} {
+			blocks, rows := 1+r.IntN(4), 1+r.IntN(4)
+			ldd, lds := cols+r.IntN(3), cols+r.IntN(3)
+			bd, bs := rows*ldd+r.IntN(3), rows*lds+r.IntN(5)
+			src := make([]float32, (blocks-1)*bs+(rows-1)*lds+cols)
+			for i := range src {
+				src[i] = r.Float32()
+			}
+			dst := make([]float32, (blocks-1)*bd+(rows-1)*ldd+cols+r.IntN(3))
+			for i := range dst {
+				dst[i] = float32(i)
+			}
+			want := append([]float32(nil), dst...)
+			for k := 0; k < blocks; k++ {
+				for i := 0; i < rows; i++ {
+					for j := 0; j < cols; j++ {
+						want[k*bd+i*ldd+j] += src[k*bs+i*lds+j]
+					}
+				}
+			}
+			AddBlocks(dst, ldd, bd, src, lds, bs, blocks, rows, cols)
+			require.Equal(t, want, dst, "add %d×%d×%d", blocks, rows, cols)
+			for k := 0; k < blocks; k++ {
+				for i := 0; i < rows; i++ {
+					copy(want[k*bd+i*ldd:][:cols], src[k*bs+i*lds:])
+				}
+			}
+			CopyBlocks(dst, ldd, bd, src, lds, bs, blocks, rows, cols)
+			require.Equal(t, want, dst, "copy %d×%d×%d", blocks, rows, cols)
+		}
+	})
+	require.Panics(t, func() { CopyBlocks(make([]float32, 20), 4, 10, make([]float32, 20), 4, 10, 3, 2, 4) })
 }

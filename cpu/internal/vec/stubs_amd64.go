@@ -281,10 +281,10 @@ func maxPool2x2AVX2(out []float32, idx []int32, x []float32, ldx int, iw int, oh
 func maxUnpool2x2AVX2(dx []float32, dy []float32, idx []int32, ldx int, iw int, oh int, ow int) bool
 
 //go:noescape
-func copyRowsAVX2(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+func copyBlocksAVX2(dst []float32, ldd int, bd int, src []float32, lds int, bs int, blocks int, rows int, cols int)
 
 //go:noescape
-func addRowsAVX2(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+func addBlocksAVX2(dst []float32, ldd int, bd int, src []float32, lds int, bs int, blocks int, rows int, cols int)
 
 //go:noescape
 func conv3x3AVX2(y []float32, ldy int, x []float32, ldx int, w []float32, rows int, cols int, acc bool)
@@ -299,10 +299,10 @@ func maxPool2x2AVX512(out []float32, idx []int32, x []float32, ldx int, iw int, 
 func maxUnpool2x2AVX512(dx []float32, dy []float32, idx []int32, ldx int, iw int, oh int, ow int) bool
 
 //go:noescape
-func copyRowsAVX512(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+func copyBlocksAVX512(dst []float32, ldd int, bd int, src []float32, lds int, bs int, blocks int, rows int, cols int)
 
 //go:noescape
-func addRowsAVX512(dst []float32, ldd int, src []float32, lds int, rows int, cols int)
+func addBlocksAVX512(dst []float32, ldd int, bd int, src []float32, lds int, bs int, blocks int, rows int, cols int)
 
 //go:noescape
 func conv3x3AVX512(y []float32, ldy int, x []float32, ldx int, w []float32, rows int, cols int, acc bool)

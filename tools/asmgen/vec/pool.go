@@ -550,28 +550,30 @@ func (w *winGen) addTail(dp, sp, j, cols reg.GPVirtual) {
 
 // rows emits
 //
-//	copyRows(dst []float32, ldd int, src []float32, lds int, rows, cols int)
-//	addRows(dst []float32, ldd int, src []float32, lds int, rows, cols int)
+//	copyBlocks(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks, rows, cols int)
+//	addBlocks(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks, rows, cols int)
 //
-// dst[i*ldd+j] = src[i*lds+j] (copy), or += (add), for i < rows, j < cols.
+// dst[k*bd+i*ldd+j] = src[k*bs+i*lds+j] (copy), or += (add), for k < blocks,
+// i < rows, j < cols: im2col's and col2im's move of one kernel tap for
+// every channel at once.
 func (w *winGen) rows(add bool) {
 	s := w.s
 	L := s.lanes
-	name := "copyRows"
+	name := "copyBlocks"
 	if add {
-		name = "addRows"
+		name = "addBlocks"
 	}
-	TEXT(name+s.name, NOSPLIT, "func(dst []float32, ldd int, src []float32, lds int, rows, cols int)")
+	TEXT(name+s.name, NOSPLIT, "func(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks, rows, cols int)")
 	Pragma("noescape")
-	dp := w.param(Param("dst").Base())
+	db := w.param(Param("dst").Base())
 	ldd := w.param(Param("ldd"))
-	sp := w.param(Param("src").Base())
+	sb := w.param(Param("src").Base())
 	lds := w.param(Param("lds"))
-	nr := w.param(Param("rows"))
+	nb := w.param(Param("blocks"))
 	cols := w.param(Param("cols"))
 	SHLQ(U8(2), ldd)
 	SHLQ(U8(2), lds)
-	TESTQ(nr, nr)
+	TESTQ(nb, nb)
 	JE(LabelRef("done"))
 	TESTQ(cols, cols)
 	JE(LabelRef("done"))
@@ -579,14 +581,20 @@ func (w *winGen) rows(add bool) {
 	full := GP64()
 	MOVQ(cols, full)
 	ANDQ(I32(int32(-L)), full)
-	n := GP64()
-	MOVQ(cols, n)
-	SUBQ(full, n)
 	var tm lmask
 	if !add {
+		n := GP64()
+		MOVQ(cols, n)
+		SUBQ(full, n)
 		tm, _ = w.firstLanes(n)
 	}
-	j := GP64()
+	dp, sp, nr, j := GP64(), GP64(), GP64(), GP64()
+	Label("block")
+	MOVQ(db, dp)
+	MOVQ(sb, sp)
+	Load(Param("rows"), nr)
+	TESTQ(nr, nr)
+	JE(LabelRef("done"))
 	Label("row")
 	XORQ(j, j)
 	step := func(m *lmask, u int) {
@@ -629,6 +637,15 @@ func (w *winGen) rows(add bool) {
 	ADDQ(lds, sp)
 	DECQ(nr)
 	JNE(LabelRef("row"))
+	b := GP64()
+	Load(Param("bd"), b)
+	SHLQ(U8(2), b)
+	ADDQ(b, db)
+	Load(Param("bs"), b)
+	SHLQ(U8(2), b)
+	ADDQ(b, sb)
+	DECQ(nb)
+	JNE(LabelRef("block"))
 	Label("done")
 	VZEROUPPER()
 	RET()
