@@ -1,6 +1,9 @@
 package cpu
 
-import "github.com/shaderflow/shaderflow/tensor/device"
+import (
+	"github.com/shaderflow/shaderflow/cpu/internal/vec"
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
 
 // The three convolution modes as products of the sgemm seam. Forward and
 // input-gradient products run per image, or per few images side by side
@@ -186,6 +189,9 @@ func (d *Device) convBackwardWeight(j *convJob) error {
 	size := g.o * j.cgk
 	positions := g.n * g.outVol
 	kc := min(positions, max(256, min(4096, (1<<18)/max(j.cgk, 1))))
+	if g.outVol <= kc { // whole images per chunk: im2col's fast path
+		kc -= kc % g.outVol
+	}
 	chunks := (positions + kc - 1) / kc
 	parts := max(min(d.workers, chunks), 1)
 	if d.serial(chunks, size*kc) {
@@ -282,10 +288,7 @@ func (j *convJob) weightChunk(ws *workspace, p0, p1 int, dst []float32, beta flo
 			nt := min(g.outVol-t, p1-pos)
 			g.patches(false, ws.col[pos-p0:], k, j.x, j.xoff, j.xst, n, gi*g.cg, t, nt)
 			if !single {
-				for o := 0; o < g.og; o++ {
-					src := j.dy[(n*g.o+gi*g.og+o)*g.outVol+t:]
-					copy(ws.tmp[o*k+pos-p0:o*k+pos-p0+nt], src[:nt])
-				}
+				vec.CopyRows(ws.tmp[pos-p0:], k, j.dy[(n*g.o+gi*g.og)*g.outVol+t:], g.outVol, g.og, nt)
 			}
 			pos += nt
 		}
