@@ -10920,7 +10920,7 @@ done:
 	RET
 
 // func maxPool2x2AVX2(out []float32, idx []int32, x []float32, ldx int, iw int, oh int, ow int)
-// Requires: AVX, AVX2, SSE2
+// Requires: AVX, AVX2
 TEXT ·maxPool2x2AVX2(SB), NOSPLIT, $0-104
 	MOVQ         out_base+0(FP), AX
 	MOVQ         idx_base+24(FP), CX
@@ -10937,17 +10937,17 @@ TEXT ·maxPool2x2AVX2(SB), NOSPLIT, $0-104
 	JE           done
 	TESTQ        DX, DX
 	JE           noidx
-	MOVQ         DI, X0
+	VMOVQ        DI, X0
 	VPBROADCASTD X0, Y0
 	LEAQ         1(DI), DX
-	MOVQ         DX, X1
+	VMOVQ        DX, X1
 	VPBROADCASTD X1, Y1
 	XORQ         DX, DX
 
 i_row:
 	MOVQ         BX, R10
 	ADDQ         SI, R10
-	MOVQ         DX, X2
+	VMOVQ        DX, X2
 	VPBROADCASTD X2, Y2
 	VPADDD       win_pos2order_8<>+0(SB), Y2, Y2
 	XORQ         R11, R11
@@ -11192,7 +11192,7 @@ DATA win_ones16_8<>+124(SB)/4, $0x00000000
 GLOBL win_ones16_8<>(SB), RODATA|NOPTR, $128
 
 // func maxUnpool2x2AVX2(dx []float32, dy []float32, idx []int32, ldx int, iw int, oh int, ow int) bool
-// Requires: AVX, AVX2, BMI2, SSE2
+// Requires: AVX, AVX2, BMI2
 TEXT ·maxUnpool2x2AVX2(SB), NOSPLIT, $0-105
 	MOVQ         dx_base+0(FP), AX
 	MOVQ         dy_base+24(FP), CX
@@ -11206,10 +11206,10 @@ TEXT ·maxUnpool2x2AVX2(SB), NOSPLIT, $0-105
 	JE           ok
 	TESTQ        R8, R8
 	JE           ok
-	MOVQ         SI, X0
+	VMOVQ        SI, X0
 	VPBROADCASTD X0, Y0
 	LEAQ         1(SI), SI
-	MOVQ         SI, X1
+	VMOVQ        SI, X1
 	VPBROADCASTD X1, Y1
 	VMOVUPS      win_pos2_8<>+0(SB), Y2
 

@@ -150,7 +150,7 @@ func (w *winGen) bcast32(r reg.GPVirtual) reg.VecVirtual {
 		return v
 	}
 	x := XMM()
-	MOVQ(r, x)
+	VMOVQ(r, x) // VEX: a legacy-SSE MOVQ with dirty upper halves stalls
 	VPBROADCASTD(x, v)
 	return v
 }
