@@ -130,9 +130,9 @@ func checkBlocks(op, name string, n, ld, bs, blocks, rows, cols int) {
 // Conv3x3 is the direct 3×3 correlation of one input plane with one
 // filter (stride and dilation one, no padding): for r < rows, c < cols,
 // y[r*ldy+c] = Σ w[3a+b]·x[(r+a)*ldx+c+b] over a, b < 3, summed in that
-// order with fused multiply-adds, starting from zero, or from y's own value
-// when acc is set (to sum over input channels). x must hold rows+2 rows of
-// cols+2 values.
+// order (with fused multiply-adds in the assembly), starting from zero, or
+// from y's own value when acc is set (to sum over input channels). x must
+// hold rows+2 rows of cols+2 values.
 func Conv3x3(y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool) {
 	if len(w) != 9 {
 		panic(fmt.Sprintf("vec.Conv3x3: %d weights, want 9", len(w)))

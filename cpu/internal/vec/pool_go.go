@@ -55,18 +55,18 @@ func goMaxPool2x2(out []float32, idx []int32, x []float32, ldx, iw, oh, ow int) 
 
 func goMaxUnpool2x2(dx, dy []float32, idx []int32, ldx, iw, oh, ow int) bool {
 	for r := 0; r < oh; r++ {
-		d0 := dx[2*r*ldx:][:2*ow]
-		d1 := dx[(2*r+1)*ldx:][:2*ow]
+		rows := [2][]float32{dx[2*r*ldx:][:2*ow], dx[(2*r+1)*ldx:][:2*ow]}
+		clear(rows[0])
+		clear(rows[1])
 		base := 2 * r * iw
 		for c, g := range dy[r*ow : (r+1)*ow] {
 			code := int(idx[r*ow+c]) - base - 2*c
-			if code != 0 && code != 1 && code != iw && code != iw+1 {
+			hi := int(b2u(code >= iw)) // the window's second row
+			col := code - hi*iw
+			if uint(col) > 1 {
 				return false
 			}
-			d0[2*c] = Blend(-b2u(code == 0), g, 0)
-			d0[2*c+1] = Blend(-b2u(code == 1), g, 0)
-			d1[2*c] = Blend(-b2u(code == iw), g, 0)
-			d1[2*c+1] = Blend(-b2u(code == iw+1), g, 0)
+			rows[hi][2*c+col] = g
 		}
 	}
 	return true
@@ -91,31 +91,24 @@ func goAddBlocks(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks,
 	}
 }
 
-// winFma returns a*b + c like the kernels' fused multiply-add (the float32
-// product is exact in float64; only the sum rounds, twice at worst). It is
-// scalar.go's fma32, kept apart so the window kernels do not depend on the
-// transcendental code.
-func winFma(a, b, c float32) float32 { return float32(math.FMA(float64(a), float64(b), float64(c))) }
+// The pure-Go 3×3 kernels round each product and each sum (the assembly
+// fuses them): math.FMA costs a call per multiply-add here, which made the
+// fallback five times slower than im2col and the pure-Go product.
 
 func goConv3x3(y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool) {
 	for r := 0; r < rows; r++ {
 		out := y[r*ldy : r*ldy+cols]
-		x0, x1, x2 := x[r*ldx:], x[(r+1)*ldx:], x[(r+2)*ldx:]
-		for c := range out {
-			var s float32
-			if acc {
-				s = out[c]
-			}
+		if !acc {
+			clear(out)
+		}
+		for a := 0; a < 3; a++ { // taps in the kernels' order, one row pass each
+			xr := x[(r+a)*ldx:][:cols+2]
 			for b := 0; b < 3; b++ {
-				s = winFma(x0[c+b], w[b], s)
+				wv, xs := w[3*a+b], xr[b:b+cols]
+				for c := range out {
+					out[c] += wv * xs[c]
+				}
 			}
-			for b := 0; b < 3; b++ {
-				s = winFma(x1[c+b], w[3+b], s)
-			}
-			for b := 0; b < 3; b++ {
-				s = winFma(x2[c+b], w[6+b], s)
-			}
-			out[c] = s
 		}
 	}
 }
@@ -125,11 +118,11 @@ func goCorr3x3(acc, dy []float32, ldy int, x []float32, ldx int, rows, cols int)
 	for r := 0; r < rows; r++ {
 		d := dy[r*ldy : r*ldy+cols]
 		for a := 0; a < 3; a++ {
-			xr := x[(r+a)*ldx:]
+			xr := x[(r+a)*ldx:][:cols+2]
 			for b := 0; b < 3; b++ {
-				s := sum[3*a+b]
+				s, xs := sum[3*a+b], xr[b:b+cols]
 				for c, v := range d {
-					s = winFma(v, xr[c+b], s)
+					s += v * xs[c]
 				}
 				sum[3*a+b] = s
 			}
