@@ -72,12 +72,8 @@ func (j *convJob) forwardImages(ws *workspace, n0, n1, threads int) {
 			g.patches(false, ws.col[(n-n0)*g.outVol:], cols, j.x, j.xoff, j.xst, n, gi*g.cg, 0, g.outVol)
 		}
 		sgemm(threads, false, false, g.og, cols, j.cgk, 1, j.w[gi*g.og*j.cgk:], j.cgk, ws.col, cols, 0, ws.tmp, cols)
-		for n := n0; n < n1; n++ {
-			for o := 0; o < g.og; o++ {
-				dst := j.res[(n*g.o+gi*g.og+o)*g.outVol:]
-				copy(dst[:g.outVol], ws.tmp[o*cols+(n-n0)*g.outVol:])
-			}
-		}
+		// Image n's block of the product goes to its rows of the result.
+		vec.CopyBlocks(j.res[(n0*g.o+gi*g.og)*g.outVol:], g.outVol, g.o*g.outVol, ws.tmp, cols, g.outVol, n1-n0, g.og, g.outVol)
 	}
 }
 
@@ -163,12 +159,8 @@ func (j *convJob) inputGradImages(ws *workspace, n0, n1 int, dxst [5]int, thread
 	ws.col = grow(ws.col, j.cgk*cols)
 	ws.tmp = grow(ws.tmp, g.og*cols)
 	for gi := 0; gi < g.groups; gi++ {
-		for n := n0; n < n1; n++ {
-			for o := 0; o < g.og; o++ {
-				src := j.dy[(n*g.o+gi*g.og+o)*g.outVol:]
-				copy(ws.tmp[o*cols+(n-n0)*g.outVol:][:g.outVol], src)
-			}
-		}
+		// The images' output gradients side by side.
+		vec.CopyBlocks(ws.tmp, cols, g.outVol, j.dy[(n0*g.o+gi*g.og)*g.outVol:], g.outVol, g.o*g.outVol, n1-n0, g.og, g.outVol)
 		sgemm(threads, true, false, j.cgk, cols, g.og, 1, j.w[gi*g.og*j.cgk:], j.cgk, ws.tmp, cols, 0, ws.col, cols)
 		for n := n0; n < n1; n++ {
 			g.patches(true, ws.col[(n-n0)*g.outVol:], cols, j.res, 0, dxst, n, gi*g.cg, 0, g.outVol)
