@@ -2,23 +2,35 @@ package cpu
 
 import "github.com/shaderflow/shaderflow/cpu/internal/vec"
 
-// Direct 3×3 convolution for images with few channels (the first layer of
-// an image network): with one or two input channels, im2col makes a patch
+// Direct 3×3 convolution for images with few channels per group (the
+// first layer of an image network, depthwise layers): im2col makes a patch
 // matrix nine times the image for a product too thin to run sgemm at speed,
 // while a direct kernel (vec.Conv3x3, vec.Corr3x3) reads each input row
 // from L1 nine times and keeps its sums in registers.
+//
+// Measured on the CNN's first layer (64 images of 28×28, 32 filters, CPU
+// time): the weight gradient takes half the time of im2col + sgemm with one
+// input channel and four fifths with two; the forward ties with one input
+// channel and takes twice as long with two (each channel is another pass
+// over the output), so only single-channel groups run forward directly.
+// On a depthwise layer (64 images of 32 channels, 28×28, 32 groups) direct
+// runs 10× faster forward and 25× faster for the weight gradient.
 
 // directMaxChannels is the most input channels per group that the direct
-// kernels take; beyond it the im2col product is faster.
-const directMaxChannels = 2
+// kernels take: forward, and weight gradient.
+var directMaxChannels = [2]int{1, 2}
 
 // direct3x3 reports whether the convolution can run on the direct 3×3
 // kernels: a 2-D 3×3 window, stride and dilation one, no padding, few
 // channels per group, and image rows contiguous.
-func (j *convJob) direct3x3() bool {
+func (j *convJob) direct3x3(weight bool) bool {
 	g := &j.g
+	maxC := directMaxChannels[0]
+	if weight {
+		maxC = directMaxChannels[1]
+	}
 	return g.in[0] == 1 && g.k == [3]int{1, 3, 3} && g.s == [3]int{1, 1, 1} && g.dl == [3]int{1, 1, 1} &&
-		g.p == [3]int{} && g.cg <= directMaxChannels && j.xst[4] == 1 && j.xst[3] >= g.in[2]
+		g.p == [3]int{} && g.cg <= maxC && j.xst[4] == 1 && j.xst[3] >= g.in[2]
 }
 
 // imagePlane returns channel c of image n of X, from its first element.
