@@ -11820,6 +11820,358 @@ next:
 	VZEROUPPER
 	RET
 
+// func col2im3x3AVX2(dx []float32, ldx int, col []float32, ts int, oh int, ow int)
+// Requires: AVX, CMOV
+TEXT ·col2im3x3AVX2(SB), NOSPLIT, $0-80
+	MOVQ  dx_base+0(FP), AX
+	MOVQ  ldx+24(FP), CX
+	MOVQ  col_base+32(FP), DX
+	MOVQ  ts+56(FP), BX
+	MOVQ  oh+64(FP), SI
+	MOVQ  ow+72(FP), DI
+	SHLQ  $0x02, CX
+	SHLQ  $0x02, BX
+	TESTQ SI, SI
+	JE    done
+	TESTQ DI, DI
+	JE    done
+	XORQ  R8, R8
+
+row:
+	XORQ R9, R9
+
+chunk:
+	VXORPS     Y0, Y0, Y0
+	MOVQ       R8, R10
+	SUBQ       $0x00000000, R10
+	JL         a0_skip
+	CMPQ       R10, SI
+	JGE        a0_skip
+	IMULQ      DI, R10
+	LEAQ       (DX)(R10*4), R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000000, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000000, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS (R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+	ADDQ       BX, R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000001, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000001, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS -4(R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+	ADDQ       BX, R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000002, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000002, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS -8(R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+
+a0_skip:
+	MOVQ       R8, R10
+	SUBQ       $0x00000001, R10
+	JL         a1_skip
+	CMPQ       R10, SI
+	JGE        a1_skip
+	IMULQ      DI, R10
+	LEAQ       (DX)(R10*4), R10
+	ADDQ       BX, R10
+	ADDQ       BX, R10
+	ADDQ       BX, R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000000, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000000, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS (R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+	ADDQ       BX, R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000001, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000001, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS -4(R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+	ADDQ       BX, R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000002, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000002, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS -8(R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+
+a1_skip:
+	MOVQ       R8, R10
+	SUBQ       $0x00000002, R10
+	JL         a2_skip
+	CMPQ       R10, SI
+	JGE        a2_skip
+	IMULQ      DI, R10
+	LEAQ       (DX)(R10*4), R10
+	ADDQ       BX, R10
+	ADDQ       BX, R10
+	ADDQ       BX, R10
+	ADDQ       BX, R10
+	ADDQ       BX, R10
+	ADDQ       BX, R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000000, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000000, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS (R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+	ADDQ       BX, R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000001, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000001, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS -4(R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+	ADDQ       BX, R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000002, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000002, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS -8(R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+
+a2_skip:
+	MOVQ       DI, R10
+	ADDQ       $0x00000002, R10
+	SUBQ       R9, R10
+	XORQ       R11, R11
+	CMPQ       R10, R11
+	CMOVQLT    R11, R10
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R10, R11
+	CMOVQGT    R11, R10
+	XORQ       R11, R11
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R10
+	VMOVUPS    64(R12)(R10*4), Y1
+	VMOVUPS    96(R12)(R10*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R10
+	NEGQ       R11
+	VMOVUPS    64(R10)(R11*4), Y2
+	VMOVUPS    96(R10)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS Y0, Y1, (AX)(R9*4)
+	ADDQ       $0x00000008, R9
+	MOVQ       DI, R10
+	ADDQ       $0x00000002, R10
+	CMPQ       R9, R10
+	JL         chunk
+	ADDQ       CX, AX
+	INCQ       R8
+	MOVQ       SI, R10
+	ADDQ       $0x00000002, R10
+	CMPQ       R8, R10
+	JL         row
+
+done:
+	VZEROUPPER
+	RET
+
 // func maxPool2x2AVX512(out []float32, idx []int32, x []float32, ldx int, iw int, oh int, ow int)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·maxPool2x2AVX512(SB), NOSPLIT, $0-104
@@ -12823,5 +13175,327 @@ next:
 	VADDPS        X1, X0, X0
 	VADDSS        32(AX), X0, X0
 	VMOVSS        X0, 32(AX)
+	VZEROUPPER
+	RET
+
+// func col2im3x3AVX512(dx []float32, ldx int, col []float32, ts int, oh int, ow int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI, BMI2, CMOV
+TEXT ·col2im3x3AVX512(SB), NOSPLIT, $0-80
+	MOVQ  dx_base+0(FP), AX
+	MOVQ  ldx+24(FP), CX
+	MOVQ  col_base+32(FP), DX
+	MOVQ  ts+56(FP), BX
+	MOVQ  oh+64(FP), SI
+	MOVQ  ow+72(FP), DI
+	SHLQ  $0x02, CX
+	SHLQ  $0x02, BX
+	TESTQ SI, SI
+	JE    done
+	TESTQ DI, DI
+	JE    done
+	XORQ  R8, R8
+
+row:
+	XORQ R9, R9
+
+chunk:
+	VXORPS    Z0, Z0, Z0
+	MOVQ      R8, R10
+	SUBQ      $0x00000000, R10
+	JL        a0_skip
+	CMPQ      R10, SI
+	JGE       a0_skip
+	IMULQ     DI, R10
+	LEAQ      (DX)(R10*4), R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000000, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000000, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z (R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	ADDQ      BX, R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000001, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000001, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z -4(R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	ADDQ      BX, R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000002, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000002, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z -8(R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+
+a0_skip:
+	MOVQ      R8, R10
+	SUBQ      $0x00000001, R10
+	JL        a1_skip
+	CMPQ      R10, SI
+	JGE       a1_skip
+	IMULQ     DI, R10
+	LEAQ      (DX)(R10*4), R10
+	ADDQ      BX, R10
+	ADDQ      BX, R10
+	ADDQ      BX, R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000000, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000000, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z (R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	ADDQ      BX, R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000001, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000001, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z -4(R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	ADDQ      BX, R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000002, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000002, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z -8(R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+
+a1_skip:
+	MOVQ      R8, R10
+	SUBQ      $0x00000002, R10
+	JL        a2_skip
+	CMPQ      R10, SI
+	JGE       a2_skip
+	IMULQ     DI, R10
+	LEAQ      (DX)(R10*4), R10
+	ADDQ      BX, R10
+	ADDQ      BX, R10
+	ADDQ      BX, R10
+	ADDQ      BX, R10
+	ADDQ      BX, R10
+	ADDQ      BX, R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000000, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000000, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z (R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	ADDQ      BX, R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000001, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000001, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z -4(R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	ADDQ      BX, R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000002, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000002, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z -8(R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+
+a2_skip:
+	MOVQ    DI, R10
+	ADDQ    $0x00000002, R10
+	SUBQ    R9, R10
+	XORQ    R11, R11
+	CMPQ    R10, R11
+	CMOVQLT R11, R10
+	MOVQ    $0x0000000000000010, R11
+	CMPQ    R10, R11
+	CMOVQGT R11, R10
+	XORQ    R11, R11
+	MOVL    $0x0000ffff, R12
+	MOVL    $0x0000ffff, R13
+	BZHIL   R10, R12, R12
+	BZHIL   R11, R13, R13
+	ANDNL   R12, R13, R12
+	KMOVW   R12, K1
+	VMOVUPS Z0, K1, (AX)(R9*4)
+	ADDQ    $0x00000010, R9
+	MOVQ    DI, R10
+	ADDQ    $0x00000002, R10
+	CMPQ    R9, R10
+	JL      chunk
+	ADDQ    CX, AX
+	INCQ    R8
+	MOVQ    SI, R10
+	ADDQ    $0x00000002, R10
+	CMPQ    R8, R10
+	JL      row
+
+done:
 	VZEROUPPER
 	RET

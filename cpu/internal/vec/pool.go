@@ -16,6 +16,7 @@ type winKernels struct {
 	addBlocks    func(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks, rows, cols int)
 	conv3x3      func(y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool)
 	corr3x3      func(acc, dy []float32, ldy int, x []float32, ldx int, rows, cols int)
+	col2im3x3    func(dx []float32, ldx int, col []float32, ts, oh, ow int)
 }
 
 // winTables holds each level's window kernels (nil where unavailable); the
@@ -157,5 +158,22 @@ func Corr3x3(acc, dy []float32, ldy int, x []float32, ldx int, rows, cols int) {
 	checkPlane("Corr3x3", "x", len(x), ldx, rows+2, cols+2)
 	if rows > 0 && cols > 0 {
 		win().corr3x3(acc, dy, ldy, x, ldx, rows, cols)
+	}
+}
+
+// Col2Im3x3 is col2im for one channel of a 3×3, stride-one, unpadded
+// convolution: tap t = 3a+b's oh×ow block of the patch matrix starts at
+// col[t*ts] (rows ow apart), and element (i, j) of the (oh+2)×(ow+2) input
+// plane dx (rows ldx apart) is set, not added to, to the sum over the taps
+// of col[t*ts + (i-a)*ow + j-b] where that output position exists, taken
+// in tap order. Each element is summed in a register and stored once.
+func Col2Im3x3(dx []float32, ldx int, col []float32, ts, oh, ow int) {
+	checkPlane("Col2Im3x3", "dx", len(dx), ldx, oh+2, ow+2)
+	if ts < oh*ow {
+		panic(fmt.Sprintf("vec.Col2Im3x3: taps %d apart overlap their %d×%d blocks", ts, oh, ow))
+	}
+	if oh > 0 && ow > 0 {
+		checkBlocks("Col2Im3x3", "col", len(col), ow, ts, 9, oh, ow)
+		win().col2im3x3(dx, ldx, col, ts, oh, ow)
 	}
 }

@@ -5,7 +5,7 @@ import "math"
 // goWinKernels returns the pure-Go window kernels.
 func goWinKernels() *winKernels {
 	return &winKernels{maxPool2x2: goMaxPool2x2, maxUnpool2x2: goMaxUnpool2x2, copyBlocks: goCopyBlocks, addBlocks: goAddBlocks,
-		conv3x3: goConv3x3, corr3x3: goCorr3x3}
+		conv3x3: goConv3x3, corr3x3: goCorr3x3, col2im3x3: goCol2Im3x3}
 }
 
 // b2u is 1 for true, 0 for false (a SETcc, no branch).
@@ -130,5 +130,25 @@ func goCorr3x3(acc, dy []float32, ldy int, x []float32, ldx int, rows, cols int)
 	}
 	for t, s := range sum {
 		acc[t] += s
+	}
+}
+
+func goCol2Im3x3(dx []float32, ldx int, col []float32, ts, oh, ow int) {
+	for i := 0; i < oh+2; i++ {
+		out := dx[i*ldx : i*ldx+ow+2]
+		clear(out)
+		for a := 0; a < 3; a++ { // taps in order, one row pass each
+			r := i - a
+			if r < 0 || r >= oh {
+				continue
+			}
+			for b := 0; b < 3; b++ {
+				src := col[(3*a+b)*ts+r*ow:][:ow]
+				dst := out[b : b+ow]
+				for c, v := range src {
+					dst[c] += v
+				}
+			}
+		}
 	}
 }

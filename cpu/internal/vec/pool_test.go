@@ -252,3 +252,40 @@ func TestCopyAndAddBlocks(t *testing.T) {
 	})
 	require.Panics(t, func() { CopyBlocks(make([]float32, 20), 4, 10, make([]float32, 20), 4, 10, 3, 2, 4) })
 }
+
+func TestCol2Im3x3(t *testing.T) {
+	r := newRand(t)
+	forEachLevel(t, func(t *testing.T, _ Level) {
+		for _, sh := range [][2]int{{1, 1}, {11, 11}, {3, 5}, {2, 14}, {4, 15}, {3, 16}, {5, 6}, {2, 30}, {26, 26}, {3, 47}} {
+			oh, ow := sh[0], sh[1]
+			ts := oh*ow + r.IntN(4)
+			col := make([]float32, 8*ts+oh*ow)
+			for i := range col {
+				col[i] = r.Float32()*2 - 1
+			}
+			ldx := ow + 2 + r.IntN(3)
+			dx := make([]float32, (oh+1)*ldx+ow+2+2)
+			for i := range dx {
+				dx[i] = 9 // poison inside the plane, and outside it must survive
+			}
+			want := append([]float32(nil), dx...)
+			for i := 0; i < oh+2; i++ {
+				for j := 0; j < ow+2; j++ {
+					var s float64
+					for a := 0; a < 3; a++ {
+						for b := 0; b < 3; b++ {
+							if i-a >= 0 && i-a < oh && j-b >= 0 && j-b < ow {
+								s += float64(col[(3*a+b)*ts+(i-a)*ow+j-b])
+							}
+						}
+					}
+					want[i*ldx+j] = float32(s)
+				}
+			}
+			Col2Im3x3(dx, ldx, col, ts, oh, ow)
+			for i := range want {
+				require.InDelta(t, want[i], dx[i], 1e-5, "%dx%d ldx %d ts %d at %d", oh, ow, ldx, ts, i)
+			}
+		}
+	})
+}

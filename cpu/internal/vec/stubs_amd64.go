@@ -293,6 +293,9 @@ func conv3x3AVX2(y []float32, ldy int, x []float32, ldx int, w []float32, rows i
 func corr3x3AVX2(acc []float32, dy []float32, ldy int, x []float32, ldx int, rows int, cols int)
 
 //go:noescape
+func col2im3x3AVX2(dx []float32, ldx int, col []float32, ts int, oh int, ow int)
+
+//go:noescape
 func maxPool2x2AVX512(out []float32, idx []int32, x []float32, ldx int, iw int, oh int, ow int)
 
 //go:noescape
@@ -309,3 +312,6 @@ func conv3x3AVX512(y []float32, ldy int, x []float32, ldx int, w []float32, rows
 
 //go:noescape
 func corr3x3AVX512(acc []float32, dy []float32, ldy int, x []float32, ldx int, rows int, cols int)
+
+//go:noescape
+func col2im3x3AVX512(dx []float32, ldx int, col []float32, ts int, oh int, ow int)

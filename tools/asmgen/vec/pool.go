@@ -28,6 +28,7 @@ func windowKernels(s *isa) {
 	w.rows(true)
 	w.conv3x3()
 	w.corr3x3()
+	w.col2im3x3()
 }
 
 // table returns a read-only table of 32-bit values, emitted once.
@@ -846,4 +847,133 @@ func (w *winGen) hsum(v reg.VecVirtual) reg.VecVirtual {
 	VPERMILPS(U8(0xb1), x3, x4)
 	VADDPS(x4, x3, x5)
 	return x5
+}
+
+// col2im3x3 emits
+//
+//	col2im3x3(dx []float32, ldx int, col []float32, ts int, oh, ow int)
+//
+// col2im of one channel of a 3×3, stride-one, unpadded convolution: tap
+// t = 3a+b's oh×ow block of the patch matrix starts at col[t*ts] (rows ow
+// apart), and input row i, column j of the (oh+2)×(ow+2) plane dx (rows ldx
+// apart) is set to Σ col[(3a+b)*ts + (i-a)*ow + j-b] over the taps whose
+// output position (i-a, j-b) exists, in the order a, b. Each input vector
+// is summed in a register from shifted masked loads and stored once: no
+// read-modify-write of dx, no clearing.
+func (w *winGen) col2im3x3() {
+	s := w.s
+	L := s.lanes
+	TEXT("col2im3x3"+s.name, NOSPLIT, "func(dx []float32, ldx int, col []float32, ts int, oh, ow int)")
+	Pragma("noescape")
+	dxp := w.param(Param("dx").Base())
+	ldx := w.param(Param("ldx"))
+	cp := w.param(Param("col").Base())
+	ts := w.param(Param("ts"))
+	oh := w.param(Param("oh"))
+	ow := w.param(Param("ow"))
+	SHLQ(U8(2), ldx)
+	SHLQ(U8(2), ts)
+	TESTQ(oh, oh)
+	JE(LabelRef("done"))
+	TESTQ(ow, ow)
+	JE(LabelRef("done"))
+	i, j := GP64(), GP64()
+	XORQ(i, i)
+	Label("row")
+	XORQ(j, j)
+	Label("chunk")
+	// Lanes of this chunk: columns j..j+L-1 of the input row, of which the
+	// first ow+2-j exist; tap b reads output columns j-b+lane, valid for
+	// b-j <= lane < ow+b-j.
+	acc := s.vec()
+	VXORPS(acc, acc, acc)
+	for a := 0; a < 3; a++ {
+		skip := fmt.Sprintf("a%d_skip", a)
+		r := GP64() // output row i-a, when it exists
+		MOVQ(i, r)
+		SUBQ(U32(a), r)
+		JL(LabelRef(skip))
+		CMPQ(r, oh)
+		JGE(LabelRef(skip))
+		rowp := GP64() // col + 3a*ts + r*ow*4
+		IMULQ(ow, r)
+		LEAQ(Mem{Base: cp, Index: r, Scale: 4}, rowp)
+		for k := 0; k < 3*a; k++ {
+			ADDQ(ts, rowp)
+		}
+		for b := 0; b < 3; b++ {
+			lo, hi := GP64(), GP64()
+			// hi = clamp(ow+b-j, 0, L); lo = clamp(b-j, 0, L)
+			MOVQ(ow, hi)
+			ADDQ(U32(b), hi)
+			SUBQ(j, hi)
+			w.clamp(hi, L)
+			MOVQ(U64(uint64(b)), lo)
+			SUBQ(j, lo)
+			w.clamp(lo, L)
+			m := w.window(lo, hi)
+			v := w.loadM(Mem{Base: rowp, Index: j, Scale: 4, Disp: -4 * b}, m)
+			VADDPS(v, acc, acc)
+			if b < 2 {
+				ADDQ(ts, rowp) // the next tap's block
+			}
+		}
+		Label(skip)
+	}
+	// Store the lanes of columns below ow+2.
+	n := GP64()
+	MOVQ(ow, n)
+	ADDQ(U32(2), n)
+	SUBQ(j, n)
+	w.clamp(n, L)
+	z := GP64()
+	XORQ(z, z)
+	sm := w.window(z, n)
+	w.store(acc, Mem{Base: dxp, Index: j, Scale: 4}, &sm)
+	ADDQ(U32(L), j)
+	MOVQ(ow, n)
+	ADDQ(U32(2), n)
+	CMPQ(j, n)
+	JL(LabelRef("chunk"))
+	ADDQ(ldx, dxp)
+	INCQ(i)
+	MOVQ(oh, n)
+	ADDQ(U32(2), n)
+	CMPQ(i, n)
+	JL(LabelRef("row"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}
+
+// clamp limits the signed register x to [0, hi].
+func (w *winGen) clamp(x reg.GPVirtual, hi int) {
+	z, h := GP64(), GP64()
+	XORQ(z, z)
+	CMPQ(x, z)
+	CMOVQLT(z, x)
+	MOVQ(U64(uint64(hi)), h)
+	CMPQ(x, h)
+	CMOVQGT(h, x)
+}
+
+// window returns the mask of lanes [lo, hi) of one vector (lo and hi in
+// [0, lanes], both clobbered).
+func (w *winGen) window(lo, hi reg.GPVirtual) lmask {
+	if w.s.avx512 {
+		all, below := GP32(), GP32()
+		MOVL(U32(0xffff), all)
+		MOVL(U32(0xffff), below)
+		BZHIL(hi.As32(), all, all)
+		BZHIL(lo.As32(), below, below)
+		ANDNL(all, below, all) // all &^ below
+		k := K()
+		KMOVW(all, k)
+		return lmask{k}
+	}
+	h, _ := w.firstLanes(hi)
+	l, _ := w.firstLanes(lo)
+	m := YMM()
+	VANDNPS(h.r, l.r, m) // h &^ l
+	return lmask{m}
 }
