@@ -10,15 +10,21 @@ import "github.com/shaderflow/shaderflow/cpu/internal/vec"
 //
 // Measured on the CNN's first layer (64 images of 28×28, 32 filters, CPU
 // time): the weight gradient takes half the time of im2col + sgemm with one
-// input channel and four fifths with two; the forward ties with one input
-// channel and takes twice as long with two (each channel is another pass
-// over the output), so only single-channel groups run forward directly.
-// On a depthwise layer (64 images of 32 channels, 28×28, 32 groups) direct
-// runs 10× faster forward and 25× faster for the weight gradient.
+// input channel and four fifths with two; the forward is 5% slower with one
+// input channel and twice as slow with two (each channel is another pass
+// over the output). On a depthwise layer (64 images of 32 channels, 28×28,
+// 32 groups of one filter) direct runs 10× faster forward and 25× faster
+// for the weight gradient. So the forward runs directly only for single
+// channels feeding few filters per group (directMaxFilters, a threshold
+// between the two measured points, 1 and 32).
 
 // directMaxChannels is the most input channels per group that the direct
 // kernels take: forward, and weight gradient.
 var directMaxChannels = [2]int{1, 2}
+
+// directMaxFilters is the most filters per group that the direct forward
+// takes; sgemm is at least as fast for more.
+const directMaxFilters = 8
 
 // direct3x3 reports whether the convolution can run on the direct 3×3
 // kernels: a 2-D 3×3 window, stride and dilation one, no padding, few
@@ -28,6 +34,8 @@ func (j *convJob) direct3x3(weight bool) bool {
 	maxC := directMaxChannels[0]
 	if weight {
 		maxC = directMaxChannels[1]
+	} else if g.og > directMaxFilters {
+		return false
 	}
 	return g.in[0] == 1 && g.k == [3]int{1, 3, 3} && g.s == [3]int{1, 1, 1} && g.dl == [3]int{1, 1, 1} &&
 		g.p == [3]int{} && g.cg <= maxC && j.xst[4] == 1 && j.xst[3] >= g.in[2]
