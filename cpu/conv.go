@@ -72,6 +72,9 @@ func (d *Device) Conv(k *device.ConvKernel) error {
 	case device.ConvForward:
 		j.setImage(a, k.A)
 		j.w = contiguousF32(&d.scratch.f32b, b, k.B)
+		if j.direct3x3(false) {
+			return d.convForwardDirect(j)
+		}
 		return d.convForward(j)
 	case device.ConvBackwardInput:
 		j.dy = contiguousF32(&d.scratch.f32d, a, k.A)
@@ -80,6 +83,9 @@ func (d *Device) Conv(k *device.ConvKernel) error {
 	}
 	j.dy = contiguousF32(&d.scratch.f32d, a, k.A)
 	j.setImage(b, k.B)
+	if j.direct3x3(true) {
+		return d.convWeightDirect(j)
+	}
 	return d.convBackwardWeight(j)
 }
 

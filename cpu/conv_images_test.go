@@ -17,10 +17,14 @@ func TestConvManyImagesWithEpilogue(t *testing.T) {
 	r := newRand(t)
 	cases := []device.ConvGeometry{
 		geometry(8, 3, 6, 1, []int{9, 10}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
-		geometry(8, 4, 6, 2, []int{7, 5}, []int{1, 1}, []int{1, 1}, []int{0, 0}, []int{1, 1}), // direct, grouped
-		geometry(6, 5, 3, 1, []int{8, 8}, []int{1, 1}, []int{2, 2}, []int{0, 0}, []int{1, 1}), // 1×1 strided: im2col
-		geometry(5, 1, 4, 1, []int{40}, []int{1}, []int{1}, []int{0}, []int{1}),               // direct, one channel
-		geometry(16, 2, 3, 1, []int{28, 28}, []int{3, 3}, []int{1, 1}, []int{0, 0}, []int{1, 1}),
+		geometry(8, 4, 6, 2, []int{7, 5}, []int{1, 1}, []int{1, 1}, []int{0, 0}, []int{1, 1}),    // direct, grouped
+		geometry(6, 5, 3, 1, []int{8, 8}, []int{1, 1}, []int{2, 2}, []int{0, 0}, []int{1, 1}),    // 1×1 strided: im2col
+		geometry(5, 1, 4, 1, []int{40}, []int{1}, []int{1}, []int{0}, []int{1}),                  // direct, one channel
+		geometry(16, 2, 3, 1, []int{28, 28}, []int{3, 3}, []int{1, 1}, []int{0, 0}, []int{1, 1}), // direct 3×3
+		geometry(4, 1, 5, 1, []int{13, 21}, []int{3, 3}, []int{1, 1}, []int{0, 0}, []int{1, 1}),  // direct 3×3, odd sizes
+		geometry(3, 4, 6, 2, []int{9, 35}, []int{3, 3}, []int{1, 1}, []int{0, 0}, []int{1, 1}),   // direct 3×3 weight gradient, grouped
+		geometry(4, 3, 6, 3, []int{10, 12}, []int{3, 3}, []int{1, 1}, []int{0, 0}, []int{1, 1}),  // direct 3×3, depthwise
+		geometry(2, 3, 4, 1, []int{5, 6}, []int{3, 3}, []int{1, 1}, []int{0, 0}, []int{1, 1}),    // 3 channels: im2col
 	}
 	var e device.Builder
 	e.Output(e.Binary(device.OpSub, e.Binary(device.OpMul, e.Input(0, device.Float32), e.Const(2, device.Float32)), e.Const(1, device.Float32)))

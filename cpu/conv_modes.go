@@ -1,6 +1,9 @@
 package cpu
 
-import "github.com/shaderflow/shaderflow/tensor/device"
+import (
+	"github.com/shaderflow/shaderflow/cpu/internal/vec"
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
 
 // The three convolution modes as products of the sgemm seam. Forward and
 // input-gradient products run per image, or per few images side by side
@@ -69,12 +72,8 @@ func (j *convJob) forwardImages(ws *workspace, n0, n1, threads int) {
 			g.patches(false, ws.col[(n-n0)*g.outVol:], cols, j.x, j.xoff, j.xst, n, gi*g.cg, 0, g.outVol)
 		}
 		sgemm(threads, false, false, g.og, cols, j.cgk, 1, j.w[gi*g.og*j.cgk:], j.cgk, ws.col, cols, 0, ws.tmp, cols)
-		for n := n0; n < n1; n++ {
-			for o := 0; o < g.og; o++ {
-				dst := j.res[(n*g.o+gi*g.og+o)*g.outVol:]
-				copy(dst[:g.outVol], ws.tmp[o*cols+(n-n0)*g.outVol:])
-			}
-		}
+		// Image n's block of the product goes to its rows of the result.
+		vec.CopyBlocks(j.res[(n0*g.o+gi*g.og)*g.outVol:], g.outVol, g.o*g.outVol, ws.tmp, cols, g.outVol, n1-n0, g.og, g.outVol)
 	}
 }
 
@@ -110,7 +109,7 @@ func (d *Device) convBackwardInput(j *convJob) error {
 	dxst := [5]int{g.c * g.inVol, g.inVol, g.in[1] * g.in[2], g.in[2], 1}
 	par, err := d.forImages((g.n+ic-1)/ic, ic*g.o*j.cgk*g.outVol, func(ws *workspace, grp, threads int, par bool) {
 		n0, n1 := grp*ic, min(g.n, (grp+1)*ic)
-		if !direct {
+		if !direct && !j.col2im3x3() { // col2im adds into dX
 			clear(j.res[n0*per : n1*per])
 		}
 		switch {
@@ -147,7 +146,11 @@ func (j *convJob) inputGradImage(ws *workspace, n int, dxst [5]int, threads int)
 			b := j.dy[(n*g.o+gi*g.og)*g.outVol+t0:]
 			ws.col = grow(ws.col, j.cgk*nt)
 			sgemm(threads, true, false, j.cgk, nt, g.og, 1, a, j.cgk, b, g.outVol, 0, ws.col, nt)
-			g.patches(true, ws.col, nt, j.res, 0, dxst, n, gi*g.cg, t0, nt)
+			if nt == g.outVol {
+				j.col2im(ws.col, nt, n, gi, dxst)
+			} else {
+				g.patches(true, ws.col, nt, j.res, 0, dxst, n, gi*g.cg, t0, nt)
+			}
 		}
 	}
 }
@@ -160,16 +163,37 @@ func (j *convJob) inputGradImages(ws *workspace, n0, n1 int, dxst [5]int, thread
 	ws.col = grow(ws.col, j.cgk*cols)
 	ws.tmp = grow(ws.tmp, g.og*cols)
 	for gi := 0; gi < g.groups; gi++ {
-		for n := n0; n < n1; n++ {
-			for o := 0; o < g.og; o++ {
-				src := j.dy[(n*g.o+gi*g.og+o)*g.outVol:]
-				copy(ws.tmp[o*cols+(n-n0)*g.outVol:][:g.outVol], src)
-			}
-		}
+		// The images' output gradients side by side.
+		vec.CopyBlocks(ws.tmp, cols, g.outVol, j.dy[(n0*g.o+gi*g.og)*g.outVol:], g.outVol, g.o*g.outVol, n1-n0, g.og, g.outVol)
 		sgemm(threads, true, false, j.cgk, cols, g.og, 1, j.w[gi*g.og*j.cgk:], j.cgk, ws.tmp, cols, 0, ws.col, cols)
 		for n := n0; n < n1; n++ {
-			g.patches(true, ws.col[(n-n0)*g.outVol:], cols, j.res, 0, dxst, n, gi*g.cg, 0, g.outVol)
+			j.col2im(ws.col[(n-n0)*g.outVol:], cols, n, gi, dxst)
 		}
+	}
+}
+
+// col2im3x3 reports whether col2im can run on vec.Col2Im3x3: a 2-D 3×3
+// window, stride and dilation one, no padding, whole images per patch
+// matrix. It then sets every element of dX (no clearing first) and sums
+// each in a register instead of adding nine shifted blocks into memory.
+func (j *convJob) col2im3x3() bool {
+	g := &j.g
+	return g.in[0] == 1 && g.k == [3]int{1, 3, 3} && g.s == [3]int{1, 1, 1} && g.dl == [3]int{1, 1, 1} &&
+		g.p == [3]int{} && j.tile >= g.outVol
+}
+
+// col2im moves image n's patch matrix (group gi, columns ldc apart, from
+// col) into dX: by vec.Col2Im3x3 channel by channel when col2im3x3 allows,
+// else by adding with patches.
+func (j *convJob) col2im(col []float32, ldc int, n, gi int, dxst [5]int) {
+	g := &j.g
+	if !j.col2im3x3() {
+		g.patches(true, col, ldc, j.res, 0, dxst, n, gi*g.cg, 0, g.outVol)
+		return
+	}
+	for ci := 0; ci < g.cg; ci++ {
+		dx := j.res[(n*g.c+gi*g.cg+ci)*g.inVol:][:g.inVol]
+		vec.Col2Im3x3(dx, g.in[2], col[ci*g.kVol*ldc:], ldc, g.out[1], g.out[2])
 	}
 }
 
@@ -186,6 +210,9 @@ func (d *Device) convBackwardWeight(j *convJob) error {
 	size := g.o * j.cgk
 	positions := g.n * g.outVol
 	kc := min(positions, max(256, min(4096, (1<<18)/max(j.cgk, 1))))
+	if g.outVol <= kc { // whole images per chunk: im2col's fast path
+		kc -= kc % g.outVol
+	}
 	chunks := (positions + kc - 1) / kc
 	parts := max(min(d.workers, chunks), 1)
 	if d.serial(chunks, size*kc) {
@@ -282,10 +309,7 @@ func (j *convJob) weightChunk(ws *workspace, p0, p1 int, dst []float32, beta flo
 			nt := min(g.outVol-t, p1-pos)
 			g.patches(false, ws.col[pos-p0:], k, j.x, j.xoff, j.xst, n, gi*g.cg, t, nt)
 			if !single {
-				for o := 0; o < g.og; o++ {
-					src := j.dy[(n*g.o+gi*g.og+o)*g.outVol+t:]
-					copy(ws.tmp[o*k+pos-p0:o*k+pos-p0+nt], src[:nt])
-				}
+				vec.CopyRows(ws.tmp[pos-p0:], k, j.dy[(n*g.o+gi*g.og)*g.outVol+t:], g.outVol, g.og, nt)
 			}
 			pos += nt
 		}

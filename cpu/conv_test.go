@@ -232,6 +232,9 @@ func TestPoolForwardBackward(t *testing.T) {
 	}
 	cases := []pc{
 		{device.PoolMax, false, false, pg(2, 3, []int{8, 8}, []int{2, 2}, []int{2, 2}, []int{0, 0}, []int{1, 1})},
+		{device.PoolMax, false, false, pg(2, 3, []int{11, 13}, []int{2, 2}, []int{2, 2}, []int{0, 0}, []int{1, 1})},
+		{device.PoolMax, false, false, pg(1, 2, []int{26, 26}, []int{2, 2}, []int{2, 2}, []int{0, 0}, []int{1, 1})},
+		{device.PoolMax, false, false, pg(1, 1, []int{5, 41}, []int{2, 2}, []int{2, 2}, []int{0, 0}, []int{1, 1})},
 		{device.PoolMax, false, false, pg(2, 3, []int{9, 8}, []int{3, 3}, []int{2, 2}, []int{1, 1}, []int{1, 1})},
 		{device.PoolMax, false, false, pg(1, 2, []int{9, 11}, []int{2, 3}, []int{1, 2}, []int{0, 1}, []int{2, 1})},
 		{device.PoolMax, false, false, pg(1, 2, []int{10}, []int{4}, []int{3}, []int{2}, []int{1})},
@@ -245,66 +248,89 @@ func TestPoolForwardBackward(t *testing.T) {
 		{device.PoolAvg, true, false, ad(1, 1, []int{3, 4, 5}, []int{2, 3, 2})},
 	}
 	for ci, c := range cases {
-		for _, workers := range []int{1, 3} {
-			t.Run(fmt.Sprintf("case%d/w%d", ci, workers), func(t *testing.T) {
-				d := newDevice(t, workers)
-				g := c.g
-				xShape := append([]int{g.N, g.C}, g.In...)
-				yShape := append([]int{g.N, g.C}, g.Out...)
-				perm := append([]int{1, 0}, identityPerm(len(xShape))[2:]...) // channels outermost in memory
-				x, xv := strided(t, d, r, device.Float32, xShape, perm, 3)
-				if c.op == device.PoolMax { // a NaN and ties
-					xv[x.Index(5)] = math.NaN()
-					xv[x.Index(0)], xv[x.Index(1)] = 5, 5
-					require.NoError(t, d.Write(x.Buf, 0, encode(device.Float32, xv)))
-				}
-				ny, nx := device.NumElements(yShape), device.NumElements(xShape)
-				k := &device.PoolKernel{Op: c.op, Adaptive: c.adaptive, CountIncludePad: c.incl, Geom: g, X: x,
-					Out: device.Contiguous(poisoned(t, d, device.Float32, ny), device.Float32, 0, yShape)}
-				if c.op == device.PoolMax {
-					k.Indices = device.Contiguous(poisoned(t, d, device.Int32, ny), device.Int32, 0, yShape)
-				}
-				require.NoError(t, d.Pool(k))
-				xd := dense(xv, x)
-				want, wantIdx := refPool(k, xd)
-				requireClose(t, want, download(t, d, k.Out.Buf, device.Float32, ny), 1e-6, 1e-6, "forward")
-				if c.op == device.PoolMax {
-					got := download(t, d, k.Indices.Buf, device.Int32, ny)
-					for i := range wantIdx {
-						require.Equal(t, float64(wantIdx[i]), got[i], "index %d", i)
+		// Channels outermost in memory (planes with contiguous rows), and
+		// for 2-D, rows and columns swapped (the general window loops).
+		perms := [][]int{append([]int{1, 0}, identityPerm(len(c.g.In) + 2)[2:]...)}
+		if len(c.g.In) == 2 {
+			perms = append(perms, []int{0, 1, 3, 2})
+		}
+		for pi, perm := range perms {
+			for _, workers := range []int{1, 3} {
+				t.Run(fmt.Sprintf("case%d/perm%d/w%d", ci, pi, workers), func(t *testing.T) {
+					d := newDevice(t, workers)
+					g := c.g
+					xShape := append([]int{g.N, g.C}, g.In...)
+					yShape := append([]int{g.N, g.C}, g.Out...)
+					x, xv := strided(t, d, r, device.Float32, xShape, perm, 3)
+					if c.op == device.PoolMax { // a NaN and ties
+						xv[x.Index(5)] = math.NaN()
+						xv[x.Index(0)], xv[x.Index(1)] = 5, 5
+						require.NoError(t, d.Write(x.Buf, 0, encode(device.Float32, xv)))
 					}
-				}
-
-				// Backward with a transposed dY.
-				dy, dyv := strided(t, d, r, device.Float32, yShape, perm, 1)
-				bk := *k
-				bk.Backward, bk.X = true, dy
-				bk.Out = device.Contiguous(poisoned(t, d, device.Float32, nx), device.Float32, 0, xShape)
-				require.NoError(t, d.Pool(&bk))
-				dyd := dense(dyv, dy)
-				wantDX := make([]float64, nx)
-				inVol, outVol := nx/(g.N*g.C), ny/(g.N*g.C)
-				if c.op == device.PoolMax {
-					for q := 0; q < ny; q++ {
-						wantDX[q/outVol*inVol+wantIdx[q]] += dyd[q]
+					ny, nx := device.NumElements(yShape), device.NumElements(xShape)
+					k := &device.PoolKernel{Op: c.op, Adaptive: c.adaptive, CountIncludePad: c.incl, Geom: g, X: x,
+						Out: device.Contiguous(poisoned(t, d, device.Float32, ny), device.Float32, 0, yShape)}
+					if c.op == device.PoolMax {
+						k.Indices = device.Contiguous(poisoned(t, d, device.Int32, ny), device.Int32, 0, yShape)
 					}
-				} else {
-					// Average pooling is linear: dX = Jᵀ·dY, with column i of J
-					// the reference pooling of the unit impulse at i.
-					unit := make([]float64, nx)
-					for i := 0; i < nx; i++ {
-						unit[i] = 1
-						col, _ := refPool(k, unit)
-						unit[i] = 0
-						for q, v := range col {
-							wantDX[i] += v * dyd[q]
+					require.NoError(t, d.Pool(k))
+					xd := dense(xv, x)
+					want, wantIdx := refPool(k, xd)
+					requireClose(t, want, download(t, d, k.Out.Buf, device.Float32, ny), 1e-6, 1e-6, "forward")
+					if c.op == device.PoolMax {
+						got := download(t, d, k.Indices.Buf, device.Int32, ny)
+						for i := range wantIdx {
+							require.Equal(t, float64(wantIdx[i]), got[i], "index %d", i)
 						}
 					}
-				}
-				requireClose(t, wantDX, download(t, d, bk.Out.Buf, device.Float32, nx), 1e-5, 1e-5, "backward")
-			})
+
+					// Backward with a transposed dY.
+					dy, dyv := strided(t, d, r, device.Float32, yShape, perm, 1)
+					bk := *k
+					bk.Backward, bk.X = true, dy
+					bk.Out = device.Contiguous(poisoned(t, d, device.Float32, nx), device.Float32, 0, xShape)
+					require.NoError(t, d.Pool(&bk))
+					dyd := dense(dyv, dy)
+					wantDX := make([]float64, nx)
+					inVol, outVol := nx/(g.N*g.C), ny/(g.N*g.C)
+					if c.op == device.PoolMax {
+						for q := 0; q < ny; q++ {
+							wantDX[q/outVol*inVol+wantIdx[q]] += dyd[q]
+						}
+					} else {
+						// Average pooling is linear: dX = Jᵀ·dY, with column i of J
+						// the reference pooling of the unit impulse at i.
+						unit := make([]float64, nx)
+						for i := 0; i < nx; i++ {
+							unit[i] = 1
+							col, _ := refPool(k, unit)
+							unit[i] = 0
+							for q, v := range col {
+								wantDX[i] += v * dyd[q]
+							}
+						}
+					}
+					requireClose(t, wantDX, download(t, d, bk.Out.Buf, device.Float32, nx), 1e-5, 1e-5, "backward")
+				})
+			}
 		}
 	}
+}
+
+// TestMaxPoolBackwardForeignIndices gives 2×2 max pooling's backward indices
+// that the forward could not have made (a window's winner elsewhere in the
+// plane, two windows naming one position, with an odd-sized input): the
+// gradient is still scattered to them and summed.
+func TestMaxPoolBackwardForeignIndices(t *testing.T) {
+	d := newDevice(t, 0)
+	g := geometry(1, 1, 1, 1, []int{5, 5}, []int{2, 2}, []int{2, 2}, []int{0, 0}, []int{1, 1})
+	dy := device.Contiguous(upload(t, d, device.Float32, []float64{1, 2, 3, 4}), device.Float32, 0, []int{1, 1, 2, 2})
+	idx := device.Contiguous(upload(t, d, device.Int32, []float64{24, 24, 0, 18}), device.Int32, 0, []int{1, 1, 2, 2})
+	out := device.Contiguous(poisoned(t, d, device.Float32, 25), device.Float32, 0, []int{1, 1, 5, 5})
+	require.NoError(t, d.Pool(&device.PoolKernel{Backward: true, Geom: g, X: dy, Out: out, Indices: idx}))
+	want := make([]float64, 25)
+	want[24], want[0], want[18] = 3, 3, 4
+	require.Equal(t, want, download(t, d, out.Buf, device.Float32, 25))
 }
 
 func TestPoolBackwardBadIndexIsError(t *testing.T) {

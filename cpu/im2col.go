@@ -1,5 +1,7 @@
 package cpu
 
+import "github.com/shaderflow/shaderflow/cpu/internal/vec"
+
 // patches moves data between an image and its patch matrix. For image n and
 // channels [c0, c0+cg), the patch matrix holds, for output positions
 // [t0, t0+nt), element (r, t) with r = ci*kVol + kk at col[r*ldr + t]: the
@@ -14,17 +16,55 @@ package cpu
 // time: along a row the input column advances by the stride, so the valid
 // part of the row is one strided run of the input (a plain copy for stride
 // one) and the rest is padding.
+//
+// Taps are the outer loop and channels the inner one: consecutive rows then
+// touch different channels' planes, so col2im's read-modify-write of one
+// tap never waits on the stores of the tap before (which overlap it,
+// shifted by the dilation).
 func (g *geom3) patches(add bool, col []float32, ldr int, x []float32, xoff int, st [5]int, n, c0, t0, nt int) {
-	r := 0
-	for ci := 0; ci < g.cg; ci++ {
-		base := xoff + n*st[0] + (c0+ci)*st[1]
-		for kd := 0; kd < g.k[0]; kd++ {
-			for kh := 0; kh < g.k[1]; kh++ {
-				for kw := 0; kw < g.k[2]; kw++ {
+	if t0 == 0 && nt == g.outVol && g.in[0] == 1 && g.k[0] == 1 && g.p[0] == 0 && g.s[2] == 1 && st[4] == 1 {
+		g.patchesWhole(add, col, ldr, x, xoff+n*st[0]+c0*st[1], st)
+		return
+	}
+	tap := 0
+	for kd := 0; kd < g.k[0]; kd++ {
+		for kh := 0; kh < g.k[1]; kh++ {
+			for kw := 0; kw < g.k[2]; kw++ {
+				for ci := 0; ci < g.cg; ci++ {
+					r := ci*g.kVol + tap
+					base := xoff + n*st[0] + (c0+ci)*st[1]
 					g.patchRow(add, col[r*ldr:r*ldr+nt], x, base, st, [3]int{kd, kh, kw}, t0)
-					r++
 				}
+				tap++
 			}
+		}
+	}
+}
+
+// patchesWhole is patches for a whole 2-D image (from x[base], channel
+// c0) with stride one along rows: each kernel tap's valid rows and columns
+// are one block per channel, all moved by one vec.CopyBlocks (or
+// AddBlocks) call.
+func (g *geom3) patchesWhole(add bool, col []float32, ldr int, x []float32, base int, st [5]int) {
+	oh, ow := g.out[1], g.out[2]
+	for tap := 0; tap < g.kVol; tap++ {
+		offH, offW := tap/g.k[2]*g.dl[1]-g.p[1], tap%g.k[2]*g.dl[2]-g.p[2]
+		rlo, rhi := validRange(oh, g.s[1], offH, g.in[1])
+		lo, hi := validRange(ow, 1, offW, g.in[2])
+		if !add && (rlo > 0 || rhi < oh || lo > 0 || hi < ow) { // padding: zeros first
+			for ci := 0; ci < g.cg; ci++ {
+				clear(col[(ci*g.kVol+tap)*ldr:][:g.outVol])
+			}
+		}
+		if rhi <= rlo || hi <= lo {
+			continue
+		}
+		c := col[tap*ldr+rlo*ow+lo:]
+		xs := x[base+(rlo*g.s[1]+offH)*st[3]+lo+offW:]
+		if add {
+			vec.AddBlocks(xs, g.s[1]*st[3], st[1], c, ow, g.kVol*ldr, g.cg, rhi-rlo, hi-lo)
+		} else {
+			vec.CopyBlocks(c, ow, g.kVol*ldr, xs, g.s[1]*st[3], st[1], g.cg, rhi-rlo, hi-lo)
 		}
 	}
 }
@@ -43,6 +83,17 @@ func (g *geom3) patchRow(add bool, row []float32, x []float32, base int, st [5]i
 	oh := t0 / g.out[2] % g.out[1]
 	od := t0 / (g.out[1] * g.out[2])
 	for t := 0; t < len(row); {
+		if contiguous && ow0 == 0 && len(row)-t >= g.out[2] {
+			// Whole output rows of one depth: a block copy (or add).
+			k := min((len(row)-t)/g.out[2], g.out[1]-oh)
+			g.patchBlock(add, row[t:t+k*g.out[2]], x, base, st, od*g.s[0]+off[0], oh, k, off, lo, hi)
+			t += k * g.out[2]
+			if oh += k; oh == g.out[1] {
+				oh = 0
+				od++
+			}
+			continue
+		}
 		run := row[t:min(len(row), t+g.out[2]-ow0)]
 		id, ih := od*g.s[0]+off[0], oh*g.s[1]+off[1]
 		switch {
@@ -68,6 +119,41 @@ func (g *geom3) patchRow(add bool, row []float32, x []float32, base int, st [5]i
 		if oh++; oh == g.out[1] {
 			oh = 0
 			od++
+		}
+	}
+}
+
+// patchBlock handles output rows [oh0, oh0+k) of one depth (input depth
+// id) for a stride-one, column-contiguous input: blk holds k whole output
+// rows. Rows whose input row is inside the image are one strided block of
+// the input, columns [lo, hi); the rest is padding.
+func (g *geom3) patchBlock(add bool, blk []float32, x []float32, base int, st [5]int, id, oh0, k int, off [3]int, lo, hi int) {
+	ow := g.out[2]
+	rlo, rhi := validRange(g.out[1], g.s[1], off[1], g.in[1])
+	rlo, rhi = min(max(rlo, oh0), oh0+k), max(min(rhi, oh0+k), oh0)
+	if uint(id) >= uint(g.in[0]) || hi <= lo {
+		rlo, rhi = oh0, oh0
+	}
+	if !add {
+		clear(blk[:(rlo-oh0)*ow])
+		clear(blk[(rhi-oh0)*ow:])
+	}
+	if rhi == rlo {
+		return
+	}
+	dst := blk[(rlo-oh0)*ow+lo:]
+	src := x[base+id*st[2]+(rlo*g.s[1]+off[1])*st[3]+lo+off[2]:]
+	lds := g.s[1] * st[3]
+	if add {
+		vec.AddRows(src, lds, dst, ow, rhi-rlo, hi-lo)
+		return
+	}
+	vec.CopyRows(dst, ow, src, lds, rhi-rlo, hi-lo)
+	if lo > 0 || hi < ow {
+		for r := 0; r < rhi-rlo; r++ {
+			row := blk[(rlo-oh0+r)*ow : (rlo-oh0+r+1)*ow]
+			clear(row[:lo])
+			clear(row[hi:])
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
@@ -62,7 +63,9 @@ func (j *poolJob) plane(p int) {
 }
 
 // maxForward stores each window's maximum (the first NaN, else the first
-// largest value) and, with Indices, its input position.
+// largest value) and, with Indices, its input position. The scan is
+// branch-free: each candidate is blended in under a compare mask, so the
+// data never steers a branch.
 func (j *poolJob) maxForward(p, xb int) {
 	g := &j.g
 	x, st := j.x, j.xst
@@ -72,33 +75,33 @@ func (j *poolJob) maxForward(p, xb int) {
 		o := j.k.Indices.Offset + p*g.outVol
 		idx = j.idx[o : o+g.outVol]
 	}
-	if j.is2x2() {
-		j.maxForward2x2(xb, out, idx)
+	if j.is2x2() && st[4] == 1 && st[3] >= 2*g.out[2] {
+		vec.MaxPool2x2(out, idx, x[xb:], st[3], g.in[2], g.out[1], g.out[2])
 		return
 	}
 	q := 0
 	for _, w0 := range j.wins[0] {
 		for _, w1 := range j.wins[1] {
 			for _, w2 := range j.wins[2] {
-				best, arg := float32(math.Inf(-1)), -1
+				best, arg := float32(math.Inf(-1)), int32(-1)
 				for a := w0.k0; a < w0.k1; a++ {
 					id := w0.first + a*w0.step
 					for b := w1.k0; b < w1.k1; b++ {
 						ih := w1.first + b*w1.step
 						row := xb + id*st[2] + ih*st[3]
-						pos := (id*g.in[1] + ih) * g.in[2]
+						pos := int32((id*g.in[1] + ih) * g.in[2])
 						for c := w2.k0; c < w2.k1; c++ {
 							iw := w2.first + c*w2.step
 							v := x[row+iw*st[4]]
-							if v > best || arg < 0 || (v != v && best == best) {
-								best, arg = v, pos+iw
-							}
+							m := vec.MaxMask(v, best) | uint32(arg>>31) // the first candidate always
+							best = vec.Blend(m, v, best)
+							arg = int32(m)&(pos+int32(iw)) | ^int32(m)&arg
 						}
 					}
 				}
 				out[q] = best
 				if idx != nil {
-					idx[q] = int32(arg)
+					idx[q] = arg
 				}
 				q++
 			}
@@ -107,39 +110,11 @@ func (j *poolJob) maxForward(p, xb int) {
 }
 
 // is2x2 reports whether the pooling is the common 2-D 2×2 window with
-// stride 2, no padding or dilation, over planes with contiguous rows.
+// stride 2, no padding or dilation.
 func (j *poolJob) is2x2() bool {
 	g := &j.g
 	return !j.k.Adaptive && g.in[0] == 1 && g.k == [3]int{1, 2, 2} && g.s == [3]int{1, 2, 2} &&
-		g.p == [3]int{} && g.dl == [3]int{1, 1, 1} && j.xst[4] == 1
-}
-
-// maxForward2x2 is maxForward for is2x2 pooling: two input rows per output
-// row, four candidates per output, the first maximum (or first NaN) winning
-// in row-major window order.
-func (j *poolJob) maxForward2x2(xb int, out []float32, idx []int32) {
-	g := &j.g
-	w, oh, ow := g.in[2], g.out[1], g.out[2]
-	for r := 0; r < oh; r++ {
-		r0 := j.x[xb+2*r*j.xst[3]:][:2*ow]
-		r1 := j.x[xb+(2*r+1)*j.xst[3]:][:2*ow]
-		o := out[r*ow : (r+1)*ow]
-		base := 2 * r * w
-		for c := range o {
-			best, arg := r0[2*c], base+2*c
-			cand := [3]float32{r0[2*c+1], r1[2*c], r1[2*c+1]}
-			pos := [3]int{base + 2*c + 1, base + w + 2*c, base + w + 2*c + 1}
-			for k, v := range cand {
-				if v > best || (v != v && best == best) {
-					best, arg = v, pos[k]
-				}
-			}
-			o[c] = best
-			if idx != nil {
-				idx[r*ow+c] = int32(arg)
-			}
-		}
-	}
+		g.p == [3]int{} && g.dl == [3]int{1, 1, 1}
 }
 
 // avgForward stores each window's sum over its divisor.
@@ -173,12 +148,24 @@ func (j *poolJob) avgForward(p, xb int) {
 }
 
 // maxBackward adds each output gradient to the input position its window's
-// winner came from.
+// winner came from. For 2×2 pooling over planes with contiguous rows, each
+// input position is written once, from its window's gradient or zero; an
+// index outside its window (possible only in indices not made by the
+// forward) sends the plane down the general scatter.
 func (j *poolJob) maxBackward(p, xb, ib int) {
 	g := &j.g
 	dx := j.out[p*g.inVol : (p+1)*g.inVol]
-	clear(dx)
 	x, st, ist := j.x, j.xst, j.ist
+	oh, ow := g.out[1], g.out[2]
+	if j.is2x2() && st[4] == 1 && st[3] == ow && ist[4] == 1 && ist[3] == ow {
+		if g.in[1] != 2*oh || g.in[2] != 2*ow { // rows or columns outside every window
+			clear(dx)
+		}
+		if vec.MaxUnpool2x2(dx, x[xb:xb+g.outVol], j.idx[ib:ib+g.outVol], g.in[2], g.in[2], oh, ow) {
+			return
+		}
+	}
+	clear(dx)
 	q := 0
 	for o0 := range g.out[0] {
 		for o1 := range g.out[1] {

@@ -10918,3 +10918,2584 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func maxPool2x2AVX2(out []float32, idx []int32, x []float32, ldx int, iw int, oh int, ow int)
+// Requires: AVX, AVX2
+TEXT ·maxPool2x2AVX2(SB), NOSPLIT, $0-104
+	MOVQ         out_base+0(FP), AX
+	MOVQ         idx_base+24(FP), CX
+	MOVQ         idx_len+32(FP), DX
+	MOVQ         x_base+48(FP), BX
+	MOVQ         ldx+72(FP), SI
+	MOVQ         iw+80(FP), DI
+	MOVQ         oh+88(FP), R8
+	MOVQ         ow+96(FP), R9
+	SHLQ         $0x02, SI
+	TESTQ        R8, R8
+	JE           done
+	TESTQ        R9, R9
+	JE           done
+	TESTQ        DX, DX
+	JE           noidx
+	VMOVQ        DI, X0
+	VPBROADCASTD X0, Y0
+	LEAQ         1(DI), DX
+	VMOVQ        DX, X1
+	VPBROADCASTD X1, Y1
+	XORQ         DX, DX
+
+i_row:
+	MOVQ         BX, R10
+	ADDQ         SI, R10
+	VMOVQ        DX, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       win_pos2order_8<>+0(SB), Y2, Y2
+	XORQ         R11, R11
+
+i_col:
+	MOVQ      R9, R12
+	SUBQ      R11, R12
+	CMPQ      R12, $0x00000008
+	JL        i_tail
+	VMOVUPS   (BX)(R11*8), Y3
+	VMOVUPS   32(BX)(R11*8), Y4
+	VSHUFPS   $0x88, Y4, Y3, Y5
+	VSHUFPS   $0xdd, Y4, Y3, Y3
+	VMOVUPS   (R10)(R11*8), Y4
+	VMOVUPS   32(R10)(R11*8), Y6
+	VSHUFPS   $0x88, Y6, Y4, Y7
+	VSHUFPS   $0xdd, Y6, Y4, Y4
+	VPXOR     Y6, Y6, Y6
+	VCMPPS    $0x03, Y5, Y5, Y8
+	VCMPPS    $0x16, Y5, Y3, Y9
+	VANDNPS   Y9, Y8, Y8
+	VBLENDVPS Y8, Y3, Y5, Y3
+	VBLENDVPS Y8, win_one_8<>+0(SB), Y6, Y5
+	VCMPPS    $0x03, Y3, Y3, Y6
+	VCMPPS    $0x16, Y3, Y7, Y8
+	VANDNPS   Y8, Y6, Y6
+	VBLENDVPS Y6, Y7, Y3, Y3
+	VBLENDVPS Y6, Y0, Y5, Y5
+	VCMPPS    $0x03, Y3, Y3, Y6
+	VCMPPS    $0x16, Y3, Y4, Y7
+	VANDNPS   Y7, Y6, Y6
+	VBLENDVPS Y6, Y4, Y3, Y3
+	VBLENDVPS Y6, Y1, Y5, Y4
+	VPERMPD   $0xd8, Y3, Y3
+	VMOVUPS   Y3, (AX)(R11*4)
+	VPADDD    Y2, Y4, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VMOVUPS   Y3, (CX)(R11*4)
+	VPADDD    win_step_8<>+0(SB), Y2, Y2
+	ADDQ      $0x00000008, R11
+	JMP       i_col
+
+i_tail:
+	TESTQ      R12, R12
+	JE         i_next
+	MOVQ       R12, R13
+	LEAQ       win_ones16_8<>+0(SB), R14
+	NEGQ       R13
+	VMOVUPS    64(R14)(R13*4), Y3
+	VMOVUPS    96(R14)(R13*4), Y4
+	MOVQ       R12, R13
+	SHLQ       $0x01, R13
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R13
+	VMOVUPS    64(R12)(R13*4), Y4
+	VMOVUPS    96(R12)(R13*4), Y5
+	VMASKMOVPS (BX)(R11*8), Y4, Y6
+	VMASKMOVPS 32(BX)(R11*8), Y5, Y7
+	VSHUFPS    $0x88, Y7, Y6, Y8
+	VSHUFPS    $0xdd, Y7, Y6, Y6
+	VMASKMOVPS (R10)(R11*8), Y4, Y4
+	VMASKMOVPS 32(R10)(R11*8), Y5, Y5
+	VSHUFPS    $0x88, Y5, Y4, Y7
+	VSHUFPS    $0xdd, Y5, Y4, Y4
+	VPXOR      Y5, Y5, Y5
+	VCMPPS     $0x03, Y8, Y8, Y9
+	VCMPPS     $0x16, Y8, Y6, Y10
+	VANDNPS    Y10, Y9, Y9
+	VBLENDVPS  Y9, Y6, Y8, Y6
+	VBLENDVPS  Y9, win_one_8<>+0(SB), Y5, Y5
+	VCMPPS     $0x03, Y6, Y6, Y8
+	VCMPPS     $0x16, Y6, Y7, Y9
+	VANDNPS    Y9, Y8, Y8
+	VBLENDVPS  Y8, Y7, Y6, Y6
+	VBLENDVPS  Y8, Y0, Y5, Y5
+	VCMPPS     $0x03, Y6, Y6, Y7
+	VCMPPS     $0x16, Y6, Y4, Y8
+	VANDNPS    Y8, Y7, Y7
+	VBLENDVPS  Y7, Y4, Y6, Y4
+	VBLENDVPS  Y7, Y1, Y5, Y5
+	VPERMPD    $0xd8, Y4, Y4
+	VMASKMOVPS Y4, Y3, (AX)(R11*4)
+	VPADDD     Y2, Y5, Y4
+	VPERMQ     $0xd8, Y4, Y4
+	VMASKMOVPS Y4, Y3, (CX)(R11*4)
+	VPADDD     win_step_8<>+0(SB), Y2, Y2
+
+i_next:
+	LEAQ (AX)(R9*4), AX
+	LEAQ (CX)(R9*4), CX
+	LEAQ (DX)(DI*2), DX
+	LEAQ (BX)(SI*2), BX
+	DECQ R8
+	JNE  i_row
+	JMP  done
+
+noidx:
+n_row:
+	MOVQ BX, CX
+	ADDQ SI, CX
+	XORQ DX, DX
+
+n_col:
+	MOVQ      R9, DI
+	SUBQ      DX, DI
+	CMPQ      DI, $0x00000008
+	JL        n_tail
+	VMOVUPS   (BX)(DX*8), Y0
+	VMOVUPS   32(BX)(DX*8), Y1
+	VSHUFPS   $0x88, Y1, Y0, Y2
+	VSHUFPS   $0xdd, Y1, Y0, Y0
+	VMOVUPS   (CX)(DX*8), Y1
+	VMOVUPS   32(CX)(DX*8), Y3
+	VSHUFPS   $0x88, Y3, Y1, Y4
+	VSHUFPS   $0xdd, Y3, Y1, Y1
+	VCMPPS    $0x03, Y2, Y2, Y3
+	VCMPPS    $0x16, Y2, Y0, Y5
+	VANDNPS   Y5, Y3, Y3
+	VBLENDVPS Y3, Y0, Y2, Y0
+	VCMPPS    $0x03, Y0, Y0, Y2
+	VCMPPS    $0x16, Y0, Y4, Y3
+	VANDNPS   Y3, Y2, Y2
+	VBLENDVPS Y2, Y4, Y0, Y0
+	VCMPPS    $0x03, Y0, Y0, Y2
+	VCMPPS    $0x16, Y0, Y1, Y3
+	VANDNPS   Y3, Y2, Y2
+	VBLENDVPS Y2, Y1, Y0, Y0
+	VPERMPD   $0xd8, Y0, Y0
+	VMOVUPS   Y0, (AX)(DX*4)
+	ADDQ      $0x00000008, DX
+	JMP       n_col
+
+n_tail:
+	TESTQ      DI, DI
+	JE         n_next
+	MOVQ       DI, R10
+	LEAQ       win_ones16_8<>+0(SB), R11
+	NEGQ       R10
+	VMOVUPS    64(R11)(R10*4), Y0
+	VMOVUPS    96(R11)(R10*4), Y1
+	MOVQ       DI, R10
+	SHLQ       $0x01, R10
+	LEAQ       win_ones16_8<>+0(SB), DI
+	NEGQ       R10
+	VMOVUPS    64(DI)(R10*4), Y1
+	VMOVUPS    96(DI)(R10*4), Y2
+	VMASKMOVPS (BX)(DX*8), Y1, Y3
+	VMASKMOVPS 32(BX)(DX*8), Y2, Y4
+	VSHUFPS    $0x88, Y4, Y3, Y5
+	VSHUFPS    $0xdd, Y4, Y3, Y3
+	VMASKMOVPS (CX)(DX*8), Y1, Y1
+	VMASKMOVPS 32(CX)(DX*8), Y2, Y2
+	VSHUFPS    $0x88, Y2, Y1, Y4
+	VSHUFPS    $0xdd, Y2, Y1, Y1
+	VCMPPS     $0x03, Y5, Y5, Y2
+	VCMPPS     $0x16, Y5, Y3, Y6
+	VANDNPS    Y6, Y2, Y2
+	VBLENDVPS  Y2, Y3, Y5, Y2
+	VCMPPS     $0x03, Y2, Y2, Y3
+	VCMPPS     $0x16, Y2, Y4, Y5
+	VANDNPS    Y5, Y3, Y3
+	VBLENDVPS  Y3, Y4, Y2, Y2
+	VCMPPS     $0x03, Y2, Y2, Y3
+	VCMPPS     $0x16, Y2, Y1, Y4
+	VANDNPS    Y4, Y3, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VPERMPD    $0xd8, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(DX*4)
+
+n_next:
+	LEAQ (AX)(R9*4), AX
+	LEAQ (BX)(SI*2), BX
+	DECQ R8
+	JNE  n_row
+
+done:
+	VZEROUPPER
+	RET
+
+DATA win_pos2order_8<>+0(SB)/4, $0x00000000
+DATA win_pos2order_8<>+4(SB)/4, $0x00000002
+DATA win_pos2order_8<>+8(SB)/4, $0x00000008
+DATA win_pos2order_8<>+12(SB)/4, $0x0000000a
+DATA win_pos2order_8<>+16(SB)/4, $0x00000004
+DATA win_pos2order_8<>+20(SB)/4, $0x00000006
+DATA win_pos2order_8<>+24(SB)/4, $0x0000000c
+DATA win_pos2order_8<>+28(SB)/4, $0x0000000e
+GLOBL win_pos2order_8<>(SB), RODATA|NOPTR, $32
+
+DATA win_one_8<>+0(SB)/4, $0x00000001
+DATA win_one_8<>+4(SB)/4, $0x00000001
+DATA win_one_8<>+8(SB)/4, $0x00000001
+DATA win_one_8<>+12(SB)/4, $0x00000001
+DATA win_one_8<>+16(SB)/4, $0x00000001
+DATA win_one_8<>+20(SB)/4, $0x00000001
+DATA win_one_8<>+24(SB)/4, $0x00000001
+DATA win_one_8<>+28(SB)/4, $0x00000001
+GLOBL win_one_8<>(SB), RODATA|NOPTR, $32
+
+DATA win_step_8<>+0(SB)/4, $0x00000010
+DATA win_step_8<>+4(SB)/4, $0x00000010
+DATA win_step_8<>+8(SB)/4, $0x00000010
+DATA win_step_8<>+12(SB)/4, $0x00000010
+DATA win_step_8<>+16(SB)/4, $0x00000010
+DATA win_step_8<>+20(SB)/4, $0x00000010
+DATA win_step_8<>+24(SB)/4, $0x00000010
+DATA win_step_8<>+28(SB)/4, $0x00000010
+GLOBL win_step_8<>(SB), RODATA|NOPTR, $32
+
+DATA win_ones16_8<>+0(SB)/4, $0xffffffff
+DATA win_ones16_8<>+4(SB)/4, $0xffffffff
+DATA win_ones16_8<>+8(SB)/4, $0xffffffff
+DATA win_ones16_8<>+12(SB)/4, $0xffffffff
+DATA win_ones16_8<>+16(SB)/4, $0xffffffff
+DATA win_ones16_8<>+20(SB)/4, $0xffffffff
+DATA win_ones16_8<>+24(SB)/4, $0xffffffff
+DATA win_ones16_8<>+28(SB)/4, $0xffffffff
+DATA win_ones16_8<>+32(SB)/4, $0xffffffff
+DATA win_ones16_8<>+36(SB)/4, $0xffffffff
+DATA win_ones16_8<>+40(SB)/4, $0xffffffff
+DATA win_ones16_8<>+44(SB)/4, $0xffffffff
+DATA win_ones16_8<>+48(SB)/4, $0xffffffff
+DATA win_ones16_8<>+52(SB)/4, $0xffffffff
+DATA win_ones16_8<>+56(SB)/4, $0xffffffff
+DATA win_ones16_8<>+60(SB)/4, $0xffffffff
+DATA win_ones16_8<>+64(SB)/4, $0x00000000
+DATA win_ones16_8<>+68(SB)/4, $0x00000000
+DATA win_ones16_8<>+72(SB)/4, $0x00000000
+DATA win_ones16_8<>+76(SB)/4, $0x00000000
+DATA win_ones16_8<>+80(SB)/4, $0x00000000
+DATA win_ones16_8<>+84(SB)/4, $0x00000000
+DATA win_ones16_8<>+88(SB)/4, $0x00000000
+DATA win_ones16_8<>+92(SB)/4, $0x00000000
+DATA win_ones16_8<>+96(SB)/4, $0x00000000
+DATA win_ones16_8<>+100(SB)/4, $0x00000000
+DATA win_ones16_8<>+104(SB)/4, $0x00000000
+DATA win_ones16_8<>+108(SB)/4, $0x00000000
+DATA win_ones16_8<>+112(SB)/4, $0x00000000
+DATA win_ones16_8<>+116(SB)/4, $0x00000000
+DATA win_ones16_8<>+120(SB)/4, $0x00000000
+DATA win_ones16_8<>+124(SB)/4, $0x00000000
+GLOBL win_ones16_8<>(SB), RODATA|NOPTR, $128
+
+// func maxUnpool2x2AVX2(dx []float32, dy []float32, idx []int32, ldx int, iw int, oh int, ow int) bool
+// Requires: AVX, AVX2, BMI2
+TEXT ·maxUnpool2x2AVX2(SB), NOSPLIT, $0-105
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dy_base+24(FP), CX
+	MOVQ         idx_base+48(FP), DX
+	MOVQ         ldx+72(FP), BX
+	MOVQ         iw+80(FP), SI
+	MOVQ         oh+88(FP), DI
+	MOVQ         ow+96(FP), R8
+	SHLQ         $0x02, BX
+	TESTQ        DI, DI
+	JE           ok
+	TESTQ        R8, R8
+	JE           ok
+	VMOVQ        SI, X0
+	VPBROADCASTD X0, Y0
+	LEAQ         1(SI), SI
+	VMOVQ        SI, X1
+	VPBROADCASTD X1, Y1
+	VMOVUPS      win_pos2_8<>+0(SB), Y2
+
+row:
+	MOVQ    AX, SI
+	ADDQ    BX, SI
+	VMOVUPS Y2, Y3
+	XORQ    R9, R9
+
+col:
+	MOVQ       R8, R10
+	SUBQ       R9, R10
+	CMPQ       R10, $0x00000008
+	JL         tail
+	MOVL       $0x000000ff, R11
+	VMOVUPS    (CX)(R9*4), Y4
+	VMOVUPS    (DX)(R9*4), Y5
+	VPSUBD     Y3, Y5, Y5
+	VPXOR      Y6, Y6, Y6
+	VPCMPEQD   Y6, Y5, Y6
+	VPCMPEQD   win_one_8<>+0(SB), Y5, Y7
+	VPCMPEQD   Y0, Y5, Y8
+	VPCMPEQD   Y1, Y5, Y5
+	VPOR       Y7, Y6, Y9
+	VPOR       Y5, Y8, Y10
+	VPOR       Y10, Y9, Y9
+	VMOVMSKPS  Y9, R10
+	VANDPS     Y4, Y6, Y6
+	VANDPS     Y4, Y7, Y7
+	VANDPS     Y4, Y8, Y8
+	VANDPS     Y4, Y5, Y4
+	ANDL       R11, R10
+	CMPL       R10, R11
+	JNE        bad
+	VUNPCKLPS  Y7, Y6, Y5
+	VUNPCKHPS  Y7, Y6, Y7
+	VPERM2F128 $0x20, Y7, Y5, Y6
+	VPERM2F128 $0x31, Y7, Y5, Y5
+	VMOVUPS    Y6, (AX)(R9*8)
+	VMOVUPS    Y5, 32(AX)(R9*8)
+	VUNPCKLPS  Y4, Y8, Y5
+	VUNPCKHPS  Y4, Y8, Y6
+	VPERM2F128 $0x20, Y6, Y5, Y4
+	VPERM2F128 $0x31, Y6, Y5, Y5
+	VMOVUPS    Y4, (SI)(R9*8)
+	VMOVUPS    Y5, 32(SI)(R9*8)
+	VPADDD     win_step_8<>+0(SB), Y3, Y3
+	ADDQ       $0x00000008, R9
+	JMP        col
+
+tail:
+	TESTQ      R10, R10
+	JE         next
+	MOVL       $0x000000ff, R12
+	MOVQ       R10, R11
+	BZHIL      R10, R12, R12
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R11
+	VMOVUPS    64(R13)(R11*4), Y4
+	VMOVUPS    96(R13)(R11*4), Y5
+	VMASKMOVPS (CX)(R9*4), Y4, Y5
+	VMASKMOVPS (DX)(R9*4), Y4, Y4
+	VPSUBD     Y3, Y4, Y4
+	VPXOR      Y6, Y6, Y6
+	VPCMPEQD   Y6, Y4, Y6
+	VPCMPEQD   win_one_8<>+0(SB), Y4, Y7
+	VPCMPEQD   Y0, Y4, Y8
+	VPCMPEQD   Y1, Y4, Y4
+	VPOR       Y7, Y6, Y9
+	VPOR       Y4, Y8, Y10
+	VPOR       Y10, Y9, Y9
+	VMOVMSKPS  Y9, R11
+	VANDPS     Y5, Y6, Y6
+	VANDPS     Y5, Y7, Y7
+	VANDPS     Y5, Y8, Y8
+	VANDPS     Y5, Y4, Y4
+	ANDL       R12, R11
+	CMPL       R11, R12
+	JNE        bad
+	SHLQ       $0x01, R10
+	LEAQ       win_ones16_8<>+0(SB), R11
+	NEGQ       R10
+	VMOVUPS    64(R11)(R10*4), Y5
+	VMOVUPS    96(R11)(R10*4), Y9
+	VUNPCKLPS  Y7, Y6, Y10
+	VUNPCKHPS  Y7, Y6, Y7
+	VPERM2F128 $0x20, Y7, Y10, Y6
+	VPERM2F128 $0x31, Y7, Y10, Y7
+	VMASKMOVPS Y6, Y5, (AX)(R9*8)
+	VMASKMOVPS Y7, Y9, 32(AX)(R9*8)
+	VUNPCKLPS  Y4, Y8, Y6
+	VUNPCKHPS  Y4, Y8, Y7
+	VPERM2F128 $0x20, Y7, Y6, Y4
+	VPERM2F128 $0x31, Y7, Y6, Y6
+	VMASKMOVPS Y4, Y5, (SI)(R9*8)
+	VMASKMOVPS Y6, Y9, 32(SI)(R9*8)
+	VPADDD     win_step_8<>+0(SB), Y3, Y3
+
+next:
+	LEAQ   (CX)(R8*4), CX
+	LEAQ   (DX)(R8*4), DX
+	VPADDD Y0, Y2, Y2
+	VPADDD Y0, Y2, Y2
+	LEAQ   (AX)(BX*2), AX
+	DECQ   DI
+	JNE    row
+
+ok:
+	MOVB $0x01, AL
+	MOVB AL, ret+104(FP)
+	VZEROUPPER
+	RET
+
+bad:
+	MOVB $0x00, AL
+	MOVB AL, ret+104(FP)
+	VZEROUPPER
+	RET
+
+DATA win_pos2_8<>+0(SB)/4, $0x00000000
+DATA win_pos2_8<>+4(SB)/4, $0x00000002
+DATA win_pos2_8<>+8(SB)/4, $0x00000004
+DATA win_pos2_8<>+12(SB)/4, $0x00000006
+DATA win_pos2_8<>+16(SB)/4, $0x00000008
+DATA win_pos2_8<>+20(SB)/4, $0x0000000a
+DATA win_pos2_8<>+24(SB)/4, $0x0000000c
+DATA win_pos2_8<>+28(SB)/4, $0x0000000e
+GLOBL win_pos2_8<>(SB), RODATA|NOPTR, $32
+
+// func copyBlocksAVX2(dst []float32, ldd int, bd int, src []float32, lds int, bs int, blocks int, rows int, cols int)
+// Requires: AVX
+TEXT ·copyBlocksAVX2(SB), NOSPLIT, $0-104
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    ldd+24(FP), CX
+	MOVQ    src_base+40(FP), DX
+	MOVQ    lds+64(FP), BX
+	MOVQ    blocks+80(FP), SI
+	MOVQ    cols+96(FP), DI
+	SHLQ    $0x02, CX
+	SHLQ    $0x02, BX
+	TESTQ   SI, SI
+	JE      done
+	TESTQ   DI, DI
+	JE      done
+	MOVQ    DI, R8
+	ANDQ    $-8, R8
+	MOVQ    DI, R9
+	SUBQ    R8, R9
+	LEAQ    win_ones16_8<>+0(SB), R10
+	NEGQ    R9
+	VMOVUPS 64(R10)(R9*4), Y0
+	VMOVUPS 96(R10)(R9*4), Y1
+
+block:
+	MOVQ  AX, R9
+	MOVQ  DX, R10
+	MOVQ  rows+88(FP), R11
+	TESTQ R11, R11
+	JE    done
+
+row:
+	XORQ R12, R12
+
+col4:
+	LEAQ    32(R12), R13
+	CMPQ    R13, R8
+	JA      col1
+	VMOVUPS (R10)(R12*4), Y1
+	VMOVUPS Y1, (R9)(R12*4)
+	VMOVUPS 32(R10)(R12*4), Y1
+	VMOVUPS Y1, 32(R9)(R12*4)
+	VMOVUPS 64(R10)(R12*4), Y1
+	VMOVUPS Y1, 64(R9)(R12*4)
+	VMOVUPS 96(R10)(R12*4), Y1
+	VMOVUPS Y1, 96(R9)(R12*4)
+	MOVQ    R13, R12
+	JMP     col4
+
+col1:
+	CMPQ    R12, R8
+	JAE     tail
+	VMOVUPS (R10)(R12*4), Y1
+	VMOVUPS Y1, (R9)(R12*4)
+	ADDQ    $0x00000008, R12
+	JMP     col1
+
+tail:
+	CMPQ       R12, DI
+	JAE        next
+	VMASKMOVPS (R10)(R12*4), Y0, Y1
+	VMASKMOVPS Y1, Y0, (R9)(R12*4)
+
+next:
+	ADDQ CX, R9
+	ADDQ BX, R10
+	DECQ R11
+	JNE  row
+	MOVQ bd+32(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	MOVQ bs+72(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	DECQ SI
+	JNE  block
+
+done:
+	VZEROUPPER
+	RET
+
+// func addBlocksAVX2(dst []float32, ldd int, bd int, src []float32, lds int, bs int, blocks int, rows int, cols int)
+// Requires: AVX
+TEXT ·addBlocksAVX2(SB), NOSPLIT, $0-104
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  ldd+24(FP), CX
+	MOVQ  src_base+40(FP), DX
+	MOVQ  lds+64(FP), BX
+	MOVQ  blocks+80(FP), SI
+	MOVQ  cols+96(FP), DI
+	SHLQ  $0x02, CX
+	SHLQ  $0x02, BX
+	TESTQ SI, SI
+	JE    done
+	TESTQ DI, DI
+	JE    done
+	MOVQ  DI, R8
+	ANDQ  $-8, R8
+
+block:
+	MOVQ  AX, R9
+	MOVQ  DX, R10
+	MOVQ  rows+88(FP), R11
+	TESTQ R11, R11
+	JE    done
+
+row:
+	XORQ R12, R12
+
+col4:
+	LEAQ    32(R12), R13
+	CMPQ    R13, R8
+	JA      col1
+	VMOVUPS (R10)(R12*4), Y0
+	VMOVUPS (R9)(R12*4), Y1
+	VADDPS  Y0, Y1, Y0
+	VMOVUPS Y0, (R9)(R12*4)
+	VMOVUPS 32(R10)(R12*4), Y0
+	VMOVUPS 32(R9)(R12*4), Y1
+	VADDPS  Y0, Y1, Y0
+	VMOVUPS Y0, 32(R9)(R12*4)
+	VMOVUPS 64(R10)(R12*4), Y0
+	VMOVUPS 64(R9)(R12*4), Y1
+	VADDPS  Y0, Y1, Y0
+	VMOVUPS Y0, 64(R9)(R12*4)
+	VMOVUPS 96(R10)(R12*4), Y0
+	VMOVUPS 96(R9)(R12*4), Y1
+	VADDPS  Y0, Y1, Y0
+	VMOVUPS Y0, 96(R9)(R12*4)
+	MOVQ    R13, R12
+	JMP     col4
+
+col1:
+	CMPQ    R12, R8
+	JAE     tail
+	VMOVUPS (R10)(R12*4), Y0
+	VMOVUPS (R9)(R12*4), Y1
+	VADDPS  Y0, Y1, Y0
+	VMOVUPS Y0, (R9)(R12*4)
+	ADDQ    $0x00000008, R12
+	JMP     col1
+
+tail:
+	CMPQ    R12, DI
+	JAE     next
+	MOVQ    DI, R13
+	SUBQ    R12, R13
+	TESTQ   $0x00000004, R13
+	JE      t1
+	VMOVUPS (R10)(R12*4), X0
+	VADDPS  (R9)(R12*4), X0, X0
+	VMOVUPS X0, (R9)(R12*4)
+	ADDQ    $0x00000004, R12
+
+t1:
+	CMPQ   R12, DI
+	JAE    tdone
+	VMOVSS (R10)(R12*4), X0
+	VADDSS (R9)(R12*4), X0, X0
+	VMOVSS X0, (R9)(R12*4)
+	INCQ   R12
+	JMP    t1
+
+tdone:
+next:
+	ADDQ CX, R9
+	ADDQ BX, R10
+	DECQ R11
+	JNE  row
+	MOVQ bd+32(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	MOVQ bs+72(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	DECQ SI
+	JNE  block
+
+done:
+	VZEROUPPER
+	RET
+
+// func conv3x3AVX2(y []float32, ldy int, x []float32, ldx int, w []float32, rows int, cols int, acc bool)
+// Requires: AVX, FMA3
+TEXT ·conv3x3AVX2(SB), NOSPLIT, $0-105
+	MOVQ         y_base+0(FP), AX
+	MOVQ         ldy+24(FP), CX
+	MOVQ         x_base+32(FP), DX
+	MOVQ         ldx+56(FP), BX
+	MOVQ         w_base+64(FP), SI
+	MOVQ         rows+88(FP), DI
+	MOVQ         cols+96(FP), R8
+	MOVB         acc+104(FP), R9
+	SHLQ         $0x02, CX
+	SHLQ         $0x02, BX
+	VBROADCASTSS (SI), Y0
+	VBROADCASTSS 4(SI), Y1
+	VBROADCASTSS 8(SI), Y2
+	VBROADCASTSS 12(SI), Y3
+	VBROADCASTSS 16(SI), Y4
+	VBROADCASTSS 20(SI), Y5
+	VBROADCASTSS 24(SI), Y6
+	VBROADCASTSS 28(SI), Y7
+	VBROADCASTSS 32(SI), Y8
+	MOVQ         R8, SI
+	ANDQ         $0x00000007, SI
+	LEAQ         win_ones16_8<>+0(SB), R10
+	NEGQ         SI
+	VMOVUPS      64(R10)(SI*4), Y9
+	VMOVUPS      96(R10)(SI*4), Y10
+	MOVQ         R8, SI
+	ANDQ         $-8, SI
+	TESTB        R9, R9
+	JNE          acc
+
+s_row:
+	LEAQ (DX)(BX*1), R10
+	LEAQ (R10)(BX*1), R11
+	XORQ R9, R9
+
+s_col:
+	CMPQ        R9, SI
+	JAE         s_tail
+	VXORPS      Y10, Y10, Y10
+	VFMADD231PS (DX)(R9*4), Y0, Y10
+	VFMADD231PS 4(DX)(R9*4), Y1, Y10
+	VFMADD231PS 8(DX)(R9*4), Y2, Y10
+	VFMADD231PS (R10)(R9*4), Y3, Y10
+	VFMADD231PS 4(R10)(R9*4), Y4, Y10
+	VFMADD231PS 8(R10)(R9*4), Y5, Y10
+	VFMADD231PS (R11)(R9*4), Y6, Y10
+	VFMADD231PS 4(R11)(R9*4), Y7, Y10
+	VFMADD231PS 8(R11)(R9*4), Y8, Y10
+	VMOVUPS     Y10, (AX)(R9*4)
+	ADDQ        $0x00000008, R9
+	JMP         s_col
+
+s_tail:
+	CMPQ        R9, R8
+	JAE         s_next
+	VXORPS      Y10, Y10, Y10
+	VMASKMOVPS  (DX)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y0, Y10
+	VMASKMOVPS  4(DX)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y1, Y10
+	VMASKMOVPS  8(DX)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y2, Y10
+	VMASKMOVPS  (R10)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y3, Y10
+	VMASKMOVPS  4(R10)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y4, Y10
+	VMASKMOVPS  8(R10)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y5, Y10
+	VMASKMOVPS  (R11)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y6, Y10
+	VMASKMOVPS  4(R11)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y7, Y10
+	VMASKMOVPS  8(R11)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y8, Y10
+	VMASKMOVPS  Y10, Y9, (AX)(R9*4)
+
+s_next:
+	ADDQ CX, AX
+	ADDQ BX, DX
+	DECQ DI
+	JNE  s_row
+	JMP  done
+
+acc:
+a_row:
+	LEAQ (DX)(BX*1), R10
+	LEAQ (R10)(BX*1), R11
+	XORQ R9, R9
+
+a_col:
+	CMPQ        R9, SI
+	JAE         a_tail
+	VMOVUPS     (AX)(R9*4), Y10
+	VMOVUPS     Y10, Y10
+	VFMADD231PS (DX)(R9*4), Y0, Y10
+	VFMADD231PS 4(DX)(R9*4), Y1, Y10
+	VFMADD231PS 8(DX)(R9*4), Y2, Y10
+	VFMADD231PS (R10)(R9*4), Y3, Y10
+	VFMADD231PS 4(R10)(R9*4), Y4, Y10
+	VFMADD231PS 8(R10)(R9*4), Y5, Y10
+	VFMADD231PS (R11)(R9*4), Y6, Y10
+	VFMADD231PS 4(R11)(R9*4), Y7, Y10
+	VFMADD231PS 8(R11)(R9*4), Y8, Y10
+	VMOVUPS     Y10, (AX)(R9*4)
+	ADDQ        $0x00000008, R9
+	JMP         a_col
+
+a_tail:
+	CMPQ        R9, R8
+	JAE         a_next
+	VMASKMOVPS  (AX)(R9*4), Y9, Y10
+	VMOVUPS     Y10, Y10
+	VMASKMOVPS  (DX)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y0, Y10
+	VMASKMOVPS  4(DX)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y1, Y10
+	VMASKMOVPS  8(DX)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y2, Y10
+	VMASKMOVPS  (R10)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y3, Y10
+	VMASKMOVPS  4(R10)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y4, Y10
+	VMASKMOVPS  8(R10)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y5, Y10
+	VMASKMOVPS  (R11)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y6, Y10
+	VMASKMOVPS  4(R11)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y7, Y10
+	VMASKMOVPS  8(R11)(R9*4), Y9, Y11
+	VFMADD231PS Y11, Y8, Y10
+	VMASKMOVPS  Y10, Y9, (AX)(R9*4)
+
+a_next:
+	ADDQ CX, AX
+	ADDQ BX, DX
+	DECQ DI
+	JNE  a_row
+
+done:
+	VZEROUPPER
+	RET
+
+// func corr3x3AVX2(acc []float32, dy []float32, ldy int, x []float32, ldx int, rows int, cols int)
+// Requires: AVX, FMA3
+TEXT ·corr3x3AVX2(SB), NOSPLIT, $0-104
+	MOVQ    acc_base+0(FP), AX
+	MOVQ    dy_base+24(FP), CX
+	MOVQ    ldy+48(FP), DX
+	MOVQ    x_base+56(FP), BX
+	MOVQ    ldx+80(FP), SI
+	MOVQ    rows+88(FP), DI
+	MOVQ    cols+96(FP), R8
+	SHLQ    $0x02, DX
+	SHLQ    $0x02, SI
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	MOVQ    R8, R9
+	ANDQ    $0x00000007, R9
+	LEAQ    win_ones16_8<>+0(SB), R10
+	NEGQ    R9
+	VMOVUPS 64(R10)(R9*4), Y9
+	VMOVUPS 96(R10)(R9*4), Y10
+	MOVQ    R8, R9
+	ANDQ    $-8, R9
+
+row:
+	LEAQ (BX)(SI*1), R11
+	LEAQ (R11)(SI*1), R12
+	XORQ R10, R10
+
+col:
+	CMPQ        R10, R9
+	JAE         tail
+	VMOVUPS     (CX)(R10*4), Y10
+	VFMADD231PS (BX)(R10*4), Y10, Y0
+	VFMADD231PS 4(BX)(R10*4), Y10, Y1
+	VFMADD231PS 8(BX)(R10*4), Y10, Y2
+	VFMADD231PS (R11)(R10*4), Y10, Y3
+	VFMADD231PS 4(R11)(R10*4), Y10, Y4
+	VFMADD231PS 8(R11)(R10*4), Y10, Y5
+	VFMADD231PS (R12)(R10*4), Y10, Y6
+	VFMADD231PS 4(R12)(R10*4), Y10, Y7
+	VFMADD231PS 8(R12)(R10*4), Y10, Y8
+	ADDQ        $0x00000008, R10
+	JMP         col
+
+tail:
+	CMPQ        R10, R8
+	JAE         next
+	VMASKMOVPS  (CX)(R10*4), Y9, Y10
+	VMASKMOVPS  (BX)(R10*4), Y9, Y11
+	VFMADD231PS Y11, Y10, Y0
+	VMASKMOVPS  4(BX)(R10*4), Y9, Y11
+	VFMADD231PS Y11, Y10, Y1
+	VMASKMOVPS  8(BX)(R10*4), Y9, Y11
+	VFMADD231PS Y11, Y10, Y2
+	VMASKMOVPS  (R11)(R10*4), Y9, Y11
+	VFMADD231PS Y11, Y10, Y3
+	VMASKMOVPS  4(R11)(R10*4), Y9, Y11
+	VFMADD231PS Y11, Y10, Y4
+	VMASKMOVPS  8(R11)(R10*4), Y9, Y11
+	VFMADD231PS Y11, Y10, Y5
+	VMASKMOVPS  (R12)(R10*4), Y9, Y11
+	VFMADD231PS Y11, Y10, Y6
+	VMASKMOVPS  4(R12)(R10*4), Y9, Y11
+	VFMADD231PS Y11, Y10, Y7
+	VMASKMOVPS  8(R12)(R10*4), Y9, Y11
+	VFMADD231PS Y11, Y10, Y8
+
+next:
+	ADDQ         DX, CX
+	ADDQ         SI, BX
+	DECQ         DI
+	JNE          row
+	VEXTRACTF128 $0x01, Y0, X9
+	VADDPS       X9, X0, X0
+	VPERMILPS    $0x4e, X0, X9
+	VADDPS       X9, X0, X0
+	VPERMILPS    $0xb1, X0, X9
+	VADDPS       X9, X0, X0
+	VADDSS       (AX), X0, X0
+	VMOVSS       X0, (AX)
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPS       X0, X1, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDPS       X1, X0, X0
+	VADDSS       4(AX), X0, X0
+	VMOVSS       X0, 4(AX)
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDPS       X1, X0, X0
+	VADDSS       8(AX), X0, X0
+	VMOVSS       X0, 8(AX)
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDPS       X1, X0, X0
+	VADDSS       12(AX), X0, X0
+	VMOVSS       X0, 12(AX)
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDPS       X1, X0, X0
+	VADDSS       16(AX), X0, X0
+	VMOVSS       X0, 16(AX)
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDPS       X1, X0, X0
+	VADDSS       20(AX), X0, X0
+	VMOVSS       X0, 20(AX)
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPS       X0, X6, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDPS       X1, X0, X0
+	VADDSS       24(AX), X0, X0
+	VMOVSS       X0, 24(AX)
+	VEXTRACTF128 $0x01, Y7, X0
+	VADDPS       X0, X7, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDPS       X1, X0, X0
+	VADDSS       28(AX), X0, X0
+	VMOVSS       X0, 28(AX)
+	VEXTRACTF128 $0x01, Y8, X0
+	VADDPS       X0, X8, X0
+	VPERMILPS    $0x4e, X0, X1
+	VADDPS       X1, X0, X0
+	VPERMILPS    $0xb1, X0, X1
+	VADDPS       X1, X0, X0
+	VADDSS       32(AX), X0, X0
+	VMOVSS       X0, 32(AX)
+	VZEROUPPER
+	RET
+
+// func col2im3x3AVX2(dx []float32, ldx int, col []float32, ts int, oh int, ow int)
+// Requires: AVX, CMOV
+TEXT ·col2im3x3AVX2(SB), NOSPLIT, $0-80
+	MOVQ  dx_base+0(FP), AX
+	MOVQ  ldx+24(FP), CX
+	MOVQ  col_base+32(FP), DX
+	MOVQ  ts+56(FP), BX
+	MOVQ  oh+64(FP), SI
+	MOVQ  ow+72(FP), DI
+	SHLQ  $0x02, CX
+	SHLQ  $0x02, BX
+	TESTQ SI, SI
+	JE    done
+	TESTQ DI, DI
+	JE    done
+	XORQ  R8, R8
+
+row:
+	XORQ R9, R9
+
+chunk:
+	VXORPS     Y0, Y0, Y0
+	MOVQ       R8, R10
+	SUBQ       $0x00000000, R10
+	JL         a0_skip
+	CMPQ       R10, SI
+	JGE        a0_skip
+	IMULQ      DI, R10
+	LEAQ       (DX)(R10*4), R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000000, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000000, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS (R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+	ADDQ       BX, R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000001, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000001, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS -4(R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+	ADDQ       BX, R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000002, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000002, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS -8(R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+
+a0_skip:
+	MOVQ       R8, R10
+	SUBQ       $0x00000001, R10
+	JL         a1_skip
+	CMPQ       R10, SI
+	JGE        a1_skip
+	IMULQ      DI, R10
+	LEAQ       (DX)(R10*4), R10
+	ADDQ       BX, R10
+	ADDQ       BX, R10
+	ADDQ       BX, R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000000, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000000, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS (R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+	ADDQ       BX, R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000001, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000001, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS -4(R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+	ADDQ       BX, R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000002, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000002, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS -8(R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+
+a1_skip:
+	MOVQ       R8, R10
+	SUBQ       $0x00000002, R10
+	JL         a2_skip
+	CMPQ       R10, SI
+	JGE        a2_skip
+	IMULQ      DI, R10
+	LEAQ       (DX)(R10*4), R10
+	ADDQ       BX, R10
+	ADDQ       BX, R10
+	ADDQ       BX, R10
+	ADDQ       BX, R10
+	ADDQ       BX, R10
+	ADDQ       BX, R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000000, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000000, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS (R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+	ADDQ       BX, R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000001, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000001, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS -4(R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+	ADDQ       BX, R10
+	MOVQ       DI, R12
+	ADDQ       $0x00000002, R12
+	SUBQ       R9, R12
+	XORQ       R11, R11
+	CMPQ       R12, R11
+	CMOVQLT    R11, R12
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R12, R11
+	CMOVQGT    R11, R12
+	MOVQ       $0x0000000000000002, R11
+	SUBQ       R9, R11
+	XORQ       R13, R13
+	CMPQ       R11, R13
+	CMOVQLT    R13, R11
+	MOVQ       $0x0000000000000008, R13
+	CMPQ       R11, R13
+	CMOVQGT    R13, R11
+	LEAQ       win_ones16_8<>+0(SB), R13
+	NEGQ       R12
+	VMOVUPS    64(R13)(R12*4), Y1
+	VMOVUPS    96(R13)(R12*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R11
+	VMOVUPS    64(R12)(R11*4), Y2
+	VMOVUPS    96(R12)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS -8(R10)(R9*4), Y1, Y1
+	VADDPS     Y1, Y0, Y0
+
+a2_skip:
+	MOVQ       DI, R10
+	ADDQ       $0x00000002, R10
+	SUBQ       R9, R10
+	XORQ       R11, R11
+	CMPQ       R10, R11
+	CMOVQLT    R11, R10
+	MOVQ       $0x0000000000000008, R11
+	CMPQ       R10, R11
+	CMOVQGT    R11, R10
+	XORQ       R11, R11
+	LEAQ       win_ones16_8<>+0(SB), R12
+	NEGQ       R10
+	VMOVUPS    64(R12)(R10*4), Y1
+	VMOVUPS    96(R12)(R10*4), Y2
+	LEAQ       win_ones16_8<>+0(SB), R10
+	NEGQ       R11
+	VMOVUPS    64(R10)(R11*4), Y2
+	VMOVUPS    96(R10)(R11*4), Y3
+	VANDNPS    Y1, Y2, Y1
+	VMASKMOVPS Y0, Y1, (AX)(R9*4)
+	ADDQ       $0x00000008, R9
+	MOVQ       DI, R10
+	ADDQ       $0x00000002, R10
+	CMPQ       R9, R10
+	JL         chunk
+	ADDQ       CX, AX
+	INCQ       R8
+	MOVQ       SI, R10
+	ADDQ       $0x00000002, R10
+	CMPQ       R8, R10
+	JL         row
+
+done:
+	VZEROUPPER
+	RET
+
+// func maxPool2x2AVX512(out []float32, idx []int32, x []float32, ldx int, iw int, oh int, ow int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·maxPool2x2AVX512(SB), NOSPLIT, $0-104
+	MOVQ         out_base+0(FP), AX
+	MOVQ         idx_base+24(FP), CX
+	MOVQ         idx_len+32(FP), DX
+	MOVQ         x_base+48(FP), BX
+	MOVQ         ldx+72(FP), SI
+	MOVQ         iw+80(FP), DI
+	MOVQ         oh+88(FP), R8
+	MOVQ         ow+96(FP), R9
+	SHLQ         $0x02, SI
+	TESTQ        R8, R8
+	JE           done
+	TESTQ        R9, R9
+	JE           done
+	TESTQ        DX, DX
+	JE           noidx
+	VMOVUPS      win_even_16<>+0(SB), Z0
+	VMOVUPS      win_odd_16<>+0(SB), Z1
+	VPBROADCASTD DI, Z2
+	LEAQ         1(DI), DX
+	VPBROADCASTD DX, Z3
+	XORQ         DX, DX
+
+i_row:
+	MOVQ         BX, R10
+	ADDQ         SI, R10
+	VPBROADCASTD DX, Z4
+	VPADDD       win_pos2order_16<>+0(SB), Z4, Z4
+	XORQ         R11, R11
+
+i_col:
+	MOVQ      R9, R12
+	SUBQ      R11, R12
+	CMPQ      R12, $0x00000010
+	JL        i_tail
+	VMOVUPS   (BX)(R11*8), Z5
+	VMOVUPS   64(BX)(R11*8), Z6
+	VMOVAPS   Z5, Z7
+	VPERMT2PS Z6, Z0, Z7
+	VMOVAPS   Z5, Z5
+	VPERMT2PS Z6, Z1, Z5
+	VMOVUPS   (R10)(R11*8), Z6
+	VMOVUPS   64(R10)(R11*8), Z22
+	VMOVAPS   Z6, Z23
+	VPERMT2PS Z22, Z0, Z23
+	VMOVAPS   Z6, Z6
+	VPERMT2PS Z22, Z1, Z6
+	VPXORD    Z8, Z8, Z8
+	VCMPPS    $0x07, Z7, Z7, K1
+	VCMPPS    $0x16, Z7, Z5, K1, K1
+	VBLENDMPS Z5, Z7, K1, Z9
+	VPBLENDMD win_one_16<>+0(SB), Z8, K1, Z10
+	VCMPPS    $0x07, Z9, Z9, K1
+	VCMPPS    $0x16, Z9, Z23, K1, K1
+	VBLENDMPS Z23, Z9, K1, Z11
+	VPBLENDMD Z2, Z10, K1, Z12
+	VCMPPS    $0x07, Z11, Z11, K1
+	VCMPPS    $0x16, Z11, Z6, K1, K1
+	VBLENDMPS Z6, Z11, K1, Z13
+	VPBLENDMD Z3, Z12, K1, Z14
+	VMOVUPS   Z13, (AX)(R11*4)
+	VPADDD    Z4, Z14, Z5
+	VMOVUPS   Z5, (CX)(R11*4)
+	VPADDD    win_step_16<>+0(SB), Z4, Z4
+	ADDQ      $0x00000010, R11
+	JMP       i_col
+
+i_tail:
+	TESTQ     R12, R12
+	JE        i_next
+	MOVQ      R12, R13
+	MOVL      $0xffffffff, R14
+	BZHIL     R13, R14, R14
+	KMOVW     R14, K1
+	SHRL      $0x10, R14
+	KMOVW     R14, K2
+	MOVQ      R12, R13
+	SHLQ      $0x01, R13
+	MOVL      $0xffffffff, R12
+	BZHIL     R13, R12, R12
+	KMOVW     R12, K2
+	SHRL      $0x10, R12
+	KMOVW     R12, K3
+	VMOVUPS.Z (BX)(R11*8), K2, Z5
+	VMOVUPS.Z 64(BX)(R11*8), K3, Z6
+	VMOVAPS   Z5, Z7
+	VPERMT2PS Z6, Z0, Z7
+	VMOVAPS   Z5, Z5
+	VPERMT2PS Z6, Z1, Z5
+	VMOVUPS.Z (R10)(R11*8), K2, Z6
+	VMOVUPS.Z 64(R10)(R11*8), K3, Z22
+	VMOVAPS   Z6, Z23
+	VPERMT2PS Z22, Z0, Z23
+	VMOVAPS   Z6, Z6
+	VPERMT2PS Z22, Z1, Z6
+	VPXORD    Z15, Z15, Z15
+	VCMPPS    $0x07, Z7, Z7, K2
+	VCMPPS    $0x16, Z7, Z5, K2, K2
+	VBLENDMPS Z5, Z7, K2, Z16
+	VPBLENDMD win_one_16<>+0(SB), Z15, K2, Z17
+	VCMPPS    $0x07, Z16, Z16, K2
+	VCMPPS    $0x16, Z16, Z23, K2, K2
+	VBLENDMPS Z23, Z16, K2, Z18
+	VPBLENDMD Z2, Z17, K2, Z19
+	VCMPPS    $0x07, Z18, Z18, K2
+	VCMPPS    $0x16, Z18, Z6, K2, K2
+	VBLENDMPS Z6, Z18, K2, Z20
+	VPBLENDMD Z3, Z19, K2, Z21
+	VMOVUPS   Z20, K1, (AX)(R11*4)
+	VPADDD    Z4, Z21, Z5
+	VMOVUPS   Z5, K1, (CX)(R11*4)
+	VPADDD    win_step_16<>+0(SB), Z4, Z4
+
+i_next:
+	LEAQ (AX)(R9*4), AX
+	LEAQ (CX)(R9*4), CX
+	LEAQ (DX)(DI*2), DX
+	LEAQ (BX)(SI*2), BX
+	DECQ R8
+	JNE  i_row
+	JMP  done
+
+noidx:
+	VMOVUPS win_even_16<>+0(SB), Z0
+	VMOVUPS win_odd_16<>+0(SB), Z1
+
+n_row:
+	MOVQ BX, CX
+	ADDQ SI, CX
+	XORQ DX, DX
+
+n_col:
+	MOVQ      R9, DI
+	SUBQ      DX, DI
+	CMPQ      DI, $0x00000010
+	JL        n_tail
+	VMOVUPS   (BX)(DX*8), Z2
+	VMOVUPS   64(BX)(DX*8), Z3
+	VMOVAPS   Z2, Z4
+	VPERMT2PS Z3, Z0, Z4
+	VMOVAPS   Z2, Z2
+	VPERMT2PS Z3, Z1, Z2
+	VMOVUPS   (CX)(DX*8), Z3
+	VMOVUPS   64(CX)(DX*8), Z11
+	VMOVAPS   Z3, Z12
+	VPERMT2PS Z11, Z0, Z12
+	VMOVAPS   Z3, Z3
+	VPERMT2PS Z11, Z1, Z3
+	VCMPPS    $0x07, Z4, Z4, K1
+	VCMPPS    $0x16, Z4, Z2, K1, K1
+	VBLENDMPS Z2, Z4, K1, Z5
+	VCMPPS    $0x07, Z5, Z5, K1
+	VCMPPS    $0x16, Z5, Z12, K1, K1
+	VBLENDMPS Z12, Z5, K1, Z6
+	VCMPPS    $0x07, Z6, Z6, K1
+	VCMPPS    $0x16, Z6, Z3, K1, K1
+	VBLENDMPS Z3, Z6, K1, Z7
+	VMOVUPS   Z7, (AX)(DX*4)
+	ADDQ      $0x00000010, DX
+	JMP       n_col
+
+n_tail:
+	TESTQ     DI, DI
+	JE        n_next
+	MOVQ      DI, R10
+	MOVL      $0xffffffff, R11
+	BZHIL     R10, R11, R11
+	KMOVW     R11, K1
+	SHRL      $0x10, R11
+	KMOVW     R11, K2
+	MOVQ      DI, R10
+	SHLQ      $0x01, R10
+	MOVL      $0xffffffff, DI
+	BZHIL     R10, DI, DI
+	KMOVW     DI, K2
+	SHRL      $0x10, DI
+	KMOVW     DI, K3
+	VMOVUPS.Z (BX)(DX*8), K2, Z2
+	VMOVUPS.Z 64(BX)(DX*8), K3, Z3
+	VMOVAPS   Z2, Z4
+	VPERMT2PS Z3, Z0, Z4
+	VMOVAPS   Z2, Z2
+	VPERMT2PS Z3, Z1, Z2
+	VMOVUPS.Z (CX)(DX*8), K2, Z3
+	VMOVUPS.Z 64(CX)(DX*8), K3, Z11
+	VMOVAPS   Z3, Z12
+	VPERMT2PS Z11, Z0, Z12
+	VMOVAPS   Z3, Z3
+	VPERMT2PS Z11, Z1, Z3
+	VCMPPS    $0x07, Z4, Z4, K2
+	VCMPPS    $0x16, Z4, Z2, K2, K2
+	VBLENDMPS Z2, Z4, K2, Z8
+	VCMPPS    $0x07, Z8, Z8, K2
+	VCMPPS    $0x16, Z8, Z12, K2, K2
+	VBLENDMPS Z12, Z8, K2, Z9
+	VCMPPS    $0x07, Z9, Z9, K2
+	VCMPPS    $0x16, Z9, Z3, K2, K2
+	VBLENDMPS Z3, Z9, K2, Z10
+	VMOVUPS   Z10, K1, (AX)(DX*4)
+
+n_next:
+	LEAQ (AX)(R9*4), AX
+	LEAQ (BX)(SI*2), BX
+	DECQ R8
+	JNE  n_row
+
+done:
+	VZEROUPPER
+	RET
+
+DATA win_even_16<>+0(SB)/4, $0x00000000
+DATA win_even_16<>+4(SB)/4, $0x00000002
+DATA win_even_16<>+8(SB)/4, $0x00000004
+DATA win_even_16<>+12(SB)/4, $0x00000006
+DATA win_even_16<>+16(SB)/4, $0x00000008
+DATA win_even_16<>+20(SB)/4, $0x0000000a
+DATA win_even_16<>+24(SB)/4, $0x0000000c
+DATA win_even_16<>+28(SB)/4, $0x0000000e
+DATA win_even_16<>+32(SB)/4, $0x00000010
+DATA win_even_16<>+36(SB)/4, $0x00000012
+DATA win_even_16<>+40(SB)/4, $0x00000014
+DATA win_even_16<>+44(SB)/4, $0x00000016
+DATA win_even_16<>+48(SB)/4, $0x00000018
+DATA win_even_16<>+52(SB)/4, $0x0000001a
+DATA win_even_16<>+56(SB)/4, $0x0000001c
+DATA win_even_16<>+60(SB)/4, $0x0000001e
+GLOBL win_even_16<>(SB), RODATA|NOPTR, $64
+
+DATA win_odd_16<>+0(SB)/4, $0x00000001
+DATA win_odd_16<>+4(SB)/4, $0x00000003
+DATA win_odd_16<>+8(SB)/4, $0x00000005
+DATA win_odd_16<>+12(SB)/4, $0x00000007
+DATA win_odd_16<>+16(SB)/4, $0x00000009
+DATA win_odd_16<>+20(SB)/4, $0x0000000b
+DATA win_odd_16<>+24(SB)/4, $0x0000000d
+DATA win_odd_16<>+28(SB)/4, $0x0000000f
+DATA win_odd_16<>+32(SB)/4, $0x00000011
+DATA win_odd_16<>+36(SB)/4, $0x00000013
+DATA win_odd_16<>+40(SB)/4, $0x00000015
+DATA win_odd_16<>+44(SB)/4, $0x00000017
+DATA win_odd_16<>+48(SB)/4, $0x00000019
+DATA win_odd_16<>+52(SB)/4, $0x0000001b
+DATA win_odd_16<>+56(SB)/4, $0x0000001d
+DATA win_odd_16<>+60(SB)/4, $0x0000001f
+GLOBL win_odd_16<>(SB), RODATA|NOPTR, $64
+
+DATA win_pos2order_16<>+0(SB)/4, $0x00000000
+DATA win_pos2order_16<>+4(SB)/4, $0x00000002
+DATA win_pos2order_16<>+8(SB)/4, $0x00000004
+DATA win_pos2order_16<>+12(SB)/4, $0x00000006
+DATA win_pos2order_16<>+16(SB)/4, $0x00000008
+DATA win_pos2order_16<>+20(SB)/4, $0x0000000a
+DATA win_pos2order_16<>+24(SB)/4, $0x0000000c
+DATA win_pos2order_16<>+28(SB)/4, $0x0000000e
+DATA win_pos2order_16<>+32(SB)/4, $0x00000010
+DATA win_pos2order_16<>+36(SB)/4, $0x00000012
+DATA win_pos2order_16<>+40(SB)/4, $0x00000014
+DATA win_pos2order_16<>+44(SB)/4, $0x00000016
+DATA win_pos2order_16<>+48(SB)/4, $0x00000018
+DATA win_pos2order_16<>+52(SB)/4, $0x0000001a
+DATA win_pos2order_16<>+56(SB)/4, $0x0000001c
+DATA win_pos2order_16<>+60(SB)/4, $0x0000001e
+GLOBL win_pos2order_16<>(SB), RODATA|NOPTR, $64
+
+DATA win_one_16<>+0(SB)/4, $0x00000001
+DATA win_one_16<>+4(SB)/4, $0x00000001
+DATA win_one_16<>+8(SB)/4, $0x00000001
+DATA win_one_16<>+12(SB)/4, $0x00000001
+DATA win_one_16<>+16(SB)/4, $0x00000001
+DATA win_one_16<>+20(SB)/4, $0x00000001
+DATA win_one_16<>+24(SB)/4, $0x00000001
+DATA win_one_16<>+28(SB)/4, $0x00000001
+DATA win_one_16<>+32(SB)/4, $0x00000001
+DATA win_one_16<>+36(SB)/4, $0x00000001
+DATA win_one_16<>+40(SB)/4, $0x00000001
+DATA win_one_16<>+44(SB)/4, $0x00000001
+DATA win_one_16<>+48(SB)/4, $0x00000001
+DATA win_one_16<>+52(SB)/4, $0x00000001
+DATA win_one_16<>+56(SB)/4, $0x00000001
+DATA win_one_16<>+60(SB)/4, $0x00000001
+GLOBL win_one_16<>(SB), RODATA|NOPTR, $64
+
+DATA win_step_16<>+0(SB)/4, $0x00000020
+DATA win_step_16<>+4(SB)/4, $0x00000020
+DATA win_step_16<>+8(SB)/4, $0x00000020
+DATA win_step_16<>+12(SB)/4, $0x00000020
+DATA win_step_16<>+16(SB)/4, $0x00000020
+DATA win_step_16<>+20(SB)/4, $0x00000020
+DATA win_step_16<>+24(SB)/4, $0x00000020
+DATA win_step_16<>+28(SB)/4, $0x00000020
+DATA win_step_16<>+32(SB)/4, $0x00000020
+DATA win_step_16<>+36(SB)/4, $0x00000020
+DATA win_step_16<>+40(SB)/4, $0x00000020
+DATA win_step_16<>+44(SB)/4, $0x00000020
+DATA win_step_16<>+48(SB)/4, $0x00000020
+DATA win_step_16<>+52(SB)/4, $0x00000020
+DATA win_step_16<>+56(SB)/4, $0x00000020
+DATA win_step_16<>+60(SB)/4, $0x00000020
+GLOBL win_step_16<>(SB), RODATA|NOPTR, $64
+
+// func maxUnpool2x2AVX512(dx []float32, dy []float32, idx []int32, ldx int, iw int, oh int, ow int) bool
+// Requires: AVX, AVX512F, BMI2
+TEXT ·maxUnpool2x2AVX512(SB), NOSPLIT, $0-105
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dy_base+24(FP), CX
+	MOVQ         idx_base+48(FP), DX
+	MOVQ         ldx+72(FP), BX
+	MOVQ         iw+80(FP), SI
+	MOVQ         oh+88(FP), DI
+	MOVQ         ow+96(FP), R8
+	SHLQ         $0x02, BX
+	TESTQ        DI, DI
+	JE           ok
+	TESTQ        R8, R8
+	JE           ok
+	VPBROADCASTD SI, Z0
+	LEAQ         1(SI), SI
+	VPBROADCASTD SI, Z1
+	VMOVUPS      win_ilvlo_16<>+0(SB), Z2
+	VMOVUPS      win_ilvhi_16<>+0(SB), Z3
+	VMOVUPS      win_pos2_16<>+0(SB), Z4
+
+row:
+	MOVQ    AX, SI
+	ADDQ    BX, SI
+	VMOVUPS Z4, Z5
+	XORQ    R9, R9
+
+col:
+	MOVQ      R8, R10
+	SUBQ      R9, R10
+	CMPQ      R10, $0x00000010
+	JL        tail
+	MOVL      $0x0000ffff, R11
+	VMOVUPS   (CX)(R9*4), Z6
+	VMOVUPS   (DX)(R9*4), Z7
+	VPSUBD    Z5, Z7, Z7
+	VPXORD    Z8, Z8, Z8
+	VPCMPEQD  Z8, Z7, K1
+	VPCMPEQD  win_one_16<>+0(SB), Z7, K2
+	VPCMPEQD  Z0, Z7, K3
+	VPCMPEQD  Z1, Z7, K4
+	KORW      K2, K1, K5
+	KORW      K3, K5, K5
+	KORW      K4, K5, K5
+	KMOVW     K5, R10
+	VMOVAPS.Z Z6, K1, Z7
+	VMOVAPS.Z Z6, K2, Z10
+	VMOVAPS.Z Z6, K3, Z11
+	VMOVAPS.Z Z6, K4, Z6
+	ANDL      R11, R10
+	CMPL      R10, R11
+	JNE       bad
+	VMOVAPS   Z7, Z12
+	VPERMT2PS Z10, Z2, Z12
+	VMOVAPS   Z7, Z7
+	VPERMT2PS Z10, Z3, Z7
+	VMOVUPS   Z12, (AX)(R9*8)
+	VMOVUPS   Z7, 64(AX)(R9*8)
+	VMOVAPS   Z11, Z7
+	VPERMT2PS Z6, Z2, Z7
+	VMOVAPS   Z11, Z10
+	VPERMT2PS Z6, Z3, Z10
+	VMOVUPS   Z7, (SI)(R9*8)
+	VMOVUPS   Z10, 64(SI)(R9*8)
+	VPADDD    win_step_16<>+0(SB), Z5, Z5
+	ADDQ      $0x00000010, R9
+	JMP       col
+
+tail:
+	TESTQ     R10, R10
+	JE        next
+	MOVL      $0x0000ffff, R12
+	MOVQ      R10, R11
+	BZHIL     R10, R12, R12
+	MOVL      $0xffffffff, R13
+	BZHIL     R11, R13, R13
+	KMOVW     R13, K1
+	SHRL      $0x10, R13
+	KMOVW     R13, K2
+	VMOVUPS.Z (CX)(R9*4), K1, Z6
+	VMOVUPS.Z (DX)(R9*4), K1, Z7
+	VPSUBD    Z5, Z7, Z7
+	VPXORD    Z9, Z9, Z9
+	VPCMPEQD  Z9, Z7, K1
+	VPCMPEQD  win_one_16<>+0(SB), Z7, K2
+	VPCMPEQD  Z0, Z7, K3
+	VPCMPEQD  Z1, Z7, K4
+	KORW      K2, K1, K5
+	KORW      K3, K5, K5
+	KORW      K4, K5, K5
+	KMOVW     K5, R11
+	VMOVAPS.Z Z6, K1, Z7
+	VMOVAPS.Z Z6, K2, Z10
+	VMOVAPS.Z Z6, K3, Z11
+	VMOVAPS.Z Z6, K4, Z6
+	ANDL      R12, R11
+	CMPL      R11, R12
+	JNE       bad
+	SHLQ      $0x01, R10
+	MOVL      $0xffffffff, R11
+	BZHIL     R10, R11, R11
+	KMOVW     R11, K1
+	SHRL      $0x10, R11
+	KMOVW     R11, K2
+	VMOVAPS   Z7, Z12
+	VPERMT2PS Z10, Z2, Z12
+	VMOVAPS   Z7, Z7
+	VPERMT2PS Z10, Z3, Z7
+	VMOVUPS   Z12, K1, (AX)(R9*8)
+	VMOVUPS   Z7, K2, 64(AX)(R9*8)
+	VMOVAPS   Z11, Z7
+	VPERMT2PS Z6, Z2, Z7
+	VMOVAPS   Z11, Z10
+	VPERMT2PS Z6, Z3, Z10
+	VMOVUPS   Z7, K1, (SI)(R9*8)
+	VMOVUPS   Z10, K2, 64(SI)(R9*8)
+	VPADDD    win_step_16<>+0(SB), Z5, Z5
+
+next:
+	LEAQ   (CX)(R8*4), CX
+	LEAQ   (DX)(R8*4), DX
+	VPADDD Z0, Z4, Z4
+	VPADDD Z0, Z4, Z4
+	LEAQ   (AX)(BX*2), AX
+	DECQ   DI
+	JNE    row
+
+ok:
+	MOVB $0x01, AL
+	MOVB AL, ret+104(FP)
+	VZEROUPPER
+	RET
+
+bad:
+	MOVB $0x00, AL
+	MOVB AL, ret+104(FP)
+	VZEROUPPER
+	RET
+
+DATA win_ilvlo_16<>+0(SB)/4, $0x00000000
+DATA win_ilvlo_16<>+4(SB)/4, $0x00000010
+DATA win_ilvlo_16<>+8(SB)/4, $0x00000001
+DATA win_ilvlo_16<>+12(SB)/4, $0x00000011
+DATA win_ilvlo_16<>+16(SB)/4, $0x00000002
+DATA win_ilvlo_16<>+20(SB)/4, $0x00000012
+DATA win_ilvlo_16<>+24(SB)/4, $0x00000003
+DATA win_ilvlo_16<>+28(SB)/4, $0x00000013
+DATA win_ilvlo_16<>+32(SB)/4, $0x00000004
+DATA win_ilvlo_16<>+36(SB)/4, $0x00000014
+DATA win_ilvlo_16<>+40(SB)/4, $0x00000005
+DATA win_ilvlo_16<>+44(SB)/4, $0x00000015
+DATA win_ilvlo_16<>+48(SB)/4, $0x00000006
+DATA win_ilvlo_16<>+52(SB)/4, $0x00000016
+DATA win_ilvlo_16<>+56(SB)/4, $0x00000007
+DATA win_ilvlo_16<>+60(SB)/4, $0x00000017
+GLOBL win_ilvlo_16<>(SB), RODATA|NOPTR, $64
+
+DATA win_ilvhi_16<>+0(SB)/4, $0x00000008
+DATA win_ilvhi_16<>+4(SB)/4, $0x00000018
+DATA win_ilvhi_16<>+8(SB)/4, $0x00000009
+DATA win_ilvhi_16<>+12(SB)/4, $0x00000019
+DATA win_ilvhi_16<>+16(SB)/4, $0x0000000a
+DATA win_ilvhi_16<>+20(SB)/4, $0x0000001a
+DATA win_ilvhi_16<>+24(SB)/4, $0x0000000b
+DATA win_ilvhi_16<>+28(SB)/4, $0x0000001b
+DATA win_ilvhi_16<>+32(SB)/4, $0x0000000c
+DATA win_ilvhi_16<>+36(SB)/4, $0x0000001c
+DATA win_ilvhi_16<>+40(SB)/4, $0x0000000d
+DATA win_ilvhi_16<>+44(SB)/4, $0x0000001d
+DATA win_ilvhi_16<>+48(SB)/4, $0x0000000e
+DATA win_ilvhi_16<>+52(SB)/4, $0x0000001e
+DATA win_ilvhi_16<>+56(SB)/4, $0x0000000f
+DATA win_ilvhi_16<>+60(SB)/4, $0x0000001f
+GLOBL win_ilvhi_16<>(SB), RODATA|NOPTR, $64
+
+DATA win_pos2_16<>+0(SB)/4, $0x00000000
+DATA win_pos2_16<>+4(SB)/4, $0x00000002
+DATA win_pos2_16<>+8(SB)/4, $0x00000004
+DATA win_pos2_16<>+12(SB)/4, $0x00000006
+DATA win_pos2_16<>+16(SB)/4, $0x00000008
+DATA win_pos2_16<>+20(SB)/4, $0x0000000a
+DATA win_pos2_16<>+24(SB)/4, $0x0000000c
+DATA win_pos2_16<>+28(SB)/4, $0x0000000e
+DATA win_pos2_16<>+32(SB)/4, $0x00000010
+DATA win_pos2_16<>+36(SB)/4, $0x00000012
+DATA win_pos2_16<>+40(SB)/4, $0x00000014
+DATA win_pos2_16<>+44(SB)/4, $0x00000016
+DATA win_pos2_16<>+48(SB)/4, $0x00000018
+DATA win_pos2_16<>+52(SB)/4, $0x0000001a
+DATA win_pos2_16<>+56(SB)/4, $0x0000001c
+DATA win_pos2_16<>+60(SB)/4, $0x0000001e
+GLOBL win_pos2_16<>(SB), RODATA|NOPTR, $64
+
+// func copyBlocksAVX512(dst []float32, ldd int, bd int, src []float32, lds int, bs int, blocks int, rows int, cols int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·copyBlocksAVX512(SB), NOSPLIT, $0-104
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  ldd+24(FP), CX
+	MOVQ  src_base+40(FP), DX
+	MOVQ  lds+64(FP), BX
+	MOVQ  blocks+80(FP), SI
+	MOVQ  cols+96(FP), DI
+	SHLQ  $0x02, CX
+	SHLQ  $0x02, BX
+	TESTQ SI, SI
+	JE    done
+	TESTQ DI, DI
+	JE    done
+	MOVQ  DI, R8
+	ANDQ  $-16, R8
+	MOVQ  DI, R9
+	SUBQ  R8, R9
+	MOVL  $0xffffffff, R10
+	BZHIL R9, R10, R10
+	KMOVW R10, K1
+	SHRL  $0x10, R10
+	KMOVW R10, K2
+
+block:
+	MOVQ  AX, R9
+	MOVQ  DX, R10
+	MOVQ  rows+88(FP), R11
+	TESTQ R11, R11
+	JE    done
+
+row:
+	XORQ R12, R12
+
+col4:
+	LEAQ    64(R12), R13
+	CMPQ    R13, R8
+	JA      col1
+	VMOVUPS (R10)(R12*4), Z0
+	VMOVUPS Z0, (R9)(R12*4)
+	VMOVUPS 64(R10)(R12*4), Z0
+	VMOVUPS Z0, 64(R9)(R12*4)
+	VMOVUPS 128(R10)(R12*4), Z0
+	VMOVUPS Z0, 128(R9)(R12*4)
+	VMOVUPS 192(R10)(R12*4), Z0
+	VMOVUPS Z0, 192(R9)(R12*4)
+	MOVQ    R13, R12
+	JMP     col4
+
+col1:
+	CMPQ    R12, R8
+	JAE     tail
+	VMOVUPS (R10)(R12*4), Z0
+	VMOVUPS Z0, (R9)(R12*4)
+	ADDQ    $0x00000010, R12
+	JMP     col1
+
+tail:
+	CMPQ      R12, DI
+	JAE       next
+	VMOVUPS.Z (R10)(R12*4), K1, Z0
+	VMOVUPS   Z0, K1, (R9)(R12*4)
+
+next:
+	ADDQ CX, R9
+	ADDQ BX, R10
+	DECQ R11
+	JNE  row
+	MOVQ bd+32(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	MOVQ bs+72(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	DECQ SI
+	JNE  block
+
+done:
+	VZEROUPPER
+	RET
+
+// func addBlocksAVX512(dst []float32, ldd int, bd int, src []float32, lds int, bs int, blocks int, rows int, cols int)
+// Requires: AVX, AVX512F
+TEXT ·addBlocksAVX512(SB), NOSPLIT, $0-104
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  ldd+24(FP), CX
+	MOVQ  src_base+40(FP), DX
+	MOVQ  lds+64(FP), BX
+	MOVQ  blocks+80(FP), SI
+	MOVQ  cols+96(FP), DI
+	SHLQ  $0x02, CX
+	SHLQ  $0x02, BX
+	TESTQ SI, SI
+	JE    done
+	TESTQ DI, DI
+	JE    done
+	MOVQ  DI, R8
+	ANDQ  $-16, R8
+
+block:
+	MOVQ  AX, R9
+	MOVQ  DX, R10
+	MOVQ  rows+88(FP), R11
+	TESTQ R11, R11
+	JE    done
+
+row:
+	XORQ R12, R12
+
+col4:
+	LEAQ    64(R12), R13
+	CMPQ    R13, R8
+	JA      col1
+	VMOVUPS (R10)(R12*4), Z0
+	VMOVUPS (R9)(R12*4), Z1
+	VADDPS  Z0, Z1, Z0
+	VMOVUPS Z0, (R9)(R12*4)
+	VMOVUPS 64(R10)(R12*4), Z0
+	VMOVUPS 64(R9)(R12*4), Z1
+	VADDPS  Z0, Z1, Z0
+	VMOVUPS Z0, 64(R9)(R12*4)
+	VMOVUPS 128(R10)(R12*4), Z0
+	VMOVUPS 128(R9)(R12*4), Z1
+	VADDPS  Z0, Z1, Z0
+	VMOVUPS Z0, 128(R9)(R12*4)
+	VMOVUPS 192(R10)(R12*4), Z0
+	VMOVUPS 192(R9)(R12*4), Z1
+	VADDPS  Z0, Z1, Z0
+	VMOVUPS Z0, 192(R9)(R12*4)
+	MOVQ    R13, R12
+	JMP     col4
+
+col1:
+	CMPQ    R12, R8
+	JAE     tail
+	VMOVUPS (R10)(R12*4), Z0
+	VMOVUPS (R9)(R12*4), Z1
+	VADDPS  Z0, Z1, Z0
+	VMOVUPS Z0, (R9)(R12*4)
+	ADDQ    $0x00000010, R12
+	JMP     col1
+
+tail:
+	CMPQ    R12, DI
+	JAE     next
+	MOVQ    DI, R13
+	SUBQ    R12, R13
+	TESTQ   $0x00000008, R13
+	JE      t4
+	VMOVUPS (R10)(R12*4), Y0
+	VADDPS  (R9)(R12*4), Y0, Y0
+	VMOVUPS Y0, (R9)(R12*4)
+	ADDQ    $0x00000008, R12
+
+t4:
+	TESTQ   $0x00000004, R13
+	JE      t1
+	VMOVUPS (R10)(R12*4), X0
+	VADDPS  (R9)(R12*4), X0, X0
+	VMOVUPS X0, (R9)(R12*4)
+	ADDQ    $0x00000004, R12
+
+t1:
+	CMPQ   R12, DI
+	JAE    tdone
+	VMOVSS (R10)(R12*4), X0
+	VADDSS (R9)(R12*4), X0, X0
+	VMOVSS X0, (R9)(R12*4)
+	INCQ   R12
+	JMP    t1
+
+tdone:
+next:
+	ADDQ CX, R9
+	ADDQ BX, R10
+	DECQ R11
+	JNE  row
+	MOVQ bd+32(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, AX
+	MOVQ bs+72(FP), R9
+	SHLQ $0x02, R9
+	ADDQ R9, DX
+	DECQ SI
+	JNE  block
+
+done:
+	VZEROUPPER
+	RET
+
+// func conv3x3AVX512(y []float32, ldy int, x []float32, ldx int, w []float32, rows int, cols int, acc bool)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·conv3x3AVX512(SB), NOSPLIT, $0-105
+	MOVQ         y_base+0(FP), AX
+	MOVQ         ldy+24(FP), CX
+	MOVQ         x_base+32(FP), DX
+	MOVQ         ldx+56(FP), BX
+	MOVQ         w_base+64(FP), SI
+	MOVQ         rows+88(FP), DI
+	MOVQ         cols+96(FP), R8
+	MOVB         acc+104(FP), R9
+	SHLQ         $0x02, CX
+	SHLQ         $0x02, BX
+	VBROADCASTSS (SI), Z0
+	VBROADCASTSS 4(SI), Z1
+	VBROADCASTSS 8(SI), Z2
+	VBROADCASTSS 12(SI), Z3
+	VBROADCASTSS 16(SI), Z4
+	VBROADCASTSS 20(SI), Z5
+	VBROADCASTSS 24(SI), Z6
+	VBROADCASTSS 28(SI), Z7
+	VBROADCASTSS 32(SI), Z8
+	MOVQ         R8, SI
+	ANDQ         $0x0000000f, SI
+	MOVL         $0xffffffff, R10
+	BZHIL        SI, R10, R10
+	KMOVW        R10, K1
+	SHRL         $0x10, R10
+	KMOVW        R10, K2
+	MOVQ         R8, SI
+	ANDQ         $-16, SI
+	TESTB        R9, R9
+	JNE          acc
+
+s_row:
+	LEAQ (DX)(BX*1), R10
+	LEAQ (R10)(BX*1), R11
+	XORQ R9, R9
+
+s_col:
+	CMPQ        R9, SI
+	JAE         s_tail
+	VXORPS      Z9, Z9, Z9
+	VFMADD231PS (DX)(R9*4), Z0, Z9
+	VFMADD231PS 4(DX)(R9*4), Z1, Z9
+	VFMADD231PS 8(DX)(R9*4), Z2, Z9
+	VFMADD231PS (R10)(R9*4), Z3, Z9
+	VFMADD231PS 4(R10)(R9*4), Z4, Z9
+	VFMADD231PS 8(R10)(R9*4), Z5, Z9
+	VFMADD231PS (R11)(R9*4), Z6, Z9
+	VFMADD231PS 4(R11)(R9*4), Z7, Z9
+	VFMADD231PS 8(R11)(R9*4), Z8, Z9
+	VMOVUPS     Z9, (AX)(R9*4)
+	ADDQ        $0x00000010, R9
+	JMP         s_col
+
+s_tail:
+	CMPQ        R9, R8
+	JAE         s_next
+	VXORPS      Z9, Z9, Z9
+	VMOVUPS.Z   (DX)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z0, Z9
+	VMOVUPS.Z   4(DX)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z1, Z9
+	VMOVUPS.Z   8(DX)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z2, Z9
+	VMOVUPS.Z   (R10)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z3, Z9
+	VMOVUPS.Z   4(R10)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z4, Z9
+	VMOVUPS.Z   8(R10)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z5, Z9
+	VMOVUPS.Z   (R11)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z6, Z9
+	VMOVUPS.Z   4(R11)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z7, Z9
+	VMOVUPS.Z   8(R11)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z8, Z9
+	VMOVUPS     Z9, K1, (AX)(R9*4)
+
+s_next:
+	ADDQ CX, AX
+	ADDQ BX, DX
+	DECQ DI
+	JNE  s_row
+	JMP  done
+
+acc:
+a_row:
+	LEAQ (DX)(BX*1), R10
+	LEAQ (R10)(BX*1), R11
+	XORQ R9, R9
+
+a_col:
+	CMPQ        R9, SI
+	JAE         a_tail
+	VMOVUPS     (AX)(R9*4), Z9
+	VMOVUPS     Z9, Z9
+	VFMADD231PS (DX)(R9*4), Z0, Z9
+	VFMADD231PS 4(DX)(R9*4), Z1, Z9
+	VFMADD231PS 8(DX)(R9*4), Z2, Z9
+	VFMADD231PS (R10)(R9*4), Z3, Z9
+	VFMADD231PS 4(R10)(R9*4), Z4, Z9
+	VFMADD231PS 8(R10)(R9*4), Z5, Z9
+	VFMADD231PS (R11)(R9*4), Z6, Z9
+	VFMADD231PS 4(R11)(R9*4), Z7, Z9
+	VFMADD231PS 8(R11)(R9*4), Z8, Z9
+	VMOVUPS     Z9, (AX)(R9*4)
+	ADDQ        $0x00000010, R9
+	JMP         a_col
+
+a_tail:
+	CMPQ        R9, R8
+	JAE         a_next
+	VMOVUPS.Z   (AX)(R9*4), K1, Z9
+	VMOVUPS     Z9, Z9
+	VMOVUPS.Z   (DX)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z0, Z9
+	VMOVUPS.Z   4(DX)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z1, Z9
+	VMOVUPS.Z   8(DX)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z2, Z9
+	VMOVUPS.Z   (R10)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z3, Z9
+	VMOVUPS.Z   4(R10)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z4, Z9
+	VMOVUPS.Z   8(R10)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z5, Z9
+	VMOVUPS.Z   (R11)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z6, Z9
+	VMOVUPS.Z   4(R11)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z7, Z9
+	VMOVUPS.Z   8(R11)(R9*4), K1, Z10
+	VFMADD231PS Z10, Z8, Z9
+	VMOVUPS     Z9, K1, (AX)(R9*4)
+
+a_next:
+	ADDQ CX, AX
+	ADDQ BX, DX
+	DECQ DI
+	JNE  a_row
+
+done:
+	VZEROUPPER
+	RET
+
+// func corr3x3AVX512(acc []float32, dy []float32, ldy int, x []float32, ldx int, rows int, cols int)
+// Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2
+TEXT ·corr3x3AVX512(SB), NOSPLIT, $0-104
+	MOVQ   acc_base+0(FP), AX
+	MOVQ   dy_base+24(FP), CX
+	MOVQ   ldy+48(FP), DX
+	MOVQ   x_base+56(FP), BX
+	MOVQ   ldx+80(FP), SI
+	MOVQ   rows+88(FP), DI
+	MOVQ   cols+96(FP), R8
+	SHLQ   $0x02, DX
+	SHLQ   $0x02, SI
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	MOVQ   R8, R9
+	ANDQ   $0x0000000f, R9
+	MOVL   $0xffffffff, R10
+	BZHIL  R9, R10, R10
+	KMOVW  R10, K1
+	SHRL   $0x10, R10
+	KMOVW  R10, K2
+	MOVQ   R8, R9
+	ANDQ   $-16, R9
+
+row:
+	LEAQ (BX)(SI*1), R11
+	LEAQ (R11)(SI*1), R12
+	XORQ R10, R10
+
+col:
+	CMPQ        R10, R9
+	JAE         tail
+	VMOVUPS     (CX)(R10*4), Z9
+	VFMADD231PS (BX)(R10*4), Z9, Z0
+	VFMADD231PS 4(BX)(R10*4), Z9, Z1
+	VFMADD231PS 8(BX)(R10*4), Z9, Z2
+	VFMADD231PS (R11)(R10*4), Z9, Z3
+	VFMADD231PS 4(R11)(R10*4), Z9, Z4
+	VFMADD231PS 8(R11)(R10*4), Z9, Z5
+	VFMADD231PS (R12)(R10*4), Z9, Z6
+	VFMADD231PS 4(R12)(R10*4), Z9, Z7
+	VFMADD231PS 8(R12)(R10*4), Z9, Z8
+	ADDQ        $0x00000010, R10
+	JMP         col
+
+tail:
+	CMPQ        R10, R8
+	JAE         next
+	VMOVUPS.Z   (CX)(R10*4), K1, Z9
+	VMOVUPS.Z   (BX)(R10*4), K1, Z10
+	VFMADD231PS Z10, Z9, Z0
+	VMOVUPS.Z   4(BX)(R10*4), K1, Z10
+	VFMADD231PS Z10, Z9, Z1
+	VMOVUPS.Z   8(BX)(R10*4), K1, Z10
+	VFMADD231PS Z10, Z9, Z2
+	VMOVUPS.Z   (R11)(R10*4), K1, Z10
+	VFMADD231PS Z10, Z9, Z3
+	VMOVUPS.Z   4(R11)(R10*4), K1, Z10
+	VFMADD231PS Z10, Z9, Z4
+	VMOVUPS.Z   8(R11)(R10*4), K1, Z10
+	VFMADD231PS Z10, Z9, Z5
+	VMOVUPS.Z   (R12)(R10*4), K1, Z10
+	VFMADD231PS Z10, Z9, Z6
+	VMOVUPS.Z   4(R12)(R10*4), K1, Z10
+	VFMADD231PS Z10, Z9, Z7
+	VMOVUPS.Z   8(R12)(R10*4), K1, Z10
+	VFMADD231PS Z10, Z9, Z8
+
+next:
+	ADDQ          DX, CX
+	ADDQ          SI, BX
+	DECQ          DI
+	JNE           row
+	VEXTRACTF32X8 $0x01, Z0, Y9
+	VADDPS        Y9, Y0, Y0
+	VEXTRACTF32X4 $0x01, Y0, X9
+	VADDPS        X9, X0, X0
+	VPERMILPS     $0x4e, X0, X9
+	VADDPS        X9, X0, X0
+	VPERMILPS     $0xb1, X0, X9
+	VADDPS        X9, X0, X0
+	VADDSS        (AX), X0, X0
+	VMOVSS        X0, (AX)
+	VEXTRACTF32X8 $0x01, Z1, Y0
+	VADDPS        Y0, Y1, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDPS        X1, X0, X0
+	VADDSS        4(AX), X0, X0
+	VMOVSS        X0, 4(AX)
+	VEXTRACTF32X8 $0x01, Z2, Y0
+	VADDPS        Y0, Y2, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDPS        X1, X0, X0
+	VADDSS        8(AX), X0, X0
+	VMOVSS        X0, 8(AX)
+	VEXTRACTF32X8 $0x01, Z3, Y0
+	VADDPS        Y0, Y3, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDPS        X1, X0, X0
+	VADDSS        12(AX), X0, X0
+	VMOVSS        X0, 12(AX)
+	VEXTRACTF32X8 $0x01, Z4, Y0
+	VADDPS        Y0, Y4, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDPS        X1, X0, X0
+	VADDSS        16(AX), X0, X0
+	VMOVSS        X0, 16(AX)
+	VEXTRACTF32X8 $0x01, Z5, Y0
+	VADDPS        Y0, Y5, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDPS        X1, X0, X0
+	VADDSS        20(AX), X0, X0
+	VMOVSS        X0, 20(AX)
+	VEXTRACTF32X8 $0x01, Z6, Y0
+	VADDPS        Y0, Y6, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDPS        X1, X0, X0
+	VADDSS        24(AX), X0, X0
+	VMOVSS        X0, 24(AX)
+	VEXTRACTF32X8 $0x01, Z7, Y0
+	VADDPS        Y0, Y7, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDPS        X1, X0, X0
+	VADDSS        28(AX), X0, X0
+	VMOVSS        X0, 28(AX)
+	VEXTRACTF32X8 $0x01, Z8, Y0
+	VADDPS        Y0, Y8, Y0
+	VEXTRACTF32X4 $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0x4e, X0, X1
+	VADDPS        X1, X0, X0
+	VPERMILPS     $0xb1, X0, X1
+	VADDPS        X1, X0, X0
+	VADDSS        32(AX), X0, X0
+	VMOVSS        X0, 32(AX)
+	VZEROUPPER
+	RET
+
+// func col2im3x3AVX512(dx []float32, ldx int, col []float32, ts int, oh int, ow int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI, BMI2, CMOV
+TEXT ·col2im3x3AVX512(SB), NOSPLIT, $0-80
+	MOVQ  dx_base+0(FP), AX
+	MOVQ  ldx+24(FP), CX
+	MOVQ  col_base+32(FP), DX
+	MOVQ  ts+56(FP), BX
+	MOVQ  oh+64(FP), SI
+	MOVQ  ow+72(FP), DI
+	SHLQ  $0x02, CX
+	SHLQ  $0x02, BX
+	TESTQ SI, SI
+	JE    done
+	TESTQ DI, DI
+	JE    done
+	XORQ  R8, R8
+
+row:
+	XORQ R9, R9
+
+chunk:
+	VXORPS    Z0, Z0, Z0
+	MOVQ      R8, R10
+	SUBQ      $0x00000000, R10
+	JL        a0_skip
+	CMPQ      R10, SI
+	JGE       a0_skip
+	IMULQ     DI, R10
+	LEAQ      (DX)(R10*4), R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000000, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000000, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z (R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	ADDQ      BX, R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000001, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000001, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z -4(R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	ADDQ      BX, R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000002, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000002, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z -8(R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+
+a0_skip:
+	MOVQ      R8, R10
+	SUBQ      $0x00000001, R10
+	JL        a1_skip
+	CMPQ      R10, SI
+	JGE       a1_skip
+	IMULQ     DI, R10
+	LEAQ      (DX)(R10*4), R10
+	ADDQ      BX, R10
+	ADDQ      BX, R10
+	ADDQ      BX, R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000000, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000000, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z (R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	ADDQ      BX, R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000001, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000001, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z -4(R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	ADDQ      BX, R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000002, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000002, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z -8(R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+
+a1_skip:
+	MOVQ      R8, R10
+	SUBQ      $0x00000002, R10
+	JL        a2_skip
+	CMPQ      R10, SI
+	JGE       a2_skip
+	IMULQ     DI, R10
+	LEAQ      (DX)(R10*4), R10
+	ADDQ      BX, R10
+	ADDQ      BX, R10
+	ADDQ      BX, R10
+	ADDQ      BX, R10
+	ADDQ      BX, R10
+	ADDQ      BX, R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000000, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000000, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z (R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	ADDQ      BX, R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000001, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000001, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z -4(R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	ADDQ      BX, R10
+	MOVQ      DI, R12
+	ADDQ      $0x00000002, R12
+	SUBQ      R9, R12
+	XORQ      R11, R11
+	CMPQ      R12, R11
+	CMOVQLT   R11, R12
+	MOVQ      $0x0000000000000010, R11
+	CMPQ      R12, R11
+	CMOVQGT   R11, R12
+	MOVQ      $0x0000000000000002, R11
+	SUBQ      R9, R11
+	XORQ      R13, R13
+	CMPQ      R11, R13
+	CMOVQLT   R13, R11
+	MOVQ      $0x0000000000000010, R13
+	CMPQ      R11, R13
+	CMOVQGT   R13, R11
+	MOVL      $0x0000ffff, R13
+	MOVL      $0x0000ffff, R14
+	BZHIL     R12, R13, R13
+	BZHIL     R11, R14, R14
+	ANDNL     R13, R14, R13
+	KMOVW     R13, K1
+	VMOVUPS.Z -8(R10)(R9*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+
+a2_skip:
+	MOVQ    DI, R10
+	ADDQ    $0x00000002, R10
+	SUBQ    R9, R10
+	XORQ    R11, R11
+	CMPQ    R10, R11
+	CMOVQLT R11, R10
+	MOVQ    $0x0000000000000010, R11
+	CMPQ    R10, R11
+	CMOVQGT R11, R10
+	XORQ    R11, R11
+	MOVL    $0x0000ffff, R12
+	MOVL    $0x0000ffff, R13
+	BZHIL   R10, R12, R12
+	BZHIL   R11, R13, R13
+	ANDNL   R12, R13, R12
+	KMOVW   R12, K1
+	VMOVUPS Z0, K1, (AX)(R9*4)
+	ADDQ    $0x00000010, R9
+	MOVQ    DI, R10
+	ADDQ    $0x00000002, R10
+	CMPQ    R9, R10
+	JL      chunk
+	ADDQ    CX, AX
+	INCQ    R8
+	MOVQ    SI, R10
+	ADDQ    $0x00000002, R10
+	CMPQ    R8, R10
+	JL      row
+
+done:
+	VZEROUPPER
+	RET

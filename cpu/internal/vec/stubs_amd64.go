@@ -273,3 +273,45 @@ func toBFloatAVX512(dst []uint16, src []float32)
 
 //go:noescape
 func fromBFloatAVX512(dst []float32, src []uint16)
+
+//go:noescape
+func maxPool2x2AVX2(out []float32, idx []int32, x []float32, ldx int, iw int, oh int, ow int)
+
+//go:noescape
+func maxUnpool2x2AVX2(dx []float32, dy []float32, idx []int32, ldx int, iw int, oh int, ow int) bool
+
+//go:noescape
+func copyBlocksAVX2(dst []float32, ldd int, bd int, src []float32, lds int, bs int, blocks int, rows int, cols int)
+
+//go:noescape
+func addBlocksAVX2(dst []float32, ldd int, bd int, src []float32, lds int, bs int, blocks int, rows int, cols int)
+
+//go:noescape
+func conv3x3AVX2(y []float32, ldy int, x []float32, ldx int, w []float32, rows int, cols int, acc bool)
+
+//go:noescape
+func corr3x3AVX2(acc []float32, dy []float32, ldy int, x []float32, ldx int, rows int, cols int)
+
+//go:noescape
+func col2im3x3AVX2(dx []float32, ldx int, col []float32, ts int, oh int, ow int)
+
+//go:noescape
+func maxPool2x2AVX512(out []float32, idx []int32, x []float32, ldx int, iw int, oh int, ow int)
+
+//go:noescape
+func maxUnpool2x2AVX512(dx []float32, dy []float32, idx []int32, ldx int, iw int, oh int, ow int) bool
+
+//go:noescape
+func copyBlocksAVX512(dst []float32, ldd int, bd int, src []float32, lds int, bs int, blocks int, rows int, cols int)
+
+//go:noescape
+func addBlocksAVX512(dst []float32, ldd int, bd int, src []float32, lds int, bs int, blocks int, rows int, cols int)
+
+//go:noescape
+func conv3x3AVX512(y []float32, ldy int, x []float32, ldx int, w []float32, rows int, cols int, acc bool)
+
+//go:noescape
+func corr3x3AVX512(acc []float32, dy []float32, ldy int, x []float32, ldx int, rows int, cols int)
+
+//go:noescape
+func col2im3x3AVX512(dx []float32, ldx int, col []float32, ts int, oh int, ow int)

@@ -42,6 +42,9 @@ func main() {
 		g.generate()
 		names = g.names
 	}
+	for _, s := range []*isa{avx2, avx512} {
+		windowKernels(s) // pool.go: registered by hand, not in the asmSet
+	}
 	if err := writeSets(*setsPath, names); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
