@@ -49,14 +49,13 @@ func TestTwoDimensionalGrid(t *testing.T) {
 	require.NoError(t, err)
 	p, err := d.newPipeline(words, "main")
 	require.NoError(t, err)
-	d.pipelines[pipeKey{"grid-test", "main"}] = p
-
 	n := d.target().MaxWorkgroups + 4465 // 70 000 on a 65 535 limit
 	counts := alloc(t, d, int64(4*n))
 	require.NoError(t, d.Write(counts, 0, make([]byte, 4*n)))
 	l := &gpu.Launch{Kind: shaders.Kind("grid-test"), Entry: "main", Params: []uint32{uint32(n)}, Workgroups: n,
 		Bindings: []gpu.Binding{{Buf: counts, Size: counts.Bytes()}}}
 	d.mu.Lock()
+	d.pipelines.add(l, p)
 	err = d.record(l, counts)
 	d.mu.Unlock()
 	require.NoError(t, err)
