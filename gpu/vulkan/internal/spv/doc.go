@@ -15,8 +15,11 @@
 // WGSL generator: float ops and int32 division call the functions of
 // ops.wgsl named by gpu.OpFunction (so both backends share device's scalar
 // semantics, NaN and infinity cases included), views are read and written
-// through their binding as 32-bit words with atomic operations (f16, bf16
-// and bool packed in words, sub-word stores with atomic and/or), and a
+// through their binding as 32-bit words (f16, bf16 and bool packed in
+// words: their words are loaded atomically and stored with atomic and/or,
+// so that neighbouring elements never race; whole-word f32 and i32
+// elements use plain loads and stores, which lavapipe vectorizes where it
+// runs atomics lane by lane), and a
 // program's constants and random-stream keys are loaded from the bytecode
 // immediates in the params buffer, never written as literals (drivers fold
 // literal constants without IEEE semantics).

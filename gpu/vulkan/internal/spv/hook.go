@@ -130,10 +130,17 @@ func (g *hookGen) word(n int, w uint32) (uint32, error) {
 	return g.val(opAccessChain, g.wordPtr(), v, g.cu(0), w), nil
 }
 
-// The atomic word operations (device scope, relaxed: like WGSL's atomics).
-func (g *hookGen) atomicLoad(ptr uint32) uint32 {
+// loadWord reads the word of a 32-bit element with a plain load (no other
+// invocation writes it; plain accesses let lavapipe vectorize, where it runs
+// atomics lane by lane). loadShared reads a word that packs several
+// elements atomically: neighbours may be storing into it concurrently.
+func (g *hookGen) loadWord(ptr uint32) uint32 { return g.val(opLoad, g.u32(), ptr) }
+func (g *hookGen) loadShared(ptr uint32) uint32 {
 	return g.val(opAtomicLoad, g.u32(), ptr, g.cu(scopeDevice), g.cu(semanticsRelaxed))
 }
+
+// atomic applies an atomic read-modify-write (device scope, relaxed, like
+// WGSL's atomics) to a word shared with neighbouring elements.
 func (g *hookGen) atomic(op uint16, ptr, v uint32) uint32 {
 	return g.val(op, g.u32(), ptr, g.cu(scopeDevice), g.cu(semanticsRelaxed), v)
 }
@@ -161,7 +168,7 @@ func (g *hookGen) load(v gpu.HookView) (uint32, error) {
 		if err != nil {
 			return 0, err
 		}
-		return g.val(opBitwiseAnd, u, g.val(opShiftRightLogical, u, g.atomicLoad(ptr), s), g.cu(mask)), nil
+		return g.val(opBitwiseAnd, u, g.val(opShiftRightLogical, u, g.loadShared(ptr), s), g.cu(mask)), nil
 	}
 	switch v.DType {
 	case device.Float32, device.Int32:
@@ -169,7 +176,7 @@ func (g *hookGen) load(v gpu.HookView) (uint32, error) {
 		if err != nil {
 			return 0, err
 		}
-		return g.fromBits(v.DType, g.atomicLoad(ptr)), nil
+		return g.fromBits(v.DType, g.loadWord(ptr)), nil
 	case device.Float16:
 		h, err := part(1, 0xffff)
 		if err != nil {
@@ -216,7 +223,7 @@ func (g *hookGen) store(v gpu.HookView, x uint32) error {
 		if err != nil {
 			return err
 		}
-		g.do(opAtomicStore, ptr, g.cu(scopeDevice), g.cu(semanticsRelaxed), g.val(opBitcast, u, x))
+		g.do(opStore, ptr, g.val(opBitcast, u, x)) // the whole word: no neighbour shares it
 		return nil
 	case device.Float16, device.BFloat16:
 		name := gpu.FnF32ToF16

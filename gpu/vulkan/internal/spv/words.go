@@ -19,6 +19,7 @@ const (
 	opFunctionCall      = 57
 	opVariable          = 59
 	opLoad              = 61
+	opStore             = 62
 	opAccessChain       = 65
 	opDecorate          = 71
 	opConvertSToF       = 111
@@ -48,7 +49,6 @@ const (
 	opBitwiseAnd        = 199
 	opNot               = 200
 	opAtomicLoad        = 227
-	opAtomicStore       = 228
 	opAtomicAnd         = 240
 	opAtomicOr          = 241
 	opLabel             = 248
