@@ -268,3 +268,25 @@ func TestBaseFindsHelpers(t *testing.T) {
 		}
 	}
 }
+
+// TestSpliceAddsGLSLImport covers a base module without a GLSL.std.450
+// import: Splice declares one for the extended instructions it emits.
+func TestSpliceAddsGLSLImport(t *testing.T) {
+	b := base(t, shaders.Elementwise)
+	nb := *b
+	nb.glsl = 0 // pretend the module had none (a second import is valid)
+	var pb device.Builder
+	x := pb.Input(0, device.Float32)
+	pb.Output(pb.Fma(x, x, x))
+	h := hook(gpu.HookElementwise, pb.P, false, 1, device.Float32, device.Float32)
+	w, err := nb.Splice([]gpu.Hook{h})
+	require.NoError(t, err)
+	imports := 0
+	for i := headerWords; i < len(w); i += int(w[i] >> 16) {
+		if uint16(w[i]) == opExtInstImport {
+			imports++
+		}
+	}
+	assert.Equal(t, 2, imports)
+	validate(t, "glsl-import", w)
+}
