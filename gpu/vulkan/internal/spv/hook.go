@@ -11,7 +11,6 @@ import (
 type hookGen struct {
 	*builder
 	h      gpu.Hook
-	fn     *function
 	p      uint32 // the position parameter
 	acc    uint32 // the accumulator parameter, 0 when none
 	accF32 bool   // the accumulator is an f32 (else u32 bits)
@@ -51,7 +50,7 @@ func (b *builder) emitHook(h gpu.Hook) ([]uint32, error) {
 	if len(fn.params) != sig.nparams || fn.ret != ret || fn.paramTypes[0] != b.u32() {
 		return nil, fmt.Errorf("spv: function %s does not have the hook's signature", h.Name)
 	}
-	g := &hookGen{builder: b, h: h, fn: fn, p: fn.params[0], accF32: sig.accF32, regs: make([]uint32, len(h.Program.Code))}
+	g := &hookGen{builder: b, h: h, p: fn.params[0], accF32: sig.accF32, regs: make([]uint32, len(h.Program.Code))}
 	if sig.nparams == 2 {
 		g.acc = fn.params[1]
 		want := b.u32()
@@ -78,7 +77,7 @@ func (b *builder) emitHook(h gpu.Hook) ([]uint32, error) {
 	}
 	for j := 0; j < h.NOut; j++ {
 		if err := g.store(h.Views[h.NIn+j], g.regs[p.Outputs[j]]); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("spv: %s output %d: %w", h.Name, j, err)
 		}
 	}
 	if sig.returnF32 {
@@ -238,7 +237,7 @@ func (g *hookGen) store(v gpu.HookView, x uint32) error {
 	case device.Bool:
 		return part(2, 0xff, g.val(opSelect, u, x, g.cu(1), g.cu(0)))
 	}
-	return fmt.Errorf("spv: view of dtype %s", v.DType)
+	return fmt.Errorf("view of dtype %s", v.DType)
 }
 
 // fromBits converts compute-type bits (a u32 id) to a value of type t.
