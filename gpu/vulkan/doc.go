@@ -92,9 +92,9 @@
 // 17, so roughly; medians of three rounds that alternate the former
 // bytecode interpreter with the emitted code, Mesa's shader cache disabled):
 //
-//   - recording one small elementwise kernel costs about 2.3 µs of host CPU
-//     (encoding and the pipeline lookup included; BenchmarkHostOverhead;
-//     2.7 µs with the interpreter);
+//   - recording one small elementwise kernel costs about 2.3 µs of host CPU,
+//     2.9 µs of wall time (encoding and the pipeline lookup included;
+//     BenchmarkHostOverhead; 2.7 and 4.7 µs with the interpreter);
 //   - a float32 add on 2^22 elements runs at about 0.54 GB/s, 22 ns per
 //     element (BenchmarkAddBandwidth; the interpreter: 5 MB/s, 2.3 µs);
 //   - an eight-op fused chain on 2^18 elements takes about 23 ns per
@@ -110,12 +110,13 @@
 //     (~/.cache/mesa_shader_cache), so later processes skip most of this.
 //
 // Specialized code makes every distinct program signature a pipeline of its
-// own: the kernel tests (TestKernels) create 97 and take 23 s
-// with an empty shader cache, against 81 s for the interpreter's dozen.
-// nn/train's runs on lavapipe (empty cache, load 9 to 11): the memory test
-// takes 24 s instead of 112, the MLP 50 s instead of 284, and the CNN smoke
-// run, where compiling each new conv and matmul variant costs what the
+// own: the kernel tests (TestKernels) create 97 and take 23 s with an empty
+// shader cache, against 81 s for the interpreter's dozen. nn/train's runs
+// on lavapipe (empty cache, load 9 to 11): the memory test takes 24 s
+// instead of 112, the MLP 50 s instead of 284, and the CNN smoke run, where
+// compiling each new conv and matmul variant costs about what the
 // interpreter lost in running them, 560 s against 503.
+//
 // lavapipe compiles a shader at its first dispatch; naga's
 // zero-initialization of workgroup memory, which tools/spirv drops, made one
 // matmul variant's first dispatch take 35 s instead of 1.7 s, and an
