@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/shaderflow/shaderflow/gpu"
+	"github.com/shaderflow/shaderflow/shaders"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
@@ -122,4 +124,52 @@ func BenchmarkFirstDispatch(b *testing.B) {
 			b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms/first-run")
 		})
 	}
+}
+
+// plainAddShader is a hand-written float32 add with plain arrays: the
+// ceiling the generated kernels are compared with.
+const plainAddShader = `
+@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(1) var<storage, read_write> x: array<f32>;
+@group(0) @binding(2) var<storage, read_write> y: array<f32>;
+@group(0) @binding(3) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    if (g.x < params[0]) {
+        out[g.x] = x[g.x] + y[g.x];
+    }
+}
+`
+
+// BenchmarkPlainAdd runs plainAddShader on the 2^22 elements of
+// BenchmarkAddBandwidth (compiled with naga; skipped without it).
+func BenchmarkPlainAdd(b *testing.B) {
+	d := openDevice(b)
+	deviceLabel(b, d)
+	words := compileTestShader(b, plainAddShader)
+	p, err := d.newPipeline(words, "main")
+	require.NoError(b, err)
+	n := 1 << 22
+	k := addKernel(b, d, n)
+	l := &gpu.Launch{Kind: shaders.Kind("plain-add"), Entry: "main", Params: []uint32{uint32(n)}, Workgroups: n / gpu.WorkgroupSize}
+	for _, v := range []device.View{k.Inputs[0], k.Inputs[1], k.Outputs[0]} {
+		l.Bindings = append(l.Bindings, gpu.Binding{Buf: v.Buf, Size: v.Buf.Bytes()})
+	}
+	run := func() {
+		d.mu.Lock()
+		d.pipelines.add(l, p)
+		err := d.record(l, k.Outputs[0].Buf)
+		d.mu.Unlock()
+		require.NoError(b, err)
+	}
+	run()
+	require.NoError(b, d.Sync())
+	b.SetBytes(int64(12 * n))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run()
+	}
+	require.NoError(b, d.Sync())
+	b.StopTimer()
+	b.ReportMetric(float64(12*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 }
