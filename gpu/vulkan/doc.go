@@ -118,8 +118,8 @@
 // 63 s against 113 at a load of 4. nn/train's runs on lavapipe (empty cache,
 // load 9 to 11): the memory test takes 24 s instead of 112, the MLP 50 s
 // instead of 284, and the CNN smoke run, where compiling each new conv and
-// matmul variant costs about what the interpreter lost in running them, 560
-// s against 503.
+// matmul variant costs about what the interpreter lost in running them,
+// 560 s against 503.
 //
 // lavapipe compiles a shader at its first dispatch; naga's
 // zero-initialization of workgroup memory, which tools/spirv drops, made one
