@@ -10,11 +10,12 @@
 // point, the params words (binding 0), the data bindings (1..n), the number
 // of workgroups and the fused programs (Hooks). A backend then
 //
-//  1. gets the pipeline: for Vulkan the kind's precompiled SPIR-V (with the
-//     bytecode interpreter as hooks and shaders.DataBindings data bindings;
-//     unused bindings get a small dummy buffer); for WebGPU
-//     shaders.Compose(kind, len(Bindings), GenerateHooks(launch)), cached by
-//     the text's hash;
+//  1. gets the pipeline, cached by kind, entry point and HooksKey: for
+//     Vulkan the kind's precompiled SPIR-V (shaders.DataBindings data
+//     bindings; unused bindings get a small dummy buffer) with SPIR-V for
+//     the launch's hooks spliced into its placeholder hook functions
+//     (gpu/vulkan/internal/spv); for WebGPU
+//     shaders.Compose(kind, len(Bindings), GenerateHooks(launch));
 //  2. uploads Params to a storage buffer bound read-only at binding 0
 //     (offset-relative: every word offset in the params counts from the
 //     start of the bound range, so many launches can share one buffer);
@@ -73,7 +74,9 @@
 // argument 0<<16 | destination register<<24, three argument registers, and
 // an immediate (OpConst: the value's compute-type bits; OpInput: the input
 // index; OpRandUniform/OpRandNormal: device.StreamKey(Seed)). Registers are
-// allocated by liveness; at most MaxRegisters are used.
+// allocated by liveness; at most MaxRegisters are used. Generated hooks read
+// only the immediates (the register fields served the bytecode interpreter
+// the Vulkan kernels once ran).
 //
 // Kind-specific layouts (entry points in parentheses):
 //
@@ -118,8 +121,9 @@
 //
 // # Hooks
 //
-// A kind's kernel calls hook functions for its fused parts; the interpreter
-// (shaders/interp.wgsl) and GenerateHooks implement the same signatures:
+// A kind's kernel calls hook functions for its fused parts, declared as
+// placeholders in shaders/hooks.wgsl; GenerateHooks (WGSL) and the Vulkan
+// backend's SPIR-V emitter implement them with these signatures:
 //
 //	fn ew_program(p: u32)                   // elementwise: run block 0 at position p
 //	fn reduce_prologue(p: u32) -> f32       // block 0 at position p of OutShape++RedShape
@@ -137,7 +141,10 @@
 // Constants and stream keys are read from the bytecode immediates in the
 // params, so programs differing only in them share a pipeline; HooksKey
 // identifies the generated text without generating it (the pipeline cache
-// key).
+// key). Both generators make the same lowering decisions (lowering.go):
+// float ops and int32 division call the ops.wgsl function OpFunction names,
+// and loads, stores and casts go through the helpers named by the Fn*
+// constants.
 //
 // # Floating point
 //

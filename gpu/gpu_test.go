@@ -324,7 +324,6 @@ func TestConstantsMatchShaders(t *testing.T) {
 		file, name string
 		want       int
 	}{
-		{shaders.InterpFile, "MAX_REGS", MaxRegisters},
 		{shaders.CommonFile, "WG", WorkgroupSize},
 		{"matmul.wgsl", "MM_T", matmulTile},
 		{shaders.CommonFile, "VIEW_CONTIGUOUS", viewContiguous},

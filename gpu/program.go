@@ -8,8 +8,10 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-// MaxRegisters is the number of registers the interpreter holds
-// (MAX_REGS in interp.wgsl); programs needing more live values are refused.
+// MaxRegisters bounds the registers the encoded bytecode may use (a limit
+// of the former bytecode interpreter that the encoding keeps: the generated
+// hooks read only the bytecode's immediates); programs needing more live
+// values are refused.
 const MaxRegisters = 64
 
 // Hook names: the hook functions the kernel kinds call.

@@ -161,25 +161,9 @@ func genHook(b *strings.Builder, h Hook, acc *accessors) {
 	b.WriteString("}\n\n")
 }
 
-// unaryFloat names the ops.wgsl function of each float unary op.
-var unaryFloat = map[device.Op]string{
-	device.OpNeg: "op_neg", device.OpAbs: "op_abs", device.OpSign: "op_sign", device.OpExp: "op_exp",
-	device.OpLog: "op_log", device.OpSqrt: "op_sqrt", device.OpRsqrt: "op_rsqrt", device.OpRecip: "op_recip",
-	device.OpSin: "op_sin", device.OpCos: "op_cos", device.OpTanh: "op_tanh", device.OpSigmoid: "op_sigmoid",
-	device.OpRelu: "op_relu", device.OpErf: "op_erf", device.OpGeluErf: "op_gelu_erf",
-	device.OpGeluTanh: "op_gelu_tanh", device.OpSilu: "op_silu", device.OpFloor: "op_floor", device.OpCeil: "op_ceil",
-}
-
-var binaryFloat = map[device.Op]string{
-	device.OpAdd: "op_add", device.OpSub: "op_sub", device.OpMul: "op_mul", device.OpDiv: "op_div",
-	device.OpPow: "op_pow", device.OpMax: "op_max", device.OpMin: "op_min",
-}
-
-var unaryInt = map[device.Op]string{device.OpNeg: "op_neg_i", device.OpAbs: "op_abs_i", device.OpSign: "op_sign_i"}
-
 var binaryInt = map[device.Op]string{
 	device.OpAdd: "%s + %s", device.OpSub: "%s - %s", device.OpMul: "%s * %s",
-	device.OpDiv: "op_div_i(%s, %s)", device.OpMax: "max(%s, %s)", device.OpMin: "min(%s, %s)",
+	device.OpMax: "max(%s, %s)", device.OpMin: "min(%s, %s)",
 }
 
 var compareFmt = map[device.Op]string{
@@ -233,14 +217,14 @@ func genExpr(p device.Program, in device.Instr, h Hook, accKind, imm string, acc
 		return fmt.Sprintf("fma(%s, %s, %s)", arg(0), arg(1), arg(2))
 	case op.IsComparison():
 		return fmt.Sprintf(compareFmt[op], arg(0), arg(1))
-	case op.Arity() == 2 && at == device.Int32:
-		return fmt.Sprintf(binaryInt[op], arg(0), arg(1))
-	case op.Arity() == 2:
-		return fmt.Sprintf("%s(%s, %s)", binaryFloat[op], arg(0), arg(1))
-	case at == device.Int32:
-		return fmt.Sprintf("%s(%s)", unaryInt[op], arg(0))
+	case OpFunction(op, at) != "":
+		args := arg(0)
+		if op.Arity() == 2 {
+			args += ", " + arg(1)
+		}
+		return fmt.Sprintf("%s(%s)", OpFunction(op, at), args)
 	default:
-		return fmt.Sprintf("%s(%s)", unaryFloat[op], arg(0))
+		return fmt.Sprintf(binaryInt[op], arg(0), arg(1))
 	}
 }
 

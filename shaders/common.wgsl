@@ -112,14 +112,6 @@ fn f32_to_bf16(f: f32) -> u32 {
     return (b + 0x7fffu + ((b >> 16u) & 1u)) >> 16u;
 }
 
-// compute_type maps a storage dtype to the type its values compute in.
-fn compute_type(dt: u32) -> u32 {
-    if (dt == DT_F16 || dt == DT_BF16) {
-        return DT_F32;
-    }
-    return dt;
-}
-
 // load_raw returns the stored bits of element e of a dtype-dt array in
 // binding b (8- and 16-bit elements in the low bits).
 fn load_raw(b: u32, dt: u32, e: u32) -> u32 {
@@ -148,43 +140,6 @@ fn store_raw(b: u32, dt: u32, e: u32, v: u32) {
         }
         default: {
             st(b, e, v);
-        }
-    }
-}
-
-// to_compute turns stored bits into compute-type bits: f32 bits for the
-// float types, i32 bits, and 0 or 1 for bool.
-fn to_compute(dt: u32, raw: u32) -> u32 {
-    switch dt {
-        case 2u: {
-            return bitcast<u32>(f16_to_f32(raw));
-        }
-        case 3u: {
-            return raw << 16u;
-        }
-        case 5u: {
-            return select(0u, 1u, raw != 0u);
-        }
-        default: {
-            return raw;
-        }
-    }
-}
-
-// from_compute turns compute-type bits into stored bits.
-fn from_compute(dt: u32, v: u32) -> u32 {
-    switch dt {
-        case 2u: {
-            return f32_to_f16(bitcast<f32>(v));
-        }
-        case 3u: {
-            return f32_to_bf16(bitcast<f32>(v));
-        }
-        case 5u: {
-            return select(0u, 1u, v != 0u);
-        }
-        default: {
-            return v;
         }
     }
 }
@@ -220,21 +175,9 @@ fn view_at5(d: u32, c0: u32, c1: u32, c2: u32, c3: u32, c4: u32) -> u32 {
         + c3 * params[s + 3u] + c4 * params[s + 4u];
 }
 
-// view_load returns the compute-type bits of element e of view d.
-fn view_load(d: u32, e: u32) -> u32 {
-    let dt = view_dtype(d);
-    return to_compute(dt, load_raw(view_binding(d), dt, e));
-}
-
 // view_load_f32 loads element e of a Float32 view.
 fn view_load_f32(d: u32, e: u32) -> f32 {
     return bitcast<f32>(ld(view_binding(d), e));
-}
-
-// view_store stores compute-type bits v to element e of view d.
-fn view_store(d: u32, e: u32, v: u32) {
-    let dt = view_dtype(d);
-    store_raw(view_binding(d), dt, e, from_compute(dt, v));
 }
 
 // ---- program blocks ----
@@ -259,38 +202,6 @@ const PB_NCODE: u32 = 4u;
 const PB_CODE: u32 = 5u;
 const PB_OUTREGS: u32 = 6u;
 const PB_SHAPE: u32 = 7u;
-
-// pb_view returns the descriptor offset of view v of program block blk.
-fn pb_view(blk: u32, v: u32) -> u32 {
-    let r = params[blk + PB_RANK];
-    return blk + PB_SHAPE + r + v * (3u + r);
-}
-
-// prog_load returns the compute-type bits of program view v at position p.
-fn prog_load(blk: u32, v: u32, p: u32) -> u32 {
-    let d = pb_view(blk, v);
-    return view_load(d, view_elem(d, blk + PB_SHAPE, params[blk + PB_RANK], p));
-}
-
-// prog_input returns program input k at position p: the accumulator when
-// the block has one and k is 0, else a view.
-fn prog_input(blk: u32, k: u32, p: u32, acc: u32) -> u32 {
-    if (params[blk + PB_ACC] != 0u) {
-        if (k == 0u) {
-            return acc;
-        }
-        return prog_load(blk, k - 1u, p);
-    }
-    return prog_load(blk, k, p);
-}
-
-// prog_store converts v, bits of compute type ty, to program view v's dtype
-// and stores it at position p.
-fn prog_store(blk: u32, v: u32, p: u32, bits: u32, ty: u32) {
-    let d = pb_view(blk, v);
-    let e = view_elem(d, blk + PB_SHAPE, params[blk + PB_RANK], p);
-    view_store(d, e, cast_bits(bits, ty, compute_type(view_dtype(d))));
-}
 
 // view_elem_sub is view_elem with the coordinate along dimension axis
 // replaced by c_axis (gather and scatter).

@@ -34,10 +34,10 @@ var Kinds = []Kind{Elementwise, Reduce, MatMul, Conv, Pool, Gather, Scatter, Cop
 
 // The helper files.
 const (
-	CommonFile   = "common.wgsl"
-	BindingsFile = "bindings.wgsl"
-	OpsFile      = "ops.wgsl"
-	InterpFile   = "interp.wgsl"
+	CommonFile    = "common.wgsl"
+	BindingsFile  = "bindings.wgsl"
+	OpsFile       = "ops.wgsl"
+	HookStubsFile = "hooks.wgsl"
 )
 
 // Source returns the text of one WGSL file of the package, e.g.
@@ -64,11 +64,11 @@ func Files() []string {
 }
 
 // Helpers lists the helper files a kind is composed with by Compose: every
-// WGSL file that is not a kind's, the interpreter's or the bindings'.
+// WGSL file that is not a kind's, the hook placeholders' or the bindings'.
 func Helpers() []string {
 	var hs []string
 	for _, f := range Files() {
-		if f == InterpFile || f == BindingsFile || isKind(f) {
+		if f == HookStubsFile || f == BindingsFile || isKind(f) {
 			continue
 		}
 		hs = append(hs, f)
@@ -87,7 +87,7 @@ func isKind(file string) bool {
 
 // Compose returns the complete WGSL of kind k for the given number of data
 // bindings, with hooks as the implementation of the kind's hook functions
-// (generated code; Source(InterpFile) gives the interpreter): the kind's
+// (generated code; Source(HookStubsFile) gives empty placeholders): the kind's
 // file, the helpers, Bindings(dataBindings) and hooks. Each part starts with
 // a comment naming it.
 func Compose(k Kind, dataBindings int, hooks string) string {
@@ -109,7 +109,9 @@ func Compose(k Kind, dataBindings int, hooks string) string {
 }
 
 // SPIRV returns the compiled SPIR-V of kind k (the kind's file with every
-// helper file, interp.wgsl included, and DataBindings data bindings), or an
+// helper file, hooks.wgsl's placeholders included, and DataBindings data
+// bindings; the placeholders' bodies are meant to be replaced at run time,
+// see gpu/vulkan/internal/spv), or an
 // error when it has not been generated.
 func SPIRV(k Kind) ([]byte, error) {
 	b, err := spv.ReadFile("spv/" + string(k) + ".spv")

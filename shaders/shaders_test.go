@@ -94,11 +94,11 @@ func compileWGSL(t *testing.T, nagaPath, name, src string) {
 	require.NoError(t, err, "%s", out)
 }
 
-func TestComposeWithInterpreterCompiles(t *testing.T) {
+func TestComposeWithHookStubsCompiles(t *testing.T) {
 	n := naga(t)
 	for _, k := range Kinds {
 		for _, nb := range []int{1, 4, DataBindings} {
-			compileWGSL(t, n, string(k), Compose(k, nb, Source(InterpFile)))
+			compileWGSL(t, n, string(k), Compose(k, nb, Source(HookStubsFile)))
 		}
 	}
 }

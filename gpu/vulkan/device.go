@@ -44,7 +44,7 @@ type Device struct {
 	layoutBindings int // bindings of the descriptor set layout: params + data
 	dsl            vk.DescriptorSetLayout
 	pipeLayout     vk.PipelineLayout
-	pipelines      map[pipeKey]*pipeline
+	pipelines      pipelineCache
 	dummy          *rawBuffer // bound to unused data bindings
 	statusBuf      *Buffer    // out-of-range flags of gather and scatter
 	statusUses     []*gpu.StatusUse
@@ -83,7 +83,7 @@ type Device struct {
 
 // open creates the logical device of an adapter.
 func open(in *instance, a *adapter) (dev *Device, err error) {
-	d := &Device{in: in, ad: a, info: a.info, plan: planMemory(&a.mem), pipelines: map[pipeKey]*pipeline{}, live: map[*Buffer]struct{}{}}
+	d := &Device{in: in, ad: a, info: a.info, plan: planMemory(&a.mem), live: map[*Buffer]struct{}{}}
 	d.valCursor = uint64(C.sf_debug_count())
 	defer func() {
 		if err != nil {

@@ -44,7 +44,7 @@ func (d *Device) record(l *gpu.Launch, writes ...device.Buffer) error {
 	if len(l.Bindings) > shaders.DataBindings {
 		return fmt.Errorf("vulkan: %s launch binds %d buffers, the kernels have %d bindings", l.Kind, len(l.Bindings), shaders.DataBindings)
 	}
-	p, err := d.pipelineFor(l.Kind, l.Entry)
+	p, err := d.pipelineFor(l)
 	if err != nil {
 		return err
 	}

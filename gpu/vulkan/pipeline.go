@@ -14,21 +14,13 @@ import (
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
-
-	"github.com/shaderflow/shaderflow/shaders"
 )
-
-// pipeKey names a compute pipeline: a kernel kind's module and an entry point.
-type pipeKey struct {
-	kind  shaders.Kind
-	entry string
-}
 
 // pipeline is a created compute pipeline (created by the C layer: the
 // binding's vkCreateComputePipelines frees its C copy of the create infos
 // from a GC finalizer that may run during the call).
 type pipeline struct {
-	module vk.ShaderModule
+	module vk.ShaderModule // owned by the pipeline, or null when shared
 	cp     C.VkPipeline
 }
 
@@ -88,35 +80,24 @@ func (d *Device) cplayout() C.VkPipelineLayout {
 	return C.VkPipelineLayout(uintptr(unsafe.Pointer(d.pipeLayout)))
 }
 
-// pipelineFor returns the pipeline of an entry point of a kind, creating
-// it (and its shader module) on first use.
-func (d *Device) pipelineFor(kind shaders.Kind, entry string) (*pipeline, error) {
-	key := pipeKey{kind, entry}
-	if p, ok := d.pipelines[key]; ok {
-		return p, nil
-	}
-	code, err := shaders.SPIRV(kind)
+// newPipeline creates a compute pipeline, and the module it owns, from
+// SPIR-V words.
+func (d *Device) newPipeline(words []uint32, entry string) (*pipeline, error) {
+	mod, err := d.newModule(words)
 	if err != nil {
 		return nil, err
 	}
-	words, err := spirvWords(code)
+	p, err := d.newModulePipeline(mod, entry)
 	if err != nil {
-		return nil, fmt.Errorf("vulkan: kind %s: %w", kind, err)
+		vk.DestroyShaderModule(d.dev, mod, nil)
+		return nil, err
 	}
-	if nb := maxBinding(words) + 1; nb > d.layoutBindings {
-		return nil, fmt.Errorf("vulkan: kind %s binds %d buffers, the layout has %d (regenerate shaders/spv)", kind, nb, d.layoutBindings)
-	}
-	p, err := d.newPipeline(words, entry)
-	if err != nil {
-		return nil, fmt.Errorf("vulkan: kind %s entry %s: %w", kind, entry, err)
-	}
-	d.pipelines[key] = p
+	p.module = mod
 	return p, nil
 }
 
-// newPipeline creates a compute pipeline from SPIR-V words.
-func (d *Device) newPipeline(words []uint32, entry string) (*pipeline, error) {
-	p := &pipeline{}
+// newModule creates a shader module from SPIR-V words.
+func (d *Device) newModule(words []uint32) (vk.ShaderModule, error) {
 	mi := &vk.ShaderModuleCreateInfo{
 		SType:    vk.StructureTypeShaderModuleCreateInfo,
 		CodeSize: uint(4 * len(words)),
@@ -125,29 +106,25 @@ func (d *Device) newPipeline(words []uint32, entry string) (*pipeline, error) {
 	var mod vk.ShaderModule
 	res := vk.CreateShaderModule(d.dev, mi, nil, &mod)
 	mi.Free()
-	p.module = mod
-	if err := vkErr("vkCreateShaderModule", res); err != nil {
-		return nil, err
-	}
+	return mod, vkErr("vkCreateShaderModule", res)
+}
+
+// newModulePipeline creates a compute pipeline of an entry point of a
+// module it does not own.
+func (d *Device) newModulePipeline(mod vk.ShaderModule, entry string) (*pipeline, error) {
 	centry := C.CString(entry)
 	defer C.free(unsafe.Pointer(centry))
 	var pipe C.VkPipeline
-	r := C.sf_create_pipeline(d.c, C.VkShaderModule(uintptr(unsafe.Pointer(p.module))), d.cplayout(), centry, &pipe)
+	r := C.sf_create_pipeline(d.c, C.VkShaderModule(uintptr(unsafe.Pointer(mod))), d.cplayout(), centry, &pipe)
 	if err := vkErr("vkCreateComputePipelines", vk.Result(r)); err != nil {
-		vk.DestroyShaderModule(d.dev, p.module, nil)
 		return nil, err
 	}
-	p.cp = pipe
-	return p, nil
+	return &pipeline{cp: pipe}, nil
 }
 
-// destroyPipelines releases every pipeline and module.
+// destroyPipelines releases every pipeline, module and layout.
 func (d *Device) destroyPipelines() {
-	for k, p := range d.pipelines {
-		C.sf_destroy_pipeline(d.c, p.cp)
-		vk.DestroyShaderModule(d.dev, p.module, nil)
-		delete(d.pipelines, k)
-	}
+	d.pipelines.destroy(d)
 	if d.pipeLayout != vk.NullPipelineLayout {
 		vk.DestroyPipelineLayout(d.dev, d.pipeLayout, nil)
 	}

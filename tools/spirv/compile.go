@@ -84,7 +84,7 @@ func (t Toolchain) Compile(k Kind, tmp string) ([]byte, []string, error) {
 	if err := os.WriteFile(in, []byte(c.Text), 0o644); err != nil {
 		return nil, nil, err
 	}
-	if err := run(t.Naga, "--spirv-version", spirvVersion, in, raw); err != nil {
+	if err := run(t.Naga, "-g", "--spirv-version", spirvVersion, in, raw); err != nil {
 		msg := c.RewritePositions(err.Error(), in)
 		msg = c.RewritePositions(msg, filepath.Base(in))
 		return nil, nil, fmt.Errorf("spirv: kind %s: %s", k.Name, msg)

@@ -11,15 +11,18 @@
 // @compute entry point) the tool
 //
 //  1. concatenates the kind's WGSL with every helper file (a shaders/*.wgsl
-//     file without an entry point, interp.wgsl included: the Vulkan kernels
-//     carry the program interpreter as their fused hooks),
-//  2. compiles the result with naga (SPIR-V 1.0, Vulkan 1.0 semantics),
+//     file without an entry point, hooks.wgsl's placeholder hook functions
+//     included: the Vulkan backend replaces their bodies at run time),
+//  2. compiles the result with naga (SPIR-V 1.0, Vulkan 1.0 semantics)
+//     with debug symbols (-g),
 //  3. applies the Go post-passes of this package to the SPIR-V words (see
 //     Passes): 16-bit storage capabilities that no variable needs are
 //     removed (naga declares StorageInputOutput16 for any f16 use, which
 //     lavapipe lacks) and naga's zero-initialization of workgroup memory is
 //     dropped (it costs seconds of pipeline creation on lavapipe; kernels
-//     must write workgroup memory before reading it),
+//     must write workgroup memory before reading it), and the debug
+//     symbols are stripped except the OpName of every function, which is
+//     how the Vulkan backend finds the hook functions to replace,
 //  4. validates the final words with spirv-val --target-env vulkan1.0,
 //  5. writes shaders/spv/<kind>.spv when its bytes changed, and removes
 //     .spv files of kinds that no longer exist.

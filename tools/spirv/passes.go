@@ -13,6 +13,7 @@ type Pass struct {
 var Passes = []Pass{
 	{Name: "strip-unused-16bit-storage", Run: StripUnused16BitStorage},
 	{Name: "drop-workgroup-zero-init", Run: DropWorkgroupZeroInit},
+	{Name: "keep-function-names", Run: KeepFunctionNames},
 }
 
 // ApplyPasses runs every pass of Passes over m and returns their notes.

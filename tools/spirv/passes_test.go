@@ -148,3 +148,29 @@ func TestApplyPassesNotes(t *testing.T) {
 	require.Len(t, notes, 1)
 	assert.Contains(t, notes[0], "strip-unused-16bit-storage")
 }
+
+func TestKeepFunctionNames(t *testing.T) {
+	m := &Module{Header: [headerWords]uint32{magic, 0x10000, 0, 10, 0}}
+	for _, w := range [][]uint32{
+		ins(opCapability, 1),
+		ins(opString, 1, 0x61),
+		ins(opSource, 10, 100, 1),
+		ins(opName, 2, 0x66), // the function
+		ins(opName, 3, 0x76), // a variable
+		ins(opMemberName, 4, 0, 0x6d),
+		ins(opFunction, 5, 2, 0, 6),
+		ins(opLine, 1, 3, 4),
+		ins(opFunctionEnd),
+	} {
+		m.Code = append(m.Code, Instr{Op: uint16(w[0]), Operands: w[1:]})
+	}
+	note := KeepFunctionNames(m)
+	assert.Equal(t, "removed 5 debug instructions", note)
+	var ops []uint16
+	for _, in := range m.Code {
+		ops = append(ops, in.Op)
+	}
+	assert.Equal(t, []uint16{opCapability, opName, opFunction, opFunctionEnd}, ops)
+	assert.Equal(t, uint32(2), m.Code[1].Operands[0])
+	assert.Empty(t, KeepFunctionNames(m))
+}

@@ -22,7 +22,7 @@ func TestKindsAndCompose(t *testing.T) {
 	srcs := []Source{
 		{Name: "common.wgsl", Text: "fn a() {}\nfn b() {}"},
 		{Name: "elementwise.wgsl", Text: "@compute @workgroup_size(64)\nfn main() {}\n"},
-		{Name: "interp.wgsl", Text: "fn ew_program() {}\n"},
+		{Name: "hooks.wgsl", Text: "fn ew_program() {}\n"},
 		{Name: "reduce.wgsl", Text: "@compute @workgroup_size(64)\nfn main() {}\n"},
 	}
 	kinds := Kinds(srcs)
@@ -38,7 +38,7 @@ func TestKindsAndCompose(t *testing.T) {
 		line int
 		file string
 		at   int
-	}{{2, "elementwise.wgsl", 1}, {3, "elementwise.wgsl", 2}, {5, "common.wgsl", 1}, {6, "common.wgsl", 2}, {8, "interp.wgsl", 1}} {
+	}{{2, "elementwise.wgsl", 1}, {3, "elementwise.wgsl", 2}, {5, "common.wgsl", 1}, {6, "common.wgsl", 2}, {8, "hooks.wgsl", 1}} {
 		name, l, ok := c.Locate(tc.line)
 		require.True(t, ok, "line %d", tc.line)
 		assert.Equal(t, tc.file, name, "line %d", tc.line)
