@@ -13,9 +13,6 @@ var expPoly = [...]float32{0.49999994, 0.16666517, 0.04166828, 0.008369247, 0.00
 // logPoly: log(1+f) = f - f^2/2 + f^3 Q(f), degree 7 on [sqrt(1/2)-1, sqrt(2)-1], 0.10 ulp.
 var logPoly = [...]float32{0.3333333, -0.25000852, 0.20001331, -0.1662223, 0.14198053, -0.1316801, 0.12794366, -0.0765575}
 
-// tanhPoly: tanh(x) = x + x^3 Q(x^2), degree 4 on [0, 0.625], 0.08 ulp.
-var tanhPoly = [...]float32{-0.3333328, 0.13331406, -0.053736515, 0.020628167, -0.005692296}
-
 // erfPoly: erf(x) = x Q(x^2), degree 5 on [0, 0.875], 0.16 ulp. The constant
 // term 2/sqrt(pi) is split into the first two entries (hi, lo).
 var erfPoly = [...]float32{1.1283792, -5.8635383e-08, -0.37612575, 0.112826295, -0.026796404, 0.005038284, -0.0006230566}
@@ -46,7 +43,7 @@ const (
 	sqrt2f  = 1.4142135     // float32(sqrt 2)
 	logTiny = 1.1754944e-38 // smallest normal float32: log scales smaller inputs by 2^23
 
-	tanhSmall = 0.625      // tanh uses its polynomial below this |x|
+	tanhClamp = 9.5        // tanh(x) is ±1 in float32 beyond this |x| (from 9.011)
 	erfSmall  = 0.875      // erf uses its polynomial below this |x|
 	erfClamp  = 11.0       // erfc(t) is 0 in float32 beyond this
 	geluClamp = 15.0       // |x| beyond which gelu is x or 0

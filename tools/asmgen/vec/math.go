@@ -59,7 +59,7 @@ var (
 // expRange says what the caller knows about exp's argument, so that the
 // clamps and the underflow fix that cannot change the result are left out.
 type expRange struct {
-	nonPos, nonNeg bool // h <= 0 (no overflow clamp), h >= 0 (no underflow clamp)
+	nonPos, nonNeg bool // h <= 0 or at least h <= expMax (no overflow clamp), h >= 0 (no underflow clamp)
 	smallF         bool // |f| < 1: f*exp(h) below the clamp rounds to 0 anyway
 }
 
@@ -129,16 +129,21 @@ func (g *gen) log(x reg.Register) reg.VecVirtual {
 	return s.sel(s.cmp(cmpEQU, x, s.c(inf)), x, y)
 }
 
-// tanh returns tanh x.
+// expm1 returns exp(h) - 1 for 0 <= h <= 2*tanhClamp (see expm1Parts in
+// scalar.go).
+func (g *gen) expm1(h reg.Register) reg.VecVirtual {
+	s := g.s
+	t, n := g.expParts(h, nil, expRange{nonNeg: true, nonPos: true})
+	p := s.pow2(n)
+	return s.fma(p, t, s.sub(p, s.c(1)))
+}
+
+// tanh returns tanh x as E/(E+2), E = expm1(2|x|).
 func (g *gen) tanh(x reg.Register) reg.VecVirtual {
 	s, k := g.s, g.k
-	a := s.abs(x)
-	x2 := s.mul(x, x)
-	small := s.fma(s.mul(x, x2), s.horner(k.poly("tanhPoly"), x2), x)
-	e := g.expHL(s.add(a, a), nil, expRange{nonNeg: true})
-	q := s.div(s.load(s.c(2)), s.add(e, s.c(1)))
-	large := s.copysign(s.sub(s.load(s.c(1)), q), x)
-	return s.sel(s.cmp(cmpLT, a, s.c(k.k("tanhSmall"))), small, large)
+	a := s.minps(s.load(s.c(k.k("tanhClamp"))), s.abs(x))
+	e := g.expm1(s.add(a, a))
+	return s.orSign(s.div(e, s.add(e, s.c(2))), x)
 }
 
 // sigmoidParts returns num and e with f*sigmoid(x) = num/(1+e): e =
@@ -146,15 +151,13 @@ func (g *gen) tanh(x reg.Register) reg.VecVirtual {
 // nil (1).
 func (g *gen) sigmoidParts(x, f reg.Register) (num, e reg.VecVirtual) {
 	s := g.s
-	t, n := g.expParts(s.neg(s.abs(x)), nil, expRange{nonPos: true})
+	t, n := g.expParts(s.or(x, s.cu(0x80000000)), nil, expRange{nonPos: true}) // exp(-|x|)
 	e = s.ldexp(g.scaleT(t, nil), n)
-	fv := f
 	if f == nil {
-		fv = s.load(s.c(1))
+		return s.sel(s.cmp(cmpGE, x, s.zero()), s.c(1), e), e
 	}
 	neg := s.ldexp(g.scaleT(t, f), n)
-	num = s.sel(s.cmp(cmpGE, x, s.zero()), fv, neg)
-	return num, e
+	return s.sel(s.cmp(cmpGE, x, s.zero()), f, neg), e
 }
 
 func (g *gen) sigmoid(x reg.Register) reg.VecVirtual {
