@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -119,4 +120,36 @@ func BenchmarkMatMul512(b *testing.B) {
 	}
 	b.ReportMetric(2*n*n*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	reportPerCPU(b, cpu0, 2*n*n*n/1e9, "GFLOP/cpu-s")
+}
+
+// benchChain4 builds out = relu(x*z + x) * 0.5 over n contiguous float32
+// elements: the benchmark command's fused chain of four ops.
+func benchChain4(d *Device, n int) *device.ElementwiseKernel {
+	shape := []int{n}
+	var pb device.Builder
+	x, z := pb.Input(0, device.Float32), pb.Input(1, device.Float32)
+	y := pb.Unary(device.OpRelu, pb.Binary(device.OpAdd, pb.Binary(device.OpMul, x, z), x))
+	pb.Output(pb.Binary(device.OpMul, y, pb.Const(0.5, device.Float32)))
+	mk := func() device.View { return device.Contiguous(d.mustAlloc(int64(4*n)), device.Float32, 0, shape) }
+	return &device.ElementwiseKernel{Shape: shape, Inputs: []device.View{mk(), mk()}, Program: pb.P, Outputs: []device.View{mk()}}
+}
+
+// BenchmarkChain4 runs the fused chain on 10^7 floats (memory-bound) and
+// on 2^16 (cache-resident: the interpreter's own cost); bytes count both
+// inputs and the output.
+func BenchmarkChain4(b *testing.B) {
+	for _, n := range []int{10_000_000, 1 << 16} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			d := New(Config{})
+			k := benchChain4(d, n)
+			b.SetBytes(int64(12 * n))
+			cpu0 := processCPU()
+			for b.Loop() {
+				if err := d.Elementwise(k); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportPerCPU(b, cpu0, float64(12*n)/1e9, "GB/cpu-s")
+		})
+	}
 }

@@ -410,3 +410,39 @@ func TestElementwiseNegativeStrides(t *testing.T) {
 		require.Equal(t, -float64(float32(xv[rows*cols-1-p])), got[p])
 	}
 }
+
+// TestElementwiseUniformMixedUses checks constants and broadcast scalars
+// that some instructions read as scalar operands (evaluated once per
+// chunk) and others element by element (filled), over several chunks.
+func TestElementwiseUniformMixedUses(t *testing.T) {
+	r := newRand(t)
+	d := newDevice(t, 0)
+	n := 3*chunkLen + 5
+	x := randVals(r, n)
+	in := device.Contiguous(upload(t, d, device.Float32, x), device.Float32, 0, []int{n})
+	sv := device.View{Buf: upload(t, d, device.Float32, []float64{0.25}), DType: device.Float32, Shape: []int{n}, Strides: []int{0}}
+	var b device.Builder
+	xr, s := b.Input(0, device.Float32), b.Input(1, device.Float32)
+	k := b.Const(-0.5, device.Float32)
+	scaled := b.Binary(device.OpAdd, b.Binary(device.OpMul, xr, k), s) // scalar uses only
+	sel := b.Where(b.Binary(device.OpGt, xr, k), b.Unary(device.OpNeg, s), scaled)
+	b.Output(b.Binary(device.OpMul, sel, k))
+	b.Output(scaled)
+	outs := []device.View{
+		device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, []int{n}),
+		device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, []int{n}),
+	}
+	require.NoError(t, d.Elementwise(&device.ElementwiseKernel{Shape: []int{n}, Inputs: []device.View{in, sv}, Program: b.P, Outputs: outs}))
+	got0 := download(t, d, outs[0].Buf, device.Float32, n)
+	got1 := download(t, d, outs[1].Buf, device.Float32, n)
+	for i, xv := range x {
+		xf := float32(xv)
+		sc := xf*-0.5 + 0.25
+		v := sc
+		if xf > -0.5 {
+			v = -0.25
+		}
+		require.Equal(t, float64(v*-0.5), got0[i], "x=%v", xf)
+		require.Equal(t, float64(sc), got1[i], "x=%v", xf)
+	}
+}

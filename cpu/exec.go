@@ -24,6 +24,11 @@ func (p *plan) eval(ws *workspace, lo, m int) {
 	for i := range p.code {
 		in := &p.code[i]
 		ri := p.regs[i]
+		if ri.scalar {
+			ws.rf32[i] = ws.f32slots[ri.slot][:1]
+			p.evalInstr(ws, i, in, lo, 1)
+			continue
+		}
 		switch {
 		case ri.alias:
 		case ri.direct >= 0:

@@ -149,6 +149,7 @@ func (s *isa) div(a reg.Register, b Op) reg.VecVirtual {
 	s.emit(func() { VDIVPS(b, a, v) })
 	return v
 }
+
 // quot returns a/b for finite b >= 1 (the transcendentals' denominators)
 // without the divider, whose throughput (one zmm quotient per 10 cycles
 // on the development machines) bounds the kernels that use it: the 14-bit
