@@ -104,7 +104,7 @@ type regInfo struct {
 	// scalar: uniform and read only as the scalar operand of float binary
 	// ops, so a chunk evaluates its one value rather than filling a slot.
 	scalar bool
-	direct  int32 // the sink whose memory holds it, or -1
+	direct int32 // the sink whose memory holds it, or -1
 }
 
 // plan is a program compiled against its sources and sinks: coalesced
