@@ -202,10 +202,33 @@ func erf32(x float32) float32 {
 	return copysign32(1-erfcTail(erfcPoly[:], 0.5, ac, u, ul, 1), x)
 }
 
-// geluErf32 returns x/2 (1 + erf(x/sqrt 2)), computed for every x as
-// max(x, 0) - |x|/2 erfc(|x|/sqrt 2): no cancellation for x < 0, and for
-// x >= 0 the subtraction is exact (the result is between x/2 and x).
+// geluPhiIntervals is the number of intervals of the geluPhi table.
+const geluPhiIntervals = 32
+
+// geluPhi32 returns x Phi(x) for |x| < geluPhiMax from the piecewise
+// polynomial geluPhi: the interval j = floor(4x + 16), then Phi as
+// c0 + v P(v) in v = 4x - (j - 15.5), the constant split in two, and the
+// product with x rounded once: x c0hi + x (c0lo + v P(v)).
+func geluPhi32(x float32) float32 {
+	j := int32(fma32(x, 4, 16))
+	v := fma32(x, 4, -(float32(j) - 15.5))
+	c := func(k int) float32 { return geluPhi[k*geluPhiIntervals+int(j)] }
+	p := c(7)
+	for k := 6; k >= 2; k-- {
+		p = fma32(p, v, c(k))
+	}
+	w := fma32(p, v, c(1))
+	return fma32(x, c(0), x*w)
+}
+
+// geluErf32 returns x/2 (1 + erf(x/sqrt 2)): x Phi(x) from a table for
+// |x| < geluPhiMax (geluPhi32), elsewhere max(x, 0) - |x|/2 erfc(|x|/sqrt 2)
+// (no cancellation for x < 0, and for x >= 0 the subtraction is exact: the
+// result is between x/2 and x).
 func geluErf32(x float32) float32 {
+	if abs32(x) < geluPhiMax {
+		return geluPhi32(x)
+	}
 	if isNaN32(x) {
 		return x
 	}

@@ -17,6 +17,19 @@ type isa struct {
 	lanes  int    // float32 lanes per vector
 	avx512 bool
 	rec    *[]func() // when set, instructions are recorded instead of emitted
+	// hoisted maps a table's symbol to the register that holds its first
+	// 64 bytes for the whole kernel being generated (lookup32 then needs no
+	// load); elementwise clears it after each kernel.
+	hoisted map[string]reg.VecVirtual
+}
+
+// hoist loads the first 64 bytes of table t into a register that
+// lookup32 uses for the rest of the kernel.
+func (s *isa) hoist(t Mem) {
+	if s.hoisted == nil {
+		s.hoisted = map[string]reg.VecVirtual{}
+	}
+	s.hoisted[t.Symbol.Name] = s.load(t)
 }
 
 // emit emits the instruction(s) f adds, or records f for interleave.
@@ -115,6 +128,40 @@ func (s *isa) cu(bits uint32) Mem {
 	}
 	constants[name] = m
 	return m
+}
+
+// table32 returns a read-only table of 32 float32 values (128 bytes), for
+// lookup32.
+func (s *isa) table32(name string, vals []float32) Mem {
+	if len(vals) != 32 {
+		panic(fmt.Sprintf("asmgen: table %s has %d entries, want 32", name, len(vals)))
+	}
+	if m, ok := constants[name]; ok {
+		return m
+	}
+	m := GLOBL(name, RODATA|NOPTR)
+	for i, v := range vals {
+		DATA(4*i, F32(v))
+	}
+	constants[name] = m
+	return m
+}
+
+// lookup32 returns t[j] lane by lane for int32 lanes j in [0, 32): one
+// two-table permute (VPERMI2PS: entries 0-15 in a register, 16-31 from
+// memory). AVX-512 only.
+func (s *isa) lookup32(t Mem, j reg.Register) reg.VecVirtual {
+	if !s.avx512 {
+		panic("asmgen: lookup32 needs AVX-512")
+	}
+	lo, ok := s.hoisted[t.Symbol.Name]
+	if !ok {
+		lo = s.load(t)
+	}
+	v := s.vec()
+	s.emit(func() { VMOVUPS(j, v) })
+	s.emit(func() { VPERMI2PS(t.Offset(64), lo, v) })
+	return v
 }
 
 // c returns a full-width read-only vector of the float32 v.
@@ -250,6 +297,14 @@ func (s *isa) cvtInt(a reg.Register) reg.VecVirtual {
 	s.emit(func() { VCVTPS2DQ(a, v) })
 	return v
 }
+
+// cvtTrunc converts to int32 rounding toward zero.
+func (s *isa) cvtTrunc(a reg.Register) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VCVTTPS2DQ(a, v) })
+	return v
+}
+
 func (s *isa) cvtFloat(a reg.Register) reg.VecVirtual {
 	v := s.vec()
 	s.emit(func() { VCVTDQ2PS(a, v) })

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 
 	. "github.com/mmcloughlin/avo/build"
@@ -204,6 +205,63 @@ func (g *gen) erf(x reg.Register) reg.VecVirtual {
 	ec := g.erfcTail(k.poly("erfcPoly"), 0.5, ac, s.neg(u2), s.fnma(ac, ac, u2), nil)
 	large := s.copysign(s.sub(s.load(s.c(1)), ec), x)
 	return s.sel(s.cmp(cmpLT, a, s.c(k.k("erfSmall"))), small, large)
+}
+
+// geluPhiTables returns the tables geluPhi looks up: the intervals'
+// midpoints j - 15.5, then the 8 coefficient tables (c0 hi, c0 lo, c1..c6).
+func (g *gen) geluPhiTables() []Mem {
+	s, tab := g.s, g.k.poly("geluPhi")
+	const n = 32 // intervals
+	if len(tab) != 8*n {
+		panic("asmgen: geluPhi needs 8 coefficients for each of 32 intervals")
+	}
+	mids := make([]float32, n)
+	for j := range mids {
+		mids[j] = float32(j) - 15.5
+	}
+	ts := []Mem{s.table32("geluPhiMid", mids)}
+	for i := 0; i < 8; i++ {
+		ts = append(ts, s.table32(fmt.Sprintf("geluPhi%d", i), tab[i*n:(i+1)*n]))
+	}
+	return ts
+}
+
+// hoistGeluPhi loads the first halves of geluPhi's tables into registers
+// for the whole kernel (see isa.hoisted).
+func (g *gen) hoistGeluPhi() {
+	for _, t := range g.geluPhiTables() {
+		g.s.hoist(t)
+	}
+}
+
+// geluPhi returns x Phi(x) for |x| < geluPhiMax from the piecewise
+// polynomial table (geluPhi32 in scalar.go); AVX-512 only.
+func (g *gen) geluPhi(x reg.Register) reg.VecVirtual {
+	s, ts := g.s, g.geluPhiTables()
+	j := s.cvtTrunc(s.fma(x, s.c(4), s.c(16)))
+	v := s.fms(x, s.c(4), s.lookup32(ts[0], j))
+	coef := func(i int) reg.VecVirtual { return s.lookup32(ts[1+i], j) }
+	p := coef(7)
+	for i := 6; i >= 2; i-- {
+		p = s.fma(p, v, coef(i))
+	}
+	w := s.fma(p, v, coef(1))
+	return s.fma(x, coef(0), s.mul(x, w))
+}
+
+// geluPhiLanes returns the lanes that geluPhi computes.
+func (g *gen) geluPhiLanes(x reg.Register) mask {
+	return g.s.cmp(cmpLT, g.s.abs(x), g.s.c(g.k.k("geluPhiMax")))
+}
+
+// geluErfAll returns the exact GELU for every x: the table where it
+// applies, the erfc form elsewhere (on AVX2, which has no two-table
+// permute, the erfc form everywhere).
+func (g *gen) geluErfAll(x reg.Register) reg.VecVirtual {
+	if !g.s.avx512 {
+		return g.geluErf(x)
+	}
+	return g.s.sel(g.geluPhiLanes(x), g.geluPhi(x), g.geluErf(x))
 }
 
 func (g *gen) geluErf(x reg.Register) reg.VecVirtual {
