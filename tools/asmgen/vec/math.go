@@ -152,7 +152,9 @@ func (g *gen) tanh(x reg.Register) reg.VecVirtual {
 // nil (1).
 func (g *gen) sigmoidParts(x, f reg.Register) (num, e reg.VecVirtual) {
 	s := g.s
-	t, n := g.expParts(s.or(x, s.cu(0x80000000)), nil, expRange{nonPos: true}) // exp(-|x|)
+	// exp(-|x|); with f nil the underflow fix is not needed: below the
+	// clamp exp rounds to 0 anyway.
+	t, n := g.expParts(s.or(x, s.cu(0x80000000)), nil, expRange{nonPos: true, smallF: f == nil})
 	e = s.ldexp(g.scaleT(t, nil), n)
 	if f == nil {
 		return s.sel(s.cmp(cmpGE, x, s.zero()), s.c(1), e), e
