@@ -353,7 +353,8 @@ func (p *plan) allocate(outputs []device.Reg) {
 
 // markScalar sets regInfo.scalar on the uniform registers that no
 // consumer reads element by element: every use is as the scalar operand of
-// a float binary op (see plan.binaryF32 for which operand that is), and the
+// a float binary op, comparison or selection (see plan.binaryF32,
+// compareF32 and whereF32 for which operand that is), and the
 // register is neither stored nor a reduction's input (nor read in place,
 // which costs nothing anyway).
 func (p *plan) markScalar(outputs []device.Reg) {
@@ -364,7 +365,13 @@ func (p *plan) markScalar(outputs []device.Reg) {
 	}
 	for i := range p.code {
 		in := &p.code[i]
-		if in.Op >= device.OpAdd && in.Op <= device.OpMin && in.Type == device.Float32 {
+		floatBinary := in.Op >= device.OpAdd && in.Op <= device.OpMin && in.Type == device.Float32
+		floatCompare := in.Op.IsComparison() && p.code[in.Args[0]].Type == device.Float32
+		if in.Op == device.OpWhere && in.Type == device.Float32 {
+			p.full[in.Args[0]] = true
+			floatBinary, in = true, &device.Instr{Args: [3]device.Reg{in.Args[1], in.Args[2]}}
+		}
+		if floatBinary || floatCompare {
 			x, y := in.Args[0], in.Args[1]
 			switch {
 			case p.regs[y].uniform:

@@ -4983,6 +4983,428 @@ done:
 	VZEROUPPER
 	RET
 
+// func cmpEqAVX2(dst []uint8, a []float32, b []float32)
+// Requires: AVX
+TEXT ·cmpEqAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ a_len+32(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loop:
+	LEAQ         8(SI), DI
+	CMPQ         DI, CX
+	JA           done
+	VMOVUPS      (DX)(SI*4), Y0
+	VCMPPS       $0x00, (BX)(SI*4), Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VPACKSSDW    X1, X0, X0
+	VPACKSSWB    X0, X0, X0
+	VPAND        c32_01010101<>+0(SB), X0, X0
+	VMOVQ        X0, (AX)(SI*1)
+	ADDQ         $0x00000008, SI
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+DATA c32_01010101<>+0(SB)/4, $0x01010101
+DATA c32_01010101<>+4(SB)/4, $0x01010101
+DATA c32_01010101<>+8(SB)/4, $0x01010101
+DATA c32_01010101<>+12(SB)/4, $0x01010101
+DATA c32_01010101<>+16(SB)/4, $0x01010101
+DATA c32_01010101<>+20(SB)/4, $0x01010101
+DATA c32_01010101<>+24(SB)/4, $0x01010101
+DATA c32_01010101<>+28(SB)/4, $0x01010101
+GLOBL c32_01010101<>(SB), RODATA|NOPTR, $32
+
+// func cmpEqScalarAVX2(dst []uint8, a []float32, s float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·cmpEqScalarAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         a_len+32(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+loop:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           done
+	VMOVUPS      (DX)(BX*4), Y1
+	VCMPPS       $0x00, Y0, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VPACKSSDW    X2, X1, X1
+	VPACKSSWB    X1, X1, X1
+	VPAND        c32_01010101<>+0(SB), X1, X1
+	VMOVQ        X1, (AX)(BX*1)
+	ADDQ         $0x00000008, BX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpNeAVX2(dst []uint8, a []float32, b []float32)
+// Requires: AVX
+TEXT ·cmpNeAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ a_len+32(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loop:
+	LEAQ         8(SI), DI
+	CMPQ         DI, CX
+	JA           done
+	VMOVUPS      (DX)(SI*4), Y0
+	VCMPPS       $0x04, (BX)(SI*4), Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VPACKSSDW    X1, X0, X0
+	VPACKSSWB    X0, X0, X0
+	VPAND        c32_01010101<>+0(SB), X0, X0
+	VMOVQ        X0, (AX)(SI*1)
+	ADDQ         $0x00000008, SI
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpNeScalarAVX2(dst []uint8, a []float32, s float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·cmpNeScalarAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         a_len+32(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+loop:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           done
+	VMOVUPS      (DX)(BX*4), Y1
+	VCMPPS       $0x04, Y0, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VPACKSSDW    X2, X1, X1
+	VPACKSSWB    X1, X1, X1
+	VPAND        c32_01010101<>+0(SB), X1, X1
+	VMOVQ        X1, (AX)(BX*1)
+	ADDQ         $0x00000008, BX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpLtAVX2(dst []uint8, a []float32, b []float32)
+// Requires: AVX
+TEXT ·cmpLtAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ a_len+32(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loop:
+	LEAQ         8(SI), DI
+	CMPQ         DI, CX
+	JA           done
+	VMOVUPS      (DX)(SI*4), Y0
+	VCMPPS       $0x11, (BX)(SI*4), Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VPACKSSDW    X1, X0, X0
+	VPACKSSWB    X0, X0, X0
+	VPAND        c32_01010101<>+0(SB), X0, X0
+	VMOVQ        X0, (AX)(SI*1)
+	ADDQ         $0x00000008, SI
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpLtScalarAVX2(dst []uint8, a []float32, s float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·cmpLtScalarAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         a_len+32(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+loop:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           done
+	VMOVUPS      (DX)(BX*4), Y1
+	VCMPPS       $0x11, Y0, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VPACKSSDW    X2, X1, X1
+	VPACKSSWB    X1, X1, X1
+	VPAND        c32_01010101<>+0(SB), X1, X1
+	VMOVQ        X1, (AX)(BX*1)
+	ADDQ         $0x00000008, BX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpLeAVX2(dst []uint8, a []float32, b []float32)
+// Requires: AVX
+TEXT ·cmpLeAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ a_len+32(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loop:
+	LEAQ         8(SI), DI
+	CMPQ         DI, CX
+	JA           done
+	VMOVUPS      (DX)(SI*4), Y0
+	VCMPPS       $0x12, (BX)(SI*4), Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VPACKSSDW    X1, X0, X0
+	VPACKSSWB    X0, X0, X0
+	VPAND        c32_01010101<>+0(SB), X0, X0
+	VMOVQ        X0, (AX)(SI*1)
+	ADDQ         $0x00000008, SI
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpLeScalarAVX2(dst []uint8, a []float32, s float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·cmpLeScalarAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         a_len+32(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+loop:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           done
+	VMOVUPS      (DX)(BX*4), Y1
+	VCMPPS       $0x12, Y0, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VPACKSSDW    X2, X1, X1
+	VPACKSSWB    X1, X1, X1
+	VPAND        c32_01010101<>+0(SB), X1, X1
+	VMOVQ        X1, (AX)(BX*1)
+	ADDQ         $0x00000008, BX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpGtAVX2(dst []uint8, a []float32, b []float32)
+// Requires: AVX
+TEXT ·cmpGtAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ a_len+32(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loop:
+	LEAQ         8(SI), DI
+	CMPQ         DI, CX
+	JA           done
+	VMOVUPS      (DX)(SI*4), Y0
+	VCMPPS       $0x1e, (BX)(SI*4), Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VPACKSSDW    X1, X0, X0
+	VPACKSSWB    X0, X0, X0
+	VPAND        c32_01010101<>+0(SB), X0, X0
+	VMOVQ        X0, (AX)(SI*1)
+	ADDQ         $0x00000008, SI
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpGtScalarAVX2(dst []uint8, a []float32, s float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·cmpGtScalarAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         a_len+32(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+loop:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           done
+	VMOVUPS      (DX)(BX*4), Y1
+	VCMPPS       $0x1e, Y0, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VPACKSSDW    X2, X1, X1
+	VPACKSSWB    X1, X1, X1
+	VPAND        c32_01010101<>+0(SB), X1, X1
+	VMOVQ        X1, (AX)(BX*1)
+	ADDQ         $0x00000008, BX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpGeAVX2(dst []uint8, a []float32, b []float32)
+// Requires: AVX
+TEXT ·cmpGeAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ a_len+32(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loop:
+	LEAQ         8(SI), DI
+	CMPQ         DI, CX
+	JA           done
+	VMOVUPS      (DX)(SI*4), Y0
+	VCMPPS       $0x1d, (BX)(SI*4), Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VPACKSSDW    X1, X0, X0
+	VPACKSSWB    X0, X0, X0
+	VPAND        c32_01010101<>+0(SB), X0, X0
+	VMOVQ        X0, (AX)(SI*1)
+	ADDQ         $0x00000008, SI
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpGeScalarAVX2(dst []uint8, a []float32, s float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·cmpGeScalarAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         a_len+32(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+loop:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           done
+	VMOVUPS      (DX)(BX*4), Y1
+	VCMPPS       $0x1d, Y0, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VPACKSSDW    X2, X1, X1
+	VPACKSSWB    X1, X1, X1
+	VPAND        c32_01010101<>+0(SB), X1, X1
+	VMOVQ        X1, (AX)(BX*1)
+	ADDQ         $0x00000008, BX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func selAVX2(dst []float32, c []uint8, a []float32, b []float32)
+// Requires: AVX, AVX2
+TEXT ·selAVX2(SB), NOSPLIT, $0-96
+	MOVQ dst_base+0(FP), AX
+	MOVQ a_len+56(FP), CX
+	MOVQ c_base+24(FP), DX
+	MOVQ a_base+48(FP), BX
+	MOVQ b_base+72(FP), SI
+	XORQ DI, DI
+
+loop:
+	LEAQ      8(DI), R8
+	CMPQ      R8, CX
+	JA        done
+	VPMOVZXBD (DX)(DI*1), Y0
+	VPCMPEQD  c32_00000000<>+0(SB), Y0, Y0
+	VPCMPEQD  c32_00000000<>+0(SB), Y0, Y0
+	VMOVUPS   (SI)(DI*4), Y1
+	VBLENDVPS Y0, (BX)(DI*4), Y1, Y0
+	VMOVUPS   Y0, (AX)(DI*4)
+	ADDQ      $0x00000008, DI
+	JMP       loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func selScalarAVX2(dst []float32, c []uint8, a []float32, s float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·selScalarAVX2(SB), NOSPLIT, $0-76
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         a_len+56(FP), CX
+	MOVQ         c_base+24(FP), DX
+	MOVQ         a_base+48(FP), BX
+	MOVSS        s+72(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         SI, SI
+
+loop:
+	LEAQ      8(SI), DI
+	CMPQ      DI, CX
+	JA        done
+	VPMOVZXBD (DX)(SI*1), Y1
+	VPCMPEQD  c32_00000000<>+0(SB), Y1, Y1
+	VPCMPEQD  c32_00000000<>+0(SB), Y1, Y1
+	VMOVUPS   Y0, Y2
+	VBLENDVPS Y1, (BX)(SI*4), Y2, Y1
+	VMOVUPS   Y1, (AX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func selScalarInvAVX2(dst []float32, c []uint8, a []float32, s float32)
+// Requires: AVX, AVX2, SSE
+TEXT ·selScalarInvAVX2(SB), NOSPLIT, $0-76
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         a_len+56(FP), CX
+	MOVQ         c_base+24(FP), DX
+	MOVQ         a_base+48(FP), BX
+	MOVSS        s+72(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         SI, SI
+
+loop:
+	LEAQ      8(SI), DI
+	CMPQ      DI, CX
+	JA        done
+	VPMOVZXBD (DX)(SI*1), Y1
+	VPCMPEQD  c32_00000000<>+0(SB), Y1, Y1
+	VMOVUPS   Y0, Y2
+	VBLENDVPS Y1, (BX)(SI*4), Y2, Y1
+	VMOVUPS   Y1, (AX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func addAVX512(dst []float32, a []float32, b []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·addAVX512(SB), NOSPLIT, $0-72
@@ -11184,6 +11606,398 @@ loop:
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)(BX*4)
 	ADDQ      $0x00000010, BX
+	JMP       loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpEqAVX512(dst []uint8, a []float32, b []float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL
+TEXT ·cmpEqAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ a_len+32(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loop:
+	LEAQ       16(SI), DI
+	CMPQ       DI, CX
+	JA         done
+	VMOVUPS    (DX)(SI*4), Z0
+	VCMPPS     $0x00, (BX)(SI*4), Z0, K1
+	VMOVDQU8.Z c64_01010101<>+0(SB), K1, X0
+	VMOVDQU    X0, (AX)(SI*1)
+	ADDQ       $0x00000010, SI
+	JMP        loop
+
+done:
+	VZEROUPPER
+	RET
+
+DATA c64_01010101<>+0(SB)/4, $0x01010101
+DATA c64_01010101<>+4(SB)/4, $0x01010101
+DATA c64_01010101<>+8(SB)/4, $0x01010101
+DATA c64_01010101<>+12(SB)/4, $0x01010101
+DATA c64_01010101<>+16(SB)/4, $0x01010101
+DATA c64_01010101<>+20(SB)/4, $0x01010101
+DATA c64_01010101<>+24(SB)/4, $0x01010101
+DATA c64_01010101<>+28(SB)/4, $0x01010101
+DATA c64_01010101<>+32(SB)/4, $0x01010101
+DATA c64_01010101<>+36(SB)/4, $0x01010101
+DATA c64_01010101<>+40(SB)/4, $0x01010101
+DATA c64_01010101<>+44(SB)/4, $0x01010101
+DATA c64_01010101<>+48(SB)/4, $0x01010101
+DATA c64_01010101<>+52(SB)/4, $0x01010101
+DATA c64_01010101<>+56(SB)/4, $0x01010101
+DATA c64_01010101<>+60(SB)/4, $0x01010101
+GLOBL c64_01010101<>(SB), RODATA|NOPTR, $64
+
+// func cmpEqScalarAVX512(dst []uint8, a []float32, s float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, SSE
+TEXT ·cmpEqScalarAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         a_len+32(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+loop:
+	LEAQ       16(BX), SI
+	CMPQ       SI, CX
+	JA         done
+	VMOVUPS    (DX)(BX*4), Z1
+	VCMPPS     $0x00, Z0, Z1, K1
+	VMOVDQU8.Z c64_01010101<>+0(SB), K1, X1
+	VMOVDQU    X1, (AX)(BX*1)
+	ADDQ       $0x00000010, BX
+	JMP        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpNeAVX512(dst []uint8, a []float32, b []float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL
+TEXT ·cmpNeAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ a_len+32(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loop:
+	LEAQ       16(SI), DI
+	CMPQ       DI, CX
+	JA         done
+	VMOVUPS    (DX)(SI*4), Z0
+	VCMPPS     $0x04, (BX)(SI*4), Z0, K1
+	VMOVDQU8.Z c64_01010101<>+0(SB), K1, X0
+	VMOVDQU    X0, (AX)(SI*1)
+	ADDQ       $0x00000010, SI
+	JMP        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpNeScalarAVX512(dst []uint8, a []float32, s float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, SSE
+TEXT ·cmpNeScalarAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         a_len+32(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+loop:
+	LEAQ       16(BX), SI
+	CMPQ       SI, CX
+	JA         done
+	VMOVUPS    (DX)(BX*4), Z1
+	VCMPPS     $0x04, Z0, Z1, K1
+	VMOVDQU8.Z c64_01010101<>+0(SB), K1, X1
+	VMOVDQU    X1, (AX)(BX*1)
+	ADDQ       $0x00000010, BX
+	JMP        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpLtAVX512(dst []uint8, a []float32, b []float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL
+TEXT ·cmpLtAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ a_len+32(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loop:
+	LEAQ       16(SI), DI
+	CMPQ       DI, CX
+	JA         done
+	VMOVUPS    (DX)(SI*4), Z0
+	VCMPPS     $0x11, (BX)(SI*4), Z0, K1
+	VMOVDQU8.Z c64_01010101<>+0(SB), K1, X0
+	VMOVDQU    X0, (AX)(SI*1)
+	ADDQ       $0x00000010, SI
+	JMP        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpLtScalarAVX512(dst []uint8, a []float32, s float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, SSE
+TEXT ·cmpLtScalarAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         a_len+32(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+loop:
+	LEAQ       16(BX), SI
+	CMPQ       SI, CX
+	JA         done
+	VMOVUPS    (DX)(BX*4), Z1
+	VCMPPS     $0x11, Z0, Z1, K1
+	VMOVDQU8.Z c64_01010101<>+0(SB), K1, X1
+	VMOVDQU    X1, (AX)(BX*1)
+	ADDQ       $0x00000010, BX
+	JMP        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpLeAVX512(dst []uint8, a []float32, b []float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL
+TEXT ·cmpLeAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ a_len+32(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loop:
+	LEAQ       16(SI), DI
+	CMPQ       DI, CX
+	JA         done
+	VMOVUPS    (DX)(SI*4), Z0
+	VCMPPS     $0x12, (BX)(SI*4), Z0, K1
+	VMOVDQU8.Z c64_01010101<>+0(SB), K1, X0
+	VMOVDQU    X0, (AX)(SI*1)
+	ADDQ       $0x00000010, SI
+	JMP        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpLeScalarAVX512(dst []uint8, a []float32, s float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, SSE
+TEXT ·cmpLeScalarAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         a_len+32(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+loop:
+	LEAQ       16(BX), SI
+	CMPQ       SI, CX
+	JA         done
+	VMOVUPS    (DX)(BX*4), Z1
+	VCMPPS     $0x12, Z0, Z1, K1
+	VMOVDQU8.Z c64_01010101<>+0(SB), K1, X1
+	VMOVDQU    X1, (AX)(BX*1)
+	ADDQ       $0x00000010, BX
+	JMP        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpGtAVX512(dst []uint8, a []float32, b []float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL
+TEXT ·cmpGtAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ a_len+32(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loop:
+	LEAQ       16(SI), DI
+	CMPQ       DI, CX
+	JA         done
+	VMOVUPS    (DX)(SI*4), Z0
+	VCMPPS     $0x1e, (BX)(SI*4), Z0, K1
+	VMOVDQU8.Z c64_01010101<>+0(SB), K1, X0
+	VMOVDQU    X0, (AX)(SI*1)
+	ADDQ       $0x00000010, SI
+	JMP        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpGtScalarAVX512(dst []uint8, a []float32, s float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, SSE
+TEXT ·cmpGtScalarAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         a_len+32(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+loop:
+	LEAQ       16(BX), SI
+	CMPQ       SI, CX
+	JA         done
+	VMOVUPS    (DX)(BX*4), Z1
+	VCMPPS     $0x1e, Z0, Z1, K1
+	VMOVDQU8.Z c64_01010101<>+0(SB), K1, X1
+	VMOVDQU    X1, (AX)(BX*1)
+	ADDQ       $0x00000010, BX
+	JMP        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpGeAVX512(dst []uint8, a []float32, b []float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL
+TEXT ·cmpGeAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ a_len+32(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loop:
+	LEAQ       16(SI), DI
+	CMPQ       DI, CX
+	JA         done
+	VMOVUPS    (DX)(SI*4), Z0
+	VCMPPS     $0x1d, (BX)(SI*4), Z0, K1
+	VMOVDQU8.Z c64_01010101<>+0(SB), K1, X0
+	VMOVDQU    X0, (AX)(SI*1)
+	ADDQ       $0x00000010, SI
+	JMP        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func cmpGeScalarAVX512(dst []uint8, a []float32, s float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, SSE
+TEXT ·cmpGeScalarAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         a_len+32(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+loop:
+	LEAQ       16(BX), SI
+	CMPQ       SI, CX
+	JA         done
+	VMOVUPS    (DX)(BX*4), Z1
+	VCMPPS     $0x1d, Z0, Z1, K1
+	VMOVDQU8.Z c64_01010101<>+0(SB), K1, X1
+	VMOVDQU    X1, (AX)(BX*1)
+	ADDQ       $0x00000010, BX
+	JMP        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func selAVX512(dst []float32, c []uint8, a []float32, b []float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL
+TEXT ·selAVX512(SB), NOSPLIT, $0-96
+	MOVQ dst_base+0(FP), AX
+	MOVQ a_len+56(FP), CX
+	MOVQ c_base+24(FP), DX
+	MOVQ a_base+48(FP), BX
+	MOVQ b_base+72(FP), SI
+	XORQ DI, DI
+
+loop:
+	LEAQ     16(DI), R8
+	CMPQ     R8, CX
+	JA       done
+	VMOVDQU  (DX)(DI*1), X0
+	VPTESTMB X0, X0, K1
+	VMOVUPS  (SI)(DI*4), Z0
+	VMOVUPS  (BX)(DI*4), K1, Z0
+	VMOVUPS  Z0, (AX)(DI*4)
+	ADDQ     $0x00000010, DI
+	JMP      loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func selScalarAVX512(dst []float32, c []uint8, a []float32, s float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, SSE
+TEXT ·selScalarAVX512(SB), NOSPLIT, $0-76
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         a_len+56(FP), CX
+	MOVQ         c_base+24(FP), DX
+	MOVQ         a_base+48(FP), BX
+	MOVSS        s+72(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         SI, SI
+
+loop:
+	LEAQ     16(SI), DI
+	CMPQ     DI, CX
+	JA       done
+	VMOVDQU  (DX)(SI*1), X1
+	VPTESTMB X1, X1, K1
+	VMOVUPS  Z0, Z1
+	VMOVUPS  (BX)(SI*4), K1, Z1
+	VMOVUPS  Z1, (AX)(SI*4)
+	ADDQ     $0x00000010, SI
+	JMP      loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func selScalarInvAVX512(dst []float32, c []uint8, a []float32, s float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, SSE
+TEXT ·selScalarInvAVX512(SB), NOSPLIT, $0-76
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         a_len+56(FP), CX
+	MOVQ         c_base+24(FP), DX
+	MOVQ         a_base+48(FP), BX
+	MOVSS        s+72(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         SI, SI
+
+loop:
+	LEAQ      16(SI), DI
+	CMPQ      DI, CX
+	JA        done
+	VMOVDQU   (DX)(SI*1), X1
+	VPTESTNMB X1, X1, K1
+	VMOVUPS   Z0, Z1
+	VMOVUPS   (BX)(SI*4), K1, Z1
+	VMOVUPS   Z1, (AX)(SI*4)
+	ADDQ      $0x00000010, SI
 	JMP       loop
 
 done:

@@ -413,4 +413,6 @@ func (g *gen) generate() {
 	g.unaryKernels()
 	g.reductions()
 	g.conversions()
+	g.compareKernels()
+	g.selectKernels()
 }
