@@ -54,6 +54,7 @@ func BenchmarkAdd1e7(b *testing.B) {
 	d := New(Config{})
 	const n = 10_000_000
 	k := benchAdd(b, d, n)
+	fillInputs(b, d, k)
 	b.SetBytes(3 * 4 * n)
 	b.ReportAllocs()
 	cpu0 := processCPU()
