@@ -116,6 +116,16 @@
 // exact value); a row that is all -Inf, or holds NaN or +Inf, gives NaN,
 // like PyTorch.
 //
+// # Comparisons and selections
+//
+// Compare and CompareScalar write one byte per element (1 where the
+// comparison holds, NaN comparing unordered); Select, SelectElse and
+// SelectThen pick by such bytes, copying bits. They are what a fused
+// program's comparisons and where run on (ReLU's backward is
+// where(x > 0, g, 0)): on AVX-512 a comparison lands in an opmask register
+// and a zero-masked byte move turns it into bytes, and a selection tests
+// the bytes into an opmask and merges with a masked load.
+//
 // # Conversions
 //
 // Float32ToFloat16 and Float16ToFloat32 use F16C (VCVTPS2PH/VCVTPH2PS),
