@@ -197,26 +197,6 @@ func (s *isa) div(a reg.Register, b Op) reg.VecVirtual {
 	return v
 }
 
-// quot returns a/b for finite b >= 1 (the transcendentals' denominators)
-// without the divider, whose throughput (one zmm quotient per 10 cycles
-// on the development machines) bounds the kernels that use it: the 14-bit
-// (AVX-512) or 12-bit (AVX2) reciprocal estimate, one Newton step, then one
-// correction of the quotient with its exact residual a - b q (a fused
-// multiply-add), which leaves q within a hair of the rounded quotient.
-func (s *isa) quot(a, b reg.Register) reg.VecVirtual {
-	r0 := s.vec()
-	if s.avx512 {
-		s.emit(func() { VRCP14PS(b, r0) })
-	} else {
-		s.emit(func() { VRCPPS(b, r0) })
-	}
-	e := s.fnma(b, r0, s.c(1))
-	r1 := s.fma(r0, e, r0)
-	q0 := s.mul(a, r1)
-	res := s.fnma(b, q0, a)
-	return s.fma(res, r1, q0)
-}
-
 func (s *isa) and(a reg.Register, b Op) reg.VecVirtual {
 	v := s.vec()
 	s.emit(func() { VANDPS(b, a, v) })
