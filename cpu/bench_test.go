@@ -141,7 +141,10 @@ func benchChain4(d *Device, n int) *device.ElementwiseKernel {
 // times slower than real data.
 func fillInputs(b *testing.B, d *Device, k *device.ElementwiseKernel) {
 	for _, v := range k.Inputs {
-		n := device.NumElements(v.Shape)
+		n := v.Offset + 1 // elements the view spans
+		for i, e := range v.Shape {
+			n += (e - 1) * v.Strides[i]
+		}
 		vals := make([]byte, 4*n)
 		for i := range n {
 			putU32(vals[4*i:], math.Float32bits(float32(i%7)-3))
@@ -194,4 +197,31 @@ func BenchmarkReluBackward(b *testing.B) {
 		}
 	}
 	reportPerCPU(b, cpu0, 12*n/1e9, "GB/cpu-s")
+}
+
+// BenchmarkSoftmaxDivide runs the last kernel of a softmax over the rows of
+// a 64×1024 matrix: exp(x - max) / sum with the row's max and sum broadcast
+// along the row (bytes: x read, the result written).
+func BenchmarkSoftmaxDivide(b *testing.B) {
+	const rows, cols = 64, 1024
+	d := New(Config{})
+	shape := []int{rows, cols}
+	var pb device.Builder
+	x, m, s := pb.Input(0, device.Float32), pb.Input(1, device.Float32), pb.Input(2, device.Float32)
+	pb.Output(pb.Binary(device.OpDiv, pb.Unary(device.OpExp, pb.Binary(device.OpSub, x, m)), s))
+	row := func() device.View {
+		return device.View{Buf: d.mustAlloc(4 * rows), DType: device.Float32, Shape: shape, Strides: []int{1, 0}}
+	}
+	in := device.Contiguous(d.mustAlloc(4*rows*cols), device.Float32, 0, shape)
+	k := &device.ElementwiseKernel{Shape: shape, Inputs: []device.View{in, row(), row()}, Program: pb.P,
+		Outputs: []device.View{device.Contiguous(d.mustAlloc(4*rows*cols), device.Float32, 0, shape)}}
+	fillInputs(b, d, k)
+	b.SetBytes(8 * rows * cols)
+	cpu0 := processCPU()
+	for b.Loop() {
+		if err := d.Elementwise(k); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportPerCPU(b, cpu0, 8*rows*cols/1e9, "GB/cpu-s")
 }

@@ -204,9 +204,20 @@ func f32s(s []int32) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }
 
+// fill sets every element of dst to v: a loop for short runs, else by
+// doubling copies (memmove is vectorized; the loop is not, and filling a
+// chunk with a broadcast value, e.g. a softmax row's maximum, cost as much
+// as the arithmetic on it).
 func fill[T any](dst []T, v T) {
-	for j := range dst {
-		dst[j] = v
+	if len(dst) <= 32 {
+		for j := range dst {
+			dst[j] = v
+		}
+		return
+	}
+	dst[0] = v
+	for k := 1; k < len(dst); k *= 2 {
+		copy(dst[k:], dst[:k])
 	}
 }
 
