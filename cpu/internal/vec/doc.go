@@ -51,7 +51,7 @@
 //	Sigmoid   |x| <= 110         2.19 ulp             3 ulp
 //	Erf       |x| <= 12          1.01 ulp             2 ulp
 //	GeluErf   |x| <= 20          2.90 ulp             3.5 ulp
-//	  (|x| < 3.99, table)        1.47 ulp (AVX2 2.34) 2 ulp (AVX2 3.5)
+//	  (|x| < 3.99, table)        1.55 ulp (AVX2 2.47) 2 ulp (AVX2 3.5)
 //	GeluTanh  |x| <= 35          2.44 ulp             3 ulp
 //	Silu      |x| <= 110         2.58 ulp             3 ulp
 //	Sin, Cos  |x| <= 2^20        1.81 ulp             2.5 ulp

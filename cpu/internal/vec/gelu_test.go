@@ -9,7 +9,7 @@ import (
 )
 
 // geluTableULP is the error bound of the exact GELU inside the geluPhi
-// table's range (measured 1.47 ulp at the Go and AVX-512 levels; AVX2 runs
+// table's range (measured 1.55 ulp at the Go and AVX-512 levels over 2^24 points a sign; AVX2 runs
 // the erfc form there, whose sweep bound applies).
 const geluTableULP = 2.0
 
