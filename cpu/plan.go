@@ -102,7 +102,8 @@ type regInfo struct {
 	alias   bool  // an input read in place from its buffer
 	uniform bool  // the same value at every position (a constant or scalar input)
 	// scalar: uniform and read only as the scalar operand of float binary
-	// ops, so a chunk evaluates its one value rather than filling a slot.
+	// ops, comparisons and selections, so a chunk evaluates its one value
+	// rather than filling a slot (see markScalar).
 	scalar bool
 	direct int32 // the sink whose memory holds it, or -1
 }
