@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"math"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -52,6 +54,7 @@ func BenchmarkAdd1e7(b *testing.B) {
 	d := New(Config{})
 	const n = 10_000_000
 	k := benchAdd(b, d, n)
+	fillInputs(b, d, k)
 	b.SetBytes(3 * 4 * n)
 	b.ReportAllocs()
 	cpu0 := processCPU()
@@ -119,4 +122,106 @@ func BenchmarkMatMul512(b *testing.B) {
 	}
 	b.ReportMetric(2*n*n*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	reportPerCPU(b, cpu0, 2*n*n*n/1e9, "GFLOP/cpu-s")
+}
+
+// benchChain4 builds out = relu(x*z + x) * 0.5 over n contiguous float32
+// elements: the benchmark command's fused chain of four ops.
+func benchChain4(d *Device, n int) *device.ElementwiseKernel {
+	shape := []int{n}
+	var pb device.Builder
+	x, z := pb.Input(0, device.Float32), pb.Input(1, device.Float32)
+	y := pb.Unary(device.OpRelu, pb.Binary(device.OpAdd, pb.Binary(device.OpMul, x, z), x))
+	pb.Output(pb.Binary(device.OpMul, y, pb.Const(0.5, device.Float32)))
+	mk := func() device.View { return device.Contiguous(d.mustAlloc(int64(4*n)), device.Float32, 0, shape) }
+	return &device.ElementwiseKernel{Shape: shape, Inputs: []device.View{mk(), mk()}, Program: pb.P, Outputs: []device.View{mk()}}
+}
+
+// fillInputs writes values into a kernel's float32 inputs: buffers never
+// written read as the kernel's shared zero page, which measured several
+// times slower than real data.
+func fillInputs(b *testing.B, d *Device, k *device.ElementwiseKernel) {
+	for _, v := range k.Inputs {
+		n := v.Offset + 1 // elements the view spans
+		for i, e := range v.Shape {
+			n += (e - 1) * v.Strides[i]
+		}
+		vals := make([]byte, 4*n)
+		for i := range n {
+			putU32(vals[4*i:], math.Float32bits(float32(i%7)-3))
+		}
+		if err := d.Write(v.Buf, 0, vals); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkChain4 runs the fused chain on 10^7 floats (memory-bound) and
+// on 2^16 (cache-resident: the interpreter's own cost); bytes count both
+// inputs and the output.
+func BenchmarkChain4(b *testing.B) {
+	for _, n := range []int{10_000_000, 1 << 16} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			d := New(Config{})
+			k := benchChain4(d, n)
+			fillInputs(b, d, k)
+			b.SetBytes(int64(12 * n))
+			cpu0 := processCPU()
+			for b.Loop() {
+				if err := d.Elementwise(k); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportPerCPU(b, cpu0, float64(12*n)/1e9, "GB/cpu-s")
+		})
+	}
+}
+
+// BenchmarkReluBackward runs ReLU's backward program, where(x > 0, g, 0),
+// on 2^16 cache-resident floats (bytes: x and g read, the result written).
+func BenchmarkReluBackward(b *testing.B) {
+	const n = 1 << 16
+	d := New(Config{})
+	shape := []int{n}
+	var pb device.Builder
+	x, g := pb.Input(0, device.Float32), pb.Input(1, device.Float32)
+	zero := pb.Const(0, device.Float32)
+	pb.Output(pb.Where(pb.Binary(device.OpGt, x, zero), g, zero))
+	mk := func() device.View { return device.Contiguous(d.mustAlloc(4*n), device.Float32, 0, shape) }
+	k := &device.ElementwiseKernel{Shape: shape, Inputs: []device.View{mk(), mk()}, Program: pb.P, Outputs: []device.View{mk()}}
+	fillInputs(b, d, k)
+	b.SetBytes(12 * n)
+	cpu0 := processCPU()
+	for b.Loop() {
+		if err := d.Elementwise(k); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportPerCPU(b, cpu0, 12*n/1e9, "GB/cpu-s")
+}
+
+// BenchmarkSoftmaxDivide runs the last kernel of a softmax over the rows of
+// a 64×1024 matrix: exp(x - max) / sum with the row's max and sum broadcast
+// along the row (bytes: x read, the result written).
+func BenchmarkSoftmaxDivide(b *testing.B) {
+	const rows, cols = 64, 1024
+	d := New(Config{})
+	shape := []int{rows, cols}
+	var pb device.Builder
+	x, m, s := pb.Input(0, device.Float32), pb.Input(1, device.Float32), pb.Input(2, device.Float32)
+	pb.Output(pb.Binary(device.OpDiv, pb.Unary(device.OpExp, pb.Binary(device.OpSub, x, m)), s))
+	row := func() device.View {
+		return device.View{Buf: d.mustAlloc(4 * rows), DType: device.Float32, Shape: shape, Strides: []int{1, 0}}
+	}
+	in := device.Contiguous(d.mustAlloc(4*rows*cols), device.Float32, 0, shape)
+	k := &device.ElementwiseKernel{Shape: shape, Inputs: []device.View{in, row(), row()}, Program: pb.P,
+		Outputs: []device.View{device.Contiguous(d.mustAlloc(4*rows*cols), device.Float32, 0, shape)}}
+	fillInputs(b, d, k)
+	b.SetBytes(8 * rows * cols)
+	cpu0 := processCPU()
+	for b.Loop() {
+		if err := d.Elementwise(k); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportPerCPU(b, cpu0, 8*rows*cols/1e9, "GB/cpu-s")
 }

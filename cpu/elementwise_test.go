@@ -410,3 +410,106 @@ func TestElementwiseNegativeStrides(t *testing.T) {
 		require.Equal(t, -float64(float32(xv[rows*cols-1-p])), got[p])
 	}
 }
+
+// TestElementwiseUniformMixedUses checks constants and broadcast scalars
+// that some instructions read as scalar operands (evaluated once per
+// chunk) and others element by element (filled), over several chunks.
+func TestElementwiseUniformMixedUses(t *testing.T) {
+	r := newRand(t)
+	d := newDevice(t, 0)
+	n := 3*chunkLen + 5
+	x := randVals(r, n)
+	in := device.Contiguous(upload(t, d, device.Float32, x), device.Float32, 0, []int{n})
+	sv := device.View{Buf: upload(t, d, device.Float32, []float64{0.25}), DType: device.Float32, Shape: []int{n}, Strides: []int{0}}
+	var b device.Builder
+	xr, s := b.Input(0, device.Float32), b.Input(1, device.Float32)
+	k := b.Const(-0.5, device.Float32)
+	scaled := b.Binary(device.OpAdd, b.Binary(device.OpMul, xr, k), s) // scalar uses only
+	sel := b.Where(b.Binary(device.OpGt, xr, k), b.Unary(device.OpNeg, s), scaled)
+	b.Output(b.Binary(device.OpMul, sel, k))
+	b.Output(scaled)
+	outs := []device.View{
+		device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, []int{n}),
+		device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, []int{n}),
+	}
+	require.NoError(t, d.Elementwise(&device.ElementwiseKernel{Shape: []int{n}, Inputs: []device.View{in, sv}, Program: b.P, Outputs: outs}))
+	got0 := download(t, d, outs[0].Buf, device.Float32, n)
+	got1 := download(t, d, outs[1].Buf, device.Float32, n)
+	for i, xv := range x {
+		xf := float32(xv)
+		sc := xf*-0.5 + 0.25
+		v := sc
+		if xf > -0.5 {
+			v = -0.25
+		}
+		require.Equal(t, float64(v*-0.5), got0[i], "x=%v", xf)
+		require.Equal(t, float64(sc), got1[i], "x=%v", xf)
+	}
+}
+
+// TestElementwiseCompareWhereScalars checks float comparisons and
+// selections with constant and broadcast operands on either side (the
+// scalar kernels), with vector operands, and an int32 selection, over
+// several chunks and against device.Compare.
+func TestElementwiseCompareWhereScalars(t *testing.T) {
+	r := newRand(t)
+	d := newDevice(t, 0)
+	n := 2*chunkLen + 7
+	x, y := randVals(r, n), randVals(r, n)
+	copy(x, specials)
+	for i := 0; i < n; i += 5 {
+		y[i] = x[i]
+	}
+	view := func(vals []float64) device.View {
+		return device.Contiguous(upload(t, d, device.Float32, vals), device.Float32, 0, []int{n})
+	}
+	const sc = 0.25
+	sv := device.View{Buf: upload(t, d, device.Float32, []float64{sc}), DType: device.Float32, Shape: []int{n}, Strides: []int{0}}
+	for op := device.OpEq; op <= device.OpGe; op++ {
+		var b device.Builder
+		xr, yr, s := b.Input(0, device.Float32), b.Input(1, device.Float32), b.Input(2, device.Float32)
+		k := b.Const(0, device.Float32)
+		b.Output(b.Cast(b.Binary(op, xr, k), device.Float32))
+		b.Output(b.Cast(b.Binary(op, s, xr), device.Float32))
+		b.Output(b.Cast(b.Binary(op, xr, yr), device.Float32))
+		b.Output(b.Where(b.Binary(op, xr, k), yr, k))
+		b.Output(b.Where(b.Binary(op, xr, yr), s, yr))
+		b.Output(b.Where(b.Binary(op, yr, xr), xr, yr))
+		xi, yi := b.Cast(xr, device.Int32), b.Cast(yr, device.Int32)
+		b.Output(b.Cast(b.Where(b.Binary(op, xr, s), xi, yi), device.Float32))
+		var outs []device.View
+		for range b.P.Outputs {
+			outs = append(outs, device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, []int{n}))
+		}
+		require.NoError(t, d.Elementwise(&device.ElementwiseKernel{Shape: []int{n}, Inputs: []device.View{view(x), view(y), sv}, Program: b.P, Outputs: outs}))
+		got := make([][]float64, len(outs))
+		for j, o := range outs {
+			got[j] = download(t, d, o.Buf, device.Float32, n)
+		}
+		sel := func(c bool, a, b float32) float32 {
+			if c {
+				return a
+			}
+			return b
+		}
+		for i := range x {
+			xf, yf := float32(x[i]), float32(y[i])
+			want := []float32{
+				float32(b2f(device.Compare(op, xf, 0))),
+				float32(b2f(device.Compare(op, float32(sc), xf))),
+				float32(b2f(device.Compare(op, xf, yf))),
+				sel(device.Compare(op, xf, 0), yf, 0),
+				sel(device.Compare(op, xf, yf), sc, yf),
+				sel(device.Compare(op, yf, xf), xf, yf),
+				float32(sel(device.Compare(op, xf, sc), float32(device.FloatToInt32(xf)), float32(device.FloatToInt32(yf)))),
+			}
+			for j, w := range want {
+				if math.IsNaN(float64(w)) {
+					require.True(t, math.IsNaN(got[j][i]), "%s output %d at x=%v y=%v", op, j, xf, yf)
+					continue
+				}
+				require.Equal(t, float64(w), got[j][i], "%s output %d at x=%v y=%v", op, j, xf, yf)
+			}
+		}
+	}
+}

@@ -24,6 +24,11 @@ func (p *plan) eval(ws *workspace, lo, m int) {
 	for i := range p.code {
 		in := &p.code[i]
 		ri := p.regs[i]
+		if ri.scalar {
+			ws.rf32[i] = ws.f32slots[ri.slot][:1]
+			p.evalInstr(ws, i, in, lo, 1)
+			continue
+		}
 		switch {
 		case ri.alias:
 		case ri.direct >= 0:
@@ -101,7 +106,7 @@ func (p *plan) evalInstr(ws *workspace, i int, in *device.Instr, lo, m int) {
 		}
 	case op.IsComparison():
 		if p.code[a[0]].Type == device.Float32 {
-			compareF32[op](ws.ru8[i], ws.rf32[a[0]], ws.rf32[a[1]])
+			p.compareF32(ws, i, op, a[0], a[1])
 		} else {
 			compareI32[op](ws.ru8[i], ws.ri32[a[0]], ws.ri32[a[1]])
 		}
@@ -125,9 +130,9 @@ func (p *plan) evalInstr(ws *workspace, i int, in *device.Instr, lo, m int) {
 		c := ws.ru8[a[0]]
 		switch in.Type {
 		case device.Float32:
-			where(u32s(ws.rf32[i]), c, u32s(ws.rf32[a[1]]), u32s(ws.rf32[a[2]]))
+			p.whereF32(ws, i, c, a[1], a[2])
 		case device.Int32:
-			where(u32s(ws.ri32[i]), c, u32s(ws.ri32[a[1]]), u32s(ws.ri32[a[2]]))
+			whereF32(f32s(ws.ri32[i]), c, f32s(ws.ri32[a[1]]), f32s(ws.ri32[a[2]]))
 		default:
 			where(ws.ru8[i], c, ws.ru8[a[1]], ws.ru8[a[2]])
 		}
@@ -151,9 +156,68 @@ func (p *plan) binaryF32(ws *workspace, i int, op device.Op, x, y device.Reg) {
 	}
 }
 
+// compareF32 computes register i = x op y for float registers, with the
+// scalar kernels when an operand is the same for every element (the same
+// choice as binaryF32, which plan.markScalar relies on).
+func (p *plan) compareF32(ws *workspace, i int, op device.Op, x, y device.Reg) {
+	switch {
+	case p.regs[y].uniform:
+		compareF32Scalar[op](ws.ru8[i], ws.rf32[x], ws.rf32[y][0])
+	case p.regs[x].uniform:
+		compareF32Scalar[swapCompare(op)](ws.ru8[i], ws.rf32[y], ws.rf32[x][0])
+	default:
+		compareF32[op](ws.ru8[i], ws.rf32[x], ws.rf32[y])
+	}
+}
+
+// swapCompare returns the comparison that holds for (y, x) exactly when op
+// holds for (x, y).
+func swapCompare(op device.Op) device.Op {
+	switch op {
+	case device.OpLt:
+		return device.OpGt
+	case device.OpLe:
+		return device.OpGe
+	case device.OpGt:
+		return device.OpLt
+	case device.OpGe:
+		return device.OpLe
+	}
+	return op
+}
+
+// whereF32 computes float register i = c ? x : y, with the scalar kernels
+// when x or y is the same for every element (y first, as in binaryF32).
+func (p *plan) whereF32(ws *workspace, i int, c []uint8, x, y device.Reg) {
+	switch {
+	case p.regs[y].uniform:
+		whereF32Else(ws.rf32[i], c, ws.rf32[x], ws.rf32[y][0])
+	case p.regs[x].uniform:
+		whereF32Then(ws.rf32[i], c, ws.rf32[x][0], ws.rf32[y])
+	default:
+		whereF32(ws.rf32[i], c, ws.rf32[x], ws.rf32[y])
+	}
+}
+
+// f32s views int32 values as float32 bits.
+func f32s(s []int32) []float32 {
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+}
+
+// fill sets every element of dst to v: a loop for short runs, else by
+// doubling copies (memmove is vectorized; the loop is not, and filling a
+// chunk with a broadcast value, e.g. a softmax row's maximum, cost as much
+// as the arithmetic on it).
 func fill[T any](dst []T, v T) {
-	for j := range dst {
-		dst[j] = v
+	if len(dst) <= 32 {
+		for j := range dst {
+			dst[j] = v
+		}
+		return
+	}
+	dst[0] = v
+	for k := 1; k < len(dst); k *= 2 {
+		copy(dst[k:], dst[:k])
 	}
 }
 

@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"math"
+
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
@@ -25,6 +27,16 @@ var (
 	scalarBinaryF32 [device.OpFma + 1]func(dst, x []float32, s float32)
 	// compareF32 holds, per comparison, dst[i] = 1 if x[i] op y[i], else 0.
 	compareF32 [device.OpFma + 1]func(dst []uint8, x, y []float32)
+	// compareF32Scalar holds, per comparison, dst[i] = 1 if x[i] op s,
+	// else 0.
+	compareF32Scalar [device.OpFma + 1]func(dst []uint8, x []float32, s float32)
+	// whereF32 sets dst[i] = x[i] where c[i] != 0, else y[i], copying bits
+	// (int32 registers go through float32 views).
+	whereF32 func(dst []float32, c []uint8, x, y []float32)
+	// whereF32Else sets dst[i] = x[i] where c[i] != 0, else s.
+	whereF32Else func(dst []float32, c []uint8, x []float32, s float32)
+	// whereF32Then sets dst[i] = s where c[i] != 0, else y[i].
+	whereF32Then func(dst []float32, c []uint8, s float32, y []float32)
 	// compareI32 is compareF32 for int32 registers.
 	compareI32 [device.OpFma + 1]func(dst []uint8, x, y []int32)
 	// fmaF32 computes dst[i] = x[i]*y[i] + z[i].
@@ -63,7 +75,11 @@ func installGo() {
 	for op := device.OpEq; op <= device.OpGe; op++ {
 		compareF32[op] = compareGo[float32](op)
 		compareI32[op] = compareGo[int32](op)
+		compareF32Scalar[op] = compareScalarGo(op)
 	}
+	whereF32 = func(dst []float32, c []uint8, x, y []float32) { where(u32s(dst), c, u32s(x), u32s(y)) }
+	whereF32Else = func(dst []float32, c []uint8, x []float32, s float32) { whereScalarGo(dst, c, x, s, false) }
+	whereF32Then = func(dst []float32, c []uint8, s float32, y []float32) { whereScalarGo(dst, c, y, s, true) }
 	fmaF32 = fmaF32Go
 	sumF32 = sumF32Go
 	halfToF32, f32ToHalf = halfToF32Go, f32ToHalfGo
@@ -276,6 +292,32 @@ func compareGo[T float32 | int32](op device.Op) func(dst []uint8, x, y []T) {
 		for i := range dst {
 			dst[i] = b2u(x[i] >= y[i])
 		}
+	}
+}
+
+// compareScalarGo returns the pure-Go kernel of a comparison with a
+// scalar second operand.
+func compareScalarGo(op device.Op) func(dst []uint8, x []float32, s float32) {
+	return func(dst []uint8, x []float32, s float32) {
+		x = x[:len(dst)]
+		for i := range dst {
+			dst[i] = b2u(device.Compare(op, x[i], s))
+		}
+	}
+}
+
+// whereScalarGo sets dst[i] = c[i] != 0 ? x[i] : s, or c[i] != 0 ? s :
+// x[i] when inv, copying bits without branches.
+func whereScalarGo(dst []float32, c []uint8, x []float32, s float32, inv bool) {
+	c, x = c[:len(dst)], x[:len(dst)]
+	sb, flip := math.Float32bits(s), uint32(0)
+	if inv {
+		flip = ^uint32(0)
+	}
+	for j := range dst {
+		m := -uint32(c[j]) ^ flip // c[j] is 0 or 1 (bool registers are normalized)
+		xb := math.Float32bits(x[j])
+		dst[j] = math.Float32frombits(sb ^ ((xb ^ sb) & m))
 	}
 }
 

@@ -101,7 +101,11 @@ type regInfo struct {
 	slot    int32 // scratch slot of its class, or -1
 	alias   bool  // an input read in place from its buffer
 	uniform bool  // the same value at every position (a constant or scalar input)
-	direct  int32 // the sink whose memory holds it, or -1
+	// scalar: uniform and read only as the scalar operand of float binary
+	// ops, comparisons and selections, so a chunk evaluates its one value
+	// rather than filling a slot (see markScalar).
+	scalar bool
+	direct int32 // the sink whose memory holds it, or -1
 }
 
 // plan is a program compiled against its sources and sinks: coalesced
@@ -120,6 +124,7 @@ type plan struct {
 	raw     []int // sources' strides before coalescing, rank per source
 	coal    []int // coalesced strides, rank per source
 	lastUse []int32
+	full    []bool // registers some consumer reads element by element
 	free    [3][]int32
 	tbuf    [][]float32 // row-major copies of transposed sources
 }
@@ -311,6 +316,7 @@ func (p *plan) allocate(outputs []device.Reg) {
 			}
 		}
 	}
+	p.markScalar(outputs)
 	p.nslots = [3]int{}
 	for c := range p.free {
 		p.free[c] = p.free[c][:0]
@@ -343,6 +349,48 @@ func (p *plan) allocate(outputs []device.Reg) {
 		if p.lastUse[i] < 0 {
 			release(device.Reg(i))
 		}
+	}
+}
+
+// markScalar sets regInfo.scalar on the uniform registers that no
+// consumer reads element by element: every use is as the scalar operand of
+// a float binary op, comparison or selection (see plan.binaryF32,
+// compareF32 and whereF32 for which operand that is), and the
+// register is neither stored nor a reduction's input (nor read in place,
+// which costs nothing anyway).
+func (p *plan) markScalar(outputs []device.Reg) {
+	p.full = grow(p.full, len(p.code))
+	clear(p.full)
+	for _, r := range outputs {
+		p.full[r] = true
+	}
+	for i := range p.code {
+		in := &p.code[i]
+		floatBinary := in.Op >= device.OpAdd && in.Op <= device.OpMin && in.Type == device.Float32
+		floatCompare := in.Op.IsComparison() && p.code[in.Args[0]].Type == device.Float32
+		if in.Op == device.OpWhere && in.Type == device.Float32 {
+			p.full[in.Args[0]] = true
+			floatBinary, in = true, &device.Instr{Args: [3]device.Reg{in.Args[1], in.Args[2]}}
+		}
+		if floatBinary || floatCompare {
+			x, y := in.Args[0], in.Args[1]
+			switch {
+			case p.regs[y].uniform:
+				p.full[x] = true
+			case p.regs[x].uniform:
+				p.full[y] = true
+			default:
+				p.full[x], p.full[y] = true, true
+			}
+			continue
+		}
+		for a := 0; a < in.Op.Arity(); a++ {
+			p.full[in.Args[a]] = true
+		}
+	}
+	for i := range p.regs {
+		ri := &p.regs[i]
+		ri.scalar = ri.uniform && !p.full[i] && ri.class == classF32 && !ri.alias && ri.direct < 0
 	}
 }
 

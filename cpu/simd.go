@@ -13,9 +13,9 @@ import (
 // purego build tag and SHADERFLOW_CPU_ISA, so the seams follow that choice.
 //
 // Seams without a vec counterpart keep their pure-Go kernels: Sign, Floor,
-// Ceil and Pow, the comparisons, and the binary ops with a scalar on the
-// left whose result depends on operand order (Max and Min differ on signed
-// zeros).
+// Ceil and Pow, the int32 comparisons, and the binary ops with a scalar on
+// the left whose result depends on operand order (Max and Min differ on
+// signed zeros).
 
 // goSeams is the pure-Go kernel set, saved before init replaces it; tests
 // use it to check the interpreter exactly against scalar references.
@@ -55,6 +55,12 @@ var vecScalarLeft = map[device.Op]func(dst, x []float32, s float32){
 	device.OpSub: vec.ScalarSub, device.OpDiv: vec.ScalarDiv,
 }
 
+// vecCmp maps the comparisons to vec's.
+var vecCmp = map[device.Op]vec.CmpOp{
+	device.OpEq: vec.CmpEq, device.OpNe: vec.CmpNe, device.OpLt: vec.CmpLt,
+	device.OpLe: vec.CmpLe, device.OpGt: vec.CmpGt, device.OpGe: vec.CmpGe,
+}
+
 // installSIMD points the seams at the vec and gemm kernels.
 func installSIMD() {
 	for op, f := range vecUnary {
@@ -68,6 +74,19 @@ func installSIMD() {
 	}
 	for op, f := range vecScalarLeft {
 		scalarBinaryF32[op] = trimmedS(f)
+	}
+	for op, c := range vecCmp {
+		compareF32[op] = func(dst []uint8, x, y []float32) { vec.Compare(c, dst, x[:len(dst)], y[:len(dst)]) }
+		compareF32Scalar[op] = func(dst []uint8, x []float32, s float32) { vec.CompareScalar(c, dst, x[:len(dst)], s) }
+	}
+	whereF32 = func(dst []float32, c []uint8, x, y []float32) {
+		vec.Select(dst, c[:len(dst)], x[:len(dst)], y[:len(dst)])
+	}
+	whereF32Else = func(dst []float32, c []uint8, x []float32, s float32) {
+		vec.SelectElse(dst, c[:len(dst)], x[:len(dst)], s)
+	}
+	whereF32Then = func(dst []float32, c []uint8, s float32, y []float32) {
+		vec.SelectThen(dst, c[:len(dst)], s, y[:len(dst)])
 	}
 	fmaF32 = func(dst, x, y, z []float32) { vec.Fma(dst, x[:len(dst)], y[:len(dst)], z[:len(dst)]) }
 	sumF32 = vec.Sum

@@ -52,6 +52,7 @@ func goKernels() *kernels {
 	for op, f := range fns {
 		k.unary[op] = goUnary(f)
 	}
+	goSelects(k)
 	bfns := [numScalar]func(a, b float32) float32{
 		opAdd:       func(a, b float32) float32 { return a + b },
 		opSub:       func(a, b float32) float32 { return a - b },

@@ -27,6 +27,10 @@ type asmSet struct {
 	indexOf                                                                      func(x []float32, v float32) int
 	toHalf, toBFloat                                                             func(dst []uint16, src []float32)
 	fromHalf, fromBFloat                                                         func(dst []float32, src []uint16)
+	cmpEq, cmpNe, cmpLt, cmpLe, cmpGt, cmpGe                                     func(dst []uint8, a, b []float32)
+	cmpEqScalar, cmpNeScalar, cmpLtScalar, cmpLeScalar, cmpGtScalar, cmpGeScalar func(dst []uint8, a []float32, s float32)
+	sel                                                                          func(dst []float32, c []uint8, a, b []float32)
+	selScalar, selScalarInv                                                      func(dst []float32, c []uint8, a []float32, s float32)
 }
 
 // supported reports whether the CPU (and OS) can run level l's kernels.
@@ -77,6 +81,27 @@ func archKernels(l Level) *kernels {
 		fromBFloat: convTail(a.fromBFloat, device.BFloat16ToFloat32),
 		triad:      a.triad,
 		copy:       a.copy,
+	}
+	vv := [numCmp]func(dst []uint8, a, b []float32){a.cmpEq, a.cmpNe, a.cmpLt, a.cmpLe, a.cmpGt, a.cmpGe}
+	vs := [numCmp]func(dst []uint8, a []float32, s float32){a.cmpEqScalar, a.cmpNeScalar, a.cmpLtScalar, a.cmpLeScalar, a.cmpGtScalar, a.cmpGeScalar}
+	for op := range numCmp {
+		f, fs := vv[op], vs[op]
+		k.cmp[op] = func(dst []uint8, x, y []float32) { f(dst, x, y); goCmp(op, dst, x, y, len(x)&^15) }
+		k.cmpScalar[op] = func(dst []uint8, x []float32, s float32) {
+			fs(dst, x, s)
+			for i := len(x) &^ 15; i < len(x); i++ {
+				dst[i] = b2u8(op.holds(x[i], s))
+			}
+		}
+	}
+	k.sel = func(dst []float32, c []uint8, x, y []float32) { a.sel(dst, c, x, y); goSel(dst, c, x, y, len(x)&^15) }
+	k.selScalar = func(dst []float32, c []uint8, x []float32, s float32) {
+		a.selScalar(dst, c, x, s)
+		goSelScalar(dst, c, x, s, false, len(x)&^15)
+	}
+	k.selScalarInv = func(dst []float32, c []uint8, x []float32, s float32) {
+		a.selScalarInv(dst, c, x, s)
+		goSelScalar(dst, c, x, s, true, len(x)&^15)
 	}
 	return k
 }

@@ -118,15 +118,25 @@ func copysign32(x, s float32) float32 {
 // abs32 returns |x|.
 func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) & 0x7fffffff) }
 
-// tanh32 returns the hyperbolic tangent of x.
+// expm1Parts returns exp(h)-1 for 0 <= h <= 2*tanhClamp from exp's parts
+// (1+t) 2^n, rounded once: 2^n t + (2^n - 1), where 2^n - 1 is exact for
+// the n that matter (n <= 24; beyond, the sum is 2^n(1+t) to float32
+// precision anyway). For n = 0 it is t itself, so small h keep their
+// relative accuracy.
+func expm1Parts(h float32) float32 {
+	t, n := expParts(h, 0)
+	p := pow2(n)
+	return fma32(p, t, p-1)
+}
+
+// tanh32 returns the hyperbolic tangent of x as E/(E+2) with E =
+// expm1(2|x|): one formula for the whole range (E keeps small arguments'
+// relative accuracy, so there is no cancellation to avoid with a second
+// branch).
 func tanh32(x float32) float32 {
-	a := abs32(x)
-	if a < tanhSmall {
-		x2 := x * x
-		return fma32(x*x2, horner(tanhPoly[:], x2), x)
-	}
-	e := exp32(2 * a)
-	return copysign32(1-2/(e+1), x)
+	a := min(abs32(x), tanhClamp)
+	e := expm1Parts(a + a)
+	return copysign32(e/(e+2), x)
 }
 
 // sigmoidParts returns e = exp(-|x|) and num = (x >= 0 ? 1 : e) * f, so
@@ -192,10 +202,33 @@ func erf32(x float32) float32 {
 	return copysign32(1-erfcTail(erfcPoly[:], 0.5, ac, u, ul, 1), x)
 }
 
-// geluErf32 returns x/2 (1 + erf(x/sqrt 2)), computed for every x as
-// max(x, 0) - |x|/2 erfc(|x|/sqrt 2): no cancellation for x < 0, and for
-// x >= 0 the subtraction is exact (the result is between x/2 and x).
+// geluPhiIntervals is the number of intervals of the geluPhi table.
+const geluPhiIntervals = 32
+
+// geluPhi32 returns x Phi(x) for |x| < geluPhiMax from the piecewise
+// polynomial geluPhi: the interval j = floor(4x + 16), then Phi as
+// c0 + v P(v) in v = 4x - (j - 15.5), the constant split in two, and the
+// product with x rounded once: x c0hi + x (c0lo + v P(v)).
+func geluPhi32(x float32) float32 {
+	j := int32(fma32(x, 4, 16))
+	v := fma32(x, 4, -(float32(j) - 15.5))
+	c := func(k int) float32 { return geluPhi[k*geluPhiIntervals+int(j)] }
+	p := c(7)
+	for k := 6; k >= 2; k-- {
+		p = fma32(p, v, c(k))
+	}
+	w := fma32(p, v, c(1))
+	return fma32(x, c(0), x*w)
+}
+
+// geluErf32 returns x/2 (1 + erf(x/sqrt 2)): x Phi(x) from a table for
+// |x| < geluPhiMax (geluPhi32), elsewhere max(x, 0) - |x|/2 erfc(|x|/sqrt 2)
+// (no cancellation for x < 0, and for x >= 0 the subtraction is exact: the
+// result is between x/2 and x).
 func geluErf32(x float32) float32 {
+	if abs32(x) < geluPhiMax {
+		return geluPhi32(x)
+	}
 	if isNaN32(x) {
 		return x
 	}

@@ -140,6 +140,51 @@ func toBFloatAVX2(dst []uint16, src []float32)
 func fromBFloatAVX2(dst []float32, src []uint16)
 
 //go:noescape
+func cmpEqAVX2(dst []uint8, a []float32, b []float32)
+
+//go:noescape
+func cmpEqScalarAVX2(dst []uint8, a []float32, s float32)
+
+//go:noescape
+func cmpNeAVX2(dst []uint8, a []float32, b []float32)
+
+//go:noescape
+func cmpNeScalarAVX2(dst []uint8, a []float32, s float32)
+
+//go:noescape
+func cmpLtAVX2(dst []uint8, a []float32, b []float32)
+
+//go:noescape
+func cmpLtScalarAVX2(dst []uint8, a []float32, s float32)
+
+//go:noescape
+func cmpLeAVX2(dst []uint8, a []float32, b []float32)
+
+//go:noescape
+func cmpLeScalarAVX2(dst []uint8, a []float32, s float32)
+
+//go:noescape
+func cmpGtAVX2(dst []uint8, a []float32, b []float32)
+
+//go:noescape
+func cmpGtScalarAVX2(dst []uint8, a []float32, s float32)
+
+//go:noescape
+func cmpGeAVX2(dst []uint8, a []float32, b []float32)
+
+//go:noescape
+func cmpGeScalarAVX2(dst []uint8, a []float32, s float32)
+
+//go:noescape
+func selAVX2(dst []float32, c []uint8, a []float32, b []float32)
+
+//go:noescape
+func selScalarAVX2(dst []float32, c []uint8, a []float32, s float32)
+
+//go:noescape
+func selScalarInvAVX2(dst []float32, c []uint8, a []float32, s float32)
+
+//go:noescape
 func addAVX512(dst []float32, a []float32, b []float32)
 
 //go:noescape
@@ -273,6 +318,51 @@ func toBFloatAVX512(dst []uint16, src []float32)
 
 //go:noescape
 func fromBFloatAVX512(dst []float32, src []uint16)
+
+//go:noescape
+func cmpEqAVX512(dst []uint8, a []float32, b []float32)
+
+//go:noescape
+func cmpEqScalarAVX512(dst []uint8, a []float32, s float32)
+
+//go:noescape
+func cmpNeAVX512(dst []uint8, a []float32, b []float32)
+
+//go:noescape
+func cmpNeScalarAVX512(dst []uint8, a []float32, s float32)
+
+//go:noescape
+func cmpLtAVX512(dst []uint8, a []float32, b []float32)
+
+//go:noescape
+func cmpLtScalarAVX512(dst []uint8, a []float32, s float32)
+
+//go:noescape
+func cmpLeAVX512(dst []uint8, a []float32, b []float32)
+
+//go:noescape
+func cmpLeScalarAVX512(dst []uint8, a []float32, s float32)
+
+//go:noescape
+func cmpGtAVX512(dst []uint8, a []float32, b []float32)
+
+//go:noescape
+func cmpGtScalarAVX512(dst []uint8, a []float32, s float32)
+
+//go:noescape
+func cmpGeAVX512(dst []uint8, a []float32, b []float32)
+
+//go:noescape
+func cmpGeScalarAVX512(dst []uint8, a []float32, s float32)
+
+//go:noescape
+func selAVX512(dst []float32, c []uint8, a []float32, b []float32)
+
+//go:noescape
+func selScalarAVX512(dst []float32, c []uint8, a []float32, s float32)
+
+//go:noescape
+func selScalarInvAVX512(dst []float32, c []uint8, a []float32, s float32)
 
 //go:noescape
 func maxPool2x2AVX2(out []float32, idx []int32, x []float32, ldx int, iw int, oh int, ow int)

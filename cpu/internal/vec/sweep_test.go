@@ -37,7 +37,7 @@ var sweeps = map[unaryOp]struct {
 }{
 	opExp:      {sweepRange{0, 105, false}, bound{1.5, 0x1p-149, 0x1p-126}},
 	opLog:      {sweepRange{0, math.MaxFloat32, true}, bound{1, 0, 0}},
-	opTanh:     {sweepRange{0, 12, false}, bound{2, 0, 0}},
+	opTanh:     {sweepRange{0, 12, false}, bound{3, 0, 0}},
 	opSigmoid:  {sweepRange{0, 110, false}, bound{3, 0x1p-148, 0x1p-126}},
 	opErf:      {sweepRange{0, 12, false}, bound{2, 0, 0}},
 	opGeluErf:  {sweepRange{0, 20, false}, bound{3.5, 1e-42, 0x1p-118}},

@@ -81,4 +81,10 @@ type kernels struct {
 	fromHalf   func(dst []float32, src []uint16)
 	toBFloat   func(dst []uint16, src []float32)
 	fromBFloat func(dst []float32, src []uint16)
+
+	cmp          [numCmp]func(dst []uint8, a, b []float32)
+	cmpScalar    [numCmp]func(dst []uint8, a []float32, s float32)
+	sel          func(dst []float32, c []uint8, a, b []float32)         // c ? a : b
+	selScalar    func(dst []float32, c []uint8, a []float32, s float32) // c ? a : s
+	selScalarInv func(dst []float32, c []uint8, a []float32, s float32) // c ? s : a
 }

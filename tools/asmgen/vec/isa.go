@@ -17,6 +17,19 @@ type isa struct {
 	lanes  int    // float32 lanes per vector
 	avx512 bool
 	rec    *[]func() // when set, instructions are recorded instead of emitted
+	// hoisted maps a table's symbol to the register that holds its first
+	// 64 bytes for the whole kernel being generated (lookup32 then needs no
+	// load); elementwise clears it after each kernel.
+	hoisted map[string]reg.VecVirtual
+}
+
+// hoist loads the first 64 bytes of table t into a register that
+// lookup32 uses for the rest of the kernel.
+func (s *isa) hoist(t Mem) {
+	if s.hoisted == nil {
+		s.hoisted = map[string]reg.VecVirtual{}
+	}
+	s.hoisted[t.Symbol.Name] = s.load(t)
 }
 
 // emit emits the instruction(s) f adds, or records f for interleave.
@@ -117,6 +130,40 @@ func (s *isa) cu(bits uint32) Mem {
 	return m
 }
 
+// table32 returns a read-only table of 32 float32 values (128 bytes), for
+// lookup32.
+func (s *isa) table32(name string, vals []float32) Mem {
+	if len(vals) != 32 {
+		panic(fmt.Sprintf("asmgen: table %s has %d entries, want 32", name, len(vals)))
+	}
+	if m, ok := constants[name]; ok {
+		return m
+	}
+	m := GLOBL(name, RODATA|NOPTR)
+	for i, v := range vals {
+		DATA(4*i, F32(v))
+	}
+	constants[name] = m
+	return m
+}
+
+// lookup32 returns t[j] lane by lane for int32 lanes j in [0, 32): one
+// two-table permute (VPERMI2PS: entries 0-15 in a register, 16-31 from
+// memory). AVX-512 only.
+func (s *isa) lookup32(t Mem, j reg.Register) reg.VecVirtual {
+	if !s.avx512 {
+		panic("asmgen: lookup32 needs AVX-512")
+	}
+	lo, ok := s.hoisted[t.Symbol.Name]
+	if !ok {
+		lo = s.load(t)
+	}
+	v := s.vec()
+	s.emit(func() { VMOVUPS(j, v) })
+	s.emit(func() { VPERMI2PS(t.Offset(64), lo, v) })
+	return v
+}
+
 // c returns a full-width read-only vector of the float32 v.
 func (s *isa) c(v float32) Mem { return s.cu(math.Float32bits(v)) }
 
@@ -149,6 +196,7 @@ func (s *isa) div(a reg.Register, b Op) reg.VecVirtual {
 	s.emit(func() { VDIVPS(b, a, v) })
 	return v
 }
+
 func (s *isa) and(a reg.Register, b Op) reg.VecVirtual {
 	v := s.vec()
 	s.emit(func() { VANDPS(b, a, v) })
@@ -229,6 +277,14 @@ func (s *isa) cvtInt(a reg.Register) reg.VecVirtual {
 	s.emit(func() { VCVTPS2DQ(a, v) })
 	return v
 }
+
+// cvtTrunc converts to int32 rounding toward zero.
+func (s *isa) cvtTrunc(a reg.Register) reg.VecVirtual {
+	v := s.vec()
+	s.emit(func() { VCVTTPS2DQ(a, v) })
+	return v
+}
+
 func (s *isa) cvtFloat(a reg.Register) reg.VecVirtual {
 	v := s.vec()
 	s.emit(func() { VCVTDQ2PS(a, v) })
@@ -314,6 +370,25 @@ func (s *isa) maskBits(m mask) reg.GPVirtual {
 		s.emit(func() { VMOVMSKPS(m.r, g) })
 	}
 	return g
+}
+
+// pow2 returns 2^n for integer-valued n in [-126, 127].
+func (s *isa) pow2(n reg.Register) reg.VecVirtual {
+	if s.avx512 {
+		return s.ldexp(s.load(s.c(1)), n)
+	}
+	return s.shl(s.addi(s.cvtInt(n), s.cu(127)), 23)
+}
+
+// orSign returns a with b's sign bit ORed in: copysign(a, b) for a >= +0.
+func (s *isa) orSign(a, b reg.Register) reg.VecVirtual {
+	if !s.avx512 {
+		return s.or(a, s.and(b, s.cu(0x80000000)))
+	}
+	v := s.vec()
+	s.emit(func() { VMOVUPS(a, v) })
+	s.emit(func() { VPTERNLOGD(U8(0xf8), s.cu(0x80000000), b, v) }) // v | (b & sign)
+	return v
 }
 
 // ldexp returns p * 2^n for integer-valued n in [-150, 128], rounding once.

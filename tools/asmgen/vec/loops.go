@@ -36,6 +36,14 @@ type ewKernel struct {
 	// body computes one output vector from the input vectors and the
 	// broadcast scalars.
 	body func(in, sc []reg.VecVirtual) reg.VecVirtual
+	// fast, when set, is a cheaper body that gives the same result as body
+	// on the lanes fastOK returns: the unrolled loop runs it when every
+	// lane of its vectors qualifies, and body otherwise (so each lane's
+	// result depends on its own input only, never on its neighbours').
+	fast   func(in, sc []reg.VecVirtual) reg.VecVirtual
+	fastOK func(in []reg.VecVirtual) mask
+	// setup, when set, runs before the loops (to hoist table loads).
+	setup func()
 	// out, when set, returns the lanes the kernel cannot compute: the
 	// kernel then returns int, the count of elements done before the first
 	// vector holding such a lane.
@@ -160,6 +168,10 @@ func (g *gen) elementwise(k ewKernel) {
 		VBROADCASTSS(x, v)
 		sc = append(sc, v)
 	}
+	if k.setup != nil {
+		k.setup()
+	}
+	defer clear(s.hoisted)
 	i := GP64()
 	XORQ(i, i)
 	t := GP64()
@@ -179,7 +191,9 @@ func (g *gen) elementwise(k ewKernel) {
 		LEAQ(Mem{Base: i, Disp: W * k.unroll}, t)
 		CMPQ(t, n)
 		JA(LabelRef("loop1"))
-		if k.interleave {
+		if k.fast != nil {
+			g.fastSlow(k, bases, sc, dst, i)
+		} else if k.interleave {
 			var bodies []func()
 			for u := 0; u < k.unroll; u++ {
 				bodies = append(bodies, func() {
@@ -235,6 +249,50 @@ func (g *gen) elementwise(k ewKernel) {
 	RET()
 }
 
+// fastSlow emits the body of an unrolled iteration of a kernel with a fast
+// path: load every vector, test whether all their lanes qualify, and run
+// the fast bodies (interleaved, as k.lag says) or the full ones (one after
+// the other: they are rare, and the registers hoisted by k.setup leave
+// too few to interleave them), each branch
+// storing its results and falling through to the loop's increment at
+// label "stepU".
+func (g *gen) fastSlow(k ewKernel, bases []reg.Register, sc []reg.VecVirtual, dst, i reg.Register) {
+	s := g.s
+	ins := make([][]reg.VecVirtual, k.unroll)
+	var all mask
+	for u := range ins {
+		for _, b := range bases {
+			ins[u] = append(ins[u], s.load(elem(b, i, u*s.bytes())))
+		}
+		ok := k.fastOK(ins[u])
+		if u == 0 {
+			all = ok
+		} else {
+			all = s.mand(all, ok)
+		}
+	}
+	if !s.avx512 {
+		panic("asmgen: fast paths need AVX-512 opmasks")
+	}
+	KORTESTW(all.r, all.r) // CF: every lane qualifies
+	JCC(LabelRef("slowU"))
+	run := func(body func(in, sc []reg.VecVirtual) reg.VecVirtual, lag float64) {
+		var bodies []func()
+		for u := range ins {
+			bodies = append(bodies, func() {
+				y := body(ins[u], sc)
+				s.emit(func() { VMOVUPS(y, elem(dst, i, u*s.bytes())) })
+			})
+		}
+		s.interleave(lag, bodies...)
+	}
+	run(k.fast, k.lag)
+	JMP(LabelRef("stepU"))
+	Label("slowU")
+	run(k.body, 1) // rare: one vector after the other, fewest registers
+	Label("stepU")
+}
+
 // unaryKernels emits every one-input kernel.
 func (g *gen) unaryKernels() {
 	s := g.s
@@ -263,13 +321,13 @@ func (g *gen) unaryKernels() {
 		// asm_test.go in cpu/internal/vec checks the AVX2 register use.
 		lag512, lag2 float64
 	}{
-		{"exp", func(x reg.Register) reg.VecVirtual { return g.expHL(x, nil, expRange{}) }, 0, 0},
+		{"exp", func(x reg.Register) reg.VecVirtual { return g.expHL(x, nil, expRange{smallF: true}) }, 0, 0}, // unscaled: below the clamp exp rounds to 0 anyway
 		{"log", g.log, -1, 0},
 		{"tanh", g.tanh, 0, 0},
 		{"sigmoid", g.sigmoid, 0, 0},
 		{"silu", g.silu, 0, 0},
 		{"erf", g.erf, 0, -1},
-		{"geluErf", g.geluErf, 0, -1},
+		{"geluErf", g.geluErfAll, 0, -1},
 		{"geluTanh", g.geluTanh, 0, 0},
 	}
 	for _, h := range heavy {
@@ -282,8 +340,17 @@ func (g *gen) unaryKernels() {
 		if lag >= 0 {
 			u = 2
 		}
-		g.elementwise(ewKernel{name: h.name, inputs: []string{"x"}, unroll: u, interleave: true, lag: lag,
-			body: func(in, _ []reg.VecVirtual) reg.VecVirtual { return f(in[0]) }})
+		k := ewKernel{name: h.name, inputs: []string{"x"}, unroll: u, interleave: true, lag: lag,
+			body: func(in, _ []reg.VecVirtual) reg.VecVirtual { return f(in[0]) }}
+		if h.name == "geluErf" && s.avx512 {
+			// Nearly every input of a trained network's GELU is in the
+			// table's range: only vectors with a lane outside it pay for
+			// the erfc form too.
+			k.fast = func(in, _ []reg.VecVirtual) reg.VecVirtual { return g.geluPhi(in[0]) }
+			k.fastOK = func(in []reg.VecVirtual) mask { return g.geluPhiLanes(in[0]) }
+			k.setup = g.hoistGeluPhi
+		}
+		g.elementwise(k)
 	}
 	for _, cos := range []bool{false, true} {
 		name := "sin"
@@ -346,4 +413,6 @@ func (g *gen) generate() {
 	g.unaryKernels()
 	g.reductions()
 	g.conversions()
+	g.compareKernels()
+	g.selectKernels()
 }

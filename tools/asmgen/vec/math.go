@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 
 	. "github.com/mmcloughlin/avo/build"
@@ -59,7 +60,7 @@ var (
 // expRange says what the caller knows about exp's argument, so that the
 // clamps and the underflow fix that cannot change the result are left out.
 type expRange struct {
-	nonPos, nonNeg bool // h <= 0 (no overflow clamp), h >= 0 (no underflow clamp)
+	nonPos, nonNeg bool // h <= 0 or at least h <= expMax (no overflow clamp), h >= 0 (no underflow clamp)
 	smallF         bool // |f| < 1: f*exp(h) below the clamp rounds to 0 anyway
 }
 
@@ -129,16 +130,21 @@ func (g *gen) log(x reg.Register) reg.VecVirtual {
 	return s.sel(s.cmp(cmpEQU, x, s.c(inf)), x, y)
 }
 
-// tanh returns tanh x.
+// expm1 returns exp(h) - 1 for 0 <= h <= 2*tanhClamp (see expm1Parts in
+// scalar.go).
+func (g *gen) expm1(h reg.Register) reg.VecVirtual {
+	s := g.s
+	t, n := g.expParts(h, nil, expRange{nonNeg: true, nonPos: true})
+	p := s.pow2(n)
+	return s.fma(p, t, s.sub(p, s.c(1)))
+}
+
+// tanh returns tanh x as E/(E+2), E = expm1(2|x|).
 func (g *gen) tanh(x reg.Register) reg.VecVirtual {
 	s, k := g.s, g.k
-	a := s.abs(x)
-	x2 := s.mul(x, x)
-	small := s.fma(s.mul(x, x2), s.horner(k.poly("tanhPoly"), x2), x)
-	e := g.expHL(s.add(a, a), nil, expRange{nonNeg: true})
-	q := s.div(s.load(s.c(2)), s.add(e, s.c(1)))
-	large := s.copysign(s.sub(s.load(s.c(1)), q), x)
-	return s.sel(s.cmp(cmpLT, a, s.c(k.k("tanhSmall"))), small, large)
+	a := s.minps(s.load(s.c(k.k("tanhClamp"))), s.abs(x))
+	e := g.expm1(s.add(a, a))
+	return s.orSign(s.div(e, s.add(e, s.c(2))), x)
 }
 
 // sigmoidParts returns num and e with f*sigmoid(x) = num/(1+e): e =
@@ -146,15 +152,15 @@ func (g *gen) tanh(x reg.Register) reg.VecVirtual {
 // nil (1).
 func (g *gen) sigmoidParts(x, f reg.Register) (num, e reg.VecVirtual) {
 	s := g.s
-	t, n := g.expParts(s.neg(s.abs(x)), nil, expRange{nonPos: true})
+	// exp(-|x|); with f nil the underflow fix is not needed: below the
+	// clamp exp rounds to 0 anyway.
+	t, n := g.expParts(s.or(x, s.cu(0x80000000)), nil, expRange{nonPos: true, smallF: f == nil})
 	e = s.ldexp(g.scaleT(t, nil), n)
-	fv := f
 	if f == nil {
-		fv = s.load(s.c(1))
+		return s.sel(s.cmp(cmpGE, x, s.zero()), s.c(1), e), e
 	}
 	neg := s.ldexp(g.scaleT(t, f), n)
-	num = s.sel(s.cmp(cmpGE, x, s.zero()), fv, neg)
-	return num, e
+	return s.sel(s.cmp(cmpGE, x, s.zero()), f, neg), e
 }
 
 func (g *gen) sigmoid(x reg.Register) reg.VecVirtual {
@@ -201,6 +207,63 @@ func (g *gen) erf(x reg.Register) reg.VecVirtual {
 	ec := g.erfcTail(k.poly("erfcPoly"), 0.5, ac, s.neg(u2), s.fnma(ac, ac, u2), nil)
 	large := s.copysign(s.sub(s.load(s.c(1)), ec), x)
 	return s.sel(s.cmp(cmpLT, a, s.c(k.k("erfSmall"))), small, large)
+}
+
+// geluPhiTables returns the tables geluPhi looks up: the intervals'
+// midpoints j - 15.5, then the 8 coefficient tables (c0 hi, c0 lo, c1..c6).
+func (g *gen) geluPhiTables() []Mem {
+	s, tab := g.s, g.k.poly("geluPhi")
+	const n = 32 // intervals
+	if len(tab) != 8*n {
+		panic("asmgen: geluPhi needs 8 coefficients for each of 32 intervals")
+	}
+	mids := make([]float32, n)
+	for j := range mids {
+		mids[j] = float32(j) - 15.5
+	}
+	ts := []Mem{s.table32("geluPhiMid", mids)}
+	for i := 0; i < 8; i++ {
+		ts = append(ts, s.table32(fmt.Sprintf("geluPhi%d", i), tab[i*n:(i+1)*n]))
+	}
+	return ts
+}
+
+// hoistGeluPhi loads the first halves of geluPhi's tables into registers
+// for the whole kernel (see isa.hoisted).
+func (g *gen) hoistGeluPhi() {
+	for _, t := range g.geluPhiTables() {
+		g.s.hoist(t)
+	}
+}
+
+// geluPhi returns x Phi(x) for |x| < geluPhiMax from the piecewise
+// polynomial table (geluPhi32 in scalar.go); AVX-512 only.
+func (g *gen) geluPhi(x reg.Register) reg.VecVirtual {
+	s, ts := g.s, g.geluPhiTables()
+	j := s.cvtTrunc(s.fma(x, s.c(4), s.c(16)))
+	v := s.fms(x, s.c(4), s.lookup32(ts[0], j))
+	coef := func(i int) reg.VecVirtual { return s.lookup32(ts[1+i], j) }
+	p := coef(7)
+	for i := 6; i >= 2; i-- {
+		p = s.fma(p, v, coef(i))
+	}
+	w := s.fma(p, v, coef(1))
+	return s.fma(x, coef(0), s.mul(x, w))
+}
+
+// geluPhiLanes returns the lanes that geluPhi computes.
+func (g *gen) geluPhiLanes(x reg.Register) mask {
+	return g.s.cmp(cmpLT, g.s.abs(x), g.s.c(g.k.k("geluPhiMax")))
+}
+
+// geluErfAll returns the exact GELU for every x: the table where it
+// applies, the erfc form elsewhere (on AVX2, which has no two-table
+// permute, the erfc form everywhere).
+func (g *gen) geluErfAll(x reg.Register) reg.VecVirtual {
+	if !g.s.avx512 {
+		return g.geluErf(x)
+	}
+	return g.s.sel(g.geluPhiLanes(x), g.geluPhi(x), g.geluErf(x))
 }
 
 func (g *gen) geluErf(x reg.Register) reg.VecVirtual {

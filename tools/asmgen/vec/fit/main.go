@@ -50,6 +50,9 @@ func main() {
 		}
 		fmt.Println("}")
 	}
+	for _, t := range tables() {
+		printTable(t)
+	}
 }
 
 // formatFloat32 prints v so that it parses back to the same float32.

@@ -74,22 +74,6 @@ func problems() []problem {
 			},
 		},
 		{
-			name: "tanhPoly", a: 0, b: 0.625, deg: 4,
-			u: func(t float64) float64 { return t * t },
-			g: func(t float64) float64 {
-				if t < 0.05 {
-					return series(t*t, -1.0/3, 2.0/15, -17.0/315, 62.0/2835, -1382.0/155925, 21844.0/6081075)
-				}
-				return (math.Tanh(t) - t) / (t * t * t)
-			},
-			w: func(t float64) float64 {
-				if t == 0 {
-					return 0
-				}
-				return t * t * t / math.Tanh(t)
-			},
-		},
-		{
 			name: "erfPoly", a: 0, b: 0.875, deg: 5, c0: 2 / math.SqrtPi,
 			u: func(t float64) float64 { return t * t },
 			g: func(t float64) float64 {
