@@ -26,9 +26,10 @@ type LoaderConfig struct {
 // (Shape is [batch, sample shape...]) and Y their labels.
 //
 // The slices are read-only and valid only until the iteration advances: a
-// shuffled epoch gathers samples into buffers that the DataLoader reuses for
-// every batch, and a sequential epoch hands out windows of the Dataset itself
-// (no copy at all). A consumer that keeps a batch, or wants to modify it, must
+// shuffled epoch gathers samples into two buffers that the DataLoader reuses
+// in turn (the next batch is gathered in the background while the consumer
+// works on the current one), and a sequential epoch hands out windows of the
+// Dataset itself (no copy at all). A consumer that keeps a batch, or wants to modify it, must
 // copy it.
 type Batch struct {
 	// Index is the batch's position within its epoch, from 0.
@@ -44,8 +45,8 @@ type DataLoader struct {
 	ds    *Dataset
 	cfg   LoaderConfig
 	perm  []int32
-	x     []float32
-	y     []int32
+	x     [2][]float32 // a shuffled epoch's batch buffers, used in turn
+	y     [2][]int32
 	shape []int
 }
 
@@ -62,8 +63,10 @@ func NewDataLoader(ds *Dataset, cfg LoaderConfig) *DataLoader {
 	if cfg.Shuffle {
 		b := min(cfg.BatchSize, ds.Len())
 		l.perm = make([]int32, ds.Len())
-		l.x = make([]float32, b*ds.SampleSize())
-		l.y = make([]int32, b)
+		for i := range l.x {
+			l.x[i] = make([]float32, b*ds.SampleSize())
+			l.y[i] = make([]int32, b)
+		}
 	}
 	return l
 }
@@ -89,34 +92,57 @@ func (l *DataLoader) Epoch(epoch int) iter.Seq[Batch] {
 	return func(yield func(Batch) bool) {
 		if l.cfg.Shuffle {
 			l.shuffle(epoch)
+			l.shuffled(yield)
+			return
 		}
 		ss, bs := l.ds.SampleSize(), l.cfg.BatchSize
 		for i := range l.NumBatches() {
 			lo, hi := i*bs, min((i+1)*bs, l.ds.Len())
-			var x []float32
-			var y []int32
-			if l.cfg.Shuffle {
-				x, y = l.gather(l.perm[lo:hi])
-			} else {
-				x, y = l.ds.X[lo*ss:hi*ss:hi*ss], l.ds.Y[lo:hi:hi]
-			}
 			l.shape[0] = hi - lo
-			if !yield(Batch{Index: i, X: x, Shape: l.shape, Y: y}) {
+			if !yield(Batch{Index: i, X: l.ds.X[lo*ss : hi*ss : hi*ss], Shape: l.shape, Y: l.ds.Y[lo:hi:hi]}) {
 				return
 			}
 		}
 	}
 }
 
-// gather copies the samples idx into the batch buffers.
-func (l *DataLoader) gather(idx []int32) ([]float32, []int32) {
+// shuffled yields the batches of the current permutation, gathering batch
+// i+1 into the other buffer on another goroutine while the consumer works
+// on batch i.
+func (l *DataLoader) shuffled(yield func(Batch) bool) {
+	bs, n := l.cfg.BatchSize, l.NumBatches()
+	samples := func(i int) []int32 { return l.perm[i*bs : min((i+1)*bs, l.ds.Len())] }
+	l.gather(0, samples(0))
+	for i := range n {
+		var next chan struct{}
+		if i+1 < n {
+			next = make(chan struct{})
+			go func() {
+				defer close(next)
+				l.gather((i+1)%2, samples(i+1))
+			}()
+		}
+		idx := samples(i)
+		l.shape[0] = len(idx)
+		ss := l.ds.SampleSize()
+		more := yield(Batch{Index: i, X: l.x[i%2][:len(idx)*ss], Shape: l.shape, Y: l.y[i%2][:len(idx)]})
+		if next != nil {
+			<-next
+		}
+		if !more {
+			return
+		}
+	}
+}
+
+// gather copies the samples idx into batch buffer buf.
+func (l *DataLoader) gather(buf int, idx []int32) {
 	ss := l.ds.SampleSize()
-	x, y := l.x[:len(idx)*ss], l.y[:len(idx)]
+	x, y := l.x[buf], l.y[buf]
 	for j, s := range idx {
 		copy(x[j*ss:(j+1)*ss], l.ds.X[int(s)*ss:])
 		y[j] = l.ds.Y[s]
 	}
-	return x, y
 }
 
 // shuffle fills l.perm with the sample order of an epoch: a Fisher-Yates

@@ -125,9 +125,15 @@ func TestDataLoaderBreakAndReuse(t *testing.T) {
 		first = b.X
 		break
 	}
+	var bufs [2]*float32
 	for b := range l.Epoch(0) {
-		assert.Same(t, &first[0], &b.X[0], "buffers are reused")
+		if b.Index < 2 {
+			bufs[b.Index] = &b.X[0]
+		}
+		assert.Same(t, bufs[b.Index%2], &b.X[0], "the two buffers are used in turn")
 	}
+	assert.Same(t, &first[0], bufs[0], "buffers are reused across epochs")
+	assert.NotSame(t, bufs[0], bufs[1], "the next batch is gathered into the other buffer")
 	seq := NewDataLoader(ds, LoaderConfig{BatchSize: 4})
 	for b := range seq.Epoch(0) {
 		assert.Same(t, &ds.X[b.Index*4*6], &b.X[0], "sequential batches alias the dataset")
