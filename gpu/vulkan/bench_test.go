@@ -4,24 +4,14 @@ package vulkan
 
 import (
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
-	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/shaderflow/shaderflow/gpu"
+	"github.com/shaderflow/shaderflow/gpu/gputest"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
-
-// threadCPU returns the CPU time the calling OS thread has used, which
-// unlike wall time does not grow when other processes share the cores.
-func threadCPU() time.Duration {
-	var ts syscall.Timespec
-	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, 3 /* CLOCK_THREAD_CPUTIME_ID */, uintptr(unsafe.Pointer(&ts)), 0)
-	return time.Duration(ts.Nano())
-}
 
 // addKernel returns an elementwise kernel out = x + y over n float32s.
 func addKernel(t testing.TB, d *Device, n int) *device.ElementwiseKernel {
@@ -70,34 +60,9 @@ func BenchmarkHostOverheadNewBindings(b *testing.B) {
 	})
 }
 
-// recordLoop records kernel(i) for i < b.N, timing (wall and thread CPU)
-// only the recording calls.
+// recordLoop is gputest.RecordLoop with the batch size of this backend.
 func recordLoop(b *testing.B, d *Device, kernel func(int) *device.ElementwiseKernel) {
-	require.NoError(b, d.Elementwise(kernel(0)))
-	require.NoError(b, d.Sync())
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var rec, cpu time.Duration
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		k := kernel(i)
-		if i%maxBatchDispatches == 0 {
-			// Keep the ring from blocking the clock: drain outside it.
-			b.StopTimer()
-			require.NoError(b, d.Sync())
-			b.StartTimer()
-		}
-		t0, c0 := time.Now(), threadCPU()
-		if err := d.Elementwise(k); err != nil {
-			b.Fatal(err)
-		}
-		rec += time.Since(t0)
-		cpu += threadCPU() - c0
-	}
-	b.StopTimer()
-	require.NoError(b, d.Sync())
-	b.ReportMetric(float64(rec.Nanoseconds())/float64(b.N), "record-ns/kernel")
-	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "record-cpu-ns/kernel")
+	gputest.RecordLoop(b, d, maxBatchDispatches, kernel)
 }
 
 // BenchmarkEncodeElementwise measures package gpu's encoding of the kernel
@@ -108,14 +73,14 @@ func BenchmarkEncodeElementwise(b *testing.B) {
 	t := d.target()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	c0 := threadCPU()
+	c0 := gputest.ThreadCPU()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := gpu.EncodeElementwise(k, t); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64((threadCPU()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64((gputest.ThreadCPU()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
 // deviceLabel names the adapter in benchmark logs and says when its numbers

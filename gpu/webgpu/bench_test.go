@@ -14,6 +14,12 @@ func BenchmarkKernelOverhead(b *testing.B) {
 	b.Run("synced", func(b *testing.B) { gputest.BenchKernelOverhead(b, d, true) })
 }
 
+// BenchmarkHostOverhead measures the host cost of recording one small
+// elementwise kernel into a batched submission (see gputest.RecordLoop).
+func BenchmarkHostOverhead(b *testing.B) {
+	gputest.BenchRecordOverhead(b, gputest.Open(b, Name), maxBatchLaunches)
+}
+
 func BenchmarkAdd16M(b *testing.B) { gputest.BenchAdd(b, gputest.Open(b, Name), 1<<24) }
 
 func BenchmarkMatMul512(b *testing.B) { gputest.BenchMatMul(b, gputest.Open(b, Name), 512) }
