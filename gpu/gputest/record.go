@@ -17,7 +17,7 @@ import (
 // and full-batch waits are not counted. On a software adapter the device
 // work runs on the same cores: the CPU figure is the one to compare.
 func RecordLoop(b *testing.B, d device.Device, drainEvery int, kernel func(int) *device.ElementwiseKernel) {
-	label(b, d)
+	Label(b, d)
 	run(b, d.Elementwise(kernel(0)))
 	run(b, d.Sync())
 	runtime.LockOSThread()

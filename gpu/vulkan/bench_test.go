@@ -83,61 +83,11 @@ func BenchmarkEncodeElementwise(b *testing.B) {
 	b.ReportMetric(float64((gputest.ThreadCPU()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
-// deviceLabel names the adapter in benchmark logs and says when its numbers
-// are software numbers.
-func deviceLabel(b *testing.B, d *Device) {
-	in := d.Info()
-	if in.Kind.IsHardwareGPU() {
-		b.Logf("device: %s (driver %s)", in.Name, in.Driver)
-		return
-	}
-	b.Logf("device: %s (driver %s): a %s, so these are CPU (software) numbers, not GPU numbers", in.Name, in.Driver, in.Kind)
-}
-
 // BenchmarkAddBandwidth measures an elementwise float32 add of 2^22
-// elements, counting 12 bytes (two loads, one store) per element. Warm-up
-// (pipeline creation and first dispatch) is excluded; the device is
-// synchronized before the clock stops.
-func BenchmarkAddBandwidth(b *testing.B) {
-	d := openDevice(b)
-	deviceLabel(b, d)
-	n := 1 << 22
-	k := addKernel(b, d, n)
-	require.NoError(b, d.Elementwise(k))
-	require.NoError(b, d.Sync())
-	b.SetBytes(int64(12 * n))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		require.NoError(b, d.Elementwise(k))
-	}
-	require.NoError(b, d.Sync())
-	b.StopTimer()
-	b.ReportMetric(float64(12*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
-}
+// elements, counting 12 bytes (two loads, one store) per element (see
+// gputest.Time: warm-up excluded, synchronized before the clock stops).
+func BenchmarkAddBandwidth(b *testing.B) { gputest.BenchAdd(b, openDevice(b), 1<<22) }
 
 // BenchmarkMatMulFlops measures a 512x512x512 float32 matrix product,
 // counting 2*M*N*K floating-point operations.
-func BenchmarkMatMulFlops(b *testing.B) {
-	d := openDevice(b)
-	deviceLabel(b, d)
-	const m = 512
-	a := upload(b, d, make([]byte, 4*m*m))
-	bb := upload(b, d, make([]byte, 4*m*m))
-	out, err := d.Alloc(4 * m * m)
-	require.NoError(b, err)
-	k := &device.MatMulKernel{M: m, N: m, K: m,
-		A:        device.Contiguous(a, device.Float32, 0, []int{m, m}),
-		B:        device.Contiguous(bb, device.Float32, 0, []int{m, m}),
-		Epilogue: device.Identity(device.Float32),
-		Outputs:  []device.View{device.Contiguous(out, device.Float32, 0, []int{m, m})},
-	}
-	require.NoError(b, d.MatMul(k))
-	require.NoError(b, d.Sync())
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		require.NoError(b, d.MatMul(k))
-	}
-	require.NoError(b, d.Sync())
-	b.StopTimer()
-	b.ReportMetric(2*m*m*m*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-}
+func BenchmarkMatMulFlops(b *testing.B) { gputest.BenchMatMul(b, openDevice(b), 512) }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shaderflow/shaderflow/gpu"
+	"github.com/shaderflow/shaderflow/gpu/gputest"
 	"github.com/shaderflow/shaderflow/shaders"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
@@ -57,18 +58,10 @@ func matmulEpilogueKernel(t testing.TB, d *Device, m int) *device.MatMulKernel {
 // chainKernel on 2^18 elements (12 bytes moved per element).
 func BenchmarkFusedChain(b *testing.B) {
 	d := openDevice(b)
-	deviceLabel(b, d)
+	gputest.Label(b, d)
 	n := 1 << 18
 	k := chainKernel(b, d, n)
-	require.NoError(b, d.Elementwise(k))
-	require.NoError(b, d.Sync())
-	b.SetBytes(int64(12 * n))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		require.NoError(b, d.Elementwise(k))
-	}
-	require.NoError(b, d.Sync())
-	b.StopTimer()
+	gputest.Time(b, d, int64(12*n), func() error { return d.Elementwise(k) })
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/element")
 }
 
@@ -76,18 +69,11 @@ func BenchmarkFusedChain(b *testing.B) {
 // bias-and-relu epilogue.
 func BenchmarkMatMulEpilogue(b *testing.B) {
 	d := openDevice(b)
-	deviceLabel(b, d)
+	gputest.Label(b, d)
 	const m = 256
 	k := matmulEpilogueKernel(b, d, m)
-	require.NoError(b, d.MatMul(k))
-	require.NoError(b, d.Sync())
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		require.NoError(b, d.MatMul(k))
-	}
-	require.NoError(b, d.Sync())
-	b.StopTimer()
-	b.ReportMetric(2*m*m*m*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	gputest.Time(b, d, 0, func() error { return d.MatMul(k) })
+	gputest.ReportRate(b, 2*m*m*m, "GFLOP/s")
 }
 
 // BenchmarkFirstDispatch measures a kernel's first run on a fresh device:
@@ -145,7 +131,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 // BenchmarkAddBandwidth (compiled with naga; skipped without it).
 func BenchmarkPlainAdd(b *testing.B) {
 	d := openDevice(b)
-	deviceLabel(b, d)
+	gputest.Label(b, d)
 	words := compileTestShader(b, plainAddShader)
 	p, err := d.newPipeline(words, "main")
 	require.NoError(b, err)
@@ -155,21 +141,12 @@ func BenchmarkPlainAdd(b *testing.B) {
 	for _, v := range []device.View{k.Inputs[0], k.Inputs[1], k.Outputs[0]} {
 		l.Bindings = append(l.Bindings, gpu.Binding{Buf: v.Buf, Size: v.Buf.Bytes()})
 	}
-	run := func() {
+	launch := func() error {
 		d.mu.Lock()
+		defer d.mu.Unlock()
 		d.pipelines.add(l, p)
-		err := d.record(l, k.Outputs[0].Buf)
-		d.mu.Unlock()
-		require.NoError(b, err)
+		return d.record(l, k.Outputs[0].Buf)
 	}
-	run()
-	require.NoError(b, d.Sync())
-	b.SetBytes(int64(12 * n))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		run()
-	}
-	require.NoError(b, d.Sync())
-	b.StopTimer()
-	b.ReportMetric(float64(12*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+	gputest.Time(b, d, int64(12*n), launch)
+	gputest.ReportRate(b, float64(12*n), "GB/s")
 }
