@@ -82,8 +82,8 @@ func installGo() {
 	whereF32Then = func(dst []float32, c []uint8, s float32, y []float32) { whereScalarGo(dst, c, y, s, true) }
 	fmaF32 = fmaF32Go
 	sumF32 = sumF32Go
-	halfToF32, f32ToHalf = halfToF32Go, f32ToHalfGo
-	bf16ToF32, f32ToBF16 = bf16ToF32Go, f32ToBF16Go
+	halfToF32, f32ToHalf = convertGo(device.Float16ToFloat32), convertGo(device.Float32ToFloat16)
+	bf16ToF32, f32ToBF16 = convertGo(device.BFloat16ToFloat32), convertGo(device.Float32ToBFloat16)
 	maxF32 = func(x []float32) float32 { return x[extremeGo(x, device.ReduceMax)] }
 	minF32 = func(x []float32) float32 { return x[extremeGo(x, device.ReduceMin)] }
 	argMaxF32 = func(x []float32) int { return extremeGo(x, device.ReduceMax) }
@@ -363,30 +363,13 @@ func extremeGo(x []float32, op device.ReduceOp) int {
 	return best
 }
 
-func halfToF32Go(dst []float32, src []uint16) {
-	src = src[:len(dst)]
-	for j := range dst {
-		dst[j] = device.Float16ToFloat32(src[j])
-	}
-}
-
-func f32ToHalfGo(dst []uint16, src []float32) {
-	src = src[:len(dst)]
-	for j := range dst {
-		dst[j] = device.Float32ToFloat16(src[j])
-	}
-}
-
-func bf16ToF32Go(dst []float32, src []uint16) {
-	src = src[:len(dst)]
-	for j := range dst {
-		dst[j] = device.BFloat16ToFloat32(src[j])
-	}
-}
-
-func f32ToBF16Go(dst []uint16, src []float32) {
-	src = src[:len(dst)]
-	for j := range dst {
-		dst[j] = device.Float32ToBFloat16(src[j])
+// convertGo returns the pure-Go conversion of a slice element by element
+// with f (the contract's scalar conversions): dst[j] = f(src[j]).
+func convertGo[S, D any](f func(S) D) func(dst []D, src []S) {
+	return func(dst []D, src []S) {
+		src = src[:len(dst)]
+		for j := range dst {
+			dst[j] = f(src[j])
+		}
 	}
 }
