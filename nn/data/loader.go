@@ -29,8 +29,8 @@ type LoaderConfig struct {
 // shuffled epoch gathers samples into two buffers that the DataLoader reuses
 // in turn (the next batch is gathered in the background while the consumer
 // works on the current one), and a sequential epoch hands out windows of the
-// Dataset itself (no copy at all). A consumer that keeps a batch, or wants to modify it, must
-// copy it.
+// Dataset itself (no copy at all). A consumer that keeps a batch, or wants
+// to modify it, must copy it.
 type Batch struct {
 	// Index is the batch's position within its epoch, from 0.
 	Index int
@@ -110,7 +110,7 @@ func (l *DataLoader) Epoch(epoch int) iter.Seq[Batch] {
 // i+1 into the other buffer on another goroutine while the consumer works
 // on batch i.
 func (l *DataLoader) shuffled(yield func(Batch) bool) {
-	bs, n := l.cfg.BatchSize, l.NumBatches()
+	ss, bs, n := l.ds.SampleSize(), l.cfg.BatchSize, l.NumBatches()
 	samples := func(i int) []int32 { return l.perm[i*bs : min((i+1)*bs, l.ds.Len())] }
 	l.gather(0, samples(0))
 	for i := range n {
@@ -124,7 +124,6 @@ func (l *DataLoader) shuffled(yield func(Batch) bool) {
 		}
 		idx := samples(i)
 		l.shape[0] = len(idx)
-		ss := l.ds.SampleSize()
 		more := yield(Batch{Index: i, X: l.x[i%2][:len(idx)*ss], Shape: l.shape, Y: l.y[i%2][:len(idx)]})
 		if next != nil {
 			<-next
