@@ -92,6 +92,9 @@ func (n *node) dropSources() {
 		s.n.consumers--
 		s.n.maybeFree()
 	}
+	// srcs may alias sbuf: without clearing it, a realized node (a
+	// parameter) would keep every earlier step's graph reachable.
+	clear(n.sbuf[:])
 }
 
 // maybeFree releases the node's memory and graph when nothing can read it

@@ -1,6 +1,7 @@
 package train_test
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/shaderflow/shaderflow/nn"
@@ -15,7 +16,8 @@ import (
 // TestTrainingMemoryIsFlat trains a tiny model (with BatchNorm buffers,
 // Dropout and momentum state) for 10 000 steps on synthetic data and checks
 // that the pool's bytes in use and reserved bytes do not move after the
-// first steps.
+// first steps, and that the Go heap (the lazy graph's nodes, autograd
+// records) does not grow either.
 func TestTrainingMemoryIsFlat(t *testing.T) {
 	steps := 10000
 	if testing.Short() {
@@ -52,9 +54,15 @@ func TestTrainingMemoryIsFlat(t *testing.T) {
 		const warm = 100
 		var inUse, reserved int64
 		var live int
+		var heapWarm uint64
 		for step := range steps {
 			require.NoError(t, tr.Step(xs[step%batches], []int{4, 8}, ys[step%batches]))
 			st := dev.PoolStats()
+			if step == steps/2 {
+				// The GPU backends' caches (pipelines, descriptor sets) fill
+				// over the first few hundred steps; by half-way they are full.
+				heapWarm = liveHeap()
+			}
 			switch {
 			case step <= warm:
 				inUse, reserved, live = max(inUse, st.BytesInUse), st.ReservedBytes, max(live, st.LiveBlocks)
@@ -63,9 +71,23 @@ func TestTrainingMemoryIsFlat(t *testing.T) {
 					step, st.BytesInUse, st.LiveBlocks, st.ReservedBytes, warm, inUse, live, reserved)
 			}
 		}
+		// A step allocates tens of host objects; were any of them kept (a
+		// graph node reachable from a parameter's history, say), thousands
+		// of steps would add megabytes.
+		heapEnd := liveHeap()
+		require.Less(t, heapEnd, heapWarm+1<<20, "Go heap grew from %d to %d bytes over %d steps", heapWarm, heapEnd, steps-steps/2)
 		loss, err := tr.MeanLoss()
 		require.NoError(t, err)
-		t.Logf("%d steps: %d bytes in use in %d blocks, %d reserved; mean loss %.3f", steps, inUse, live, reserved, loss)
+		t.Logf("%d steps: %d bytes in use in %d blocks, %d reserved; Go heap %d bytes half-way, %d at the end; mean loss %.3f",
+			steps, inUse, live, reserved, heapWarm, heapEnd, loss)
 		t.Log(dev.PoolStats())
 	})
+}
+
+// liveHeap returns the bytes of live Go heap objects after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }
