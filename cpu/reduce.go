@@ -163,15 +163,28 @@ func (d *Device) Reduce(k *device.ReduceKernel) error {
 	case r == 0:
 		fill(rd.accF, float32(identity(k.Op).v))
 	default:
-		d.scratch.shape = append(append(d.scratch.shape[:0], k.OutShape...), k.RedShape...)
+		rows := sumsRows(k, o)
+		inputs := k.Inputs
+		if rows {
+			d.scratch.shape = append(append(d.scratch.shape[:0], k.RedShape...), k.OutShape...)
+			inputs = d.rowsFirst(k)
+		} else {
+			d.scratch.shape = append(append(d.scratch.shape[:0], k.OutShape...), k.RedShape...)
+		}
 		rd.pro = &d.plans[0]
 		rd.pro.reset(k.Prologue.Code, d.scratch.shape)
-		if err := d.addViews(rd.pro, k.Inputs); err != nil {
+		if err := d.addViews(rd.pro, inputs); err != nil {
 			return err
 		}
 		rd.pro.finish(k.Prologue.Outputs)
 		rd.reg = k.Prologue.Outputs[0]
-		if err := d.reduce(&rd, o); err != nil {
+		var err error
+		if rows {
+			err = d.sumRows(&rd, o, r)
+		} else {
+			err = d.reduce(&rd, o)
+		}
+		if err != nil {
 			return err
 		}
 	}

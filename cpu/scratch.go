@@ -1,5 +1,7 @@
 package cpu
 
+import "github.com/shaderflow/shaderflow/tensor/device"
+
 // scratch holds device-wide temporaries reused across kernels; kernels hold
 // the device lock while they use it.
 type scratch struct {
@@ -9,6 +11,9 @@ type scratch struct {
 	ints       []int
 	shape      []int
 	states     []accState
+	f64        []float64     // per-worker sums of a row-by-row reduction
+	views      []device.View // a reduction's inputs, reduced axes first
+	perm       []int         // their shapes and strides
 }
 
 // grow returns s resized to n elements, reallocating only when it must.

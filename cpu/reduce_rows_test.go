@@ -1,0 +1,118 @@
+package cpu
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSumOverOuterAxes checks sums whose outputs are the input's inner axes
+// (bias gradients), which are reduced row by row, against float64 sums: odd
+// row widths, several reduced axes, an offset, serial and parallel row
+// splits, and layouts where the path does not apply.
+func TestSumOverOuterAxes(t *testing.T) {
+	r := newRand(t)
+	cases := []struct {
+		out, red []int
+		perm     []int // physical layout of out ++ red
+		rows     bool  // whether the row-by-row path applies
+	}{
+		{[]int{128}, []int{64}, []int{1, 0}, true},             // [64,128] summed over the batch
+		{[]int{17}, []int{5}, []int{1, 0}, true},               // odd width, fewer rows than a fold
+		{[]int{33}, []int{3, 7}, []int{1, 2, 0}, true},         // two reduced axes
+		{[]int{4, 40}, []int{9}, []int{2, 0, 1}, true},         // two output axes, innermost unit
+		{[]int{300}, []int{1001}, []int{1, 0}, true},           // large: parallel rows
+		{[]int{2500}, []int{3}, []int{1, 0}, true},             // rows longer than a chunk
+		{[]int{128}, []int{64}, []int{0, 1}, false},            // already contiguous per output
+		{[]int{8}, []int{64}, []int{1, 0}, false},              // too narrow
+		{[]int{64, 3}, []int{2, 11}, []int{2, 3, 0, 1}, false}, // innermost output axis not unit stride
+	}
+	for _, c := range cases {
+		for _, workers := range []int{1, 2, 3} {
+			name := fmt.Sprintf("out%v red%v perm%v workers%d", c.out, c.red, c.perm, workers)
+			d := newDevice(t, workers)
+			in, vals := strided(t, d, r, device.Float32, append(append([]int{}, c.out...), c.red...), c.perm, 3)
+			o, n := device.NumElements(c.out), device.NumElements(c.red)
+			k := &device.ReduceKernel{Op: device.ReduceSum, OutShape: c.out, RedShape: c.red, Inputs: []device.View{in}}
+			require.Equal(t, c.rows, sumsRows(k, o), name)
+			got := runReduce(t, d, device.ReduceSum, in, c.out, c.red)
+			requireClose(t, refOf(device.ReduceSum, vals, in, o, n), got, 1e-5, 1e-5, name)
+		}
+	}
+}
+
+// TestSumOverOuterAxesWithPrologue reduces a fused prologue x*y+x row by row
+// and checks that a position-dependent prologue (OpIndex) keeps the
+// per-output order.
+func TestSumOverOuterAxesWithPrologue(t *testing.T) {
+	r := newRand(t)
+	d := newDevice(t, 2)
+	out, red := []int{70}, []int{50}
+	shape := []int{70, 50}
+	x, xv := strided(t, d, r, device.Float32, shape, []int{1, 0}, 0)
+	y, yv := strided(t, d, r, device.Float32, shape, []int{1, 0}, 5)
+	var b device.Builder
+	xr, yr := b.Input(0, device.Float32), b.Input(1, device.Float32)
+	b.Output(b.Binary(device.OpAdd, b.Binary(device.OpMul, xr, yr), xr))
+	res := device.Contiguous(poisoned(t, d, device.Float32, 70), device.Float32, 0, out)
+	k := &device.ReduceKernel{Op: device.ReduceSum, OutShape: out, RedShape: red, Inputs: []device.View{x, y},
+		Prologue: b.P, Epilogue: device.Identity(device.Float32), Outputs: []device.View{res}}
+	require.True(t, sumsRows(k, 70))
+	require.NoError(t, d.Reduce(k))
+	want := make([]float64, 70)
+	for i := range want {
+		for j := range 50 {
+			p := i*50 + j
+			xf, yf := float64(float32(at(xv, x, p))), float64(float32(at(yv, y, p)))
+			want[i] += float64(float32(xf*yf)) + xf
+		}
+	}
+	requireClose(t, want, download(t, d, res.Buf, device.Float32, 70), 1e-5, 1e-5, "x*y+x")
+
+	var bi device.Builder
+	bi.Output(bi.Binary(device.OpAdd, bi.Input(0, device.Float32), bi.Cast(bi.Index(), device.Float32)))
+	k.Prologue = bi.P
+	k.Inputs = k.Inputs[:1]
+	require.False(t, sumsRows(k, 70), "an OpIndex prologue depends on the position order")
+	require.NoError(t, d.Reduce(k))
+	for i := range want {
+		want[i] = 0
+		for j := range 50 {
+			p := i*50 + j
+			want[i] += float64(float32(at(xv, x, p))) + float64(p)
+		}
+	}
+	requireClose(t, want, download(t, d, res.Buf, device.Float32, 70), 1e-5, 1e-5, "x+index")
+}
+
+// BenchmarkSumOverBatch is a bias gradient: [64, 128] summed over the batch
+// (SHADERFLOW_CPU_ROWS=0 would be the per-output order; compare with
+// BenchmarkSumOverBatchPerOutput).
+func BenchmarkSumOverBatch(b *testing.B) {
+	benchSumOverBatch(b, []int{1, 0})
+}
+
+// BenchmarkSumOverBatchPerOutput reduces the same [64, 128] sums from a
+// layout that keeps each output's 64 elements contiguous: the per-output
+// order at its best, for comparison.
+func BenchmarkSumOverBatchPerOutput(b *testing.B) {
+	benchSumOverBatch(b, []int{0, 1})
+}
+
+func benchSumOverBatch(b *testing.B, perm []int) {
+	r := newRand(b)
+	d := newDevice(b, 1)
+	in, _ := strided(b, d, r, device.Float32, []int{128, 64}, perm, 0)
+	res := device.Contiguous(poisoned(b, d, device.Float32, 128), device.Float32, 0, []int{128})
+	k := &device.ReduceKernel{Op: device.ReduceSum, OutShape: []int{128}, RedShape: []int{64}, Inputs: []device.View{in},
+		Prologue: device.Identity(device.Float32), Epilogue: device.Identity(device.Float32), Outputs: []device.View{res}}
+	cpu0 := processCPU()
+	for b.Loop() {
+		if err := d.Reduce(k); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+}
