@@ -126,22 +126,11 @@ func convNode(op string, mode device.ConvMode, g device.ConvGeometry, a, b *Tens
 // runConv launches a convolution with ep as its epilogue (nil for none).
 func (d *Device) runConv(n *node, ep *epilogue) error {
 	a := n.attrs.(convAttrs)
-	va, err := d.realizeSrc(n.srcs[0])
+	p, err := d.prepareProduct(n, ep)
 	if err != nil {
 		return err
 	}
-	vb, err := d.realizeSrc(n.srcs[1])
-	if err != nil {
-		return err
-	}
-	if ep == nil {
-		ep = identityEpilogue(n)
-	}
-	blk, out, err := d.store(ep, n.shape)
-	if err != nil {
-		return err
-	}
-	k := device.ConvKernel{Mode: a.mode, Geom: a.geom, A: va, B: vb, EpilogueInputs: ep.inputs, Epilogue: ep.prog, Outputs: []device.View{out}}
-	err = d.launch("conv", "conv", kernelOps("conv", ep.ops), 2+len(ep.inputs), 1, func() error { return d.raw.Conv(&k) })
-	return d.finishEpilogue(ep, blk, err)
+	k := device.ConvKernel{Mode: a.mode, Geom: a.geom, A: p.a, B: p.b, EpilogueInputs: p.ep.inputs, Epilogue: p.ep.prog, Outputs: []device.View{p.out}}
+	err = d.launch("conv", "conv", kernelOps("conv", p.ep.ops), 2+len(p.ep.inputs), 1, func() error { return d.raw.Conv(&k) })
+	return d.finishEpilogue(p.ep, p.blk, err)
 }

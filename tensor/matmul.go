@@ -75,25 +75,14 @@ func (t *Tensor) asFloat32() *Tensor {
 // runMatMul launches a matmul with ep as its epilogue (nil for none).
 func (d *Device) runMatMul(n *node, ep *epilogue) error {
 	a := n.attrs.(matmulAttrs)
-	va, err := d.realizeSrc(n.srcs[0])
-	if err != nil {
-		return err
-	}
-	vb, err := d.realizeSrc(n.srcs[1])
-	if err != nil {
-		return err
-	}
-	if ep == nil {
-		ep = identityEpilogue(n)
-	}
-	blk, out, err := d.store(ep, n.shape)
+	p, err := d.prepareProduct(n, ep)
 	if err != nil {
 		return err
 	}
 	k := device.MatMulKernel{
-		Batch: a.batch, M: a.m, N: a.n, K: a.k, A: va, B: vb,
-		EpilogueInputs: ep.inputs, Epilogue: ep.prog, Outputs: []device.View{out},
+		Batch: a.batch, M: a.m, N: a.n, K: a.k, A: p.a, B: p.b,
+		EpilogueInputs: p.ep.inputs, Epilogue: p.ep.prog, Outputs: []device.View{p.out},
 	}
-	err = d.launch("matmul", "matmul", kernelOps("matmul", ep.ops), 2+len(ep.inputs), 1, func() error { return d.raw.MatMul(&k) })
-	return d.finishEpilogue(ep, blk, err)
+	err = d.launch("matmul", "matmul", kernelOps("matmul", p.ep.ops), 2+len(p.ep.inputs), 1, func() error { return d.raw.MatMul(&k) })
+	return d.finishEpilogue(p.ep, p.blk, err)
 }

@@ -147,6 +147,35 @@ func (d *Device) store(ep *epilogue, shape []int) (*pool.Block, device.View, err
 	return blk, device.Contiguous(blk.Buf, ep.target.dtype, 0, shape), nil
 }
 
+// product is a matmul or convolution ready to launch: its operands, its
+// epilogue and the block the epilogue stores into.
+type product struct {
+	a, b device.View
+	ep   *epilogue
+	blk  *pool.Block
+	out  device.View // the output view of blk
+}
+
+// prepareProduct realizes the two operands of a matmul or convolution node
+// n and allocates the block its epilogue ep (the identity when nil) stores
+// into.
+func (d *Device) prepareProduct(n *node, ep *epilogue) (product, error) {
+	var p product
+	var err error
+	if p.a, err = d.realizeSrc(n.srcs[0]); err != nil {
+		return p, err
+	}
+	if p.b, err = d.realizeSrc(n.srcs[1]); err != nil {
+		return p, err
+	}
+	if ep == nil {
+		ep = identityEpilogue(n)
+	}
+	p.ep = ep
+	p.blk, p.out, err = d.store(ep, n.shape)
+	return p, err
+}
+
 // finishEpilogue records the epilogue target's data, or frees it on error.
 func (d *Device) finishEpilogue(ep *epilogue, blk *pool.Block, err error) error {
 	if err != nil {
