@@ -538,7 +538,7 @@ func TestTuneCopying(t *testing.T) {
 	copyingMinThreads = 1
 	rng := rand.New(rand.NewPCG(21, 22))
 	loop, perIter := peakLoopFor(levelAVX512)
-	shapes := []shape{{1024, 1024, 1024}, {512, 512, 512}, {1000, 1000, 1000}, {2048, 2048, 512}}
+	shapes := []shape{{1024, 1024, 1024}, {512, 512, 512}, {1000, 1000, 1000}, {2048, 2048, 512}, {640, 640, 640}, {768, 768, 768}, {448, 448, 448}}
 	if *computeBigOnly {
 		shapes = shapes[:2]
 	}
