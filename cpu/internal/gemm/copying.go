@@ -120,14 +120,13 @@ func (s *shared) copyWork(b *block, id int, clock *waitClock) {
 			slot := c.slotHolding(t, kb)
 			if slot < 0 { // not planned ahead: copy it now
 				slot = 0
-				s.planA(b, c, slot, t, kb)
-				c.q.finish()
+				s.planA(b, c, slot, t, kb, true)
 			}
 			s.ensureB(b, t, kb, clock)
 			if kb+1 < depthBlocks {
-				s.planA(b, c, 1-slot, t, kb+1)
+				s.planA(b, c, 1-slot, t, kb+1, false)
 			} else if next = b.tileQ.claim(id); next >= 0 {
-				s.planA(b, c, 1-slot, next, 0)
+				s.planA(b, c, 1-slot, next, 0, false)
 			}
 			nextPj0 := -1
 			if next >= 0 {
@@ -150,12 +149,13 @@ func (c *copier) slotHolding(t, kb int) int {
 	return -1
 }
 
-// planA queues the copy of tile t's rows of A at depth block kb into slot:
-// one job per 32-float column of pieces, down the rows (the kernels'
-// prefetch then runs down the rows too: measured, 4–5% faster than row by
-// row); the last columns of a depth block that is not a multiple of 32
-// deep are copied at once.
-func (s *shared) planA(b *block, c *copier, slot, t, kb int) {
+// planA queues the copy of tile t's rows of A at depth block kb into slot,
+// or with now copies them at once, row by row. Queued, there is one job per
+// 32-float column of pieces, down the rows (the kernels' prefetch then runs
+// down the rows too: measured, 4–5% faster than row by row); the last
+// columns of a depth block that is not a multiple of 32 deep are copied at
+// once.
+func (s *shared) planA(b *block, c *copier, slot, t, kb int, now bool) {
 	p, mr := &s.p, s.im.mr
 	pi0, _ := b.tile(t)
 	i0 := pi0 * mr
@@ -164,6 +164,13 @@ func (s *shared) planA(b *block, c *copier, slot, t, kb int) {
 	kc := min(b.kc, b.depth-pc)
 	dst := c.slots[slot]
 	src0 := (b.i0+i0)*p.lda + b.p0 + pc
+	c.holds[slot] = slotTag{t, kb}
+	if now {
+		for r := range rows {
+			copy(dst[r*copyARowFloats:r*copyARowFloats+kc], p.a[src0+r*p.lda:])
+		}
+		return
+	}
 	full := kc / pieceFloats * pieceFloats
 	for j := 0; j < full; j += pieceFloats {
 		c.q.add(newCopyJob(p.a, src0+j, p.lda, dst, j, copyARowFloats, rows))
@@ -173,7 +180,6 @@ func (s *shared) planA(b *block, c *copier, slot, t, kb int) {
 			copy(dst[r*copyARowFloats+full:r*copyARowFloats+kc], p.a[src0+r*p.lda+full:])
 		}
 	}
-	c.holds[slot] = slotTag{t, kb}
 }
 
 // bStateOf returns the state of the depth block kb of the B panels under
