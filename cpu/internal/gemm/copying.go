@@ -103,6 +103,15 @@ func (s *shared) prepareCopying(threads int, slots []float32) {
 	}
 }
 
+// releaseSlots drops the copiers' references to the A slots; only for
+// serial products, whose state is cached (a late helper of a parallel
+// product may still look at its copier).
+func (s *shared) releaseSlots() {
+	for _, c := range s.copiers {
+		c.slots = [2][]float32{}
+	}
+}
+
 // copyWork computes worker id's tiles of block b with the copying kernels.
 func (s *shared) copyWork(b *block, id int, clock *waitClock) {
 	c := s.copiers[id]

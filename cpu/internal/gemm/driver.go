@@ -98,6 +98,9 @@ func run(p *problem, im *impl, threads int, adaptive bool) {
 	if s.clock != nil {
 		s.clock.report(time.Since(start))
 	}
+	if s.copying && threads == 1 { // a cached state must not keep the slots (tests copy serially)
+		s.releaseSlots()
+	}
 	s.packA, s.packB, s.tmp = nil, nil, nil // late workers must not touch recycled buffers
 	s.p = problem{}                         // nor may a cached state keep the caller's matrices alive
 	putBuf(bufA)
