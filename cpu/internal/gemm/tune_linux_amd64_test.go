@@ -639,3 +639,38 @@ func TestTuneKernelCopy(t *testing.T) {
 		fmt.Printf("kernel kc=256 in L1: packed %.1f, copying kernel no copy %.1f, copying from L2 %.1f, copying from DRAM rows 4 KiB apart %.1f GFLOP/s\n", r[0], r[1], r[2], r[3])
 	}
 }
+
+// TestTuneCopyingWall compares the wall time of parallel products (through
+// SgemmThreads, adaptive) computed with the copying kernels and with a
+// packing phase, in alternating blocks of repetitions, beside the FMA peak
+// of as many threads; it prints the minimum, first quartile and median.
+func TestTuneCopyingWall(t *testing.T) {
+	skipUnlessTune(t)
+	defer func() { copyingEnabled = true }()
+	threads := runtime.GOMAXPROCS(0)
+	for _, n := range []int{1024, 512} {
+		rng := rand.New(rand.NewPCG(23, 24))
+		a, b, c := randSlice(rng, n*n), randSlice(rng, n*n), make([]float32, n*n)
+		flops := 2 * float64(n*n*n)
+		var ms [2][]float64
+		reps := max(4, int(2e9/flops))
+		for range *roundsFlag {
+			for v := range 2 {
+				copyingEnabled = v == 1
+				for range reps {
+					t0 := time.Now()
+					SgemmThreads(threads, false, false, n, n, n, 1, a, n, b, n, 0, c, n)
+					ms[v] = append(ms[v], time.Since(t0).Seconds()*1e3)
+				}
+			}
+		}
+		peak := PeakGFLOPS(threads, 200*time.Millisecond)
+		for v, name := range []string{"packing phase", "copying"} {
+			x := ms[v]
+			sort.Float64s(x)
+			med := x[len(x)/2]
+			fmt.Printf("%d³ %d threads %-13s: min %.3f p25 %.3f median %.3f ms; median %.0f GFLOP/s = %.1f%% of peak %.0f\n",
+				n, threads, name, x[0], x[len(x)/4], med, flops/med/1e6, 100*flops/med/1e6/peak, peak)
+		}
+	}
+}
