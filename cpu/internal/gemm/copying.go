@@ -20,13 +20,12 @@ import "sync/atomic"
 // just before its first sweep (so it is still in that core's L2); a worker
 // that needs a block another is packing waits for it.
 //
-// Measured on the development machine (thread CPU time, medians of
-// alternations): on one thread the packing phase is as fast or 1–3% faster
-// for products of 1000³ and more (the copying kernels read A from 14 rows,
-// about 2% slower than from a packed panel, which offsets the transpose
-// they save), so serial products keep it; on two threads of a shared
-// machine the packing phase's barrier made 512³ and 1024³ slower by
-// 5–50% in CPU time (see DESIGN.md).
+// Measured on the development machine (DESIGN.md): on one thread, by
+// thread CPU time, the packing phase is as fast or 1–3% faster for
+// products of 1000³ and more, so serial products keep it; on two free
+// cores copying is 1–3% faster (median wall time of 1024³ and 512³), and
+// on two cores shared with other work, where a worker held up by the OS
+// kept the other waiting at the packing phase's barrier, 8–50%.
 
 // copyARowFloats is the distance between the rows of the A blocks that
 // copying kernels read; asmgen's copyARowBytes is the same in bytes.
@@ -56,8 +55,9 @@ const (
 // with im's copying kernels (callers check first that neither A nor B is
 // read in place).
 func useCopying(p *problem, im *impl, threads int) bool {
-	return copyingEnabled && threads >= copyingMinThreads && im.kernels[copyingA][packedB] != nil && !p.transA && !p.transB &&
-		im.kc <= copyARowFloats-16 && float64(2*p.m)*float64(p.n)*float64(p.k) >= copyingMinFlops
+	return copyingEnabled && threads >= copyingMinThreads && im.kernels[copyingA][packedB] != nil &&
+		!p.transA && !p.transB && im.kc <= copyARowFloats-16 &&
+		float64(2*p.m)*float64(p.n)*float64(p.k) >= copyingMinFlops
 }
 
 // copySlotFloats is the size of one worker's A slot: the rows of the
@@ -169,8 +169,7 @@ func (s *shared) planA(b *block, c *copier, slot, t, kb int, now bool) {
 	pi0, _ := b.tile(t)
 	i0 := pi0 * mr
 	rows := min(b.tm*mr, b.rows-i0)
-	pc := kb * b.kc
-	kc := min(b.kc, b.depth-pc)
+	pc, kc := b.depthBlock(kb)
 	dst := c.slots[slot]
 	src0 := (b.i0+i0)*p.lda + b.p0 + pc
 	c.holds[slot] = slotTag{t, kb}
@@ -211,8 +210,7 @@ func (s *shared) ensureB(b *block, t, kb int, clock *waitClock) {
 			p, nr := &s.p, s.im.nr
 			_, pj0 := b.tile(t)
 			pj1 := min(pj0+b.tn, b.np)
-			pc := kb * b.kc
-			kc := min(b.kc, b.depth-pc)
+			pc, kc := b.depthBlock(kb)
 			j := pj0 * nr
 			s.im.pack.packBPanelsStrided(s.packB[j*b.depth+pc*nr:], b.depth*nr, p.b, p.ldb, p.transB, b.j0+j, min((pj1-pj0)*nr, b.cols-j), b.p0+pc, kc, nr)
 			st.Store(bReady)
@@ -229,12 +227,8 @@ func (s *shared) copyDepthBlock(b *block, c *copier, slot []float32, pi0, pj0, k
 	p, im := &s.p, s.im
 	mr, nr := im.mr, im.nr
 	pi1, pj1 := min(pi0+b.tm, b.mp), min(pj0+b.tn, b.np)
-	pc := kb * b.kc
-	kc := min(b.kc, b.depth-pc)
-	beta := float32(1)
-	if b.p0 == 0 && pc == 0 {
-		beta = p.beta
-	}
+	pc, kc := b.depthBlock(kb)
+	beta := b.betaAt(pc, p.beta)
 	pre := s.bPrefetchFor(b, pc, kc, pj0, nextPj0)
 	pieces := kc / kernelPrefetchSteps // one per iteration of the k loop
 	for pi := pi0; pi < pi1; pi++ {

@@ -21,10 +21,7 @@ func (s *shared) macroTile(b *block, pi0, pj0, nextPj0 int, tmp []float32) {
 	pi1, pj1 := min(pi0+b.tm, b.mp), min(pj0+b.tn, b.np)
 	for pc := 0; pc < b.depth; pc += b.kc {
 		kc := min(b.kc, b.depth-pc)
-		beta := float32(1)
-		if b.p0 == 0 && pc == 0 {
-			beta = p.beta
-		}
+		beta := b.betaAt(pc, p.beta)
 		pre := s.bPrefetchFor(b, pc, kc, pj0, nextPj0)
 		perCall := kc / kernelPrefetchSteps // lines one kernel call prefetches
 		for pi := pi0; pi < pi1; pi++ {
@@ -48,6 +45,22 @@ func (s *shared) macroTile(b *block, pi0, pj0, nextPj0 int, tmp []float32) {
 			}
 		}
 	}
+}
+
+// depthBlock returns the first depth (within the block) and the depth of
+// block b's depth block kb.
+func (b *block) depthBlock(kb int) (pc, kc int) {
+	pc = kb * b.kc
+	return pc, min(b.kc, b.depth-pc)
+}
+
+// betaAt returns the beta of the kernels of the depth block that starts at
+// pc: the caller's beta for the product's first depth block, 1 after it.
+func (b *block) betaAt(pc int, beta float32) float32 {
+	if b.p0 == 0 && pc == 0 {
+		return beta
+	}
+	return 1
 }
 
 // bPrefetch is where the kernels of one depth block of a macro tile
