@@ -644,11 +644,22 @@ func TestTuneKernelCopy(t *testing.T) {
 // SgemmThreads, adaptive) computed with the copying kernels and with a
 // packing phase, in alternating blocks of repetitions, beside the FMA peak
 // of as many threads; it prints the minimum, first quartile and median.
+var wallSizes = flag.String("gemm.wallsizes", "1024,512", "with TestTuneCopyingWall: sizes n of the n³ products (the copying threshold is lowered to the smallest)")
+
 func TestTuneCopyingWall(t *testing.T) {
 	skipUnlessTune(t)
-	defer func() { copyingEnabled = true }()
+	defer func(flops float64) { copyingEnabled, copyingMinFlops = true, flops }(copyingMinFlops)
 	threads := runtime.GOMAXPROCS(0)
-	for _, n := range []int{1024, 512} {
+	var sizes []int
+	for _, f := range strings.Split(*wallSizes, ",") {
+		var n int
+		if _, err := fmt.Sscan(f, &n); err != nil {
+			t.Fatalf("-gemm.wallsizes %q: %v", f, err)
+		}
+		sizes = append(sizes, n)
+		copyingMinFlops = min(copyingMinFlops, 2*float64(n*n*n))
+	}
+	for _, n := range sizes {
 		rng := rand.New(rand.NewPCG(23, 24))
 		a, b, c := randSlice(rng, n*n), randSlice(rng, n*n), make([]float32, n*n)
 		flops := 2 * float64(n*n*n)
