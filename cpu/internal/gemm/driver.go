@@ -116,7 +116,7 @@ type shared struct {
 	p            problem
 	im           *impl
 	rowA, colB   bool // A, or B's full panels, are read in place (not packed)
-	copying      bool // the copying kernels copy A and B while they compute
+	copying      bool // the copying kernels copy A while they compute (copying.go)
 	copiers      []*copier
 	packA, packB []float32 // with copying, packA holds the workers' A slots
 	tmp          []float32 // per worker: mr*nr floats for ragged tiles
