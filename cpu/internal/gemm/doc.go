@@ -23,6 +23,12 @@
 // (ymm) register transposes and vector copies. Other ragged tiles go through
 // a small temporary buffer.
 //
+// Large products on several workers have no packing phase (copying.go):
+// copying variants of the AVX-512 kernel read A from a per-worker row-major
+// slot and, on load and store ports the FMAs leave idle, copy the A rows
+// the worker needs next into its other slot, while B is packed one depth
+// block of a column of tiles at a time by the first worker that needs it.
+//
 // Packing pays when each packed panel serves many kernel calls. For small
 // products, like the layers of a training step, the assembly levels have
 // kernel variants that read row-major A (rows lda apart) and row-major B's

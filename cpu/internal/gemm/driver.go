@@ -68,13 +68,20 @@ func run(p *problem, im *impl, threads int, adaptive bool) {
 	}
 	s.p, s.im, s.clock = *p, im, nil
 	s.rowA, s.colB = useRowA(p, im), useColB(p, im)
+	s.copying = !s.rowA && !s.colB && useCopying(p, im, threads)
 	sizeA, tile := ceilDiv(ms, im.mr)*im.mr*ks, im.mr*im.nr
-	if s.rowA {
+	switch {
+	case s.rowA:
 		sizeA = 0
+	case s.copying: // two A slots per worker
+		sizeA = 2 * threads * copySlotFloats(im)
 	}
 	bufA, bufB := getBuf(sizeA+threads*tile), getBuf(ceilDiv(ns, im.nr)*im.nr*ks)
 	s.packA, s.packB, s.tmp = bufA.data[:sizeA], bufB.data, bufA.data[sizeA:]
-	s.blocks = planBlocks(s.blocks, &s.p, im, ms, ns, ks, threads, !s.rowA, !s.colB)
+	s.blocks = planBlocks(s.blocks, &s.p, im, ms, ns, ks, threads, !s.rowA && !s.copying, !s.colB && !s.copying)
+	if s.copying {
+		s.prepareCopying(threads, s.packA)
+	}
 	var start time.Time
 	if threads > 1 {
 		if adaptive {
@@ -91,6 +98,9 @@ func run(p *problem, im *impl, threads int, adaptive bool) {
 	if s.clock != nil {
 		s.clock.report(time.Since(start))
 	}
+	if s.copying && threads == 1 { // a cached state must not keep the slots (tests copy serially)
+		s.releaseSlots()
+	}
 	s.packA, s.packB, s.tmp = nil, nil, nil // late workers must not touch recycled buffers
 	s.p = problem{}                         // nor may a cached state keep the caller's matrices alive
 	putBuf(bufA)
@@ -106,7 +116,9 @@ type shared struct {
 	p            problem
 	im           *impl
 	rowA, colB   bool // A, or B's full panels, are read in place (not packed)
-	packA, packB []float32
+	copying      bool // the copying kernels copy A while they compute (copying.go)
+	copiers      []*copier
+	packA, packB []float32 // with copying, packA holds the workers' A slots
 	tmp          []float32 // per worker: mr*nr floats for ragged tiles
 	blocks       []block
 	clock        *waitClock // the caller's waits (nil for serial products)
@@ -133,6 +145,8 @@ type block struct {
 
 	packQ, tileQ         taskQueue
 	packsDone, tilesDone atomic.Int64
+
+	bState []atomic.Int32 // with copying: per column of tiles and depth block
 }
 
 // perWorkerShares enables the per-worker shares of tiles and packing tasks;
@@ -162,10 +176,10 @@ func planBlocks(bs []block, p *problem, im *impl, ms, ns, ks, threads int, packA
 					bs = append(bs, block{})
 				}
 				b := &bs[len(bs)-1]
-				shares, packR, tileR := b.shares, b.packQ.ranges, b.tileQ.ranges
+				shares, packR, tileR, bState := b.shares, b.packQ.ranges, b.tileQ.ranges, b.bState
 				*b = block{i0: i0, rows: min(ms, p.m-i0), j0: j0, cols: min(ns, p.n-j0),
 					p0: p0, depth: min(ks, p.k-p0)}
-				b.shares, b.packQ.ranges, b.tileQ.ranges = shares, packR, tileR
+				b.shares, b.packQ.ranges, b.tileQ.ranges, b.bState = shares, packR, tileR, bState
 				mp, np := ceilDiv(b.rows, im.mr), ceilDiv(b.cols, im.nr)
 				b.mp, b.np = mp, np
 				b.kc = balancedBlock(b.depth, im.kc)
@@ -266,6 +280,10 @@ func (s *shared) work(id int) {
 		if bi > 0 { // the buffers are reused: the previous block must be done
 			prev := &s.blocks[bi-1]
 			clock.waitUntil(func() bool { return prev.tilesDone.Load() == int64(prev.tiles) })
+		}
+		if s.copying {
+			s.copyWork(b, id, clock)
+			continue
 		}
 		for t := b.packQ.claim(id); t >= 0; t = b.packQ.claim(id) {
 			s.pack(b, t)

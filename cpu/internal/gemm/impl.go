@@ -19,9 +19,15 @@ const kernelPrefetchSteps = 4
 // (row-major, rows lda apart: see inplace.go), B as packed panels or in
 // place (row-major, k steps ldb apart). In-place kernels take lda in the
 // pfA argument and ldb in the pf argument instead of prefetch addresses.
+//
+// A third layout of A serves products that copy while they compute (see
+// copying.go): A is read from a row-major block with rows copyARowFloats
+// apart, and the pfA argument is the address of a copyPieces that the
+// kernel advances by one piece per iteration of its unrolled k loop.
 const (
 	packedA  = 0
 	inPlaceA = 1
+	copyingA = 2
 	packedB  = 0
 	inPlaceB = 1
 )
@@ -34,7 +40,7 @@ type impl struct {
 	kernel microKernel
 	// kernels, when not nil for a layout of A and B, holds at index r in
 	// 1..mr a kernel that computes the first r rows of a tile.
-	kernels [2][2][]microKernel
+	kernels [3][2][]microKernel
 	kc      int // largest depth of a cache block: a kc×mr panel of A stays in L1
 	mc      int // rows per macro tile (at most)
 	nc      int // columns per macro tile: a kc×nc block of B, and the next, stay in L2
@@ -50,16 +56,20 @@ type asmKernelFunc = func(k int, a, b, c *float32, ldc int, alpha, beta float32,
 // per call so that no argument can make the assembly touch memory outside
 // its slices: the rows×k block of A (k groups of mr floats packed, or rows
 // lda apart in place), the k×nr block of B (k groups of nr floats packed,
-// or k rows ldb apart in place) and the rows×nr tile of C.
+// or k rows ldb apart in place) and the rows×nr tile of C. The pieces a
+// copying kernel copies are checked when the copy is planned (copying.go).
 func asmKernels(byRows []asmKernelFunc, nr, aLayout, bLayout int) []microKernel {
 	mr := len(byRows) - 1
 	ks := make([]microKernel, len(byRows))
 	for r := 1; r <= mr; r++ {
 		f, rows := byRows[r], r
 		ks[r] = func(k int, a, b, c []float32, ldc int, alpha, beta float32, pf, pfA uintptr) {
-			if aLayout == inPlaceA {
+			switch aLayout {
+			case inPlaceA:
 				_ = a[(rows-1)*int(pfA)+k-1]
-			} else {
+			case copyingA: // the copy's own pieces are checked when it is planned
+				_ = a[(rows-1)*copyARowFloats+k-1]
+			default:
 				_ = a[k*mr-1]
 			}
 			if bLayout == inPlaceB {

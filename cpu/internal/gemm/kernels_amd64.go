@@ -816,6 +816,150 @@ var sgemmKernel6x16AVX2RowAColBByRows = [7]func(k int, a, b, c *float32, ldc int
 	1: sgemmKernel6x16AVX2RowAColBRows1,
 }
 
+// sgemmKernel14x32AVX512Copy computes a 14×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A (rows 1088 bytes apart) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf and copies one piece of the copy job at pfA.
+//
+//go:noescape
+func sgemmKernel14x32AVX512Copy(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512CopyRows13 computes a 13×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A (rows 1088 bytes apart) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf and copies one piece of the copy job at pfA.
+//
+//go:noescape
+func sgemmKernel14x32AVX512CopyRows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512CopyRows12 computes a 12×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A (rows 1088 bytes apart) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf and copies one piece of the copy job at pfA.
+//
+//go:noescape
+func sgemmKernel14x32AVX512CopyRows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512CopyRows11 computes a 11×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A (rows 1088 bytes apart) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf and copies one piece of the copy job at pfA.
+//
+//go:noescape
+func sgemmKernel14x32AVX512CopyRows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512CopyRows10 computes a 10×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A (rows 1088 bytes apart) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf and copies one piece of the copy job at pfA.
+//
+//go:noescape
+func sgemmKernel14x32AVX512CopyRows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512CopyRows9 computes a 9×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A (rows 1088 bytes apart) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf and copies one piece of the copy job at pfA.
+//
+//go:noescape
+func sgemmKernel14x32AVX512CopyRows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512CopyRows8 computes a 8×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A (rows 1088 bytes apart) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf and copies one piece of the copy job at pfA.
+//
+//go:noescape
+func sgemmKernel14x32AVX512CopyRows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512CopyRows7 computes a 7×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A (rows 1088 bytes apart) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf and copies one piece of the copy job at pfA.
+//
+//go:noescape
+func sgemmKernel14x32AVX512CopyRows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512CopyRows6 computes a 6×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A (rows 1088 bytes apart) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf and copies one piece of the copy job at pfA.
+//
+//go:noescape
+func sgemmKernel14x32AVX512CopyRows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512CopyRows5 computes a 5×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A (rows 1088 bytes apart) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf and copies one piece of the copy job at pfA.
+//
+//go:noescape
+func sgemmKernel14x32AVX512CopyRows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512CopyRows4 computes a 4×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A (rows 1088 bytes apart) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf and copies one piece of the copy job at pfA.
+//
+//go:noescape
+func sgemmKernel14x32AVX512CopyRows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512CopyRows3 computes a 3×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A (rows 1088 bytes apart) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf and copies one piece of the copy job at pfA.
+//
+//go:noescape
+func sgemmKernel14x32AVX512CopyRows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512CopyRows2 computes a 2×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A (rows 1088 bytes apart) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf and copies one piece of the copy job at pfA.
+//
+//go:noescape
+func sgemmKernel14x32AVX512CopyRows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512CopyRows1 computes a 1×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of row-major A (rows 1088 bytes apart) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf and copies one piece of the copy job at pfA.
+//
+//go:noescape
+func sgemmKernel14x32AVX512CopyRows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512CopyByRows indexes sgemmKernel14x32AVX512Copy and its partial-row variants by the rows they compute.
+var sgemmKernel14x32AVX512CopyByRows = [15]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){
+	14: sgemmKernel14x32AVX512Copy,
+	13: sgemmKernel14x32AVX512CopyRows13,
+	12: sgemmKernel14x32AVX512CopyRows12,
+	11: sgemmKernel14x32AVX512CopyRows11,
+	10: sgemmKernel14x32AVX512CopyRows10,
+	9:  sgemmKernel14x32AVX512CopyRows9,
+	8:  sgemmKernel14x32AVX512CopyRows8,
+	7:  sgemmKernel14x32AVX512CopyRows7,
+	6:  sgemmKernel14x32AVX512CopyRows6,
+	5:  sgemmKernel14x32AVX512CopyRows5,
+	4:  sgemmKernel14x32AVX512CopyRows4,
+	3:  sgemmKernel14x32AVX512CopyRows3,
+	2:  sgemmKernel14x32AVX512CopyRows2,
+	1:  sgemmKernel14x32AVX512CopyRows1,
+}
+
 // packTranspose16AVX512 writes lane r < lines (1 ≤ lines ≤ 16) of the depth
 // groups of w floats at dst with src[r*ld+p], p < depth.
 //

@@ -339,6 +339,9 @@ sgemmKernel14x32AVX512_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512_tailloop
 sgemmKernel14x32AVX512_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512_scaled
 	VBROADCASTSS alpha+40(FP), Z28
 	VMULPS Z28, Z0, Z0
 	VMULPS Z28, Z1, Z1
@@ -368,6 +371,7 @@ sgemmKernel14x32AVX512_store:
 	VMULPS Z28, Z25, Z25
 	VMULPS Z28, Z26, Z26
 	VMULPS Z28, Z27, Z27
+sgemmKernel14x32AVX512_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512_nobeta
@@ -804,6 +808,9 @@ sgemmKernel14x32AVX512Rows13_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512Rows13_tailloop
 sgemmKernel14x32AVX512Rows13_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512Rows13_scaled
 	VBROADCASTSS alpha+40(FP), Z26
 	VMULPS Z26, Z0, Z0
 	VMULPS Z26, Z1, Z1
@@ -831,6 +838,7 @@ sgemmKernel14x32AVX512Rows13_store:
 	VMULPS Z26, Z23, Z23
 	VMULPS Z26, Z24, Z24
 	VMULPS Z26, Z25, Z25
+sgemmKernel14x32AVX512Rows13_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512Rows13_nobeta
@@ -1238,6 +1246,9 @@ sgemmKernel14x32AVX512Rows12_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512Rows12_tailloop
 sgemmKernel14x32AVX512Rows12_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512Rows12_scaled
 	VBROADCASTSS alpha+40(FP), Z24
 	VMULPS Z24, Z0, Z0
 	VMULPS Z24, Z1, Z1
@@ -1263,6 +1274,7 @@ sgemmKernel14x32AVX512Rows12_store:
 	VMULPS Z24, Z21, Z21
 	VMULPS Z24, Z22, Z22
 	VMULPS Z24, Z23, Z23
+sgemmKernel14x32AVX512Rows12_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512Rows12_nobeta
@@ -1641,6 +1653,9 @@ sgemmKernel14x32AVX512Rows11_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512Rows11_tailloop
 sgemmKernel14x32AVX512Rows11_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512Rows11_scaled
 	VBROADCASTSS alpha+40(FP), Z22
 	VMULPS Z22, Z0, Z0
 	VMULPS Z22, Z1, Z1
@@ -1664,6 +1679,7 @@ sgemmKernel14x32AVX512Rows11_store:
 	VMULPS Z22, Z19, Z19
 	VMULPS Z22, Z20, Z20
 	VMULPS Z22, Z21, Z21
+sgemmKernel14x32AVX512Rows11_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512Rows11_nobeta
@@ -2013,6 +2029,9 @@ sgemmKernel14x32AVX512Rows10_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512Rows10_tailloop
 sgemmKernel14x32AVX512Rows10_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512Rows10_scaled
 	VBROADCASTSS alpha+40(FP), Z20
 	VMULPS Z20, Z0, Z0
 	VMULPS Z20, Z1, Z1
@@ -2034,6 +2053,7 @@ sgemmKernel14x32AVX512Rows10_store:
 	VMULPS Z20, Z17, Z17
 	VMULPS Z20, Z18, Z18
 	VMULPS Z20, Z19, Z19
+sgemmKernel14x32AVX512Rows10_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512Rows10_nobeta
@@ -2354,6 +2374,9 @@ sgemmKernel14x32AVX512Rows9_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512Rows9_tailloop
 sgemmKernel14x32AVX512Rows9_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512Rows9_scaled
 	VBROADCASTSS alpha+40(FP), Z18
 	VMULPS Z18, Z0, Z0
 	VMULPS Z18, Z1, Z1
@@ -2373,6 +2396,7 @@ sgemmKernel14x32AVX512Rows9_store:
 	VMULPS Z18, Z15, Z15
 	VMULPS Z18, Z16, Z16
 	VMULPS Z18, Z17, Z17
+sgemmKernel14x32AVX512Rows9_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512Rows9_nobeta
@@ -2664,6 +2688,9 @@ sgemmKernel14x32AVX512Rows8_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512Rows8_tailloop
 sgemmKernel14x32AVX512Rows8_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512Rows8_scaled
 	VBROADCASTSS alpha+40(FP), Z16
 	VMULPS Z16, Z0, Z0
 	VMULPS Z16, Z1, Z1
@@ -2681,6 +2708,7 @@ sgemmKernel14x32AVX512Rows8_store:
 	VMULPS Z16, Z13, Z13
 	VMULPS Z16, Z14, Z14
 	VMULPS Z16, Z15, Z15
+sgemmKernel14x32AVX512Rows8_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512Rows8_nobeta
@@ -2943,6 +2971,9 @@ sgemmKernel14x32AVX512Rows7_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512Rows7_tailloop
 sgemmKernel14x32AVX512Rows7_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512Rows7_scaled
 	VBROADCASTSS alpha+40(FP), Z14
 	VMULPS Z14, Z0, Z0
 	VMULPS Z14, Z1, Z1
@@ -2958,6 +2989,7 @@ sgemmKernel14x32AVX512Rows7_store:
 	VMULPS Z14, Z11, Z11
 	VMULPS Z14, Z12, Z12
 	VMULPS Z14, Z13, Z13
+sgemmKernel14x32AVX512Rows7_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512Rows7_nobeta
@@ -3191,6 +3223,9 @@ sgemmKernel14x32AVX512Rows6_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512Rows6_tailloop
 sgemmKernel14x32AVX512Rows6_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512Rows6_scaled
 	VBROADCASTSS alpha+40(FP), Z12
 	VMULPS Z12, Z0, Z0
 	VMULPS Z12, Z1, Z1
@@ -3204,6 +3239,7 @@ sgemmKernel14x32AVX512Rows6_store:
 	VMULPS Z12, Z9, Z9
 	VMULPS Z12, Z10, Z10
 	VMULPS Z12, Z11, Z11
+sgemmKernel14x32AVX512Rows6_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512Rows6_nobeta
@@ -3408,6 +3444,9 @@ sgemmKernel14x32AVX512Rows5_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512Rows5_tailloop
 sgemmKernel14x32AVX512Rows5_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512Rows5_scaled
 	VBROADCASTSS alpha+40(FP), Z10
 	VMULPS Z10, Z0, Z0
 	VMULPS Z10, Z1, Z1
@@ -3419,6 +3458,7 @@ sgemmKernel14x32AVX512Rows5_store:
 	VMULPS Z10, Z7, Z7
 	VMULPS Z10, Z8, Z8
 	VMULPS Z10, Z9, Z9
+sgemmKernel14x32AVX512Rows5_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512Rows5_nobeta
@@ -3594,6 +3634,9 @@ sgemmKernel14x32AVX512Rows4_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512Rows4_tailloop
 sgemmKernel14x32AVX512Rows4_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512Rows4_scaled
 	VBROADCASTSS alpha+40(FP), Z8
 	VMULPS Z8, Z0, Z0
 	VMULPS Z8, Z1, Z1
@@ -3603,6 +3646,7 @@ sgemmKernel14x32AVX512Rows4_store:
 	VMULPS Z8, Z5, Z5
 	VMULPS Z8, Z6, Z6
 	VMULPS Z8, Z7, Z7
+sgemmKernel14x32AVX512Rows4_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512Rows4_nobeta
@@ -3749,6 +3793,9 @@ sgemmKernel14x32AVX512Rows3_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512Rows3_tailloop
 sgemmKernel14x32AVX512Rows3_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512Rows3_scaled
 	VBROADCASTSS alpha+40(FP), Z6
 	VMULPS Z6, Z0, Z0
 	VMULPS Z6, Z1, Z1
@@ -3756,6 +3803,7 @@ sgemmKernel14x32AVX512Rows3_store:
 	VMULPS Z6, Z3, Z3
 	VMULPS Z6, Z4, Z4
 	VMULPS Z6, Z5, Z5
+sgemmKernel14x32AVX512Rows3_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512Rows3_nobeta
@@ -3873,11 +3921,15 @@ sgemmKernel14x32AVX512Rows2_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512Rows2_tailloop
 sgemmKernel14x32AVX512Rows2_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512Rows2_scaled
 	VBROADCASTSS alpha+40(FP), Z4
 	VMULPS Z4, Z0, Z0
 	VMULPS Z4, Z1, Z1
 	VMULPS Z4, Z2, Z2
 	VMULPS Z4, Z3, Z3
+sgemmKernel14x32AVX512Rows2_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512Rows2_nobeta
@@ -3966,9 +4018,13 @@ sgemmKernel14x32AVX512Rows1_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512Rows1_tailloop
 sgemmKernel14x32AVX512Rows1_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512Rows1_scaled
 	VBROADCASTSS alpha+40(FP), Z2
 	VMULPS Z2, Z0, Z0
 	VMULPS Z2, Z1, Z1
+sgemmKernel14x32AVX512Rows1_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512Rows1_nobeta
@@ -4148,6 +4204,9 @@ sgemmKernel6x16AVX2_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2_tailloop
 sgemmKernel6x16AVX2_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2_scaled
 	VBROADCASTSS alpha+40(FP), Y12
 	VMULPS Y12, Y0, Y0
 	VMULPS Y12, Y1, Y1
@@ -4161,6 +4220,7 @@ sgemmKernel6x16AVX2_store:
 	VMULPS Y12, Y9, Y9
 	VMULPS Y12, Y10, Y10
 	VMULPS Y12, Y11, Y11
+sgemmKernel6x16AVX2_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2_nobeta
@@ -4360,6 +4420,9 @@ sgemmKernel6x16AVX2Rows5_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2Rows5_tailloop
 sgemmKernel6x16AVX2Rows5_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2Rows5_scaled
 	VBROADCASTSS alpha+40(FP), Y10
 	VMULPS Y10, Y0, Y0
 	VMULPS Y10, Y1, Y1
@@ -4371,6 +4434,7 @@ sgemmKernel6x16AVX2Rows5_store:
 	VMULPS Y10, Y7, Y7
 	VMULPS Y10, Y8, Y8
 	VMULPS Y10, Y9, Y9
+sgemmKernel6x16AVX2Rows5_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2Rows5_nobeta
@@ -4542,6 +4606,9 @@ sgemmKernel6x16AVX2Rows4_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2Rows4_tailloop
 sgemmKernel6x16AVX2Rows4_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2Rows4_scaled
 	VBROADCASTSS alpha+40(FP), Y8
 	VMULPS Y8, Y0, Y0
 	VMULPS Y8, Y1, Y1
@@ -4551,6 +4618,7 @@ sgemmKernel6x16AVX2Rows4_store:
 	VMULPS Y8, Y5, Y5
 	VMULPS Y8, Y6, Y6
 	VMULPS Y8, Y7, Y7
+sgemmKernel6x16AVX2Rows4_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2Rows4_nobeta
@@ -4694,6 +4762,9 @@ sgemmKernel6x16AVX2Rows3_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2Rows3_tailloop
 sgemmKernel6x16AVX2Rows3_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2Rows3_scaled
 	VBROADCASTSS alpha+40(FP), Y6
 	VMULPS Y6, Y0, Y0
 	VMULPS Y6, Y1, Y1
@@ -4701,6 +4772,7 @@ sgemmKernel6x16AVX2Rows3_store:
 	VMULPS Y6, Y3, Y3
 	VMULPS Y6, Y4, Y4
 	VMULPS Y6, Y5, Y5
+sgemmKernel6x16AVX2Rows3_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2Rows3_nobeta
@@ -4816,11 +4888,15 @@ sgemmKernel6x16AVX2Rows2_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2Rows2_tailloop
 sgemmKernel6x16AVX2Rows2_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2Rows2_scaled
 	VBROADCASTSS alpha+40(FP), Y4
 	VMULPS Y4, Y0, Y0
 	VMULPS Y4, Y1, Y1
 	VMULPS Y4, Y2, Y2
 	VMULPS Y4, Y3, Y3
+sgemmKernel6x16AVX2Rows2_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2Rows2_nobeta
@@ -4908,9 +4984,13 @@ sgemmKernel6x16AVX2Rows1_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2Rows1_tailloop
 sgemmKernel6x16AVX2Rows1_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2Rows1_scaled
 	VBROADCASTSS alpha+40(FP), Y2
 	VMULPS Y2, Y0, Y0
 	VMULPS Y2, Y1, Y1
+sgemmKernel6x16AVX2Rows1_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2Rows1_nobeta
@@ -5273,6 +5353,9 @@ sgemmKernel14x32AVX512RowA_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowA_tailloop
 sgemmKernel14x32AVX512RowA_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowA_scaled
 	VBROADCASTSS alpha+40(FP), Z28
 	VMULPS Z28, Z0, Z0
 	VMULPS Z28, Z1, Z1
@@ -5302,6 +5385,7 @@ sgemmKernel14x32AVX512RowA_store:
 	VMULPS Z28, Z25, Z25
 	VMULPS Z28, Z26, Z26
 	VMULPS Z28, Z27, Z27
+sgemmKernel14x32AVX512RowA_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowA_nobeta
@@ -5747,6 +5831,9 @@ sgemmKernel14x32AVX512RowARows13_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowARows13_tailloop
 sgemmKernel14x32AVX512RowARows13_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowARows13_scaled
 	VBROADCASTSS alpha+40(FP), Z26
 	VMULPS Z26, Z0, Z0
 	VMULPS Z26, Z1, Z1
@@ -5774,6 +5861,7 @@ sgemmKernel14x32AVX512RowARows13_store:
 	VMULPS Z26, Z23, Z23
 	VMULPS Z26, Z24, Z24
 	VMULPS Z26, Z25, Z25
+sgemmKernel14x32AVX512RowARows13_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowARows13_nobeta
@@ -6187,6 +6275,9 @@ sgemmKernel14x32AVX512RowARows12_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowARows12_tailloop
 sgemmKernel14x32AVX512RowARows12_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowARows12_scaled
 	VBROADCASTSS alpha+40(FP), Z24
 	VMULPS Z24, Z0, Z0
 	VMULPS Z24, Z1, Z1
@@ -6212,6 +6303,7 @@ sgemmKernel14x32AVX512RowARows12_store:
 	VMULPS Z24, Z21, Z21
 	VMULPS Z24, Z22, Z22
 	VMULPS Z24, Z23, Z23
+sgemmKernel14x32AVX512RowARows12_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowARows12_nobeta
@@ -6596,6 +6688,9 @@ sgemmKernel14x32AVX512RowARows11_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowARows11_tailloop
 sgemmKernel14x32AVX512RowARows11_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowARows11_scaled
 	VBROADCASTSS alpha+40(FP), Z22
 	VMULPS Z22, Z0, Z0
 	VMULPS Z22, Z1, Z1
@@ -6619,6 +6714,7 @@ sgemmKernel14x32AVX512RowARows11_store:
 	VMULPS Z22, Z19, Z19
 	VMULPS Z22, Z20, Z20
 	VMULPS Z22, Z21, Z21
+sgemmKernel14x32AVX512RowARows11_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowARows11_nobeta
@@ -6974,6 +7070,9 @@ sgemmKernel14x32AVX512RowARows10_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowARows10_tailloop
 sgemmKernel14x32AVX512RowARows10_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowARows10_scaled
 	VBROADCASTSS alpha+40(FP), Z20
 	VMULPS Z20, Z0, Z0
 	VMULPS Z20, Z1, Z1
@@ -6995,6 +7094,7 @@ sgemmKernel14x32AVX512RowARows10_store:
 	VMULPS Z20, Z17, Z17
 	VMULPS Z20, Z18, Z18
 	VMULPS Z20, Z19, Z19
+sgemmKernel14x32AVX512RowARows10_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowARows10_nobeta
@@ -7321,6 +7421,9 @@ sgemmKernel14x32AVX512RowARows9_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowARows9_tailloop
 sgemmKernel14x32AVX512RowARows9_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowARows9_scaled
 	VBROADCASTSS alpha+40(FP), Z18
 	VMULPS Z18, Z0, Z0
 	VMULPS Z18, Z1, Z1
@@ -7340,6 +7443,7 @@ sgemmKernel14x32AVX512RowARows9_store:
 	VMULPS Z18, Z15, Z15
 	VMULPS Z18, Z16, Z16
 	VMULPS Z18, Z17, Z17
+sgemmKernel14x32AVX512RowARows9_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowARows9_nobeta
@@ -7634,6 +7738,9 @@ sgemmKernel14x32AVX512RowARows8_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowARows8_tailloop
 sgemmKernel14x32AVX512RowARows8_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowARows8_scaled
 	VBROADCASTSS alpha+40(FP), Z16
 	VMULPS Z16, Z0, Z0
 	VMULPS Z16, Z1, Z1
@@ -7651,6 +7758,7 @@ sgemmKernel14x32AVX512RowARows8_store:
 	VMULPS Z16, Z13, Z13
 	VMULPS Z16, Z14, Z14
 	VMULPS Z16, Z15, Z15
+sgemmKernel14x32AVX512RowARows8_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowARows8_nobeta
@@ -7916,6 +8024,9 @@ sgemmKernel14x32AVX512RowARows7_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowARows7_tailloop
 sgemmKernel14x32AVX512RowARows7_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowARows7_scaled
 	VBROADCASTSS alpha+40(FP), Z14
 	VMULPS Z14, Z0, Z0
 	VMULPS Z14, Z1, Z1
@@ -7931,6 +8042,7 @@ sgemmKernel14x32AVX512RowARows7_store:
 	VMULPS Z14, Z11, Z11
 	VMULPS Z14, Z12, Z12
 	VMULPS Z14, Z13, Z13
+sgemmKernel14x32AVX512RowARows7_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowARows7_nobeta
@@ -8167,6 +8279,9 @@ sgemmKernel14x32AVX512RowARows6_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowARows6_tailloop
 sgemmKernel14x32AVX512RowARows6_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowARows6_scaled
 	VBROADCASTSS alpha+40(FP), Z12
 	VMULPS Z12, Z0, Z0
 	VMULPS Z12, Z1, Z1
@@ -8180,6 +8295,7 @@ sgemmKernel14x32AVX512RowARows6_store:
 	VMULPS Z12, Z9, Z9
 	VMULPS Z12, Z10, Z10
 	VMULPS Z12, Z11, Z11
+sgemmKernel14x32AVX512RowARows6_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowARows6_nobeta
@@ -8387,6 +8503,9 @@ sgemmKernel14x32AVX512RowARows5_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowARows5_tailloop
 sgemmKernel14x32AVX512RowARows5_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowARows5_scaled
 	VBROADCASTSS alpha+40(FP), Z10
 	VMULPS Z10, Z0, Z0
 	VMULPS Z10, Z1, Z1
@@ -8398,6 +8517,7 @@ sgemmKernel14x32AVX512RowARows5_store:
 	VMULPS Z10, Z7, Z7
 	VMULPS Z10, Z8, Z8
 	VMULPS Z10, Z9, Z9
+sgemmKernel14x32AVX512RowARows5_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowARows5_nobeta
@@ -8573,6 +8693,9 @@ sgemmKernel14x32AVX512RowARows4_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowARows4_tailloop
 sgemmKernel14x32AVX512RowARows4_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowARows4_scaled
 	VBROADCASTSS alpha+40(FP), Z8
 	VMULPS Z8, Z0, Z0
 	VMULPS Z8, Z1, Z1
@@ -8582,6 +8705,7 @@ sgemmKernel14x32AVX512RowARows4_store:
 	VMULPS Z8, Z5, Z5
 	VMULPS Z8, Z6, Z6
 	VMULPS Z8, Z7, Z7
+sgemmKernel14x32AVX512RowARows4_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowARows4_nobeta
@@ -8728,6 +8852,9 @@ sgemmKernel14x32AVX512RowARows3_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowARows3_tailloop
 sgemmKernel14x32AVX512RowARows3_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowARows3_scaled
 	VBROADCASTSS alpha+40(FP), Z6
 	VMULPS Z6, Z0, Z0
 	VMULPS Z6, Z1, Z1
@@ -8735,6 +8862,7 @@ sgemmKernel14x32AVX512RowARows3_store:
 	VMULPS Z6, Z3, Z3
 	VMULPS Z6, Z4, Z4
 	VMULPS Z6, Z5, Z5
+sgemmKernel14x32AVX512RowARows3_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowARows3_nobeta
@@ -8852,11 +8980,15 @@ sgemmKernel14x32AVX512RowARows2_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowARows2_tailloop
 sgemmKernel14x32AVX512RowARows2_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowARows2_scaled
 	VBROADCASTSS alpha+40(FP), Z4
 	VMULPS Z4, Z0, Z0
 	VMULPS Z4, Z1, Z1
 	VMULPS Z4, Z2, Z2
 	VMULPS Z4, Z3, Z3
+sgemmKernel14x32AVX512RowARows2_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowARows2_nobeta
@@ -8945,9 +9077,13 @@ sgemmKernel14x32AVX512RowARows1_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowARows1_tailloop
 sgemmKernel14x32AVX512RowARows1_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowARows1_scaled
 	VBROADCASTSS alpha+40(FP), Z2
 	VMULPS Z2, Z0, Z0
 	VMULPS Z2, Z1, Z1
+sgemmKernel14x32AVX512RowARows1_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowARows1_nobeta
@@ -9130,6 +9266,9 @@ sgemmKernel6x16AVX2RowA_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2RowA_tailloop
 sgemmKernel6x16AVX2RowA_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2RowA_scaled
 	VBROADCASTSS alpha+40(FP), Y12
 	VMULPS Y12, Y0, Y0
 	VMULPS Y12, Y1, Y1
@@ -9143,6 +9282,7 @@ sgemmKernel6x16AVX2RowA_store:
 	VMULPS Y12, Y9, Y9
 	VMULPS Y12, Y10, Y10
 	VMULPS Y12, Y11, Y11
+sgemmKernel6x16AVX2RowA_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2RowA_nobeta
@@ -9345,6 +9485,9 @@ sgemmKernel6x16AVX2RowARows5_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2RowARows5_tailloop
 sgemmKernel6x16AVX2RowARows5_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2RowARows5_scaled
 	VBROADCASTSS alpha+40(FP), Y10
 	VMULPS Y10, Y0, Y0
 	VMULPS Y10, Y1, Y1
@@ -9356,6 +9499,7 @@ sgemmKernel6x16AVX2RowARows5_store:
 	VMULPS Y10, Y7, Y7
 	VMULPS Y10, Y8, Y8
 	VMULPS Y10, Y9, Y9
+sgemmKernel6x16AVX2RowARows5_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2RowARows5_nobeta
@@ -9527,6 +9671,9 @@ sgemmKernel6x16AVX2RowARows4_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2RowARows4_tailloop
 sgemmKernel6x16AVX2RowARows4_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2RowARows4_scaled
 	VBROADCASTSS alpha+40(FP), Y8
 	VMULPS Y8, Y0, Y0
 	VMULPS Y8, Y1, Y1
@@ -9536,6 +9683,7 @@ sgemmKernel6x16AVX2RowARows4_store:
 	VMULPS Y8, Y5, Y5
 	VMULPS Y8, Y6, Y6
 	VMULPS Y8, Y7, Y7
+sgemmKernel6x16AVX2RowARows4_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2RowARows4_nobeta
@@ -9679,6 +9827,9 @@ sgemmKernel6x16AVX2RowARows3_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2RowARows3_tailloop
 sgemmKernel6x16AVX2RowARows3_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2RowARows3_scaled
 	VBROADCASTSS alpha+40(FP), Y6
 	VMULPS Y6, Y0, Y0
 	VMULPS Y6, Y1, Y1
@@ -9686,6 +9837,7 @@ sgemmKernel6x16AVX2RowARows3_store:
 	VMULPS Y6, Y3, Y3
 	VMULPS Y6, Y4, Y4
 	VMULPS Y6, Y5, Y5
+sgemmKernel6x16AVX2RowARows3_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2RowARows3_nobeta
@@ -9801,11 +9953,15 @@ sgemmKernel6x16AVX2RowARows2_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2RowARows2_tailloop
 sgemmKernel6x16AVX2RowARows2_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2RowARows2_scaled
 	VBROADCASTSS alpha+40(FP), Y4
 	VMULPS Y4, Y0, Y0
 	VMULPS Y4, Y1, Y1
 	VMULPS Y4, Y2, Y2
 	VMULPS Y4, Y3, Y3
+sgemmKernel6x16AVX2RowARows2_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2RowARows2_nobeta
@@ -9893,9 +10049,13 @@ sgemmKernel6x16AVX2RowARows1_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2RowARows1_tailloop
 sgemmKernel6x16AVX2RowARows1_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2RowARows1_scaled
 	VBROADCASTSS alpha+40(FP), Y2
 	VMULPS Y2, Y0, Y0
 	VMULPS Y2, Y1, Y1
+sgemmKernel6x16AVX2RowARows1_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2RowARows1_nobeta
@@ -10249,6 +10409,9 @@ sgemmKernel14x32AVX512ColB_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512ColB_tailloop
 sgemmKernel14x32AVX512ColB_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512ColB_scaled
 	VBROADCASTSS alpha+40(FP), Z28
 	VMULPS Z28, Z0, Z0
 	VMULPS Z28, Z1, Z1
@@ -10278,6 +10441,7 @@ sgemmKernel14x32AVX512ColB_store:
 	VMULPS Z28, Z25, Z25
 	VMULPS Z28, Z26, Z26
 	VMULPS Z28, Z27, Z27
+sgemmKernel14x32AVX512ColB_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512ColB_nobeta
@@ -10714,6 +10878,9 @@ sgemmKernel14x32AVX512ColBRows13_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512ColBRows13_tailloop
 sgemmKernel14x32AVX512ColBRows13_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512ColBRows13_scaled
 	VBROADCASTSS alpha+40(FP), Z26
 	VMULPS Z26, Z0, Z0
 	VMULPS Z26, Z1, Z1
@@ -10741,6 +10908,7 @@ sgemmKernel14x32AVX512ColBRows13_store:
 	VMULPS Z26, Z23, Z23
 	VMULPS Z26, Z24, Z24
 	VMULPS Z26, Z25, Z25
+sgemmKernel14x32AVX512ColBRows13_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512ColBRows13_nobeta
@@ -11148,6 +11316,9 @@ sgemmKernel14x32AVX512ColBRows12_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512ColBRows12_tailloop
 sgemmKernel14x32AVX512ColBRows12_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512ColBRows12_scaled
 	VBROADCASTSS alpha+40(FP), Z24
 	VMULPS Z24, Z0, Z0
 	VMULPS Z24, Z1, Z1
@@ -11173,6 +11344,7 @@ sgemmKernel14x32AVX512ColBRows12_store:
 	VMULPS Z24, Z21, Z21
 	VMULPS Z24, Z22, Z22
 	VMULPS Z24, Z23, Z23
+sgemmKernel14x32AVX512ColBRows12_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512ColBRows12_nobeta
@@ -11551,6 +11723,9 @@ sgemmKernel14x32AVX512ColBRows11_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512ColBRows11_tailloop
 sgemmKernel14x32AVX512ColBRows11_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512ColBRows11_scaled
 	VBROADCASTSS alpha+40(FP), Z22
 	VMULPS Z22, Z0, Z0
 	VMULPS Z22, Z1, Z1
@@ -11574,6 +11749,7 @@ sgemmKernel14x32AVX512ColBRows11_store:
 	VMULPS Z22, Z19, Z19
 	VMULPS Z22, Z20, Z20
 	VMULPS Z22, Z21, Z21
+sgemmKernel14x32AVX512ColBRows11_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512ColBRows11_nobeta
@@ -11923,6 +12099,9 @@ sgemmKernel14x32AVX512ColBRows10_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512ColBRows10_tailloop
 sgemmKernel14x32AVX512ColBRows10_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512ColBRows10_scaled
 	VBROADCASTSS alpha+40(FP), Z20
 	VMULPS Z20, Z0, Z0
 	VMULPS Z20, Z1, Z1
@@ -11944,6 +12123,7 @@ sgemmKernel14x32AVX512ColBRows10_store:
 	VMULPS Z20, Z17, Z17
 	VMULPS Z20, Z18, Z18
 	VMULPS Z20, Z19, Z19
+sgemmKernel14x32AVX512ColBRows10_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512ColBRows10_nobeta
@@ -12264,6 +12444,9 @@ sgemmKernel14x32AVX512ColBRows9_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512ColBRows9_tailloop
 sgemmKernel14x32AVX512ColBRows9_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512ColBRows9_scaled
 	VBROADCASTSS alpha+40(FP), Z18
 	VMULPS Z18, Z0, Z0
 	VMULPS Z18, Z1, Z1
@@ -12283,6 +12466,7 @@ sgemmKernel14x32AVX512ColBRows9_store:
 	VMULPS Z18, Z15, Z15
 	VMULPS Z18, Z16, Z16
 	VMULPS Z18, Z17, Z17
+sgemmKernel14x32AVX512ColBRows9_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512ColBRows9_nobeta
@@ -12574,6 +12758,9 @@ sgemmKernel14x32AVX512ColBRows8_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512ColBRows8_tailloop
 sgemmKernel14x32AVX512ColBRows8_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512ColBRows8_scaled
 	VBROADCASTSS alpha+40(FP), Z16
 	VMULPS Z16, Z0, Z0
 	VMULPS Z16, Z1, Z1
@@ -12591,6 +12778,7 @@ sgemmKernel14x32AVX512ColBRows8_store:
 	VMULPS Z16, Z13, Z13
 	VMULPS Z16, Z14, Z14
 	VMULPS Z16, Z15, Z15
+sgemmKernel14x32AVX512ColBRows8_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512ColBRows8_nobeta
@@ -12853,6 +13041,9 @@ sgemmKernel14x32AVX512ColBRows7_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512ColBRows7_tailloop
 sgemmKernel14x32AVX512ColBRows7_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512ColBRows7_scaled
 	VBROADCASTSS alpha+40(FP), Z14
 	VMULPS Z14, Z0, Z0
 	VMULPS Z14, Z1, Z1
@@ -12868,6 +13059,7 @@ sgemmKernel14x32AVX512ColBRows7_store:
 	VMULPS Z14, Z11, Z11
 	VMULPS Z14, Z12, Z12
 	VMULPS Z14, Z13, Z13
+sgemmKernel14x32AVX512ColBRows7_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512ColBRows7_nobeta
@@ -13101,6 +13293,9 @@ sgemmKernel14x32AVX512ColBRows6_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512ColBRows6_tailloop
 sgemmKernel14x32AVX512ColBRows6_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512ColBRows6_scaled
 	VBROADCASTSS alpha+40(FP), Z12
 	VMULPS Z12, Z0, Z0
 	VMULPS Z12, Z1, Z1
@@ -13114,6 +13309,7 @@ sgemmKernel14x32AVX512ColBRows6_store:
 	VMULPS Z12, Z9, Z9
 	VMULPS Z12, Z10, Z10
 	VMULPS Z12, Z11, Z11
+sgemmKernel14x32AVX512ColBRows6_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512ColBRows6_nobeta
@@ -13318,6 +13514,9 @@ sgemmKernel14x32AVX512ColBRows5_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512ColBRows5_tailloop
 sgemmKernel14x32AVX512ColBRows5_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512ColBRows5_scaled
 	VBROADCASTSS alpha+40(FP), Z10
 	VMULPS Z10, Z0, Z0
 	VMULPS Z10, Z1, Z1
@@ -13329,6 +13528,7 @@ sgemmKernel14x32AVX512ColBRows5_store:
 	VMULPS Z10, Z7, Z7
 	VMULPS Z10, Z8, Z8
 	VMULPS Z10, Z9, Z9
+sgemmKernel14x32AVX512ColBRows5_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512ColBRows5_nobeta
@@ -13504,6 +13704,9 @@ sgemmKernel14x32AVX512ColBRows4_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512ColBRows4_tailloop
 sgemmKernel14x32AVX512ColBRows4_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512ColBRows4_scaled
 	VBROADCASTSS alpha+40(FP), Z8
 	VMULPS Z8, Z0, Z0
 	VMULPS Z8, Z1, Z1
@@ -13513,6 +13716,7 @@ sgemmKernel14x32AVX512ColBRows4_store:
 	VMULPS Z8, Z5, Z5
 	VMULPS Z8, Z6, Z6
 	VMULPS Z8, Z7, Z7
+sgemmKernel14x32AVX512ColBRows4_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512ColBRows4_nobeta
@@ -13659,6 +13863,9 @@ sgemmKernel14x32AVX512ColBRows3_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512ColBRows3_tailloop
 sgemmKernel14x32AVX512ColBRows3_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512ColBRows3_scaled
 	VBROADCASTSS alpha+40(FP), Z6
 	VMULPS Z6, Z0, Z0
 	VMULPS Z6, Z1, Z1
@@ -13666,6 +13873,7 @@ sgemmKernel14x32AVX512ColBRows3_store:
 	VMULPS Z6, Z3, Z3
 	VMULPS Z6, Z4, Z4
 	VMULPS Z6, Z5, Z5
+sgemmKernel14x32AVX512ColBRows3_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512ColBRows3_nobeta
@@ -13783,11 +13991,15 @@ sgemmKernel14x32AVX512ColBRows2_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512ColBRows2_tailloop
 sgemmKernel14x32AVX512ColBRows2_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512ColBRows2_scaled
 	VBROADCASTSS alpha+40(FP), Z4
 	VMULPS Z4, Z0, Z0
 	VMULPS Z4, Z1, Z1
 	VMULPS Z4, Z2, Z2
 	VMULPS Z4, Z3, Z3
+sgemmKernel14x32AVX512ColBRows2_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512ColBRows2_nobeta
@@ -13876,9 +14088,13 @@ sgemmKernel14x32AVX512ColBRows1_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512ColBRows1_tailloop
 sgemmKernel14x32AVX512ColBRows1_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512ColBRows1_scaled
 	VBROADCASTSS alpha+40(FP), Z2
 	VMULPS Z2, Z0, Z0
 	VMULPS Z2, Z1, Z1
+sgemmKernel14x32AVX512ColBRows1_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512ColBRows1_nobeta
@@ -14058,6 +14274,9 @@ sgemmKernel6x16AVX2ColB_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2ColB_tailloop
 sgemmKernel6x16AVX2ColB_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2ColB_scaled
 	VBROADCASTSS alpha+40(FP), Y12
 	VMULPS Y12, Y0, Y0
 	VMULPS Y12, Y1, Y1
@@ -14071,6 +14290,7 @@ sgemmKernel6x16AVX2ColB_store:
 	VMULPS Y12, Y9, Y9
 	VMULPS Y12, Y10, Y10
 	VMULPS Y12, Y11, Y11
+sgemmKernel6x16AVX2ColB_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2ColB_nobeta
@@ -14270,6 +14490,9 @@ sgemmKernel6x16AVX2ColBRows5_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2ColBRows5_tailloop
 sgemmKernel6x16AVX2ColBRows5_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2ColBRows5_scaled
 	VBROADCASTSS alpha+40(FP), Y10
 	VMULPS Y10, Y0, Y0
 	VMULPS Y10, Y1, Y1
@@ -14281,6 +14504,7 @@ sgemmKernel6x16AVX2ColBRows5_store:
 	VMULPS Y10, Y7, Y7
 	VMULPS Y10, Y8, Y8
 	VMULPS Y10, Y9, Y9
+sgemmKernel6x16AVX2ColBRows5_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2ColBRows5_nobeta
@@ -14452,6 +14676,9 @@ sgemmKernel6x16AVX2ColBRows4_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2ColBRows4_tailloop
 sgemmKernel6x16AVX2ColBRows4_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2ColBRows4_scaled
 	VBROADCASTSS alpha+40(FP), Y8
 	VMULPS Y8, Y0, Y0
 	VMULPS Y8, Y1, Y1
@@ -14461,6 +14688,7 @@ sgemmKernel6x16AVX2ColBRows4_store:
 	VMULPS Y8, Y5, Y5
 	VMULPS Y8, Y6, Y6
 	VMULPS Y8, Y7, Y7
+sgemmKernel6x16AVX2ColBRows4_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2ColBRows4_nobeta
@@ -14604,6 +14832,9 @@ sgemmKernel6x16AVX2ColBRows3_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2ColBRows3_tailloop
 sgemmKernel6x16AVX2ColBRows3_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2ColBRows3_scaled
 	VBROADCASTSS alpha+40(FP), Y6
 	VMULPS Y6, Y0, Y0
 	VMULPS Y6, Y1, Y1
@@ -14611,6 +14842,7 @@ sgemmKernel6x16AVX2ColBRows3_store:
 	VMULPS Y6, Y3, Y3
 	VMULPS Y6, Y4, Y4
 	VMULPS Y6, Y5, Y5
+sgemmKernel6x16AVX2ColBRows3_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2ColBRows3_nobeta
@@ -14726,11 +14958,15 @@ sgemmKernel6x16AVX2ColBRows2_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2ColBRows2_tailloop
 sgemmKernel6x16AVX2ColBRows2_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2ColBRows2_scaled
 	VBROADCASTSS alpha+40(FP), Y4
 	VMULPS Y4, Y0, Y0
 	VMULPS Y4, Y1, Y1
 	VMULPS Y4, Y2, Y2
 	VMULPS Y4, Y3, Y3
+sgemmKernel6x16AVX2ColBRows2_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2ColBRows2_nobeta
@@ -14818,9 +15054,13 @@ sgemmKernel6x16AVX2ColBRows1_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2ColBRows1_tailloop
 sgemmKernel6x16AVX2ColBRows1_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2ColBRows1_scaled
 	VBROADCASTSS alpha+40(FP), Y2
 	VMULPS Y2, Y0, Y0
 	VMULPS Y2, Y1, Y1
+sgemmKernel6x16AVX2ColBRows1_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2ColBRows1_nobeta
@@ -15183,6 +15423,9 @@ sgemmKernel14x32AVX512RowAColB_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowAColB_tailloop
 sgemmKernel14x32AVX512RowAColB_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowAColB_scaled
 	VBROADCASTSS alpha+40(FP), Z28
 	VMULPS Z28, Z0, Z0
 	VMULPS Z28, Z1, Z1
@@ -15212,6 +15455,7 @@ sgemmKernel14x32AVX512RowAColB_store:
 	VMULPS Z28, Z25, Z25
 	VMULPS Z28, Z26, Z26
 	VMULPS Z28, Z27, Z27
+sgemmKernel14x32AVX512RowAColB_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowAColB_nobeta
@@ -15657,6 +15901,9 @@ sgemmKernel14x32AVX512RowAColBRows13_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowAColBRows13_tailloop
 sgemmKernel14x32AVX512RowAColBRows13_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowAColBRows13_scaled
 	VBROADCASTSS alpha+40(FP), Z26
 	VMULPS Z26, Z0, Z0
 	VMULPS Z26, Z1, Z1
@@ -15684,6 +15931,7 @@ sgemmKernel14x32AVX512RowAColBRows13_store:
 	VMULPS Z26, Z23, Z23
 	VMULPS Z26, Z24, Z24
 	VMULPS Z26, Z25, Z25
+sgemmKernel14x32AVX512RowAColBRows13_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowAColBRows13_nobeta
@@ -16097,6 +16345,9 @@ sgemmKernel14x32AVX512RowAColBRows12_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowAColBRows12_tailloop
 sgemmKernel14x32AVX512RowAColBRows12_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowAColBRows12_scaled
 	VBROADCASTSS alpha+40(FP), Z24
 	VMULPS Z24, Z0, Z0
 	VMULPS Z24, Z1, Z1
@@ -16122,6 +16373,7 @@ sgemmKernel14x32AVX512RowAColBRows12_store:
 	VMULPS Z24, Z21, Z21
 	VMULPS Z24, Z22, Z22
 	VMULPS Z24, Z23, Z23
+sgemmKernel14x32AVX512RowAColBRows12_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowAColBRows12_nobeta
@@ -16506,6 +16758,9 @@ sgemmKernel14x32AVX512RowAColBRows11_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowAColBRows11_tailloop
 sgemmKernel14x32AVX512RowAColBRows11_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowAColBRows11_scaled
 	VBROADCASTSS alpha+40(FP), Z22
 	VMULPS Z22, Z0, Z0
 	VMULPS Z22, Z1, Z1
@@ -16529,6 +16784,7 @@ sgemmKernel14x32AVX512RowAColBRows11_store:
 	VMULPS Z22, Z19, Z19
 	VMULPS Z22, Z20, Z20
 	VMULPS Z22, Z21, Z21
+sgemmKernel14x32AVX512RowAColBRows11_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowAColBRows11_nobeta
@@ -16884,6 +17140,9 @@ sgemmKernel14x32AVX512RowAColBRows10_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowAColBRows10_tailloop
 sgemmKernel14x32AVX512RowAColBRows10_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowAColBRows10_scaled
 	VBROADCASTSS alpha+40(FP), Z20
 	VMULPS Z20, Z0, Z0
 	VMULPS Z20, Z1, Z1
@@ -16905,6 +17164,7 @@ sgemmKernel14x32AVX512RowAColBRows10_store:
 	VMULPS Z20, Z17, Z17
 	VMULPS Z20, Z18, Z18
 	VMULPS Z20, Z19, Z19
+sgemmKernel14x32AVX512RowAColBRows10_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowAColBRows10_nobeta
@@ -17231,6 +17491,9 @@ sgemmKernel14x32AVX512RowAColBRows9_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowAColBRows9_tailloop
 sgemmKernel14x32AVX512RowAColBRows9_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowAColBRows9_scaled
 	VBROADCASTSS alpha+40(FP), Z18
 	VMULPS Z18, Z0, Z0
 	VMULPS Z18, Z1, Z1
@@ -17250,6 +17513,7 @@ sgemmKernel14x32AVX512RowAColBRows9_store:
 	VMULPS Z18, Z15, Z15
 	VMULPS Z18, Z16, Z16
 	VMULPS Z18, Z17, Z17
+sgemmKernel14x32AVX512RowAColBRows9_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowAColBRows9_nobeta
@@ -17544,6 +17808,9 @@ sgemmKernel14x32AVX512RowAColBRows8_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowAColBRows8_tailloop
 sgemmKernel14x32AVX512RowAColBRows8_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowAColBRows8_scaled
 	VBROADCASTSS alpha+40(FP), Z16
 	VMULPS Z16, Z0, Z0
 	VMULPS Z16, Z1, Z1
@@ -17561,6 +17828,7 @@ sgemmKernel14x32AVX512RowAColBRows8_store:
 	VMULPS Z16, Z13, Z13
 	VMULPS Z16, Z14, Z14
 	VMULPS Z16, Z15, Z15
+sgemmKernel14x32AVX512RowAColBRows8_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowAColBRows8_nobeta
@@ -17826,6 +18094,9 @@ sgemmKernel14x32AVX512RowAColBRows7_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowAColBRows7_tailloop
 sgemmKernel14x32AVX512RowAColBRows7_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowAColBRows7_scaled
 	VBROADCASTSS alpha+40(FP), Z14
 	VMULPS Z14, Z0, Z0
 	VMULPS Z14, Z1, Z1
@@ -17841,6 +18112,7 @@ sgemmKernel14x32AVX512RowAColBRows7_store:
 	VMULPS Z14, Z11, Z11
 	VMULPS Z14, Z12, Z12
 	VMULPS Z14, Z13, Z13
+sgemmKernel14x32AVX512RowAColBRows7_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowAColBRows7_nobeta
@@ -18077,6 +18349,9 @@ sgemmKernel14x32AVX512RowAColBRows6_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowAColBRows6_tailloop
 sgemmKernel14x32AVX512RowAColBRows6_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowAColBRows6_scaled
 	VBROADCASTSS alpha+40(FP), Z12
 	VMULPS Z12, Z0, Z0
 	VMULPS Z12, Z1, Z1
@@ -18090,6 +18365,7 @@ sgemmKernel14x32AVX512RowAColBRows6_store:
 	VMULPS Z12, Z9, Z9
 	VMULPS Z12, Z10, Z10
 	VMULPS Z12, Z11, Z11
+sgemmKernel14x32AVX512RowAColBRows6_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowAColBRows6_nobeta
@@ -18297,6 +18573,9 @@ sgemmKernel14x32AVX512RowAColBRows5_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowAColBRows5_tailloop
 sgemmKernel14x32AVX512RowAColBRows5_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowAColBRows5_scaled
 	VBROADCASTSS alpha+40(FP), Z10
 	VMULPS Z10, Z0, Z0
 	VMULPS Z10, Z1, Z1
@@ -18308,6 +18587,7 @@ sgemmKernel14x32AVX512RowAColBRows5_store:
 	VMULPS Z10, Z7, Z7
 	VMULPS Z10, Z8, Z8
 	VMULPS Z10, Z9, Z9
+sgemmKernel14x32AVX512RowAColBRows5_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowAColBRows5_nobeta
@@ -18483,6 +18763,9 @@ sgemmKernel14x32AVX512RowAColBRows4_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowAColBRows4_tailloop
 sgemmKernel14x32AVX512RowAColBRows4_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowAColBRows4_scaled
 	VBROADCASTSS alpha+40(FP), Z8
 	VMULPS Z8, Z0, Z0
 	VMULPS Z8, Z1, Z1
@@ -18492,6 +18775,7 @@ sgemmKernel14x32AVX512RowAColBRows4_store:
 	VMULPS Z8, Z5, Z5
 	VMULPS Z8, Z6, Z6
 	VMULPS Z8, Z7, Z7
+sgemmKernel14x32AVX512RowAColBRows4_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowAColBRows4_nobeta
@@ -18638,6 +18922,9 @@ sgemmKernel14x32AVX512RowAColBRows3_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowAColBRows3_tailloop
 sgemmKernel14x32AVX512RowAColBRows3_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowAColBRows3_scaled
 	VBROADCASTSS alpha+40(FP), Z6
 	VMULPS Z6, Z0, Z0
 	VMULPS Z6, Z1, Z1
@@ -18645,6 +18932,7 @@ sgemmKernel14x32AVX512RowAColBRows3_store:
 	VMULPS Z6, Z3, Z3
 	VMULPS Z6, Z4, Z4
 	VMULPS Z6, Z5, Z5
+sgemmKernel14x32AVX512RowAColBRows3_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowAColBRows3_nobeta
@@ -18762,11 +19050,15 @@ sgemmKernel14x32AVX512RowAColBRows2_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowAColBRows2_tailloop
 sgemmKernel14x32AVX512RowAColBRows2_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowAColBRows2_scaled
 	VBROADCASTSS alpha+40(FP), Z4
 	VMULPS Z4, Z0, Z0
 	VMULPS Z4, Z1, Z1
 	VMULPS Z4, Z2, Z2
 	VMULPS Z4, Z3, Z3
+sgemmKernel14x32AVX512RowAColBRows2_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowAColBRows2_nobeta
@@ -18855,9 +19147,13 @@ sgemmKernel14x32AVX512RowAColBRows1_tailloop:
 	DECQ CX
 	JNZ sgemmKernel14x32AVX512RowAColBRows1_tailloop
 sgemmKernel14x32AVX512RowAColBRows1_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512RowAColBRows1_scaled
 	VBROADCASTSS alpha+40(FP), Z2
 	VMULPS Z2, Z0, Z0
 	VMULPS Z2, Z1, Z1
+sgemmKernel14x32AVX512RowAColBRows1_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel14x32AVX512RowAColBRows1_nobeta
@@ -19040,6 +19336,9 @@ sgemmKernel6x16AVX2RowAColB_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2RowAColB_tailloop
 sgemmKernel6x16AVX2RowAColB_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2RowAColB_scaled
 	VBROADCASTSS alpha+40(FP), Y12
 	VMULPS Y12, Y0, Y0
 	VMULPS Y12, Y1, Y1
@@ -19053,6 +19352,7 @@ sgemmKernel6x16AVX2RowAColB_store:
 	VMULPS Y12, Y9, Y9
 	VMULPS Y12, Y10, Y10
 	VMULPS Y12, Y11, Y11
+sgemmKernel6x16AVX2RowAColB_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2RowAColB_nobeta
@@ -19255,6 +19555,9 @@ sgemmKernel6x16AVX2RowAColBRows5_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2RowAColBRows5_tailloop
 sgemmKernel6x16AVX2RowAColBRows5_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2RowAColBRows5_scaled
 	VBROADCASTSS alpha+40(FP), Y10
 	VMULPS Y10, Y0, Y0
 	VMULPS Y10, Y1, Y1
@@ -19266,6 +19569,7 @@ sgemmKernel6x16AVX2RowAColBRows5_store:
 	VMULPS Y10, Y7, Y7
 	VMULPS Y10, Y8, Y8
 	VMULPS Y10, Y9, Y9
+sgemmKernel6x16AVX2RowAColBRows5_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2RowAColBRows5_nobeta
@@ -19437,6 +19741,9 @@ sgemmKernel6x16AVX2RowAColBRows4_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2RowAColBRows4_tailloop
 sgemmKernel6x16AVX2RowAColBRows4_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2RowAColBRows4_scaled
 	VBROADCASTSS alpha+40(FP), Y8
 	VMULPS Y8, Y0, Y0
 	VMULPS Y8, Y1, Y1
@@ -19446,6 +19753,7 @@ sgemmKernel6x16AVX2RowAColBRows4_store:
 	VMULPS Y8, Y5, Y5
 	VMULPS Y8, Y6, Y6
 	VMULPS Y8, Y7, Y7
+sgemmKernel6x16AVX2RowAColBRows4_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2RowAColBRows4_nobeta
@@ -19589,6 +19897,9 @@ sgemmKernel6x16AVX2RowAColBRows3_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2RowAColBRows3_tailloop
 sgemmKernel6x16AVX2RowAColBRows3_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2RowAColBRows3_scaled
 	VBROADCASTSS alpha+40(FP), Y6
 	VMULPS Y6, Y0, Y0
 	VMULPS Y6, Y1, Y1
@@ -19596,6 +19907,7 @@ sgemmKernel6x16AVX2RowAColBRows3_store:
 	VMULPS Y6, Y3, Y3
 	VMULPS Y6, Y4, Y4
 	VMULPS Y6, Y5, Y5
+sgemmKernel6x16AVX2RowAColBRows3_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2RowAColBRows3_nobeta
@@ -19711,11 +20023,15 @@ sgemmKernel6x16AVX2RowAColBRows2_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2RowAColBRows2_tailloop
 sgemmKernel6x16AVX2RowAColBRows2_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2RowAColBRows2_scaled
 	VBROADCASTSS alpha+40(FP), Y4
 	VMULPS Y4, Y0, Y0
 	VMULPS Y4, Y1, Y1
 	VMULPS Y4, Y2, Y2
 	VMULPS Y4, Y3, Y3
+sgemmKernel6x16AVX2RowAColBRows2_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2RowAColBRows2_nobeta
@@ -19803,9 +20119,13 @@ sgemmKernel6x16AVX2RowAColBRows1_tailloop:
 	DECQ CX
 	JNZ sgemmKernel6x16AVX2RowAColBRows1_tailloop
 sgemmKernel6x16AVX2RowAColBRows1_store:
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel6x16AVX2RowAColBRows1_scaled
 	VBROADCASTSS alpha+40(FP), Y2
 	VMULPS Y2, Y0, Y0
 	VMULPS Y2, Y1, Y1
+sgemmKernel6x16AVX2RowAColBRows1_scaled:
 	MOVL beta+44(FP), AX
 	ANDL $0x7fffffff, AX
 	JZ sgemmKernel6x16AVX2RowAColBRows1_nobeta
@@ -19821,6 +20141,4381 @@ sgemmKernel6x16AVX2RowAColBRows1_nobeta:
 	MOVQ DX, R10
 	VMOVUPS Y0, 0(R10)
 	VMOVUPS Y1, 32(R10)
+	VZEROUPPER
+	RET
+
+// func sgemmKernel14x32AVX512Copy(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512Copy(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
+	MOVQ 0(R12), R13
+	MOVQ 8(R12), R14
+	MOVQ 16(R12), R15
+	MOVQ 24(R12), BX
+	MOVQ 32(R12), AX
+	MOVQ R15, R12
+	SHLQ $4, R12
+	ADDQ R13, R12
+	MOVQ DX, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	VPXORD Z26, Z26, Z26
+	VPXORD Z27, Z27, Z27
+	MOVQ CX, R9
+	SHRQ $2, R9
+	JZ sgemmKernel14x32AVX512Copy_tail
+sgemmKernel14x32AVX512Copy_loop:
+	VMOVUPS 0(DI), Z28
+	VMOVUPS 64(DI), Z29
+	VBROADCASTSS 0(SI), Z30
+	VFMADD231PS Z28, Z30, Z0
+	VFMADD231PS Z29, Z30, Z1
+	VBROADCASTSS 1088(SI), Z31
+	VFMADD231PS Z28, Z31, Z2
+	VFMADD231PS Z29, Z31, Z3
+	VBROADCASTSS 2176(SI), Z30
+	VFMADD231PS Z28, Z30, Z4
+	VFMADD231PS Z29, Z30, Z5
+	VBROADCASTSS 3264(SI), Z31
+	VFMADD231PS Z28, Z31, Z6
+	VFMADD231PS Z29, Z31, Z7
+	VBROADCASTSS 4352(SI), Z30
+	VFMADD231PS Z28, Z30, Z8
+	VFMADD231PS Z29, Z30, Z9
+	VBROADCASTSS 5440(SI), Z31
+	VFMADD231PS Z28, Z31, Z10
+	VFMADD231PS Z29, Z31, Z11
+	VBROADCASTSS 6528(SI), Z30
+	VFMADD231PS Z28, Z30, Z12
+	VFMADD231PS Z29, Z30, Z13
+	VBROADCASTSS 7616(SI), Z31
+	VFMADD231PS Z28, Z31, Z14
+	VFMADD231PS Z29, Z31, Z15
+	VBROADCASTSS 8704(SI), Z30
+	VFMADD231PS Z28, Z30, Z16
+	VFMADD231PS Z29, Z30, Z17
+	VBROADCASTSS 9792(SI), Z31
+	VFMADD231PS Z28, Z31, Z18
+	VFMADD231PS Z29, Z31, Z19
+	VBROADCASTSS 10880(SI), Z30
+	VFMADD231PS Z28, Z30, Z20
+	VFMADD231PS Z29, Z30, Z21
+	VBROADCASTSS 11968(SI), Z31
+	VFMADD231PS Z28, Z31, Z22
+	VFMADD231PS Z29, Z31, Z23
+	VBROADCASTSS 13056(SI), Z30
+	VFMADD231PS Z28, Z30, Z24
+	VFMADD231PS Z29, Z30, Z25
+	VBROADCASTSS 14144(SI), Z31
+	VFMADD231PS Z28, Z31, Z26
+	VFMADD231PS Z29, Z31, Z27
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
+	VMOVUPS 128(DI), Z28
+	VMOVUPS 192(DI), Z29
+	VBROADCASTSS 4(SI), Z30
+	VFMADD231PS Z28, Z30, Z0
+	VFMADD231PS Z29, Z30, Z1
+	VBROADCASTSS 1092(SI), Z31
+	VFMADD231PS Z28, Z31, Z2
+	VFMADD231PS Z29, Z31, Z3
+	VBROADCASTSS 2180(SI), Z30
+	VFMADD231PS Z28, Z30, Z4
+	VFMADD231PS Z29, Z30, Z5
+	VBROADCASTSS 3268(SI), Z31
+	VFMADD231PS Z28, Z31, Z6
+	VFMADD231PS Z29, Z31, Z7
+	VBROADCASTSS 4356(SI), Z30
+	VFMADD231PS Z28, Z30, Z8
+	VFMADD231PS Z29, Z30, Z9
+	VBROADCASTSS 5444(SI), Z31
+	VFMADD231PS Z28, Z31, Z10
+	VFMADD231PS Z29, Z31, Z11
+	VBROADCASTSS 6532(SI), Z30
+	VFMADD231PS Z28, Z30, Z12
+	VFMADD231PS Z29, Z30, Z13
+	VBROADCASTSS 7620(SI), Z31
+	VFMADD231PS Z28, Z31, Z14
+	VFMADD231PS Z29, Z31, Z15
+	VBROADCASTSS 8708(SI), Z30
+	VFMADD231PS Z28, Z30, Z16
+	VFMADD231PS Z29, Z30, Z17
+	VBROADCASTSS 9796(SI), Z31
+	VFMADD231PS Z28, Z31, Z18
+	VFMADD231PS Z29, Z31, Z19
+	VBROADCASTSS 10884(SI), Z30
+	VFMADD231PS Z28, Z30, Z20
+	VFMADD231PS Z29, Z30, Z21
+	VBROADCASTSS 11972(SI), Z31
+	VFMADD231PS Z28, Z31, Z22
+	VFMADD231PS Z29, Z31, Z23
+	VBROADCASTSS 13060(SI), Z30
+	VFMADD231PS Z28, Z30, Z24
+	VFMADD231PS Z29, Z30, Z25
+	VBROADCASTSS 14148(SI), Z31
+	VFMADD231PS Z28, Z31, Z26
+	VFMADD231PS Z29, Z31, Z27
+	VMOVUPS 256(DI), Z28
+	VMOVUPS 320(DI), Z29
+	VBROADCASTSS 8(SI), Z30
+	VFMADD231PS Z28, Z30, Z0
+	VFMADD231PS Z29, Z30, Z1
+	VBROADCASTSS 1096(SI), Z31
+	VFMADD231PS Z28, Z31, Z2
+	VFMADD231PS Z29, Z31, Z3
+	VBROADCASTSS 2184(SI), Z30
+	VFMADD231PS Z28, Z30, Z4
+	VFMADD231PS Z29, Z30, Z5
+	VBROADCASTSS 3272(SI), Z31
+	VFMADD231PS Z28, Z31, Z6
+	VFMADD231PS Z29, Z31, Z7
+	VBROADCASTSS 4360(SI), Z30
+	VFMADD231PS Z28, Z30, Z8
+	VFMADD231PS Z29, Z30, Z9
+	VBROADCASTSS 5448(SI), Z31
+	VFMADD231PS Z28, Z31, Z10
+	VFMADD231PS Z29, Z31, Z11
+	VBROADCASTSS 6536(SI), Z30
+	VFMADD231PS Z28, Z30, Z12
+	VFMADD231PS Z29, Z30, Z13
+	VBROADCASTSS 7624(SI), Z31
+	VFMADD231PS Z28, Z31, Z14
+	VFMADD231PS Z29, Z31, Z15
+	VBROADCASTSS 8712(SI), Z30
+	VFMADD231PS Z28, Z30, Z16
+	VFMADD231PS Z29, Z30, Z17
+	VBROADCASTSS 9800(SI), Z31
+	VFMADD231PS Z28, Z31, Z18
+	VFMADD231PS Z29, Z31, Z19
+	VBROADCASTSS 10888(SI), Z30
+	VFMADD231PS Z28, Z30, Z20
+	VFMADD231PS Z29, Z30, Z21
+	VBROADCASTSS 11976(SI), Z31
+	VFMADD231PS Z28, Z31, Z22
+	VFMADD231PS Z29, Z31, Z23
+	VBROADCASTSS 13064(SI), Z30
+	VFMADD231PS Z28, Z30, Z24
+	VFMADD231PS Z29, Z30, Z25
+	VBROADCASTSS 14152(SI), Z31
+	VFMADD231PS Z28, Z31, Z26
+	VFMADD231PS Z29, Z31, Z27
+	TESTQ AX, AX
+	JZ sgemmKernel14x32AVX512Copy_copied
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 127(R12)
+	ADDQ R15, R12
+	VMOVUPS (R13), Z30
+	VMOVUPS 64(R13), Z31
+	VMOVUPS Z30, (R14)
+	VMOVUPS Z31, 64(R14)
+	ADDQ R15, R13
+	ADDQ BX, R14
+	DECQ AX
+sgemmKernel14x32AVX512Copy_copied:
+	VMOVUPS 384(DI), Z28
+	VMOVUPS 448(DI), Z29
+	VBROADCASTSS 12(SI), Z30
+	VFMADD231PS Z28, Z30, Z0
+	VFMADD231PS Z29, Z30, Z1
+	VBROADCASTSS 1100(SI), Z31
+	VFMADD231PS Z28, Z31, Z2
+	VFMADD231PS Z29, Z31, Z3
+	VBROADCASTSS 2188(SI), Z30
+	VFMADD231PS Z28, Z30, Z4
+	VFMADD231PS Z29, Z30, Z5
+	VBROADCASTSS 3276(SI), Z31
+	VFMADD231PS Z28, Z31, Z6
+	VFMADD231PS Z29, Z31, Z7
+	VBROADCASTSS 4364(SI), Z30
+	VFMADD231PS Z28, Z30, Z8
+	VFMADD231PS Z29, Z30, Z9
+	VBROADCASTSS 5452(SI), Z31
+	VFMADD231PS Z28, Z31, Z10
+	VFMADD231PS Z29, Z31, Z11
+	VBROADCASTSS 6540(SI), Z30
+	VFMADD231PS Z28, Z30, Z12
+	VFMADD231PS Z29, Z30, Z13
+	VBROADCASTSS 7628(SI), Z31
+	VFMADD231PS Z28, Z31, Z14
+	VFMADD231PS Z29, Z31, Z15
+	VBROADCASTSS 8716(SI), Z30
+	VFMADD231PS Z28, Z30, Z16
+	VFMADD231PS Z29, Z30, Z17
+	VBROADCASTSS 9804(SI), Z31
+	VFMADD231PS Z28, Z31, Z18
+	VFMADD231PS Z29, Z31, Z19
+	VBROADCASTSS 10892(SI), Z30
+	VFMADD231PS Z28, Z30, Z20
+	VFMADD231PS Z29, Z30, Z21
+	VBROADCASTSS 11980(SI), Z31
+	VFMADD231PS Z28, Z31, Z22
+	VFMADD231PS Z29, Z31, Z23
+	VBROADCASTSS 13068(SI), Z30
+	VFMADD231PS Z28, Z30, Z24
+	VFMADD231PS Z29, Z30, Z25
+	VBROADCASTSS 14156(SI), Z31
+	VFMADD231PS Z28, Z31, Z26
+	VFMADD231PS Z29, Z31, Z27
+	ADDQ $16, SI
+	ADDQ $512, DI
+	DECQ R9
+	JNZ sgemmKernel14x32AVX512Copy_loop
+sgemmKernel14x32AVX512Copy_tail:
+	ANDQ $3, CX
+	JZ sgemmKernel14x32AVX512Copy_store
+sgemmKernel14x32AVX512Copy_tailloop:
+	VMOVUPS 0(DI), Z28
+	VMOVUPS 64(DI), Z29
+	VBROADCASTSS 0(SI), Z30
+	VFMADD231PS Z28, Z30, Z0
+	VFMADD231PS Z29, Z30, Z1
+	VBROADCASTSS 1088(SI), Z31
+	VFMADD231PS Z28, Z31, Z2
+	VFMADD231PS Z29, Z31, Z3
+	VBROADCASTSS 2176(SI), Z30
+	VFMADD231PS Z28, Z30, Z4
+	VFMADD231PS Z29, Z30, Z5
+	VBROADCASTSS 3264(SI), Z31
+	VFMADD231PS Z28, Z31, Z6
+	VFMADD231PS Z29, Z31, Z7
+	VBROADCASTSS 4352(SI), Z30
+	VFMADD231PS Z28, Z30, Z8
+	VFMADD231PS Z29, Z30, Z9
+	VBROADCASTSS 5440(SI), Z31
+	VFMADD231PS Z28, Z31, Z10
+	VFMADD231PS Z29, Z31, Z11
+	VBROADCASTSS 6528(SI), Z30
+	VFMADD231PS Z28, Z30, Z12
+	VFMADD231PS Z29, Z30, Z13
+	VBROADCASTSS 7616(SI), Z31
+	VFMADD231PS Z28, Z31, Z14
+	VFMADD231PS Z29, Z31, Z15
+	VBROADCASTSS 8704(SI), Z30
+	VFMADD231PS Z28, Z30, Z16
+	VFMADD231PS Z29, Z30, Z17
+	VBROADCASTSS 9792(SI), Z31
+	VFMADD231PS Z28, Z31, Z18
+	VFMADD231PS Z29, Z31, Z19
+	VBROADCASTSS 10880(SI), Z30
+	VFMADD231PS Z28, Z30, Z20
+	VFMADD231PS Z29, Z30, Z21
+	VBROADCASTSS 11968(SI), Z31
+	VFMADD231PS Z28, Z31, Z22
+	VFMADD231PS Z29, Z31, Z23
+	VBROADCASTSS 13056(SI), Z30
+	VFMADD231PS Z28, Z30, Z24
+	VFMADD231PS Z29, Z30, Z25
+	VBROADCASTSS 14144(SI), Z31
+	VFMADD231PS Z28, Z31, Z26
+	VFMADD231PS Z29, Z31, Z27
+	ADDQ $4, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ sgemmKernel14x32AVX512Copy_tailloop
+sgemmKernel14x32AVX512Copy_store:
+	MOVQ pfA+56(FP), R12
+	MOVQ R13, 0(R12)
+	MOVQ R14, 8(R12)
+	MOVQ AX, 32(R12)
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512Copy_scaled
+	VBROADCASTSS alpha+40(FP), Z28
+	VMULPS Z28, Z0, Z0
+	VMULPS Z28, Z1, Z1
+	VMULPS Z28, Z2, Z2
+	VMULPS Z28, Z3, Z3
+	VMULPS Z28, Z4, Z4
+	VMULPS Z28, Z5, Z5
+	VMULPS Z28, Z6, Z6
+	VMULPS Z28, Z7, Z7
+	VMULPS Z28, Z8, Z8
+	VMULPS Z28, Z9, Z9
+	VMULPS Z28, Z10, Z10
+	VMULPS Z28, Z11, Z11
+	VMULPS Z28, Z12, Z12
+	VMULPS Z28, Z13, Z13
+	VMULPS Z28, Z14, Z14
+	VMULPS Z28, Z15, Z15
+	VMULPS Z28, Z16, Z16
+	VMULPS Z28, Z17, Z17
+	VMULPS Z28, Z18, Z18
+	VMULPS Z28, Z19, Z19
+	VMULPS Z28, Z20, Z20
+	VMULPS Z28, Z21, Z21
+	VMULPS Z28, Z22, Z22
+	VMULPS Z28, Z23, Z23
+	VMULPS Z28, Z24, Z24
+	VMULPS Z28, Z25, Z25
+	VMULPS Z28, Z26, Z26
+	VMULPS Z28, Z27, Z27
+sgemmKernel14x32AVX512Copy_scaled:
+	MOVL beta+44(FP), AX
+	ANDL $0x7fffffff, AX
+	JZ sgemmKernel14x32AVX512Copy_nobeta
+	VBROADCASTSS beta+44(FP), Z29
+	MOVQ DX, R10
+	VFMADD231PS 0(R10), Z29, Z0
+	VMOVUPS Z0, 0(R10)
+	VFMADD231PS 64(R10), Z29, Z1
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z29, Z2
+	VMOVUPS Z2, 0(R10)
+	VFMADD231PS 64(R10), Z29, Z3
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z29, Z4
+	VMOVUPS Z4, 0(R10)
+	VFMADD231PS 64(R10), Z29, Z5
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z29, Z6
+	VMOVUPS Z6, 0(R10)
+	VFMADD231PS 64(R10), Z29, Z7
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z29, Z8
+	VMOVUPS Z8, 0(R10)
+	VFMADD231PS 64(R10), Z29, Z9
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z29, Z10
+	VMOVUPS Z10, 0(R10)
+	VFMADD231PS 64(R10), Z29, Z11
+	VMOVUPS Z11, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z29, Z12
+	VMOVUPS Z12, 0(R10)
+	VFMADD231PS 64(R10), Z29, Z13
+	VMOVUPS Z13, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z29, Z14
+	VMOVUPS Z14, 0(R10)
+	VFMADD231PS 64(R10), Z29, Z15
+	VMOVUPS Z15, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z29, Z16
+	VMOVUPS Z16, 0(R10)
+	VFMADD231PS 64(R10), Z29, Z17
+	VMOVUPS Z17, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z29, Z18
+	VMOVUPS Z18, 0(R10)
+	VFMADD231PS 64(R10), Z29, Z19
+	VMOVUPS Z19, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z29, Z20
+	VMOVUPS Z20, 0(R10)
+	VFMADD231PS 64(R10), Z29, Z21
+	VMOVUPS Z21, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z29, Z22
+	VMOVUPS Z22, 0(R10)
+	VFMADD231PS 64(R10), Z29, Z23
+	VMOVUPS Z23, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z29, Z24
+	VMOVUPS Z24, 0(R10)
+	VFMADD231PS 64(R10), Z29, Z25
+	VMOVUPS Z25, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z29, Z26
+	VMOVUPS Z26, 0(R10)
+	VFMADD231PS 64(R10), Z29, Z27
+	VMOVUPS Z27, 64(R10)
+	VZEROUPPER
+	RET
+sgemmKernel14x32AVX512Copy_nobeta:
+	MOVQ DX, R10
+	VMOVUPS Z0, 0(R10)
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z2, 0(R10)
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z4, 0(R10)
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z6, 0(R10)
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z8, 0(R10)
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z10, 0(R10)
+	VMOVUPS Z11, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z12, 0(R10)
+	VMOVUPS Z13, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z14, 0(R10)
+	VMOVUPS Z15, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z16, 0(R10)
+	VMOVUPS Z17, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z18, 0(R10)
+	VMOVUPS Z19, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z20, 0(R10)
+	VMOVUPS Z21, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z22, 0(R10)
+	VMOVUPS Z23, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z24, 0(R10)
+	VMOVUPS Z25, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z26, 0(R10)
+	VMOVUPS Z27, 64(R10)
+	VZEROUPPER
+	RET
+
+// func sgemmKernel14x32AVX512CopyRows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512CopyRows13(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
+	MOVQ 0(R12), R13
+	MOVQ 8(R12), R14
+	MOVQ 16(R12), R15
+	MOVQ 24(R12), BX
+	MOVQ 32(R12), AX
+	MOVQ R15, R12
+	SHLQ $4, R12
+	ADDQ R13, R12
+	MOVQ DX, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	MOVQ CX, R9
+	SHRQ $2, R9
+	JZ sgemmKernel14x32AVX512CopyRows13_tail
+sgemmKernel14x32AVX512CopyRows13_loop:
+	VMOVUPS 0(DI), Z26
+	VMOVUPS 64(DI), Z27
+	VBROADCASTSS 0(SI), Z28
+	VFMADD231PS Z26, Z28, Z0
+	VFMADD231PS Z27, Z28, Z1
+	VBROADCASTSS 1088(SI), Z29
+	VFMADD231PS Z26, Z29, Z2
+	VFMADD231PS Z27, Z29, Z3
+	VBROADCASTSS 2176(SI), Z28
+	VFMADD231PS Z26, Z28, Z4
+	VFMADD231PS Z27, Z28, Z5
+	VBROADCASTSS 3264(SI), Z29
+	VFMADD231PS Z26, Z29, Z6
+	VFMADD231PS Z27, Z29, Z7
+	VBROADCASTSS 4352(SI), Z28
+	VFMADD231PS Z26, Z28, Z8
+	VFMADD231PS Z27, Z28, Z9
+	VBROADCASTSS 5440(SI), Z29
+	VFMADD231PS Z26, Z29, Z10
+	VFMADD231PS Z27, Z29, Z11
+	VBROADCASTSS 6528(SI), Z28
+	VFMADD231PS Z26, Z28, Z12
+	VFMADD231PS Z27, Z28, Z13
+	VBROADCASTSS 7616(SI), Z29
+	VFMADD231PS Z26, Z29, Z14
+	VFMADD231PS Z27, Z29, Z15
+	VBROADCASTSS 8704(SI), Z28
+	VFMADD231PS Z26, Z28, Z16
+	VFMADD231PS Z27, Z28, Z17
+	VBROADCASTSS 9792(SI), Z29
+	VFMADD231PS Z26, Z29, Z18
+	VFMADD231PS Z27, Z29, Z19
+	VBROADCASTSS 10880(SI), Z28
+	VFMADD231PS Z26, Z28, Z20
+	VFMADD231PS Z27, Z28, Z21
+	VBROADCASTSS 11968(SI), Z29
+	VFMADD231PS Z26, Z29, Z22
+	VFMADD231PS Z27, Z29, Z23
+	VBROADCASTSS 13056(SI), Z28
+	VFMADD231PS Z26, Z28, Z24
+	VFMADD231PS Z27, Z28, Z25
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
+	VMOVUPS 128(DI), Z26
+	VMOVUPS 192(DI), Z27
+	VBROADCASTSS 4(SI), Z28
+	VFMADD231PS Z26, Z28, Z0
+	VFMADD231PS Z27, Z28, Z1
+	VBROADCASTSS 1092(SI), Z29
+	VFMADD231PS Z26, Z29, Z2
+	VFMADD231PS Z27, Z29, Z3
+	VBROADCASTSS 2180(SI), Z28
+	VFMADD231PS Z26, Z28, Z4
+	VFMADD231PS Z27, Z28, Z5
+	VBROADCASTSS 3268(SI), Z29
+	VFMADD231PS Z26, Z29, Z6
+	VFMADD231PS Z27, Z29, Z7
+	VBROADCASTSS 4356(SI), Z28
+	VFMADD231PS Z26, Z28, Z8
+	VFMADD231PS Z27, Z28, Z9
+	VBROADCASTSS 5444(SI), Z29
+	VFMADD231PS Z26, Z29, Z10
+	VFMADD231PS Z27, Z29, Z11
+	VBROADCASTSS 6532(SI), Z28
+	VFMADD231PS Z26, Z28, Z12
+	VFMADD231PS Z27, Z28, Z13
+	VBROADCASTSS 7620(SI), Z29
+	VFMADD231PS Z26, Z29, Z14
+	VFMADD231PS Z27, Z29, Z15
+	VBROADCASTSS 8708(SI), Z28
+	VFMADD231PS Z26, Z28, Z16
+	VFMADD231PS Z27, Z28, Z17
+	VBROADCASTSS 9796(SI), Z29
+	VFMADD231PS Z26, Z29, Z18
+	VFMADD231PS Z27, Z29, Z19
+	VBROADCASTSS 10884(SI), Z28
+	VFMADD231PS Z26, Z28, Z20
+	VFMADD231PS Z27, Z28, Z21
+	VBROADCASTSS 11972(SI), Z29
+	VFMADD231PS Z26, Z29, Z22
+	VFMADD231PS Z27, Z29, Z23
+	VBROADCASTSS 13060(SI), Z28
+	VFMADD231PS Z26, Z28, Z24
+	VFMADD231PS Z27, Z28, Z25
+	VMOVUPS 256(DI), Z26
+	VMOVUPS 320(DI), Z27
+	VBROADCASTSS 8(SI), Z28
+	VFMADD231PS Z26, Z28, Z0
+	VFMADD231PS Z27, Z28, Z1
+	VBROADCASTSS 1096(SI), Z29
+	VFMADD231PS Z26, Z29, Z2
+	VFMADD231PS Z27, Z29, Z3
+	VBROADCASTSS 2184(SI), Z28
+	VFMADD231PS Z26, Z28, Z4
+	VFMADD231PS Z27, Z28, Z5
+	VBROADCASTSS 3272(SI), Z29
+	VFMADD231PS Z26, Z29, Z6
+	VFMADD231PS Z27, Z29, Z7
+	VBROADCASTSS 4360(SI), Z28
+	VFMADD231PS Z26, Z28, Z8
+	VFMADD231PS Z27, Z28, Z9
+	VBROADCASTSS 5448(SI), Z29
+	VFMADD231PS Z26, Z29, Z10
+	VFMADD231PS Z27, Z29, Z11
+	VBROADCASTSS 6536(SI), Z28
+	VFMADD231PS Z26, Z28, Z12
+	VFMADD231PS Z27, Z28, Z13
+	VBROADCASTSS 7624(SI), Z29
+	VFMADD231PS Z26, Z29, Z14
+	VFMADD231PS Z27, Z29, Z15
+	VBROADCASTSS 8712(SI), Z28
+	VFMADD231PS Z26, Z28, Z16
+	VFMADD231PS Z27, Z28, Z17
+	VBROADCASTSS 9800(SI), Z29
+	VFMADD231PS Z26, Z29, Z18
+	VFMADD231PS Z27, Z29, Z19
+	VBROADCASTSS 10888(SI), Z28
+	VFMADD231PS Z26, Z28, Z20
+	VFMADD231PS Z27, Z28, Z21
+	VBROADCASTSS 11976(SI), Z29
+	VFMADD231PS Z26, Z29, Z22
+	VFMADD231PS Z27, Z29, Z23
+	VBROADCASTSS 13064(SI), Z28
+	VFMADD231PS Z26, Z28, Z24
+	VFMADD231PS Z27, Z28, Z25
+	TESTQ AX, AX
+	JZ sgemmKernel14x32AVX512CopyRows13_copied
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 127(R12)
+	ADDQ R15, R12
+	VMOVUPS (R13), Z28
+	VMOVUPS 64(R13), Z29
+	VMOVUPS Z28, (R14)
+	VMOVUPS Z29, 64(R14)
+	ADDQ R15, R13
+	ADDQ BX, R14
+	DECQ AX
+sgemmKernel14x32AVX512CopyRows13_copied:
+	VMOVUPS 384(DI), Z26
+	VMOVUPS 448(DI), Z27
+	VBROADCASTSS 12(SI), Z28
+	VFMADD231PS Z26, Z28, Z0
+	VFMADD231PS Z27, Z28, Z1
+	VBROADCASTSS 1100(SI), Z29
+	VFMADD231PS Z26, Z29, Z2
+	VFMADD231PS Z27, Z29, Z3
+	VBROADCASTSS 2188(SI), Z28
+	VFMADD231PS Z26, Z28, Z4
+	VFMADD231PS Z27, Z28, Z5
+	VBROADCASTSS 3276(SI), Z29
+	VFMADD231PS Z26, Z29, Z6
+	VFMADD231PS Z27, Z29, Z7
+	VBROADCASTSS 4364(SI), Z28
+	VFMADD231PS Z26, Z28, Z8
+	VFMADD231PS Z27, Z28, Z9
+	VBROADCASTSS 5452(SI), Z29
+	VFMADD231PS Z26, Z29, Z10
+	VFMADD231PS Z27, Z29, Z11
+	VBROADCASTSS 6540(SI), Z28
+	VFMADD231PS Z26, Z28, Z12
+	VFMADD231PS Z27, Z28, Z13
+	VBROADCASTSS 7628(SI), Z29
+	VFMADD231PS Z26, Z29, Z14
+	VFMADD231PS Z27, Z29, Z15
+	VBROADCASTSS 8716(SI), Z28
+	VFMADD231PS Z26, Z28, Z16
+	VFMADD231PS Z27, Z28, Z17
+	VBROADCASTSS 9804(SI), Z29
+	VFMADD231PS Z26, Z29, Z18
+	VFMADD231PS Z27, Z29, Z19
+	VBROADCASTSS 10892(SI), Z28
+	VFMADD231PS Z26, Z28, Z20
+	VFMADD231PS Z27, Z28, Z21
+	VBROADCASTSS 11980(SI), Z29
+	VFMADD231PS Z26, Z29, Z22
+	VFMADD231PS Z27, Z29, Z23
+	VBROADCASTSS 13068(SI), Z28
+	VFMADD231PS Z26, Z28, Z24
+	VFMADD231PS Z27, Z28, Z25
+	ADDQ $16, SI
+	ADDQ $512, DI
+	DECQ R9
+	JNZ sgemmKernel14x32AVX512CopyRows13_loop
+sgemmKernel14x32AVX512CopyRows13_tail:
+	ANDQ $3, CX
+	JZ sgemmKernel14x32AVX512CopyRows13_store
+sgemmKernel14x32AVX512CopyRows13_tailloop:
+	VMOVUPS 0(DI), Z26
+	VMOVUPS 64(DI), Z27
+	VBROADCASTSS 0(SI), Z28
+	VFMADD231PS Z26, Z28, Z0
+	VFMADD231PS Z27, Z28, Z1
+	VBROADCASTSS 1088(SI), Z29
+	VFMADD231PS Z26, Z29, Z2
+	VFMADD231PS Z27, Z29, Z3
+	VBROADCASTSS 2176(SI), Z28
+	VFMADD231PS Z26, Z28, Z4
+	VFMADD231PS Z27, Z28, Z5
+	VBROADCASTSS 3264(SI), Z29
+	VFMADD231PS Z26, Z29, Z6
+	VFMADD231PS Z27, Z29, Z7
+	VBROADCASTSS 4352(SI), Z28
+	VFMADD231PS Z26, Z28, Z8
+	VFMADD231PS Z27, Z28, Z9
+	VBROADCASTSS 5440(SI), Z29
+	VFMADD231PS Z26, Z29, Z10
+	VFMADD231PS Z27, Z29, Z11
+	VBROADCASTSS 6528(SI), Z28
+	VFMADD231PS Z26, Z28, Z12
+	VFMADD231PS Z27, Z28, Z13
+	VBROADCASTSS 7616(SI), Z29
+	VFMADD231PS Z26, Z29, Z14
+	VFMADD231PS Z27, Z29, Z15
+	VBROADCASTSS 8704(SI), Z28
+	VFMADD231PS Z26, Z28, Z16
+	VFMADD231PS Z27, Z28, Z17
+	VBROADCASTSS 9792(SI), Z29
+	VFMADD231PS Z26, Z29, Z18
+	VFMADD231PS Z27, Z29, Z19
+	VBROADCASTSS 10880(SI), Z28
+	VFMADD231PS Z26, Z28, Z20
+	VFMADD231PS Z27, Z28, Z21
+	VBROADCASTSS 11968(SI), Z29
+	VFMADD231PS Z26, Z29, Z22
+	VFMADD231PS Z27, Z29, Z23
+	VBROADCASTSS 13056(SI), Z28
+	VFMADD231PS Z26, Z28, Z24
+	VFMADD231PS Z27, Z28, Z25
+	ADDQ $4, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ sgemmKernel14x32AVX512CopyRows13_tailloop
+sgemmKernel14x32AVX512CopyRows13_store:
+	MOVQ pfA+56(FP), R12
+	MOVQ R13, 0(R12)
+	MOVQ R14, 8(R12)
+	MOVQ AX, 32(R12)
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512CopyRows13_scaled
+	VBROADCASTSS alpha+40(FP), Z26
+	VMULPS Z26, Z0, Z0
+	VMULPS Z26, Z1, Z1
+	VMULPS Z26, Z2, Z2
+	VMULPS Z26, Z3, Z3
+	VMULPS Z26, Z4, Z4
+	VMULPS Z26, Z5, Z5
+	VMULPS Z26, Z6, Z6
+	VMULPS Z26, Z7, Z7
+	VMULPS Z26, Z8, Z8
+	VMULPS Z26, Z9, Z9
+	VMULPS Z26, Z10, Z10
+	VMULPS Z26, Z11, Z11
+	VMULPS Z26, Z12, Z12
+	VMULPS Z26, Z13, Z13
+	VMULPS Z26, Z14, Z14
+	VMULPS Z26, Z15, Z15
+	VMULPS Z26, Z16, Z16
+	VMULPS Z26, Z17, Z17
+	VMULPS Z26, Z18, Z18
+	VMULPS Z26, Z19, Z19
+	VMULPS Z26, Z20, Z20
+	VMULPS Z26, Z21, Z21
+	VMULPS Z26, Z22, Z22
+	VMULPS Z26, Z23, Z23
+	VMULPS Z26, Z24, Z24
+	VMULPS Z26, Z25, Z25
+sgemmKernel14x32AVX512CopyRows13_scaled:
+	MOVL beta+44(FP), AX
+	ANDL $0x7fffffff, AX
+	JZ sgemmKernel14x32AVX512CopyRows13_nobeta
+	VBROADCASTSS beta+44(FP), Z27
+	MOVQ DX, R10
+	VFMADD231PS 0(R10), Z27, Z0
+	VMOVUPS Z0, 0(R10)
+	VFMADD231PS 64(R10), Z27, Z1
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z27, Z2
+	VMOVUPS Z2, 0(R10)
+	VFMADD231PS 64(R10), Z27, Z3
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z27, Z4
+	VMOVUPS Z4, 0(R10)
+	VFMADD231PS 64(R10), Z27, Z5
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z27, Z6
+	VMOVUPS Z6, 0(R10)
+	VFMADD231PS 64(R10), Z27, Z7
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z27, Z8
+	VMOVUPS Z8, 0(R10)
+	VFMADD231PS 64(R10), Z27, Z9
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z27, Z10
+	VMOVUPS Z10, 0(R10)
+	VFMADD231PS 64(R10), Z27, Z11
+	VMOVUPS Z11, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z27, Z12
+	VMOVUPS Z12, 0(R10)
+	VFMADD231PS 64(R10), Z27, Z13
+	VMOVUPS Z13, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z27, Z14
+	VMOVUPS Z14, 0(R10)
+	VFMADD231PS 64(R10), Z27, Z15
+	VMOVUPS Z15, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z27, Z16
+	VMOVUPS Z16, 0(R10)
+	VFMADD231PS 64(R10), Z27, Z17
+	VMOVUPS Z17, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z27, Z18
+	VMOVUPS Z18, 0(R10)
+	VFMADD231PS 64(R10), Z27, Z19
+	VMOVUPS Z19, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z27, Z20
+	VMOVUPS Z20, 0(R10)
+	VFMADD231PS 64(R10), Z27, Z21
+	VMOVUPS Z21, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z27, Z22
+	VMOVUPS Z22, 0(R10)
+	VFMADD231PS 64(R10), Z27, Z23
+	VMOVUPS Z23, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z27, Z24
+	VMOVUPS Z24, 0(R10)
+	VFMADD231PS 64(R10), Z27, Z25
+	VMOVUPS Z25, 64(R10)
+	VZEROUPPER
+	RET
+sgemmKernel14x32AVX512CopyRows13_nobeta:
+	MOVQ DX, R10
+	VMOVUPS Z0, 0(R10)
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z2, 0(R10)
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z4, 0(R10)
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z6, 0(R10)
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z8, 0(R10)
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z10, 0(R10)
+	VMOVUPS Z11, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z12, 0(R10)
+	VMOVUPS Z13, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z14, 0(R10)
+	VMOVUPS Z15, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z16, 0(R10)
+	VMOVUPS Z17, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z18, 0(R10)
+	VMOVUPS Z19, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z20, 0(R10)
+	VMOVUPS Z21, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z22, 0(R10)
+	VMOVUPS Z23, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z24, 0(R10)
+	VMOVUPS Z25, 64(R10)
+	VZEROUPPER
+	RET
+
+// func sgemmKernel14x32AVX512CopyRows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512CopyRows12(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
+	MOVQ 0(R12), R13
+	MOVQ 8(R12), R14
+	MOVQ 16(R12), R15
+	MOVQ 24(R12), BX
+	MOVQ 32(R12), AX
+	MOVQ R15, R12
+	SHLQ $4, R12
+	ADDQ R13, R12
+	MOVQ DX, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	MOVQ CX, R9
+	SHRQ $2, R9
+	JZ sgemmKernel14x32AVX512CopyRows12_tail
+sgemmKernel14x32AVX512CopyRows12_loop:
+	VMOVUPS 0(DI), Z24
+	VMOVUPS 64(DI), Z25
+	VBROADCASTSS 0(SI), Z26
+	VFMADD231PS Z24, Z26, Z0
+	VFMADD231PS Z25, Z26, Z1
+	VBROADCASTSS 1088(SI), Z27
+	VFMADD231PS Z24, Z27, Z2
+	VFMADD231PS Z25, Z27, Z3
+	VBROADCASTSS 2176(SI), Z26
+	VFMADD231PS Z24, Z26, Z4
+	VFMADD231PS Z25, Z26, Z5
+	VBROADCASTSS 3264(SI), Z27
+	VFMADD231PS Z24, Z27, Z6
+	VFMADD231PS Z25, Z27, Z7
+	VBROADCASTSS 4352(SI), Z26
+	VFMADD231PS Z24, Z26, Z8
+	VFMADD231PS Z25, Z26, Z9
+	VBROADCASTSS 5440(SI), Z27
+	VFMADD231PS Z24, Z27, Z10
+	VFMADD231PS Z25, Z27, Z11
+	VBROADCASTSS 6528(SI), Z26
+	VFMADD231PS Z24, Z26, Z12
+	VFMADD231PS Z25, Z26, Z13
+	VBROADCASTSS 7616(SI), Z27
+	VFMADD231PS Z24, Z27, Z14
+	VFMADD231PS Z25, Z27, Z15
+	VBROADCASTSS 8704(SI), Z26
+	VFMADD231PS Z24, Z26, Z16
+	VFMADD231PS Z25, Z26, Z17
+	VBROADCASTSS 9792(SI), Z27
+	VFMADD231PS Z24, Z27, Z18
+	VFMADD231PS Z25, Z27, Z19
+	VBROADCASTSS 10880(SI), Z26
+	VFMADD231PS Z24, Z26, Z20
+	VFMADD231PS Z25, Z26, Z21
+	VBROADCASTSS 11968(SI), Z27
+	VFMADD231PS Z24, Z27, Z22
+	VFMADD231PS Z25, Z27, Z23
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
+	VMOVUPS 128(DI), Z24
+	VMOVUPS 192(DI), Z25
+	VBROADCASTSS 4(SI), Z26
+	VFMADD231PS Z24, Z26, Z0
+	VFMADD231PS Z25, Z26, Z1
+	VBROADCASTSS 1092(SI), Z27
+	VFMADD231PS Z24, Z27, Z2
+	VFMADD231PS Z25, Z27, Z3
+	VBROADCASTSS 2180(SI), Z26
+	VFMADD231PS Z24, Z26, Z4
+	VFMADD231PS Z25, Z26, Z5
+	VBROADCASTSS 3268(SI), Z27
+	VFMADD231PS Z24, Z27, Z6
+	VFMADD231PS Z25, Z27, Z7
+	VBROADCASTSS 4356(SI), Z26
+	VFMADD231PS Z24, Z26, Z8
+	VFMADD231PS Z25, Z26, Z9
+	VBROADCASTSS 5444(SI), Z27
+	VFMADD231PS Z24, Z27, Z10
+	VFMADD231PS Z25, Z27, Z11
+	VBROADCASTSS 6532(SI), Z26
+	VFMADD231PS Z24, Z26, Z12
+	VFMADD231PS Z25, Z26, Z13
+	VBROADCASTSS 7620(SI), Z27
+	VFMADD231PS Z24, Z27, Z14
+	VFMADD231PS Z25, Z27, Z15
+	VBROADCASTSS 8708(SI), Z26
+	VFMADD231PS Z24, Z26, Z16
+	VFMADD231PS Z25, Z26, Z17
+	VBROADCASTSS 9796(SI), Z27
+	VFMADD231PS Z24, Z27, Z18
+	VFMADD231PS Z25, Z27, Z19
+	VBROADCASTSS 10884(SI), Z26
+	VFMADD231PS Z24, Z26, Z20
+	VFMADD231PS Z25, Z26, Z21
+	VBROADCASTSS 11972(SI), Z27
+	VFMADD231PS Z24, Z27, Z22
+	VFMADD231PS Z25, Z27, Z23
+	VMOVUPS 256(DI), Z24
+	VMOVUPS 320(DI), Z25
+	VBROADCASTSS 8(SI), Z26
+	VFMADD231PS Z24, Z26, Z0
+	VFMADD231PS Z25, Z26, Z1
+	VBROADCASTSS 1096(SI), Z27
+	VFMADD231PS Z24, Z27, Z2
+	VFMADD231PS Z25, Z27, Z3
+	VBROADCASTSS 2184(SI), Z26
+	VFMADD231PS Z24, Z26, Z4
+	VFMADD231PS Z25, Z26, Z5
+	VBROADCASTSS 3272(SI), Z27
+	VFMADD231PS Z24, Z27, Z6
+	VFMADD231PS Z25, Z27, Z7
+	VBROADCASTSS 4360(SI), Z26
+	VFMADD231PS Z24, Z26, Z8
+	VFMADD231PS Z25, Z26, Z9
+	VBROADCASTSS 5448(SI), Z27
+	VFMADD231PS Z24, Z27, Z10
+	VFMADD231PS Z25, Z27, Z11
+	VBROADCASTSS 6536(SI), Z26
+	VFMADD231PS Z24, Z26, Z12
+	VFMADD231PS Z25, Z26, Z13
+	VBROADCASTSS 7624(SI), Z27
+	VFMADD231PS Z24, Z27, Z14
+	VFMADD231PS Z25, Z27, Z15
+	VBROADCASTSS 8712(SI), Z26
+	VFMADD231PS Z24, Z26, Z16
+	VFMADD231PS Z25, Z26, Z17
+	VBROADCASTSS 9800(SI), Z27
+	VFMADD231PS Z24, Z27, Z18
+	VFMADD231PS Z25, Z27, Z19
+	VBROADCASTSS 10888(SI), Z26
+	VFMADD231PS Z24, Z26, Z20
+	VFMADD231PS Z25, Z26, Z21
+	VBROADCASTSS 11976(SI), Z27
+	VFMADD231PS Z24, Z27, Z22
+	VFMADD231PS Z25, Z27, Z23
+	TESTQ AX, AX
+	JZ sgemmKernel14x32AVX512CopyRows12_copied
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 127(R12)
+	ADDQ R15, R12
+	VMOVUPS (R13), Z26
+	VMOVUPS 64(R13), Z27
+	VMOVUPS Z26, (R14)
+	VMOVUPS Z27, 64(R14)
+	ADDQ R15, R13
+	ADDQ BX, R14
+	DECQ AX
+sgemmKernel14x32AVX512CopyRows12_copied:
+	VMOVUPS 384(DI), Z24
+	VMOVUPS 448(DI), Z25
+	VBROADCASTSS 12(SI), Z26
+	VFMADD231PS Z24, Z26, Z0
+	VFMADD231PS Z25, Z26, Z1
+	VBROADCASTSS 1100(SI), Z27
+	VFMADD231PS Z24, Z27, Z2
+	VFMADD231PS Z25, Z27, Z3
+	VBROADCASTSS 2188(SI), Z26
+	VFMADD231PS Z24, Z26, Z4
+	VFMADD231PS Z25, Z26, Z5
+	VBROADCASTSS 3276(SI), Z27
+	VFMADD231PS Z24, Z27, Z6
+	VFMADD231PS Z25, Z27, Z7
+	VBROADCASTSS 4364(SI), Z26
+	VFMADD231PS Z24, Z26, Z8
+	VFMADD231PS Z25, Z26, Z9
+	VBROADCASTSS 5452(SI), Z27
+	VFMADD231PS Z24, Z27, Z10
+	VFMADD231PS Z25, Z27, Z11
+	VBROADCASTSS 6540(SI), Z26
+	VFMADD231PS Z24, Z26, Z12
+	VFMADD231PS Z25, Z26, Z13
+	VBROADCASTSS 7628(SI), Z27
+	VFMADD231PS Z24, Z27, Z14
+	VFMADD231PS Z25, Z27, Z15
+	VBROADCASTSS 8716(SI), Z26
+	VFMADD231PS Z24, Z26, Z16
+	VFMADD231PS Z25, Z26, Z17
+	VBROADCASTSS 9804(SI), Z27
+	VFMADD231PS Z24, Z27, Z18
+	VFMADD231PS Z25, Z27, Z19
+	VBROADCASTSS 10892(SI), Z26
+	VFMADD231PS Z24, Z26, Z20
+	VFMADD231PS Z25, Z26, Z21
+	VBROADCASTSS 11980(SI), Z27
+	VFMADD231PS Z24, Z27, Z22
+	VFMADD231PS Z25, Z27, Z23
+	ADDQ $16, SI
+	ADDQ $512, DI
+	DECQ R9
+	JNZ sgemmKernel14x32AVX512CopyRows12_loop
+sgemmKernel14x32AVX512CopyRows12_tail:
+	ANDQ $3, CX
+	JZ sgemmKernel14x32AVX512CopyRows12_store
+sgemmKernel14x32AVX512CopyRows12_tailloop:
+	VMOVUPS 0(DI), Z24
+	VMOVUPS 64(DI), Z25
+	VBROADCASTSS 0(SI), Z26
+	VFMADD231PS Z24, Z26, Z0
+	VFMADD231PS Z25, Z26, Z1
+	VBROADCASTSS 1088(SI), Z27
+	VFMADD231PS Z24, Z27, Z2
+	VFMADD231PS Z25, Z27, Z3
+	VBROADCASTSS 2176(SI), Z26
+	VFMADD231PS Z24, Z26, Z4
+	VFMADD231PS Z25, Z26, Z5
+	VBROADCASTSS 3264(SI), Z27
+	VFMADD231PS Z24, Z27, Z6
+	VFMADD231PS Z25, Z27, Z7
+	VBROADCASTSS 4352(SI), Z26
+	VFMADD231PS Z24, Z26, Z8
+	VFMADD231PS Z25, Z26, Z9
+	VBROADCASTSS 5440(SI), Z27
+	VFMADD231PS Z24, Z27, Z10
+	VFMADD231PS Z25, Z27, Z11
+	VBROADCASTSS 6528(SI), Z26
+	VFMADD231PS Z24, Z26, Z12
+	VFMADD231PS Z25, Z26, Z13
+	VBROADCASTSS 7616(SI), Z27
+	VFMADD231PS Z24, Z27, Z14
+	VFMADD231PS Z25, Z27, Z15
+	VBROADCASTSS 8704(SI), Z26
+	VFMADD231PS Z24, Z26, Z16
+	VFMADD231PS Z25, Z26, Z17
+	VBROADCASTSS 9792(SI), Z27
+	VFMADD231PS Z24, Z27, Z18
+	VFMADD231PS Z25, Z27, Z19
+	VBROADCASTSS 10880(SI), Z26
+	VFMADD231PS Z24, Z26, Z20
+	VFMADD231PS Z25, Z26, Z21
+	VBROADCASTSS 11968(SI), Z27
+	VFMADD231PS Z24, Z27, Z22
+	VFMADD231PS Z25, Z27, Z23
+	ADDQ $4, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ sgemmKernel14x32AVX512CopyRows12_tailloop
+sgemmKernel14x32AVX512CopyRows12_store:
+	MOVQ pfA+56(FP), R12
+	MOVQ R13, 0(R12)
+	MOVQ R14, 8(R12)
+	MOVQ AX, 32(R12)
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512CopyRows12_scaled
+	VBROADCASTSS alpha+40(FP), Z24
+	VMULPS Z24, Z0, Z0
+	VMULPS Z24, Z1, Z1
+	VMULPS Z24, Z2, Z2
+	VMULPS Z24, Z3, Z3
+	VMULPS Z24, Z4, Z4
+	VMULPS Z24, Z5, Z5
+	VMULPS Z24, Z6, Z6
+	VMULPS Z24, Z7, Z7
+	VMULPS Z24, Z8, Z8
+	VMULPS Z24, Z9, Z9
+	VMULPS Z24, Z10, Z10
+	VMULPS Z24, Z11, Z11
+	VMULPS Z24, Z12, Z12
+	VMULPS Z24, Z13, Z13
+	VMULPS Z24, Z14, Z14
+	VMULPS Z24, Z15, Z15
+	VMULPS Z24, Z16, Z16
+	VMULPS Z24, Z17, Z17
+	VMULPS Z24, Z18, Z18
+	VMULPS Z24, Z19, Z19
+	VMULPS Z24, Z20, Z20
+	VMULPS Z24, Z21, Z21
+	VMULPS Z24, Z22, Z22
+	VMULPS Z24, Z23, Z23
+sgemmKernel14x32AVX512CopyRows12_scaled:
+	MOVL beta+44(FP), AX
+	ANDL $0x7fffffff, AX
+	JZ sgemmKernel14x32AVX512CopyRows12_nobeta
+	VBROADCASTSS beta+44(FP), Z25
+	MOVQ DX, R10
+	VFMADD231PS 0(R10), Z25, Z0
+	VMOVUPS Z0, 0(R10)
+	VFMADD231PS 64(R10), Z25, Z1
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z25, Z2
+	VMOVUPS Z2, 0(R10)
+	VFMADD231PS 64(R10), Z25, Z3
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z25, Z4
+	VMOVUPS Z4, 0(R10)
+	VFMADD231PS 64(R10), Z25, Z5
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z25, Z6
+	VMOVUPS Z6, 0(R10)
+	VFMADD231PS 64(R10), Z25, Z7
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z25, Z8
+	VMOVUPS Z8, 0(R10)
+	VFMADD231PS 64(R10), Z25, Z9
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z25, Z10
+	VMOVUPS Z10, 0(R10)
+	VFMADD231PS 64(R10), Z25, Z11
+	VMOVUPS Z11, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z25, Z12
+	VMOVUPS Z12, 0(R10)
+	VFMADD231PS 64(R10), Z25, Z13
+	VMOVUPS Z13, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z25, Z14
+	VMOVUPS Z14, 0(R10)
+	VFMADD231PS 64(R10), Z25, Z15
+	VMOVUPS Z15, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z25, Z16
+	VMOVUPS Z16, 0(R10)
+	VFMADD231PS 64(R10), Z25, Z17
+	VMOVUPS Z17, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z25, Z18
+	VMOVUPS Z18, 0(R10)
+	VFMADD231PS 64(R10), Z25, Z19
+	VMOVUPS Z19, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z25, Z20
+	VMOVUPS Z20, 0(R10)
+	VFMADD231PS 64(R10), Z25, Z21
+	VMOVUPS Z21, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z25, Z22
+	VMOVUPS Z22, 0(R10)
+	VFMADD231PS 64(R10), Z25, Z23
+	VMOVUPS Z23, 64(R10)
+	VZEROUPPER
+	RET
+sgemmKernel14x32AVX512CopyRows12_nobeta:
+	MOVQ DX, R10
+	VMOVUPS Z0, 0(R10)
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z2, 0(R10)
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z4, 0(R10)
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z6, 0(R10)
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z8, 0(R10)
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z10, 0(R10)
+	VMOVUPS Z11, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z12, 0(R10)
+	VMOVUPS Z13, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z14, 0(R10)
+	VMOVUPS Z15, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z16, 0(R10)
+	VMOVUPS Z17, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z18, 0(R10)
+	VMOVUPS Z19, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z20, 0(R10)
+	VMOVUPS Z21, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z22, 0(R10)
+	VMOVUPS Z23, 64(R10)
+	VZEROUPPER
+	RET
+
+// func sgemmKernel14x32AVX512CopyRows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512CopyRows11(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
+	MOVQ 0(R12), R13
+	MOVQ 8(R12), R14
+	MOVQ 16(R12), R15
+	MOVQ 24(R12), BX
+	MOVQ 32(R12), AX
+	MOVQ R15, R12
+	SHLQ $4, R12
+	ADDQ R13, R12
+	MOVQ DX, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	MOVQ CX, R9
+	SHRQ $2, R9
+	JZ sgemmKernel14x32AVX512CopyRows11_tail
+sgemmKernel14x32AVX512CopyRows11_loop:
+	VMOVUPS 0(DI), Z22
+	VMOVUPS 64(DI), Z23
+	VBROADCASTSS 0(SI), Z24
+	VFMADD231PS Z22, Z24, Z0
+	VFMADD231PS Z23, Z24, Z1
+	VBROADCASTSS 1088(SI), Z25
+	VFMADD231PS Z22, Z25, Z2
+	VFMADD231PS Z23, Z25, Z3
+	VBROADCASTSS 2176(SI), Z24
+	VFMADD231PS Z22, Z24, Z4
+	VFMADD231PS Z23, Z24, Z5
+	VBROADCASTSS 3264(SI), Z25
+	VFMADD231PS Z22, Z25, Z6
+	VFMADD231PS Z23, Z25, Z7
+	VBROADCASTSS 4352(SI), Z24
+	VFMADD231PS Z22, Z24, Z8
+	VFMADD231PS Z23, Z24, Z9
+	VBROADCASTSS 5440(SI), Z25
+	VFMADD231PS Z22, Z25, Z10
+	VFMADD231PS Z23, Z25, Z11
+	VBROADCASTSS 6528(SI), Z24
+	VFMADD231PS Z22, Z24, Z12
+	VFMADD231PS Z23, Z24, Z13
+	VBROADCASTSS 7616(SI), Z25
+	VFMADD231PS Z22, Z25, Z14
+	VFMADD231PS Z23, Z25, Z15
+	VBROADCASTSS 8704(SI), Z24
+	VFMADD231PS Z22, Z24, Z16
+	VFMADD231PS Z23, Z24, Z17
+	VBROADCASTSS 9792(SI), Z25
+	VFMADD231PS Z22, Z25, Z18
+	VFMADD231PS Z23, Z25, Z19
+	VBROADCASTSS 10880(SI), Z24
+	VFMADD231PS Z22, Z24, Z20
+	VFMADD231PS Z23, Z24, Z21
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
+	VMOVUPS 128(DI), Z22
+	VMOVUPS 192(DI), Z23
+	VBROADCASTSS 4(SI), Z24
+	VFMADD231PS Z22, Z24, Z0
+	VFMADD231PS Z23, Z24, Z1
+	VBROADCASTSS 1092(SI), Z25
+	VFMADD231PS Z22, Z25, Z2
+	VFMADD231PS Z23, Z25, Z3
+	VBROADCASTSS 2180(SI), Z24
+	VFMADD231PS Z22, Z24, Z4
+	VFMADD231PS Z23, Z24, Z5
+	VBROADCASTSS 3268(SI), Z25
+	VFMADD231PS Z22, Z25, Z6
+	VFMADD231PS Z23, Z25, Z7
+	VBROADCASTSS 4356(SI), Z24
+	VFMADD231PS Z22, Z24, Z8
+	VFMADD231PS Z23, Z24, Z9
+	VBROADCASTSS 5444(SI), Z25
+	VFMADD231PS Z22, Z25, Z10
+	VFMADD231PS Z23, Z25, Z11
+	VBROADCASTSS 6532(SI), Z24
+	VFMADD231PS Z22, Z24, Z12
+	VFMADD231PS Z23, Z24, Z13
+	VBROADCASTSS 7620(SI), Z25
+	VFMADD231PS Z22, Z25, Z14
+	VFMADD231PS Z23, Z25, Z15
+	VBROADCASTSS 8708(SI), Z24
+	VFMADD231PS Z22, Z24, Z16
+	VFMADD231PS Z23, Z24, Z17
+	VBROADCASTSS 9796(SI), Z25
+	VFMADD231PS Z22, Z25, Z18
+	VFMADD231PS Z23, Z25, Z19
+	VBROADCASTSS 10884(SI), Z24
+	VFMADD231PS Z22, Z24, Z20
+	VFMADD231PS Z23, Z24, Z21
+	VMOVUPS 256(DI), Z22
+	VMOVUPS 320(DI), Z23
+	VBROADCASTSS 8(SI), Z24
+	VFMADD231PS Z22, Z24, Z0
+	VFMADD231PS Z23, Z24, Z1
+	VBROADCASTSS 1096(SI), Z25
+	VFMADD231PS Z22, Z25, Z2
+	VFMADD231PS Z23, Z25, Z3
+	VBROADCASTSS 2184(SI), Z24
+	VFMADD231PS Z22, Z24, Z4
+	VFMADD231PS Z23, Z24, Z5
+	VBROADCASTSS 3272(SI), Z25
+	VFMADD231PS Z22, Z25, Z6
+	VFMADD231PS Z23, Z25, Z7
+	VBROADCASTSS 4360(SI), Z24
+	VFMADD231PS Z22, Z24, Z8
+	VFMADD231PS Z23, Z24, Z9
+	VBROADCASTSS 5448(SI), Z25
+	VFMADD231PS Z22, Z25, Z10
+	VFMADD231PS Z23, Z25, Z11
+	VBROADCASTSS 6536(SI), Z24
+	VFMADD231PS Z22, Z24, Z12
+	VFMADD231PS Z23, Z24, Z13
+	VBROADCASTSS 7624(SI), Z25
+	VFMADD231PS Z22, Z25, Z14
+	VFMADD231PS Z23, Z25, Z15
+	VBROADCASTSS 8712(SI), Z24
+	VFMADD231PS Z22, Z24, Z16
+	VFMADD231PS Z23, Z24, Z17
+	VBROADCASTSS 9800(SI), Z25
+	VFMADD231PS Z22, Z25, Z18
+	VFMADD231PS Z23, Z25, Z19
+	VBROADCASTSS 10888(SI), Z24
+	VFMADD231PS Z22, Z24, Z20
+	VFMADD231PS Z23, Z24, Z21
+	TESTQ AX, AX
+	JZ sgemmKernel14x32AVX512CopyRows11_copied
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 127(R12)
+	ADDQ R15, R12
+	VMOVUPS (R13), Z24
+	VMOVUPS 64(R13), Z25
+	VMOVUPS Z24, (R14)
+	VMOVUPS Z25, 64(R14)
+	ADDQ R15, R13
+	ADDQ BX, R14
+	DECQ AX
+sgemmKernel14x32AVX512CopyRows11_copied:
+	VMOVUPS 384(DI), Z22
+	VMOVUPS 448(DI), Z23
+	VBROADCASTSS 12(SI), Z24
+	VFMADD231PS Z22, Z24, Z0
+	VFMADD231PS Z23, Z24, Z1
+	VBROADCASTSS 1100(SI), Z25
+	VFMADD231PS Z22, Z25, Z2
+	VFMADD231PS Z23, Z25, Z3
+	VBROADCASTSS 2188(SI), Z24
+	VFMADD231PS Z22, Z24, Z4
+	VFMADD231PS Z23, Z24, Z5
+	VBROADCASTSS 3276(SI), Z25
+	VFMADD231PS Z22, Z25, Z6
+	VFMADD231PS Z23, Z25, Z7
+	VBROADCASTSS 4364(SI), Z24
+	VFMADD231PS Z22, Z24, Z8
+	VFMADD231PS Z23, Z24, Z9
+	VBROADCASTSS 5452(SI), Z25
+	VFMADD231PS Z22, Z25, Z10
+	VFMADD231PS Z23, Z25, Z11
+	VBROADCASTSS 6540(SI), Z24
+	VFMADD231PS Z22, Z24, Z12
+	VFMADD231PS Z23, Z24, Z13
+	VBROADCASTSS 7628(SI), Z25
+	VFMADD231PS Z22, Z25, Z14
+	VFMADD231PS Z23, Z25, Z15
+	VBROADCASTSS 8716(SI), Z24
+	VFMADD231PS Z22, Z24, Z16
+	VFMADD231PS Z23, Z24, Z17
+	VBROADCASTSS 9804(SI), Z25
+	VFMADD231PS Z22, Z25, Z18
+	VFMADD231PS Z23, Z25, Z19
+	VBROADCASTSS 10892(SI), Z24
+	VFMADD231PS Z22, Z24, Z20
+	VFMADD231PS Z23, Z24, Z21
+	ADDQ $16, SI
+	ADDQ $512, DI
+	DECQ R9
+	JNZ sgemmKernel14x32AVX512CopyRows11_loop
+sgemmKernel14x32AVX512CopyRows11_tail:
+	ANDQ $3, CX
+	JZ sgemmKernel14x32AVX512CopyRows11_store
+sgemmKernel14x32AVX512CopyRows11_tailloop:
+	VMOVUPS 0(DI), Z22
+	VMOVUPS 64(DI), Z23
+	VBROADCASTSS 0(SI), Z24
+	VFMADD231PS Z22, Z24, Z0
+	VFMADD231PS Z23, Z24, Z1
+	VBROADCASTSS 1088(SI), Z25
+	VFMADD231PS Z22, Z25, Z2
+	VFMADD231PS Z23, Z25, Z3
+	VBROADCASTSS 2176(SI), Z24
+	VFMADD231PS Z22, Z24, Z4
+	VFMADD231PS Z23, Z24, Z5
+	VBROADCASTSS 3264(SI), Z25
+	VFMADD231PS Z22, Z25, Z6
+	VFMADD231PS Z23, Z25, Z7
+	VBROADCASTSS 4352(SI), Z24
+	VFMADD231PS Z22, Z24, Z8
+	VFMADD231PS Z23, Z24, Z9
+	VBROADCASTSS 5440(SI), Z25
+	VFMADD231PS Z22, Z25, Z10
+	VFMADD231PS Z23, Z25, Z11
+	VBROADCASTSS 6528(SI), Z24
+	VFMADD231PS Z22, Z24, Z12
+	VFMADD231PS Z23, Z24, Z13
+	VBROADCASTSS 7616(SI), Z25
+	VFMADD231PS Z22, Z25, Z14
+	VFMADD231PS Z23, Z25, Z15
+	VBROADCASTSS 8704(SI), Z24
+	VFMADD231PS Z22, Z24, Z16
+	VFMADD231PS Z23, Z24, Z17
+	VBROADCASTSS 9792(SI), Z25
+	VFMADD231PS Z22, Z25, Z18
+	VFMADD231PS Z23, Z25, Z19
+	VBROADCASTSS 10880(SI), Z24
+	VFMADD231PS Z22, Z24, Z20
+	VFMADD231PS Z23, Z24, Z21
+	ADDQ $4, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ sgemmKernel14x32AVX512CopyRows11_tailloop
+sgemmKernel14x32AVX512CopyRows11_store:
+	MOVQ pfA+56(FP), R12
+	MOVQ R13, 0(R12)
+	MOVQ R14, 8(R12)
+	MOVQ AX, 32(R12)
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512CopyRows11_scaled
+	VBROADCASTSS alpha+40(FP), Z22
+	VMULPS Z22, Z0, Z0
+	VMULPS Z22, Z1, Z1
+	VMULPS Z22, Z2, Z2
+	VMULPS Z22, Z3, Z3
+	VMULPS Z22, Z4, Z4
+	VMULPS Z22, Z5, Z5
+	VMULPS Z22, Z6, Z6
+	VMULPS Z22, Z7, Z7
+	VMULPS Z22, Z8, Z8
+	VMULPS Z22, Z9, Z9
+	VMULPS Z22, Z10, Z10
+	VMULPS Z22, Z11, Z11
+	VMULPS Z22, Z12, Z12
+	VMULPS Z22, Z13, Z13
+	VMULPS Z22, Z14, Z14
+	VMULPS Z22, Z15, Z15
+	VMULPS Z22, Z16, Z16
+	VMULPS Z22, Z17, Z17
+	VMULPS Z22, Z18, Z18
+	VMULPS Z22, Z19, Z19
+	VMULPS Z22, Z20, Z20
+	VMULPS Z22, Z21, Z21
+sgemmKernel14x32AVX512CopyRows11_scaled:
+	MOVL beta+44(FP), AX
+	ANDL $0x7fffffff, AX
+	JZ sgemmKernel14x32AVX512CopyRows11_nobeta
+	VBROADCASTSS beta+44(FP), Z23
+	MOVQ DX, R10
+	VFMADD231PS 0(R10), Z23, Z0
+	VMOVUPS Z0, 0(R10)
+	VFMADD231PS 64(R10), Z23, Z1
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z23, Z2
+	VMOVUPS Z2, 0(R10)
+	VFMADD231PS 64(R10), Z23, Z3
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z23, Z4
+	VMOVUPS Z4, 0(R10)
+	VFMADD231PS 64(R10), Z23, Z5
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z23, Z6
+	VMOVUPS Z6, 0(R10)
+	VFMADD231PS 64(R10), Z23, Z7
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z23, Z8
+	VMOVUPS Z8, 0(R10)
+	VFMADD231PS 64(R10), Z23, Z9
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z23, Z10
+	VMOVUPS Z10, 0(R10)
+	VFMADD231PS 64(R10), Z23, Z11
+	VMOVUPS Z11, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z23, Z12
+	VMOVUPS Z12, 0(R10)
+	VFMADD231PS 64(R10), Z23, Z13
+	VMOVUPS Z13, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z23, Z14
+	VMOVUPS Z14, 0(R10)
+	VFMADD231PS 64(R10), Z23, Z15
+	VMOVUPS Z15, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z23, Z16
+	VMOVUPS Z16, 0(R10)
+	VFMADD231PS 64(R10), Z23, Z17
+	VMOVUPS Z17, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z23, Z18
+	VMOVUPS Z18, 0(R10)
+	VFMADD231PS 64(R10), Z23, Z19
+	VMOVUPS Z19, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z23, Z20
+	VMOVUPS Z20, 0(R10)
+	VFMADD231PS 64(R10), Z23, Z21
+	VMOVUPS Z21, 64(R10)
+	VZEROUPPER
+	RET
+sgemmKernel14x32AVX512CopyRows11_nobeta:
+	MOVQ DX, R10
+	VMOVUPS Z0, 0(R10)
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z2, 0(R10)
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z4, 0(R10)
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z6, 0(R10)
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z8, 0(R10)
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z10, 0(R10)
+	VMOVUPS Z11, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z12, 0(R10)
+	VMOVUPS Z13, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z14, 0(R10)
+	VMOVUPS Z15, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z16, 0(R10)
+	VMOVUPS Z17, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z18, 0(R10)
+	VMOVUPS Z19, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z20, 0(R10)
+	VMOVUPS Z21, 64(R10)
+	VZEROUPPER
+	RET
+
+// func sgemmKernel14x32AVX512CopyRows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512CopyRows10(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
+	MOVQ 0(R12), R13
+	MOVQ 8(R12), R14
+	MOVQ 16(R12), R15
+	MOVQ 24(R12), BX
+	MOVQ 32(R12), AX
+	MOVQ R15, R12
+	SHLQ $4, R12
+	ADDQ R13, R12
+	MOVQ DX, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	MOVQ CX, R9
+	SHRQ $2, R9
+	JZ sgemmKernel14x32AVX512CopyRows10_tail
+sgemmKernel14x32AVX512CopyRows10_loop:
+	VMOVUPS 0(DI), Z20
+	VMOVUPS 64(DI), Z21
+	VBROADCASTSS 0(SI), Z22
+	VFMADD231PS Z20, Z22, Z0
+	VFMADD231PS Z21, Z22, Z1
+	VBROADCASTSS 1088(SI), Z23
+	VFMADD231PS Z20, Z23, Z2
+	VFMADD231PS Z21, Z23, Z3
+	VBROADCASTSS 2176(SI), Z22
+	VFMADD231PS Z20, Z22, Z4
+	VFMADD231PS Z21, Z22, Z5
+	VBROADCASTSS 3264(SI), Z23
+	VFMADD231PS Z20, Z23, Z6
+	VFMADD231PS Z21, Z23, Z7
+	VBROADCASTSS 4352(SI), Z22
+	VFMADD231PS Z20, Z22, Z8
+	VFMADD231PS Z21, Z22, Z9
+	VBROADCASTSS 5440(SI), Z23
+	VFMADD231PS Z20, Z23, Z10
+	VFMADD231PS Z21, Z23, Z11
+	VBROADCASTSS 6528(SI), Z22
+	VFMADD231PS Z20, Z22, Z12
+	VFMADD231PS Z21, Z22, Z13
+	VBROADCASTSS 7616(SI), Z23
+	VFMADD231PS Z20, Z23, Z14
+	VFMADD231PS Z21, Z23, Z15
+	VBROADCASTSS 8704(SI), Z22
+	VFMADD231PS Z20, Z22, Z16
+	VFMADD231PS Z21, Z22, Z17
+	VBROADCASTSS 9792(SI), Z23
+	VFMADD231PS Z20, Z23, Z18
+	VFMADD231PS Z21, Z23, Z19
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
+	VMOVUPS 128(DI), Z20
+	VMOVUPS 192(DI), Z21
+	VBROADCASTSS 4(SI), Z22
+	VFMADD231PS Z20, Z22, Z0
+	VFMADD231PS Z21, Z22, Z1
+	VBROADCASTSS 1092(SI), Z23
+	VFMADD231PS Z20, Z23, Z2
+	VFMADD231PS Z21, Z23, Z3
+	VBROADCASTSS 2180(SI), Z22
+	VFMADD231PS Z20, Z22, Z4
+	VFMADD231PS Z21, Z22, Z5
+	VBROADCASTSS 3268(SI), Z23
+	VFMADD231PS Z20, Z23, Z6
+	VFMADD231PS Z21, Z23, Z7
+	VBROADCASTSS 4356(SI), Z22
+	VFMADD231PS Z20, Z22, Z8
+	VFMADD231PS Z21, Z22, Z9
+	VBROADCASTSS 5444(SI), Z23
+	VFMADD231PS Z20, Z23, Z10
+	VFMADD231PS Z21, Z23, Z11
+	VBROADCASTSS 6532(SI), Z22
+	VFMADD231PS Z20, Z22, Z12
+	VFMADD231PS Z21, Z22, Z13
+	VBROADCASTSS 7620(SI), Z23
+	VFMADD231PS Z20, Z23, Z14
+	VFMADD231PS Z21, Z23, Z15
+	VBROADCASTSS 8708(SI), Z22
+	VFMADD231PS Z20, Z22, Z16
+	VFMADD231PS Z21, Z22, Z17
+	VBROADCASTSS 9796(SI), Z23
+	VFMADD231PS Z20, Z23, Z18
+	VFMADD231PS Z21, Z23, Z19
+	VMOVUPS 256(DI), Z20
+	VMOVUPS 320(DI), Z21
+	VBROADCASTSS 8(SI), Z22
+	VFMADD231PS Z20, Z22, Z0
+	VFMADD231PS Z21, Z22, Z1
+	VBROADCASTSS 1096(SI), Z23
+	VFMADD231PS Z20, Z23, Z2
+	VFMADD231PS Z21, Z23, Z3
+	VBROADCASTSS 2184(SI), Z22
+	VFMADD231PS Z20, Z22, Z4
+	VFMADD231PS Z21, Z22, Z5
+	VBROADCASTSS 3272(SI), Z23
+	VFMADD231PS Z20, Z23, Z6
+	VFMADD231PS Z21, Z23, Z7
+	VBROADCASTSS 4360(SI), Z22
+	VFMADD231PS Z20, Z22, Z8
+	VFMADD231PS Z21, Z22, Z9
+	VBROADCASTSS 5448(SI), Z23
+	VFMADD231PS Z20, Z23, Z10
+	VFMADD231PS Z21, Z23, Z11
+	VBROADCASTSS 6536(SI), Z22
+	VFMADD231PS Z20, Z22, Z12
+	VFMADD231PS Z21, Z22, Z13
+	VBROADCASTSS 7624(SI), Z23
+	VFMADD231PS Z20, Z23, Z14
+	VFMADD231PS Z21, Z23, Z15
+	VBROADCASTSS 8712(SI), Z22
+	VFMADD231PS Z20, Z22, Z16
+	VFMADD231PS Z21, Z22, Z17
+	VBROADCASTSS 9800(SI), Z23
+	VFMADD231PS Z20, Z23, Z18
+	VFMADD231PS Z21, Z23, Z19
+	TESTQ AX, AX
+	JZ sgemmKernel14x32AVX512CopyRows10_copied
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 127(R12)
+	ADDQ R15, R12
+	VMOVUPS (R13), Z22
+	VMOVUPS 64(R13), Z23
+	VMOVUPS Z22, (R14)
+	VMOVUPS Z23, 64(R14)
+	ADDQ R15, R13
+	ADDQ BX, R14
+	DECQ AX
+sgemmKernel14x32AVX512CopyRows10_copied:
+	VMOVUPS 384(DI), Z20
+	VMOVUPS 448(DI), Z21
+	VBROADCASTSS 12(SI), Z22
+	VFMADD231PS Z20, Z22, Z0
+	VFMADD231PS Z21, Z22, Z1
+	VBROADCASTSS 1100(SI), Z23
+	VFMADD231PS Z20, Z23, Z2
+	VFMADD231PS Z21, Z23, Z3
+	VBROADCASTSS 2188(SI), Z22
+	VFMADD231PS Z20, Z22, Z4
+	VFMADD231PS Z21, Z22, Z5
+	VBROADCASTSS 3276(SI), Z23
+	VFMADD231PS Z20, Z23, Z6
+	VFMADD231PS Z21, Z23, Z7
+	VBROADCASTSS 4364(SI), Z22
+	VFMADD231PS Z20, Z22, Z8
+	VFMADD231PS Z21, Z22, Z9
+	VBROADCASTSS 5452(SI), Z23
+	VFMADD231PS Z20, Z23, Z10
+	VFMADD231PS Z21, Z23, Z11
+	VBROADCASTSS 6540(SI), Z22
+	VFMADD231PS Z20, Z22, Z12
+	VFMADD231PS Z21, Z22, Z13
+	VBROADCASTSS 7628(SI), Z23
+	VFMADD231PS Z20, Z23, Z14
+	VFMADD231PS Z21, Z23, Z15
+	VBROADCASTSS 8716(SI), Z22
+	VFMADD231PS Z20, Z22, Z16
+	VFMADD231PS Z21, Z22, Z17
+	VBROADCASTSS 9804(SI), Z23
+	VFMADD231PS Z20, Z23, Z18
+	VFMADD231PS Z21, Z23, Z19
+	ADDQ $16, SI
+	ADDQ $512, DI
+	DECQ R9
+	JNZ sgemmKernel14x32AVX512CopyRows10_loop
+sgemmKernel14x32AVX512CopyRows10_tail:
+	ANDQ $3, CX
+	JZ sgemmKernel14x32AVX512CopyRows10_store
+sgemmKernel14x32AVX512CopyRows10_tailloop:
+	VMOVUPS 0(DI), Z20
+	VMOVUPS 64(DI), Z21
+	VBROADCASTSS 0(SI), Z22
+	VFMADD231PS Z20, Z22, Z0
+	VFMADD231PS Z21, Z22, Z1
+	VBROADCASTSS 1088(SI), Z23
+	VFMADD231PS Z20, Z23, Z2
+	VFMADD231PS Z21, Z23, Z3
+	VBROADCASTSS 2176(SI), Z22
+	VFMADD231PS Z20, Z22, Z4
+	VFMADD231PS Z21, Z22, Z5
+	VBROADCASTSS 3264(SI), Z23
+	VFMADD231PS Z20, Z23, Z6
+	VFMADD231PS Z21, Z23, Z7
+	VBROADCASTSS 4352(SI), Z22
+	VFMADD231PS Z20, Z22, Z8
+	VFMADD231PS Z21, Z22, Z9
+	VBROADCASTSS 5440(SI), Z23
+	VFMADD231PS Z20, Z23, Z10
+	VFMADD231PS Z21, Z23, Z11
+	VBROADCASTSS 6528(SI), Z22
+	VFMADD231PS Z20, Z22, Z12
+	VFMADD231PS Z21, Z22, Z13
+	VBROADCASTSS 7616(SI), Z23
+	VFMADD231PS Z20, Z23, Z14
+	VFMADD231PS Z21, Z23, Z15
+	VBROADCASTSS 8704(SI), Z22
+	VFMADD231PS Z20, Z22, Z16
+	VFMADD231PS Z21, Z22, Z17
+	VBROADCASTSS 9792(SI), Z23
+	VFMADD231PS Z20, Z23, Z18
+	VFMADD231PS Z21, Z23, Z19
+	ADDQ $4, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ sgemmKernel14x32AVX512CopyRows10_tailloop
+sgemmKernel14x32AVX512CopyRows10_store:
+	MOVQ pfA+56(FP), R12
+	MOVQ R13, 0(R12)
+	MOVQ R14, 8(R12)
+	MOVQ AX, 32(R12)
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512CopyRows10_scaled
+	VBROADCASTSS alpha+40(FP), Z20
+	VMULPS Z20, Z0, Z0
+	VMULPS Z20, Z1, Z1
+	VMULPS Z20, Z2, Z2
+	VMULPS Z20, Z3, Z3
+	VMULPS Z20, Z4, Z4
+	VMULPS Z20, Z5, Z5
+	VMULPS Z20, Z6, Z6
+	VMULPS Z20, Z7, Z7
+	VMULPS Z20, Z8, Z8
+	VMULPS Z20, Z9, Z9
+	VMULPS Z20, Z10, Z10
+	VMULPS Z20, Z11, Z11
+	VMULPS Z20, Z12, Z12
+	VMULPS Z20, Z13, Z13
+	VMULPS Z20, Z14, Z14
+	VMULPS Z20, Z15, Z15
+	VMULPS Z20, Z16, Z16
+	VMULPS Z20, Z17, Z17
+	VMULPS Z20, Z18, Z18
+	VMULPS Z20, Z19, Z19
+sgemmKernel14x32AVX512CopyRows10_scaled:
+	MOVL beta+44(FP), AX
+	ANDL $0x7fffffff, AX
+	JZ sgemmKernel14x32AVX512CopyRows10_nobeta
+	VBROADCASTSS beta+44(FP), Z21
+	MOVQ DX, R10
+	VFMADD231PS 0(R10), Z21, Z0
+	VMOVUPS Z0, 0(R10)
+	VFMADD231PS 64(R10), Z21, Z1
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z21, Z2
+	VMOVUPS Z2, 0(R10)
+	VFMADD231PS 64(R10), Z21, Z3
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z21, Z4
+	VMOVUPS Z4, 0(R10)
+	VFMADD231PS 64(R10), Z21, Z5
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z21, Z6
+	VMOVUPS Z6, 0(R10)
+	VFMADD231PS 64(R10), Z21, Z7
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z21, Z8
+	VMOVUPS Z8, 0(R10)
+	VFMADD231PS 64(R10), Z21, Z9
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z21, Z10
+	VMOVUPS Z10, 0(R10)
+	VFMADD231PS 64(R10), Z21, Z11
+	VMOVUPS Z11, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z21, Z12
+	VMOVUPS Z12, 0(R10)
+	VFMADD231PS 64(R10), Z21, Z13
+	VMOVUPS Z13, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z21, Z14
+	VMOVUPS Z14, 0(R10)
+	VFMADD231PS 64(R10), Z21, Z15
+	VMOVUPS Z15, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z21, Z16
+	VMOVUPS Z16, 0(R10)
+	VFMADD231PS 64(R10), Z21, Z17
+	VMOVUPS Z17, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z21, Z18
+	VMOVUPS Z18, 0(R10)
+	VFMADD231PS 64(R10), Z21, Z19
+	VMOVUPS Z19, 64(R10)
+	VZEROUPPER
+	RET
+sgemmKernel14x32AVX512CopyRows10_nobeta:
+	MOVQ DX, R10
+	VMOVUPS Z0, 0(R10)
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z2, 0(R10)
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z4, 0(R10)
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z6, 0(R10)
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z8, 0(R10)
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z10, 0(R10)
+	VMOVUPS Z11, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z12, 0(R10)
+	VMOVUPS Z13, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z14, 0(R10)
+	VMOVUPS Z15, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z16, 0(R10)
+	VMOVUPS Z17, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z18, 0(R10)
+	VMOVUPS Z19, 64(R10)
+	VZEROUPPER
+	RET
+
+// func sgemmKernel14x32AVX512CopyRows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512CopyRows9(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
+	MOVQ 0(R12), R13
+	MOVQ 8(R12), R14
+	MOVQ 16(R12), R15
+	MOVQ 24(R12), BX
+	MOVQ 32(R12), AX
+	MOVQ R15, R12
+	SHLQ $4, R12
+	ADDQ R13, R12
+	MOVQ DX, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	MOVQ CX, R9
+	SHRQ $2, R9
+	JZ sgemmKernel14x32AVX512CopyRows9_tail
+sgemmKernel14x32AVX512CopyRows9_loop:
+	VMOVUPS 0(DI), Z18
+	VMOVUPS 64(DI), Z19
+	VBROADCASTSS 0(SI), Z20
+	VFMADD231PS Z18, Z20, Z0
+	VFMADD231PS Z19, Z20, Z1
+	VBROADCASTSS 1088(SI), Z21
+	VFMADD231PS Z18, Z21, Z2
+	VFMADD231PS Z19, Z21, Z3
+	VBROADCASTSS 2176(SI), Z20
+	VFMADD231PS Z18, Z20, Z4
+	VFMADD231PS Z19, Z20, Z5
+	VBROADCASTSS 3264(SI), Z21
+	VFMADD231PS Z18, Z21, Z6
+	VFMADD231PS Z19, Z21, Z7
+	VBROADCASTSS 4352(SI), Z20
+	VFMADD231PS Z18, Z20, Z8
+	VFMADD231PS Z19, Z20, Z9
+	VBROADCASTSS 5440(SI), Z21
+	VFMADD231PS Z18, Z21, Z10
+	VFMADD231PS Z19, Z21, Z11
+	VBROADCASTSS 6528(SI), Z20
+	VFMADD231PS Z18, Z20, Z12
+	VFMADD231PS Z19, Z20, Z13
+	VBROADCASTSS 7616(SI), Z21
+	VFMADD231PS Z18, Z21, Z14
+	VFMADD231PS Z19, Z21, Z15
+	VBROADCASTSS 8704(SI), Z20
+	VFMADD231PS Z18, Z20, Z16
+	VFMADD231PS Z19, Z20, Z17
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
+	VMOVUPS 128(DI), Z18
+	VMOVUPS 192(DI), Z19
+	VBROADCASTSS 4(SI), Z20
+	VFMADD231PS Z18, Z20, Z0
+	VFMADD231PS Z19, Z20, Z1
+	VBROADCASTSS 1092(SI), Z21
+	VFMADD231PS Z18, Z21, Z2
+	VFMADD231PS Z19, Z21, Z3
+	VBROADCASTSS 2180(SI), Z20
+	VFMADD231PS Z18, Z20, Z4
+	VFMADD231PS Z19, Z20, Z5
+	VBROADCASTSS 3268(SI), Z21
+	VFMADD231PS Z18, Z21, Z6
+	VFMADD231PS Z19, Z21, Z7
+	VBROADCASTSS 4356(SI), Z20
+	VFMADD231PS Z18, Z20, Z8
+	VFMADD231PS Z19, Z20, Z9
+	VBROADCASTSS 5444(SI), Z21
+	VFMADD231PS Z18, Z21, Z10
+	VFMADD231PS Z19, Z21, Z11
+	VBROADCASTSS 6532(SI), Z20
+	VFMADD231PS Z18, Z20, Z12
+	VFMADD231PS Z19, Z20, Z13
+	VBROADCASTSS 7620(SI), Z21
+	VFMADD231PS Z18, Z21, Z14
+	VFMADD231PS Z19, Z21, Z15
+	VBROADCASTSS 8708(SI), Z20
+	VFMADD231PS Z18, Z20, Z16
+	VFMADD231PS Z19, Z20, Z17
+	VMOVUPS 256(DI), Z18
+	VMOVUPS 320(DI), Z19
+	VBROADCASTSS 8(SI), Z20
+	VFMADD231PS Z18, Z20, Z0
+	VFMADD231PS Z19, Z20, Z1
+	VBROADCASTSS 1096(SI), Z21
+	VFMADD231PS Z18, Z21, Z2
+	VFMADD231PS Z19, Z21, Z3
+	VBROADCASTSS 2184(SI), Z20
+	VFMADD231PS Z18, Z20, Z4
+	VFMADD231PS Z19, Z20, Z5
+	VBROADCASTSS 3272(SI), Z21
+	VFMADD231PS Z18, Z21, Z6
+	VFMADD231PS Z19, Z21, Z7
+	VBROADCASTSS 4360(SI), Z20
+	VFMADD231PS Z18, Z20, Z8
+	VFMADD231PS Z19, Z20, Z9
+	VBROADCASTSS 5448(SI), Z21
+	VFMADD231PS Z18, Z21, Z10
+	VFMADD231PS Z19, Z21, Z11
+	VBROADCASTSS 6536(SI), Z20
+	VFMADD231PS Z18, Z20, Z12
+	VFMADD231PS Z19, Z20, Z13
+	VBROADCASTSS 7624(SI), Z21
+	VFMADD231PS Z18, Z21, Z14
+	VFMADD231PS Z19, Z21, Z15
+	VBROADCASTSS 8712(SI), Z20
+	VFMADD231PS Z18, Z20, Z16
+	VFMADD231PS Z19, Z20, Z17
+	TESTQ AX, AX
+	JZ sgemmKernel14x32AVX512CopyRows9_copied
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 127(R12)
+	ADDQ R15, R12
+	VMOVUPS (R13), Z20
+	VMOVUPS 64(R13), Z21
+	VMOVUPS Z20, (R14)
+	VMOVUPS Z21, 64(R14)
+	ADDQ R15, R13
+	ADDQ BX, R14
+	DECQ AX
+sgemmKernel14x32AVX512CopyRows9_copied:
+	VMOVUPS 384(DI), Z18
+	VMOVUPS 448(DI), Z19
+	VBROADCASTSS 12(SI), Z20
+	VFMADD231PS Z18, Z20, Z0
+	VFMADD231PS Z19, Z20, Z1
+	VBROADCASTSS 1100(SI), Z21
+	VFMADD231PS Z18, Z21, Z2
+	VFMADD231PS Z19, Z21, Z3
+	VBROADCASTSS 2188(SI), Z20
+	VFMADD231PS Z18, Z20, Z4
+	VFMADD231PS Z19, Z20, Z5
+	VBROADCASTSS 3276(SI), Z21
+	VFMADD231PS Z18, Z21, Z6
+	VFMADD231PS Z19, Z21, Z7
+	VBROADCASTSS 4364(SI), Z20
+	VFMADD231PS Z18, Z20, Z8
+	VFMADD231PS Z19, Z20, Z9
+	VBROADCASTSS 5452(SI), Z21
+	VFMADD231PS Z18, Z21, Z10
+	VFMADD231PS Z19, Z21, Z11
+	VBROADCASTSS 6540(SI), Z20
+	VFMADD231PS Z18, Z20, Z12
+	VFMADD231PS Z19, Z20, Z13
+	VBROADCASTSS 7628(SI), Z21
+	VFMADD231PS Z18, Z21, Z14
+	VFMADD231PS Z19, Z21, Z15
+	VBROADCASTSS 8716(SI), Z20
+	VFMADD231PS Z18, Z20, Z16
+	VFMADD231PS Z19, Z20, Z17
+	ADDQ $16, SI
+	ADDQ $512, DI
+	DECQ R9
+	JNZ sgemmKernel14x32AVX512CopyRows9_loop
+sgemmKernel14x32AVX512CopyRows9_tail:
+	ANDQ $3, CX
+	JZ sgemmKernel14x32AVX512CopyRows9_store
+sgemmKernel14x32AVX512CopyRows9_tailloop:
+	VMOVUPS 0(DI), Z18
+	VMOVUPS 64(DI), Z19
+	VBROADCASTSS 0(SI), Z20
+	VFMADD231PS Z18, Z20, Z0
+	VFMADD231PS Z19, Z20, Z1
+	VBROADCASTSS 1088(SI), Z21
+	VFMADD231PS Z18, Z21, Z2
+	VFMADD231PS Z19, Z21, Z3
+	VBROADCASTSS 2176(SI), Z20
+	VFMADD231PS Z18, Z20, Z4
+	VFMADD231PS Z19, Z20, Z5
+	VBROADCASTSS 3264(SI), Z21
+	VFMADD231PS Z18, Z21, Z6
+	VFMADD231PS Z19, Z21, Z7
+	VBROADCASTSS 4352(SI), Z20
+	VFMADD231PS Z18, Z20, Z8
+	VFMADD231PS Z19, Z20, Z9
+	VBROADCASTSS 5440(SI), Z21
+	VFMADD231PS Z18, Z21, Z10
+	VFMADD231PS Z19, Z21, Z11
+	VBROADCASTSS 6528(SI), Z20
+	VFMADD231PS Z18, Z20, Z12
+	VFMADD231PS Z19, Z20, Z13
+	VBROADCASTSS 7616(SI), Z21
+	VFMADD231PS Z18, Z21, Z14
+	VFMADD231PS Z19, Z21, Z15
+	VBROADCASTSS 8704(SI), Z20
+	VFMADD231PS Z18, Z20, Z16
+	VFMADD231PS Z19, Z20, Z17
+	ADDQ $4, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ sgemmKernel14x32AVX512CopyRows9_tailloop
+sgemmKernel14x32AVX512CopyRows9_store:
+	MOVQ pfA+56(FP), R12
+	MOVQ R13, 0(R12)
+	MOVQ R14, 8(R12)
+	MOVQ AX, 32(R12)
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512CopyRows9_scaled
+	VBROADCASTSS alpha+40(FP), Z18
+	VMULPS Z18, Z0, Z0
+	VMULPS Z18, Z1, Z1
+	VMULPS Z18, Z2, Z2
+	VMULPS Z18, Z3, Z3
+	VMULPS Z18, Z4, Z4
+	VMULPS Z18, Z5, Z5
+	VMULPS Z18, Z6, Z6
+	VMULPS Z18, Z7, Z7
+	VMULPS Z18, Z8, Z8
+	VMULPS Z18, Z9, Z9
+	VMULPS Z18, Z10, Z10
+	VMULPS Z18, Z11, Z11
+	VMULPS Z18, Z12, Z12
+	VMULPS Z18, Z13, Z13
+	VMULPS Z18, Z14, Z14
+	VMULPS Z18, Z15, Z15
+	VMULPS Z18, Z16, Z16
+	VMULPS Z18, Z17, Z17
+sgemmKernel14x32AVX512CopyRows9_scaled:
+	MOVL beta+44(FP), AX
+	ANDL $0x7fffffff, AX
+	JZ sgemmKernel14x32AVX512CopyRows9_nobeta
+	VBROADCASTSS beta+44(FP), Z19
+	MOVQ DX, R10
+	VFMADD231PS 0(R10), Z19, Z0
+	VMOVUPS Z0, 0(R10)
+	VFMADD231PS 64(R10), Z19, Z1
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z19, Z2
+	VMOVUPS Z2, 0(R10)
+	VFMADD231PS 64(R10), Z19, Z3
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z19, Z4
+	VMOVUPS Z4, 0(R10)
+	VFMADD231PS 64(R10), Z19, Z5
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z19, Z6
+	VMOVUPS Z6, 0(R10)
+	VFMADD231PS 64(R10), Z19, Z7
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z19, Z8
+	VMOVUPS Z8, 0(R10)
+	VFMADD231PS 64(R10), Z19, Z9
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z19, Z10
+	VMOVUPS Z10, 0(R10)
+	VFMADD231PS 64(R10), Z19, Z11
+	VMOVUPS Z11, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z19, Z12
+	VMOVUPS Z12, 0(R10)
+	VFMADD231PS 64(R10), Z19, Z13
+	VMOVUPS Z13, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z19, Z14
+	VMOVUPS Z14, 0(R10)
+	VFMADD231PS 64(R10), Z19, Z15
+	VMOVUPS Z15, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z19, Z16
+	VMOVUPS Z16, 0(R10)
+	VFMADD231PS 64(R10), Z19, Z17
+	VMOVUPS Z17, 64(R10)
+	VZEROUPPER
+	RET
+sgemmKernel14x32AVX512CopyRows9_nobeta:
+	MOVQ DX, R10
+	VMOVUPS Z0, 0(R10)
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z2, 0(R10)
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z4, 0(R10)
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z6, 0(R10)
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z8, 0(R10)
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z10, 0(R10)
+	VMOVUPS Z11, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z12, 0(R10)
+	VMOVUPS Z13, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z14, 0(R10)
+	VMOVUPS Z15, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z16, 0(R10)
+	VMOVUPS Z17, 64(R10)
+	VZEROUPPER
+	RET
+
+// func sgemmKernel14x32AVX512CopyRows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512CopyRows8(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
+	MOVQ 0(R12), R13
+	MOVQ 8(R12), R14
+	MOVQ 16(R12), R15
+	MOVQ 24(R12), BX
+	MOVQ 32(R12), AX
+	MOVQ R15, R12
+	SHLQ $4, R12
+	ADDQ R13, R12
+	MOVQ DX, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ CX, R9
+	SHRQ $2, R9
+	JZ sgemmKernel14x32AVX512CopyRows8_tail
+sgemmKernel14x32AVX512CopyRows8_loop:
+	VMOVUPS 0(DI), Z16
+	VMOVUPS 64(DI), Z17
+	VBROADCASTSS 0(SI), Z18
+	VFMADD231PS Z16, Z18, Z0
+	VFMADD231PS Z17, Z18, Z1
+	VBROADCASTSS 1088(SI), Z19
+	VFMADD231PS Z16, Z19, Z2
+	VFMADD231PS Z17, Z19, Z3
+	VBROADCASTSS 2176(SI), Z18
+	VFMADD231PS Z16, Z18, Z4
+	VFMADD231PS Z17, Z18, Z5
+	VBROADCASTSS 3264(SI), Z19
+	VFMADD231PS Z16, Z19, Z6
+	VFMADD231PS Z17, Z19, Z7
+	VBROADCASTSS 4352(SI), Z18
+	VFMADD231PS Z16, Z18, Z8
+	VFMADD231PS Z17, Z18, Z9
+	VBROADCASTSS 5440(SI), Z19
+	VFMADD231PS Z16, Z19, Z10
+	VFMADD231PS Z17, Z19, Z11
+	VBROADCASTSS 6528(SI), Z18
+	VFMADD231PS Z16, Z18, Z12
+	VFMADD231PS Z17, Z18, Z13
+	VBROADCASTSS 7616(SI), Z19
+	VFMADD231PS Z16, Z19, Z14
+	VFMADD231PS Z17, Z19, Z15
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
+	VMOVUPS 128(DI), Z16
+	VMOVUPS 192(DI), Z17
+	VBROADCASTSS 4(SI), Z18
+	VFMADD231PS Z16, Z18, Z0
+	VFMADD231PS Z17, Z18, Z1
+	VBROADCASTSS 1092(SI), Z19
+	VFMADD231PS Z16, Z19, Z2
+	VFMADD231PS Z17, Z19, Z3
+	VBROADCASTSS 2180(SI), Z18
+	VFMADD231PS Z16, Z18, Z4
+	VFMADD231PS Z17, Z18, Z5
+	VBROADCASTSS 3268(SI), Z19
+	VFMADD231PS Z16, Z19, Z6
+	VFMADD231PS Z17, Z19, Z7
+	VBROADCASTSS 4356(SI), Z18
+	VFMADD231PS Z16, Z18, Z8
+	VFMADD231PS Z17, Z18, Z9
+	VBROADCASTSS 5444(SI), Z19
+	VFMADD231PS Z16, Z19, Z10
+	VFMADD231PS Z17, Z19, Z11
+	VBROADCASTSS 6532(SI), Z18
+	VFMADD231PS Z16, Z18, Z12
+	VFMADD231PS Z17, Z18, Z13
+	VBROADCASTSS 7620(SI), Z19
+	VFMADD231PS Z16, Z19, Z14
+	VFMADD231PS Z17, Z19, Z15
+	VMOVUPS 256(DI), Z16
+	VMOVUPS 320(DI), Z17
+	VBROADCASTSS 8(SI), Z18
+	VFMADD231PS Z16, Z18, Z0
+	VFMADD231PS Z17, Z18, Z1
+	VBROADCASTSS 1096(SI), Z19
+	VFMADD231PS Z16, Z19, Z2
+	VFMADD231PS Z17, Z19, Z3
+	VBROADCASTSS 2184(SI), Z18
+	VFMADD231PS Z16, Z18, Z4
+	VFMADD231PS Z17, Z18, Z5
+	VBROADCASTSS 3272(SI), Z19
+	VFMADD231PS Z16, Z19, Z6
+	VFMADD231PS Z17, Z19, Z7
+	VBROADCASTSS 4360(SI), Z18
+	VFMADD231PS Z16, Z18, Z8
+	VFMADD231PS Z17, Z18, Z9
+	VBROADCASTSS 5448(SI), Z19
+	VFMADD231PS Z16, Z19, Z10
+	VFMADD231PS Z17, Z19, Z11
+	VBROADCASTSS 6536(SI), Z18
+	VFMADD231PS Z16, Z18, Z12
+	VFMADD231PS Z17, Z18, Z13
+	VBROADCASTSS 7624(SI), Z19
+	VFMADD231PS Z16, Z19, Z14
+	VFMADD231PS Z17, Z19, Z15
+	TESTQ AX, AX
+	JZ sgemmKernel14x32AVX512CopyRows8_copied
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 127(R12)
+	ADDQ R15, R12
+	VMOVUPS (R13), Z18
+	VMOVUPS 64(R13), Z19
+	VMOVUPS Z18, (R14)
+	VMOVUPS Z19, 64(R14)
+	ADDQ R15, R13
+	ADDQ BX, R14
+	DECQ AX
+sgemmKernel14x32AVX512CopyRows8_copied:
+	VMOVUPS 384(DI), Z16
+	VMOVUPS 448(DI), Z17
+	VBROADCASTSS 12(SI), Z18
+	VFMADD231PS Z16, Z18, Z0
+	VFMADD231PS Z17, Z18, Z1
+	VBROADCASTSS 1100(SI), Z19
+	VFMADD231PS Z16, Z19, Z2
+	VFMADD231PS Z17, Z19, Z3
+	VBROADCASTSS 2188(SI), Z18
+	VFMADD231PS Z16, Z18, Z4
+	VFMADD231PS Z17, Z18, Z5
+	VBROADCASTSS 3276(SI), Z19
+	VFMADD231PS Z16, Z19, Z6
+	VFMADD231PS Z17, Z19, Z7
+	VBROADCASTSS 4364(SI), Z18
+	VFMADD231PS Z16, Z18, Z8
+	VFMADD231PS Z17, Z18, Z9
+	VBROADCASTSS 5452(SI), Z19
+	VFMADD231PS Z16, Z19, Z10
+	VFMADD231PS Z17, Z19, Z11
+	VBROADCASTSS 6540(SI), Z18
+	VFMADD231PS Z16, Z18, Z12
+	VFMADD231PS Z17, Z18, Z13
+	VBROADCASTSS 7628(SI), Z19
+	VFMADD231PS Z16, Z19, Z14
+	VFMADD231PS Z17, Z19, Z15
+	ADDQ $16, SI
+	ADDQ $512, DI
+	DECQ R9
+	JNZ sgemmKernel14x32AVX512CopyRows8_loop
+sgemmKernel14x32AVX512CopyRows8_tail:
+	ANDQ $3, CX
+	JZ sgemmKernel14x32AVX512CopyRows8_store
+sgemmKernel14x32AVX512CopyRows8_tailloop:
+	VMOVUPS 0(DI), Z16
+	VMOVUPS 64(DI), Z17
+	VBROADCASTSS 0(SI), Z18
+	VFMADD231PS Z16, Z18, Z0
+	VFMADD231PS Z17, Z18, Z1
+	VBROADCASTSS 1088(SI), Z19
+	VFMADD231PS Z16, Z19, Z2
+	VFMADD231PS Z17, Z19, Z3
+	VBROADCASTSS 2176(SI), Z18
+	VFMADD231PS Z16, Z18, Z4
+	VFMADD231PS Z17, Z18, Z5
+	VBROADCASTSS 3264(SI), Z19
+	VFMADD231PS Z16, Z19, Z6
+	VFMADD231PS Z17, Z19, Z7
+	VBROADCASTSS 4352(SI), Z18
+	VFMADD231PS Z16, Z18, Z8
+	VFMADD231PS Z17, Z18, Z9
+	VBROADCASTSS 5440(SI), Z19
+	VFMADD231PS Z16, Z19, Z10
+	VFMADD231PS Z17, Z19, Z11
+	VBROADCASTSS 6528(SI), Z18
+	VFMADD231PS Z16, Z18, Z12
+	VFMADD231PS Z17, Z18, Z13
+	VBROADCASTSS 7616(SI), Z19
+	VFMADD231PS Z16, Z19, Z14
+	VFMADD231PS Z17, Z19, Z15
+	ADDQ $4, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ sgemmKernel14x32AVX512CopyRows8_tailloop
+sgemmKernel14x32AVX512CopyRows8_store:
+	MOVQ pfA+56(FP), R12
+	MOVQ R13, 0(R12)
+	MOVQ R14, 8(R12)
+	MOVQ AX, 32(R12)
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512CopyRows8_scaled
+	VBROADCASTSS alpha+40(FP), Z16
+	VMULPS Z16, Z0, Z0
+	VMULPS Z16, Z1, Z1
+	VMULPS Z16, Z2, Z2
+	VMULPS Z16, Z3, Z3
+	VMULPS Z16, Z4, Z4
+	VMULPS Z16, Z5, Z5
+	VMULPS Z16, Z6, Z6
+	VMULPS Z16, Z7, Z7
+	VMULPS Z16, Z8, Z8
+	VMULPS Z16, Z9, Z9
+	VMULPS Z16, Z10, Z10
+	VMULPS Z16, Z11, Z11
+	VMULPS Z16, Z12, Z12
+	VMULPS Z16, Z13, Z13
+	VMULPS Z16, Z14, Z14
+	VMULPS Z16, Z15, Z15
+sgemmKernel14x32AVX512CopyRows8_scaled:
+	MOVL beta+44(FP), AX
+	ANDL $0x7fffffff, AX
+	JZ sgemmKernel14x32AVX512CopyRows8_nobeta
+	VBROADCASTSS beta+44(FP), Z17
+	MOVQ DX, R10
+	VFMADD231PS 0(R10), Z17, Z0
+	VMOVUPS Z0, 0(R10)
+	VFMADD231PS 64(R10), Z17, Z1
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z17, Z2
+	VMOVUPS Z2, 0(R10)
+	VFMADD231PS 64(R10), Z17, Z3
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z17, Z4
+	VMOVUPS Z4, 0(R10)
+	VFMADD231PS 64(R10), Z17, Z5
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z17, Z6
+	VMOVUPS Z6, 0(R10)
+	VFMADD231PS 64(R10), Z17, Z7
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z17, Z8
+	VMOVUPS Z8, 0(R10)
+	VFMADD231PS 64(R10), Z17, Z9
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z17, Z10
+	VMOVUPS Z10, 0(R10)
+	VFMADD231PS 64(R10), Z17, Z11
+	VMOVUPS Z11, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z17, Z12
+	VMOVUPS Z12, 0(R10)
+	VFMADD231PS 64(R10), Z17, Z13
+	VMOVUPS Z13, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z17, Z14
+	VMOVUPS Z14, 0(R10)
+	VFMADD231PS 64(R10), Z17, Z15
+	VMOVUPS Z15, 64(R10)
+	VZEROUPPER
+	RET
+sgemmKernel14x32AVX512CopyRows8_nobeta:
+	MOVQ DX, R10
+	VMOVUPS Z0, 0(R10)
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z2, 0(R10)
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z4, 0(R10)
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z6, 0(R10)
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z8, 0(R10)
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z10, 0(R10)
+	VMOVUPS Z11, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z12, 0(R10)
+	VMOVUPS Z13, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z14, 0(R10)
+	VMOVUPS Z15, 64(R10)
+	VZEROUPPER
+	RET
+
+// func sgemmKernel14x32AVX512CopyRows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512CopyRows7(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
+	MOVQ 0(R12), R13
+	MOVQ 8(R12), R14
+	MOVQ 16(R12), R15
+	MOVQ 24(R12), BX
+	MOVQ 32(R12), AX
+	MOVQ R15, R12
+	SHLQ $4, R12
+	ADDQ R13, R12
+	MOVQ DX, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	MOVQ CX, R9
+	SHRQ $2, R9
+	JZ sgemmKernel14x32AVX512CopyRows7_tail
+sgemmKernel14x32AVX512CopyRows7_loop:
+	VMOVUPS 0(DI), Z14
+	VMOVUPS 64(DI), Z15
+	VBROADCASTSS 0(SI), Z16
+	VFMADD231PS Z14, Z16, Z0
+	VFMADD231PS Z15, Z16, Z1
+	VBROADCASTSS 1088(SI), Z17
+	VFMADD231PS Z14, Z17, Z2
+	VFMADD231PS Z15, Z17, Z3
+	VBROADCASTSS 2176(SI), Z16
+	VFMADD231PS Z14, Z16, Z4
+	VFMADD231PS Z15, Z16, Z5
+	VBROADCASTSS 3264(SI), Z17
+	VFMADD231PS Z14, Z17, Z6
+	VFMADD231PS Z15, Z17, Z7
+	VBROADCASTSS 4352(SI), Z16
+	VFMADD231PS Z14, Z16, Z8
+	VFMADD231PS Z15, Z16, Z9
+	VBROADCASTSS 5440(SI), Z17
+	VFMADD231PS Z14, Z17, Z10
+	VFMADD231PS Z15, Z17, Z11
+	VBROADCASTSS 6528(SI), Z16
+	VFMADD231PS Z14, Z16, Z12
+	VFMADD231PS Z15, Z16, Z13
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
+	VMOVUPS 128(DI), Z14
+	VMOVUPS 192(DI), Z15
+	VBROADCASTSS 4(SI), Z16
+	VFMADD231PS Z14, Z16, Z0
+	VFMADD231PS Z15, Z16, Z1
+	VBROADCASTSS 1092(SI), Z17
+	VFMADD231PS Z14, Z17, Z2
+	VFMADD231PS Z15, Z17, Z3
+	VBROADCASTSS 2180(SI), Z16
+	VFMADD231PS Z14, Z16, Z4
+	VFMADD231PS Z15, Z16, Z5
+	VBROADCASTSS 3268(SI), Z17
+	VFMADD231PS Z14, Z17, Z6
+	VFMADD231PS Z15, Z17, Z7
+	VBROADCASTSS 4356(SI), Z16
+	VFMADD231PS Z14, Z16, Z8
+	VFMADD231PS Z15, Z16, Z9
+	VBROADCASTSS 5444(SI), Z17
+	VFMADD231PS Z14, Z17, Z10
+	VFMADD231PS Z15, Z17, Z11
+	VBROADCASTSS 6532(SI), Z16
+	VFMADD231PS Z14, Z16, Z12
+	VFMADD231PS Z15, Z16, Z13
+	VMOVUPS 256(DI), Z14
+	VMOVUPS 320(DI), Z15
+	VBROADCASTSS 8(SI), Z16
+	VFMADD231PS Z14, Z16, Z0
+	VFMADD231PS Z15, Z16, Z1
+	VBROADCASTSS 1096(SI), Z17
+	VFMADD231PS Z14, Z17, Z2
+	VFMADD231PS Z15, Z17, Z3
+	VBROADCASTSS 2184(SI), Z16
+	VFMADD231PS Z14, Z16, Z4
+	VFMADD231PS Z15, Z16, Z5
+	VBROADCASTSS 3272(SI), Z17
+	VFMADD231PS Z14, Z17, Z6
+	VFMADD231PS Z15, Z17, Z7
+	VBROADCASTSS 4360(SI), Z16
+	VFMADD231PS Z14, Z16, Z8
+	VFMADD231PS Z15, Z16, Z9
+	VBROADCASTSS 5448(SI), Z17
+	VFMADD231PS Z14, Z17, Z10
+	VFMADD231PS Z15, Z17, Z11
+	VBROADCASTSS 6536(SI), Z16
+	VFMADD231PS Z14, Z16, Z12
+	VFMADD231PS Z15, Z16, Z13
+	TESTQ AX, AX
+	JZ sgemmKernel14x32AVX512CopyRows7_copied
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 127(R12)
+	ADDQ R15, R12
+	VMOVUPS (R13), Z16
+	VMOVUPS 64(R13), Z17
+	VMOVUPS Z16, (R14)
+	VMOVUPS Z17, 64(R14)
+	ADDQ R15, R13
+	ADDQ BX, R14
+	DECQ AX
+sgemmKernel14x32AVX512CopyRows7_copied:
+	VMOVUPS 384(DI), Z14
+	VMOVUPS 448(DI), Z15
+	VBROADCASTSS 12(SI), Z16
+	VFMADD231PS Z14, Z16, Z0
+	VFMADD231PS Z15, Z16, Z1
+	VBROADCASTSS 1100(SI), Z17
+	VFMADD231PS Z14, Z17, Z2
+	VFMADD231PS Z15, Z17, Z3
+	VBROADCASTSS 2188(SI), Z16
+	VFMADD231PS Z14, Z16, Z4
+	VFMADD231PS Z15, Z16, Z5
+	VBROADCASTSS 3276(SI), Z17
+	VFMADD231PS Z14, Z17, Z6
+	VFMADD231PS Z15, Z17, Z7
+	VBROADCASTSS 4364(SI), Z16
+	VFMADD231PS Z14, Z16, Z8
+	VFMADD231PS Z15, Z16, Z9
+	VBROADCASTSS 5452(SI), Z17
+	VFMADD231PS Z14, Z17, Z10
+	VFMADD231PS Z15, Z17, Z11
+	VBROADCASTSS 6540(SI), Z16
+	VFMADD231PS Z14, Z16, Z12
+	VFMADD231PS Z15, Z16, Z13
+	ADDQ $16, SI
+	ADDQ $512, DI
+	DECQ R9
+	JNZ sgemmKernel14x32AVX512CopyRows7_loop
+sgemmKernel14x32AVX512CopyRows7_tail:
+	ANDQ $3, CX
+	JZ sgemmKernel14x32AVX512CopyRows7_store
+sgemmKernel14x32AVX512CopyRows7_tailloop:
+	VMOVUPS 0(DI), Z14
+	VMOVUPS 64(DI), Z15
+	VBROADCASTSS 0(SI), Z16
+	VFMADD231PS Z14, Z16, Z0
+	VFMADD231PS Z15, Z16, Z1
+	VBROADCASTSS 1088(SI), Z17
+	VFMADD231PS Z14, Z17, Z2
+	VFMADD231PS Z15, Z17, Z3
+	VBROADCASTSS 2176(SI), Z16
+	VFMADD231PS Z14, Z16, Z4
+	VFMADD231PS Z15, Z16, Z5
+	VBROADCASTSS 3264(SI), Z17
+	VFMADD231PS Z14, Z17, Z6
+	VFMADD231PS Z15, Z17, Z7
+	VBROADCASTSS 4352(SI), Z16
+	VFMADD231PS Z14, Z16, Z8
+	VFMADD231PS Z15, Z16, Z9
+	VBROADCASTSS 5440(SI), Z17
+	VFMADD231PS Z14, Z17, Z10
+	VFMADD231PS Z15, Z17, Z11
+	VBROADCASTSS 6528(SI), Z16
+	VFMADD231PS Z14, Z16, Z12
+	VFMADD231PS Z15, Z16, Z13
+	ADDQ $4, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ sgemmKernel14x32AVX512CopyRows7_tailloop
+sgemmKernel14x32AVX512CopyRows7_store:
+	MOVQ pfA+56(FP), R12
+	MOVQ R13, 0(R12)
+	MOVQ R14, 8(R12)
+	MOVQ AX, 32(R12)
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512CopyRows7_scaled
+	VBROADCASTSS alpha+40(FP), Z14
+	VMULPS Z14, Z0, Z0
+	VMULPS Z14, Z1, Z1
+	VMULPS Z14, Z2, Z2
+	VMULPS Z14, Z3, Z3
+	VMULPS Z14, Z4, Z4
+	VMULPS Z14, Z5, Z5
+	VMULPS Z14, Z6, Z6
+	VMULPS Z14, Z7, Z7
+	VMULPS Z14, Z8, Z8
+	VMULPS Z14, Z9, Z9
+	VMULPS Z14, Z10, Z10
+	VMULPS Z14, Z11, Z11
+	VMULPS Z14, Z12, Z12
+	VMULPS Z14, Z13, Z13
+sgemmKernel14x32AVX512CopyRows7_scaled:
+	MOVL beta+44(FP), AX
+	ANDL $0x7fffffff, AX
+	JZ sgemmKernel14x32AVX512CopyRows7_nobeta
+	VBROADCASTSS beta+44(FP), Z15
+	MOVQ DX, R10
+	VFMADD231PS 0(R10), Z15, Z0
+	VMOVUPS Z0, 0(R10)
+	VFMADD231PS 64(R10), Z15, Z1
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z15, Z2
+	VMOVUPS Z2, 0(R10)
+	VFMADD231PS 64(R10), Z15, Z3
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z15, Z4
+	VMOVUPS Z4, 0(R10)
+	VFMADD231PS 64(R10), Z15, Z5
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z15, Z6
+	VMOVUPS Z6, 0(R10)
+	VFMADD231PS 64(R10), Z15, Z7
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z15, Z8
+	VMOVUPS Z8, 0(R10)
+	VFMADD231PS 64(R10), Z15, Z9
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z15, Z10
+	VMOVUPS Z10, 0(R10)
+	VFMADD231PS 64(R10), Z15, Z11
+	VMOVUPS Z11, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z15, Z12
+	VMOVUPS Z12, 0(R10)
+	VFMADD231PS 64(R10), Z15, Z13
+	VMOVUPS Z13, 64(R10)
+	VZEROUPPER
+	RET
+sgemmKernel14x32AVX512CopyRows7_nobeta:
+	MOVQ DX, R10
+	VMOVUPS Z0, 0(R10)
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z2, 0(R10)
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z4, 0(R10)
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z6, 0(R10)
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z8, 0(R10)
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z10, 0(R10)
+	VMOVUPS Z11, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z12, 0(R10)
+	VMOVUPS Z13, 64(R10)
+	VZEROUPPER
+	RET
+
+// func sgemmKernel14x32AVX512CopyRows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512CopyRows6(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
+	MOVQ 0(R12), R13
+	MOVQ 8(R12), R14
+	MOVQ 16(R12), R15
+	MOVQ 24(R12), BX
+	MOVQ 32(R12), AX
+	MOVQ R15, R12
+	SHLQ $4, R12
+	ADDQ R13, R12
+	MOVQ DX, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ CX, R9
+	SHRQ $2, R9
+	JZ sgemmKernel14x32AVX512CopyRows6_tail
+sgemmKernel14x32AVX512CopyRows6_loop:
+	VMOVUPS 0(DI), Z12
+	VMOVUPS 64(DI), Z13
+	VBROADCASTSS 0(SI), Z14
+	VFMADD231PS Z12, Z14, Z0
+	VFMADD231PS Z13, Z14, Z1
+	VBROADCASTSS 1088(SI), Z15
+	VFMADD231PS Z12, Z15, Z2
+	VFMADD231PS Z13, Z15, Z3
+	VBROADCASTSS 2176(SI), Z14
+	VFMADD231PS Z12, Z14, Z4
+	VFMADD231PS Z13, Z14, Z5
+	VBROADCASTSS 3264(SI), Z15
+	VFMADD231PS Z12, Z15, Z6
+	VFMADD231PS Z13, Z15, Z7
+	VBROADCASTSS 4352(SI), Z14
+	VFMADD231PS Z12, Z14, Z8
+	VFMADD231PS Z13, Z14, Z9
+	VBROADCASTSS 5440(SI), Z15
+	VFMADD231PS Z12, Z15, Z10
+	VFMADD231PS Z13, Z15, Z11
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
+	VMOVUPS 128(DI), Z12
+	VMOVUPS 192(DI), Z13
+	VBROADCASTSS 4(SI), Z14
+	VFMADD231PS Z12, Z14, Z0
+	VFMADD231PS Z13, Z14, Z1
+	VBROADCASTSS 1092(SI), Z15
+	VFMADD231PS Z12, Z15, Z2
+	VFMADD231PS Z13, Z15, Z3
+	VBROADCASTSS 2180(SI), Z14
+	VFMADD231PS Z12, Z14, Z4
+	VFMADD231PS Z13, Z14, Z5
+	VBROADCASTSS 3268(SI), Z15
+	VFMADD231PS Z12, Z15, Z6
+	VFMADD231PS Z13, Z15, Z7
+	VBROADCASTSS 4356(SI), Z14
+	VFMADD231PS Z12, Z14, Z8
+	VFMADD231PS Z13, Z14, Z9
+	VBROADCASTSS 5444(SI), Z15
+	VFMADD231PS Z12, Z15, Z10
+	VFMADD231PS Z13, Z15, Z11
+	VMOVUPS 256(DI), Z12
+	VMOVUPS 320(DI), Z13
+	VBROADCASTSS 8(SI), Z14
+	VFMADD231PS Z12, Z14, Z0
+	VFMADD231PS Z13, Z14, Z1
+	VBROADCASTSS 1096(SI), Z15
+	VFMADD231PS Z12, Z15, Z2
+	VFMADD231PS Z13, Z15, Z3
+	VBROADCASTSS 2184(SI), Z14
+	VFMADD231PS Z12, Z14, Z4
+	VFMADD231PS Z13, Z14, Z5
+	VBROADCASTSS 3272(SI), Z15
+	VFMADD231PS Z12, Z15, Z6
+	VFMADD231PS Z13, Z15, Z7
+	VBROADCASTSS 4360(SI), Z14
+	VFMADD231PS Z12, Z14, Z8
+	VFMADD231PS Z13, Z14, Z9
+	VBROADCASTSS 5448(SI), Z15
+	VFMADD231PS Z12, Z15, Z10
+	VFMADD231PS Z13, Z15, Z11
+	TESTQ AX, AX
+	JZ sgemmKernel14x32AVX512CopyRows6_copied
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 127(R12)
+	ADDQ R15, R12
+	VMOVUPS (R13), Z14
+	VMOVUPS 64(R13), Z15
+	VMOVUPS Z14, (R14)
+	VMOVUPS Z15, 64(R14)
+	ADDQ R15, R13
+	ADDQ BX, R14
+	DECQ AX
+sgemmKernel14x32AVX512CopyRows6_copied:
+	VMOVUPS 384(DI), Z12
+	VMOVUPS 448(DI), Z13
+	VBROADCASTSS 12(SI), Z14
+	VFMADD231PS Z12, Z14, Z0
+	VFMADD231PS Z13, Z14, Z1
+	VBROADCASTSS 1100(SI), Z15
+	VFMADD231PS Z12, Z15, Z2
+	VFMADD231PS Z13, Z15, Z3
+	VBROADCASTSS 2188(SI), Z14
+	VFMADD231PS Z12, Z14, Z4
+	VFMADD231PS Z13, Z14, Z5
+	VBROADCASTSS 3276(SI), Z15
+	VFMADD231PS Z12, Z15, Z6
+	VFMADD231PS Z13, Z15, Z7
+	VBROADCASTSS 4364(SI), Z14
+	VFMADD231PS Z12, Z14, Z8
+	VFMADD231PS Z13, Z14, Z9
+	VBROADCASTSS 5452(SI), Z15
+	VFMADD231PS Z12, Z15, Z10
+	VFMADD231PS Z13, Z15, Z11
+	ADDQ $16, SI
+	ADDQ $512, DI
+	DECQ R9
+	JNZ sgemmKernel14x32AVX512CopyRows6_loop
+sgemmKernel14x32AVX512CopyRows6_tail:
+	ANDQ $3, CX
+	JZ sgemmKernel14x32AVX512CopyRows6_store
+sgemmKernel14x32AVX512CopyRows6_tailloop:
+	VMOVUPS 0(DI), Z12
+	VMOVUPS 64(DI), Z13
+	VBROADCASTSS 0(SI), Z14
+	VFMADD231PS Z12, Z14, Z0
+	VFMADD231PS Z13, Z14, Z1
+	VBROADCASTSS 1088(SI), Z15
+	VFMADD231PS Z12, Z15, Z2
+	VFMADD231PS Z13, Z15, Z3
+	VBROADCASTSS 2176(SI), Z14
+	VFMADD231PS Z12, Z14, Z4
+	VFMADD231PS Z13, Z14, Z5
+	VBROADCASTSS 3264(SI), Z15
+	VFMADD231PS Z12, Z15, Z6
+	VFMADD231PS Z13, Z15, Z7
+	VBROADCASTSS 4352(SI), Z14
+	VFMADD231PS Z12, Z14, Z8
+	VFMADD231PS Z13, Z14, Z9
+	VBROADCASTSS 5440(SI), Z15
+	VFMADD231PS Z12, Z15, Z10
+	VFMADD231PS Z13, Z15, Z11
+	ADDQ $4, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ sgemmKernel14x32AVX512CopyRows6_tailloop
+sgemmKernel14x32AVX512CopyRows6_store:
+	MOVQ pfA+56(FP), R12
+	MOVQ R13, 0(R12)
+	MOVQ R14, 8(R12)
+	MOVQ AX, 32(R12)
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512CopyRows6_scaled
+	VBROADCASTSS alpha+40(FP), Z12
+	VMULPS Z12, Z0, Z0
+	VMULPS Z12, Z1, Z1
+	VMULPS Z12, Z2, Z2
+	VMULPS Z12, Z3, Z3
+	VMULPS Z12, Z4, Z4
+	VMULPS Z12, Z5, Z5
+	VMULPS Z12, Z6, Z6
+	VMULPS Z12, Z7, Z7
+	VMULPS Z12, Z8, Z8
+	VMULPS Z12, Z9, Z9
+	VMULPS Z12, Z10, Z10
+	VMULPS Z12, Z11, Z11
+sgemmKernel14x32AVX512CopyRows6_scaled:
+	MOVL beta+44(FP), AX
+	ANDL $0x7fffffff, AX
+	JZ sgemmKernel14x32AVX512CopyRows6_nobeta
+	VBROADCASTSS beta+44(FP), Z13
+	MOVQ DX, R10
+	VFMADD231PS 0(R10), Z13, Z0
+	VMOVUPS Z0, 0(R10)
+	VFMADD231PS 64(R10), Z13, Z1
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z13, Z2
+	VMOVUPS Z2, 0(R10)
+	VFMADD231PS 64(R10), Z13, Z3
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z13, Z4
+	VMOVUPS Z4, 0(R10)
+	VFMADD231PS 64(R10), Z13, Z5
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z13, Z6
+	VMOVUPS Z6, 0(R10)
+	VFMADD231PS 64(R10), Z13, Z7
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z13, Z8
+	VMOVUPS Z8, 0(R10)
+	VFMADD231PS 64(R10), Z13, Z9
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z13, Z10
+	VMOVUPS Z10, 0(R10)
+	VFMADD231PS 64(R10), Z13, Z11
+	VMOVUPS Z11, 64(R10)
+	VZEROUPPER
+	RET
+sgemmKernel14x32AVX512CopyRows6_nobeta:
+	MOVQ DX, R10
+	VMOVUPS Z0, 0(R10)
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z2, 0(R10)
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z4, 0(R10)
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z6, 0(R10)
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z8, 0(R10)
+	VMOVUPS Z9, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z10, 0(R10)
+	VMOVUPS Z11, 64(R10)
+	VZEROUPPER
+	RET
+
+// func sgemmKernel14x32AVX512CopyRows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512CopyRows5(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
+	MOVQ 0(R12), R13
+	MOVQ 8(R12), R14
+	MOVQ 16(R12), R15
+	MOVQ 24(R12), BX
+	MOVQ 32(R12), AX
+	MOVQ R15, R12
+	SHLQ $4, R12
+	ADDQ R13, R12
+	MOVQ DX, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	MOVQ CX, R9
+	SHRQ $2, R9
+	JZ sgemmKernel14x32AVX512CopyRows5_tail
+sgemmKernel14x32AVX512CopyRows5_loop:
+	VMOVUPS 0(DI), Z10
+	VMOVUPS 64(DI), Z11
+	VBROADCASTSS 0(SI), Z12
+	VFMADD231PS Z10, Z12, Z0
+	VFMADD231PS Z11, Z12, Z1
+	VBROADCASTSS 1088(SI), Z13
+	VFMADD231PS Z10, Z13, Z2
+	VFMADD231PS Z11, Z13, Z3
+	VBROADCASTSS 2176(SI), Z12
+	VFMADD231PS Z10, Z12, Z4
+	VFMADD231PS Z11, Z12, Z5
+	VBROADCASTSS 3264(SI), Z13
+	VFMADD231PS Z10, Z13, Z6
+	VFMADD231PS Z11, Z13, Z7
+	VBROADCASTSS 4352(SI), Z12
+	VFMADD231PS Z10, Z12, Z8
+	VFMADD231PS Z11, Z12, Z9
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
+	VMOVUPS 128(DI), Z10
+	VMOVUPS 192(DI), Z11
+	VBROADCASTSS 4(SI), Z12
+	VFMADD231PS Z10, Z12, Z0
+	VFMADD231PS Z11, Z12, Z1
+	VBROADCASTSS 1092(SI), Z13
+	VFMADD231PS Z10, Z13, Z2
+	VFMADD231PS Z11, Z13, Z3
+	VBROADCASTSS 2180(SI), Z12
+	VFMADD231PS Z10, Z12, Z4
+	VFMADD231PS Z11, Z12, Z5
+	VBROADCASTSS 3268(SI), Z13
+	VFMADD231PS Z10, Z13, Z6
+	VFMADD231PS Z11, Z13, Z7
+	VBROADCASTSS 4356(SI), Z12
+	VFMADD231PS Z10, Z12, Z8
+	VFMADD231PS Z11, Z12, Z9
+	VMOVUPS 256(DI), Z10
+	VMOVUPS 320(DI), Z11
+	VBROADCASTSS 8(SI), Z12
+	VFMADD231PS Z10, Z12, Z0
+	VFMADD231PS Z11, Z12, Z1
+	VBROADCASTSS 1096(SI), Z13
+	VFMADD231PS Z10, Z13, Z2
+	VFMADD231PS Z11, Z13, Z3
+	VBROADCASTSS 2184(SI), Z12
+	VFMADD231PS Z10, Z12, Z4
+	VFMADD231PS Z11, Z12, Z5
+	VBROADCASTSS 3272(SI), Z13
+	VFMADD231PS Z10, Z13, Z6
+	VFMADD231PS Z11, Z13, Z7
+	VBROADCASTSS 4360(SI), Z12
+	VFMADD231PS Z10, Z12, Z8
+	VFMADD231PS Z11, Z12, Z9
+	TESTQ AX, AX
+	JZ sgemmKernel14x32AVX512CopyRows5_copied
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 127(R12)
+	ADDQ R15, R12
+	VMOVUPS (R13), Z12
+	VMOVUPS 64(R13), Z13
+	VMOVUPS Z12, (R14)
+	VMOVUPS Z13, 64(R14)
+	ADDQ R15, R13
+	ADDQ BX, R14
+	DECQ AX
+sgemmKernel14x32AVX512CopyRows5_copied:
+	VMOVUPS 384(DI), Z10
+	VMOVUPS 448(DI), Z11
+	VBROADCASTSS 12(SI), Z12
+	VFMADD231PS Z10, Z12, Z0
+	VFMADD231PS Z11, Z12, Z1
+	VBROADCASTSS 1100(SI), Z13
+	VFMADD231PS Z10, Z13, Z2
+	VFMADD231PS Z11, Z13, Z3
+	VBROADCASTSS 2188(SI), Z12
+	VFMADD231PS Z10, Z12, Z4
+	VFMADD231PS Z11, Z12, Z5
+	VBROADCASTSS 3276(SI), Z13
+	VFMADD231PS Z10, Z13, Z6
+	VFMADD231PS Z11, Z13, Z7
+	VBROADCASTSS 4364(SI), Z12
+	VFMADD231PS Z10, Z12, Z8
+	VFMADD231PS Z11, Z12, Z9
+	ADDQ $16, SI
+	ADDQ $512, DI
+	DECQ R9
+	JNZ sgemmKernel14x32AVX512CopyRows5_loop
+sgemmKernel14x32AVX512CopyRows5_tail:
+	ANDQ $3, CX
+	JZ sgemmKernel14x32AVX512CopyRows5_store
+sgemmKernel14x32AVX512CopyRows5_tailloop:
+	VMOVUPS 0(DI), Z10
+	VMOVUPS 64(DI), Z11
+	VBROADCASTSS 0(SI), Z12
+	VFMADD231PS Z10, Z12, Z0
+	VFMADD231PS Z11, Z12, Z1
+	VBROADCASTSS 1088(SI), Z13
+	VFMADD231PS Z10, Z13, Z2
+	VFMADD231PS Z11, Z13, Z3
+	VBROADCASTSS 2176(SI), Z12
+	VFMADD231PS Z10, Z12, Z4
+	VFMADD231PS Z11, Z12, Z5
+	VBROADCASTSS 3264(SI), Z13
+	VFMADD231PS Z10, Z13, Z6
+	VFMADD231PS Z11, Z13, Z7
+	VBROADCASTSS 4352(SI), Z12
+	VFMADD231PS Z10, Z12, Z8
+	VFMADD231PS Z11, Z12, Z9
+	ADDQ $4, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ sgemmKernel14x32AVX512CopyRows5_tailloop
+sgemmKernel14x32AVX512CopyRows5_store:
+	MOVQ pfA+56(FP), R12
+	MOVQ R13, 0(R12)
+	MOVQ R14, 8(R12)
+	MOVQ AX, 32(R12)
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512CopyRows5_scaled
+	VBROADCASTSS alpha+40(FP), Z10
+	VMULPS Z10, Z0, Z0
+	VMULPS Z10, Z1, Z1
+	VMULPS Z10, Z2, Z2
+	VMULPS Z10, Z3, Z3
+	VMULPS Z10, Z4, Z4
+	VMULPS Z10, Z5, Z5
+	VMULPS Z10, Z6, Z6
+	VMULPS Z10, Z7, Z7
+	VMULPS Z10, Z8, Z8
+	VMULPS Z10, Z9, Z9
+sgemmKernel14x32AVX512CopyRows5_scaled:
+	MOVL beta+44(FP), AX
+	ANDL $0x7fffffff, AX
+	JZ sgemmKernel14x32AVX512CopyRows5_nobeta
+	VBROADCASTSS beta+44(FP), Z11
+	MOVQ DX, R10
+	VFMADD231PS 0(R10), Z11, Z0
+	VMOVUPS Z0, 0(R10)
+	VFMADD231PS 64(R10), Z11, Z1
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z11, Z2
+	VMOVUPS Z2, 0(R10)
+	VFMADD231PS 64(R10), Z11, Z3
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z11, Z4
+	VMOVUPS Z4, 0(R10)
+	VFMADD231PS 64(R10), Z11, Z5
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z11, Z6
+	VMOVUPS Z6, 0(R10)
+	VFMADD231PS 64(R10), Z11, Z7
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z11, Z8
+	VMOVUPS Z8, 0(R10)
+	VFMADD231PS 64(R10), Z11, Z9
+	VMOVUPS Z9, 64(R10)
+	VZEROUPPER
+	RET
+sgemmKernel14x32AVX512CopyRows5_nobeta:
+	MOVQ DX, R10
+	VMOVUPS Z0, 0(R10)
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z2, 0(R10)
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z4, 0(R10)
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z6, 0(R10)
+	VMOVUPS Z7, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z8, 0(R10)
+	VMOVUPS Z9, 64(R10)
+	VZEROUPPER
+	RET
+
+// func sgemmKernel14x32AVX512CopyRows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512CopyRows4(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
+	MOVQ 0(R12), R13
+	MOVQ 8(R12), R14
+	MOVQ 16(R12), R15
+	MOVQ 24(R12), BX
+	MOVQ 32(R12), AX
+	MOVQ R15, R12
+	SHLQ $4, R12
+	ADDQ R13, R12
+	MOVQ DX, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	MOVQ CX, R9
+	SHRQ $2, R9
+	JZ sgemmKernel14x32AVX512CopyRows4_tail
+sgemmKernel14x32AVX512CopyRows4_loop:
+	VMOVUPS 0(DI), Z8
+	VMOVUPS 64(DI), Z9
+	VBROADCASTSS 0(SI), Z10
+	VFMADD231PS Z8, Z10, Z0
+	VFMADD231PS Z9, Z10, Z1
+	VBROADCASTSS 1088(SI), Z11
+	VFMADD231PS Z8, Z11, Z2
+	VFMADD231PS Z9, Z11, Z3
+	VBROADCASTSS 2176(SI), Z10
+	VFMADD231PS Z8, Z10, Z4
+	VFMADD231PS Z9, Z10, Z5
+	VBROADCASTSS 3264(SI), Z11
+	VFMADD231PS Z8, Z11, Z6
+	VFMADD231PS Z9, Z11, Z7
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
+	VMOVUPS 128(DI), Z8
+	VMOVUPS 192(DI), Z9
+	VBROADCASTSS 4(SI), Z10
+	VFMADD231PS Z8, Z10, Z0
+	VFMADD231PS Z9, Z10, Z1
+	VBROADCASTSS 1092(SI), Z11
+	VFMADD231PS Z8, Z11, Z2
+	VFMADD231PS Z9, Z11, Z3
+	VBROADCASTSS 2180(SI), Z10
+	VFMADD231PS Z8, Z10, Z4
+	VFMADD231PS Z9, Z10, Z5
+	VBROADCASTSS 3268(SI), Z11
+	VFMADD231PS Z8, Z11, Z6
+	VFMADD231PS Z9, Z11, Z7
+	VMOVUPS 256(DI), Z8
+	VMOVUPS 320(DI), Z9
+	VBROADCASTSS 8(SI), Z10
+	VFMADD231PS Z8, Z10, Z0
+	VFMADD231PS Z9, Z10, Z1
+	VBROADCASTSS 1096(SI), Z11
+	VFMADD231PS Z8, Z11, Z2
+	VFMADD231PS Z9, Z11, Z3
+	VBROADCASTSS 2184(SI), Z10
+	VFMADD231PS Z8, Z10, Z4
+	VFMADD231PS Z9, Z10, Z5
+	VBROADCASTSS 3272(SI), Z11
+	VFMADD231PS Z8, Z11, Z6
+	VFMADD231PS Z9, Z11, Z7
+	TESTQ AX, AX
+	JZ sgemmKernel14x32AVX512CopyRows4_copied
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 127(R12)
+	ADDQ R15, R12
+	VMOVUPS (R13), Z10
+	VMOVUPS 64(R13), Z11
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	ADDQ R15, R13
+	ADDQ BX, R14
+	DECQ AX
+sgemmKernel14x32AVX512CopyRows4_copied:
+	VMOVUPS 384(DI), Z8
+	VMOVUPS 448(DI), Z9
+	VBROADCASTSS 12(SI), Z10
+	VFMADD231PS Z8, Z10, Z0
+	VFMADD231PS Z9, Z10, Z1
+	VBROADCASTSS 1100(SI), Z11
+	VFMADD231PS Z8, Z11, Z2
+	VFMADD231PS Z9, Z11, Z3
+	VBROADCASTSS 2188(SI), Z10
+	VFMADD231PS Z8, Z10, Z4
+	VFMADD231PS Z9, Z10, Z5
+	VBROADCASTSS 3276(SI), Z11
+	VFMADD231PS Z8, Z11, Z6
+	VFMADD231PS Z9, Z11, Z7
+	ADDQ $16, SI
+	ADDQ $512, DI
+	DECQ R9
+	JNZ sgemmKernel14x32AVX512CopyRows4_loop
+sgemmKernel14x32AVX512CopyRows4_tail:
+	ANDQ $3, CX
+	JZ sgemmKernel14x32AVX512CopyRows4_store
+sgemmKernel14x32AVX512CopyRows4_tailloop:
+	VMOVUPS 0(DI), Z8
+	VMOVUPS 64(DI), Z9
+	VBROADCASTSS 0(SI), Z10
+	VFMADD231PS Z8, Z10, Z0
+	VFMADD231PS Z9, Z10, Z1
+	VBROADCASTSS 1088(SI), Z11
+	VFMADD231PS Z8, Z11, Z2
+	VFMADD231PS Z9, Z11, Z3
+	VBROADCASTSS 2176(SI), Z10
+	VFMADD231PS Z8, Z10, Z4
+	VFMADD231PS Z9, Z10, Z5
+	VBROADCASTSS 3264(SI), Z11
+	VFMADD231PS Z8, Z11, Z6
+	VFMADD231PS Z9, Z11, Z7
+	ADDQ $4, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ sgemmKernel14x32AVX512CopyRows4_tailloop
+sgemmKernel14x32AVX512CopyRows4_store:
+	MOVQ pfA+56(FP), R12
+	MOVQ R13, 0(R12)
+	MOVQ R14, 8(R12)
+	MOVQ AX, 32(R12)
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512CopyRows4_scaled
+	VBROADCASTSS alpha+40(FP), Z8
+	VMULPS Z8, Z0, Z0
+	VMULPS Z8, Z1, Z1
+	VMULPS Z8, Z2, Z2
+	VMULPS Z8, Z3, Z3
+	VMULPS Z8, Z4, Z4
+	VMULPS Z8, Z5, Z5
+	VMULPS Z8, Z6, Z6
+	VMULPS Z8, Z7, Z7
+sgemmKernel14x32AVX512CopyRows4_scaled:
+	MOVL beta+44(FP), AX
+	ANDL $0x7fffffff, AX
+	JZ sgemmKernel14x32AVX512CopyRows4_nobeta
+	VBROADCASTSS beta+44(FP), Z9
+	MOVQ DX, R10
+	VFMADD231PS 0(R10), Z9, Z0
+	VMOVUPS Z0, 0(R10)
+	VFMADD231PS 64(R10), Z9, Z1
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z9, Z2
+	VMOVUPS Z2, 0(R10)
+	VFMADD231PS 64(R10), Z9, Z3
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z9, Z4
+	VMOVUPS Z4, 0(R10)
+	VFMADD231PS 64(R10), Z9, Z5
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z9, Z6
+	VMOVUPS Z6, 0(R10)
+	VFMADD231PS 64(R10), Z9, Z7
+	VMOVUPS Z7, 64(R10)
+	VZEROUPPER
+	RET
+sgemmKernel14x32AVX512CopyRows4_nobeta:
+	MOVQ DX, R10
+	VMOVUPS Z0, 0(R10)
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z2, 0(R10)
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z4, 0(R10)
+	VMOVUPS Z5, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z6, 0(R10)
+	VMOVUPS Z7, 64(R10)
+	VZEROUPPER
+	RET
+
+// func sgemmKernel14x32AVX512CopyRows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512CopyRows3(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
+	MOVQ 0(R12), R13
+	MOVQ 8(R12), R14
+	MOVQ 16(R12), R15
+	MOVQ 24(R12), BX
+	MOVQ 32(R12), AX
+	MOVQ R15, R12
+	SHLQ $4, R12
+	ADDQ R13, R12
+	MOVQ DX, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	MOVQ CX, R9
+	SHRQ $2, R9
+	JZ sgemmKernel14x32AVX512CopyRows3_tail
+sgemmKernel14x32AVX512CopyRows3_loop:
+	VMOVUPS 0(DI), Z6
+	VMOVUPS 64(DI), Z7
+	VBROADCASTSS 0(SI), Z8
+	VFMADD231PS Z6, Z8, Z0
+	VFMADD231PS Z7, Z8, Z1
+	VBROADCASTSS 1088(SI), Z9
+	VFMADD231PS Z6, Z9, Z2
+	VFMADD231PS Z7, Z9, Z3
+	VBROADCASTSS 2176(SI), Z8
+	VFMADD231PS Z6, Z8, Z4
+	VFMADD231PS Z7, Z8, Z5
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
+	VMOVUPS 128(DI), Z6
+	VMOVUPS 192(DI), Z7
+	VBROADCASTSS 4(SI), Z8
+	VFMADD231PS Z6, Z8, Z0
+	VFMADD231PS Z7, Z8, Z1
+	VBROADCASTSS 1092(SI), Z9
+	VFMADD231PS Z6, Z9, Z2
+	VFMADD231PS Z7, Z9, Z3
+	VBROADCASTSS 2180(SI), Z8
+	VFMADD231PS Z6, Z8, Z4
+	VFMADD231PS Z7, Z8, Z5
+	VMOVUPS 256(DI), Z6
+	VMOVUPS 320(DI), Z7
+	VBROADCASTSS 8(SI), Z8
+	VFMADD231PS Z6, Z8, Z0
+	VFMADD231PS Z7, Z8, Z1
+	VBROADCASTSS 1096(SI), Z9
+	VFMADD231PS Z6, Z9, Z2
+	VFMADD231PS Z7, Z9, Z3
+	VBROADCASTSS 2184(SI), Z8
+	VFMADD231PS Z6, Z8, Z4
+	VFMADD231PS Z7, Z8, Z5
+	TESTQ AX, AX
+	JZ sgemmKernel14x32AVX512CopyRows3_copied
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 127(R12)
+	ADDQ R15, R12
+	VMOVUPS (R13), Z8
+	VMOVUPS 64(R13), Z9
+	VMOVUPS Z8, (R14)
+	VMOVUPS Z9, 64(R14)
+	ADDQ R15, R13
+	ADDQ BX, R14
+	DECQ AX
+sgemmKernel14x32AVX512CopyRows3_copied:
+	VMOVUPS 384(DI), Z6
+	VMOVUPS 448(DI), Z7
+	VBROADCASTSS 12(SI), Z8
+	VFMADD231PS Z6, Z8, Z0
+	VFMADD231PS Z7, Z8, Z1
+	VBROADCASTSS 1100(SI), Z9
+	VFMADD231PS Z6, Z9, Z2
+	VFMADD231PS Z7, Z9, Z3
+	VBROADCASTSS 2188(SI), Z8
+	VFMADD231PS Z6, Z8, Z4
+	VFMADD231PS Z7, Z8, Z5
+	ADDQ $16, SI
+	ADDQ $512, DI
+	DECQ R9
+	JNZ sgemmKernel14x32AVX512CopyRows3_loop
+sgemmKernel14x32AVX512CopyRows3_tail:
+	ANDQ $3, CX
+	JZ sgemmKernel14x32AVX512CopyRows3_store
+sgemmKernel14x32AVX512CopyRows3_tailloop:
+	VMOVUPS 0(DI), Z6
+	VMOVUPS 64(DI), Z7
+	VBROADCASTSS 0(SI), Z8
+	VFMADD231PS Z6, Z8, Z0
+	VFMADD231PS Z7, Z8, Z1
+	VBROADCASTSS 1088(SI), Z9
+	VFMADD231PS Z6, Z9, Z2
+	VFMADD231PS Z7, Z9, Z3
+	VBROADCASTSS 2176(SI), Z8
+	VFMADD231PS Z6, Z8, Z4
+	VFMADD231PS Z7, Z8, Z5
+	ADDQ $4, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ sgemmKernel14x32AVX512CopyRows3_tailloop
+sgemmKernel14x32AVX512CopyRows3_store:
+	MOVQ pfA+56(FP), R12
+	MOVQ R13, 0(R12)
+	MOVQ R14, 8(R12)
+	MOVQ AX, 32(R12)
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512CopyRows3_scaled
+	VBROADCASTSS alpha+40(FP), Z6
+	VMULPS Z6, Z0, Z0
+	VMULPS Z6, Z1, Z1
+	VMULPS Z6, Z2, Z2
+	VMULPS Z6, Z3, Z3
+	VMULPS Z6, Z4, Z4
+	VMULPS Z6, Z5, Z5
+sgemmKernel14x32AVX512CopyRows3_scaled:
+	MOVL beta+44(FP), AX
+	ANDL $0x7fffffff, AX
+	JZ sgemmKernel14x32AVX512CopyRows3_nobeta
+	VBROADCASTSS beta+44(FP), Z7
+	MOVQ DX, R10
+	VFMADD231PS 0(R10), Z7, Z0
+	VMOVUPS Z0, 0(R10)
+	VFMADD231PS 64(R10), Z7, Z1
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z7, Z2
+	VMOVUPS Z2, 0(R10)
+	VFMADD231PS 64(R10), Z7, Z3
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z7, Z4
+	VMOVUPS Z4, 0(R10)
+	VFMADD231PS 64(R10), Z7, Z5
+	VMOVUPS Z5, 64(R10)
+	VZEROUPPER
+	RET
+sgemmKernel14x32AVX512CopyRows3_nobeta:
+	MOVQ DX, R10
+	VMOVUPS Z0, 0(R10)
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z2, 0(R10)
+	VMOVUPS Z3, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z4, 0(R10)
+	VMOVUPS Z5, 64(R10)
+	VZEROUPPER
+	RET
+
+// func sgemmKernel14x32AVX512CopyRows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512CopyRows2(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
+	MOVQ 0(R12), R13
+	MOVQ 8(R12), R14
+	MOVQ 16(R12), R15
+	MOVQ 24(R12), BX
+	MOVQ 32(R12), AX
+	MOVQ R15, R12
+	SHLQ $4, R12
+	ADDQ R13, R12
+	MOVQ DX, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	MOVQ CX, R9
+	SHRQ $2, R9
+	JZ sgemmKernel14x32AVX512CopyRows2_tail
+sgemmKernel14x32AVX512CopyRows2_loop:
+	VMOVUPS 0(DI), Z4
+	VMOVUPS 64(DI), Z5
+	VBROADCASTSS 0(SI), Z6
+	VFMADD231PS Z4, Z6, Z0
+	VFMADD231PS Z5, Z6, Z1
+	VBROADCASTSS 1088(SI), Z7
+	VFMADD231PS Z4, Z7, Z2
+	VFMADD231PS Z5, Z7, Z3
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
+	VMOVUPS 128(DI), Z4
+	VMOVUPS 192(DI), Z5
+	VBROADCASTSS 4(SI), Z6
+	VFMADD231PS Z4, Z6, Z0
+	VFMADD231PS Z5, Z6, Z1
+	VBROADCASTSS 1092(SI), Z7
+	VFMADD231PS Z4, Z7, Z2
+	VFMADD231PS Z5, Z7, Z3
+	VMOVUPS 256(DI), Z4
+	VMOVUPS 320(DI), Z5
+	VBROADCASTSS 8(SI), Z6
+	VFMADD231PS Z4, Z6, Z0
+	VFMADD231PS Z5, Z6, Z1
+	VBROADCASTSS 1096(SI), Z7
+	VFMADD231PS Z4, Z7, Z2
+	VFMADD231PS Z5, Z7, Z3
+	TESTQ AX, AX
+	JZ sgemmKernel14x32AVX512CopyRows2_copied
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 127(R12)
+	ADDQ R15, R12
+	VMOVUPS (R13), Z6
+	VMOVUPS 64(R13), Z7
+	VMOVUPS Z6, (R14)
+	VMOVUPS Z7, 64(R14)
+	ADDQ R15, R13
+	ADDQ BX, R14
+	DECQ AX
+sgemmKernel14x32AVX512CopyRows2_copied:
+	VMOVUPS 384(DI), Z4
+	VMOVUPS 448(DI), Z5
+	VBROADCASTSS 12(SI), Z6
+	VFMADD231PS Z4, Z6, Z0
+	VFMADD231PS Z5, Z6, Z1
+	VBROADCASTSS 1100(SI), Z7
+	VFMADD231PS Z4, Z7, Z2
+	VFMADD231PS Z5, Z7, Z3
+	ADDQ $16, SI
+	ADDQ $512, DI
+	DECQ R9
+	JNZ sgemmKernel14x32AVX512CopyRows2_loop
+sgemmKernel14x32AVX512CopyRows2_tail:
+	ANDQ $3, CX
+	JZ sgemmKernel14x32AVX512CopyRows2_store
+sgemmKernel14x32AVX512CopyRows2_tailloop:
+	VMOVUPS 0(DI), Z4
+	VMOVUPS 64(DI), Z5
+	VBROADCASTSS 0(SI), Z6
+	VFMADD231PS Z4, Z6, Z0
+	VFMADD231PS Z5, Z6, Z1
+	VBROADCASTSS 1088(SI), Z7
+	VFMADD231PS Z4, Z7, Z2
+	VFMADD231PS Z5, Z7, Z3
+	ADDQ $4, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ sgemmKernel14x32AVX512CopyRows2_tailloop
+sgemmKernel14x32AVX512CopyRows2_store:
+	MOVQ pfA+56(FP), R12
+	MOVQ R13, 0(R12)
+	MOVQ R14, 8(R12)
+	MOVQ AX, 32(R12)
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512CopyRows2_scaled
+	VBROADCASTSS alpha+40(FP), Z4
+	VMULPS Z4, Z0, Z0
+	VMULPS Z4, Z1, Z1
+	VMULPS Z4, Z2, Z2
+	VMULPS Z4, Z3, Z3
+sgemmKernel14x32AVX512CopyRows2_scaled:
+	MOVL beta+44(FP), AX
+	ANDL $0x7fffffff, AX
+	JZ sgemmKernel14x32AVX512CopyRows2_nobeta
+	VBROADCASTSS beta+44(FP), Z5
+	MOVQ DX, R10
+	VFMADD231PS 0(R10), Z5, Z0
+	VMOVUPS Z0, 0(R10)
+	VFMADD231PS 64(R10), Z5, Z1
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VFMADD231PS 0(R10), Z5, Z2
+	VMOVUPS Z2, 0(R10)
+	VFMADD231PS 64(R10), Z5, Z3
+	VMOVUPS Z3, 64(R10)
+	VZEROUPPER
+	RET
+sgemmKernel14x32AVX512CopyRows2_nobeta:
+	MOVQ DX, R10
+	VMOVUPS Z0, 0(R10)
+	VMOVUPS Z1, 64(R10)
+	ADDQ R8, R10
+	VMOVUPS Z2, 0(R10)
+	VMOVUPS Z3, 64(R10)
+	VZEROUPPER
+	RET
+
+// func sgemmKernel14x32AVX512CopyRows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel14x32AVX512CopyRows1(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ pf+48(FP), R11
+	MOVQ pfA+56(FP), R12
+	MOVQ 0(R12), R13
+	MOVQ 8(R12), R14
+	MOVQ 16(R12), R15
+	MOVQ 24(R12), BX
+	MOVQ 32(R12), AX
+	MOVQ R15, R12
+	SHLQ $4, R12
+	ADDQ R13, R12
+	MOVQ DX, R10
+	PREFETCHT0 0(R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	MOVQ CX, R9
+	SHRQ $2, R9
+	JZ sgemmKernel14x32AVX512CopyRows1_tail
+sgemmKernel14x32AVX512CopyRows1_loop:
+	VMOVUPS 0(DI), Z2
+	VMOVUPS 64(DI), Z3
+	VBROADCASTSS 0(SI), Z4
+	VFMADD231PS Z2, Z4, Z0
+	VFMADD231PS Z3, Z4, Z1
+	PREFETCHT1 (R11)
+	ADDQ $64, R11
+	VMOVUPS 128(DI), Z2
+	VMOVUPS 192(DI), Z3
+	VBROADCASTSS 4(SI), Z4
+	VFMADD231PS Z2, Z4, Z0
+	VFMADD231PS Z3, Z4, Z1
+	VMOVUPS 256(DI), Z2
+	VMOVUPS 320(DI), Z3
+	VBROADCASTSS 8(SI), Z4
+	VFMADD231PS Z2, Z4, Z0
+	VFMADD231PS Z3, Z4, Z1
+	TESTQ AX, AX
+	JZ sgemmKernel14x32AVX512CopyRows1_copied
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 127(R12)
+	ADDQ R15, R12
+	VMOVUPS (R13), Z4
+	VMOVUPS 64(R13), Z5
+	VMOVUPS Z4, (R14)
+	VMOVUPS Z5, 64(R14)
+	ADDQ R15, R13
+	ADDQ BX, R14
+	DECQ AX
+sgemmKernel14x32AVX512CopyRows1_copied:
+	VMOVUPS 384(DI), Z2
+	VMOVUPS 448(DI), Z3
+	VBROADCASTSS 12(SI), Z4
+	VFMADD231PS Z2, Z4, Z0
+	VFMADD231PS Z3, Z4, Z1
+	ADDQ $16, SI
+	ADDQ $512, DI
+	DECQ R9
+	JNZ sgemmKernel14x32AVX512CopyRows1_loop
+sgemmKernel14x32AVX512CopyRows1_tail:
+	ANDQ $3, CX
+	JZ sgemmKernel14x32AVX512CopyRows1_store
+sgemmKernel14x32AVX512CopyRows1_tailloop:
+	VMOVUPS 0(DI), Z2
+	VMOVUPS 64(DI), Z3
+	VBROADCASTSS 0(SI), Z4
+	VFMADD231PS Z2, Z4, Z0
+	VFMADD231PS Z3, Z4, Z1
+	ADDQ $4, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ sgemmKernel14x32AVX512CopyRows1_tailloop
+sgemmKernel14x32AVX512CopyRows1_store:
+	MOVQ pfA+56(FP), R12
+	MOVQ R13, 0(R12)
+	MOVQ R14, 8(R12)
+	MOVQ AX, 32(R12)
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ sgemmKernel14x32AVX512CopyRows1_scaled
+	VBROADCASTSS alpha+40(FP), Z2
+	VMULPS Z2, Z0, Z0
+	VMULPS Z2, Z1, Z1
+sgemmKernel14x32AVX512CopyRows1_scaled:
+	MOVL beta+44(FP), AX
+	ANDL $0x7fffffff, AX
+	JZ sgemmKernel14x32AVX512CopyRows1_nobeta
+	VBROADCASTSS beta+44(FP), Z3
+	MOVQ DX, R10
+	VFMADD231PS 0(R10), Z3, Z0
+	VMOVUPS Z0, 0(R10)
+	VFMADD231PS 64(R10), Z3, Z1
+	VMOVUPS Z1, 64(R10)
+	VZEROUPPER
+	RET
+sgemmKernel14x32AVX512CopyRows1_nobeta:
+	MOVQ DX, R10
+	VMOVUPS Z0, 0(R10)
+	VMOVUPS Z1, 64(R10)
 	VZEROUPPER
 	RET
 

@@ -21,23 +21,10 @@ func (s *shared) macroTile(b *block, pi0, pj0, nextPj0 int, tmp []float32) {
 	pi1, pj1 := min(pi0+b.tm, b.mp), min(pj0+b.tn, b.np)
 	for pc := 0; pc < b.depth; pc += b.kc {
 		kc := min(b.kc, b.depth-pc)
-		beta := float32(1)
-		if b.p0 == 0 && pc == 0 {
-			beta = p.beta
-		}
-		// The block to prefetch: its first depth, depth and panel shift.
-		next, shift := pc+kc, 0
-		if next >= b.depth {
-			next, shift = 0, nextPj0-pj0
-			if nextPj0 < 0 {
-				next = b.depth // nothing to prefetch
-			}
-		}
-		nextKc := min(b.kc, b.depth-next)
+		beta := b.betaAt(pc, p.beta)
+		pre := s.bPrefetchFor(b, pc, kc, pj0, nextPj0)
 		perCall := kc / kernelPrefetchSteps // lines one kernel call prefetches
-		chunkLines := nextKc * im.nr * 4 / cacheLine
 		for pi := pi0; pi < pi1; pi++ {
-			off := min((pi-pi0)*perCall, max(chunkLines-perCall, 0)) * cacheLine
 			// The A panel of the next sweep: this block's next panel or the
 			// tile's first panel at the next depth block.
 			var nextA []float32
@@ -50,10 +37,7 @@ func (s *shared) macroTile(b *block, pi0, pj0, nextPj0 int, tmp []float32) {
 			}
 			aLines := len(nextA) * 4 / cacheLine
 			for pj := pj0; pj < pj1; pj++ {
-				var pf, pfA uintptr
-				if q := pj + shift; nextKc > 0 && q < b.np {
-					pf = uintptr(unsafe.Pointer(&s.packB[q*im.nr*b.depth+next*im.nr])) + uintptr(off)
-				}
+				pf, pfA := pre.addr(pi-pi0, pj), uintptr(0)
 				if len(nextA) > 0 {
 					pfA = uintptr(unsafe.Pointer(&nextA[0])) + uintptr(min((pj-pj0)*perCall, max(aLines-perCall, 0))*cacheLine)
 				}
@@ -61,6 +45,60 @@ func (s *shared) macroTile(b *block, pi0, pj0, nextPj0 int, tmp []float32) {
 			}
 		}
 	}
+}
+
+// depthBlock returns the first depth (within the block) and the depth of
+// block b's depth block kb.
+func (b *block) depthBlock(kb int) (pc, kc int) {
+	pc = kb * b.kc
+	return pc, min(b.kc, b.depth-pc)
+}
+
+// betaAt returns the beta of the kernels of the depth block that starts at
+// pc: the caller's beta for the product's first depth block, 1 after it.
+func (b *block) betaAt(pc int, beta float32) float32 {
+	if b.p0 == 0 && pc == 0 {
+		return beta
+	}
+	return 1
+}
+
+// bPrefetch is where the kernels of one depth block of a macro tile
+// prefetch into L2: the next block of packed B the worker needs (see
+// macroTile), part s of every panel during sweep s.
+type bPrefetch struct {
+	packB               []float32
+	b                   *block
+	nr                  int
+	next, shift, nextKc int // first depth, depth and panel shift of the block
+	perCall, chunkLines int // lines one kernel call prefetches; lines per panel
+}
+
+// bPrefetchFor returns the prefetch plan of depth block [pc, pc+kc) of the
+// macro tile whose first panel of B is pj0, the next tile's being nextPj0
+// (-1: none).
+func (s *shared) bPrefetchFor(b *block, pc, kc, pj0, nextPj0 int) bPrefetch {
+	next, shift := pc+kc, 0
+	if next >= b.depth {
+		next, shift = 0, nextPj0-pj0
+		if nextPj0 < 0 {
+			next = b.depth // nothing to prefetch
+		}
+	}
+	nextKc := min(b.kc, b.depth-next)
+	return bPrefetch{packB: s.packB, b: b, nr: s.im.nr, next: next, shift: shift, nextKc: nextKc,
+		perCall: kc / kernelPrefetchSteps, chunkLines: nextKc * s.im.nr * 4 / cacheLine}
+}
+
+// addr returns the pf hint of the kernel of sweep sweep on B panel pj (0:
+// none).
+func (f *bPrefetch) addr(sweep, pj int) uintptr {
+	q := pj + f.shift
+	if f.nextKc == 0 || q >= f.b.np {
+		return 0
+	}
+	off := min(sweep*f.perCall, max(f.chunkLines-f.perCall, 0)) * cacheLine
+	return uintptr(unsafe.Pointer(&f.packB[q*f.nr*f.b.depth+f.next*f.nr])) + uintptr(off)
 }
 
 // microTile runs the micro-kernel on the tile of micro-panels (pi, pj) for
@@ -94,16 +132,24 @@ func (s *shared) microTile(b *block, pi, pj, pc, kc int, beta float32, tmp []flo
 			pfA = uintptr(unsafe.Pointer(&ap[0]))
 		}
 	}
-	kern, allRows := im.kernel, rows == mr
+	s.callKernel(aLayout, bLayout, i, j, rows, cols, kc, ap, bp, beta, tmp, pf, pfA)
+}
+
+// callKernel computes the rows×cols tile of C at (i, j) from depth kc of A
+// and B in the given layouts, with the kernel for rows rows when the level
+// has one; other ragged tiles are computed into tmp and merged.
+func (s *shared) callKernel(aLayout, bLayout, i, j, rows, cols, kc int, ap, bp []float32, beta float32, tmp []float32, pf, pfA uintptr) {
+	p, im := &s.p, s.im
+	kern, allRows := im.kernel, rows == im.mr
 	if ks := im.kernels[aLayout][bLayout]; ks != nil {
 		kern, allRows = ks[rows], true
 	}
-	if cols == nr && allRows {
+	if cols == im.nr && allRows {
 		kern(kc, ap, bp, p.c[i*p.ldc+j:], p.ldc, p.alpha, beta, pf, pfA)
 		return
 	}
-	kern(kc, ap, bp, tmp, nr, 1, 0, pf, pfA)
-	mergeEdge(p.c[i*p.ldc+j:], p.ldc, tmp, nr, rows, cols, p.alpha, beta)
+	kern(kc, ap, bp, tmp, im.nr, 1, 0, pf, pfA)
+	mergeEdge(p.c[i*p.ldc+j:], p.ldc, tmp, im.nr, rows, cols, p.alpha, beta)
 }
 
 // mergeEdge writes alpha*t + beta*c for the rows×cols corner of a ragged

@@ -47,18 +47,24 @@ func (pk *packer) packAPanel(dst []float32, a []float32, lda int, transA bool, i
 // packBPanels packs columns [j0, j0+cols) of op(B) over depths
 // [p0, p0+depth) into ceil(cols/nr) consecutive panels of depth*nr floats.
 func (pk *packer) packBPanels(dst []float32, b []float32, ldb int, transB bool, j0, cols, p0, depth, nr int) {
+	pk.packBPanelsStrided(dst, depth*nr, b, ldb, transB, j0, cols, p0, depth, nr)
+}
+
+// packBPanelsStrided is packBPanels with the panels pstride floats apart
+// in dst: a depth block of panels that are deeper than it.
+func (pk *packer) packBPanelsStrided(dst []float32, pstride int, b []float32, ldb int, transB bool, j0, cols, p0, depth, nr int) {
 	if transB { // op(B)[p, j] = b[j*ldb + p]: each column is contiguous
 		for j := 0; j < cols; j += nr {
-			pk.strided(dst[j*depth:], nr, b, ldb, (j0+j)*ldb+p0, depth, min(nr, cols-j))
+			pk.strided(dst[j/nr*pstride:], nr, b, ldb, (j0+j)*ldb+p0, depth, min(nr, cols-j))
 		}
 		return
 	}
 	full := cols / nr
 	if full > 0 {
-		pk.panels(dst, nr, depth*nr, b, ldb, p0*ldb+j0, depth, full)
+		pk.panels(dst, nr, pstride, b, ldb, p0*ldb+j0, depth, full)
 	}
 	if j := full * nr; j < cols {
-		packContig(dst[j*depth:], nr, b, ldb, p0*ldb+j0+j, depth, cols-j)
+		packContig(dst[full*pstride:], nr, b, ldb, p0*ldb+j0+j, depth, cols-j)
 	}
 }
 

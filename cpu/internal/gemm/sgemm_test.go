@@ -310,7 +310,20 @@ func TestSgemmSerialAllocs(t *testing.T) {
 // dimensions, alpha and beta on 1 to 3 workers, which lands products on
 // every combination of packed and in-place operands, both orientations and
 // per-worker shares.
-func TestSgemmRandomShapes(t *testing.T) {
+func TestSgemmRandomShapes(t *testing.T) { checkRandomShapes(t) }
+
+// TestSgemmRandomShapesCopying runs the random shapes with the copying
+// kernels' thresholds lowered, so that every product that reads neither
+// operand in place and transposes neither copies A while it computes.
+func TestSgemmRandomShapesCopying(t *testing.T) {
+	defer func(flops float64, threads int) { copyingMinFlops, copyingMinThreads = flops, threads }(copyingMinFlops, copyingMinThreads)
+	copyingMinFlops, copyingMinThreads = 0, 1
+	checkRandomShapes(t)
+}
+
+// checkRandomShapes checks random shapes, transposes, leading dimensions,
+// alpha and beta on 1 to 3 workers against float64 references.
+func checkRandomShapes(t *testing.T) {
 	seed := baseSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 99))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,11 +109,12 @@ func TestTunePack(t *testing.T) {
 // median and best GFLOP/s of each.
 func compareCompute(m, n, k int, names []string, ims []impl, rounds int) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	a, b, c := randSlice(rng, m*k), randSlice(rng, k*n), make([]float32, m*n)
+	ldc := n + *ldcPadFlag
+	a, b, c := randSlice(rng, m*k), randSlice(rng, k*n), make([]float32, m*ldc)
 	ss := make([]*shared, len(ims))
 	for i := range ims {
 		im := &ims[i]
-		p := &problem{m: m, n: n, k: k, alpha: 1, a: a, lda: k, b: b, ldb: n, c: c, ldc: n}
+		p := &problem{m: m, n: n, k: k, alpha: 1, a: a, lda: k, b: b, ldb: n, c: c, ldc: ldc}
 		ms, ns, ks := superBlocks(p, im)
 		s := &shared{p: *p, im: im}
 		s.packA = getBuf(ceilDiv(ms, im.mr) * im.mr * ks).data
@@ -146,24 +148,35 @@ func compareCompute(m, n, k int, names []string, ims []impl, rounds int) {
 	}
 }
 
+// Options of TestTuneCompute: the blockings to compare ("kc,mc,nc" separated
+// by semicolons), the rounds, and whether to measure 1024³ only.
+var (
+	blockingsFlag  = flag.String("gemm.blockings", "256,112,512;256,224,512;384,112,512;512,112,256;512,56,512", "with TestTuneCompute: kc,mc,nc;... blockings to compare")
+	roundsFlag     = flag.Int("gemm.rounds", 11, "with TestTuneCompute: rounds of alternation")
+	ldcPadFlag     = flag.Int("gemm.ldcpad", 0, "with TestTuneCompute: floats added to ldc")
+	computeBigOnly = flag.Bool("gemm.bigonly", false, "with TestTuneCompute: measure 1024³ only")
+)
+
 // TestTuneCompute compares cache blockings of the AVX-512 level on the
 // compute phase.
 func TestTuneCompute(t *testing.T) {
 	skipUnlessTune(t)
 	var names []string
 	var ims []impl
-	for _, mc := range []int{112, 224} {
-		for _, kc := range []int{256, 384} {
-			for _, nc := range []int{256, 512} {
-				im := implAVX512
-				im.kc, im.nc, im.mc = kc, nc, mc
-				names = append(names, fmt.Sprintf("kc=%d mc=%d nc=%d", kc, im.mc, im.nc))
-				ims = append(ims, im)
-			}
+	for _, g := range strings.Split(*blockingsFlag, ";") {
+		im := implAVX512
+		if _, err := fmt.Sscanf(g, "%d,%d,%d", &im.kc, &im.mc, &im.nc); err != nil {
+			t.Fatalf("-gemm.blockings %q: %v", g, err)
 		}
+		names = append(names, fmt.Sprintf("kc=%d mc=%d nc=%d", im.kc, im.mc, im.nc))
+		ims = append(ims, im)
 	}
-	for _, s := range []shape{{1024, 1024, 1024}, {448, 448, 448}, {1024, 448, 448}, {448, 1024, 448}, {448, 448, 1024}} {
-		compareCompute(s.m, s.n, s.k, names, ims, 11)
+	shapes := []shape{{1024, 1024, 1024}, {448, 448, 448}, {1024, 448, 448}, {448, 1024, 448}, {448, 448, 1024}}
+	if *computeBigOnly {
+		shapes = shapes[:1]
+	}
+	for _, s := range shapes {
+		compareCompute(s.m, s.n, s.k, names, ims, *roundsFlag)
 	}
 }
 
@@ -410,5 +423,265 @@ func TestTuneOrientation(t *testing.T) {
 		}
 		us := func(v int) float64 { return flops / median(g[v]) / 1e3 }
 		fmt.Printf("%-24s 1 thread µs: as is %7.1f, transposed %7.1f; transposeWins %v\n", s.name, us(0), us(1), transposeWins(newP(), im))
+	}
+}
+
+// TestTunePhases2 times the phases of a 1024³ product on two locked
+// threads by each thread's CPU time: packing, waiting for the other's
+// packing, and computing its tiles; the wall time of the whole is printed
+// beside them.
+var phaseThreads = flag.Int("gemm.phasethreads", 2, "with TestTunePhases2: threads (1 or 2)")
+
+func TestTunePhases2(t *testing.T) {
+	skipUnlessTune(t)
+	const n = 1024
+	rng := rand.New(rand.NewPCG(19, 20))
+	a, b, c := randSlice(rng, n*n), randSlice(rng, n*n), make([]float32, n*n)
+	im := implFor(levelAVX512)
+	for range 9 {
+		p := &problem{m: n, n: n, k: n, alpha: 1, a: a, lda: n, b: b, ldb: n, c: c, ldc: n}
+		ms, ns, ks := superBlocks(p, im)
+		s := &shared{p: *p, im: im}
+		bufA, bufB := getBuf(ceilDiv(ms, im.mr)*im.mr*ks+2*im.mr*im.nr), getBuf(ceilDiv(ns, im.nr)*im.nr*ks)
+		sizeA := ceilDiv(ms, im.mr) * im.mr * ks
+		s.packA, s.packB, s.tmp = bufA.data[:sizeA], bufB.data, bufA.data[sizeA:]
+		s.blocks = planBlocks(nil, &s.p, im, ms, ns, ks, *phaseThreads, true, true)
+		blk := &s.blocks[0]
+		var ph [2][3]float64
+		done := make(chan bool)
+		t0 := time.Now()
+		for id := range *phaseThreads {
+			go func() {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				c0 := threadCPU()
+				for t := blk.packQ.claim(id); t >= 0; t = blk.packQ.claim(id) {
+					s.pack(blk, t)
+					blk.packsDone.Add(1)
+				}
+				c1 := threadCPU()
+				for blk.packsDone.Load() != int64(blk.packTasks) {
+				}
+				c2 := threadCPU()
+				tmp := s.tmp[id*im.mr*im.nr:][:im.mr*im.nr]
+				for t := blk.tileQ.claim(id); t >= 0; t = blk.tileQ.claim(id) {
+					pi0, pj0 := blk.tile(t)
+					next := -1
+					if t+1 < blk.tiles {
+						_, next = blk.tile(t + 1)
+					}
+					s.macroTile(blk, pi0, pj0, next, tmp)
+				}
+				ph[id] = [3]float64{c1 - c0, c2 - c1, threadCPU() - c2}
+				done <- true
+			}()
+		}
+		for range *phaseThreads {
+			<-done
+		}
+		wall := time.Since(t0).Seconds()
+		putBuf(bufA)
+		putBuf(bufB)
+		fmt.Printf("wall %.2f ms (%.0f GFLOP/s); pack/wait/compute ms: w0 %.2f %.2f %.2f, w1 %.2f %.2f %.2f\n", wall*1e3, 2*n*n*n/wall/1e9,
+			ph[0][0]*1e3, ph[0][1]*1e3, ph[0][2]*1e3, ph[1][0]*1e3, ph[1][1]*1e3, ph[1][2]*1e3)
+	}
+}
+
+// TestTunePackDst compares packing a 1024×1024 B into one 4 MiB buffer with
+// packing it block by block (256 rows × 512 columns) into one reused
+// 512 KiB buffer that stays in L2.
+func TestTunePackDst(t *testing.T) {
+	skipUnlessTune(t)
+	const n, kc, nc = 1024, 256, 512
+	rng := rand.New(rand.NewPCG(3, 4))
+	im := implFor(levelAVX512)
+	src := randSlice(rng, n*n)
+	big, small := getBuf((n+16)*n).data, getBuf(kc*nc).data
+	for range 5 {
+		gBig := cpuRate(n*n, 5, func() {
+			for j := 0; j < n; j += nc {
+				im.pack.packBPanels(big[j*n:], src, n, false, j, nc, 0, n, im.nr)
+			}
+		})
+		gSmall := cpuRate(n*n, 5, func() {
+			for j := 0; j < n; j += nc {
+				for p := 0; p < n; p += kc {
+					im.pack.packBPanels(small, src, n, false, j, nc, p, kc, im.nr)
+				}
+			}
+		})
+		gA := cpuRate(n*n, 5, func() {
+			for i := 0; i < n; i += im.mr {
+				im.pack.packAPanel(big[i*n:], src, n, false, i, min(im.mr, n-i), 0, n, im.mr)
+			}
+		})
+		gAsmall := cpuRate(n*n, 5, func() {
+			for i := 0; i < n; i += im.mr {
+				for p := 0; p < n; p += kc {
+					im.pack.packAPanel(small[(i/im.mr%8)*im.mr*kc:], src, n, false, i, min(im.mr, n-i), p, kc, im.mr)
+				}
+			}
+		})
+		fmt.Printf("pack B 1024²: into 4 MiB %.2f Gelem/s, into a reused 512 KiB block %.2f; A: %.2f, into 8 reused panels %.2f\n", gBig, gSmall, gA, gAsmall)
+	}
+}
+
+// TestTuneCopying compares, in alternation, large products computed with
+// the copying kernels and with a packing phase, beside the FMA peak loop:
+// on one thread by thread CPU time, on several by process CPU time per
+// thread (spinning waits count, as on dedicated cores) and wall time.
+var copyThreads = flag.Int("gemm.threads", 1, "with TestTuneCopying: threads (above 1: GFLOP/s by process CPU time per thread, and wall time)")
+
+func TestTuneCopying(t *testing.T) {
+	skipUnlessTune(t)
+	defer func(threads int) { copyingEnabled, copyingMinThreads = true, threads }(copyingMinThreads)
+	copyingMinThreads = 1
+	rng := rand.New(rand.NewPCG(21, 22))
+	loop, perIter := peakLoopFor(levelAVX512)
+	shapes := []shape{{1024, 1024, 1024}, {512, 512, 512}, {1000, 1000, 1000}, {2048, 2048, 512}, {640, 640, 640}, {768, 768, 768}, {448, 448, 448}}
+	if *computeBigOnly {
+		shapes = shapes[:2]
+	}
+	for _, s := range shapes {
+		a, b, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
+		flops := 2 * float64(s.m*s.n*s.k)
+		reps := max(1, int(1e9/flops))
+		var g, wl [2][]float64
+		var ps []float64
+		for range *roundsFlag {
+			for v := range 2 {
+				copyingEnabled = v == 1
+				f := func() {
+					for range reps {
+						sgemm(*copyThreads, false, false, false, s.m, s.n, s.k, 1, a, s.k, b, s.n, 0, c, s.n)
+					}
+				}
+				if *copyThreads == 1 {
+					g[v] = append(g[v], cpuRate(flops*float64(reps), 1, f))
+					continue
+				}
+				f()
+				w0, t0 := time.Now(), processCPU()
+				f()
+				cpu, wall := processCPU()-t0, time.Since(w0).Seconds()
+				g[v] = append(g[v], flops*float64(reps)/(cpu/float64(*copyThreads))/1e9)
+				wl[v] = append(wl[v], flops*float64(reps)/wall/1e9)
+			}
+			ps = append(ps, cpuRate(float64(perIter)*1e5, 1, func() { loop(1e5) }))
+		}
+		pk := median(ps) * float64(*copyThreads)
+		if *copyThreads > 1 {
+			sort.Float64s(wl[0])
+			sort.Float64s(wl[1])
+			fmt.Printf("wall GFLOP/s median/best: packing %.1f/%.1f, copying %.1f/%.1f\n", median(wl[0]), wl[0][len(wl[0])-1], median(wl[1]), wl[1][len(wl[1])-1])
+		}
+		fmt.Printf("%4dx%4dx%4d %d threads (CPU-time) GFLOP/s: packing phase %6.1f (%3.0f%%), copying %6.1f (%3.0f%%); peak %6.1f\n",
+			s.m, s.n, s.k, *copyThreads, median(g[0]), 100*median(g[0])/pk, median(g[1]), 100*median(g[1])/pk, pk)
+	}
+}
+
+// TestTuneKernelCopy measures what copying costs the copying kernel in L1:
+// the packed kernel, the copying kernel with nothing to copy, copying from
+// L2, and copying rows 4 KiB apart from far beyond the caches.
+func TestTuneKernelCopy(t *testing.T) {
+	skipUnlessTune(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	im := implFor(levelAVX512)
+	kc := 256
+	a := randSlice(rng, 14*copyARowFloats)
+	bb := getBuf(kc * 32).data
+	copy(bb, randSlice(rng, len(bb)))
+	c := make([]float32, 14*32)
+	pa := randSlice(rng, kc*14)
+	big := randSlice(rng, 64<<20/4) // source far beyond the caches
+	small := randSlice(rng, 64*1024/4)
+	dst := getBuf(8 << 20 / 4).data
+	reps := 20000
+	kp := im.kernels[copyingA][packedB][14]
+	var q copyQueue
+	for range 5 {
+		var r [4]float64
+		r[0] = cpuRate(2*float64(14*32*kc*reps), 1, func() {
+			for range reps {
+				im.kernel(kc, pa, bb, c, 32, 1, 1, 0, 0)
+			}
+		})
+		r[1] = cpuRate(2*float64(14*32*kc*reps), 1, func() {
+			for range reps {
+				kp(kc, a, bb, c, 32, 1, 1, 0, q.take(0))
+			}
+		})
+		r[2] = cpuRate(2*float64(14*32*kc*reps), 1, func() {
+			q.add(newCopyJob(small, 0, 32, dst, 0, 32, 64*1024/4/32-32))
+			for range reps {
+				kp(kc, a, bb, c, 32, 1, 1, 0, q.take(kc/4))
+				q.taken()
+				if q.head < len(q.jobs) && q.jobs[q.head].count < kc/4 {
+					q.finish()
+					q.add(newCopyJob(small, 0, 32, dst, 0, 32, 64*1024/4/32-32))
+				}
+			}
+			q.finish()
+		})
+		off := 0
+		r[3] = cpuRate(2*float64(14*32*kc*reps), 1, func() {
+			for range reps {
+				if q.head >= len(q.jobs) || q.jobs[q.head].count < kc/4 {
+					q.finish()
+					off = (off + 4096*64) % (len(big) - 4096*300)
+					q.add(newCopyJob(big, off, 1024, dst, (off/1024*32)%(len(dst)-300*32), 32, 256))
+				}
+				kp(kc, a, bb, c, 32, 1, 1, 0, q.take(kc/4))
+				q.taken()
+			}
+			q.finish()
+		})
+		fmt.Printf("kernel kc=256 in L1: packed %.1f, copying kernel no copy %.1f, copying from L2 %.1f, copying from DRAM rows 4 KiB apart %.1f GFLOP/s\n", r[0], r[1], r[2], r[3])
+	}
+}
+
+// TestTuneCopyingWall compares the wall time of parallel products (through
+// SgemmThreads, adaptive) computed with the copying kernels and with a
+// packing phase, in alternating blocks of repetitions, beside the FMA peak
+// of as many threads; it prints the minimum, first quartile and median.
+var wallSizes = flag.String("gemm.wallsizes", "1024,512", "with TestTuneCopyingWall: sizes n of the n³ products (the copying threshold is lowered to the smallest)")
+
+func TestTuneCopyingWall(t *testing.T) {
+	skipUnlessTune(t)
+	defer func(flops float64) { copyingEnabled, copyingMinFlops = true, flops }(copyingMinFlops)
+	threads := runtime.GOMAXPROCS(0)
+	var sizes []int
+	for _, f := range strings.Split(*wallSizes, ",") {
+		var n int
+		if _, err := fmt.Sscan(f, &n); err != nil {
+			t.Fatalf("-gemm.wallsizes %q: %v", f, err)
+		}
+		sizes = append(sizes, n)
+		copyingMinFlops = min(copyingMinFlops, 2*float64(n*n*n))
+	}
+	for _, n := range sizes {
+		rng := rand.New(rand.NewPCG(23, 24))
+		a, b, c := randSlice(rng, n*n), randSlice(rng, n*n), make([]float32, n*n)
+		flops := 2 * float64(n*n*n)
+		var ms [2][]float64
+		reps := max(4, int(2e9/flops))
+		for range *roundsFlag {
+			for v := range 2 {
+				copyingEnabled = v == 1
+				for range reps {
+					t0 := time.Now()
+					SgemmThreads(threads, false, false, n, n, n, 1, a, n, b, n, 0, c, n)
+					ms[v] = append(ms[v], time.Since(t0).Seconds()*1e3)
+				}
+			}
+		}
+		peak := PeakGFLOPS(threads, 200*time.Millisecond)
+		for v, name := range []string{"packing phase", "copying"} {
+			x := ms[v]
+			sort.Float64s(x)
+			med := x[len(x)/2]
+			fmt.Printf("%d³ %d threads %-13s: min %.3f p25 %.3f median %.3f ms; median %.0f GFLOP/s = %.1f%% of peak %.0f\n",
+				n, threads, name, x[0], x[len(x)/4], med, flops/med/1e6, 100*flops/med/1e6/peak, peak)
+		}
 	}
 }

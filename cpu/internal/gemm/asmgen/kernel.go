@@ -41,7 +41,31 @@ type kernel struct {
 	prefetchC bool // prefetch the C tile into L1 before the k loop
 	rowA      bool // A in place, row-major with leading dimension lda
 	colB      bool // B in place, row-major with leading dimension ldb
+	// copying kernels read A from a row-major block whose rows are
+	// copyARowBytes apart (a constant) and, while they compute, copy pieces
+	// of 128 bytes described by the copy job at pfA (see copyJob in
+	// package gemm): one piece per iteration of the unrolled k loop.
+	copying bool
 }
+
+// copyARowBytes is the distance between the rows of the A block a copying
+// kernel reads: 256 floats and a cache line, so that the rows of a tile
+// spread over the L1 sets instead of sharing them.
+const copyARowBytes = 256*4 + 64
+
+// copyPrefetchPieces is how many pieces ahead a copying kernel prefetches
+// its source (a power of two): about a microsecond of k loop, enough for a
+// line to come from DRAM.
+const copyPrefetchPieces = 16
+
+// The fields of package gemm's copyPieces, in bytes from its start.
+const (
+	jobSrc     = 0
+	jobDst     = 8
+	jobSStride = 16
+	jobDStride = 24
+	jobCount   = 32
+)
 
 // kernels lists the main kernels; each also gets its partial-row variants.
 var kernels = []kernel{
@@ -53,6 +77,7 @@ var kernels = []kernel{
 	{isa: avx2, mr: 6, nv: 2, unroll: 4, prefetchC: true, colB: true},
 	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: true, rowA: true, colB: true},
 	{isa: avx2, mr: 6, nv: 2, unroll: 4, prefetchC: true, rowA: true, colB: true},
+	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: true, copying: true},
 }
 
 // rowABases are the base registers of rows 0–3, 4–7, 8–11 and 12–15 of a
@@ -81,6 +106,9 @@ func (k kernel) symbol() string {
 	if k.colB {
 		s += "ColB"
 	}
+	if k.copying {
+		s += "Copy"
+	}
 	if k.rows != k.mr {
 		s += fmt.Sprintf("Rows%d", k.rows)
 	}
@@ -105,6 +133,9 @@ func (k kernel) proto(g *bytes.Buffer) {
 	if k.rowA {
 		aDoc = "row-major A in place (rows lda floats apart, lda passed as pfA)"
 	}
+	if k.copying {
+		aDoc = fmt.Sprintf("row-major A (rows %d bytes apart)", copyARowBytes)
+	}
 	bDoc := fmt.Sprintf("packed B (groups of %d floats)", k.nr())
 	if k.colB {
 		bDoc = "row-major B in place (rows ldb floats apart, ldb passed as pf)"
@@ -112,6 +143,9 @@ func (k kernel) proto(g *bytes.Buffer) {
 	fmt.Fprintf(g, "// steps of %s and %s.\n", aDoc, bDoc)
 	g.WriteString("// C rows are ldc floats apart; beta == 0 stores without reading C.\n")
 	switch {
+	case k.copying:
+		g.WriteString("// Each iteration of the unrolled k loop prefetches into L2 the next cache\n")
+		g.WriteString("// line from address pf and copies one piece of the copy job at pfA.\n")
 	case !k.rowA && !k.colB:
 		g.WriteString("// Each iteration of the unrolled k loop prefetches into L2 the next cache\n")
 		g.WriteString("// line from address pf, and into L1 the next from pfA (hints: any address\n// is safe).\n")
@@ -156,6 +190,16 @@ func (k kernel) emit(s *bytes.Buffer) {
 		w("SHLQ $2, R11")
 	}
 	w("MOVQ pfA+56(FP), R12")
+	if k.copying {
+		w("MOVQ %d(R12), R13", jobSrc)
+		w("MOVQ %d(R12), R14", jobDst)
+		w("MOVQ %d(R12), R15", jobSStride)
+		w("MOVQ %d(R12), BX", jobDStride)
+		w("MOVQ %d(R12), AX", jobCount)
+		w("MOVQ R15, R12") // R12: the piece copyPrefetchPieces ahead
+		w("SHLQ $%d, R12", log2(copyPrefetchPieces))
+		w("ADDQ R13, R12")
+	}
 	if k.rowA {
 		w("SHLQ $2, R12")
 		w("LEAQ (R12)(R12*2), AX")
@@ -197,7 +241,10 @@ func (k kernel) emit(s *bytes.Buffer) {
 				w("ADDQ $64, R11")
 			}
 		case k.unroll / 2:
-			if !k.rowA {
+			switch {
+			case k.copying:
+				k.copyPiece(s, w, sym)
+			case !k.rowA:
 				w("PREFETCHT0 (R12)")
 				w("ADDQ $64, R12")
 			}
@@ -223,7 +270,16 @@ func (k kernel) emit(s *bytes.Buffer) {
 	w("DECQ CX")
 	w("JNZ %s_tailloop", sym)
 	fmt.Fprintf(s, "%s_store:\n", sym)
+	if k.copying { // the job's progress
+		w("MOVQ pfA+56(FP), R12")
+		w("MOVQ R13, %d(R12)", jobSrc)
+		w("MOVQ R14, %d(R12)", jobDst)
+		w("MOVQ AX, %d(R12)", jobCount)
+	}
 	alpha, beta := k.bvec(0), k.bvec(1)
+	w("MOVL alpha+40(FP), AX")
+	w("CMPL AX, $0x3f800000") // alpha == 1: nothing to scale
+	w("JEQ %s_scaled", sym)
 	w("VBROADCASTSS alpha+40(FP), %s", alpha)
 	for r := 0; r < k.rows; r++ {
 		for v := 0; v < k.nv; v++ {
@@ -231,6 +287,7 @@ func (k kernel) emit(s *bytes.Buffer) {
 			w("VMULPS %s, %s, %s", alpha, a, a)
 		}
 	}
+	fmt.Fprintf(s, "%s_scaled:\n", sym)
 	w("MOVL beta+44(FP), AX")
 	w("ANDL $0x7fffffff, AX")
 	w("JZ %s_nobeta", sym)
@@ -268,9 +325,33 @@ func (k kernel) step(w func(string, ...any), u int) {
 	}
 }
 
+// copyPiece emits the copy of one 128-byte piece of the job held in R13
+// (source), R14 (destination), R15 and BX (their strides) and AX (pieces
+// left), through the broadcast registers, which are free between k steps;
+// it prefetches the source of the piece copyPrefetchPieces ahead, at R12.
+func (k kernel) copyPiece(s *bytes.Buffer, w func(string, ...any), sym string) {
+	w("TESTQ AX, AX")
+	w("JZ %s_copied", sym)
+	w("PREFETCHT0 (R12)") // the three lines a piece may touch
+	w("PREFETCHT0 64(R12)")
+	w("PREFETCHT0 127(R12)")
+	w("ADDQ R15, R12")
+	w("VMOVUPS (R13), %s", k.bcast(0))
+	w("VMOVUPS 64(R13), %s", k.bcast(1))
+	w("VMOVUPS %s, (R14)", k.bcast(0))
+	w("VMOVUPS %s, 64(R14)", k.bcast(1))
+	w("ADDQ R15, R13")
+	w("ADDQ BX, R14")
+	w("DECQ AX")
+	fmt.Fprintf(s, "%s_copied:\n", sym)
+}
+
 // aAddr is the address of A's element in row r at the u-th k step from the
 // current A pointers.
 func (k kernel) aAddr(u, r int) string {
+	if k.copying {
+		return fmt.Sprintf("%d(SI)", u*4+r*copyARowBytes)
+	}
 	if !k.rowA {
 		return fmt.Sprintf("%d(SI)", (u*k.mr+r)*4)
 	}
@@ -288,6 +369,10 @@ func (k kernel) aAddr(u, r int) string {
 
 // advanceA moves the A pointers on by steps k steps.
 func (k kernel) advanceA(w func(string, ...any), steps int) {
+	if k.copying {
+		w("ADDQ $%d, SI", steps*4)
+		return
+	}
 	if !k.rowA {
 		w("ADDQ $%d, SI", steps*k.mr*4)
 		return
