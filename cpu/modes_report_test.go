@@ -98,7 +98,7 @@ func TestModeReport(t *testing.T) {
 				}
 				if round >= 0 {
 					wall[c][s] = append(wall[c][s], time.Since(w0).Seconds()*1e3)
-					cpu[c][s] = append(cpu[c][s], (processCPU() - c0).Seconds()*1e3)
+					cpu[c][s] = append(cpu[c][s], (processCPU()-c0).Seconds()*1e3)
 				}
 			}
 		}
