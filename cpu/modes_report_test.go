@@ -12,7 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var modeReport = flag.Bool("cpu.modereport", false, "run TestModeReport: cached against streaming kernels on 10M floats")
+var (
+	modeReport  = flag.Bool("cpu.modereport", false, "run TestModeReport: cached against streaming kernels")
+	modeReportN = flag.Int("cpu.modereportn", 10_000_000, "TestModeReport's number of elements")
+)
 
 // modeCase is one measured workload: kernels run in order.
 type modeCase struct {
@@ -75,8 +78,9 @@ func TestModeReport(t *testing.T) {
 	if !*modeReport {
 		t.Skip("run with -cpu.modereport")
 	}
-	const n, rounds = 10_000_000, 15
+	n, rounds := *modeReportN, 15
 	d := newDevice(t, 0)
+	reps := max(1, 10_000_000/n) // at least 10M elements per measurement
 	cases := reportCases(t, d, n)
 	settings := []struct {
 		name string
@@ -93,8 +97,10 @@ func TestModeReport(t *testing.T) {
 			for s, st := range settings {
 				streamMinBytes = st.min
 				w0, c0 := time.Now(), processCPU()
-				for _, k := range cs.kernels {
-					require.NoError(t, d.Elementwise(k))
+				for range reps {
+					for _, k := range cs.kernels {
+						require.NoError(t, d.Elementwise(k))
+					}
 				}
 				if round >= 0 {
 					wall[c][s] = append(wall[c][s], time.Since(w0).Seconds()*1e3)
@@ -106,7 +112,8 @@ func TestModeReport(t *testing.T) {
 	med := func(v []float64) float64 { v = slices.Clone(v); slices.Sort(v); return v[len(v)/2] }
 	for c, cs := range cases {
 		for s, st := range settings {
-			t.Logf("%-15s %-7s wall %6.2f ms  cpu %6.2f ms", cs.name, st.name, med(wall[c][s]), med(cpu[c][s]))
+			w, c := med(wall[c][s])/float64(reps), med(cpu[c][s])/float64(reps)
+			t.Logf("%-15s %-7s wall %6.3f ms  cpu %6.3f ms  (%.3f ns per element per core)", cs.name, st.name, w, c, c*1e6/float64(n))
 		}
 	}
 }

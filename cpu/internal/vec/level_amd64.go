@@ -146,6 +146,9 @@ func archKernels(l Level) *kernels {
 			},
 			fma: a.fmaNT, copy: a.copyNT,
 		})
+	if l == LevelAVX512 {
+		k.fused = fusedAVX512
+	}
 	return k
 }
 

@@ -91,6 +91,8 @@ type kernels struct {
 	// modes holds the elementwise kernels of each Mode; modes[Cached] are
 	// the fields above (see setModes).
 	modes [numModes]ewSet
+
+	fused func(code []uint64, lo, hi int) // the fused-program machine, or nil (see RunFused)
 }
 
 // ewSet is the elementwise kernels of one Mode.

@@ -393,26 +393,60 @@ func (g *gen) fastSlow(k ewKernel, bases []reg.Register, sc []reg.VecVirtual, ds
 	Label("stepU")
 }
 
+// unaryBody is the code of a one-input kernel on one vector.
+type unaryBody struct {
+	name string
+	f    func(x reg.VecVirtual) reg.VecVirtual
+}
+
+// simpleUnary returns the bodies of the cheap one-input kernels.
+func (g *gen) simpleUnary() []unaryBody {
+	s := g.s
+	return []unaryBody{
+		{"neg", func(x reg.VecVirtual) reg.VecVirtual { return s.neg(x) }},
+		{"abs", func(x reg.VecVirtual) reg.VecVirtual { return s.abs(x) }},
+		{"relu", func(x reg.VecVirtual) reg.VecVirtual { return s.sel(s.cmp(cmpNLE, x, s.zero()), x, s.zero()) }},
+		{"sqrt", func(x reg.VecVirtual) reg.VecVirtual { v := s.vec(); VSQRTPS(x, v); return v }},
+		{"rsqrt", func(x reg.VecVirtual) reg.VecVirtual { v := s.vec(); VSQRTPS(x, v); return s.div(s.load(s.c(1)), v) }},
+		{"recip", func(x reg.VecVirtual) reg.VecVirtual { return s.div(s.load(s.c(1)), x) }},
+		{"copy", func(x reg.VecVirtual) reg.VecVirtual { return x }},
+	}
+}
+
+// heavyUnary returns the bodies of the transcendental one-input kernels
+// (sin and cos, which can stop early, are not among them).
+func (g *gen) heavyUnary() []unaryBody {
+	return []unaryBody{
+		{"exp", func(x reg.VecVirtual) reg.VecVirtual { return g.expHL(x, nil, expRange{smallF: true}) }}, // unscaled: below the clamp exp rounds to 0 anyway
+		{"log", func(x reg.VecVirtual) reg.VecVirtual { return g.log(x) }},
+		{"tanh", func(x reg.VecVirtual) reg.VecVirtual { return g.tanh(x) }},
+		{"sigmoid", func(x reg.VecVirtual) reg.VecVirtual { return g.sigmoid(x) }},
+		{"silu", func(x reg.VecVirtual) reg.VecVirtual { return g.silu(x) }},
+		{"erf", func(x reg.VecVirtual) reg.VecVirtual { return g.erf(x) }},
+		{"geluErf", func(x reg.VecVirtual) reg.VecVirtual { return g.geluErfAll(x) }},
+		{"geluTanh", func(x reg.VecVirtual) reg.VecVirtual { return g.geluTanh(x) }},
+	}
+}
+
+// unaryBodies returns every one-input body but copy's.
+func (g *gen) unaryBodies() []unaryBody {
+	return append(g.simpleUnary()[:6], g.heavyUnary()...)
+}
+
 // unaryKernels emits every one-input kernel.
 func (g *gen) unaryKernels() {
 	s := g.s
-	simple := map[string]func(x reg.VecVirtual) reg.VecVirtual{
-		"neg":   func(x reg.VecVirtual) reg.VecVirtual { return s.neg(x) },
-		"abs":   func(x reg.VecVirtual) reg.VecVirtual { return s.abs(x) },
-		"relu":  func(x reg.VecVirtual) reg.VecVirtual { return s.sel(s.cmp(cmpNLE, x, s.zero()), x, s.zero()) },
-		"sqrt":  func(x reg.VecVirtual) reg.VecVirtual { v := s.vec(); VSQRTPS(x, v); return v },
-		"rsqrt": func(x reg.VecVirtual) reg.VecVirtual { v := s.vec(); VSQRTPS(x, v); return s.div(s.load(s.c(1)), v) },
-		"recip": func(x reg.VecVirtual) reg.VecVirtual { return s.div(s.load(s.c(1)), x) },
-		"copy":  func(x reg.VecVirtual) reg.VecVirtual { return x },
-	}
-	for _, name := range []string{"neg", "abs", "relu", "sqrt", "rsqrt", "recip", "copy"} {
-		f := simple[name]
-		g.modes(ewKernel{name: name, inputs: []string{"x"}, unroll: 4,
+	for _, u := range g.simpleUnary() {
+		f := u.f
+		g.modes(ewKernel{name: u.name, inputs: []string{"x"}, unroll: 4,
 			body: func(in, _ []reg.VecVirtual) reg.VecVirtual { return f(in[0]) }})
+	}
+	bodies := map[string]func(x reg.VecVirtual) reg.VecVirtual{}
+	for _, h := range g.heavyUnary() {
+		bodies[h.name] = h.f
 	}
 	heavy := []struct {
 		name string
-		f    func(x reg.Register) reg.VecVirtual
 		// lag512 and lag2 place the second of two interleaved vectors that
 		// fraction of a body behind the first (0: lockstep), on AVX-512 and
 		// AVX2; negative means one vector at a time (the pair does not fit
@@ -421,17 +455,17 @@ func (g *gen) unaryKernels() {
 		// asm_test.go in cpu/internal/vec checks the AVX2 register use.
 		lag512, lag2 float64
 	}{
-		{"exp", func(x reg.Register) reg.VecVirtual { return g.expHL(x, nil, expRange{smallF: true}) }, 0, 0}, // unscaled: below the clamp exp rounds to 0 anyway
-		{"log", g.log, -1, 0},
-		{"tanh", g.tanh, 0, 0},
-		{"sigmoid", g.sigmoid, 0, 0},
-		{"silu", g.silu, 0, 0},
-		{"erf", g.erf, 0, -1},
-		{"geluErf", g.geluErfAll, 0, -1},
-		{"geluTanh", g.geluTanh, 0, 0},
+		{"exp", 0, 0},
+		{"log", -1, 0},
+		{"tanh", 0, 0},
+		{"sigmoid", 0, 0},
+		{"silu", 0, 0},
+		{"erf", 0, -1},
+		{"geluErf", 0, -1},
+		{"geluTanh", 0, 0},
 	}
 	for _, h := range heavy {
-		f := h.f
+		f := bodies[h.name]
 		lag := h.lag2
 		if s.avx512 {
 			lag = h.lag512
@@ -476,13 +510,16 @@ func (g *gen) nanMax(a, b reg.VecVirtual, max bool) reg.VecVirtual {
 	return s.sel(s.cmp(cmpUnord, a, a), a, r)
 }
 
-// binaryKernels emits the two-input, scalar and fma kernels.
-func (g *gen) binaryKernels() {
+// binaryBody is the code of a two-input kernel on one vector of each.
+type binaryBody struct {
+	name string
+	f    func(a, b reg.VecVirtual) reg.VecVirtual
+}
+
+// binaryBodies returns the two-input bodies.
+func (g *gen) binaryBodies() []binaryBody {
 	s := g.s
-	ops := []struct {
-		name string
-		f    func(a, b reg.VecVirtual) reg.VecVirtual
-	}{
+	return []binaryBody{
 		{"add", func(a, b reg.VecVirtual) reg.VecVirtual { return s.add(a, b) }},
 		{"sub", func(a, b reg.VecVirtual) reg.VecVirtual { return s.sub(a, b) }},
 		{"mul", func(a, b reg.VecVirtual) reg.VecVirtual { return s.mul(a, b) }},
@@ -490,7 +527,12 @@ func (g *gen) binaryKernels() {
 		{"maximum", func(a, b reg.VecVirtual) reg.VecVirtual { return g.nanMax(a, b, true) }},
 		{"minimum", func(a, b reg.VecVirtual) reg.VecVirtual { return g.nanMax(a, b, false) }},
 	}
-	for _, op := range ops {
+}
+
+// binaryKernels emits the two-input, scalar and fma kernels.
+func (g *gen) binaryKernels() {
+	s := g.s
+	for _, op := range g.binaryBodies() {
 		f := op.f
 		g.modes(ewKernel{name: op.name, inputs: []string{"a", "b"}, unroll: 4,
 			body: func(in, _ []reg.VecVirtual) reg.VecVirtual { return f(in[0], in[1]) }})
@@ -515,4 +557,5 @@ func (g *gen) generate() {
 	g.conversions()
 	g.compareKernels()
 	g.selectKernels()
+	g.fusedKernel()
 }

@@ -1,0 +1,87 @@
+package vec
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// The fused-program machine: a short elementwise program run over blocks of
+// FusedBlock floats with the running value (the accumulator) held in
+// registers, so that a chain of ops reads each input and writes each
+// output once per block and passes through no buffer between ops. It is
+// generated for AVX-512 only (FusedAvailable).
+//
+// A program is a list of instructions, each an opcode and, for most, an
+// operand: a stream (FusedBlock consecutive floats at base + the block's
+// position: an input or an output) or a fixed block (a FusedConst, the
+// same for every block). Load sets the accumulator to the operand; Store
+// and StoreNT write it to a stream (StoreNT with non-temporal stores,
+// which need the stream's base aligned to 64 bytes); Prefetch prefetches
+// a stream ahead; Add … Minimum set acc = acc op operand and their Rev
+// forms acc = operand op acc; the unary ops apply to the accumulator. Every
+// op computes what the package function of the same name computes, bit for
+// bit. End ends the block.
+
+// FusedOp is an opcode of the fused-program machine (the constants are in
+// fused_ops.go).
+type FusedOp uint8
+
+// String returns the opcode's name.
+func (o FusedOp) String() string {
+	if o < numFused {
+		return fusedNames[o]
+	}
+	return fmt.Sprintf("FusedOp(%d)", uint8(o))
+}
+
+// FusedBlock is the number of floats the machine computes at a time.
+const FusedBlock = 64
+
+// FusedConst is an operand that is the same for every block: FusedBlock
+// copies of a value.
+type FusedConst [FusedBlock]float32
+
+// FusedProgram is code for the machine. It holds the operands' addresses,
+// not references: whoever runs it must keep the inputs, outputs and
+// constants alive (and in place) until it is done.
+type FusedProgram struct {
+	code []uint64 // three words an instruction: opcode, address, mask (see fusedAVX512)
+}
+
+// Reset empties the program, keeping its memory.
+func (p *FusedProgram) Reset() { p.code = p.code[:0] }
+
+// Op appends an instruction without an operand: a unary op or End.
+func (p *FusedProgram) Op(op FusedOp) { p.code = append(p.code, uint64(op), 0, 0) }
+
+// Stream appends an instruction whose operand is the stream of floats
+// starting at base.
+func (p *FusedProgram) Stream(op FusedOp, base *float32) {
+	p.code = append(p.code, uint64(op), uint64(uintptr(unsafe.Pointer(base))), ^uint64(0))
+}
+
+// Const appends an instruction whose operand is c.
+func (p *FusedProgram) Const(op FusedOp, c *FusedConst) {
+	p.code = append(p.code, uint64(op), uint64(uintptr(unsafe.Pointer(c))), 0)
+}
+
+// Len returns the number of instructions.
+func (p *FusedProgram) Len() int { return len(p.code) / 3 }
+
+// FusedAvailable reports whether the machine runs at the current level.
+func FusedAvailable() bool { return current.fused != nil }
+
+// RunFused runs p (which must end with End) over the elements [lo, hi) of
+// its streams; lo and hi must be multiples of FusedBlock. It panics when
+// the machine is not available or the bounds are wrong.
+func RunFused(p *FusedProgram, lo, hi int) {
+	switch {
+	case current.fused == nil:
+		panic("vec.RunFused: the fused machine needs AVX-512 (check FusedAvailable)")
+	case lo%FusedBlock != 0 || hi%FusedBlock != 0 || lo > hi || lo < 0:
+		panic(fmt.Sprintf("vec.RunFused: range [%d, %d) is not in whole blocks of %d", lo, hi, FusedBlock))
+	case len(p.code) < 3 || p.code[len(p.code)-3] != uint64(FusedEnd):
+		panic("vec.RunFused: the program does not end with End")
+	}
+	current.fused(p.code, lo, hi)
+}
