@@ -162,3 +162,6 @@ func (d *Device) Read(b device.Buffer, off int64, dst []byte) error {
 
 // uintptrOf returns the address of b's first byte (for alignment checks).
 func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
+
+// uintptrOfF32 returns the address of *f (for alignment checks).
+func uintptrOfF32(f *float32) uintptr { return uintptr(unsafe.Pointer(f)) }

@@ -3,11 +3,19 @@ package cpu
 import (
 	"unsafe"
 
+	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
 // runRange evaluates the plan over positions [lo, hi) and stores its sinks.
 func (p *plan) runRange(ws *workspace, lo, hi int) {
+	if p.fused && lo%vec.FusedBlock == 0 { // whole blocks on the fused machine
+		m := lo + (hi-lo)&^(vec.FusedBlock-1)
+		vec.RunFused(&p.vm, lo, m)
+		if lo = m; lo == hi {
+			return
+		}
+	}
 	ws.prepare(p)
 	step := p.chunk()
 	for lo < hi {

@@ -70,10 +70,11 @@ func reportCases(t *testing.T, d *Device, n int) []modeCase {
 		}})
 }
 
-// TestModeReport measures each case with the cached kernels only and with
-// the streaming and prefetching ones (streamMinBytes at its default),
-// alternating the two in the same process, and logs the medians of wall and
-// process CPU time (opt-in: -cpu.modereport).
+// TestModeReport measures each case with the interpreter and the cached
+// kernels only ("cached"), with the streaming and prefetching ones
+// (streamMinBytes at its default: "stream"), and with the fused machine
+// too ("fused"), alternating the three in the same process, and logs the
+// medians of wall and process CPU time (opt-in: -cpu.modereport).
 func TestModeReport(t *testing.T) {
 	if !*modeReport {
 		t.Skip("run with -cpu.modereport")
@@ -83,10 +84,11 @@ func TestModeReport(t *testing.T) {
 	reps := max(1, 10_000_000/n) // at least 10M elements per measurement
 	cases := reportCases(t, d, n)
 	settings := []struct {
-		name string
-		min  int
-	}{{"cached", math.MaxInt}, {"stream", streamMinBytes}}
-	defer func(v int) { streamMinBytes = v }(streamMinBytes)
+		name  string
+		min   int
+		fused bool
+	}{{"cached", math.MaxInt, false}, {"stream", streamMinBytes, false}, {"fused", streamMinBytes, true}}
+	defer func(v int) { streamMinBytes, useFused = v, true }(streamMinBytes)
 	wall := make([][][]float64, len(cases))
 	cpu := make([][][]float64, len(cases))
 	for c := range cases {
@@ -95,7 +97,7 @@ func TestModeReport(t *testing.T) {
 	for round := -1; round < rounds; round++ { // round -1 warms up
 		for c, cs := range cases {
 			for s, st := range settings {
-				streamMinBytes = st.min
+				streamMinBytes, useFused = st.min, st.fused
 				w0, c0 := time.Now(), processCPU()
 				for range reps {
 					for _, k := range cs.kernels {

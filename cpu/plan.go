@@ -4,6 +4,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
@@ -131,6 +132,9 @@ type plan struct {
 	fetched []bool // in-place inputs an earlier instruction prefetches
 	free    [3][]int32
 	tbuf    [][]float32 // row-major copies of transposed sources
+	fused   bool        // the program runs on vec's fused machine (see compileFused)
+	vm      vec.FusedProgram
+	vmConst []vec.FusedConst // the machine's constant operands, by register
 }
 
 // reset starts a plan for code over shape.
@@ -141,6 +145,7 @@ func (p *plan) reset(code []device.Instr, shape []int) {
 	p.srcs = p.srcs[:0]
 	p.sinks = p.sinks[:0]
 	p.raw = p.raw[:0]
+	p.fused = false
 }
 
 // addView adds an input view of a device buffer.
