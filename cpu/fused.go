@@ -53,15 +53,9 @@ func (p *plan) compileFused() {
 	}
 	p.vm.Reset()
 	p.vmConst = grow(p.vmConst, len(p.code)) // not grown again: the code holds addresses into it
+	clear(p.fetched)
 	big := 4*p.n >= streamMinBytes
-	if big {
-		for i := range p.code {
-			if in := &p.code[i]; in.Op == device.OpInput && p.regs[i].alias && p.read[i] {
-				s := &p.srcs[in.Index]
-				p.vm.Stream(vec.FusedPrefetch, &s.f32[s.off])
-			}
-		}
-	}
+	p.prefetch = big
 	acc := device.Reg(-1) // the register the accumulator holds
 	ok, ops := true, 0
 	for i := range p.code {
@@ -123,6 +117,10 @@ func (p *plan) fusedOperand(op vec.FusedOp, r device.Reg) bool {
 	case in.Op == device.OpInput && ri.alias && p.srcs[in.Index].dt == device.Float32:
 		s := &p.srcs[in.Index]
 		p.vm.Stream(op, &s.f32[s.off])
+		if p.prefetch && !p.fetched[r] { // the first read of a large input
+			p.vm.Prefetch()
+			p.fetched[r] = true
+		}
 		return true
 	case in.Op == device.OpInput && ri.uniform && p.srcs[in.Index].dt == device.Float32:
 		s := &p.srcs[in.Index]

@@ -116,25 +116,26 @@ type regInfo struct {
 // scratch slots once a register is dead. A plan is reused across kernels to
 // avoid allocation.
 type plan struct {
-	code    []device.Instr
-	shape   []int
-	n       int
-	dims    []int
-	srcs    []source
-	sinks   []sink
-	regs    []regInfo
-	nslots  [3]int
-	raw     []int // sources' strides before coalescing, rank per source
-	coal    []int // coalesced strides, rank per source
-	lastUse []int32
-	full    []bool // registers some consumer reads element by element
-	read    []bool // registers some instruction reads
-	fetched []bool // in-place inputs an earlier instruction prefetches
-	free    [3][]int32
-	tbuf    [][]float32 // row-major copies of transposed sources
-	fused   bool        // the program runs on vec's fused machine (see compileFused)
-	vm      vec.FusedProgram
-	vmConst []vec.FusedConst // the machine's constant operands, by register
+	code     []device.Instr
+	shape    []int
+	n        int
+	dims     []int
+	srcs     []source
+	sinks    []sink
+	regs     []regInfo
+	nslots   [3]int
+	raw      []int // sources' strides before coalescing, rank per source
+	coal     []int // coalesced strides, rank per source
+	lastUse  []int32
+	full     []bool // registers some consumer reads element by element
+	read     []bool // registers some instruction reads
+	fetched  []bool // in-place inputs an earlier instruction prefetches
+	free     [3][]int32
+	tbuf     [][]float32 // row-major copies of transposed sources
+	fused    bool        // the program runs on vec's fused machine (see compileFused)
+	prefetch bool        // compileFused: the plan is large, prefetch inputs
+	vm       vec.FusedProgram
+	vmConst  []vec.FusedConst // the machine's constant operands, by register
 }
 
 // reset starts a plan for code over shape.

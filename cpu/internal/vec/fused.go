@@ -14,10 +14,10 @@ import (
 // A program is a list of instructions, each an opcode and, for most, an
 // operand: a stream (FusedBlock consecutive floats at base + the block's
 // position: an input or an output) or a fixed block (a FusedConst, the
-// same for every block). Load sets the accumulator to the operand; Store
+// same for every block), which a stream operand may also prefetch ahead
+// (FusedProgram.Prefetch). Load sets the accumulator to the operand; Store
 // and StoreNT write it to a stream (StoreNT with non-temporal stores,
-// which need the stream's base aligned to 64 bytes); Prefetch prefetches
-// a stream ahead; Add … Minimum set acc = acc op operand and their Rev
+// which need the stream's base aligned to 64 bytes); Add … Minimum set acc = acc op operand and their Rev
 // forms acc = operand op acc; the unary ops apply to the accumulator. Every
 // op computes what the package function of the same name computes, bit for
 // bit. End ends the block.
@@ -64,6 +64,19 @@ func (p *FusedProgram) Stream(op FusedOp, base *float32) {
 func (p *FusedProgram) Const(op FusedOp, c *FusedConst) {
 	p.code = append(p.code, uint64(op), uint64(uintptr(unsafe.Pointer(c))), 0)
 }
+
+// Prefetch marks the last instruction appended, which must have a stream
+// operand, to prefetch that stream a little ahead of the block (for a
+// stream read from memory: mark its first use).
+func (p *FusedProgram) Prefetch() {
+	if len(p.code) < 3 || p.code[len(p.code)-1] != ^uint64(0) {
+		panic("vec.FusedProgram.Prefetch: the last instruction has no stream operand")
+	}
+	p.code[len(p.code)-3] |= 1 << fusedPrefetchBit
+}
+
+// fusedPrefetchBit is the opcode word's prefetch flag (see the generator).
+const fusedPrefetchBit = 8
 
 // Len returns the number of instructions.
 func (p *FusedProgram) Len() int { return len(p.code) / 3 }

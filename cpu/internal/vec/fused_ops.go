@@ -8,7 +8,6 @@ const (
 	FusedLoad
 	FusedStore
 	FusedStoreNT
-	FusedPrefetch
 	FusedAdd
 	FusedAddRev
 	FusedSub
@@ -33,4 +32,4 @@ const (
 	numFused
 )
 
-var fusedNames = [numFused]string{"End", "Load", "Store", "StoreNT", "Prefetch", "Add", "AddRev", "Sub", "SubRev", "Mul", "MulRev", "Div", "DivRev", "Maximum", "MaximumRev", "Minimum", "MinimumRev", "Neg", "Abs", "Relu", "Sqrt", "Rsqrt", "Recip", "Exp", "Tanh", "Sigmoid"}
+var fusedNames = [numFused]string{"End", "Load", "Store", "StoreNT", "Add", "AddRev", "Sub", "SubRev", "Mul", "MulRev", "Div", "DivRev", "Maximum", "MaximumRev", "Minimum", "MinimumRev", "Neg", "Abs", "Relu", "Sqrt", "Rsqrt", "Recip", "Exp", "Tanh", "Sigmoid"}

@@ -53,10 +53,8 @@ func TestFusedMatchesKernels(t *testing.T) {
 		var want, got [][]float32
 		acc := make([]float32, n)
 		var steps []string
-		for k := range ins {
-			p.Stream(FusedPrefetch, &ins[k][0])
-		}
 		p.Stream(FusedLoad, &ins[0][0])
+		p.Prefetch()
 		copy(acc, ins[0])
 		for range 1 + r.IntN(8) {
 			if r.IntN(3) == 0 {
@@ -71,6 +69,9 @@ func TestFusedMatchesKernels(t *testing.T) {
 				if k := r.IntN(len(ins) + 1); k < len(ins) {
 					operand = ins[k]
 					p.Stream(op+FusedOp(b2i(rev)), &ins[k][0])
+					if r.IntN(2) == 0 {
+						p.Prefetch()
+					}
 				} else {
 					c := &consts[r.IntN(len(consts))]
 					operand = make([]float32, n)
@@ -129,5 +130,6 @@ func TestFusedPanics(t *testing.T) {
 	p.Op(FusedEnd)
 	assert.PanicsWithValue(t, "vec.RunFused: range [1, 64) is not in whole blocks of 64", func() { RunFused(&p, 1, 64) })
 	assert.Equal(t, "Relu", FusedRelu.String())
+	assert.PanicsWithValue(t, "vec.FusedProgram.Prefetch: the last instruction has no stream operand", p.Prefetch)
 	assert.Equal(t, 1, p.Len())
 }

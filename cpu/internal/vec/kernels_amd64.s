@@ -26743,30 +26743,35 @@ block:
 	MOVQ AX, BX
 
 next:
-	MOVQ (BX), SI
-	MOVQ 16(BX), DI
-	ANDQ CX, DI
-	ADDQ 8(BX), DI
-	ADDQ $0x18, BX
-	CMPQ SI, $0x0000000c
-	JA   bs_13_25
-	CMPQ SI, $0x00000006
-	JA   bs_7_12
-	CMPQ SI, $0x00000003
-	JA   bs_4_6
-	CMPQ SI, $0x00000001
-	JA   bs_2_3
-	CMPQ SI, $0x00000000
-	JA   bs_1_1
-	JMP  op_End
+	MOVQ       (BX), SI
+	MOVQ       16(BX), DI
+	ANDQ       CX, DI
+	ADDQ       8(BX), DI
+	ADDQ       $0x18, BX
+	BTRQ       $0x08, SI
+	JCC        dispatch
+	PREFETCHT0 2048(DI)
+	PREFETCHT0 2112(DI)
+	PREFETCHT0 2176(DI)
+	PREFETCHT0 2240(DI)
 
-bs_1_1:
-	JMP op_Load
+dispatch:
+	TESTQ SI, SI
+	JE    op_End
+	CMPQ  SI, $0x0000000c
+	JA    bs_13_24
+	CMPQ  SI, $0x00000006
+	JA    bs_7_12
+	CMPQ  SI, $0x00000003
+	JA    bs_4_6
+	CMPQ  SI, $0x00000002
+	JA    bs_3_3
+	CMPQ  SI, $0x00000001
+	JA    bs_2_2
+	JMP   op_Load
 
-bs_2_3:
-	CMPQ SI, $0x00000002
-	JA   bs_3_3
-	JMP  op_Store
+bs_2_2:
+	JMP op_Store
 
 bs_3_3:
 	JMP op_StoreNT
@@ -26776,13 +26781,13 @@ bs_4_6:
 	JA   bs_6_6
 	CMPQ SI, $0x00000004
 	JA   bs_5_5
-	JMP  op_Prefetch
+	JMP  op_add
 
 bs_5_5:
-	JMP op_add
+	JMP op_addRev
 
 bs_6_6:
-	JMP op_addRev
+	JMP op_sub
 
 bs_7_12:
 	CMPQ SI, $0x00000009
@@ -26791,88 +26796,83 @@ bs_7_12:
 	JA   bs_9_9
 	CMPQ SI, $0x00000007
 	JA   bs_8_8
-	JMP  op_sub
+	JMP  op_subRev
 
 bs_8_8:
-	JMP op_subRev
+	JMP op_mul
 
 bs_9_9:
-	JMP op_mul
+	JMP op_mulRev
 
 bs_10_12:
 	CMPQ SI, $0x0000000b
 	JA   bs_12_12
 	CMPQ SI, $0x0000000a
 	JA   bs_11_11
-	JMP  op_mulRev
+	JMP  op_div
 
 bs_11_11:
-	JMP op_div
-
-bs_12_12:
 	JMP op_divRev
 
-bs_13_25:
-	CMPQ SI, $0x00000013
-	JA   bs_20_25
-	CMPQ SI, $0x00000010
-	JA   bs_17_19
+bs_12_12:
+	JMP op_maximum
+
+bs_13_24:
+	CMPQ SI, $0x00000012
+	JA   bs_19_24
+	CMPQ SI, $0x0000000f
+	JA   bs_16_18
 	CMPQ SI, $0x0000000e
-	JA   bs_15_16
+	JA   bs_15_15
 	CMPQ SI, $0x0000000d
 	JA   bs_14_14
-	JMP  op_maximum
+	JMP  op_maximumRev
 
 bs_14_14:
-	JMP op_maximumRev
+	JMP op_minimum
 
-bs_15_16:
-	CMPQ SI, $0x0000000f
-	JA   bs_16_16
-	JMP  op_minimum
-
-bs_16_16:
+bs_15_15:
 	JMP op_minimumRev
 
-bs_17_19:
-	CMPQ SI, $0x00000012
-	JA   bs_19_19
+bs_16_18:
 	CMPQ SI, $0x00000011
 	JA   bs_18_18
+	CMPQ SI, $0x00000010
+	JA   bs_17_17
 	JMP  op_neg
 
-bs_18_18:
+bs_17_17:
 	JMP op_abs
 
-bs_19_19:
+bs_18_18:
 	JMP op_relu
 
-bs_20_25:
-	CMPQ SI, $0x00000016
-	JA   bs_23_25
+bs_19_24:
 	CMPQ SI, $0x00000015
-	JA   bs_22_22
+	JA   bs_22_24
 	CMPQ SI, $0x00000014
 	JA   bs_21_21
+	CMPQ SI, $0x00000013
+	JA   bs_20_20
 	JMP  op_sqrt
 
-bs_21_21:
+bs_20_20:
 	JMP op_rsqrt
 
-bs_22_22:
+bs_21_21:
 	JMP op_recip
 
-bs_23_25:
-	CMPQ SI, $0x00000018
-	JA   bs_25_25
+bs_22_24:
 	CMPQ SI, $0x00000017
 	JA   bs_24_24
+	CMPQ SI, $0x00000016
+	JA   bs_23_23
 	JMP  op_exp
 
-bs_24_24:
+bs_23_23:
 	JMP op_tanh
 
-bs_25_25:
+bs_24_24:
 	JMP op_sigmoid
 
 op_End:
@@ -26899,13 +26899,6 @@ op_StoreNT:
 	VMOVNTPS Z2, 128(DI)
 	VMOVNTPS Z3, 192(DI)
 	JMP      next
-
-op_Prefetch:
-	PREFETCHT0 2048(DI)
-	PREFETCHT0 2112(DI)
-	PREFETCHT0 2176(DI)
-	PREFETCHT0 2240(DI)
-	JMP        next
 
 op_add:
 	VMOVUPS (DI), Z4

@@ -60,11 +60,6 @@ func (g *gen) fusedOps() []fusedOp {
 				VMOVNTPS(acc[k], Mem{Base: addr, Disp: k * s.bytes()})
 			}
 		}},
-		{"Prefetch", func(acc []reg.VecVirtual, addr reg.Register) {
-			for k := 0; k < fusedBlock*4; k += 64 {
-				PREFETCHT0(Mem{Base: addr, Disp: prefetchAhead + k})
-			}
-		}},
 	}
 	for _, b := range g.binaryBodies() {
 		f := b.f
@@ -94,11 +89,15 @@ func (g *gen) fusedOps() []fusedOp {
 	return ops
 }
 
+// fusedPrefetchBit is the bit of an instruction's opcode word that asks
+// for its operand to be prefetched prefetchAhead bytes ahead.
+const fusedPrefetchBit = 8
+
 // fusedKernel emits fusedAVX512(code []uint64, lo, hi int): for each
 // block of 64 floats from lo to hi (multiples of 64), run code's
-// instructions (three words each: opcode, address, mask; the operand is at
-// address + (byte offset of the block & mask)) until End, then fence the
-// streaming stores.
+// instructions (three words each: opcode, with bit fusedPrefetchBit set to
+// prefetch the operand; address; mask: the operand is at address + (byte
+// offset of the block & mask)) until End, then fence the streaming stores.
 func (g *gen) fusedKernel() {
 	if !g.s.avx512 {
 		return
@@ -126,7 +125,15 @@ func (g *gen) fusedKernel() {
 	ANDQ(i, addr)
 	ADDQ(Mem{Base: pc, Disp: 8}, addr)
 	ADDQ(U8(24), pc)
-	dispatch(ops, op, 0, len(ops)-1)
+	BTRQ(U8(fusedPrefetchBit), op) // CF: the operand is to be prefetched
+	JCC(LabelRef("dispatch"))
+	for k := 0; k < fusedBlock*4; k += 64 {
+		PREFETCHT0(Mem{Base: addr, Disp: prefetchAhead + k})
+	}
+	Label("dispatch")
+	TESTQ(op, op)
+	JE(LabelRef("op_End"))
+	dispatch(ops, op, 1, len(ops)-1)
 	Label("op_End")
 	ADDQ(U32(fusedBlock*4), i)
 	JMP(LabelRef("block"))
