@@ -72,7 +72,7 @@ func reportCases(t *testing.T, d *Device, n int) []modeCase {
 
 // TestModeReport measures each case with the interpreter and the cached
 // kernels only ("cached"), with the streaming and prefetching ones
-// (streamMinBytes at its default: "stream"), and with the fused machine
+// (at every size: "stream"), and with the fused machine
 // too ("fused"), alternating the three in the same process, and logs the
 // medians of wall and process CPU time (opt-in: -cpu.modereport).
 func TestModeReport(t *testing.T) {
@@ -87,7 +87,7 @@ func TestModeReport(t *testing.T) {
 		name  string
 		min   int
 		fused bool
-	}{{"cached", math.MaxInt, false}, {"stream", streamMinBytes, false}, {"fused", streamMinBytes, true}}
+	}{{"cached", math.MaxInt, false}, {"stream", 0, false}, {"fused", 0, true}}
 	defer func(v int) { streamMinBytes, useFused = v, true }(streamMinBytes)
 	wall := make([][][]float64, len(cases))
 	cpu := make([][][]float64, len(cases))

@@ -408,9 +408,13 @@ func (p *plan) markScalar(outputs []device.Reg) {
 // streamMinBytes is the size from which a kernel's float32 output counts as
 // far larger than the caches: results written straight into it use
 // streaming (non-temporal) stores, and instructions reading an input in
-// place from a buffer of that size prefetch it. Set from measurements on
-// the development machine; see chooseModes.
-var streamMinBytes = 4 << 20
+// place from a buffer of that size prefetch it (see chooseModes). Measured
+// on the development machine (2 MiB of L2 per core; TestModeReport with
+// -cpu.modereportn): with 4 MiB outputs streaming gained nothing on single
+// ops and made four unfused ops, each reading the last one's output, 21%
+// slower; at 8 MiB both were even; at 16 MiB single ops gained 15-33%,
+// and at 40 MiB 25-40%.
+var streamMinBytes = 8 << 20
 
 // chooseModes picks the kernel mode of each float instruction (see
 // modeCached): when the iteration space holds at least streamMinBytes of
