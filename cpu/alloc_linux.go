@@ -10,7 +10,10 @@ const hugePage = 2 << 20
 // operands then cost a TLB entry per 2 MiB instead of per 4 KiB. On the
 // development machine (transparent huge pages in "madvise" mode) this made
 // tanh over 10M floats 32% and an add 20% cheaper in CPU time.
-const hugeMin = 4 << 20
+const defaultHugeMin = 4 << 20
+
+// hugeMin is defaultHugeMin; tests change it to compare.
+var hugeMin int64 = defaultHugeMin
 
 // mapBytes maps n zeroed bytes (n >= hugeMin) aligned to a huge page,
 // asks the kernel to back them with huge pages, and returns them with the

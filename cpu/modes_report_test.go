@@ -70,11 +70,15 @@ func reportCases(t *testing.T, d *Device, n int) []modeCase {
 		}})
 }
 
-// TestModeReport measures each case with the interpreter and the cached
-// kernels only ("cached"), with the streaming and prefetching ones
-// (at every size: "stream"), and with the fused machine
-// too ("fused"), alternating the three in the same process, and logs the
-// medians of wall and process CPU time (opt-in: -cpu.modereport).
+// TestModeReport measures each case in several settings, alternating
+// them round by round in the same process, with STREAM (a DRAM-size triad
+// on every core) measured in each round too, and logs per case and setting
+// the medians of wall time, process CPU time, GB/s and the fraction of
+// that round's STREAM (opt-in: -cpu.modereport, -cpu.modereportn). The
+// settings: "before", Go-heap buffers and the interpreter with cached
+// kernels only (the backend before streaming stores, huge pages and the
+// fused machine); "stream", huge-page buffers and streaming kernels at
+// every size, no fused machine; "after", the backend as it is.
 func TestModeReport(t *testing.T) {
 	if !*modeReport {
 		t.Skip("run with -cpu.modereport")
@@ -82,40 +86,69 @@ func TestModeReport(t *testing.T) {
 	n, rounds := *modeReportN, 15
 	d := newDevice(t, 0)
 	reps := max(1, 10_000_000/n) // at least 10M elements per measurement
-	cases := reportCases(t, d, n)
-	settings := []struct {
-		name  string
-		min   int
-		fused bool
-	}{{"cached", math.MaxInt, false}, {"stream", 0, false}, {"fused", 0, true}}
-	defer func(v int) { streamMinBytes, useFused = v, true }(streamMinBytes)
-	wall := make([][][]float64, len(cases))
-	cpu := make([][][]float64, len(cases))
-	for c := range cases {
-		wall[c], cpu[c] = make([][]float64, len(settings)), make([][]float64, len(settings))
+	type setting struct {
+		name       string
+		huge       bool
+		streamMin  int
+		fused      bool
+		cases      []modeCase
+		wall, cpu  [][]float64
+		gbps, frac [][]float64
 	}
+	settings := []*setting{
+		{name: "before", streamMin: math.MaxInt},
+		{name: "stream", huge: true, streamMin: 0},
+		{name: "after", huge: true, streamMin: streamMinBytes, fused: true},
+	}
+	defer func(v int) { streamMinBytes, useFused, hugeMin = v, true, defaultHugeMin }(streamMinBytes)
+	for _, st := range settings {
+		hugeMin = defaultHugeMin
+		if !st.huge {
+			hugeMin = math.MaxInt64
+		}
+		st.cases = reportCases(t, d, n)
+		k := len(st.cases)
+		st.wall, st.cpu, st.gbps, st.frac = make([][]float64, k), make([][]float64, k), make([][]float64, k), make([][]float64, k)
+	}
+	hugeMin = defaultHugeMin
+	bytes := map[string]float64{"add": 12, "chain4 fused": 12, "chain4 unfused": 40}
+	var streams []float64
 	for round := -1; round < rounds; round++ { // round -1 warms up
-		for c, cs := range cases {
-			for s, st := range settings {
-				streamMinBytes, useFused = st.min, st.fused
+		stream := MeasureBandwidth(d.workers, 3<<27)
+		if round >= 0 {
+			streams = append(streams, stream)
+		}
+		for c := range settings[0].cases {
+			for _, st := range settings {
+				streamMinBytes, useFused = st.streamMin, st.fused
 				w0, c0 := time.Now(), processCPU()
 				for range reps {
-					for _, k := range cs.kernels {
+					for _, k := range st.cases[c].kernels {
 						require.NoError(t, d.Elementwise(k))
 					}
 				}
-				if round >= 0 {
-					wall[c][s] = append(wall[c][s], time.Since(w0).Seconds()*1e3)
-					cpu[c][s] = append(cpu[c][s], (processCPU()-c0).Seconds()*1e3)
+				if round < 0 {
+					continue
 				}
+				w := time.Since(w0).Seconds() / float64(reps)
+				b := bytes[st.cases[c].name]
+				if b == 0 {
+					b = 8
+				}
+				gb := b * float64(n) / w / 1e9
+				st.wall[c] = append(st.wall[c], w*1e3)
+				st.cpu[c] = append(st.cpu[c], (processCPU()-c0).Seconds()*1e3/float64(reps))
+				st.gbps[c] = append(st.gbps[c], gb)
+				st.frac[c] = append(st.frac[c], 100*gb/stream)
 			}
 		}
 	}
 	med := func(v []float64) float64 { v = slices.Clone(v); slices.Sort(v); return v[len(v)/2] }
-	for c, cs := range cases {
-		for s, st := range settings {
-			w, c := med(wall[c][s])/float64(reps), med(cpu[c][s])/float64(reps)
-			t.Logf("%-15s %-7s wall %6.3f ms  cpu %6.3f ms  (%.3f ns per element per core)", cs.name, st.name, w, c, c*1e6/float64(n))
+	t.Logf("n = %d, STREAM median %.2f GB/s (min %.2f, max %.2f)", n, med(streams), slices.Min(streams), slices.Max(streams))
+	for c, cs := range settings[0].cases {
+		for _, st := range settings {
+			t.Logf("%-15s %-7s wall %7.3f ms  cpu %7.3f ms  %6.2f GB/s  %5.1f%% of STREAM", cs.name, st.name,
+				med(st.wall[c]), med(st.cpu[c]), med(st.gbps[c]), med(st.frac[c]))
 		}
 	}
 }
