@@ -57,33 +57,13 @@ func (p *plan) compileFused() {
 	big := 4*p.n >= streamMinBytes
 	p.prefetch = big
 	acc := device.Reg(-1) // the register the accumulator holds
-	ok, ops := true, 0
+	ops := 0
 	for i := range p.code {
 		in := &p.code[i]
 		if in.Op == device.OpInput || in.Op == device.OpConst {
 			continue
 		}
-		if in.Type != device.Float32 {
-			return
-		}
-		x, y := in.Args[0], in.Args[1]
-		switch u, b := fusedUnaryOps[in.Op], fusedBinaryOps[in.Op]; {
-		case u != vec.FusedEnd && in.Op.Arity() == 1:
-			ok = (acc == x || p.fusedOperand(vec.FusedLoad, x)) && ok
-			p.vm.Op(u)
-		case b != vec.FusedEnd && in.Op.Arity() == 2:
-			switch {
-			case acc == x && x != y:
-				ok = p.fusedOperand(b, y) && ok
-			case acc == y && x != y:
-				ok = p.fusedOperand(b+1, x) && ok // the Rev form: operand op acc
-			default:
-				ok = p.fusedOperand(vec.FusedLoad, x) && p.fusedOperand(b, y) && ok
-			}
-		default:
-			return
-		}
-		if !ok {
+		if in.Type != device.Float32 || !p.fusedInstr(in, acc) {
 			return
 		}
 		acc = device.Reg(i)
@@ -105,6 +85,32 @@ func (p *plan) compileFused() {
 	p.vm.Op(vec.FusedEnd)
 	// A single op runs faster as its own kernel (no dispatch per block).
 	p.fused = ops >= 2
+}
+
+// fusedInstr appends the code of instruction in, given that the
+// accumulator holds register acc, and reports whether the machine can run
+// it: an op it has, whose operands are acc, inputs read in place and
+// constants.
+func (p *plan) fusedInstr(in *device.Instr, acc device.Reg) bool {
+	x, y := in.Args[0], in.Args[1]
+	u, b := fusedUnaryOps[in.Op], fusedBinaryOps[in.Op]
+	switch {
+	case u != vec.FusedEnd && in.Op.Arity() == 1:
+		if acc != x && !p.fusedOperand(vec.FusedLoad, x) {
+			return false
+		}
+		p.vm.Op(u)
+		return true
+	case b != vec.FusedEnd && in.Op.Arity() == 2:
+		switch {
+		case acc == x && x != y:
+			return p.fusedOperand(b, y)
+		case acc == y && x != y:
+			return p.fusedOperand(b+1, x) // the Rev form: operand op acc
+		}
+		return p.fusedOperand(vec.FusedLoad, x) && p.fusedOperand(b, y)
+	}
+	return false
 }
 
 // fusedOperand appends op with register r as its operand, when r is an
