@@ -7,7 +7,8 @@ import (
 
 // Elementwise programs that form a chain (each instruction reads the
 // result of the one before and otherwise only inputs read in place and
-// constants) run on vec's fused-program machine where the CPU has it: the
+// constants) run on vec's fused-program machine (AVX-512, or AVX2 for
+// chains without transcendentals) where the CPU has it: the
 // whole chain is evaluated per block of 64 floats in registers, reading
 // each input and writing each output once, with no pass through a scratch
 // chunk per instruction (a memory-bound chain then runs at the speed of a
@@ -95,7 +96,7 @@ func (p *plan) fusedInstr(in *device.Instr, acc device.Reg) bool {
 	x, y := in.Args[0], in.Args[1]
 	u, b := fusedUnaryOps[in.Op], fusedBinaryOps[in.Op]
 	switch {
-	case u != vec.FusedEnd && in.Op.Arity() == 1:
+	case u != vec.FusedEnd && in.Op.Arity() == 1 && vec.FusedHas(u):
 		if acc != x && !p.fusedOperand(vec.FusedLoad, x) {
 			return false
 		}

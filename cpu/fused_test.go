@@ -59,7 +59,7 @@ func randomChain(r *rand.Rand, nIn int, odd bool) device.Program {
 // the machine.
 func TestFusedChainsMatchInterpreter(t *testing.T) {
 	if !vec.FusedAvailable() {
-		t.Skip("the fused machine needs AVX-512")
+		t.Skip("no fused machine at this level")
 	}
 	r := newRand(t)
 	defer func(v int) { streamMinBytes = v }(streamMinBytes)
@@ -114,5 +114,5 @@ func TestFusedChainsMatchInterpreter(t *testing.T) {
 			}
 		}
 	}
-	require.Greater(t, fusedRuns, 40, "chains of two ops or more run on the fused machine")
+	require.Greater(t, fusedRuns, 25, "chains of two ops or more run on the fused machine")
 }

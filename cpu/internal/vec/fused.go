@@ -8,8 +8,7 @@ import (
 // The fused-program machine: a short elementwise program run over blocks of
 // FusedBlock floats with the running value (the accumulator) held in
 // registers, so that a chain of ops reads each input and writes each
-// output once per block and passes through no buffer between ops. It is
-// generated for AVX-512 only (FusedAvailable).
+// output once per block and passes through no buffer between ops.
 //
 // A program is a list of instructions, each an opcode and, for most, an
 // operand: a stream (FusedBlock consecutive floats at base + the block's
@@ -20,7 +19,10 @@ import (
 // which need the stream's base aligned to 64 bytes); Add … Minimum set acc = acc op operand and their Rev
 // forms acc = operand op acc; the unary ops apply to the accumulator. Every
 // op computes what the package function of the same name computes, bit for
-// bit. End ends the block.
+// bit. End ends the block. The machine is generated for AVX-512 (four zmm
+// accumulators) and AVX2 (eight ymm accumulators, without the
+// transcendentals; see FusedHas); at LevelAVX512 the AVX2 machine runs the
+// programs it can (it measured faster: half the dispatches per float).
 
 // FusedOp is an opcode of the fused-program machine (the constants are in
 // fused_ops.go).
@@ -45,14 +47,18 @@ type FusedConst [FusedBlock]float32
 // not references: whoever runs it must keep the inputs, outputs and
 // constants alive (and in place) until it is done.
 type FusedProgram struct {
-	code []uint64 // three words an instruction: opcode, address, mask (see fusedAVX512)
+	code  []uint64 // three words an instruction: opcode, address, mask (see fusedAVX512)
+	heavy bool     // it uses an opcode the AVX2 machine lacks
 }
 
 // Reset empties the program, keeping its memory.
-func (p *FusedProgram) Reset() { p.code = p.code[:0] }
+func (p *FusedProgram) Reset() { p.code, p.heavy = p.code[:0], false }
 
 // Op appends an instruction without an operand: a unary op or End.
-func (p *FusedProgram) Op(op FusedOp) { p.code = append(p.code, uint64(op), 0, 0) }
+func (p *FusedProgram) Op(op FusedOp) {
+	p.heavy = p.heavy || op < numFused && !fusedOnAVX2[op]
+	p.code = append(p.code, uint64(op), 0, 0)
+}
 
 // Stream appends an instruction whose operand is the stream of floats
 // starting at base.
@@ -84,17 +90,26 @@ func (p *FusedProgram) Len() int { return len(p.code) / 3 }
 // FusedAvailable reports whether the machine runs at the current level.
 func FusedAvailable() bool { return current.fused != nil }
 
+// FusedHas reports whether the machine at the current level has opcode
+// op: the AVX-512 machine has them all, the AVX2 one all but the
+// transcendentals (Exp, Tanh, Sigmoid), and there is none at LevelGo.
+func FusedHas(op FusedOp) bool { return op < numFused && current.fusedHas[op] }
+
 // RunFused runs p (which must end with End) over the elements [lo, hi) of
 // its streams; lo and hi must be multiples of FusedBlock. It panics when
 // the machine is not available or the bounds are wrong.
 func RunFused(p *FusedProgram, lo, hi int) {
 	switch {
 	case current.fused == nil:
-		panic("vec.RunFused: the fused machine needs AVX-512 (check FusedAvailable)")
+		panic("vec.RunFused: no fused machine at this level (check FusedAvailable)")
 	case lo%FusedBlock != 0 || hi%FusedBlock != 0 || lo > hi || lo < 0:
 		panic(fmt.Sprintf("vec.RunFused: range [%d, %d) is not in whole blocks of %d", lo, hi, FusedBlock))
 	case len(p.code) < 3 || p.code[len(p.code)-3] != uint64(FusedEnd):
 		panic("vec.RunFused: the program does not end with End")
 	}
-	current.fused(p.code, lo, hi)
+	if p.heavy {
+		current.fused(p.code, lo, hi)
+		return
+	}
+	current.fusedLight(p.code, lo, hi)
 }

@@ -33,3 +33,6 @@ const (
 )
 
 var fusedNames = [numFused]string{"End", "Load", "Store", "StoreNT", "Add", "AddRev", "Sub", "SubRev", "Mul", "MulRev", "Div", "DivRev", "Maximum", "MaximumRev", "Minimum", "MinimumRev", "Neg", "Abs", "Relu", "Sqrt", "Rsqrt", "Recip", "Exp", "Tanh", "Sigmoid"}
+
+// fusedOnAVX2 says which opcodes the AVX2 machine has.
+var fusedOnAVX2 = [numFused]bool{true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, false, false, false}

@@ -25,13 +25,21 @@ var (
 // against the same steps done with the package's kernels, over whole
 // arrays and over a sub-range.
 func TestFusedMatchesKernels(t *testing.T) {
-	if !FusedAvailable() {
-		t.Skip("the fused machine needs AVX-512")
-	}
+	forEachLevel(t, func(t *testing.T, l Level) {
+		if !FusedAvailable() {
+			t.Skipf("no fused machine at %v", l)
+		}
+		checkFused(t)
+	})
+}
+
+func checkFused(t *testing.T) {
 	r := newRand(t)
 	var unaries, binaries []FusedOp
 	for op := range fusedUnaryRef {
-		unaries = append(unaries, op)
+		if FusedHas(op) {
+			unaries = append(unaries, op)
+		}
 	}
 	for op := range fusedBinaryRef {
 		binaries = append(binaries, op)
@@ -118,6 +126,17 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestFusedHas checks which opcodes each level's machine has.
+func TestFusedHas(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		for op := FusedEnd; op < numFused; op++ {
+			want := l == LevelAVX512 || l == LevelAVX2 && op != FusedExp && op != FusedTanh && op != FusedSigmoid
+			assert.Equal(t, want, FusedHas(op), "%v at %v", op, l)
+		}
+		assert.Equal(t, l != LevelGo, FusedAvailable())
+	})
 }
 
 func TestFusedPanics(t *testing.T) {

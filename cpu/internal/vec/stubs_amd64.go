@@ -365,6 +365,9 @@ func selScalarAVX2(dst []float32, c []uint8, a []float32, s float32)
 func selScalarInvAVX2(dst []float32, c []uint8, a []float32, s float32)
 
 //go:noescape
+func fusedAVX2(code []uint64, lo int, hi int)
+
+//go:noescape
 func addAVX512(dst []float32, a []float32, b []float32)
 
 //go:noescape

@@ -92,7 +92,11 @@ type kernels struct {
 	// the fields above (see setModes).
 	modes [numModes]ewSet
 
-	fused func(code []uint64, lo, hi int) // the fused-program machine, or nil (see RunFused)
+	// The fused-program machines (see RunFused), or nil: fusedLight runs
+	// programs without transcendentals, fused all programs of the opcodes
+	// in fusedHas.
+	fused, fusedLight func(code []uint64, lo, hi int)
+	fusedHas          [numFused]bool
 }
 
 // ewSet is the elementwise kernels of one Mode.

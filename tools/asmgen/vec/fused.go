@@ -18,7 +18,8 @@ import (
 // writes its outputs once per block, with no pass through a scratch buffer
 // per op (see cpu/internal/vec/fused.go for the instruction format).
 
-// fusedBlock is the number of floats per block: four zmm accumulators.
+// fusedBlock is the number of floats per block: four zmm or eight ymm
+// accumulators.
 const fusedBlock = 64
 
 // fusedUnary lists the one-input ops the machine runs. The other
@@ -37,6 +38,10 @@ var fusedUnary = map[string]bool{
 type fusedOp struct {
 	name string
 	emit func(acc []reg.VecVirtual, addr reg.Register)
+	// heavy marks the transcendentals, which only the AVX-512 machine has:
+	// AVX2's sixteen registers hold the eight accumulators and too little
+	// else.
+	heavy bool
 }
 
 // fusedOps returns the machine's opcodes in opcode order.
@@ -44,18 +49,18 @@ func (g *gen) fusedOps() []fusedOp {
 	s := g.s
 	operand := func(addr reg.Register, k int) reg.VecVirtual { return s.load(Mem{Base: addr, Disp: k * s.bytes()}) }
 	ops := []fusedOp{
-		{"End", nil}, // handled by the dispatcher
-		{"Load", func(acc []reg.VecVirtual, addr reg.Register) {
+		{name: "End"}, // handled by the dispatcher
+		{name: "Load", emit: func(acc []reg.VecVirtual, addr reg.Register) {
 			for k := range acc {
 				VMOVUPS(Mem{Base: addr, Disp: k * s.bytes()}, acc[k])
 			}
 		}},
-		{"Store", func(acc []reg.VecVirtual, addr reg.Register) {
+		{name: "Store", emit: func(acc []reg.VecVirtual, addr reg.Register) {
 			for k := range acc {
 				VMOVUPS(acc[k], Mem{Base: addr, Disp: k * s.bytes()})
 			}
 		}},
-		{"StoreNT", func(acc []reg.VecVirtual, addr reg.Register) {
+		{name: "StoreNT", emit: func(acc []reg.VecVirtual, addr reg.Register) {
 			for k := range acc {
 				VMOVNTPS(acc[k], Mem{Base: addr, Disp: k * s.bytes()})
 			}
@@ -64,23 +69,23 @@ func (g *gen) fusedOps() []fusedOp {
 	for _, b := range g.binaryBodies() {
 		f := b.f
 		ops = append(ops,
-			fusedOp{b.name, func(acc []reg.VecVirtual, addr reg.Register) {
+			fusedOp{name: b.name, emit: func(acc []reg.VecVirtual, addr reg.Register) {
 				for k := range acc {
 					VMOVUPS(f(acc[k], operand(addr, k)), acc[k])
 				}
 			}},
-			fusedOp{b.name + "Rev", func(acc []reg.VecVirtual, addr reg.Register) {
+			fusedOp{name: b.name + "Rev", emit: func(acc []reg.VecVirtual, addr reg.Register) {
 				for k := range acc {
 					VMOVUPS(f(operand(addr, k), acc[k]), acc[k])
 				}
 			}})
 	}
-	for _, u := range g.unaryBodies() {
+	for i, u := range g.unaryBodies() {
 		if !fusedUnary[u.name] {
 			continue
 		}
 		f := u.f
-		ops = append(ops, fusedOp{u.name, func(acc []reg.VecVirtual, _ reg.Register) {
+		ops = append(ops, fusedOp{name: u.name, heavy: i >= len(g.simpleUnary())-1, emit: func(acc []reg.VecVirtual, _ reg.Register) {
 			for k := range acc {
 				VMOVUPS(f(acc[k]), acc[k])
 			}
@@ -93,17 +98,14 @@ func (g *gen) fusedOps() []fusedOp {
 // for its operand to be prefetched prefetchAhead bytes ahead.
 const fusedPrefetchBit = 8
 
-// fusedKernel emits fusedAVX512(code []uint64, lo, hi int): for each
+// fusedKernel emits fusedAVX512 or fusedAVX2(code []uint64, lo, hi int): for each
 // block of 64 floats from lo to hi (multiples of 64), run code's
 // instructions (three words each: opcode, with bit fusedPrefetchBit set to
 // prefetch the operand; address; mask: the operand is at address + (byte
 // offset of the block & mask)) until End, then fence the streaming stores.
 func (g *gen) fusedKernel() {
-	if !g.s.avx512 {
-		return
-	}
 	ops := g.fusedOps()
-	TEXT("fusedAVX512", NOSPLIT, "func(code []uint64, lo, hi int)")
+	TEXT("fused"+g.s.name, NOSPLIT, "func(code []uint64, lo, hi int)")
 	Pragma("noescape")
 	code := Load(Param("code").Base(), GP64())
 	i := Load(Param("lo"), GP64()) // byte offset of the block
@@ -139,6 +141,10 @@ func (g *gen) fusedKernel() {
 	JMP(LabelRef("block"))
 	for _, o := range ops[1:] {
 		Label("op_" + o.name)
+		if o.heavy && !g.s.avx512 { // never emitted for this level (vec.FusedHas)
+			JMP(LabelRef("op_End"))
+			continue
+		}
 		o.emit(acc, addr)
 		JMP(LabelRef("next"))
 	}
@@ -181,6 +187,10 @@ func writeFusedOps(path string, ops []fusedOp) error {
 	fmt.Fprintf(&b, "numFused\n)\n\nvar fusedNames = [numFused]string{")
 	for _, o := range ops {
 		fmt.Fprintf(&b, "%q, ", strings.ToUpper(o.name[:1])+o.name[1:])
+	}
+	fmt.Fprintf(&b, "}\n\n// fusedOnAVX2 says which opcodes the AVX2 machine has.\nvar fusedOnAVX2 = [numFused]bool{")
+	for _, o := range ops {
+		fmt.Fprintf(&b, "%v, ", !o.heavy)
 	}
 	fmt.Fprintf(&b, "}\n")
 	src, err := format.Source(b.Bytes())
