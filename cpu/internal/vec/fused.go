@@ -45,7 +45,9 @@ type FusedConst [FusedBlock]float32
 
 // FusedProgram is code for the machine. It holds the operands' addresses,
 // not references: whoever runs it must keep the inputs, outputs and
-// constants alive (and in place) until it is done.
+// constants alive and in place until it is done, so they must live in
+// heap-allocated or mapped memory, never in a variable that may sit on a
+// goroutine stack (stacks move when they grow).
 type FusedProgram struct {
 	code  []uint64 // three words an instruction: opcode, address, mask (see fusedAVX512)
 	heavy bool     // it uses an opcode the AVX2 machine lacks
