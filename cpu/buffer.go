@@ -2,6 +2,8 @@ package cpu
 
 import (
 	"fmt"
+	"runtime"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -10,12 +12,49 @@ import (
 // alignment is the byte alignment of every buffer's first element.
 const alignment = 64
 
-// buffer is a CPU allocation: an aligned Go byte slice.
+// buffer is a CPU allocation: an aligned Go byte slice, or for buffers of
+// hugeMin bytes and more (on Linux) memory mapped with huge pages, unmapped
+// by Free or, if the buffer is never freed, when it is garbage collected.
 type buffer struct {
-	data  []byte // len(data) == size; nil after Free or for size 0
-	size  int64
-	dev   *Device
-	freed bool
+	data    []byte // len(data) == size; nil after Free or for size 0
+	size    int64
+	dev     *Device
+	freed   bool
+	unmap   func()          // releases mapped memory; nil for Go memory
+	cleanup runtime.Cleanup // unmaps if the buffer is collected unfreed
+}
+
+// mappedBytes counts the bytes of buffers currently mapped (see newBuffer).
+var mappedBytes atomic.Int64
+
+// newBuffer returns a zeroed buffer of n bytes.
+func newBuffer(d *Device, n int64) *buffer {
+	b := &buffer{size: n, dev: d}
+	if n >= hugeMin {
+		if data, unmap := mapBytes(int(n)); data != nil {
+			mappedBytes.Add(n)
+			b.data = data
+			b.unmap = func() {
+				unmap()
+				mappedBytes.Add(-n)
+			}
+			b.cleanup = runtime.AddCleanup(b, func(f func()) { f() }, b.unmap)
+			return b
+		}
+	}
+	b.data = alignedBytes(int(n))
+	return b
+}
+
+// release drops the buffer's memory.
+func (b *buffer) release() {
+	b.freed = true
+	b.data = nil
+	if b.unmap != nil {
+		b.cleanup.Stop()
+		b.unmap()
+		b.unmap = nil
+	}
 }
 
 // Bytes returns the allocation's size in bytes.
@@ -97,7 +136,7 @@ func (d *Device) Alloc(bytes int64) (device.Buffer, error) {
 			bytes, d.inUse, d.limit, device.ErrOutOfMemory)
 	}
 	d.inUse += bytes
-	return &buffer{data: alignedBytes(int(bytes)), size: bytes, dev: d}, nil
+	return newBuffer(d, bytes), nil
 }
 
 // Free releases a buffer. Freeing a foreign buffer or one already freed does
@@ -109,8 +148,7 @@ func (d *Device) Free(b device.Buffer) {
 	if !ok || cb == nil || cb.dev != d || cb.freed {
 		return
 	}
-	cb.freed = true
-	cb.data = nil
+	cb.release()
 	d.inUse -= cb.size
 }
 
@@ -162,3 +200,6 @@ func (d *Device) Read(b device.Buffer, off int64, dst []byte) error {
 
 // uintptrOf returns the address of b's first byte (for alignment checks).
 func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
+
+// uintptrOfF32 returns the address of *f (for alignment checks).
+func uintptrOfF32(f *float32) uintptr { return uintptr(unsafe.Pointer(f)) }

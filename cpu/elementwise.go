@@ -22,6 +22,7 @@ func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
 		return err
 	}
 	p.finish(k.Program.Outputs)
+	p.compileFused()
 	return d.run(p)
 }
 

@@ -3,11 +3,19 @@ package cpu
 import (
 	"unsafe"
 
+	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
 // runRange evaluates the plan over positions [lo, hi) and stores its sinks.
 func (p *plan) runRange(ws *workspace, lo, hi int) {
+	if p.fused && lo%vec.FusedBlock == 0 { // whole blocks on the fused machine
+		m := lo + (hi-lo)&^(vec.FusedBlock-1)
+		vec.RunFused(&p.vm, lo, m)
+		if lo = m; lo == hi {
+			return
+		}
+	}
 	ws.prepare(p)
 	step := p.chunk()
 	for lo < hi {
@@ -100,7 +108,7 @@ func (p *plan) evalInstr(ws *workspace, i int, in *device.Instr, lo, m int) {
 		p.cast(ws, i, in)
 	case op >= device.OpNeg && op <= device.OpCeil:
 		if in.Type == device.Float32 {
-			unaryF32[op](ws.rf32[i], ws.rf32[a[0]])
+			modeF32[p.regs[i].mode].unary[op](ws.rf32[i], ws.rf32[a[0]])
 		} else {
 			unaryI32(op, ws.ri32[i], ws.ri32[a[0]])
 		}
@@ -137,7 +145,7 @@ func (p *plan) evalInstr(ws *workspace, i int, in *device.Instr, lo, m int) {
 			where(ws.ru8[i], c, ws.ru8[a[1]], ws.ru8[a[2]])
 		}
 	case op == device.OpFma:
-		fmaF32(ws.rf32[i], ws.rf32[a[0]], ws.rf32[a[1]], ws.rf32[a[2]])
+		modeF32[p.regs[i].mode].fma(ws.rf32[i], ws.rf32[a[0]], ws.rf32[a[1]], ws.rf32[a[2]])
 	default:
 		panic("cpu: unhandled op " + op.String())
 	}
@@ -146,13 +154,14 @@ func (p *plan) evalInstr(ws *workspace, i int, in *device.Instr, lo, m int) {
 // binaryF32 computes register i = op(x, y), with the scalar kernels when an
 // operand is the same for every element.
 func (p *plan) binaryF32(ws *workspace, i int, op device.Op, x, y device.Reg) {
+	k := &modeF32[p.regs[i].mode]
 	switch {
 	case p.regs[y].uniform:
-		binaryF32Scalar[op](ws.rf32[i], ws.rf32[x], ws.rf32[y][0])
+		k.binaryScalar[op](ws.rf32[i], ws.rf32[x], ws.rf32[y][0])
 	case p.regs[x].uniform:
-		scalarBinaryF32[op](ws.rf32[i], ws.rf32[y], ws.rf32[x][0])
+		k.scalarBinary[op](ws.rf32[i], ws.rf32[y], ws.rf32[x][0])
 	default:
-		binaryF32[op](ws.rf32[i], ws.rf32[x], ws.rf32[y])
+		k.binary[op](ws.rf32[i], ws.rf32[x], ws.rf32[y])
 	}
 }
 

@@ -60,6 +60,43 @@ var (
 	f32ToBF16 func(dst []uint16, src []float32)
 )
 
+// Kernel modes: how a float slice kernel moves its data (cpu/internal/vec's
+// Mode). Every mode gives the same results; plan.allocate picks one per
+// instruction.
+const (
+	modeCached   = iota // ordinary loads and stores: the seams above
+	modePrefetch        // inputs prefetched ahead: they stream from memory
+	modeStream          // inputs prefetched, non-temporal stores: a large output written once
+	numModes
+)
+
+// f32Kernels is the float slice kernels of one mode, with the seams'
+// meanings.
+type f32Kernels struct {
+	unary                      [device.OpFma + 1]func(dst, x []float32)
+	binary                     [device.OpFma + 1]func(dst, x, y []float32)
+	binaryScalar, scalarBinary [device.OpFma + 1]func(dst, x []float32, s float32)
+	fma                        func(dst, x, y, z []float32)
+}
+
+// modeF32 holds the float slice kernels of each mode; modeF32[modeCached]
+// is always the seams unaryF32, binaryF32, binaryF32Scalar, scalarBinaryF32
+// and fmaF32 (setModes keeps it so).
+var modeF32 [numModes]f32Kernels
+
+// cachedF32 returns the seams as a kernel set.
+func cachedF32() f32Kernels {
+	return f32Kernels{unary: unaryF32, binary: binaryF32, binaryScalar: binaryF32Scalar, scalarBinary: scalarBinaryF32, fma: fmaF32}
+}
+
+// setModes installs the kernels of every mode: the seams from m[modeCached]
+// and modeF32 from m.
+func setModes(m [numModes]f32Kernels) {
+	c := &m[modeCached]
+	unaryF32, binaryF32, binaryF32Scalar, scalarBinaryF32, fmaF32 = c.unary, c.binary, c.binaryScalar, c.scalarBinary, c.fma
+	modeF32 = m
+}
+
 // installGo sets every seam to its pure-Go kernel.
 func installGo() {
 	for op := device.OpNeg; op <= device.OpCeil; op++ {
@@ -81,6 +118,8 @@ func installGo() {
 	whereF32Else = func(dst []float32, c []uint8, x []float32, s float32) { whereScalarGo(dst, c, x, s, false) }
 	whereF32Then = func(dst []float32, c []uint8, s float32, y []float32) { whereScalarGo(dst, c, y, s, true) }
 	fmaF32 = fmaF32Go
+	c := cachedF32()
+	setModes([numModes]f32Kernels{c, c, c}) // pure Go has no prefetching or streaming forms
 	sumF32 = sumF32Go
 	halfToF32, f32ToHalf = convertGo(device.Float16ToFloat32), convertGo(device.Float32ToFloat16)
 	bf16ToF32, f32ToBF16 = convertGo(device.BFloat16ToFloat32), convertGo(device.Float32ToBFloat16)

@@ -1,8 +1,10 @@
 package cpu
 
 import (
+	"slices"
 	"unsafe"
 
+	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
@@ -106,6 +108,7 @@ type regInfo struct {
 	// rather than filling a slot (see markScalar).
 	scalar bool
 	direct int32 // the sink whose memory holds it, or -1
+	mode   int8  // how its kernel moves data: modeCached, modePrefetch or modeStream (see chooseModes)
 }
 
 // plan is a program compiled against its sources and sinks: coalesced
@@ -113,20 +116,26 @@ type regInfo struct {
 // scratch slots once a register is dead. A plan is reused across kernels to
 // avoid allocation.
 type plan struct {
-	code    []device.Instr
-	shape   []int
-	n       int
-	dims    []int
-	srcs    []source
-	sinks   []sink
-	regs    []regInfo
-	nslots  [3]int
-	raw     []int // sources' strides before coalescing, rank per source
-	coal    []int // coalesced strides, rank per source
-	lastUse []int32
-	full    []bool // registers some consumer reads element by element
-	free    [3][]int32
-	tbuf    [][]float32 // row-major copies of transposed sources
+	code     []device.Instr
+	shape    []int
+	n        int
+	dims     []int
+	srcs     []source
+	sinks    []sink
+	regs     []regInfo
+	nslots   [3]int
+	raw      []int // sources' strides before coalescing, rank per source
+	coal     []int // coalesced strides, rank per source
+	lastUse  []int32
+	full     []bool // registers some consumer reads element by element
+	read     []bool // registers some instruction reads
+	fetched  []bool // in-place inputs an earlier instruction prefetches
+	free     [3][]int32
+	tbuf     [][]float32 // row-major copies of transposed sources
+	fused    bool        // the program runs on vec's fused machine (see compileFused)
+	prefetch bool        // compileFused: the plan is large, prefetch inputs
+	vm       vec.FusedProgram
+	vmConst  []vec.FusedConst // the machine's constant operands, by register
 }
 
 // reset starts a plan for code over shape.
@@ -137,6 +146,7 @@ func (p *plan) reset(code []device.Instr, shape []int) {
 	p.srcs = p.srcs[:0]
 	p.sinks = p.sinks[:0]
 	p.raw = p.raw[:0]
+	p.fused = false
 }
 
 // addView adds an input view of a device buffer.
@@ -158,9 +168,9 @@ func (p *plan) addI32(s []int32) {
 }
 
 func (p *plan) addContiguousStrides() {
-	r := len(p.shape)
-	p.raw = grow(p.raw, len(p.raw)+r)
-	st := p.raw[len(p.raw)-r:]
+	r, n := len(p.shape), len(p.raw)
+	p.raw = slices.Grow(p.raw, r)[:n+r] // keeps the strides of the sources added before
+	st := p.raw[n:]
 	acc := 1
 	for i := r - 1; i >= 0; i-- {
 		st[i] = acc
@@ -317,6 +327,7 @@ func (p *plan) allocate(outputs []device.Reg) {
 		}
 	}
 	p.markScalar(outputs)
+	p.chooseModes()
 	p.nslots = [3]int{}
 	for c := range p.free {
 		p.free[c] = p.free[c][:0]
@@ -391,6 +402,54 @@ func (p *plan) markScalar(outputs []device.Reg) {
 	for i := range p.regs {
 		ri := &p.regs[i]
 		ri.scalar = ri.uniform && !p.full[i] && ri.class == classF32 && !ri.alias && ri.direct < 0
+	}
+}
+
+// streamMinBytes is the size from which a kernel's float32 output counts as
+// far larger than the caches: results written straight into it use
+// streaming (non-temporal) stores, and instructions reading an input in
+// place from a buffer of that size prefetch it (see chooseModes). Measured
+// on the development machine (2 MiB of L2 per core; TestModeReport with
+// -cpu.modereportn): with 4 MiB outputs streaming gained nothing on single
+// ops and made four unfused ops, each reading the last one's output, 21%
+// slower; at 8 MiB both were even; at 16 MiB single ops gained 15-33%,
+// and at 40 MiB 25-40%.
+var streamMinBytes = 8 << 20
+
+// chooseModes picks the kernel mode of each float instruction (see
+// modeCached): when the iteration space holds at least streamMinBytes of
+// float32, an instruction whose result is written straight into an output
+// and read by no other instruction streams its stores, and the first
+// instruction to read each input in place prefetches it.
+// Scalar instructions (one element) and plans below the size stay cached.
+func (p *plan) chooseModes() {
+	big := 4*p.n >= streamMinBytes
+	p.read, p.fetched = grow(p.read, len(p.code)), grow(p.fetched, len(p.code))
+	clear(p.read)
+	clear(p.fetched)
+	for i := range p.code {
+		in := &p.code[i]
+		for a := 0; a < in.Op.Arity(); a++ {
+			p.read[in.Args[a]] = true
+		}
+	}
+	for i := range p.code {
+		ri := &p.regs[i]
+		ri.mode = modeCached
+		if !big || ri.class != classF32 || ri.scalar || ri.alias {
+			continue
+		}
+		if ri.direct >= 0 && !p.read[i] { // a result read back would come from memory
+			ri.mode = modeStream
+			continue
+		}
+		in := &p.code[i]
+		for a := 0; a < in.Op.Arity(); a++ {
+			if r := in.Args[a]; p.regs[r].alias && !p.fetched[r] {
+				ri.mode = modePrefetch // the first reader; later ones find the chunk in cache
+				p.fetched[r] = true
+			}
+		}
 	}
 }
 

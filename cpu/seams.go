@@ -22,6 +22,7 @@ type seams struct {
 	toHalf, toBF16          func(dst []uint16, src []float32)
 	gemm                    sgemmFunc
 	name                    string
+	modes                   [numModes]f32Kernels // modes[modeCached] repeats the float seams above
 }
 
 // currentSeams returns the seams in use.
@@ -32,7 +33,7 @@ func currentSeams() seams {
 		compareFS: compareF32Scalar, where: whereF32, whereElse: whereF32Else, whereThen: whereF32Then,
 		max: maxF32, min: minF32, argMax: argMaxF32, argMin: argMinF32,
 		halfTo: halfToF32, bf16To: bf16ToF32, toHalf: f32ToHalf, toBF16: f32ToBF16,
-		gemm: sgemm, name: simdName,
+		gemm: sgemm, name: simdName, modes: modeF32,
 	}
 }
 
@@ -45,4 +46,7 @@ func (s seams) install() {
 	maxF32, minF32, argMaxF32, argMinF32 = s.max, s.min, s.argMax, s.argMin
 	halfToF32, bf16ToF32, f32ToHalf, f32ToBF16 = s.halfTo, s.bf16To, s.toHalf, s.toBF16
 	sgemm, simdName = s.gemm, s.name
+	m := s.modes
+	m[modeCached] = cachedF32()
+	setModes(m)
 }

@@ -27,32 +27,42 @@ func init() {
 	installSIMD()
 }
 
-// vecUnary maps the device's float unary ops to their vec kernels.
-var vecUnary = map[device.Op]func(dst, x []float32){
-	device.OpNeg: vec.Neg, device.OpAbs: vec.Abs, device.OpRelu: vec.Relu,
-	device.OpSqrt: vec.Sqrt, device.OpRsqrt: vec.Rsqrt, device.OpRecip: vec.Recip,
-	device.OpExp: vec.Exp, device.OpLog: vec.Log, device.OpTanh: vec.Tanh,
-	device.OpSigmoid: vec.Sigmoid, device.OpErf: vec.Erf, device.OpGeluErf: vec.GeluErf,
-	device.OpGeluTanh: vec.GeluTanh, device.OpSilu: vec.Silu, device.OpSin: vec.Sin, device.OpCos: vec.Cos,
-}
-
-// vecBinary maps the float binary ops to their vec kernels.
-var vecBinary = map[device.Op]func(dst, x, y []float32){
-	device.OpAdd: vec.Add, device.OpSub: vec.Sub, device.OpMul: vec.Mul,
-	device.OpDiv: vec.Div, device.OpMax: vec.Maximum, device.OpMin: vec.Minimum,
-}
-
-// vecScalar maps the float binary ops to vec kernels of op(x[i], s).
-var vecScalar = map[device.Op]func(dst, x []float32, s float32){
-	device.OpAdd: vec.AddScalar, device.OpSub: vec.SubScalar, device.OpMul: vec.MulScalar,
-	device.OpDiv: vec.DivScalar, device.OpMax: vec.MaximumScalar, device.OpMin: vec.MinimumScalar,
-}
-
-// vecScalarLeft maps the float binary ops to vec kernels of op(s, x[i]);
-// Add and Mul commute exactly.
-var vecScalarLeft = map[device.Op]func(dst, x []float32, s float32){
-	device.OpAdd: vec.AddScalar, device.OpMul: vec.MulScalar,
-	device.OpSub: vec.ScalarSub, device.OpDiv: vec.ScalarDiv,
+// vecKernels returns the float slice kernels of vec's kernel set s: the
+// ops s has, and base's kernels for the others.
+func vecKernels(s *vec.Set, base f32Kernels) f32Kernels {
+	k := base
+	for op, f := range map[device.Op]func(dst, x []float32){
+		device.OpNeg: s.Neg, device.OpAbs: s.Abs, device.OpRelu: s.Relu,
+		device.OpSqrt: s.Sqrt, device.OpRsqrt: s.Rsqrt, device.OpRecip: s.Recip,
+		device.OpExp: s.Exp, device.OpLog: s.Log, device.OpTanh: s.Tanh,
+		device.OpSigmoid: s.Sigmoid, device.OpErf: s.Erf, device.OpGeluErf: s.GeluErf,
+		device.OpGeluTanh: s.GeluTanh, device.OpSilu: s.Silu, device.OpSin: s.Sin, device.OpCos: s.Cos,
+	} {
+		k.unary[op] = trimmed1(f)
+	}
+	for op, f := range map[device.Op]func(dst, x, y []float32){
+		device.OpAdd: s.Add, device.OpSub: s.Sub, device.OpMul: s.Mul,
+		device.OpDiv: s.Div, device.OpMax: s.Maximum, device.OpMin: s.Minimum,
+	} {
+		k.binary[op] = trimmed2(f)
+	}
+	for op, f := range map[device.Op]func(dst, x []float32, s float32){
+		device.OpAdd: s.AddScalar, device.OpSub: s.SubScalar, device.OpMul: s.MulScalar,
+		device.OpDiv: s.DivScalar, device.OpMax: s.MaximumScalar, device.OpMin: s.MinimumScalar,
+	} {
+		k.binaryScalar[op] = trimmedS(f)
+	}
+	// op(s, x[i]): Add and Mul commute exactly; Max and Min do not (signed
+	// zeros), so they keep base's kernels.
+	for op, f := range map[device.Op]func(dst, x []float32, s float32){
+		device.OpAdd: s.AddScalar, device.OpMul: s.MulScalar,
+		device.OpSub: s.ScalarSub, device.OpDiv: s.ScalarDiv,
+	} {
+		k.scalarBinary[op] = trimmedS(f)
+	}
+	fma := s.Fma
+	k.fma = func(dst, x, y, z []float32) { fma(dst, x[:len(dst)], y[:len(dst)], z[:len(dst)]) }
+	return k
 }
 
 // vecCmp maps the comparisons to vec's.
@@ -63,18 +73,12 @@ var vecCmp = map[device.Op]vec.CmpOp{
 
 // installSIMD points the seams at the vec and gemm kernels.
 func installSIMD() {
-	for op, f := range vecUnary {
-		unaryF32[op] = trimmed1(f)
-	}
-	for op, f := range vecBinary {
-		binaryF32[op] = trimmed2(f)
-	}
-	for op, f := range vecScalar {
-		binaryF32Scalar[op] = trimmedS(f)
-	}
-	for op, f := range vecScalarLeft {
-		scalarBinaryF32[op] = trimmedS(f)
-	}
+	base := cachedF32()
+	setModes([numModes]f32Kernels{
+		modeCached:   vecKernels(&vec.Sets[vec.Cached], base),
+		modePrefetch: vecKernels(&vec.Sets[vec.Prefetch], base),
+		modeStream:   vecKernels(&vec.Sets[vec.Stream], base),
+	})
 	for op, c := range vecCmp {
 		compareF32[op] = func(dst []uint8, x, y []float32) { vec.Compare(c, dst, x[:len(dst)], y[:len(dst)]) }
 		compareF32Scalar[op] = func(dst []uint8, x []float32, s float32) { vec.CompareScalar(c, dst, x[:len(dst)], s) }
@@ -88,7 +92,6 @@ func installSIMD() {
 	whereF32Then = func(dst []float32, c []uint8, s float32, y []float32) {
 		vec.SelectThen(dst, c[:len(dst)], s, y[:len(dst)])
 	}
-	fmaF32 = func(dst, x, y, z []float32) { vec.Fma(dst, x[:len(dst)], y[:len(dst)], z[:len(dst)]) }
 	sumF32 = vec.Sum
 	halfToF32 = func(dst []float32, src []uint16) { vec.Float16ToFloat32(dst, src[:len(dst)]) }
 	f32ToHalf = func(dst []uint16, src []float32) { vec.Float32ToFloat16(dst, src[:len(dst)]) }

@@ -12,14 +12,20 @@ func binary(op binaryOp, dst, a, b []float32) {
 }
 
 func scalarOp(op binaryOp, dst, a []float32, s float32) {
-	if len(dst) != len(a) { // the name is built only on the panic path: no allocation per call
+	checkScalarLen(op, len(dst), len(a))
+	current.scalar[op](dst, a, s)
+}
+
+// checkScalarLen panics unless a scalar kernel's slices have equal
+// lengths.
+func checkScalarLen(op binaryOp, nd, na int) {
+	if nd != na { // the name is built only on the panic path: no allocation per call
 		name := op.String()
 		if op < numBinary {
 			name += "Scalar"
 		}
-		checkLen(name, "dst, a", len(dst), len(a))
+		checkLen(name, "dst, a", nd, na)
 	}
-	current.scalar[op](dst, a, s)
 }
 
 // Add sets dst[i] = a[i] + b[i].

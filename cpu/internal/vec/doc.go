@@ -134,6 +134,40 @@
 // 65536 16-bit values and 900k float32 patterns around every rounding
 // boundary).
 //
+// # Store modes
+//
+// Every elementwise kernel (the unary, binary, scalar and Fma kernels, and
+// Copy) comes in three modes (Mode, Sets): Cached, the package functions;
+// Prefetch, which prefetches its inputs 2 KiB ahead of the loads, for
+// inputs streamed from memory; and Stream, which also writes whole vectors
+// of dst with non-temporal stores (VMOVNTPS after a head that aligns dst,
+// then SFENCE): no read of dst's lines before they are overwritten and no
+// eviction of cached data, for destinations far larger than the caches.
+// All three give identical results. On the development machine (10M
+// floats, two cores) Stream made tanh, sigmoid, GELU and exp 35-40%
+// faster and add 25%; on cache-resident data it is slower. The assembly
+// of the three modes comes from one generator loop (storeMode in
+// tools/asmgen/vec).
+//
+// # The fused-program machine
+//
+// RunFused runs a FusedProgram, a short elementwise chain (load an input,
+// apply binary ops with inputs or constants in either order and unary ops,
+// store to outputs with cached or streaming stores), over blocks of
+// FusedBlock floats with the running value in registers, so that a chain
+// of N ops reads each input and writes each output once per block with no
+// pass through a buffer between ops; each op computes exactly what the
+// package function of the same name computes. There are two: AVX-512 (four
+// zmm accumulators) with the cheap unary ops plus exp, tanh and sigmoid
+// (with more transcendentals the generator's register allocator gives
+// up), and AVX2 (eight ymm accumulators) without the transcendentals,
+// which AVX-512 also uses for the programs it can run (half the
+// dispatches per float: a memory-bound chain of four ops ran 6% faster).
+// Instructions are dispatched per block by a binary search over the
+// opcodes, which every block repeats, so the branches are predicted. The
+// CPU backend runs chains of two or more ops on it; on the development
+// machine such a chain over 10M floats then ran as fast as one add.
+//
 // # Bandwidth
 //
 // MeasureBandwidth runs a STREAM-like triad with the current level's

@@ -69,6 +69,7 @@ func goKernels() *kernels {
 		}
 		k.scalar[op] = goScalar(f)
 	}
+	k.setModes(ewSet{}, ewSet{}) // pure Go has no prefetching or streaming stores
 	return k
 }
 

@@ -82,6 +82,155 @@ DATA tailmask<>+56(SB)/4, $0x00000000
 DATA tailmask<>+60(SB)/4, $0x00000000
 GLOBL tailmask<>(SB), RODATA|NOPTR, $64
 
+// func addPFAVX2(dst []float32, a []float32, b []float32)
+// Requires: AVX, BMI2, MMX+
+TEXT ·addPFAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loopU:
+	LEAQ       32(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Y0
+	VMOVUPS    (BX)(SI*4), Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVUPS    Y0, (AX)(SI*4)
+	VMOVUPS    32(DX)(SI*4), Y0
+	VMOVUPS    32(BX)(SI*4), Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVUPS    Y0, 32(AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Y0
+	VMOVUPS    64(BX)(SI*4), Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVUPS    Y0, 64(AX)(SI*4)
+	VMOVUPS    96(DX)(SI*4), Y0
+	VMOVUPS    96(BX)(SI*4), Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVUPS    Y0, 96(AX)(SI*4)
+	ADDQ       $0x00000020, SI
+	JMP        loopU
+
+loop1:
+	LEAQ    8(SI), DI
+	CMPQ    DI, CX
+	JA      tail
+	VMOVUPS (DX)(SI*4), Y0
+	VMOVUPS (BX)(SI*4), Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y0, (AX)(SI*4)
+	ADDQ    $0x00000008, SI
+	JMP     loop1
+
+tail:
+	SUBQ       SI, CX
+	JE         done
+	MOVL       $0x0000ffff, DI
+	BZHIL      CX, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	NEGQ       CX
+	VMOVUPS    32(DI)(CX*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VADDPS     Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func addNTAVX2(dst []float32, a []float32, b []float32)
+// Requires: AVX, BMI2, CMOV, MMX+
+TEXT ·addNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ       dst_base+0(FP), AX
+	MOVQ       dst_len+8(FP), CX
+	MOVQ       a_base+24(FP), DX
+	MOVQ       b_base+48(FP), BX
+	XORQ       SI, SI
+	MOVQ       AX, DI
+	NEGQ       DI
+	ANDQ       $0x0000001f, DI
+	SHRQ       $0x02, DI
+	CMPQ       DI, CX
+	CMOVQGT    CX, DI
+	TESTQ      DI, DI
+	JE         aligned
+	MOVL       $0x0000ffff, R8
+	BZHIL      DI, R8, R8
+	LEAQ       tailmask<>+0(SB), R8
+	MOVQ       DI, R9
+	NEGQ       R9
+	VMOVUPS    32(R8)(R9*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VADDPS     Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+	MOVQ       DI, SI
+
+aligned:
+loopU:
+	LEAQ       32(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Y0
+	VMOVUPS    (BX)(SI*4), Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVNTPS   Y0, (AX)(SI*4)
+	VMOVUPS    32(DX)(SI*4), Y0
+	VMOVUPS    32(BX)(SI*4), Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVNTPS   Y0, 32(AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Y0
+	VMOVUPS    64(BX)(SI*4), Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVNTPS   Y0, 64(AX)(SI*4)
+	VMOVUPS    96(DX)(SI*4), Y0
+	VMOVUPS    96(BX)(SI*4), Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVNTPS   Y0, 96(AX)(SI*4)
+	ADDQ       $0x00000020, SI
+	JMP        loopU
+
+loop1:
+	LEAQ     8(SI), DI
+	CMPQ     DI, CX
+	JA       tail
+	VMOVUPS  (DX)(SI*4), Y0
+	VMOVUPS  (BX)(SI*4), Y1
+	VADDPS   Y1, Y0, Y0
+	VMOVNTPS Y0, (AX)(SI*4)
+	ADDQ     $0x00000008, SI
+	JMP      loop1
+
+tail:
+	SUBQ       SI, CX
+	JE         done
+	MOVL       $0x0000ffff, DI
+	BZHIL      CX, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	NEGQ       CX
+	VMOVUPS    32(DI)(CX*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VADDPS     Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func addScalarAVX2(dst []float32, a []float32, s float32)
 // Requires: AVX, AVX2, BMI2, SSE
 TEXT ·addScalarAVX2(SB), NOSPLIT, $0-52
@@ -134,6 +283,140 @@ tail:
 	VMASKMOVPS Y0, Y1, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func addScalarPFAVX2(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX2, BMI2, MMX+, SSE
+TEXT ·addScalarPFAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y1
+	VADDPS     Y0, Y1, Y1
+	VMOVUPS    Y1, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y1
+	VADDPS     Y0, Y1, Y1
+	VMOVUPS    Y1, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y1
+	VADDPS     Y0, Y1, Y1
+	VMOVUPS    Y1, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y1
+	VADDPS     Y0, Y1, Y1
+	VMOVUPS    Y1, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    8(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Y1
+	VADDPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	JMP     loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VADDPS     Y0, Y2, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func addScalarNTAVX2(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX2, BMI2, CMOV, MMX+, SSE
+TEXT ·addScalarNTAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000001f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	LEAQ         tailmask<>+0(SB), DI
+	MOVQ         SI, R8
+	NEGQ         R8
+	VMOVUPS      32(DI)(R8*4), Y1
+	VMASKMOVPS   (DX)(BX*4), Y1, Y2
+	VADDPS       Y0, Y2, Y2
+	VMASKMOVPS   Y2, Y1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y1
+	VADDPS     Y0, Y1, Y1
+	VMOVNTPS   Y1, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y1
+	VADDPS     Y0, Y1, Y1
+	VMOVNTPS   Y1, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y1
+	VADDPS     Y0, Y1, Y1
+	VMOVNTPS   Y1, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y1
+	VADDPS     Y0, Y1, Y1
+	VMOVNTPS   Y1, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     8(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Y1
+	VADDPS   Y0, Y1, Y1
+	VMOVNTPS Y1, (AX)(BX*4)
+	ADDQ     $0x00000008, BX
+	JMP      loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VADDPS     Y0, Y2, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -197,6 +480,155 @@ done:
 	VZEROUPPER
 	RET
 
+// func subPFAVX2(dst []float32, a []float32, b []float32)
+// Requires: AVX, BMI2, MMX+
+TEXT ·subPFAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loopU:
+	LEAQ       32(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Y0
+	VMOVUPS    (BX)(SI*4), Y1
+	VSUBPS     Y1, Y0, Y0
+	VMOVUPS    Y0, (AX)(SI*4)
+	VMOVUPS    32(DX)(SI*4), Y0
+	VMOVUPS    32(BX)(SI*4), Y1
+	VSUBPS     Y1, Y0, Y0
+	VMOVUPS    Y0, 32(AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Y0
+	VMOVUPS    64(BX)(SI*4), Y1
+	VSUBPS     Y1, Y0, Y0
+	VMOVUPS    Y0, 64(AX)(SI*4)
+	VMOVUPS    96(DX)(SI*4), Y0
+	VMOVUPS    96(BX)(SI*4), Y1
+	VSUBPS     Y1, Y0, Y0
+	VMOVUPS    Y0, 96(AX)(SI*4)
+	ADDQ       $0x00000020, SI
+	JMP        loopU
+
+loop1:
+	LEAQ    8(SI), DI
+	CMPQ    DI, CX
+	JA      tail
+	VMOVUPS (DX)(SI*4), Y0
+	VMOVUPS (BX)(SI*4), Y1
+	VSUBPS  Y1, Y0, Y0
+	VMOVUPS Y0, (AX)(SI*4)
+	ADDQ    $0x00000008, SI
+	JMP     loop1
+
+tail:
+	SUBQ       SI, CX
+	JE         done
+	MOVL       $0x0000ffff, DI
+	BZHIL      CX, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	NEGQ       CX
+	VMOVUPS    32(DI)(CX*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VSUBPS     Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func subNTAVX2(dst []float32, a []float32, b []float32)
+// Requires: AVX, BMI2, CMOV, MMX+
+TEXT ·subNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ       dst_base+0(FP), AX
+	MOVQ       dst_len+8(FP), CX
+	MOVQ       a_base+24(FP), DX
+	MOVQ       b_base+48(FP), BX
+	XORQ       SI, SI
+	MOVQ       AX, DI
+	NEGQ       DI
+	ANDQ       $0x0000001f, DI
+	SHRQ       $0x02, DI
+	CMPQ       DI, CX
+	CMOVQGT    CX, DI
+	TESTQ      DI, DI
+	JE         aligned
+	MOVL       $0x0000ffff, R8
+	BZHIL      DI, R8, R8
+	LEAQ       tailmask<>+0(SB), R8
+	MOVQ       DI, R9
+	NEGQ       R9
+	VMOVUPS    32(R8)(R9*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VSUBPS     Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+	MOVQ       DI, SI
+
+aligned:
+loopU:
+	LEAQ       32(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Y0
+	VMOVUPS    (BX)(SI*4), Y1
+	VSUBPS     Y1, Y0, Y0
+	VMOVNTPS   Y0, (AX)(SI*4)
+	VMOVUPS    32(DX)(SI*4), Y0
+	VMOVUPS    32(BX)(SI*4), Y1
+	VSUBPS     Y1, Y0, Y0
+	VMOVNTPS   Y0, 32(AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Y0
+	VMOVUPS    64(BX)(SI*4), Y1
+	VSUBPS     Y1, Y0, Y0
+	VMOVNTPS   Y0, 64(AX)(SI*4)
+	VMOVUPS    96(DX)(SI*4), Y0
+	VMOVUPS    96(BX)(SI*4), Y1
+	VSUBPS     Y1, Y0, Y0
+	VMOVNTPS   Y0, 96(AX)(SI*4)
+	ADDQ       $0x00000020, SI
+	JMP        loopU
+
+loop1:
+	LEAQ     8(SI), DI
+	CMPQ     DI, CX
+	JA       tail
+	VMOVUPS  (DX)(SI*4), Y0
+	VMOVUPS  (BX)(SI*4), Y1
+	VSUBPS   Y1, Y0, Y0
+	VMOVNTPS Y0, (AX)(SI*4)
+	ADDQ     $0x00000008, SI
+	JMP      loop1
+
+tail:
+	SUBQ       SI, CX
+	JE         done
+	MOVL       $0x0000ffff, DI
+	BZHIL      CX, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	NEGQ       CX
+	VMOVUPS    32(DI)(CX*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VSUBPS     Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func subScalarAVX2(dst []float32, a []float32, s float32)
 // Requires: AVX, AVX2, BMI2, SSE
 TEXT ·subScalarAVX2(SB), NOSPLIT, $0-52
@@ -249,6 +681,140 @@ tail:
 	VMASKMOVPS Y0, Y1, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func subScalarPFAVX2(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX2, BMI2, MMX+, SSE
+TEXT ·subScalarPFAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y1
+	VSUBPS     Y0, Y1, Y1
+	VMOVUPS    Y1, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y1
+	VSUBPS     Y0, Y1, Y1
+	VMOVUPS    Y1, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y1
+	VSUBPS     Y0, Y1, Y1
+	VMOVUPS    Y1, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y1
+	VSUBPS     Y0, Y1, Y1
+	VMOVUPS    Y1, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    8(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Y1
+	VSUBPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	JMP     loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VSUBPS     Y0, Y2, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func subScalarNTAVX2(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX2, BMI2, CMOV, MMX+, SSE
+TEXT ·subScalarNTAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000001f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	LEAQ         tailmask<>+0(SB), DI
+	MOVQ         SI, R8
+	NEGQ         R8
+	VMOVUPS      32(DI)(R8*4), Y1
+	VMASKMOVPS   (DX)(BX*4), Y1, Y2
+	VSUBPS       Y0, Y2, Y2
+	VMASKMOVPS   Y2, Y1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y1
+	VSUBPS     Y0, Y1, Y1
+	VMOVNTPS   Y1, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y1
+	VSUBPS     Y0, Y1, Y1
+	VMOVNTPS   Y1, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y1
+	VSUBPS     Y0, Y1, Y1
+	VMOVNTPS   Y1, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y1
+	VSUBPS     Y0, Y1, Y1
+	VMOVNTPS   Y1, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     8(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Y1
+	VSUBPS   Y0, Y1, Y1
+	VMOVNTPS Y1, (AX)(BX*4)
+	ADDQ     $0x00000008, BX
+	JMP      loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VSUBPS     Y0, Y2, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -312,6 +878,155 @@ done:
 	VZEROUPPER
 	RET
 
+// func mulPFAVX2(dst []float32, a []float32, b []float32)
+// Requires: AVX, BMI2, MMX+
+TEXT ·mulPFAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loopU:
+	LEAQ       32(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Y0
+	VMOVUPS    (BX)(SI*4), Y1
+	VMULPS     Y1, Y0, Y0
+	VMOVUPS    Y0, (AX)(SI*4)
+	VMOVUPS    32(DX)(SI*4), Y0
+	VMOVUPS    32(BX)(SI*4), Y1
+	VMULPS     Y1, Y0, Y0
+	VMOVUPS    Y0, 32(AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Y0
+	VMOVUPS    64(BX)(SI*4), Y1
+	VMULPS     Y1, Y0, Y0
+	VMOVUPS    Y0, 64(AX)(SI*4)
+	VMOVUPS    96(DX)(SI*4), Y0
+	VMOVUPS    96(BX)(SI*4), Y1
+	VMULPS     Y1, Y0, Y0
+	VMOVUPS    Y0, 96(AX)(SI*4)
+	ADDQ       $0x00000020, SI
+	JMP        loopU
+
+loop1:
+	LEAQ    8(SI), DI
+	CMPQ    DI, CX
+	JA      tail
+	VMOVUPS (DX)(SI*4), Y0
+	VMOVUPS (BX)(SI*4), Y1
+	VMULPS  Y1, Y0, Y0
+	VMOVUPS Y0, (AX)(SI*4)
+	ADDQ    $0x00000008, SI
+	JMP     loop1
+
+tail:
+	SUBQ       SI, CX
+	JE         done
+	MOVL       $0x0000ffff, DI
+	BZHIL      CX, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	NEGQ       CX
+	VMOVUPS    32(DI)(CX*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VMULPS     Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func mulNTAVX2(dst []float32, a []float32, b []float32)
+// Requires: AVX, BMI2, CMOV, MMX+
+TEXT ·mulNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ       dst_base+0(FP), AX
+	MOVQ       dst_len+8(FP), CX
+	MOVQ       a_base+24(FP), DX
+	MOVQ       b_base+48(FP), BX
+	XORQ       SI, SI
+	MOVQ       AX, DI
+	NEGQ       DI
+	ANDQ       $0x0000001f, DI
+	SHRQ       $0x02, DI
+	CMPQ       DI, CX
+	CMOVQGT    CX, DI
+	TESTQ      DI, DI
+	JE         aligned
+	MOVL       $0x0000ffff, R8
+	BZHIL      DI, R8, R8
+	LEAQ       tailmask<>+0(SB), R8
+	MOVQ       DI, R9
+	NEGQ       R9
+	VMOVUPS    32(R8)(R9*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VMULPS     Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+	MOVQ       DI, SI
+
+aligned:
+loopU:
+	LEAQ       32(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Y0
+	VMOVUPS    (BX)(SI*4), Y1
+	VMULPS     Y1, Y0, Y0
+	VMOVNTPS   Y0, (AX)(SI*4)
+	VMOVUPS    32(DX)(SI*4), Y0
+	VMOVUPS    32(BX)(SI*4), Y1
+	VMULPS     Y1, Y0, Y0
+	VMOVNTPS   Y0, 32(AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Y0
+	VMOVUPS    64(BX)(SI*4), Y1
+	VMULPS     Y1, Y0, Y0
+	VMOVNTPS   Y0, 64(AX)(SI*4)
+	VMOVUPS    96(DX)(SI*4), Y0
+	VMOVUPS    96(BX)(SI*4), Y1
+	VMULPS     Y1, Y0, Y0
+	VMOVNTPS   Y0, 96(AX)(SI*4)
+	ADDQ       $0x00000020, SI
+	JMP        loopU
+
+loop1:
+	LEAQ     8(SI), DI
+	CMPQ     DI, CX
+	JA       tail
+	VMOVUPS  (DX)(SI*4), Y0
+	VMOVUPS  (BX)(SI*4), Y1
+	VMULPS   Y1, Y0, Y0
+	VMOVNTPS Y0, (AX)(SI*4)
+	ADDQ     $0x00000008, SI
+	JMP      loop1
+
+tail:
+	SUBQ       SI, CX
+	JE         done
+	MOVL       $0x0000ffff, DI
+	BZHIL      CX, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	NEGQ       CX
+	VMOVUPS    32(DI)(CX*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VMULPS     Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func mulScalarAVX2(dst []float32, a []float32, s float32)
 // Requires: AVX, AVX2, BMI2, SSE
 TEXT ·mulScalarAVX2(SB), NOSPLIT, $0-52
@@ -364,6 +1079,140 @@ tail:
 	VMASKMOVPS Y0, Y1, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func mulScalarPFAVX2(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX2, BMI2, MMX+, SSE
+TEXT ·mulScalarPFAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y1
+	VMULPS     Y0, Y1, Y1
+	VMOVUPS    Y1, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y1
+	VMULPS     Y0, Y1, Y1
+	VMOVUPS    Y1, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y1
+	VMULPS     Y0, Y1, Y1
+	VMOVUPS    Y1, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y1
+	VMULPS     Y0, Y1, Y1
+	VMOVUPS    Y1, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    8(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	JMP     loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VMULPS     Y0, Y2, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func mulScalarNTAVX2(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX2, BMI2, CMOV, MMX+, SSE
+TEXT ·mulScalarNTAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000001f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	LEAQ         tailmask<>+0(SB), DI
+	MOVQ         SI, R8
+	NEGQ         R8
+	VMOVUPS      32(DI)(R8*4), Y1
+	VMASKMOVPS   (DX)(BX*4), Y1, Y2
+	VMULPS       Y0, Y2, Y2
+	VMASKMOVPS   Y2, Y1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y1
+	VMULPS     Y0, Y1, Y1
+	VMOVNTPS   Y1, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y1
+	VMULPS     Y0, Y1, Y1
+	VMOVNTPS   Y1, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y1
+	VMULPS     Y0, Y1, Y1
+	VMOVNTPS   Y1, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y1
+	VMULPS     Y0, Y1, Y1
+	VMOVNTPS   Y1, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     8(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Y1
+	VMULPS   Y0, Y1, Y1
+	VMOVNTPS Y1, (AX)(BX*4)
+	ADDQ     $0x00000008, BX
+	JMP      loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VMULPS     Y0, Y2, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -427,6 +1276,155 @@ done:
 	VZEROUPPER
 	RET
 
+// func divPFAVX2(dst []float32, a []float32, b []float32)
+// Requires: AVX, BMI2, MMX+
+TEXT ·divPFAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loopU:
+	LEAQ       32(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Y0
+	VMOVUPS    (BX)(SI*4), Y1
+	VDIVPS     Y1, Y0, Y0
+	VMOVUPS    Y0, (AX)(SI*4)
+	VMOVUPS    32(DX)(SI*4), Y0
+	VMOVUPS    32(BX)(SI*4), Y1
+	VDIVPS     Y1, Y0, Y0
+	VMOVUPS    Y0, 32(AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Y0
+	VMOVUPS    64(BX)(SI*4), Y1
+	VDIVPS     Y1, Y0, Y0
+	VMOVUPS    Y0, 64(AX)(SI*4)
+	VMOVUPS    96(DX)(SI*4), Y0
+	VMOVUPS    96(BX)(SI*4), Y1
+	VDIVPS     Y1, Y0, Y0
+	VMOVUPS    Y0, 96(AX)(SI*4)
+	ADDQ       $0x00000020, SI
+	JMP        loopU
+
+loop1:
+	LEAQ    8(SI), DI
+	CMPQ    DI, CX
+	JA      tail
+	VMOVUPS (DX)(SI*4), Y0
+	VMOVUPS (BX)(SI*4), Y1
+	VDIVPS  Y1, Y0, Y0
+	VMOVUPS Y0, (AX)(SI*4)
+	ADDQ    $0x00000008, SI
+	JMP     loop1
+
+tail:
+	SUBQ       SI, CX
+	JE         done
+	MOVL       $0x0000ffff, DI
+	BZHIL      CX, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	NEGQ       CX
+	VMOVUPS    32(DI)(CX*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VDIVPS     Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func divNTAVX2(dst []float32, a []float32, b []float32)
+// Requires: AVX, BMI2, CMOV, MMX+
+TEXT ·divNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ       dst_base+0(FP), AX
+	MOVQ       dst_len+8(FP), CX
+	MOVQ       a_base+24(FP), DX
+	MOVQ       b_base+48(FP), BX
+	XORQ       SI, SI
+	MOVQ       AX, DI
+	NEGQ       DI
+	ANDQ       $0x0000001f, DI
+	SHRQ       $0x02, DI
+	CMPQ       DI, CX
+	CMOVQGT    CX, DI
+	TESTQ      DI, DI
+	JE         aligned
+	MOVL       $0x0000ffff, R8
+	BZHIL      DI, R8, R8
+	LEAQ       tailmask<>+0(SB), R8
+	MOVQ       DI, R9
+	NEGQ       R9
+	VMOVUPS    32(R8)(R9*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VDIVPS     Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+	MOVQ       DI, SI
+
+aligned:
+loopU:
+	LEAQ       32(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Y0
+	VMOVUPS    (BX)(SI*4), Y1
+	VDIVPS     Y1, Y0, Y0
+	VMOVNTPS   Y0, (AX)(SI*4)
+	VMOVUPS    32(DX)(SI*4), Y0
+	VMOVUPS    32(BX)(SI*4), Y1
+	VDIVPS     Y1, Y0, Y0
+	VMOVNTPS   Y0, 32(AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Y0
+	VMOVUPS    64(BX)(SI*4), Y1
+	VDIVPS     Y1, Y0, Y0
+	VMOVNTPS   Y0, 64(AX)(SI*4)
+	VMOVUPS    96(DX)(SI*4), Y0
+	VMOVUPS    96(BX)(SI*4), Y1
+	VDIVPS     Y1, Y0, Y0
+	VMOVNTPS   Y0, 96(AX)(SI*4)
+	ADDQ       $0x00000020, SI
+	JMP        loopU
+
+loop1:
+	LEAQ     8(SI), DI
+	CMPQ     DI, CX
+	JA       tail
+	VMOVUPS  (DX)(SI*4), Y0
+	VMOVUPS  (BX)(SI*4), Y1
+	VDIVPS   Y1, Y0, Y0
+	VMOVNTPS Y0, (AX)(SI*4)
+	ADDQ     $0x00000008, SI
+	JMP      loop1
+
+tail:
+	SUBQ       SI, CX
+	JE         done
+	MOVL       $0x0000ffff, DI
+	BZHIL      CX, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	NEGQ       CX
+	VMOVUPS    32(DI)(CX*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VDIVPS     Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func divScalarAVX2(dst []float32, a []float32, s float32)
 // Requires: AVX, AVX2, BMI2, SSE
 TEXT ·divScalarAVX2(SB), NOSPLIT, $0-52
@@ -479,6 +1477,140 @@ tail:
 	VMASKMOVPS Y0, Y1, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func divScalarPFAVX2(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX2, BMI2, MMX+, SSE
+TEXT ·divScalarPFAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y1
+	VDIVPS     Y0, Y1, Y1
+	VMOVUPS    Y1, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y1
+	VDIVPS     Y0, Y1, Y1
+	VMOVUPS    Y1, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y1
+	VDIVPS     Y0, Y1, Y1
+	VMOVUPS    Y1, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y1
+	VDIVPS     Y0, Y1, Y1
+	VMOVUPS    Y1, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    8(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Y1
+	VDIVPS  Y0, Y1, Y1
+	VMOVUPS Y1, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	JMP     loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VDIVPS     Y0, Y2, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func divScalarNTAVX2(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX2, BMI2, CMOV, MMX+, SSE
+TEXT ·divScalarNTAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000001f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	LEAQ         tailmask<>+0(SB), DI
+	MOVQ         SI, R8
+	NEGQ         R8
+	VMOVUPS      32(DI)(R8*4), Y1
+	VMASKMOVPS   (DX)(BX*4), Y1, Y2
+	VDIVPS       Y0, Y2, Y2
+	VMASKMOVPS   Y2, Y1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y1
+	VDIVPS     Y0, Y1, Y1
+	VMOVNTPS   Y1, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y1
+	VDIVPS     Y0, Y1, Y1
+	VMOVNTPS   Y1, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y1
+	VDIVPS     Y0, Y1, Y1
+	VMOVNTPS   Y1, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y1
+	VDIVPS     Y0, Y1, Y1
+	VMOVNTPS   Y1, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     8(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Y1
+	VDIVPS   Y0, Y1, Y1
+	VMOVNTPS Y1, (AX)(BX*4)
+	ADDQ     $0x00000008, BX
+	JMP      loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VDIVPS     Y0, Y2, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -554,6 +1686,181 @@ done:
 	VZEROUPPER
 	RET
 
+// func maximumPFAVX2(dst []float32, a []float32, b []float32)
+// Requires: AVX, BMI2, MMX+
+TEXT ·maximumPFAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loopU:
+	LEAQ       32(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Y0
+	VMOVUPS    (BX)(SI*4), Y1
+	VMAXPS     Y1, Y0, Y1
+	VCMPPS     $0x03, Y0, Y0, Y2
+	VBLENDVPS  Y2, Y0, Y1, Y0
+	VMOVUPS    Y0, (AX)(SI*4)
+	VMOVUPS    32(DX)(SI*4), Y0
+	VMOVUPS    32(BX)(SI*4), Y1
+	VMAXPS     Y1, Y0, Y1
+	VCMPPS     $0x03, Y0, Y0, Y2
+	VBLENDVPS  Y2, Y0, Y1, Y0
+	VMOVUPS    Y0, 32(AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Y0
+	VMOVUPS    64(BX)(SI*4), Y1
+	VMAXPS     Y1, Y0, Y1
+	VCMPPS     $0x03, Y0, Y0, Y2
+	VBLENDVPS  Y2, Y0, Y1, Y0
+	VMOVUPS    Y0, 64(AX)(SI*4)
+	VMOVUPS    96(DX)(SI*4), Y0
+	VMOVUPS    96(BX)(SI*4), Y1
+	VMAXPS     Y1, Y0, Y1
+	VCMPPS     $0x03, Y0, Y0, Y2
+	VBLENDVPS  Y2, Y0, Y1, Y0
+	VMOVUPS    Y0, 96(AX)(SI*4)
+	ADDQ       $0x00000020, SI
+	JMP        loopU
+
+loop1:
+	LEAQ      8(SI), DI
+	CMPQ      DI, CX
+	JA        tail
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VMAXPS    Y1, Y0, Y1
+	VCMPPS    $0x03, Y0, Y0, Y2
+	VBLENDVPS Y2, Y0, Y1, Y0
+	VMOVUPS   Y0, (AX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       loop1
+
+tail:
+	SUBQ       SI, CX
+	JE         done
+	MOVL       $0x0000ffff, DI
+	BZHIL      CX, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	NEGQ       CX
+	VMOVUPS    32(DI)(CX*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VMAXPS     Y2, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func maximumNTAVX2(dst []float32, a []float32, b []float32)
+// Requires: AVX, BMI2, CMOV, MMX+
+TEXT ·maximumNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ       dst_base+0(FP), AX
+	MOVQ       dst_len+8(FP), CX
+	MOVQ       a_base+24(FP), DX
+	MOVQ       b_base+48(FP), BX
+	XORQ       SI, SI
+	MOVQ       AX, DI
+	NEGQ       DI
+	ANDQ       $0x0000001f, DI
+	SHRQ       $0x02, DI
+	CMPQ       DI, CX
+	CMOVQGT    CX, DI
+	TESTQ      DI, DI
+	JE         aligned
+	MOVL       $0x0000ffff, R8
+	BZHIL      DI, R8, R8
+	LEAQ       tailmask<>+0(SB), R8
+	MOVQ       DI, R9
+	NEGQ       R9
+	VMOVUPS    32(R8)(R9*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VMAXPS     Y2, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+	MOVQ       DI, SI
+
+aligned:
+loopU:
+	LEAQ       32(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Y0
+	VMOVUPS    (BX)(SI*4), Y1
+	VMAXPS     Y1, Y0, Y1
+	VCMPPS     $0x03, Y0, Y0, Y2
+	VBLENDVPS  Y2, Y0, Y1, Y0
+	VMOVNTPS   Y0, (AX)(SI*4)
+	VMOVUPS    32(DX)(SI*4), Y0
+	VMOVUPS    32(BX)(SI*4), Y1
+	VMAXPS     Y1, Y0, Y1
+	VCMPPS     $0x03, Y0, Y0, Y2
+	VBLENDVPS  Y2, Y0, Y1, Y0
+	VMOVNTPS   Y0, 32(AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Y0
+	VMOVUPS    64(BX)(SI*4), Y1
+	VMAXPS     Y1, Y0, Y1
+	VCMPPS     $0x03, Y0, Y0, Y2
+	VBLENDVPS  Y2, Y0, Y1, Y0
+	VMOVNTPS   Y0, 64(AX)(SI*4)
+	VMOVUPS    96(DX)(SI*4), Y0
+	VMOVUPS    96(BX)(SI*4), Y1
+	VMAXPS     Y1, Y0, Y1
+	VCMPPS     $0x03, Y0, Y0, Y2
+	VBLENDVPS  Y2, Y0, Y1, Y0
+	VMOVNTPS   Y0, 96(AX)(SI*4)
+	ADDQ       $0x00000020, SI
+	JMP        loopU
+
+loop1:
+	LEAQ      8(SI), DI
+	CMPQ      DI, CX
+	JA        tail
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VMAXPS    Y1, Y0, Y1
+	VCMPPS    $0x03, Y0, Y0, Y2
+	VBLENDVPS Y2, Y0, Y1, Y0
+	VMOVNTPS  Y0, (AX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       loop1
+
+tail:
+	SUBQ       SI, CX
+	JE         done
+	MOVL       $0x0000ffff, DI
+	BZHIL      CX, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	NEGQ       CX
+	VMOVUPS    32(DI)(CX*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VMAXPS     Y2, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func maximumScalarAVX2(dst []float32, a []float32, s float32)
 // Requires: AVX, AVX2, BMI2, SSE
 TEXT ·maximumScalarAVX2(SB), NOSPLIT, $0-52
@@ -618,6 +1925,166 @@ tail:
 	VMASKMOVPS Y0, Y1, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func maximumScalarPFAVX2(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX2, BMI2, MMX+, SSE
+TEXT ·maximumScalarPFAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y1
+	VMAXPS     Y0, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMOVUPS    Y1, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y1
+	VMAXPS     Y0, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMOVUPS    Y1, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y1
+	VMAXPS     Y0, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMOVUPS    Y1, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y1
+	VMAXPS     Y0, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMOVUPS    Y1, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ      8(BX), SI
+	CMPQ      SI, CX
+	JA        tail
+	VMOVUPS   (DX)(BX*4), Y1
+	VMAXPS    Y0, Y1, Y2
+	VCMPPS    $0x03, Y1, Y1, Y3
+	VBLENDVPS Y3, Y1, Y2, Y1
+	VMOVUPS   Y1, (AX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VMAXPS     Y0, Y2, Y0
+	VCMPPS     $0x03, Y2, Y2, Y3
+	VBLENDVPS  Y3, Y2, Y0, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func maximumScalarNTAVX2(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX2, BMI2, CMOV, MMX+, SSE
+TEXT ·maximumScalarNTAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000001f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	LEAQ         tailmask<>+0(SB), DI
+	MOVQ         SI, R8
+	NEGQ         R8
+	VMOVUPS      32(DI)(R8*4), Y1
+	VMASKMOVPS   (DX)(BX*4), Y1, Y2
+	VMAXPS       Y0, Y2, Y3
+	VCMPPS       $0x03, Y2, Y2, Y4
+	VBLENDVPS    Y4, Y2, Y3, Y2
+	VMASKMOVPS   Y2, Y1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y1
+	VMAXPS     Y0, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMOVNTPS   Y1, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y1
+	VMAXPS     Y0, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMOVNTPS   Y1, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y1
+	VMAXPS     Y0, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMOVNTPS   Y1, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y1
+	VMAXPS     Y0, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMOVNTPS   Y1, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ      8(BX), SI
+	CMPQ      SI, CX
+	JA        tail
+	VMOVUPS   (DX)(BX*4), Y1
+	VMAXPS    Y0, Y1, Y2
+	VCMPPS    $0x03, Y1, Y1, Y3
+	VBLENDVPS Y3, Y1, Y2, Y1
+	VMOVNTPS  Y1, (AX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VMAXPS     Y0, Y2, Y0
+	VCMPPS     $0x03, Y2, Y2, Y3
+	VBLENDVPS  Y3, Y2, Y0, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -693,6 +2160,181 @@ done:
 	VZEROUPPER
 	RET
 
+// func minimumPFAVX2(dst []float32, a []float32, b []float32)
+// Requires: AVX, BMI2, MMX+
+TEXT ·minimumPFAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loopU:
+	LEAQ       32(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Y0
+	VMOVUPS    (BX)(SI*4), Y1
+	VMINPS     Y1, Y0, Y1
+	VCMPPS     $0x03, Y0, Y0, Y2
+	VBLENDVPS  Y2, Y0, Y1, Y0
+	VMOVUPS    Y0, (AX)(SI*4)
+	VMOVUPS    32(DX)(SI*4), Y0
+	VMOVUPS    32(BX)(SI*4), Y1
+	VMINPS     Y1, Y0, Y1
+	VCMPPS     $0x03, Y0, Y0, Y2
+	VBLENDVPS  Y2, Y0, Y1, Y0
+	VMOVUPS    Y0, 32(AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Y0
+	VMOVUPS    64(BX)(SI*4), Y1
+	VMINPS     Y1, Y0, Y1
+	VCMPPS     $0x03, Y0, Y0, Y2
+	VBLENDVPS  Y2, Y0, Y1, Y0
+	VMOVUPS    Y0, 64(AX)(SI*4)
+	VMOVUPS    96(DX)(SI*4), Y0
+	VMOVUPS    96(BX)(SI*4), Y1
+	VMINPS     Y1, Y0, Y1
+	VCMPPS     $0x03, Y0, Y0, Y2
+	VBLENDVPS  Y2, Y0, Y1, Y0
+	VMOVUPS    Y0, 96(AX)(SI*4)
+	ADDQ       $0x00000020, SI
+	JMP        loopU
+
+loop1:
+	LEAQ      8(SI), DI
+	CMPQ      DI, CX
+	JA        tail
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VMINPS    Y1, Y0, Y1
+	VCMPPS    $0x03, Y0, Y0, Y2
+	VBLENDVPS Y2, Y0, Y1, Y0
+	VMOVUPS   Y0, (AX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       loop1
+
+tail:
+	SUBQ       SI, CX
+	JE         done
+	MOVL       $0x0000ffff, DI
+	BZHIL      CX, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	NEGQ       CX
+	VMOVUPS    32(DI)(CX*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VMINPS     Y2, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func minimumNTAVX2(dst []float32, a []float32, b []float32)
+// Requires: AVX, BMI2, CMOV, MMX+
+TEXT ·minimumNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ       dst_base+0(FP), AX
+	MOVQ       dst_len+8(FP), CX
+	MOVQ       a_base+24(FP), DX
+	MOVQ       b_base+48(FP), BX
+	XORQ       SI, SI
+	MOVQ       AX, DI
+	NEGQ       DI
+	ANDQ       $0x0000001f, DI
+	SHRQ       $0x02, DI
+	CMPQ       DI, CX
+	CMOVQGT    CX, DI
+	TESTQ      DI, DI
+	JE         aligned
+	MOVL       $0x0000ffff, R8
+	BZHIL      DI, R8, R8
+	LEAQ       tailmask<>+0(SB), R8
+	MOVQ       DI, R9
+	NEGQ       R9
+	VMOVUPS    32(R8)(R9*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VMINPS     Y2, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+	MOVQ       DI, SI
+
+aligned:
+loopU:
+	LEAQ       32(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Y0
+	VMOVUPS    (BX)(SI*4), Y1
+	VMINPS     Y1, Y0, Y1
+	VCMPPS     $0x03, Y0, Y0, Y2
+	VBLENDVPS  Y2, Y0, Y1, Y0
+	VMOVNTPS   Y0, (AX)(SI*4)
+	VMOVUPS    32(DX)(SI*4), Y0
+	VMOVUPS    32(BX)(SI*4), Y1
+	VMINPS     Y1, Y0, Y1
+	VCMPPS     $0x03, Y0, Y0, Y2
+	VBLENDVPS  Y2, Y0, Y1, Y0
+	VMOVNTPS   Y0, 32(AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Y0
+	VMOVUPS    64(BX)(SI*4), Y1
+	VMINPS     Y1, Y0, Y1
+	VCMPPS     $0x03, Y0, Y0, Y2
+	VBLENDVPS  Y2, Y0, Y1, Y0
+	VMOVNTPS   Y0, 64(AX)(SI*4)
+	VMOVUPS    96(DX)(SI*4), Y0
+	VMOVUPS    96(BX)(SI*4), Y1
+	VMINPS     Y1, Y0, Y1
+	VCMPPS     $0x03, Y0, Y0, Y2
+	VBLENDVPS  Y2, Y0, Y1, Y0
+	VMOVNTPS   Y0, 96(AX)(SI*4)
+	ADDQ       $0x00000020, SI
+	JMP        loopU
+
+loop1:
+	LEAQ      8(SI), DI
+	CMPQ      DI, CX
+	JA        tail
+	VMOVUPS   (DX)(SI*4), Y0
+	VMOVUPS   (BX)(SI*4), Y1
+	VMINPS    Y1, Y0, Y1
+	VCMPPS    $0x03, Y0, Y0, Y2
+	VBLENDVPS Y2, Y0, Y1, Y0
+	VMOVNTPS  Y0, (AX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       loop1
+
+tail:
+	SUBQ       SI, CX
+	JE         done
+	MOVL       $0x0000ffff, DI
+	BZHIL      CX, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	NEGQ       CX
+	VMOVUPS    32(DI)(CX*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VMINPS     Y2, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func minimumScalarAVX2(dst []float32, a []float32, s float32)
 // Requires: AVX, AVX2, BMI2, SSE
 TEXT ·minimumScalarAVX2(SB), NOSPLIT, $0-52
@@ -760,6 +2402,166 @@ done:
 	VZEROUPPER
 	RET
 
+// func minimumScalarPFAVX2(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX2, BMI2, MMX+, SSE
+TEXT ·minimumScalarPFAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y1
+	VMINPS     Y0, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMOVUPS    Y1, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y1
+	VMINPS     Y0, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMOVUPS    Y1, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y1
+	VMINPS     Y0, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMOVUPS    Y1, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y1
+	VMINPS     Y0, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMOVUPS    Y1, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ      8(BX), SI
+	CMPQ      SI, CX
+	JA        tail
+	VMOVUPS   (DX)(BX*4), Y1
+	VMINPS    Y0, Y1, Y2
+	VCMPPS    $0x03, Y1, Y1, Y3
+	VBLENDVPS Y3, Y1, Y2, Y1
+	VMOVUPS   Y1, (AX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VMINPS     Y0, Y2, Y0
+	VCMPPS     $0x03, Y2, Y2, Y3
+	VBLENDVPS  Y3, Y2, Y0, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func minimumScalarNTAVX2(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX2, BMI2, CMOV, MMX+, SSE
+TEXT ·minimumScalarNTAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000001f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	LEAQ         tailmask<>+0(SB), DI
+	MOVQ         SI, R8
+	NEGQ         R8
+	VMOVUPS      32(DI)(R8*4), Y1
+	VMASKMOVPS   (DX)(BX*4), Y1, Y2
+	VMINPS       Y0, Y2, Y3
+	VCMPPS       $0x03, Y2, Y2, Y4
+	VBLENDVPS    Y4, Y2, Y3, Y2
+	VMASKMOVPS   Y2, Y1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y1
+	VMINPS     Y0, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMOVNTPS   Y1, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y1
+	VMINPS     Y0, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMOVNTPS   Y1, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y1
+	VMINPS     Y0, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMOVNTPS   Y1, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y1
+	VMINPS     Y0, Y1, Y2
+	VCMPPS     $0x03, Y1, Y1, Y3
+	VBLENDVPS  Y3, Y1, Y2, Y1
+	VMOVNTPS   Y1, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ      8(BX), SI
+	CMPQ      SI, CX
+	JA        tail
+	VMOVUPS   (DX)(BX*4), Y1
+	VMINPS    Y0, Y1, Y2
+	VCMPPS    $0x03, Y1, Y1, Y3
+	VBLENDVPS Y3, Y1, Y2, Y1
+	VMOVNTPS  Y1, (AX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VMINPS     Y0, Y2, Y0
+	VCMPPS     $0x03, Y2, Y2, Y3
+	VBLENDVPS  Y3, Y2, Y0, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func scalarSubAVX2(dst []float32, a []float32, s float32)
 // Requires: AVX, AVX2, BMI2, SSE
 TEXT ·scalarSubAVX2(SB), NOSPLIT, $0-52
@@ -815,6 +2617,140 @@ done:
 	VZEROUPPER
 	RET
 
+// func scalarSubPFAVX2(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX2, BMI2, MMX+, SSE
+TEXT ·scalarSubPFAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y1
+	VSUBPS     Y1, Y0, Y1
+	VMOVUPS    Y1, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y1
+	VSUBPS     Y1, Y0, Y1
+	VMOVUPS    Y1, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y1
+	VSUBPS     Y1, Y0, Y1
+	VMOVUPS    Y1, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y1
+	VSUBPS     Y1, Y0, Y1
+	VMOVUPS    Y1, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    8(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Y1
+	VSUBPS  Y1, Y0, Y1
+	VMOVUPS Y1, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	JMP     loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VSUBPS     Y2, Y0, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func scalarSubNTAVX2(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX2, BMI2, CMOV, MMX+, SSE
+TEXT ·scalarSubNTAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000001f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	LEAQ         tailmask<>+0(SB), DI
+	MOVQ         SI, R8
+	NEGQ         R8
+	VMOVUPS      32(DI)(R8*4), Y1
+	VMASKMOVPS   (DX)(BX*4), Y1, Y2
+	VSUBPS       Y2, Y0, Y2
+	VMASKMOVPS   Y2, Y1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y1
+	VSUBPS     Y1, Y0, Y1
+	VMOVNTPS   Y1, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y1
+	VSUBPS     Y1, Y0, Y1
+	VMOVNTPS   Y1, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y1
+	VSUBPS     Y1, Y0, Y1
+	VMOVNTPS   Y1, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y1
+	VSUBPS     Y1, Y0, Y1
+	VMOVNTPS   Y1, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     8(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Y1
+	VSUBPS   Y1, Y0, Y1
+	VMOVNTPS Y1, (AX)(BX*4)
+	ADDQ     $0x00000008, BX
+	JMP      loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VSUBPS     Y2, Y0, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func scalarDivAVX2(dst []float32, a []float32, s float32)
 // Requires: AVX, AVX2, BMI2, SSE
 TEXT ·scalarDivAVX2(SB), NOSPLIT, $0-52
@@ -867,6 +2803,140 @@ tail:
 	VMASKMOVPS Y0, Y1, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func scalarDivPFAVX2(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX2, BMI2, MMX+, SSE
+TEXT ·scalarDivPFAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y1
+	VDIVPS     Y1, Y0, Y1
+	VMOVUPS    Y1, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y1
+	VDIVPS     Y1, Y0, Y1
+	VMOVUPS    Y1, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y1
+	VDIVPS     Y1, Y0, Y1
+	VMOVUPS    Y1, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y1
+	VDIVPS     Y1, Y0, Y1
+	VMOVUPS    Y1, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    8(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Y1
+	VDIVPS  Y1, Y0, Y1
+	VMOVUPS Y1, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	JMP     loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VDIVPS     Y2, Y0, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func scalarDivNTAVX2(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX2, BMI2, CMOV, MMX+, SSE
+TEXT ·scalarDivNTAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Y0
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000001f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	LEAQ         tailmask<>+0(SB), DI
+	MOVQ         SI, R8
+	NEGQ         R8
+	VMOVUPS      32(DI)(R8*4), Y1
+	VMASKMOVPS   (DX)(BX*4), Y1, Y2
+	VDIVPS       Y2, Y0, Y2
+	VMASKMOVPS   Y2, Y1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y1
+	VDIVPS     Y1, Y0, Y1
+	VMOVNTPS   Y1, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y1
+	VDIVPS     Y1, Y0, Y1
+	VMOVNTPS   Y1, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y1
+	VDIVPS     Y1, Y0, Y1
+	VMOVNTPS   Y1, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y1
+	VDIVPS     Y1, Y0, Y1
+	VMOVNTPS   Y1, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     8(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Y1
+	VDIVPS   Y1, Y0, Y1
+	VMOVNTPS Y1, (AX)(BX*4)
+	ADDQ     $0x00000008, BX
+	JMP      loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VDIVPS     Y2, Y0, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -940,6 +3010,187 @@ tail:
 	VMASKMOVPS  Y2, Y0, (AX)(DI*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func fmaPFAVX2(dst []float32, a []float32, b []float32, c []float32)
+// Requires: AVX, BMI2, FMA3, MMX+
+TEXT ·fmaPFAVX2(SB), NOSPLIT, $0-96
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	MOVQ c_base+72(FP), SI
+	XORQ DI, DI
+
+loopU:
+	LEAQ        32(DI), R8
+	CMPQ        R8, CX
+	JA          loop1
+	PREFETCHT0  2048(DX)(DI*4)
+	PREFETCHT0  2112(DX)(DI*4)
+	PREFETCHT0  2048(BX)(DI*4)
+	PREFETCHT0  2112(BX)(DI*4)
+	PREFETCHT0  2048(SI)(DI*4)
+	PREFETCHT0  2112(SI)(DI*4)
+	VMOVUPS     (DX)(DI*4), Y0
+	VMOVUPS     (BX)(DI*4), Y1
+	VMOVUPS     (SI)(DI*4), Y2
+	VMOVUPS     Y1, Y1
+	VFMADD213PS Y2, Y0, Y1
+	VMOVUPS     Y1, (AX)(DI*4)
+	VMOVUPS     32(DX)(DI*4), Y0
+	VMOVUPS     32(BX)(DI*4), Y1
+	VMOVUPS     32(SI)(DI*4), Y2
+	VMOVUPS     Y1, Y1
+	VFMADD213PS Y2, Y0, Y1
+	VMOVUPS     Y1, 32(AX)(DI*4)
+	VMOVUPS     64(DX)(DI*4), Y0
+	VMOVUPS     64(BX)(DI*4), Y1
+	VMOVUPS     64(SI)(DI*4), Y2
+	VMOVUPS     Y1, Y1
+	VFMADD213PS Y2, Y0, Y1
+	VMOVUPS     Y1, 64(AX)(DI*4)
+	VMOVUPS     96(DX)(DI*4), Y0
+	VMOVUPS     96(BX)(DI*4), Y1
+	VMOVUPS     96(SI)(DI*4), Y2
+	VMOVUPS     Y1, Y1
+	VFMADD213PS Y2, Y0, Y1
+	VMOVUPS     Y1, 96(AX)(DI*4)
+	ADDQ        $0x00000020, DI
+	JMP         loopU
+
+loop1:
+	LEAQ        8(DI), R8
+	CMPQ        R8, CX
+	JA          tail
+	VMOVUPS     (DX)(DI*4), Y0
+	VMOVUPS     (BX)(DI*4), Y1
+	VMOVUPS     (SI)(DI*4), Y2
+	VMOVUPS     Y1, Y1
+	VFMADD213PS Y2, Y0, Y1
+	VMOVUPS     Y1, (AX)(DI*4)
+	ADDQ        $0x00000008, DI
+	JMP         loop1
+
+tail:
+	SUBQ        DI, CX
+	JE          done
+	MOVL        $0x0000ffff, R8
+	BZHIL       CX, R8, R8
+	LEAQ        tailmask<>+0(SB), R8
+	NEGQ        CX
+	VMOVUPS     32(R8)(CX*4), Y0
+	VMASKMOVPS  (DX)(DI*4), Y0, Y1
+	VMASKMOVPS  (BX)(DI*4), Y0, Y2
+	VMASKMOVPS  (SI)(DI*4), Y0, Y3
+	VMOVUPS     Y2, Y2
+	VFMADD213PS Y3, Y1, Y2
+	VMASKMOVPS  Y2, Y0, (AX)(DI*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func fmaNTAVX2(dst []float32, a []float32, b []float32, c []float32)
+// Requires: AVX, BMI2, CMOV, FMA3, MMX+
+TEXT ·fmaNTAVX2(SB), NOSPLIT, $0-96
+	MOVQ        dst_base+0(FP), AX
+	MOVQ        dst_len+8(FP), CX
+	MOVQ        a_base+24(FP), DX
+	MOVQ        b_base+48(FP), BX
+	MOVQ        c_base+72(FP), SI
+	XORQ        DI, DI
+	MOVQ        AX, R8
+	NEGQ        R8
+	ANDQ        $0x0000001f, R8
+	SHRQ        $0x02, R8
+	CMPQ        R8, CX
+	CMOVQGT     CX, R8
+	TESTQ       R8, R8
+	JE          aligned
+	MOVL        $0x0000ffff, R9
+	BZHIL       R8, R9, R9
+	LEAQ        tailmask<>+0(SB), R9
+	MOVQ        R8, R10
+	NEGQ        R10
+	VMOVUPS     32(R9)(R10*4), Y0
+	VMASKMOVPS  (DX)(DI*4), Y0, Y1
+	VMASKMOVPS  (BX)(DI*4), Y0, Y2
+	VMASKMOVPS  (SI)(DI*4), Y0, Y3
+	VMOVUPS     Y2, Y2
+	VFMADD213PS Y3, Y1, Y2
+	VMASKMOVPS  Y2, Y0, (AX)(DI*4)
+	MOVQ        R8, DI
+
+aligned:
+loopU:
+	LEAQ        32(DI), R8
+	CMPQ        R8, CX
+	JA          loop1
+	PREFETCHT0  2048(DX)(DI*4)
+	PREFETCHT0  2112(DX)(DI*4)
+	PREFETCHT0  2048(BX)(DI*4)
+	PREFETCHT0  2112(BX)(DI*4)
+	PREFETCHT0  2048(SI)(DI*4)
+	PREFETCHT0  2112(SI)(DI*4)
+	VMOVUPS     (DX)(DI*4), Y0
+	VMOVUPS     (BX)(DI*4), Y1
+	VMOVUPS     (SI)(DI*4), Y2
+	VMOVUPS     Y1, Y1
+	VFMADD213PS Y2, Y0, Y1
+	VMOVNTPS    Y1, (AX)(DI*4)
+	VMOVUPS     32(DX)(DI*4), Y0
+	VMOVUPS     32(BX)(DI*4), Y1
+	VMOVUPS     32(SI)(DI*4), Y2
+	VMOVUPS     Y1, Y1
+	VFMADD213PS Y2, Y0, Y1
+	VMOVNTPS    Y1, 32(AX)(DI*4)
+	VMOVUPS     64(DX)(DI*4), Y0
+	VMOVUPS     64(BX)(DI*4), Y1
+	VMOVUPS     64(SI)(DI*4), Y2
+	VMOVUPS     Y1, Y1
+	VFMADD213PS Y2, Y0, Y1
+	VMOVNTPS    Y1, 64(AX)(DI*4)
+	VMOVUPS     96(DX)(DI*4), Y0
+	VMOVUPS     96(BX)(DI*4), Y1
+	VMOVUPS     96(SI)(DI*4), Y2
+	VMOVUPS     Y1, Y1
+	VFMADD213PS Y2, Y0, Y1
+	VMOVNTPS    Y1, 96(AX)(DI*4)
+	ADDQ        $0x00000020, DI
+	JMP         loopU
+
+loop1:
+	LEAQ        8(DI), R8
+	CMPQ        R8, CX
+	JA          tail
+	VMOVUPS     (DX)(DI*4), Y0
+	VMOVUPS     (BX)(DI*4), Y1
+	VMOVUPS     (SI)(DI*4), Y2
+	VMOVUPS     Y1, Y1
+	VFMADD213PS Y2, Y0, Y1
+	VMOVNTPS    Y1, (AX)(DI*4)
+	ADDQ        $0x00000008, DI
+	JMP         loop1
+
+tail:
+	SUBQ        DI, CX
+	JE          done
+	MOVL        $0x0000ffff, R8
+	BZHIL       CX, R8, R8
+	LEAQ        tailmask<>+0(SB), R8
+	NEGQ        CX
+	VMOVUPS     32(R8)(CX*4), Y0
+	VMASKMOVPS  (DX)(DI*4), Y0, Y1
+	VMASKMOVPS  (BX)(DI*4), Y0, Y2
+	VMASKMOVPS  (SI)(DI*4), Y0, Y3
+	VMOVUPS     Y2, Y2
+	VFMADD213PS Y3, Y1, Y2
+	VMASKMOVPS  Y2, Y0, (AX)(DI*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -1074,6 +3325,136 @@ DATA c32_80000000<>+24(SB)/4, $0x80000000
 DATA c32_80000000<>+28(SB)/4, $0x80000000
 GLOBL c32_80000000<>(SB), RODATA|NOPTR, $32
 
+// func negPFAVX2(dst []float32, x []float32)
+// Requires: AVX, BMI2, MMX+
+TEXT ·negPFAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y0
+	VXORPS     c32_80000000<>+0(SB), Y0, Y0
+	VMOVUPS    Y0, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y0
+	VXORPS     c32_80000000<>+0(SB), Y0, Y0
+	VMOVUPS    Y0, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y0
+	VXORPS     c32_80000000<>+0(SB), Y0, Y0
+	VMOVUPS    Y0, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y0
+	VXORPS     c32_80000000<>+0(SB), Y0, Y0
+	VMOVUPS    Y0, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    8(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Y0
+	VXORPS  c32_80000000<>+0(SB), Y0, Y0
+	VMOVUPS Y0, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	JMP     loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VXORPS     c32_80000000<>+0(SB), Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func negNTAVX2(dst []float32, x []float32)
+// Requires: AVX, BMI2, CMOV, MMX+
+TEXT ·negNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ       dst_base+0(FP), AX
+	MOVQ       dst_len+8(FP), CX
+	MOVQ       x_base+24(FP), DX
+	XORQ       BX, BX
+	MOVQ       AX, SI
+	NEGQ       SI
+	ANDQ       $0x0000001f, SI
+	SHRQ       $0x02, SI
+	CMPQ       SI, CX
+	CMOVQGT    CX, SI
+	TESTQ      SI, SI
+	JE         aligned
+	MOVL       $0x0000ffff, DI
+	BZHIL      SI, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	MOVQ       SI, R8
+	NEGQ       R8
+	VMOVUPS    32(DI)(R8*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VXORPS     c32_80000000<>+0(SB), Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+	MOVQ       SI, BX
+
+aligned:
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y0
+	VXORPS     c32_80000000<>+0(SB), Y0, Y0
+	VMOVNTPS   Y0, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y0
+	VXORPS     c32_80000000<>+0(SB), Y0, Y0
+	VMOVNTPS   Y0, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y0
+	VXORPS     c32_80000000<>+0(SB), Y0, Y0
+	VMOVNTPS   Y0, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y0
+	VXORPS     c32_80000000<>+0(SB), Y0, Y0
+	VMOVNTPS   Y0, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     8(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Y0
+	VXORPS   c32_80000000<>+0(SB), Y0, Y0
+	VMOVNTPS Y0, (AX)(BX*4)
+	ADDQ     $0x00000008, BX
+	JMP      loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VXORPS     c32_80000000<>+0(SB), Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func absAVX2(dst []float32, x []float32)
 // Requires: AVX, BMI2
 TEXT ·absAVX2(SB), NOSPLIT, $0-48
@@ -1136,6 +3517,136 @@ DATA c32_7fffffff<>+20(SB)/4, $0x7fffffff
 DATA c32_7fffffff<>+24(SB)/4, $0x7fffffff
 DATA c32_7fffffff<>+28(SB)/4, $0x7fffffff
 GLOBL c32_7fffffff<>(SB), RODATA|NOPTR, $32
+
+// func absPFAVX2(dst []float32, x []float32)
+// Requires: AVX, BMI2, MMX+
+TEXT ·absPFAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y0
+	VANDPS     c32_7fffffff<>+0(SB), Y0, Y0
+	VMOVUPS    Y0, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y0
+	VANDPS     c32_7fffffff<>+0(SB), Y0, Y0
+	VMOVUPS    Y0, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y0
+	VANDPS     c32_7fffffff<>+0(SB), Y0, Y0
+	VMOVUPS    Y0, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y0
+	VANDPS     c32_7fffffff<>+0(SB), Y0, Y0
+	VMOVUPS    Y0, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    8(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Y0
+	VANDPS  c32_7fffffff<>+0(SB), Y0, Y0
+	VMOVUPS Y0, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	JMP     loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VANDPS     c32_7fffffff<>+0(SB), Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func absNTAVX2(dst []float32, x []float32)
+// Requires: AVX, BMI2, CMOV, MMX+
+TEXT ·absNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ       dst_base+0(FP), AX
+	MOVQ       dst_len+8(FP), CX
+	MOVQ       x_base+24(FP), DX
+	XORQ       BX, BX
+	MOVQ       AX, SI
+	NEGQ       SI
+	ANDQ       $0x0000001f, SI
+	SHRQ       $0x02, SI
+	CMPQ       SI, CX
+	CMOVQGT    CX, SI
+	TESTQ      SI, SI
+	JE         aligned
+	MOVL       $0x0000ffff, DI
+	BZHIL      SI, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	MOVQ       SI, R8
+	NEGQ       R8
+	VMOVUPS    32(DI)(R8*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VANDPS     c32_7fffffff<>+0(SB), Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+	MOVQ       SI, BX
+
+aligned:
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y0
+	VANDPS     c32_7fffffff<>+0(SB), Y0, Y0
+	VMOVNTPS   Y0, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y0
+	VANDPS     c32_7fffffff<>+0(SB), Y0, Y0
+	VMOVNTPS   Y0, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y0
+	VANDPS     c32_7fffffff<>+0(SB), Y0, Y0
+	VMOVNTPS   Y0, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y0
+	VANDPS     c32_7fffffff<>+0(SB), Y0, Y0
+	VMOVNTPS   Y0, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     8(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Y0
+	VANDPS   c32_7fffffff<>+0(SB), Y0, Y0
+	VMOVNTPS Y0, (AX)(BX*4)
+	ADDQ     $0x00000008, BX
+	JMP      loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VANDPS     c32_7fffffff<>+0(SB), Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
 
 // func reluAVX2(dst []float32, x []float32)
 // Requires: AVX, BMI2
@@ -1218,6 +3729,175 @@ DATA c32_00000000<>+24(SB)/4, $0x00000000
 DATA c32_00000000<>+28(SB)/4, $0x00000000
 GLOBL c32_00000000<>(SB), RODATA|NOPTR, $32
 
+// func reluPFAVX2(dst []float32, x []float32)
+// Requires: AVX, BMI2, MMX+
+TEXT ·reluPFAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y0
+	VMOVUPS    c32_00000000<>+0(SB), Y1
+	VCMPPS     $0x16, Y1, Y0, Y1
+	VMOVUPS    c32_00000000<>+0(SB), Y2
+	VBLENDVPS  Y1, Y0, Y2, Y0
+	VMOVUPS    Y0, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y0
+	VMOVUPS    c32_00000000<>+0(SB), Y1
+	VCMPPS     $0x16, Y1, Y0, Y1
+	VMOVUPS    c32_00000000<>+0(SB), Y2
+	VBLENDVPS  Y1, Y0, Y2, Y0
+	VMOVUPS    Y0, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y0
+	VMOVUPS    c32_00000000<>+0(SB), Y1
+	VCMPPS     $0x16, Y1, Y0, Y1
+	VMOVUPS    c32_00000000<>+0(SB), Y2
+	VBLENDVPS  Y1, Y0, Y2, Y0
+	VMOVUPS    Y0, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y0
+	VMOVUPS    c32_00000000<>+0(SB), Y1
+	VCMPPS     $0x16, Y1, Y0, Y1
+	VMOVUPS    c32_00000000<>+0(SB), Y2
+	VBLENDVPS  Y1, Y0, Y2, Y0
+	VMOVUPS    Y0, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ      8(BX), SI
+	CMPQ      SI, CX
+	JA        tail
+	VMOVUPS   (DX)(BX*4), Y0
+	VMOVUPS   c32_00000000<>+0(SB), Y1
+	VCMPPS    $0x16, Y1, Y0, Y1
+	VMOVUPS   c32_00000000<>+0(SB), Y2
+	VBLENDVPS Y1, Y0, Y2, Y0
+	VMOVUPS   Y0, (AX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VMOVUPS    c32_00000000<>+0(SB), Y2
+	VCMPPS     $0x16, Y2, Y1, Y2
+	VMOVUPS    c32_00000000<>+0(SB), Y3
+	VBLENDVPS  Y2, Y1, Y3, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func reluNTAVX2(dst []float32, x []float32)
+// Requires: AVX, BMI2, CMOV, MMX+
+TEXT ·reluNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ       dst_base+0(FP), AX
+	MOVQ       dst_len+8(FP), CX
+	MOVQ       x_base+24(FP), DX
+	XORQ       BX, BX
+	MOVQ       AX, SI
+	NEGQ       SI
+	ANDQ       $0x0000001f, SI
+	SHRQ       $0x02, SI
+	CMPQ       SI, CX
+	CMOVQGT    CX, SI
+	TESTQ      SI, SI
+	JE         aligned
+	MOVL       $0x0000ffff, DI
+	BZHIL      SI, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	MOVQ       SI, R8
+	NEGQ       R8
+	VMOVUPS    32(DI)(R8*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VMOVUPS    c32_00000000<>+0(SB), Y2
+	VCMPPS     $0x16, Y2, Y1, Y2
+	VMOVUPS    c32_00000000<>+0(SB), Y3
+	VBLENDVPS  Y2, Y1, Y3, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+	MOVQ       SI, BX
+
+aligned:
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y0
+	VMOVUPS    c32_00000000<>+0(SB), Y1
+	VCMPPS     $0x16, Y1, Y0, Y1
+	VMOVUPS    c32_00000000<>+0(SB), Y2
+	VBLENDVPS  Y1, Y0, Y2, Y0
+	VMOVNTPS   Y0, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y0
+	VMOVUPS    c32_00000000<>+0(SB), Y1
+	VCMPPS     $0x16, Y1, Y0, Y1
+	VMOVUPS    c32_00000000<>+0(SB), Y2
+	VBLENDVPS  Y1, Y0, Y2, Y0
+	VMOVNTPS   Y0, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y0
+	VMOVUPS    c32_00000000<>+0(SB), Y1
+	VCMPPS     $0x16, Y1, Y0, Y1
+	VMOVUPS    c32_00000000<>+0(SB), Y2
+	VBLENDVPS  Y1, Y0, Y2, Y0
+	VMOVNTPS   Y0, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y0
+	VMOVUPS    c32_00000000<>+0(SB), Y1
+	VCMPPS     $0x16, Y1, Y0, Y1
+	VMOVUPS    c32_00000000<>+0(SB), Y2
+	VBLENDVPS  Y1, Y0, Y2, Y0
+	VMOVNTPS   Y0, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ      8(BX), SI
+	CMPQ      SI, CX
+	JA        tail
+	VMOVUPS   (DX)(BX*4), Y0
+	VMOVUPS   c32_00000000<>+0(SB), Y1
+	VCMPPS    $0x16, Y1, Y0, Y1
+	VMOVUPS   c32_00000000<>+0(SB), Y2
+	VBLENDVPS Y1, Y0, Y2, Y0
+	VMOVNTPS  Y0, (AX)(BX*4)
+	ADDQ      $0x00000008, BX
+	JMP       loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VMOVUPS    c32_00000000<>+0(SB), Y2
+	VCMPPS     $0x16, Y2, Y1, Y2
+	VMOVUPS    c32_00000000<>+0(SB), Y3
+	VBLENDVPS  Y2, Y1, Y3, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func sqrtAVX2(dst []float32, x []float32)
 // Requires: AVX, BMI2
 TEXT ·sqrtAVX2(SB), NOSPLIT, $0-48
@@ -1268,6 +3948,136 @@ tail:
 	VMASKMOVPS Y1, Y0, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func sqrtPFAVX2(dst []float32, x []float32)
+// Requires: AVX, BMI2, MMX+
+TEXT ·sqrtPFAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y0
+	VSQRTPS    Y0, Y0
+	VMOVUPS    Y0, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y0
+	VSQRTPS    Y0, Y0
+	VMOVUPS    Y0, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y0
+	VSQRTPS    Y0, Y0
+	VMOVUPS    Y0, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y0
+	VSQRTPS    Y0, Y0
+	VMOVUPS    Y0, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    8(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Y0
+	VSQRTPS Y0, Y0
+	VMOVUPS Y0, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	JMP     loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VSQRTPS    Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func sqrtNTAVX2(dst []float32, x []float32)
+// Requires: AVX, BMI2, CMOV, MMX+
+TEXT ·sqrtNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ       dst_base+0(FP), AX
+	MOVQ       dst_len+8(FP), CX
+	MOVQ       x_base+24(FP), DX
+	XORQ       BX, BX
+	MOVQ       AX, SI
+	NEGQ       SI
+	ANDQ       $0x0000001f, SI
+	SHRQ       $0x02, SI
+	CMPQ       SI, CX
+	CMOVQGT    CX, SI
+	TESTQ      SI, SI
+	JE         aligned
+	MOVL       $0x0000ffff, DI
+	BZHIL      SI, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	MOVQ       SI, R8
+	NEGQ       R8
+	VMOVUPS    32(DI)(R8*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VSQRTPS    Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+	MOVQ       SI, BX
+
+aligned:
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y0
+	VSQRTPS    Y0, Y0
+	VMOVNTPS   Y0, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y0
+	VSQRTPS    Y0, Y0
+	VMOVNTPS   Y0, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y0
+	VSQRTPS    Y0, Y0
+	VMOVNTPS   Y0, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y0
+	VSQRTPS    Y0, Y0
+	VMOVNTPS   Y0, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     8(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Y0
+	VSQRTPS  Y0, Y0
+	VMOVNTPS Y0, (AX)(BX*4)
+	ADDQ     $0x00000008, BX
+	JMP      loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VSQRTPS    Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -1346,6 +4156,162 @@ DATA c32_3f800000<>+24(SB)/4, $0x3f800000
 DATA c32_3f800000<>+28(SB)/4, $0x3f800000
 GLOBL c32_3f800000<>(SB), RODATA|NOPTR, $32
 
+// func rsqrtPFAVX2(dst []float32, x []float32)
+// Requires: AVX, BMI2, MMX+
+TEXT ·rsqrtPFAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y0
+	VSQRTPS    Y0, Y0
+	VMOVUPS    c32_3f800000<>+0(SB), Y1
+	VDIVPS     Y0, Y1, Y0
+	VMOVUPS    Y0, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y0
+	VSQRTPS    Y0, Y0
+	VMOVUPS    c32_3f800000<>+0(SB), Y1
+	VDIVPS     Y0, Y1, Y0
+	VMOVUPS    Y0, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y0
+	VSQRTPS    Y0, Y0
+	VMOVUPS    c32_3f800000<>+0(SB), Y1
+	VDIVPS     Y0, Y1, Y0
+	VMOVUPS    Y0, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y0
+	VSQRTPS    Y0, Y0
+	VMOVUPS    c32_3f800000<>+0(SB), Y1
+	VDIVPS     Y0, Y1, Y0
+	VMOVUPS    Y0, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    8(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Y0
+	VSQRTPS Y0, Y0
+	VMOVUPS c32_3f800000<>+0(SB), Y1
+	VDIVPS  Y0, Y1, Y0
+	VMOVUPS Y0, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	JMP     loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VSQRTPS    Y1, Y1
+	VMOVUPS    c32_3f800000<>+0(SB), Y2
+	VDIVPS     Y1, Y2, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func rsqrtNTAVX2(dst []float32, x []float32)
+// Requires: AVX, BMI2, CMOV, MMX+
+TEXT ·rsqrtNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ       dst_base+0(FP), AX
+	MOVQ       dst_len+8(FP), CX
+	MOVQ       x_base+24(FP), DX
+	XORQ       BX, BX
+	MOVQ       AX, SI
+	NEGQ       SI
+	ANDQ       $0x0000001f, SI
+	SHRQ       $0x02, SI
+	CMPQ       SI, CX
+	CMOVQGT    CX, SI
+	TESTQ      SI, SI
+	JE         aligned
+	MOVL       $0x0000ffff, DI
+	BZHIL      SI, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	MOVQ       SI, R8
+	NEGQ       R8
+	VMOVUPS    32(DI)(R8*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VSQRTPS    Y1, Y1
+	VMOVUPS    c32_3f800000<>+0(SB), Y2
+	VDIVPS     Y1, Y2, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+	MOVQ       SI, BX
+
+aligned:
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y0
+	VSQRTPS    Y0, Y0
+	VMOVUPS    c32_3f800000<>+0(SB), Y1
+	VDIVPS     Y0, Y1, Y0
+	VMOVNTPS   Y0, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y0
+	VSQRTPS    Y0, Y0
+	VMOVUPS    c32_3f800000<>+0(SB), Y1
+	VDIVPS     Y0, Y1, Y0
+	VMOVNTPS   Y0, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y0
+	VSQRTPS    Y0, Y0
+	VMOVUPS    c32_3f800000<>+0(SB), Y1
+	VDIVPS     Y0, Y1, Y0
+	VMOVNTPS   Y0, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y0
+	VSQRTPS    Y0, Y0
+	VMOVUPS    c32_3f800000<>+0(SB), Y1
+	VDIVPS     Y0, Y1, Y0
+	VMOVNTPS   Y0, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     8(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Y0
+	VSQRTPS  Y0, Y0
+	VMOVUPS  c32_3f800000<>+0(SB), Y1
+	VDIVPS   Y0, Y1, Y0
+	VMOVNTPS Y0, (AX)(BX*4)
+	ADDQ     $0x00000008, BX
+	JMP      loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VSQRTPS    Y1, Y1
+	VMOVUPS    c32_3f800000<>+0(SB), Y2
+	VDIVPS     Y1, Y2, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func recipAVX2(dst []float32, x []float32)
 // Requires: AVX, BMI2
 TEXT ·recipAVX2(SB), NOSPLIT, $0-48
@@ -1405,6 +4371,149 @@ done:
 	VZEROUPPER
 	RET
 
+// func recipPFAVX2(dst []float32, x []float32)
+// Requires: AVX, BMI2, MMX+
+TEXT ·recipPFAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y0
+	VMOVUPS    c32_3f800000<>+0(SB), Y1
+	VDIVPS     Y0, Y1, Y0
+	VMOVUPS    Y0, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y0
+	VMOVUPS    c32_3f800000<>+0(SB), Y1
+	VDIVPS     Y0, Y1, Y0
+	VMOVUPS    Y0, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y0
+	VMOVUPS    c32_3f800000<>+0(SB), Y1
+	VDIVPS     Y0, Y1, Y0
+	VMOVUPS    Y0, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y0
+	VMOVUPS    c32_3f800000<>+0(SB), Y1
+	VDIVPS     Y0, Y1, Y0
+	VMOVUPS    Y0, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    8(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Y0
+	VMOVUPS c32_3f800000<>+0(SB), Y1
+	VDIVPS  Y0, Y1, Y0
+	VMOVUPS Y0, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	JMP     loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VMOVUPS    c32_3f800000<>+0(SB), Y2
+	VDIVPS     Y1, Y2, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func recipNTAVX2(dst []float32, x []float32)
+// Requires: AVX, BMI2, CMOV, MMX+
+TEXT ·recipNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ       dst_base+0(FP), AX
+	MOVQ       dst_len+8(FP), CX
+	MOVQ       x_base+24(FP), DX
+	XORQ       BX, BX
+	MOVQ       AX, SI
+	NEGQ       SI
+	ANDQ       $0x0000001f, SI
+	SHRQ       $0x02, SI
+	CMPQ       SI, CX
+	CMOVQGT    CX, SI
+	TESTQ      SI, SI
+	JE         aligned
+	MOVL       $0x0000ffff, DI
+	BZHIL      SI, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	MOVQ       SI, R8
+	NEGQ       R8
+	VMOVUPS    32(DI)(R8*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VMOVUPS    c32_3f800000<>+0(SB), Y2
+	VDIVPS     Y1, Y2, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+	MOVQ       SI, BX
+
+aligned:
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y0
+	VMOVUPS    c32_3f800000<>+0(SB), Y1
+	VDIVPS     Y0, Y1, Y0
+	VMOVNTPS   Y0, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y0
+	VMOVUPS    c32_3f800000<>+0(SB), Y1
+	VDIVPS     Y0, Y1, Y0
+	VMOVNTPS   Y0, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y0
+	VMOVUPS    c32_3f800000<>+0(SB), Y1
+	VDIVPS     Y0, Y1, Y0
+	VMOVNTPS   Y0, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y0
+	VMOVUPS    c32_3f800000<>+0(SB), Y1
+	VDIVPS     Y0, Y1, Y0
+	VMOVNTPS   Y0, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     8(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Y0
+	VMOVUPS  c32_3f800000<>+0(SB), Y1
+	VDIVPS   Y0, Y1, Y0
+	VMOVNTPS Y0, (AX)(BX*4)
+	ADDQ     $0x00000008, BX
+	JMP      loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VMOVUPS    c32_3f800000<>+0(SB), Y2
+	VDIVPS     Y1, Y2, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func copyAVX2(dst []float32, x []float32)
 // Requires: AVX, BMI2
 TEXT ·copyAVX2(SB), NOSPLIT, $0-48
@@ -1449,6 +4558,123 @@ tail:
 	VMASKMOVPS Y1, Y0, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func copyPFAVX2(dst []float32, x []float32)
+// Requires: AVX, BMI2, MMX+
+TEXT ·copyPFAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y0
+	VMOVUPS    Y0, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y0
+	VMOVUPS    Y0, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y0
+	VMOVUPS    Y0, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y0
+	VMOVUPS    Y0, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    8(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Y0
+	VMOVUPS Y0, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	JMP     loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func copyNTAVX2(dst []float32, x []float32)
+// Requires: AVX, BMI2, CMOV, MMX+
+TEXT ·copyNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ       dst_base+0(FP), AX
+	MOVQ       dst_len+8(FP), CX
+	MOVQ       x_base+24(FP), DX
+	XORQ       BX, BX
+	MOVQ       AX, SI
+	NEGQ       SI
+	ANDQ       $0x0000001f, SI
+	SHRQ       $0x02, SI
+	CMPQ       SI, CX
+	CMOVQGT    CX, SI
+	TESTQ      SI, SI
+	JE         aligned
+	MOVL       $0x0000ffff, DI
+	BZHIL      SI, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	MOVQ       SI, R8
+	NEGQ       R8
+	VMOVUPS    32(DI)(R8*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+	MOVQ       SI, BX
+
+aligned:
+loopU:
+	LEAQ       32(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Y0
+	VMOVNTPS   Y0, (AX)(BX*4)
+	VMOVUPS    32(DX)(BX*4), Y0
+	VMOVNTPS   Y0, 32(AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Y0
+	VMOVNTPS   Y0, 64(AX)(BX*4)
+	VMOVUPS    96(DX)(BX*4), Y0
+	VMOVNTPS   Y0, 96(AX)(BX*4)
+	ADDQ       $0x00000020, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     8(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Y0
+	VMOVNTPS Y0, (AX)(BX*4)
+	ADDQ     $0x00000008, BX
+	JMP      loop1
+
+tail:
+	SUBQ       BX, CX
+	JE         done
+	MOVL       $0x0000ffff, SI
+	BZHIL      CX, SI, SI
+	LEAQ       tailmask<>+0(SB), SI
+	NEGQ       CX
+	VMOVUPS    32(SI)(CX*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -1716,6 +4942,365 @@ DATA c32_3efffffe<>+20(SB)/4, $0x3efffffe
 DATA c32_3efffffe<>+24(SB)/4, $0x3efffffe
 DATA c32_3efffffe<>+28(SB)/4, $0x3efffffe
 GLOBL c32_3efffffe<>(SB), RODATA|NOPTR, $32
+
+// func expPFAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, BMI2, FMA3, MMX+
+TEXT ·expPFAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      32(DX)(BX*4), Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y1
+	VMOVUPS      c32_c2d00000<>+0(SB), Y3
+	VMAXPS       Y0, Y1, Y0
+	VMAXPS       Y2, Y3, Y2
+	VMOVUPS      c32_42b20000<>+0(SB), Y1
+	VMOVUPS      c32_42b20000<>+0(SB), Y3
+	VMINPS       Y0, Y1, Y0
+	VMINPS       Y2, Y3, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y0, Y1
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y2, Y3
+	VROUNDPS     $0x00, Y1, Y1
+	VROUNDPS     $0x00, Y3, Y4
+	VMOVUPS      c32_3f317218<>+0(SB), Y3
+	VMOVUPS      c32_3f317218<>+0(SB), Y5
+	VFNMADD213PS Y0, Y1, Y3
+	VFNMADD213PS Y2, Y4, Y5
+	VMOVUPS      c32_b102e308<>+0(SB), Y0
+	VMOVUPS      c32_b102e308<>+0(SB), Y2
+	VFNMADD213PS Y3, Y1, Y0
+	VFNMADD213PS Y5, Y4, Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y3
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y6
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y0, Y3
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y6
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y0, Y3
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y6
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y0, Y3
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y6
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y0, Y3
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y6
+	VMULPS       Y0, Y0, Y5
+	VMULPS       Y2, Y2, Y7
+	VMOVUPS      Y5, Y5
+	VMOVUPS      Y7, Y7
+	VFMADD213PS  Y0, Y3, Y5
+	VFMADD213PS  Y2, Y6, Y7
+	VADDPS       c32_3f800000<>+0(SB), Y5, Y0
+	VADDPS       c32_3f800000<>+0(SB), Y7, Y2
+	VCVTPS2DQ    Y1, Y1
+	VCVTPS2DQ    Y4, Y4
+	VPSRAD       $0x01, Y1, Y3
+	VPSRAD       $0x01, Y4, Y5
+	VPSUBD       Y3, Y1, Y1
+	VPSUBD       Y5, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPSLLD       $0x17, Y3, Y3
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y1, Y1
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y3, Y0, Y0
+	VMULPS       Y5, Y2, Y2
+	VMULPS       Y1, Y0, Y0
+	VMULPS       Y4, Y2, Y1
+	VMOVUPS      Y0, (AX)(BX*4)
+	VMOVUPS      Y1, 32(AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      c32_c2d00000<>+0(SB), Y1
+	VMAXPS       Y0, Y1, Y0
+	VMOVUPS      c32_42b20000<>+0(SB), Y1
+	VMINPS       Y0, Y1, Y0
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y0, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VMOVUPS      c32_3f317218<>+0(SB), Y2
+	VFNMADD213PS Y0, Y1, Y2
+	VMOVUPS      c32_b102e308<>+0(SB), Y0
+	VFNMADD213PS Y2, Y1, Y0
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y2
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y0, Y2
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y0, Y2
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y0, Y2
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y0, Y2
+	VMULPS       Y0, Y0, Y3
+	VMOVUPS      Y3, Y3
+	VFMADD213PS  Y0, Y2, Y3
+	VADDPS       c32_3f800000<>+0(SB), Y3, Y0
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y2
+	VPSUBD       Y2, Y1, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y2, Y0, Y0
+	VMULPS       Y1, Y0, Y0
+	VMOVUPS      Y0, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	LEAQ         tailmask<>+0(SB), SI
+	NEGQ         CX
+	VMOVUPS      32(SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VMOVUPS      c32_c2d00000<>+0(SB), Y2
+	VMAXPS       Y1, Y2, Y1
+	VMOVUPS      c32_42b20000<>+0(SB), Y2
+	VMINPS       Y1, Y2, Y1
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y1, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VMOVUPS      c32_3f317218<>+0(SB), Y3
+	VFNMADD213PS Y1, Y2, Y3
+	VMOVUPS      c32_b102e308<>+0(SB), Y1
+	VFNMADD213PS Y3, Y2, Y1
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y3
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y1, Y3
+	VMULPS       Y1, Y1, Y4
+	VMOVUPS      Y4, Y4
+	VFMADD213PS  Y1, Y3, Y4
+	VADDPS       c32_3f800000<>+0(SB), Y4, Y1
+	VCVTPS2DQ    Y2, Y2
+	VPSRAD       $0x01, Y2, Y3
+	VPSUBD       Y3, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y3, Y1, Y1
+	VMULPS       Y2, Y1, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func expNTAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, BMI2, CMOV, FMA3, MMX+
+TEXT ·expNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000001f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	LEAQ         tailmask<>+0(SB), DI
+	MOVQ         SI, R8
+	NEGQ         R8
+	VMOVUPS      32(DI)(R8*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VMOVUPS      c32_c2d00000<>+0(SB), Y2
+	VMAXPS       Y1, Y2, Y1
+	VMOVUPS      c32_42b20000<>+0(SB), Y2
+	VMINPS       Y1, Y2, Y1
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y1, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VMOVUPS      c32_3f317218<>+0(SB), Y3
+	VFNMADD213PS Y1, Y2, Y3
+	VMOVUPS      c32_b102e308<>+0(SB), Y1
+	VFNMADD213PS Y3, Y2, Y1
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y3
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y1, Y3
+	VMULPS       Y1, Y1, Y4
+	VMOVUPS      Y4, Y4
+	VFMADD213PS  Y1, Y3, Y4
+	VADDPS       c32_3f800000<>+0(SB), Y4, Y1
+	VCVTPS2DQ    Y2, Y2
+	VPSRAD       $0x01, Y2, Y3
+	VPSUBD       Y3, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y3, Y1, Y1
+	VMULPS       Y2, Y1, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      32(DX)(BX*4), Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y1
+	VMOVUPS      c32_c2d00000<>+0(SB), Y3
+	VMAXPS       Y0, Y1, Y0
+	VMAXPS       Y2, Y3, Y2
+	VMOVUPS      c32_42b20000<>+0(SB), Y1
+	VMOVUPS      c32_42b20000<>+0(SB), Y3
+	VMINPS       Y0, Y1, Y0
+	VMINPS       Y2, Y3, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y0, Y1
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y2, Y3
+	VROUNDPS     $0x00, Y1, Y1
+	VROUNDPS     $0x00, Y3, Y4
+	VMOVUPS      c32_3f317218<>+0(SB), Y3
+	VMOVUPS      c32_3f317218<>+0(SB), Y5
+	VFNMADD213PS Y0, Y1, Y3
+	VFNMADD213PS Y2, Y4, Y5
+	VMOVUPS      c32_b102e308<>+0(SB), Y0
+	VMOVUPS      c32_b102e308<>+0(SB), Y2
+	VFNMADD213PS Y3, Y1, Y0
+	VFNMADD213PS Y5, Y4, Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y3
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y6
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y0, Y3
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y6
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y0, Y3
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y6
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y0, Y3
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y6
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y0, Y3
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y6
+	VMULPS       Y0, Y0, Y5
+	VMULPS       Y2, Y2, Y7
+	VMOVUPS      Y5, Y5
+	VMOVUPS      Y7, Y7
+	VFMADD213PS  Y0, Y3, Y5
+	VFMADD213PS  Y2, Y6, Y7
+	VADDPS       c32_3f800000<>+0(SB), Y5, Y0
+	VADDPS       c32_3f800000<>+0(SB), Y7, Y2
+	VCVTPS2DQ    Y1, Y1
+	VCVTPS2DQ    Y4, Y4
+	VPSRAD       $0x01, Y1, Y3
+	VPSRAD       $0x01, Y4, Y5
+	VPSUBD       Y3, Y1, Y1
+	VPSUBD       Y5, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPSLLD       $0x17, Y3, Y3
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y1, Y1
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y3, Y0, Y0
+	VMULPS       Y5, Y2, Y2
+	VMULPS       Y1, Y0, Y0
+	VMULPS       Y4, Y2, Y1
+	VMOVNTPS     Y0, (AX)(BX*4)
+	VMOVNTPS     Y1, 32(AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      c32_c2d00000<>+0(SB), Y1
+	VMAXPS       Y0, Y1, Y0
+	VMOVUPS      c32_42b20000<>+0(SB), Y1
+	VMINPS       Y0, Y1, Y0
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y0, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VMOVUPS      c32_3f317218<>+0(SB), Y2
+	VFNMADD213PS Y0, Y1, Y2
+	VMOVUPS      c32_b102e308<>+0(SB), Y0
+	VFNMADD213PS Y2, Y1, Y0
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y2
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y0, Y2
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y0, Y2
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y0, Y2
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y0, Y2
+	VMULPS       Y0, Y0, Y3
+	VMOVUPS      Y3, Y3
+	VFMADD213PS  Y0, Y2, Y3
+	VADDPS       c32_3f800000<>+0(SB), Y3, Y0
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y2
+	VPSUBD       Y2, Y1, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y2, Y0, Y0
+	VMULPS       Y1, Y0, Y0
+	VMOVNTPS     Y0, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	LEAQ         tailmask<>+0(SB), SI
+	NEGQ         CX
+	VMOVUPS      32(SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VMOVUPS      c32_c2d00000<>+0(SB), Y2
+	VMAXPS       Y1, Y2, Y1
+	VMOVUPS      c32_42b20000<>+0(SB), Y2
+	VMINPS       Y1, Y2, Y1
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y1, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VMOVUPS      c32_3f317218<>+0(SB), Y3
+	VFNMADD213PS Y1, Y2, Y3
+	VMOVUPS      c32_b102e308<>+0(SB), Y1
+	VFNMADD213PS Y3, Y2, Y1
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y3
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y1, Y3
+	VMULPS       Y1, Y1, Y4
+	VMOVUPS      Y4, Y4
+	VFMADD213PS  Y1, Y3, Y4
+	VADDPS       c32_3f800000<>+0(SB), Y4, Y1
+	VCVTPS2DQ    Y2, Y2
+	VPSRAD       $0x01, Y2, Y3
+	VPSUBD       Y3, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y3, Y1, Y1
+	VMULPS       Y2, Y1, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
 
 // func logAVX2(dst []float32, x []float32)
 // Requires: AVX, AVX2, BMI2, FMA3
@@ -2112,6 +5697,500 @@ DATA c32_3eaaaaaa<>+24(SB)/4, $0x3eaaaaaa
 DATA c32_3eaaaaaa<>+28(SB)/4, $0x3eaaaaaa
 GLOBL c32_3eaaaaaa<>(SB), RODATA|NOPTR, $32
 
+// func logPFAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, BMI2, FMA3, MMX+
+TEXT ·logPFAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ        16(BX), SI
+	CMPQ        SI, CX
+	JA          loop1
+	PREFETCHT0  2048(DX)(BX*4)
+	VMOVUPS     (DX)(BX*4), Y0
+	VMOVUPS     32(DX)(BX*4), Y3
+	VCMPPS      $0x11, c32_00800000<>+0(SB), Y0, Y1
+	VCMPPS      $0x11, c32_00800000<>+0(SB), Y3, Y4
+	VMULPS      c32_4b000000<>+0(SB), Y0, Y2
+	VMULPS      c32_4b000000<>+0(SB), Y3, Y5
+	VBLENDVPS   Y1, Y2, Y0, Y2
+	VBLENDVPS   Y4, Y5, Y3, Y6
+	VPSRLD      $0x17, Y2, Y5
+	VPSRLD      $0x17, Y6, Y7
+	VPSUBD      c32_0000007f<>+0(SB), Y5, Y5
+	VPSUBD      c32_0000007f<>+0(SB), Y7, Y7
+	VCVTDQ2PS   Y5, Y5
+	VCVTDQ2PS   Y7, Y8
+	VMOVUPS     c32_00000000<>+0(SB), Y7
+	VMOVUPS     c32_00000000<>+0(SB), Y9
+	VBLENDVPS   Y1, c32_c1b80000<>+0(SB), Y7, Y1
+	VBLENDVPS   Y4, c32_c1b80000<>+0(SB), Y9, Y4
+	VADDPS      Y1, Y5, Y1
+	VADDPS      Y4, Y8, Y4
+	VANDPS      c32_007fffff<>+0(SB), Y2, Y2
+	VANDPS      c32_007fffff<>+0(SB), Y6, Y5
+	VORPS       c32_3f800000<>+0(SB), Y2, Y2
+	VORPS       c32_3f800000<>+0(SB), Y5, Y7
+	VCMPPS      $0x1e, c32_3fb504f3<>+0(SB), Y2, Y5
+	VCMPPS      $0x1e, c32_3fb504f3<>+0(SB), Y7, Y8
+	VMULPS      c32_3f000000<>+0(SB), Y2, Y6
+	VMULPS      c32_3f000000<>+0(SB), Y7, Y9
+	VBLENDVPS   Y5, Y6, Y2, Y2
+	VBLENDVPS   Y8, Y9, Y7, Y7
+	VMOVUPS     c32_00000000<>+0(SB), Y6
+	VMOVUPS     c32_00000000<>+0(SB), Y9
+	VBLENDVPS   Y5, c32_3f800000<>+0(SB), Y6, Y5
+	VBLENDVPS   Y8, c32_3f800000<>+0(SB), Y9, Y6
+	VADDPS      Y5, Y1, Y1
+	VADDPS      Y6, Y4, Y4
+	VSUBPS      c32_3f800000<>+0(SB), Y2, Y2
+	VSUBPS      c32_3f800000<>+0(SB), Y7, Y7
+	VMOVUPS     c32_bd9cca2e<>+0(SB), Y5
+	VMOVUPS     c32_bd9cca2e<>+0(SB), Y8
+	VFMADD213PS c32_3e0303aa<>+0(SB), Y2, Y5
+	VFMADD213PS c32_3e0303aa<>+0(SB), Y7, Y8
+	VFMADD213PS c32_be06d726<>+0(SB), Y2, Y5
+	VFMADD213PS c32_be06d726<>+0(SB), Y7, Y8
+	VFMADD213PS c32_3e116358<>+0(SB), Y2, Y5
+	VFMADD213PS c32_3e116358<>+0(SB), Y7, Y8
+	VFMADD213PS c32_be2a362e<>+0(SB), Y2, Y5
+	VFMADD213PS c32_be2a362e<>+0(SB), Y7, Y8
+	VFMADD213PS c32_3e4cd04a<>+0(SB), Y2, Y5
+	VFMADD213PS c32_3e4cd04a<>+0(SB), Y7, Y8
+	VFMADD213PS c32_be80011e<>+0(SB), Y2, Y5
+	VFMADD213PS c32_be80011e<>+0(SB), Y7, Y8
+	VFMADD213PS c32_3eaaaaaa<>+0(SB), Y2, Y5
+	VFMADD213PS c32_3eaaaaaa<>+0(SB), Y7, Y8
+	VMULPS      Y2, Y2, Y6
+	VMULPS      Y7, Y7, Y9
+	VMOVUPS     Y5, Y5
+	VMOVUPS     Y8, Y8
+	VFMADD213PS c32_bf000000<>+0(SB), Y2, Y5
+	VFMADD213PS c32_bf000000<>+0(SB), Y7, Y8
+	VMULPS      Y5, Y6, Y5
+	VMULPS      Y8, Y9, Y8
+	VMOVUPS     c32_b102e308<>+0(SB), Y6
+	VMOVUPS     c32_b102e308<>+0(SB), Y9
+	VFMADD213PS Y5, Y1, Y6
+	VFMADD213PS Y8, Y4, Y9
+	VADDPS      Y2, Y6, Y2
+	VADDPS      Y7, Y9, Y6
+	VMOVUPS     c32_3f317218<>+0(SB), Y5
+	VMOVUPS     c32_3f317218<>+0(SB), Y7
+	VFMADD213PS Y2, Y1, Y5
+	VFMADD213PS Y6, Y4, Y7
+	VMOVUPS     c32_00000000<>+0(SB), Y1
+	VMOVUPS     c32_00000000<>+0(SB), Y2
+	VCMPPS      $0x00, Y1, Y0, Y1
+	VCMPPS      $0x00, Y2, Y3, Y2
+	VBLENDVPS   Y1, c32_ff800000<>+0(SB), Y5, Y1
+	VBLENDVPS   Y2, c32_ff800000<>+0(SB), Y7, Y4
+	VMOVUPS     c32_00000000<>+0(SB), Y2
+	VMOVUPS     c32_00000000<>+0(SB), Y5
+	VCMPPS      $0x11, Y2, Y0, Y2
+	VCMPPS      $0x11, Y5, Y3, Y5
+	VBLENDVPS   Y2, c32_7fc00000<>+0(SB), Y1, Y1
+	VBLENDVPS   Y5, c32_7fc00000<>+0(SB), Y4, Y4
+	VCMPPS      $0x08, c32_7f800000<>+0(SB), Y0, Y2
+	VCMPPS      $0x08, c32_7f800000<>+0(SB), Y3, Y5
+	VBLENDVPS   Y2, Y0, Y1, Y0
+	VBLENDVPS   Y5, Y3, Y4, Y1
+	VMOVUPS     Y0, (AX)(BX*4)
+	VMOVUPS     Y1, 32(AX)(BX*4)
+	ADDQ        $0x00000010, BX
+	JMP         loopU
+
+loop1:
+	LEAQ        8(BX), SI
+	CMPQ        SI, CX
+	JA          tail
+	VMOVUPS     (DX)(BX*4), Y0
+	VCMPPS      $0x11, c32_00800000<>+0(SB), Y0, Y1
+	VMULPS      c32_4b000000<>+0(SB), Y0, Y2
+	VBLENDVPS   Y1, Y2, Y0, Y2
+	VPSRLD      $0x17, Y2, Y3
+	VPSUBD      c32_0000007f<>+0(SB), Y3, Y3
+	VCVTDQ2PS   Y3, Y3
+	VMOVUPS     c32_00000000<>+0(SB), Y4
+	VBLENDVPS   Y1, c32_c1b80000<>+0(SB), Y4, Y1
+	VADDPS      Y1, Y3, Y1
+	VANDPS      c32_007fffff<>+0(SB), Y2, Y2
+	VORPS       c32_3f800000<>+0(SB), Y2, Y2
+	VCMPPS      $0x1e, c32_3fb504f3<>+0(SB), Y2, Y3
+	VMULPS      c32_3f000000<>+0(SB), Y2, Y4
+	VBLENDVPS   Y3, Y4, Y2, Y2
+	VMOVUPS     c32_00000000<>+0(SB), Y4
+	VBLENDVPS   Y3, c32_3f800000<>+0(SB), Y4, Y3
+	VADDPS      Y3, Y1, Y1
+	VSUBPS      c32_3f800000<>+0(SB), Y2, Y2
+	VMOVUPS     c32_bd9cca2e<>+0(SB), Y3
+	VFMADD213PS c32_3e0303aa<>+0(SB), Y2, Y3
+	VFMADD213PS c32_be06d726<>+0(SB), Y2, Y3
+	VFMADD213PS c32_3e116358<>+0(SB), Y2, Y3
+	VFMADD213PS c32_be2a362e<>+0(SB), Y2, Y3
+	VFMADD213PS c32_3e4cd04a<>+0(SB), Y2, Y3
+	VFMADD213PS c32_be80011e<>+0(SB), Y2, Y3
+	VFMADD213PS c32_3eaaaaaa<>+0(SB), Y2, Y3
+	VMULPS      Y2, Y2, Y4
+	VMOVUPS     Y3, Y3
+	VFMADD213PS c32_bf000000<>+0(SB), Y2, Y3
+	VMULPS      Y3, Y4, Y3
+	VMOVUPS     c32_b102e308<>+0(SB), Y4
+	VFMADD213PS Y3, Y1, Y4
+	VADDPS      Y2, Y4, Y2
+	VMOVUPS     c32_3f317218<>+0(SB), Y3
+	VFMADD213PS Y2, Y1, Y3
+	VMOVUPS     c32_00000000<>+0(SB), Y1
+	VCMPPS      $0x00, Y1, Y0, Y1
+	VBLENDVPS   Y1, c32_ff800000<>+0(SB), Y3, Y1
+	VMOVUPS     c32_00000000<>+0(SB), Y2
+	VCMPPS      $0x11, Y2, Y0, Y2
+	VBLENDVPS   Y2, c32_7fc00000<>+0(SB), Y1, Y1
+	VCMPPS      $0x08, c32_7f800000<>+0(SB), Y0, Y2
+	VBLENDVPS   Y2, Y0, Y1, Y0
+	VMOVUPS     Y0, (AX)(BX*4)
+	ADDQ        $0x00000008, BX
+	JMP         loop1
+
+tail:
+	SUBQ        BX, CX
+	JE          done
+	MOVL        $0x0000ffff, SI
+	BZHIL       CX, SI, SI
+	LEAQ        tailmask<>+0(SB), SI
+	NEGQ        CX
+	VMOVUPS     32(SI)(CX*4), Y0
+	VMASKMOVPS  (DX)(BX*4), Y0, Y1
+	VCMPPS      $0x11, c32_00800000<>+0(SB), Y1, Y2
+	VMULPS      c32_4b000000<>+0(SB), Y1, Y3
+	VBLENDVPS   Y2, Y3, Y1, Y3
+	VPSRLD      $0x17, Y3, Y4
+	VPSUBD      c32_0000007f<>+0(SB), Y4, Y4
+	VCVTDQ2PS   Y4, Y4
+	VMOVUPS     c32_00000000<>+0(SB), Y5
+	VBLENDVPS   Y2, c32_c1b80000<>+0(SB), Y5, Y2
+	VADDPS      Y2, Y4, Y2
+	VANDPS      c32_007fffff<>+0(SB), Y3, Y3
+	VORPS       c32_3f800000<>+0(SB), Y3, Y3
+	VCMPPS      $0x1e, c32_3fb504f3<>+0(SB), Y3, Y4
+	VMULPS      c32_3f000000<>+0(SB), Y3, Y5
+	VBLENDVPS   Y4, Y5, Y3, Y3
+	VMOVUPS     c32_00000000<>+0(SB), Y5
+	VBLENDVPS   Y4, c32_3f800000<>+0(SB), Y5, Y4
+	VADDPS      Y4, Y2, Y2
+	VSUBPS      c32_3f800000<>+0(SB), Y3, Y3
+	VMOVUPS     c32_bd9cca2e<>+0(SB), Y4
+	VFMADD213PS c32_3e0303aa<>+0(SB), Y3, Y4
+	VFMADD213PS c32_be06d726<>+0(SB), Y3, Y4
+	VFMADD213PS c32_3e116358<>+0(SB), Y3, Y4
+	VFMADD213PS c32_be2a362e<>+0(SB), Y3, Y4
+	VFMADD213PS c32_3e4cd04a<>+0(SB), Y3, Y4
+	VFMADD213PS c32_be80011e<>+0(SB), Y3, Y4
+	VFMADD213PS c32_3eaaaaaa<>+0(SB), Y3, Y4
+	VMULPS      Y3, Y3, Y5
+	VMOVUPS     Y4, Y4
+	VFMADD213PS c32_bf000000<>+0(SB), Y3, Y4
+	VMULPS      Y4, Y5, Y4
+	VMOVUPS     c32_b102e308<>+0(SB), Y5
+	VFMADD213PS Y4, Y2, Y5
+	VADDPS      Y3, Y5, Y3
+	VMOVUPS     c32_3f317218<>+0(SB), Y4
+	VFMADD213PS Y3, Y2, Y4
+	VMOVUPS     c32_00000000<>+0(SB), Y2
+	VCMPPS      $0x00, Y2, Y1, Y2
+	VBLENDVPS   Y2, c32_ff800000<>+0(SB), Y4, Y2
+	VMOVUPS     c32_00000000<>+0(SB), Y3
+	VCMPPS      $0x11, Y3, Y1, Y3
+	VBLENDVPS   Y3, c32_7fc00000<>+0(SB), Y2, Y2
+	VCMPPS      $0x08, c32_7f800000<>+0(SB), Y1, Y3
+	VBLENDVPS   Y3, Y1, Y2, Y1
+	VMASKMOVPS  Y1, Y0, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func logNTAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, BMI2, CMOV, FMA3, MMX+
+TEXT ·logNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ        dst_base+0(FP), AX
+	MOVQ        dst_len+8(FP), CX
+	MOVQ        x_base+24(FP), DX
+	XORQ        BX, BX
+	MOVQ        AX, SI
+	NEGQ        SI
+	ANDQ        $0x0000001f, SI
+	SHRQ        $0x02, SI
+	CMPQ        SI, CX
+	CMOVQGT     CX, SI
+	TESTQ       SI, SI
+	JE          aligned
+	MOVL        $0x0000ffff, DI
+	BZHIL       SI, DI, DI
+	LEAQ        tailmask<>+0(SB), DI
+	MOVQ        SI, R8
+	NEGQ        R8
+	VMOVUPS     32(DI)(R8*4), Y0
+	VMASKMOVPS  (DX)(BX*4), Y0, Y1
+	VCMPPS      $0x11, c32_00800000<>+0(SB), Y1, Y2
+	VMULPS      c32_4b000000<>+0(SB), Y1, Y3
+	VBLENDVPS   Y2, Y3, Y1, Y3
+	VPSRLD      $0x17, Y3, Y4
+	VPSUBD      c32_0000007f<>+0(SB), Y4, Y4
+	VCVTDQ2PS   Y4, Y4
+	VMOVUPS     c32_00000000<>+0(SB), Y5
+	VBLENDVPS   Y2, c32_c1b80000<>+0(SB), Y5, Y2
+	VADDPS      Y2, Y4, Y2
+	VANDPS      c32_007fffff<>+0(SB), Y3, Y3
+	VORPS       c32_3f800000<>+0(SB), Y3, Y3
+	VCMPPS      $0x1e, c32_3fb504f3<>+0(SB), Y3, Y4
+	VMULPS      c32_3f000000<>+0(SB), Y3, Y5
+	VBLENDVPS   Y4, Y5, Y3, Y3
+	VMOVUPS     c32_00000000<>+0(SB), Y5
+	VBLENDVPS   Y4, c32_3f800000<>+0(SB), Y5, Y4
+	VADDPS      Y4, Y2, Y2
+	VSUBPS      c32_3f800000<>+0(SB), Y3, Y3
+	VMOVUPS     c32_bd9cca2e<>+0(SB), Y4
+	VFMADD213PS c32_3e0303aa<>+0(SB), Y3, Y4
+	VFMADD213PS c32_be06d726<>+0(SB), Y3, Y4
+	VFMADD213PS c32_3e116358<>+0(SB), Y3, Y4
+	VFMADD213PS c32_be2a362e<>+0(SB), Y3, Y4
+	VFMADD213PS c32_3e4cd04a<>+0(SB), Y3, Y4
+	VFMADD213PS c32_be80011e<>+0(SB), Y3, Y4
+	VFMADD213PS c32_3eaaaaaa<>+0(SB), Y3, Y4
+	VMULPS      Y3, Y3, Y5
+	VMOVUPS     Y4, Y4
+	VFMADD213PS c32_bf000000<>+0(SB), Y3, Y4
+	VMULPS      Y4, Y5, Y4
+	VMOVUPS     c32_b102e308<>+0(SB), Y5
+	VFMADD213PS Y4, Y2, Y5
+	VADDPS      Y3, Y5, Y3
+	VMOVUPS     c32_3f317218<>+0(SB), Y4
+	VFMADD213PS Y3, Y2, Y4
+	VMOVUPS     c32_00000000<>+0(SB), Y2
+	VCMPPS      $0x00, Y2, Y1, Y2
+	VBLENDVPS   Y2, c32_ff800000<>+0(SB), Y4, Y2
+	VMOVUPS     c32_00000000<>+0(SB), Y3
+	VCMPPS      $0x11, Y3, Y1, Y3
+	VBLENDVPS   Y3, c32_7fc00000<>+0(SB), Y2, Y2
+	VCMPPS      $0x08, c32_7f800000<>+0(SB), Y1, Y3
+	VBLENDVPS   Y3, Y1, Y2, Y1
+	VMASKMOVPS  Y1, Y0, (AX)(BX*4)
+	MOVQ        SI, BX
+
+aligned:
+loopU:
+	LEAQ        16(BX), SI
+	CMPQ        SI, CX
+	JA          loop1
+	PREFETCHT0  2048(DX)(BX*4)
+	VMOVUPS     (DX)(BX*4), Y0
+	VMOVUPS     32(DX)(BX*4), Y3
+	VCMPPS      $0x11, c32_00800000<>+0(SB), Y0, Y1
+	VCMPPS      $0x11, c32_00800000<>+0(SB), Y3, Y4
+	VMULPS      c32_4b000000<>+0(SB), Y0, Y2
+	VMULPS      c32_4b000000<>+0(SB), Y3, Y5
+	VBLENDVPS   Y1, Y2, Y0, Y2
+	VBLENDVPS   Y4, Y5, Y3, Y6
+	VPSRLD      $0x17, Y2, Y5
+	VPSRLD      $0x17, Y6, Y7
+	VPSUBD      c32_0000007f<>+0(SB), Y5, Y5
+	VPSUBD      c32_0000007f<>+0(SB), Y7, Y7
+	VCVTDQ2PS   Y5, Y5
+	VCVTDQ2PS   Y7, Y8
+	VMOVUPS     c32_00000000<>+0(SB), Y7
+	VMOVUPS     c32_00000000<>+0(SB), Y9
+	VBLENDVPS   Y1, c32_c1b80000<>+0(SB), Y7, Y1
+	VBLENDVPS   Y4, c32_c1b80000<>+0(SB), Y9, Y4
+	VADDPS      Y1, Y5, Y1
+	VADDPS      Y4, Y8, Y4
+	VANDPS      c32_007fffff<>+0(SB), Y2, Y2
+	VANDPS      c32_007fffff<>+0(SB), Y6, Y5
+	VORPS       c32_3f800000<>+0(SB), Y2, Y2
+	VORPS       c32_3f800000<>+0(SB), Y5, Y7
+	VCMPPS      $0x1e, c32_3fb504f3<>+0(SB), Y2, Y5
+	VCMPPS      $0x1e, c32_3fb504f3<>+0(SB), Y7, Y8
+	VMULPS      c32_3f000000<>+0(SB), Y2, Y6
+	VMULPS      c32_3f000000<>+0(SB), Y7, Y9
+	VBLENDVPS   Y5, Y6, Y2, Y2
+	VBLENDVPS   Y8, Y9, Y7, Y7
+	VMOVUPS     c32_00000000<>+0(SB), Y6
+	VMOVUPS     c32_00000000<>+0(SB), Y9
+	VBLENDVPS   Y5, c32_3f800000<>+0(SB), Y6, Y5
+	VBLENDVPS   Y8, c32_3f800000<>+0(SB), Y9, Y6
+	VADDPS      Y5, Y1, Y1
+	VADDPS      Y6, Y4, Y4
+	VSUBPS      c32_3f800000<>+0(SB), Y2, Y2
+	VSUBPS      c32_3f800000<>+0(SB), Y7, Y7
+	VMOVUPS     c32_bd9cca2e<>+0(SB), Y5
+	VMOVUPS     c32_bd9cca2e<>+0(SB), Y8
+	VFMADD213PS c32_3e0303aa<>+0(SB), Y2, Y5
+	VFMADD213PS c32_3e0303aa<>+0(SB), Y7, Y8
+	VFMADD213PS c32_be06d726<>+0(SB), Y2, Y5
+	VFMADD213PS c32_be06d726<>+0(SB), Y7, Y8
+	VFMADD213PS c32_3e116358<>+0(SB), Y2, Y5
+	VFMADD213PS c32_3e116358<>+0(SB), Y7, Y8
+	VFMADD213PS c32_be2a362e<>+0(SB), Y2, Y5
+	VFMADD213PS c32_be2a362e<>+0(SB), Y7, Y8
+	VFMADD213PS c32_3e4cd04a<>+0(SB), Y2, Y5
+	VFMADD213PS c32_3e4cd04a<>+0(SB), Y7, Y8
+	VFMADD213PS c32_be80011e<>+0(SB), Y2, Y5
+	VFMADD213PS c32_be80011e<>+0(SB), Y7, Y8
+	VFMADD213PS c32_3eaaaaaa<>+0(SB), Y2, Y5
+	VFMADD213PS c32_3eaaaaaa<>+0(SB), Y7, Y8
+	VMULPS      Y2, Y2, Y6
+	VMULPS      Y7, Y7, Y9
+	VMOVUPS     Y5, Y5
+	VMOVUPS     Y8, Y8
+	VFMADD213PS c32_bf000000<>+0(SB), Y2, Y5
+	VFMADD213PS c32_bf000000<>+0(SB), Y7, Y8
+	VMULPS      Y5, Y6, Y5
+	VMULPS      Y8, Y9, Y8
+	VMOVUPS     c32_b102e308<>+0(SB), Y6
+	VMOVUPS     c32_b102e308<>+0(SB), Y9
+	VFMADD213PS Y5, Y1, Y6
+	VFMADD213PS Y8, Y4, Y9
+	VADDPS      Y2, Y6, Y2
+	VADDPS      Y7, Y9, Y6
+	VMOVUPS     c32_3f317218<>+0(SB), Y5
+	VMOVUPS     c32_3f317218<>+0(SB), Y7
+	VFMADD213PS Y2, Y1, Y5
+	VFMADD213PS Y6, Y4, Y7
+	VMOVUPS     c32_00000000<>+0(SB), Y1
+	VMOVUPS     c32_00000000<>+0(SB), Y2
+	VCMPPS      $0x00, Y1, Y0, Y1
+	VCMPPS      $0x00, Y2, Y3, Y2
+	VBLENDVPS   Y1, c32_ff800000<>+0(SB), Y5, Y1
+	VBLENDVPS   Y2, c32_ff800000<>+0(SB), Y7, Y4
+	VMOVUPS     c32_00000000<>+0(SB), Y2
+	VMOVUPS     c32_00000000<>+0(SB), Y5
+	VCMPPS      $0x11, Y2, Y0, Y2
+	VCMPPS      $0x11, Y5, Y3, Y5
+	VBLENDVPS   Y2, c32_7fc00000<>+0(SB), Y1, Y1
+	VBLENDVPS   Y5, c32_7fc00000<>+0(SB), Y4, Y4
+	VCMPPS      $0x08, c32_7f800000<>+0(SB), Y0, Y2
+	VCMPPS      $0x08, c32_7f800000<>+0(SB), Y3, Y5
+	VBLENDVPS   Y2, Y0, Y1, Y0
+	VBLENDVPS   Y5, Y3, Y4, Y1
+	VMOVNTPS    Y0, (AX)(BX*4)
+	VMOVNTPS    Y1, 32(AX)(BX*4)
+	ADDQ        $0x00000010, BX
+	JMP         loopU
+
+loop1:
+	LEAQ        8(BX), SI
+	CMPQ        SI, CX
+	JA          tail
+	VMOVUPS     (DX)(BX*4), Y0
+	VCMPPS      $0x11, c32_00800000<>+0(SB), Y0, Y1
+	VMULPS      c32_4b000000<>+0(SB), Y0, Y2
+	VBLENDVPS   Y1, Y2, Y0, Y2
+	VPSRLD      $0x17, Y2, Y3
+	VPSUBD      c32_0000007f<>+0(SB), Y3, Y3
+	VCVTDQ2PS   Y3, Y3
+	VMOVUPS     c32_00000000<>+0(SB), Y4
+	VBLENDVPS   Y1, c32_c1b80000<>+0(SB), Y4, Y1
+	VADDPS      Y1, Y3, Y1
+	VANDPS      c32_007fffff<>+0(SB), Y2, Y2
+	VORPS       c32_3f800000<>+0(SB), Y2, Y2
+	VCMPPS      $0x1e, c32_3fb504f3<>+0(SB), Y2, Y3
+	VMULPS      c32_3f000000<>+0(SB), Y2, Y4
+	VBLENDVPS   Y3, Y4, Y2, Y2
+	VMOVUPS     c32_00000000<>+0(SB), Y4
+	VBLENDVPS   Y3, c32_3f800000<>+0(SB), Y4, Y3
+	VADDPS      Y3, Y1, Y1
+	VSUBPS      c32_3f800000<>+0(SB), Y2, Y2
+	VMOVUPS     c32_bd9cca2e<>+0(SB), Y3
+	VFMADD213PS c32_3e0303aa<>+0(SB), Y2, Y3
+	VFMADD213PS c32_be06d726<>+0(SB), Y2, Y3
+	VFMADD213PS c32_3e116358<>+0(SB), Y2, Y3
+	VFMADD213PS c32_be2a362e<>+0(SB), Y2, Y3
+	VFMADD213PS c32_3e4cd04a<>+0(SB), Y2, Y3
+	VFMADD213PS c32_be80011e<>+0(SB), Y2, Y3
+	VFMADD213PS c32_3eaaaaaa<>+0(SB), Y2, Y3
+	VMULPS      Y2, Y2, Y4
+	VMOVUPS     Y3, Y3
+	VFMADD213PS c32_bf000000<>+0(SB), Y2, Y3
+	VMULPS      Y3, Y4, Y3
+	VMOVUPS     c32_b102e308<>+0(SB), Y4
+	VFMADD213PS Y3, Y1, Y4
+	VADDPS      Y2, Y4, Y2
+	VMOVUPS     c32_3f317218<>+0(SB), Y3
+	VFMADD213PS Y2, Y1, Y3
+	VMOVUPS     c32_00000000<>+0(SB), Y1
+	VCMPPS      $0x00, Y1, Y0, Y1
+	VBLENDVPS   Y1, c32_ff800000<>+0(SB), Y3, Y1
+	VMOVUPS     c32_00000000<>+0(SB), Y2
+	VCMPPS      $0x11, Y2, Y0, Y2
+	VBLENDVPS   Y2, c32_7fc00000<>+0(SB), Y1, Y1
+	VCMPPS      $0x08, c32_7f800000<>+0(SB), Y0, Y2
+	VBLENDVPS   Y2, Y0, Y1, Y0
+	VMOVNTPS    Y0, (AX)(BX*4)
+	ADDQ        $0x00000008, BX
+	JMP         loop1
+
+tail:
+	SUBQ        BX, CX
+	JE          done
+	MOVL        $0x0000ffff, SI
+	BZHIL       CX, SI, SI
+	LEAQ        tailmask<>+0(SB), SI
+	NEGQ        CX
+	VMOVUPS     32(SI)(CX*4), Y0
+	VMASKMOVPS  (DX)(BX*4), Y0, Y1
+	VCMPPS      $0x11, c32_00800000<>+0(SB), Y1, Y2
+	VMULPS      c32_4b000000<>+0(SB), Y1, Y3
+	VBLENDVPS   Y2, Y3, Y1, Y3
+	VPSRLD      $0x17, Y3, Y4
+	VPSUBD      c32_0000007f<>+0(SB), Y4, Y4
+	VCVTDQ2PS   Y4, Y4
+	VMOVUPS     c32_00000000<>+0(SB), Y5
+	VBLENDVPS   Y2, c32_c1b80000<>+0(SB), Y5, Y2
+	VADDPS      Y2, Y4, Y2
+	VANDPS      c32_007fffff<>+0(SB), Y3, Y3
+	VORPS       c32_3f800000<>+0(SB), Y3, Y3
+	VCMPPS      $0x1e, c32_3fb504f3<>+0(SB), Y3, Y4
+	VMULPS      c32_3f000000<>+0(SB), Y3, Y5
+	VBLENDVPS   Y4, Y5, Y3, Y3
+	VMOVUPS     c32_00000000<>+0(SB), Y5
+	VBLENDVPS   Y4, c32_3f800000<>+0(SB), Y5, Y4
+	VADDPS      Y4, Y2, Y2
+	VSUBPS      c32_3f800000<>+0(SB), Y3, Y3
+	VMOVUPS     c32_bd9cca2e<>+0(SB), Y4
+	VFMADD213PS c32_3e0303aa<>+0(SB), Y3, Y4
+	VFMADD213PS c32_be06d726<>+0(SB), Y3, Y4
+	VFMADD213PS c32_3e116358<>+0(SB), Y3, Y4
+	VFMADD213PS c32_be2a362e<>+0(SB), Y3, Y4
+	VFMADD213PS c32_3e4cd04a<>+0(SB), Y3, Y4
+	VFMADD213PS c32_be80011e<>+0(SB), Y3, Y4
+	VFMADD213PS c32_3eaaaaaa<>+0(SB), Y3, Y4
+	VMULPS      Y3, Y3, Y5
+	VMOVUPS     Y4, Y4
+	VFMADD213PS c32_bf000000<>+0(SB), Y3, Y4
+	VMULPS      Y4, Y5, Y4
+	VMOVUPS     c32_b102e308<>+0(SB), Y5
+	VFMADD213PS Y4, Y2, Y5
+	VADDPS      Y3, Y5, Y3
+	VMOVUPS     c32_3f317218<>+0(SB), Y4
+	VFMADD213PS Y3, Y2, Y4
+	VMOVUPS     c32_00000000<>+0(SB), Y2
+	VCMPPS      $0x00, Y2, Y1, Y2
+	VBLENDVPS   Y2, c32_ff800000<>+0(SB), Y4, Y2
+	VMOVUPS     c32_00000000<>+0(SB), Y3
+	VCMPPS      $0x11, Y3, Y1, Y3
+	VBLENDVPS   Y3, c32_7fc00000<>+0(SB), Y2, Y2
+	VCMPPS      $0x08, c32_7f800000<>+0(SB), Y1, Y3
+	VBLENDVPS   Y3, Y1, Y2, Y1
+	VMASKMOVPS  Y1, Y0, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func tanhAVX2(dst []float32, x []float32)
 // Requires: AVX, AVX2, BMI2, FMA3
 TEXT ·tanhAVX2(SB), NOSPLIT, $0-48
@@ -2287,6 +6366,365 @@ DATA c32_40000000<>+24(SB)/4, $0x40000000
 DATA c32_40000000<>+28(SB)/4, $0x40000000
 GLOBL c32_40000000<>(SB), RODATA|NOPTR, $32
 
+// func tanhPFAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, BMI2, FMA3, MMX+
+TEXT ·tanhPFAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      32(DX)(BX*4), Y3
+	VMOVUPS      c32_41180000<>+0(SB), Y1
+	VMOVUPS      c32_41180000<>+0(SB), Y4
+	VANDPS       c32_7fffffff<>+0(SB), Y0, Y2
+	VANDPS       c32_7fffffff<>+0(SB), Y3, Y5
+	VMINPS       Y2, Y1, Y1
+	VMINPS       Y5, Y4, Y2
+	VADDPS       Y1, Y1, Y1
+	VADDPS       Y2, Y2, Y4
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y1, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y4, Y5
+	VROUNDPS     $0x00, Y2, Y2
+	VROUNDPS     $0x00, Y5, Y6
+	VMOVUPS      c32_3f317218<>+0(SB), Y5
+	VMOVUPS      c32_3f317218<>+0(SB), Y7
+	VFNMADD213PS Y1, Y2, Y5
+	VFNMADD213PS Y4, Y6, Y7
+	VMOVUPS      c32_b102e308<>+0(SB), Y1
+	VMOVUPS      c32_b102e308<>+0(SB), Y4
+	VFNMADD213PS Y5, Y2, Y1
+	VFNMADD213PS Y7, Y6, Y4
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y5
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y8
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y1, Y5
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y4, Y8
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y1, Y5
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y4, Y8
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y1, Y5
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y4, Y8
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y1, Y5
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y4, Y8
+	VMULPS       Y1, Y1, Y7
+	VMULPS       Y4, Y4, Y9
+	VMOVUPS      Y7, Y7
+	VMOVUPS      Y9, Y9
+	VFMADD213PS  Y1, Y5, Y7
+	VFMADD213PS  Y4, Y8, Y9
+	VCVTPS2DQ    Y2, Y1
+	VCVTPS2DQ    Y6, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y1, Y1
+	VPSLLD       $0x17, Y2, Y4
+	VSUBPS       c32_3f800000<>+0(SB), Y1, Y2
+	VSUBPS       c32_3f800000<>+0(SB), Y4, Y5
+	VMOVUPS      Y7, Y6
+	VMOVUPS      Y9, Y7
+	VFMADD213PS  Y2, Y1, Y6
+	VFMADD213PS  Y5, Y4, Y7
+	VADDPS       c32_40000000<>+0(SB), Y6, Y1
+	VADDPS       c32_40000000<>+0(SB), Y7, Y2
+	VDIVPS       Y1, Y6, Y1
+	VDIVPS       Y2, Y7, Y2
+	VANDPS       c32_80000000<>+0(SB), Y0, Y0
+	VANDPS       c32_80000000<>+0(SB), Y3, Y3
+	VORPS        Y0, Y1, Y0
+	VORPS        Y3, Y2, Y1
+	VMOVUPS      Y0, (AX)(BX*4)
+	VMOVUPS      Y1, 32(AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      c32_41180000<>+0(SB), Y1
+	VANDPS       c32_7fffffff<>+0(SB), Y0, Y2
+	VMINPS       Y2, Y1, Y1
+	VADDPS       Y1, Y1, Y1
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y1, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VMOVUPS      c32_3f317218<>+0(SB), Y3
+	VFNMADD213PS Y1, Y2, Y3
+	VMOVUPS      c32_b102e308<>+0(SB), Y1
+	VFNMADD213PS Y3, Y2, Y1
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y3
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y1, Y3
+	VMULPS       Y1, Y1, Y4
+	VMOVUPS      Y4, Y4
+	VFMADD213PS  Y1, Y3, Y4
+	VCVTPS2DQ    Y2, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VSUBPS       c32_3f800000<>+0(SB), Y1, Y2
+	VMOVUPS      Y4, Y3
+	VFMADD213PS  Y2, Y1, Y3
+	VADDPS       c32_40000000<>+0(SB), Y3, Y1
+	VDIVPS       Y1, Y3, Y1
+	VANDPS       c32_80000000<>+0(SB), Y0, Y0
+	VORPS        Y0, Y1, Y0
+	VMOVUPS      Y0, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	LEAQ         tailmask<>+0(SB), SI
+	NEGQ         CX
+	VMOVUPS      32(SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VMOVUPS      c32_41180000<>+0(SB), Y2
+	VANDPS       c32_7fffffff<>+0(SB), Y1, Y3
+	VMINPS       Y3, Y2, Y2
+	VADDPS       Y2, Y2, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y2, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VMOVUPS      c32_3f317218<>+0(SB), Y4
+	VFNMADD213PS Y2, Y3, Y4
+	VMOVUPS      c32_b102e308<>+0(SB), Y2
+	VFNMADD213PS Y4, Y3, Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y4
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y4
+	VMULPS       Y2, Y2, Y5
+	VMOVUPS      Y5, Y5
+	VFMADD213PS  Y2, Y4, Y5
+	VCVTPS2DQ    Y3, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VSUBPS       c32_3f800000<>+0(SB), Y2, Y3
+	VMOVUPS      Y5, Y4
+	VFMADD213PS  Y3, Y2, Y4
+	VADDPS       c32_40000000<>+0(SB), Y4, Y2
+	VDIVPS       Y2, Y4, Y2
+	VANDPS       c32_80000000<>+0(SB), Y1, Y1
+	VORPS        Y1, Y2, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func tanhNTAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, BMI2, CMOV, FMA3, MMX+
+TEXT ·tanhNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000001f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	LEAQ         tailmask<>+0(SB), DI
+	MOVQ         SI, R8
+	NEGQ         R8
+	VMOVUPS      32(DI)(R8*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VMOVUPS      c32_41180000<>+0(SB), Y2
+	VANDPS       c32_7fffffff<>+0(SB), Y1, Y3
+	VMINPS       Y3, Y2, Y2
+	VADDPS       Y2, Y2, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y2, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VMOVUPS      c32_3f317218<>+0(SB), Y4
+	VFNMADD213PS Y2, Y3, Y4
+	VMOVUPS      c32_b102e308<>+0(SB), Y2
+	VFNMADD213PS Y4, Y3, Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y4
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y4
+	VMULPS       Y2, Y2, Y5
+	VMOVUPS      Y5, Y5
+	VFMADD213PS  Y2, Y4, Y5
+	VCVTPS2DQ    Y3, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VSUBPS       c32_3f800000<>+0(SB), Y2, Y3
+	VMOVUPS      Y5, Y4
+	VFMADD213PS  Y3, Y2, Y4
+	VADDPS       c32_40000000<>+0(SB), Y4, Y2
+	VDIVPS       Y2, Y4, Y2
+	VANDPS       c32_80000000<>+0(SB), Y1, Y1
+	VORPS        Y1, Y2, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      32(DX)(BX*4), Y3
+	VMOVUPS      c32_41180000<>+0(SB), Y1
+	VMOVUPS      c32_41180000<>+0(SB), Y4
+	VANDPS       c32_7fffffff<>+0(SB), Y0, Y2
+	VANDPS       c32_7fffffff<>+0(SB), Y3, Y5
+	VMINPS       Y2, Y1, Y1
+	VMINPS       Y5, Y4, Y2
+	VADDPS       Y1, Y1, Y1
+	VADDPS       Y2, Y2, Y4
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y1, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y4, Y5
+	VROUNDPS     $0x00, Y2, Y2
+	VROUNDPS     $0x00, Y5, Y6
+	VMOVUPS      c32_3f317218<>+0(SB), Y5
+	VMOVUPS      c32_3f317218<>+0(SB), Y7
+	VFNMADD213PS Y1, Y2, Y5
+	VFNMADD213PS Y4, Y6, Y7
+	VMOVUPS      c32_b102e308<>+0(SB), Y1
+	VMOVUPS      c32_b102e308<>+0(SB), Y4
+	VFNMADD213PS Y5, Y2, Y1
+	VFNMADD213PS Y7, Y6, Y4
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y5
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y8
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y1, Y5
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y4, Y8
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y1, Y5
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y4, Y8
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y1, Y5
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y4, Y8
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y1, Y5
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y4, Y8
+	VMULPS       Y1, Y1, Y7
+	VMULPS       Y4, Y4, Y9
+	VMOVUPS      Y7, Y7
+	VMOVUPS      Y9, Y9
+	VFMADD213PS  Y1, Y5, Y7
+	VFMADD213PS  Y4, Y8, Y9
+	VCVTPS2DQ    Y2, Y1
+	VCVTPS2DQ    Y6, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y1, Y1
+	VPSLLD       $0x17, Y2, Y4
+	VSUBPS       c32_3f800000<>+0(SB), Y1, Y2
+	VSUBPS       c32_3f800000<>+0(SB), Y4, Y5
+	VMOVUPS      Y7, Y6
+	VMOVUPS      Y9, Y7
+	VFMADD213PS  Y2, Y1, Y6
+	VFMADD213PS  Y5, Y4, Y7
+	VADDPS       c32_40000000<>+0(SB), Y6, Y1
+	VADDPS       c32_40000000<>+0(SB), Y7, Y2
+	VDIVPS       Y1, Y6, Y1
+	VDIVPS       Y2, Y7, Y2
+	VANDPS       c32_80000000<>+0(SB), Y0, Y0
+	VANDPS       c32_80000000<>+0(SB), Y3, Y3
+	VORPS        Y0, Y1, Y0
+	VORPS        Y3, Y2, Y1
+	VMOVNTPS     Y0, (AX)(BX*4)
+	VMOVNTPS     Y1, 32(AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      c32_41180000<>+0(SB), Y1
+	VANDPS       c32_7fffffff<>+0(SB), Y0, Y2
+	VMINPS       Y2, Y1, Y1
+	VADDPS       Y1, Y1, Y1
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y1, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VMOVUPS      c32_3f317218<>+0(SB), Y3
+	VFNMADD213PS Y1, Y2, Y3
+	VMOVUPS      c32_b102e308<>+0(SB), Y1
+	VFNMADD213PS Y3, Y2, Y1
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y3
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y1, Y3
+	VMULPS       Y1, Y1, Y4
+	VMOVUPS      Y4, Y4
+	VFMADD213PS  Y1, Y3, Y4
+	VCVTPS2DQ    Y2, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VSUBPS       c32_3f800000<>+0(SB), Y1, Y2
+	VMOVUPS      Y4, Y3
+	VFMADD213PS  Y2, Y1, Y3
+	VADDPS       c32_40000000<>+0(SB), Y3, Y1
+	VDIVPS       Y1, Y3, Y1
+	VANDPS       c32_80000000<>+0(SB), Y0, Y0
+	VORPS        Y0, Y1, Y0
+	VMOVNTPS     Y0, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	LEAQ         tailmask<>+0(SB), SI
+	NEGQ         CX
+	VMOVUPS      32(SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VMOVUPS      c32_41180000<>+0(SB), Y2
+	VANDPS       c32_7fffffff<>+0(SB), Y1, Y3
+	VMINPS       Y3, Y2, Y2
+	VADDPS       Y2, Y2, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y2, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VMOVUPS      c32_3f317218<>+0(SB), Y4
+	VFNMADD213PS Y2, Y3, Y4
+	VMOVUPS      c32_b102e308<>+0(SB), Y2
+	VFNMADD213PS Y4, Y3, Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y4
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y4
+	VMULPS       Y2, Y2, Y5
+	VMOVUPS      Y5, Y5
+	VFMADD213PS  Y2, Y4, Y5
+	VCVTPS2DQ    Y3, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VSUBPS       c32_3f800000<>+0(SB), Y2, Y3
+	VMOVUPS      Y5, Y4
+	VFMADD213PS  Y3, Y2, Y4
+	VADDPS       c32_40000000<>+0(SB), Y4, Y2
+	VDIVPS       Y2, Y4, Y2
+	VANDPS       c32_80000000<>+0(SB), Y1, Y1
+	VORPS        Y1, Y2, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func sigmoidAVX2(dst []float32, x []float32)
 // Requires: AVX, AVX2, BMI2, FMA3
 TEXT ·sigmoidAVX2(SB), NOSPLIT, $0-48
@@ -2455,6 +6893,401 @@ tail:
 	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func sigmoidPFAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, BMI2, FMA3, MMX+
+TEXT ·sigmoidPFAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      32(DX)(BX*4), Y3
+	VORPS        c32_80000000<>+0(SB), Y0, Y1
+	VORPS        c32_80000000<>+0(SB), Y3, Y4
+	VMOVUPS      c32_c2d00000<>+0(SB), Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y5
+	VMAXPS       Y1, Y2, Y1
+	VMAXPS       Y4, Y5, Y4
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y1, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y4, Y5
+	VROUNDPS     $0x00, Y2, Y2
+	VROUNDPS     $0x00, Y5, Y6
+	VMOVUPS      c32_3f317218<>+0(SB), Y5
+	VMOVUPS      c32_3f317218<>+0(SB), Y7
+	VFNMADD213PS Y1, Y2, Y5
+	VFNMADD213PS Y4, Y6, Y7
+	VMOVUPS      c32_b102e308<>+0(SB), Y1
+	VMOVUPS      c32_b102e308<>+0(SB), Y4
+	VFNMADD213PS Y5, Y2, Y1
+	VFNMADD213PS Y7, Y6, Y4
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y5
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y8
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y1, Y5
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y4, Y8
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y1, Y5
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y4, Y8
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y1, Y5
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y4, Y8
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y1, Y5
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y4, Y8
+	VMULPS       Y1, Y1, Y7
+	VMULPS       Y4, Y4, Y9
+	VMOVUPS      Y7, Y7
+	VMOVUPS      Y9, Y9
+	VFMADD213PS  Y1, Y5, Y7
+	VFMADD213PS  Y4, Y8, Y9
+	VADDPS       c32_3f800000<>+0(SB), Y7, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y9, Y4
+	VCVTPS2DQ    Y2, Y2
+	VCVTPS2DQ    Y6, Y6
+	VPSRAD       $0x01, Y2, Y5
+	VPSRAD       $0x01, Y6, Y7
+	VPSUBD       Y5, Y2, Y2
+	VPSUBD       Y7, Y6, Y6
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y7, Y7
+	VPSLLD       $0x17, Y5, Y5
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y6, Y6
+	VPSLLD       $0x17, Y2, Y2
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y5, Y1, Y1
+	VMULPS       Y7, Y4, Y4
+	VMULPS       Y2, Y1, Y1
+	VMULPS       Y6, Y4, Y4
+	VMOVUPS      c32_00000000<>+0(SB), Y2
+	VMOVUPS      c32_00000000<>+0(SB), Y5
+	VCMPPS       $0x1d, Y2, Y0, Y0
+	VCMPPS       $0x1d, Y5, Y3, Y2
+	VBLENDVPS    Y0, c32_3f800000<>+0(SB), Y1, Y0
+	VBLENDVPS    Y2, c32_3f800000<>+0(SB), Y4, Y2
+	VADDPS       c32_3f800000<>+0(SB), Y1, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y4, Y3
+	VDIVPS       Y1, Y0, Y0
+	VDIVPS       Y3, Y2, Y1
+	VMOVUPS      Y0, (AX)(BX*4)
+	VMOVUPS      Y1, 32(AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Y0
+	VORPS        c32_80000000<>+0(SB), Y0, Y1
+	VMOVUPS      c32_c2d00000<>+0(SB), Y2
+	VMAXPS       Y1, Y2, Y1
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y1, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VMOVUPS      c32_3f317218<>+0(SB), Y3
+	VFNMADD213PS Y1, Y2, Y3
+	VMOVUPS      c32_b102e308<>+0(SB), Y1
+	VFNMADD213PS Y3, Y2, Y1
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y3
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y1, Y3
+	VMULPS       Y1, Y1, Y4
+	VMOVUPS      Y4, Y4
+	VFMADD213PS  Y1, Y3, Y4
+	VADDPS       c32_3f800000<>+0(SB), Y4, Y1
+	VCVTPS2DQ    Y2, Y2
+	VPSRAD       $0x01, Y2, Y3
+	VPSUBD       Y3, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y3, Y1, Y1
+	VMULPS       Y2, Y1, Y1
+	VMOVUPS      c32_00000000<>+0(SB), Y2
+	VCMPPS       $0x1d, Y2, Y0, Y0
+	VBLENDVPS    Y0, c32_3f800000<>+0(SB), Y1, Y0
+	VADDPS       c32_3f800000<>+0(SB), Y1, Y1
+	VDIVPS       Y1, Y0, Y0
+	VMOVUPS      Y0, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	LEAQ         tailmask<>+0(SB), SI
+	NEGQ         CX
+	VMOVUPS      32(SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VORPS        c32_80000000<>+0(SB), Y1, Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y3
+	VMAXPS       Y2, Y3, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y2, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VMOVUPS      c32_3f317218<>+0(SB), Y4
+	VFNMADD213PS Y2, Y3, Y4
+	VMOVUPS      c32_b102e308<>+0(SB), Y2
+	VFNMADD213PS Y4, Y3, Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y4
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y4
+	VMULPS       Y2, Y2, Y5
+	VMOVUPS      Y5, Y5
+	VFMADD213PS  Y2, Y4, Y5
+	VADDPS       c32_3f800000<>+0(SB), Y5, Y2
+	VCVTPS2DQ    Y3, Y3
+	VPSRAD       $0x01, Y3, Y4
+	VPSUBD       Y4, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y4, Y2, Y2
+	VMULPS       Y3, Y2, Y2
+	VMOVUPS      c32_00000000<>+0(SB), Y3
+	VCMPPS       $0x1d, Y3, Y1, Y1
+	VBLENDVPS    Y1, c32_3f800000<>+0(SB), Y2, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y2
+	VDIVPS       Y2, Y1, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func sigmoidNTAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, BMI2, CMOV, FMA3, MMX+
+TEXT ·sigmoidNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000001f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	LEAQ         tailmask<>+0(SB), DI
+	MOVQ         SI, R8
+	NEGQ         R8
+	VMOVUPS      32(DI)(R8*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VORPS        c32_80000000<>+0(SB), Y1, Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y3
+	VMAXPS       Y2, Y3, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y2, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VMOVUPS      c32_3f317218<>+0(SB), Y4
+	VFNMADD213PS Y2, Y3, Y4
+	VMOVUPS      c32_b102e308<>+0(SB), Y2
+	VFNMADD213PS Y4, Y3, Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y4
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y4
+	VMULPS       Y2, Y2, Y5
+	VMOVUPS      Y5, Y5
+	VFMADD213PS  Y2, Y4, Y5
+	VADDPS       c32_3f800000<>+0(SB), Y5, Y2
+	VCVTPS2DQ    Y3, Y3
+	VPSRAD       $0x01, Y3, Y4
+	VPSUBD       Y4, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y4, Y2, Y2
+	VMULPS       Y3, Y2, Y2
+	VMOVUPS      c32_00000000<>+0(SB), Y3
+	VCMPPS       $0x1d, Y3, Y1, Y1
+	VBLENDVPS    Y1, c32_3f800000<>+0(SB), Y2, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y2
+	VDIVPS       Y2, Y1, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      32(DX)(BX*4), Y3
+	VORPS        c32_80000000<>+0(SB), Y0, Y1
+	VORPS        c32_80000000<>+0(SB), Y3, Y4
+	VMOVUPS      c32_c2d00000<>+0(SB), Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y5
+	VMAXPS       Y1, Y2, Y1
+	VMAXPS       Y4, Y5, Y4
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y1, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y4, Y5
+	VROUNDPS     $0x00, Y2, Y2
+	VROUNDPS     $0x00, Y5, Y6
+	VMOVUPS      c32_3f317218<>+0(SB), Y5
+	VMOVUPS      c32_3f317218<>+0(SB), Y7
+	VFNMADD213PS Y1, Y2, Y5
+	VFNMADD213PS Y4, Y6, Y7
+	VMOVUPS      c32_b102e308<>+0(SB), Y1
+	VMOVUPS      c32_b102e308<>+0(SB), Y4
+	VFNMADD213PS Y5, Y2, Y1
+	VFNMADD213PS Y7, Y6, Y4
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y5
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y8
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y1, Y5
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y4, Y8
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y1, Y5
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y4, Y8
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y1, Y5
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y4, Y8
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y1, Y5
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y4, Y8
+	VMULPS       Y1, Y1, Y7
+	VMULPS       Y4, Y4, Y9
+	VMOVUPS      Y7, Y7
+	VMOVUPS      Y9, Y9
+	VFMADD213PS  Y1, Y5, Y7
+	VFMADD213PS  Y4, Y8, Y9
+	VADDPS       c32_3f800000<>+0(SB), Y7, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y9, Y4
+	VCVTPS2DQ    Y2, Y2
+	VCVTPS2DQ    Y6, Y6
+	VPSRAD       $0x01, Y2, Y5
+	VPSRAD       $0x01, Y6, Y7
+	VPSUBD       Y5, Y2, Y2
+	VPSUBD       Y7, Y6, Y6
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y7, Y7
+	VPSLLD       $0x17, Y5, Y5
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y6, Y6
+	VPSLLD       $0x17, Y2, Y2
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y5, Y1, Y1
+	VMULPS       Y7, Y4, Y4
+	VMULPS       Y2, Y1, Y1
+	VMULPS       Y6, Y4, Y4
+	VMOVUPS      c32_00000000<>+0(SB), Y2
+	VMOVUPS      c32_00000000<>+0(SB), Y5
+	VCMPPS       $0x1d, Y2, Y0, Y0
+	VCMPPS       $0x1d, Y5, Y3, Y2
+	VBLENDVPS    Y0, c32_3f800000<>+0(SB), Y1, Y0
+	VBLENDVPS    Y2, c32_3f800000<>+0(SB), Y4, Y2
+	VADDPS       c32_3f800000<>+0(SB), Y1, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y4, Y3
+	VDIVPS       Y1, Y0, Y0
+	VDIVPS       Y3, Y2, Y1
+	VMOVNTPS     Y0, (AX)(BX*4)
+	VMOVNTPS     Y1, 32(AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Y0
+	VORPS        c32_80000000<>+0(SB), Y0, Y1
+	VMOVUPS      c32_c2d00000<>+0(SB), Y2
+	VMAXPS       Y1, Y2, Y1
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y1, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VMOVUPS      c32_3f317218<>+0(SB), Y3
+	VFNMADD213PS Y1, Y2, Y3
+	VMOVUPS      c32_b102e308<>+0(SB), Y1
+	VFNMADD213PS Y3, Y2, Y1
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y3
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y1, Y3
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y1, Y3
+	VMULPS       Y1, Y1, Y4
+	VMOVUPS      Y4, Y4
+	VFMADD213PS  Y1, Y3, Y4
+	VADDPS       c32_3f800000<>+0(SB), Y4, Y1
+	VCVTPS2DQ    Y2, Y2
+	VPSRAD       $0x01, Y2, Y3
+	VPSUBD       Y3, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y3, Y1, Y1
+	VMULPS       Y2, Y1, Y1
+	VMOVUPS      c32_00000000<>+0(SB), Y2
+	VCMPPS       $0x1d, Y2, Y0, Y0
+	VBLENDVPS    Y0, c32_3f800000<>+0(SB), Y1, Y0
+	VADDPS       c32_3f800000<>+0(SB), Y1, Y1
+	VDIVPS       Y1, Y0, Y0
+	VMOVNTPS     Y0, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	LEAQ         tailmask<>+0(SB), SI
+	NEGQ         CX
+	VMOVUPS      32(SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VORPS        c32_80000000<>+0(SB), Y1, Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y3
+	VMAXPS       Y2, Y3, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y2, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VMOVUPS      c32_3f317218<>+0(SB), Y4
+	VFNMADD213PS Y2, Y3, Y4
+	VMOVUPS      c32_b102e308<>+0(SB), Y2
+	VFNMADD213PS Y4, Y3, Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y4
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y4
+	VMULPS       Y2, Y2, Y5
+	VMOVUPS      Y5, Y5
+	VFMADD213PS  Y2, Y4, Y5
+	VADDPS       c32_3f800000<>+0(SB), Y5, Y2
+	VCVTPS2DQ    Y3, Y3
+	VPSRAD       $0x01, Y3, Y4
+	VPSUBD       Y4, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y4, Y2, Y2
+	VMULPS       Y3, Y2, Y2
+	VMOVUPS      c32_00000000<>+0(SB), Y3
+	VCMPPS       $0x1d, Y3, Y1, Y1
+	VBLENDVPS    Y1, c32_3f800000<>+0(SB), Y2, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y2
+	VDIVPS       Y2, Y1, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -2690,6 +7523,518 @@ DATA c32_bf800000<>+20(SB)/4, $0xbf800000
 DATA c32_bf800000<>+24(SB)/4, $0xbf800000
 DATA c32_bf800000<>+28(SB)/4, $0xbf800000
 GLOBL c32_bf800000<>(SB), RODATA|NOPTR, $32
+
+// func siluPFAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, BMI2, FMA3, MMX+
+TEXT ·siluPFAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      32(DX)(BX*4), Y3
+	VORPS        c32_80000000<>+0(SB), Y0, Y1
+	VORPS        c32_80000000<>+0(SB), Y3, Y4
+	VMOVUPS      c32_c2d00000<>+0(SB), Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y5
+	VMAXPS       Y1, Y2, Y2
+	VMAXPS       Y4, Y5, Y6
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y2, Y5
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y6, Y7
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y7, Y8
+	VMOVUPS      c32_3f317218<>+0(SB), Y7
+	VMOVUPS      c32_3f317218<>+0(SB), Y9
+	VFNMADD213PS Y2, Y5, Y7
+	VFNMADD213PS Y6, Y8, Y9
+	VMOVUPS      c32_b102e308<>+0(SB), Y2
+	VMOVUPS      c32_b102e308<>+0(SB), Y6
+	VFNMADD213PS Y7, Y5, Y2
+	VFNMADD213PS Y9, Y8, Y6
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y7
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y10
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y7
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y6, Y10
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y7
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y6, Y10
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y7
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y6, Y10
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y7
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y6, Y10
+	VMULPS       Y2, Y2, Y9
+	VMULPS       Y6, Y6, Y11
+	VMOVUPS      Y9, Y9
+	VMOVUPS      Y11, Y11
+	VFMADD213PS  Y2, Y7, Y9
+	VFMADD213PS  Y6, Y10, Y11
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y1, Y1
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y4, Y2
+	VBLENDVPS    Y1, c32_bf800000<>+0(SB), Y9, Y1
+	VBLENDVPS    Y2, c32_bf800000<>+0(SB), Y11, Y7
+	VADDPS       c32_3f800000<>+0(SB), Y1, Y2
+	VADDPS       c32_3f800000<>+0(SB), Y7, Y9
+	VCVTPS2DQ    Y5, Y4
+	VCVTPS2DQ    Y8, Y10
+	VPSRAD       $0x01, Y4, Y6
+	VPSRAD       $0x01, Y10, Y11
+	VPSUBD       Y6, Y4, Y4
+	VPSUBD       Y11, Y10, Y10
+	VPADDD       c32_0000007f<>+0(SB), Y6, Y6
+	VPADDD       c32_0000007f<>+0(SB), Y11, Y11
+	VPSLLD       $0x17, Y6, Y6
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y10, Y10
+	VPSLLD       $0x17, Y4, Y4
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y6, Y2, Y2
+	VMULPS       Y11, Y9, Y6
+	VMULPS       Y4, Y2, Y2
+	VMULPS       Y10, Y6, Y6
+	VMOVUPS      Y0, Y4
+	VMOVUPS      Y3, Y9
+	VFMADD213PS  Y0, Y1, Y4
+	VFMADD213PS  Y3, Y7, Y9
+	VCVTPS2DQ    Y5, Y1
+	VCVTPS2DQ    Y8, Y7
+	VPSRAD       $0x01, Y1, Y5
+	VPSRAD       $0x01, Y7, Y8
+	VPSUBD       Y5, Y1, Y1
+	VPSUBD       Y8, Y7, Y7
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y8, Y8
+	VPSLLD       $0x17, Y5, Y5
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y7, Y7
+	VPSLLD       $0x17, Y1, Y1
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y5, Y4, Y4
+	VMULPS       Y8, Y9, Y5
+	VMULPS       Y1, Y4, Y1
+	VMULPS       Y7, Y5, Y5
+	VMOVUPS      c32_00000000<>+0(SB), Y4
+	VMOVUPS      c32_00000000<>+0(SB), Y7
+	VCMPPS       $0x1d, Y4, Y0, Y4
+	VCMPPS       $0x1d, Y7, Y3, Y7
+	VBLENDVPS    Y4, Y0, Y1, Y0
+	VBLENDVPS    Y7, Y3, Y5, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y2
+	VADDPS       c32_3f800000<>+0(SB), Y6, Y3
+	VDIVPS       Y2, Y0, Y0
+	VDIVPS       Y3, Y1, Y1
+	VMOVUPS      Y0, (AX)(BX*4)
+	VMOVUPS      Y1, 32(AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Y0
+	VORPS        c32_80000000<>+0(SB), Y0, Y1
+	VMOVUPS      c32_c2d00000<>+0(SB), Y2
+	VMAXPS       Y1, Y2, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y2, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VMOVUPS      c32_3f317218<>+0(SB), Y4
+	VFNMADD213PS Y2, Y3, Y4
+	VMOVUPS      c32_b102e308<>+0(SB), Y2
+	VFNMADD213PS Y4, Y3, Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y4
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y4
+	VMULPS       Y2, Y2, Y5
+	VMOVUPS      Y5, Y5
+	VFMADD213PS  Y2, Y4, Y5
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y1, Y1
+	VBLENDVPS    Y1, c32_bf800000<>+0(SB), Y5, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y1, Y2
+	VCVTPS2DQ    Y3, Y4
+	VPSRAD       $0x01, Y4, Y5
+	VPSUBD       Y5, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y5, Y2, Y2
+	VMULPS       Y4, Y2, Y2
+	VMOVUPS      Y0, Y4
+	VFMADD213PS  Y0, Y1, Y4
+	VCVTPS2DQ    Y3, Y1
+	VPSRAD       $0x01, Y1, Y3
+	VPSUBD       Y3, Y1, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y3, Y4, Y3
+	VMULPS       Y1, Y3, Y1
+	VMOVUPS      c32_00000000<>+0(SB), Y3
+	VCMPPS       $0x1d, Y3, Y0, Y3
+	VBLENDVPS    Y3, Y0, Y1, Y0
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y1
+	VDIVPS       Y1, Y0, Y0
+	VMOVUPS      Y0, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	LEAQ         tailmask<>+0(SB), SI
+	NEGQ         CX
+	VMOVUPS      32(SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VORPS        c32_80000000<>+0(SB), Y1, Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y3
+	VMAXPS       Y2, Y3, Y3
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y3, Y4
+	VROUNDPS     $0x00, Y4, Y4
+	VMOVUPS      c32_3f317218<>+0(SB), Y5
+	VFNMADD213PS Y3, Y4, Y5
+	VMOVUPS      c32_b102e308<>+0(SB), Y3
+	VFNMADD213PS Y5, Y4, Y3
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y5
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y3, Y5
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y3, Y5
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y3, Y5
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y3, Y5
+	VMULPS       Y3, Y3, Y6
+	VMOVUPS      Y6, Y6
+	VFMADD213PS  Y3, Y5, Y6
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y2, Y2
+	VBLENDVPS    Y2, c32_bf800000<>+0(SB), Y6, Y2
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y3
+	VCVTPS2DQ    Y4, Y5
+	VPSRAD       $0x01, Y5, Y6
+	VPSUBD       Y6, Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y6, Y3, Y3
+	VMULPS       Y5, Y3, Y3
+	VMOVUPS      Y1, Y5
+	VFMADD213PS  Y1, Y2, Y5
+	VCVTPS2DQ    Y4, Y2
+	VPSRAD       $0x01, Y2, Y4
+	VPSUBD       Y4, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y4, Y5, Y4
+	VMULPS       Y2, Y4, Y2
+	VMOVUPS      c32_00000000<>+0(SB), Y4
+	VCMPPS       $0x1d, Y4, Y1, Y4
+	VBLENDVPS    Y4, Y1, Y2, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y3, Y2
+	VDIVPS       Y2, Y1, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func siluNTAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, BMI2, CMOV, FMA3, MMX+
+TEXT ·siluNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000001f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	LEAQ         tailmask<>+0(SB), DI
+	MOVQ         SI, R8
+	NEGQ         R8
+	VMOVUPS      32(DI)(R8*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VORPS        c32_80000000<>+0(SB), Y1, Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y3
+	VMAXPS       Y2, Y3, Y3
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y3, Y4
+	VROUNDPS     $0x00, Y4, Y4
+	VMOVUPS      c32_3f317218<>+0(SB), Y5
+	VFNMADD213PS Y3, Y4, Y5
+	VMOVUPS      c32_b102e308<>+0(SB), Y3
+	VFNMADD213PS Y5, Y4, Y3
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y5
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y3, Y5
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y3, Y5
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y3, Y5
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y3, Y5
+	VMULPS       Y3, Y3, Y6
+	VMOVUPS      Y6, Y6
+	VFMADD213PS  Y3, Y5, Y6
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y2, Y2
+	VBLENDVPS    Y2, c32_bf800000<>+0(SB), Y6, Y2
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y3
+	VCVTPS2DQ    Y4, Y5
+	VPSRAD       $0x01, Y5, Y6
+	VPSUBD       Y6, Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y6, Y3, Y3
+	VMULPS       Y5, Y3, Y3
+	VMOVUPS      Y1, Y5
+	VFMADD213PS  Y1, Y2, Y5
+	VCVTPS2DQ    Y4, Y2
+	VPSRAD       $0x01, Y2, Y4
+	VPSUBD       Y4, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y4, Y5, Y4
+	VMULPS       Y2, Y4, Y2
+	VMOVUPS      c32_00000000<>+0(SB), Y4
+	VCMPPS       $0x1d, Y4, Y1, Y4
+	VBLENDVPS    Y4, Y1, Y2, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y3, Y2
+	VDIVPS       Y2, Y1, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      32(DX)(BX*4), Y3
+	VORPS        c32_80000000<>+0(SB), Y0, Y1
+	VORPS        c32_80000000<>+0(SB), Y3, Y4
+	VMOVUPS      c32_c2d00000<>+0(SB), Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y5
+	VMAXPS       Y1, Y2, Y2
+	VMAXPS       Y4, Y5, Y6
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y2, Y5
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y6, Y7
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y7, Y8
+	VMOVUPS      c32_3f317218<>+0(SB), Y7
+	VMOVUPS      c32_3f317218<>+0(SB), Y9
+	VFNMADD213PS Y2, Y5, Y7
+	VFNMADD213PS Y6, Y8, Y9
+	VMOVUPS      c32_b102e308<>+0(SB), Y2
+	VMOVUPS      c32_b102e308<>+0(SB), Y6
+	VFNMADD213PS Y7, Y5, Y2
+	VFNMADD213PS Y9, Y8, Y6
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y7
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y10
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y7
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y6, Y10
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y7
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y6, Y10
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y7
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y6, Y10
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y7
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y6, Y10
+	VMULPS       Y2, Y2, Y9
+	VMULPS       Y6, Y6, Y11
+	VMOVUPS      Y9, Y9
+	VMOVUPS      Y11, Y11
+	VFMADD213PS  Y2, Y7, Y9
+	VFMADD213PS  Y6, Y10, Y11
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y1, Y1
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y4, Y2
+	VBLENDVPS    Y1, c32_bf800000<>+0(SB), Y9, Y1
+	VBLENDVPS    Y2, c32_bf800000<>+0(SB), Y11, Y7
+	VADDPS       c32_3f800000<>+0(SB), Y1, Y2
+	VADDPS       c32_3f800000<>+0(SB), Y7, Y9
+	VCVTPS2DQ    Y5, Y4
+	VCVTPS2DQ    Y8, Y10
+	VPSRAD       $0x01, Y4, Y6
+	VPSRAD       $0x01, Y10, Y11
+	VPSUBD       Y6, Y4, Y4
+	VPSUBD       Y11, Y10, Y10
+	VPADDD       c32_0000007f<>+0(SB), Y6, Y6
+	VPADDD       c32_0000007f<>+0(SB), Y11, Y11
+	VPSLLD       $0x17, Y6, Y6
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y10, Y10
+	VPSLLD       $0x17, Y4, Y4
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y6, Y2, Y2
+	VMULPS       Y11, Y9, Y6
+	VMULPS       Y4, Y2, Y2
+	VMULPS       Y10, Y6, Y6
+	VMOVUPS      Y0, Y4
+	VMOVUPS      Y3, Y9
+	VFMADD213PS  Y0, Y1, Y4
+	VFMADD213PS  Y3, Y7, Y9
+	VCVTPS2DQ    Y5, Y1
+	VCVTPS2DQ    Y8, Y7
+	VPSRAD       $0x01, Y1, Y5
+	VPSRAD       $0x01, Y7, Y8
+	VPSUBD       Y5, Y1, Y1
+	VPSUBD       Y8, Y7, Y7
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y8, Y8
+	VPSLLD       $0x17, Y5, Y5
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y7, Y7
+	VPSLLD       $0x17, Y1, Y1
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y5, Y4, Y4
+	VMULPS       Y8, Y9, Y5
+	VMULPS       Y1, Y4, Y1
+	VMULPS       Y7, Y5, Y5
+	VMOVUPS      c32_00000000<>+0(SB), Y4
+	VMOVUPS      c32_00000000<>+0(SB), Y7
+	VCMPPS       $0x1d, Y4, Y0, Y4
+	VCMPPS       $0x1d, Y7, Y3, Y7
+	VBLENDVPS    Y4, Y0, Y1, Y0
+	VBLENDVPS    Y7, Y3, Y5, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y2
+	VADDPS       c32_3f800000<>+0(SB), Y6, Y3
+	VDIVPS       Y2, Y0, Y0
+	VDIVPS       Y3, Y1, Y1
+	VMOVNTPS     Y0, (AX)(BX*4)
+	VMOVNTPS     Y1, 32(AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Y0
+	VORPS        c32_80000000<>+0(SB), Y0, Y1
+	VMOVUPS      c32_c2d00000<>+0(SB), Y2
+	VMAXPS       Y1, Y2, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y2, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VMOVUPS      c32_3f317218<>+0(SB), Y4
+	VFNMADD213PS Y2, Y3, Y4
+	VMOVUPS      c32_b102e308<>+0(SB), Y2
+	VFNMADD213PS Y4, Y3, Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y4
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y4
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y4
+	VMULPS       Y2, Y2, Y5
+	VMOVUPS      Y5, Y5
+	VFMADD213PS  Y2, Y4, Y5
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y1, Y1
+	VBLENDVPS    Y1, c32_bf800000<>+0(SB), Y5, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y1, Y2
+	VCVTPS2DQ    Y3, Y4
+	VPSRAD       $0x01, Y4, Y5
+	VPSUBD       Y5, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y5, Y2, Y2
+	VMULPS       Y4, Y2, Y2
+	VMOVUPS      Y0, Y4
+	VFMADD213PS  Y0, Y1, Y4
+	VCVTPS2DQ    Y3, Y1
+	VPSRAD       $0x01, Y1, Y3
+	VPSUBD       Y3, Y1, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y3, Y4, Y3
+	VMULPS       Y1, Y3, Y1
+	VMOVUPS      c32_00000000<>+0(SB), Y3
+	VCMPPS       $0x1d, Y3, Y0, Y3
+	VBLENDVPS    Y3, Y0, Y1, Y0
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y1
+	VDIVPS       Y1, Y0, Y0
+	VMOVNTPS     Y0, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	LEAQ         tailmask<>+0(SB), SI
+	NEGQ         CX
+	VMOVUPS      32(SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VORPS        c32_80000000<>+0(SB), Y1, Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y3
+	VMAXPS       Y2, Y3, Y3
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y3, Y4
+	VROUNDPS     $0x00, Y4, Y4
+	VMOVUPS      c32_3f317218<>+0(SB), Y5
+	VFNMADD213PS Y3, Y4, Y5
+	VMOVUPS      c32_b102e308<>+0(SB), Y3
+	VFNMADD213PS Y5, Y4, Y3
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y5
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y3, Y5
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y3, Y5
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y3, Y5
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y3, Y5
+	VMULPS       Y3, Y3, Y6
+	VMOVUPS      Y6, Y6
+	VFMADD213PS  Y3, Y5, Y6
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y2, Y2
+	VBLENDVPS    Y2, c32_bf800000<>+0(SB), Y6, Y2
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y3
+	VCVTPS2DQ    Y4, Y5
+	VPSRAD       $0x01, Y5, Y6
+	VPSUBD       Y6, Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y6, Y3, Y3
+	VMULPS       Y5, Y3, Y3
+	VMOVUPS      Y1, Y5
+	VFMADD213PS  Y1, Y2, Y5
+	VCVTPS2DQ    Y4, Y2
+	VPSRAD       $0x01, Y2, Y4
+	VPSUBD       Y4, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y4, Y5, Y4
+	VMULPS       Y2, Y4, Y2
+	VMOVUPS      c32_00000000<>+0(SB), Y4
+	VCMPPS       $0x1d, Y4, Y1, Y4
+	VBLENDVPS    Y4, Y1, Y2, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y3, Y2
+	VDIVPS       Y2, Y1, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
 
 // func erfAVX2(dst []float32, x []float32)
 // Requires: AVX, AVX2, BMI2, FMA3
@@ -3115,6 +8460,546 @@ DATA c32_3f600000<>+24(SB)/4, $0x3f600000
 DATA c32_3f600000<>+28(SB)/4, $0x3f600000
 GLOBL c32_3f600000<>(SB), RODATA|NOPTR, $32
 
+// func erfPFAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, BMI2, FMA3, MMX+
+TEXT ·erfPFAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loop1:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	PREFETCHT0   2048(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Y0
+	VANDPS       c32_7fffffff<>+0(SB), Y0, Y1
+	VMULPS       Y0, Y0, Y2
+	VMOVUPS      c32_ba23549f<>+0(SB), Y3
+	VFMADD213PS  c32_3ba51831<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_bcdb8422<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3de71179<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_bec0938e<>+0(SB), Y2, Y3
+	VMOVUPS      Y2, Y2
+	VFMADD213PS  c32_b37bd649<>+0(SB), Y3, Y2
+	VMULPS       Y2, Y0, Y2
+	VMOVUPS      c32_3f906ebb<>+0(SB), Y3
+	VFMADD213PS  Y2, Y0, Y3
+	VMOVUPS      c32_41300000<>+0(SB), Y2
+	VMINPS       Y1, Y2, Y2
+	VMULPS       Y2, Y2, Y4
+	VXORPS       c32_80000000<>+0(SB), Y4, Y5
+	VMOVUPS      Y2, Y6
+	VFNMADD213PS Y4, Y2, Y6
+	VMOVUPS      c32_3f800000<>+0(SB), Y4
+	VMOVUPS      c32_3f000000<>+0(SB), Y7
+	VFMADD213PS  c32_3f800000<>+0(SB), Y2, Y7
+	VSUBPS       Y7, Y4, Y8
+	VMOVUPS      c32_3f000000<>+0(SB), Y9
+	VFMADD213PS  Y8, Y2, Y9
+	VDIVPS       Y7, Y4, Y2
+	VMOVUPS      Y2, Y4
+	VFNMADD213PS c32_3f800000<>+0(SB), Y7, Y4
+	VMOVUPS      Y2, Y7
+	VFNMADD213PS Y4, Y9, Y7
+	VMOVUPS      Y7, Y4
+	VFMADD213PS  Y2, Y2, Y4
+	VSUBPS       Y4, Y2, Y8
+	VMOVUPS      Y7, Y7
+	VFMADD213PS  Y8, Y2, Y7
+	VSUBPS       c32_3f000000<>+0(SB), Y4, Y2
+	VMOVUPS      c32_bcfd399a<>+0(SB), Y8
+	VFMADD213PS  c32_bd8f75b4<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3d6a162e<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3dc8525f<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_bdd4bc1c<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_be302ebc<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3e154589<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3f0f16f2<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y2, Y8
+	VMOVUPS      Y2, Y9
+	VFMADD213PS  c32_b2089195<>+0(SB), Y8, Y9
+	VADDPS       c32_3f02c339<>+0(SB), Y9, Y8
+	VMOVUPS      c32_3f8f16f2<>+0(SB), Y10
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y2, Y10
+	VMOVUPS      Y10, Y2
+	VFMADD213PS  Y8, Y4, Y2
+	VMULPS       Y2, Y7, Y2
+	VMOVUPS      Y9, Y7
+	VFMADD213PS  Y2, Y4, Y7
+	VMOVUPS      c32_3f02c339<>+0(SB), Y2
+	VFMADD213PS  Y7, Y4, Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y4
+	VMAXPS       Y5, Y4, Y4
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y4, Y5
+	VROUNDPS     $0x00, Y5, Y5
+	VMOVUPS      c32_3f317218<>+0(SB), Y7
+	VFNMADD213PS Y4, Y5, Y7
+	VMOVUPS      c32_b102e308<>+0(SB), Y4
+	VFNMADD213PS Y7, Y5, Y4
+	VADDPS       Y6, Y4, Y4
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y6
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y4, Y6
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y4, Y6
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y4, Y6
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y4, Y6
+	VMULPS       Y4, Y4, Y7
+	VMOVUPS      Y7, Y7
+	VFMADD213PS  Y4, Y6, Y7
+	VMOVUPS      Y2, Y4
+	VFMADD213PS  Y2, Y7, Y4
+	VCVTPS2DQ    Y5, Y2
+	VPSRAD       $0x01, Y2, Y5
+	VPSUBD       Y5, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y5, Y4, Y4
+	VMULPS       Y2, Y4, Y2
+	VMOVUPS      c32_3f800000<>+0(SB), Y4
+	VSUBPS       Y2, Y4, Y2
+	VANDPS       c32_7fffffff<>+0(SB), Y2, Y2
+	VANDPS       c32_80000000<>+0(SB), Y0, Y0
+	VORPS        Y0, Y2, Y0
+	VCMPPS       $0x11, c32_3f600000<>+0(SB), Y1, Y1
+	VBLENDVPS    Y1, Y3, Y0, Y0
+	VMOVUPS      Y0, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	LEAQ         tailmask<>+0(SB), SI
+	NEGQ         CX
+	VMOVUPS      32(SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VANDPS       c32_7fffffff<>+0(SB), Y1, Y2
+	VMULPS       Y1, Y1, Y3
+	VMOVUPS      c32_ba23549f<>+0(SB), Y4
+	VFMADD213PS  c32_3ba51831<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_bcdb8422<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3de71179<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_bec0938e<>+0(SB), Y3, Y4
+	VMOVUPS      Y3, Y3
+	VFMADD213PS  c32_b37bd649<>+0(SB), Y4, Y3
+	VMULPS       Y3, Y1, Y3
+	VMOVUPS      c32_3f906ebb<>+0(SB), Y4
+	VFMADD213PS  Y3, Y1, Y4
+	VMOVUPS      c32_41300000<>+0(SB), Y3
+	VMINPS       Y2, Y3, Y3
+	VMULPS       Y3, Y3, Y5
+	VXORPS       c32_80000000<>+0(SB), Y5, Y6
+	VMOVUPS      Y3, Y7
+	VFNMADD213PS Y5, Y3, Y7
+	VMOVUPS      c32_3f800000<>+0(SB), Y5
+	VMOVUPS      c32_3f000000<>+0(SB), Y8
+	VFMADD213PS  c32_3f800000<>+0(SB), Y3, Y8
+	VSUBPS       Y8, Y5, Y9
+	VMOVUPS      c32_3f000000<>+0(SB), Y10
+	VFMADD213PS  Y9, Y3, Y10
+	VDIVPS       Y8, Y5, Y3
+	VMOVUPS      Y3, Y5
+	VFNMADD213PS c32_3f800000<>+0(SB), Y8, Y5
+	VMOVUPS      Y3, Y8
+	VFNMADD213PS Y5, Y10, Y8
+	VMOVUPS      Y8, Y5
+	VFMADD213PS  Y3, Y3, Y5
+	VSUBPS       Y5, Y3, Y9
+	VMOVUPS      Y8, Y8
+	VFMADD213PS  Y9, Y3, Y8
+	VSUBPS       c32_3f000000<>+0(SB), Y5, Y3
+	VMOVUPS      c32_bcfd399a<>+0(SB), Y9
+	VFMADD213PS  c32_bd8f75b4<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_3d6a162e<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_3dc8525f<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_bdd4bc1c<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_be302ebc<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_3e154589<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_3f0f16f2<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y3, Y9
+	VMOVUPS      Y3, Y10
+	VFMADD213PS  c32_b2089195<>+0(SB), Y9, Y10
+	VADDPS       c32_3f02c339<>+0(SB), Y10, Y9
+	VMOVUPS      c32_3f8f16f2<>+0(SB), Y11
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y3, Y11
+	VMOVUPS      Y11, Y3
+	VFMADD213PS  Y9, Y5, Y3
+	VMULPS       Y3, Y8, Y3
+	VMOVUPS      Y10, Y8
+	VFMADD213PS  Y3, Y5, Y8
+	VMOVUPS      c32_3f02c339<>+0(SB), Y3
+	VFMADD213PS  Y8, Y5, Y3
+	VMOVUPS      c32_c2d00000<>+0(SB), Y5
+	VMAXPS       Y6, Y5, Y5
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y5, Y6
+	VROUNDPS     $0x00, Y6, Y6
+	VMOVUPS      c32_3f317218<>+0(SB), Y8
+	VFNMADD213PS Y5, Y6, Y8
+	VMOVUPS      c32_b102e308<>+0(SB), Y5
+	VFNMADD213PS Y8, Y6, Y5
+	VADDPS       Y7, Y5, Y5
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y7
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y5, Y7
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y5, Y7
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y5, Y7
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y5, Y7
+	VMULPS       Y5, Y5, Y8
+	VMOVUPS      Y8, Y8
+	VFMADD213PS  Y5, Y7, Y8
+	VMOVUPS      Y3, Y5
+	VFMADD213PS  Y3, Y8, Y5
+	VCVTPS2DQ    Y6, Y3
+	VPSRAD       $0x01, Y3, Y6
+	VPSUBD       Y6, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y6, Y5, Y5
+	VMULPS       Y3, Y5, Y3
+	VMOVUPS      c32_3f800000<>+0(SB), Y5
+	VSUBPS       Y3, Y5, Y3
+	VANDPS       c32_7fffffff<>+0(SB), Y3, Y3
+	VANDPS       c32_80000000<>+0(SB), Y1, Y1
+	VORPS        Y1, Y3, Y1
+	VCMPPS       $0x11, c32_3f600000<>+0(SB), Y2, Y2
+	VBLENDVPS    Y2, Y4, Y1, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func erfNTAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, BMI2, CMOV, FMA3, MMX+
+TEXT ·erfNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000001f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	LEAQ         tailmask<>+0(SB), DI
+	MOVQ         SI, R8
+	NEGQ         R8
+	VMOVUPS      32(DI)(R8*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VANDPS       c32_7fffffff<>+0(SB), Y1, Y2
+	VMULPS       Y1, Y1, Y3
+	VMOVUPS      c32_ba23549f<>+0(SB), Y4
+	VFMADD213PS  c32_3ba51831<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_bcdb8422<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3de71179<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_bec0938e<>+0(SB), Y3, Y4
+	VMOVUPS      Y3, Y3
+	VFMADD213PS  c32_b37bd649<>+0(SB), Y4, Y3
+	VMULPS       Y3, Y1, Y3
+	VMOVUPS      c32_3f906ebb<>+0(SB), Y4
+	VFMADD213PS  Y3, Y1, Y4
+	VMOVUPS      c32_41300000<>+0(SB), Y3
+	VMINPS       Y2, Y3, Y3
+	VMULPS       Y3, Y3, Y5
+	VXORPS       c32_80000000<>+0(SB), Y5, Y6
+	VMOVUPS      Y3, Y7
+	VFNMADD213PS Y5, Y3, Y7
+	VMOVUPS      c32_3f800000<>+0(SB), Y5
+	VMOVUPS      c32_3f000000<>+0(SB), Y8
+	VFMADD213PS  c32_3f800000<>+0(SB), Y3, Y8
+	VSUBPS       Y8, Y5, Y9
+	VMOVUPS      c32_3f000000<>+0(SB), Y10
+	VFMADD213PS  Y9, Y3, Y10
+	VDIVPS       Y8, Y5, Y3
+	VMOVUPS      Y3, Y5
+	VFNMADD213PS c32_3f800000<>+0(SB), Y8, Y5
+	VMOVUPS      Y3, Y8
+	VFNMADD213PS Y5, Y10, Y8
+	VMOVUPS      Y8, Y5
+	VFMADD213PS  Y3, Y3, Y5
+	VSUBPS       Y5, Y3, Y9
+	VMOVUPS      Y8, Y8
+	VFMADD213PS  Y9, Y3, Y8
+	VSUBPS       c32_3f000000<>+0(SB), Y5, Y3
+	VMOVUPS      c32_bcfd399a<>+0(SB), Y9
+	VFMADD213PS  c32_bd8f75b4<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_3d6a162e<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_3dc8525f<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_bdd4bc1c<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_be302ebc<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_3e154589<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_3f0f16f2<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y3, Y9
+	VMOVUPS      Y3, Y10
+	VFMADD213PS  c32_b2089195<>+0(SB), Y9, Y10
+	VADDPS       c32_3f02c339<>+0(SB), Y10, Y9
+	VMOVUPS      c32_3f8f16f2<>+0(SB), Y11
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y3, Y11
+	VMOVUPS      Y11, Y3
+	VFMADD213PS  Y9, Y5, Y3
+	VMULPS       Y3, Y8, Y3
+	VMOVUPS      Y10, Y8
+	VFMADD213PS  Y3, Y5, Y8
+	VMOVUPS      c32_3f02c339<>+0(SB), Y3
+	VFMADD213PS  Y8, Y5, Y3
+	VMOVUPS      c32_c2d00000<>+0(SB), Y5
+	VMAXPS       Y6, Y5, Y5
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y5, Y6
+	VROUNDPS     $0x00, Y6, Y6
+	VMOVUPS      c32_3f317218<>+0(SB), Y8
+	VFNMADD213PS Y5, Y6, Y8
+	VMOVUPS      c32_b102e308<>+0(SB), Y5
+	VFNMADD213PS Y8, Y6, Y5
+	VADDPS       Y7, Y5, Y5
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y7
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y5, Y7
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y5, Y7
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y5, Y7
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y5, Y7
+	VMULPS       Y5, Y5, Y8
+	VMOVUPS      Y8, Y8
+	VFMADD213PS  Y5, Y7, Y8
+	VMOVUPS      Y3, Y5
+	VFMADD213PS  Y3, Y8, Y5
+	VCVTPS2DQ    Y6, Y3
+	VPSRAD       $0x01, Y3, Y6
+	VPSUBD       Y6, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y6, Y5, Y5
+	VMULPS       Y3, Y5, Y3
+	VMOVUPS      c32_3f800000<>+0(SB), Y5
+	VSUBPS       Y3, Y5, Y3
+	VANDPS       c32_7fffffff<>+0(SB), Y3, Y3
+	VANDPS       c32_80000000<>+0(SB), Y1, Y1
+	VORPS        Y1, Y3, Y1
+	VCMPPS       $0x11, c32_3f600000<>+0(SB), Y2, Y2
+	VBLENDVPS    Y2, Y4, Y1, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loop1:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	PREFETCHT0   2048(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Y0
+	VANDPS       c32_7fffffff<>+0(SB), Y0, Y1
+	VMULPS       Y0, Y0, Y2
+	VMOVUPS      c32_ba23549f<>+0(SB), Y3
+	VFMADD213PS  c32_3ba51831<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_bcdb8422<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3de71179<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_bec0938e<>+0(SB), Y2, Y3
+	VMOVUPS      Y2, Y2
+	VFMADD213PS  c32_b37bd649<>+0(SB), Y3, Y2
+	VMULPS       Y2, Y0, Y2
+	VMOVUPS      c32_3f906ebb<>+0(SB), Y3
+	VFMADD213PS  Y2, Y0, Y3
+	VMOVUPS      c32_41300000<>+0(SB), Y2
+	VMINPS       Y1, Y2, Y2
+	VMULPS       Y2, Y2, Y4
+	VXORPS       c32_80000000<>+0(SB), Y4, Y5
+	VMOVUPS      Y2, Y6
+	VFNMADD213PS Y4, Y2, Y6
+	VMOVUPS      c32_3f800000<>+0(SB), Y4
+	VMOVUPS      c32_3f000000<>+0(SB), Y7
+	VFMADD213PS  c32_3f800000<>+0(SB), Y2, Y7
+	VSUBPS       Y7, Y4, Y8
+	VMOVUPS      c32_3f000000<>+0(SB), Y9
+	VFMADD213PS  Y8, Y2, Y9
+	VDIVPS       Y7, Y4, Y2
+	VMOVUPS      Y2, Y4
+	VFNMADD213PS c32_3f800000<>+0(SB), Y7, Y4
+	VMOVUPS      Y2, Y7
+	VFNMADD213PS Y4, Y9, Y7
+	VMOVUPS      Y7, Y4
+	VFMADD213PS  Y2, Y2, Y4
+	VSUBPS       Y4, Y2, Y8
+	VMOVUPS      Y7, Y7
+	VFMADD213PS  Y8, Y2, Y7
+	VSUBPS       c32_3f000000<>+0(SB), Y4, Y2
+	VMOVUPS      c32_bcfd399a<>+0(SB), Y8
+	VFMADD213PS  c32_bd8f75b4<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3d6a162e<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3dc8525f<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_bdd4bc1c<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_be302ebc<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3e154589<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3f0f16f2<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y2, Y8
+	VMOVUPS      Y2, Y9
+	VFMADD213PS  c32_b2089195<>+0(SB), Y8, Y9
+	VADDPS       c32_3f02c339<>+0(SB), Y9, Y8
+	VMOVUPS      c32_3f8f16f2<>+0(SB), Y10
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y2, Y10
+	VMOVUPS      Y10, Y2
+	VFMADD213PS  Y8, Y4, Y2
+	VMULPS       Y2, Y7, Y2
+	VMOVUPS      Y9, Y7
+	VFMADD213PS  Y2, Y4, Y7
+	VMOVUPS      c32_3f02c339<>+0(SB), Y2
+	VFMADD213PS  Y7, Y4, Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y4
+	VMAXPS       Y5, Y4, Y4
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y4, Y5
+	VROUNDPS     $0x00, Y5, Y5
+	VMOVUPS      c32_3f317218<>+0(SB), Y7
+	VFNMADD213PS Y4, Y5, Y7
+	VMOVUPS      c32_b102e308<>+0(SB), Y4
+	VFNMADD213PS Y7, Y5, Y4
+	VADDPS       Y6, Y4, Y4
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y6
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y4, Y6
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y4, Y6
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y4, Y6
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y4, Y6
+	VMULPS       Y4, Y4, Y7
+	VMOVUPS      Y7, Y7
+	VFMADD213PS  Y4, Y6, Y7
+	VMOVUPS      Y2, Y4
+	VFMADD213PS  Y2, Y7, Y4
+	VCVTPS2DQ    Y5, Y2
+	VPSRAD       $0x01, Y2, Y5
+	VPSUBD       Y5, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y5, Y4, Y4
+	VMULPS       Y2, Y4, Y2
+	VMOVUPS      c32_3f800000<>+0(SB), Y4
+	VSUBPS       Y2, Y4, Y2
+	VANDPS       c32_7fffffff<>+0(SB), Y2, Y2
+	VANDPS       c32_80000000<>+0(SB), Y0, Y0
+	VORPS        Y0, Y2, Y0
+	VCMPPS       $0x11, c32_3f600000<>+0(SB), Y1, Y1
+	VBLENDVPS    Y1, Y3, Y0, Y0
+	VMOVNTPS     Y0, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	LEAQ         tailmask<>+0(SB), SI
+	NEGQ         CX
+	VMOVUPS      32(SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VANDPS       c32_7fffffff<>+0(SB), Y1, Y2
+	VMULPS       Y1, Y1, Y3
+	VMOVUPS      c32_ba23549f<>+0(SB), Y4
+	VFMADD213PS  c32_3ba51831<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_bcdb8422<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3de71179<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_bec0938e<>+0(SB), Y3, Y4
+	VMOVUPS      Y3, Y3
+	VFMADD213PS  c32_b37bd649<>+0(SB), Y4, Y3
+	VMULPS       Y3, Y1, Y3
+	VMOVUPS      c32_3f906ebb<>+0(SB), Y4
+	VFMADD213PS  Y3, Y1, Y4
+	VMOVUPS      c32_41300000<>+0(SB), Y3
+	VMINPS       Y2, Y3, Y3
+	VMULPS       Y3, Y3, Y5
+	VXORPS       c32_80000000<>+0(SB), Y5, Y6
+	VMOVUPS      Y3, Y7
+	VFNMADD213PS Y5, Y3, Y7
+	VMOVUPS      c32_3f800000<>+0(SB), Y5
+	VMOVUPS      c32_3f000000<>+0(SB), Y8
+	VFMADD213PS  c32_3f800000<>+0(SB), Y3, Y8
+	VSUBPS       Y8, Y5, Y9
+	VMOVUPS      c32_3f000000<>+0(SB), Y10
+	VFMADD213PS  Y9, Y3, Y10
+	VDIVPS       Y8, Y5, Y3
+	VMOVUPS      Y3, Y5
+	VFNMADD213PS c32_3f800000<>+0(SB), Y8, Y5
+	VMOVUPS      Y3, Y8
+	VFNMADD213PS Y5, Y10, Y8
+	VMOVUPS      Y8, Y5
+	VFMADD213PS  Y3, Y3, Y5
+	VSUBPS       Y5, Y3, Y9
+	VMOVUPS      Y8, Y8
+	VFMADD213PS  Y9, Y3, Y8
+	VSUBPS       c32_3f000000<>+0(SB), Y5, Y3
+	VMOVUPS      c32_bcfd399a<>+0(SB), Y9
+	VFMADD213PS  c32_bd8f75b4<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_3d6a162e<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_3dc8525f<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_bdd4bc1c<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_be302ebc<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_3e154589<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_3f0f16f2<>+0(SB), Y3, Y9
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y3, Y9
+	VMOVUPS      Y3, Y10
+	VFMADD213PS  c32_b2089195<>+0(SB), Y9, Y10
+	VADDPS       c32_3f02c339<>+0(SB), Y10, Y9
+	VMOVUPS      c32_3f8f16f2<>+0(SB), Y11
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y3, Y11
+	VMOVUPS      Y11, Y3
+	VFMADD213PS  Y9, Y5, Y3
+	VMULPS       Y3, Y8, Y3
+	VMOVUPS      Y10, Y8
+	VFMADD213PS  Y3, Y5, Y8
+	VMOVUPS      c32_3f02c339<>+0(SB), Y3
+	VFMADD213PS  Y8, Y5, Y3
+	VMOVUPS      c32_c2d00000<>+0(SB), Y5
+	VMAXPS       Y6, Y5, Y5
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y5, Y6
+	VROUNDPS     $0x00, Y6, Y6
+	VMOVUPS      c32_3f317218<>+0(SB), Y8
+	VFNMADD213PS Y5, Y6, Y8
+	VMOVUPS      c32_b102e308<>+0(SB), Y5
+	VFNMADD213PS Y8, Y6, Y5
+	VADDPS       Y7, Y5, Y5
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y7
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y5, Y7
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y5, Y7
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y5, Y7
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y5, Y7
+	VMULPS       Y5, Y5, Y8
+	VMOVUPS      Y8, Y8
+	VFMADD213PS  Y5, Y7, Y8
+	VMOVUPS      Y3, Y5
+	VFMADD213PS  Y3, Y8, Y5
+	VCVTPS2DQ    Y6, Y3
+	VPSRAD       $0x01, Y3, Y6
+	VPSUBD       Y6, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y6, Y5, Y5
+	VMULPS       Y3, Y5, Y3
+	VMOVUPS      c32_3f800000<>+0(SB), Y5
+	VSUBPS       Y3, Y5, Y3
+	VANDPS       c32_7fffffff<>+0(SB), Y3, Y3
+	VANDPS       c32_80000000<>+0(SB), Y1, Y1
+	VORPS        Y1, Y3, Y1
+	VCMPPS       $0x11, c32_3f600000<>+0(SB), Y2, Y2
+	VBLENDVPS    Y2, Y4, Y1, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func geluErfAVX2(dst []float32, x []float32)
 // Requires: AVX, AVX2, BMI2, FMA3
 TEXT ·geluErfAVX2(SB), NOSPLIT, $0-48
@@ -3440,6 +9325,501 @@ DATA c32_3f8f16ed<>+20(SB)/4, $0x3f8f16ed
 DATA c32_3f8f16ed<>+24(SB)/4, $0x3f8f16ed
 DATA c32_3f8f16ed<>+28(SB)/4, $0x3f8f16ed
 GLOBL c32_3f8f16ed<>(SB), RODATA|NOPTR, $32
+
+// func geluErfPFAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, BMI2, FMA3, MMX+
+TEXT ·geluErfPFAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loop1:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	PREFETCHT0   2048(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      c32_41700000<>+0(SB), Y1
+	VANDPS       c32_7fffffff<>+0(SB), Y0, Y2
+	VMINPS       Y2, Y1, Y1
+	VMULPS       Y1, Y1, Y2
+	VMULPS       c32_bf000000<>+0(SB), Y2, Y3
+	VMOVUPS      Y1, Y4
+	VFNMADD213PS Y2, Y1, Y4
+	VMULPS       c32_3f000000<>+0(SB), Y4, Y2
+	VMULPS       c32_bf000000<>+0(SB), Y1, Y4
+	VMOVUPS      c32_3f800000<>+0(SB), Y5
+	VMOVUPS      c32_3eb504f3<>+0(SB), Y6
+	VFMADD213PS  c32_3f800000<>+0(SB), Y1, Y6
+	VSUBPS       Y6, Y5, Y7
+	VMOVUPS      c32_3eb504f3<>+0(SB), Y8
+	VFMADD213PS  Y7, Y1, Y8
+	VDIVPS       Y6, Y5, Y1
+	VMOVUPS      Y1, Y5
+	VFNMADD213PS c32_3f800000<>+0(SB), Y6, Y5
+	VMOVUPS      Y1, Y6
+	VFNMADD213PS Y5, Y8, Y6
+	VMOVUPS      Y6, Y5
+	VFMADD213PS  Y1, Y1, Y5
+	VSUBPS       Y5, Y1, Y7
+	VMOVUPS      Y6, Y6
+	VFMADD213PS  Y7, Y1, Y6
+	VSUBPS       c32_3f000000<>+0(SB), Y5, Y1
+	VMOVUPS      c32_3d19fd29<>+0(SB), Y7
+	VFMADD213PS  c32_bc5d0a19<>+0(SB), Y1, Y7
+	VFMADD213PS  c32_bd9c3106<>+0(SB), Y1, Y7
+	VFMADD213PS  c32_3d5bd707<>+0(SB), Y1, Y7
+	VFMADD213PS  c32_3dc8c4df<>+0(SB), Y1, Y7
+	VFMADD213PS  c32_bdd44a4d<>+0(SB), Y1, Y7
+	VFMADD213PS  c32_be302cfd<>+0(SB), Y1, Y7
+	VFMADD213PS  c32_3e154478<>+0(SB), Y1, Y7
+	VFMADD213PS  c32_3f0f16ed<>+0(SB), Y1, Y7
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y1, Y7
+	VMOVUPS      Y1, Y8
+	VFMADD213PS  c32_b272c6b0<>+0(SB), Y7, Y8
+	VADDPS       c32_3f02c339<>+0(SB), Y8, Y7
+	VMOVUPS      c32_3f8f16ed<>+0(SB), Y9
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y1, Y9
+	VMOVUPS      Y9, Y1
+	VFMADD213PS  Y7, Y5, Y1
+	VMULPS       Y1, Y6, Y1
+	VMOVUPS      Y8, Y6
+	VFMADD213PS  Y1, Y5, Y6
+	VMOVUPS      c32_3f02c339<>+0(SB), Y1
+	VFMADD213PS  Y6, Y5, Y1
+	VMULPS       Y1, Y4, Y1
+	VMOVUPS      c32_c2d00000<>+0(SB), Y4
+	VMAXPS       Y3, Y4, Y3
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y3, Y4
+	VROUNDPS     $0x00, Y4, Y4
+	VMOVUPS      c32_3f317218<>+0(SB), Y5
+	VFNMADD213PS Y3, Y4, Y5
+	VMOVUPS      c32_b102e308<>+0(SB), Y3
+	VFNMADD213PS Y5, Y4, Y3
+	VADDPS       Y2, Y3, Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y3
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y3
+	VMULPS       Y2, Y2, Y5
+	VMOVUPS      Y5, Y5
+	VFMADD213PS  Y2, Y3, Y5
+	VMOVUPS      Y1, Y2
+	VFMADD213PS  Y1, Y5, Y2
+	VCVTPS2DQ    Y4, Y1
+	VPSRAD       $0x01, Y1, Y3
+	VPSUBD       Y3, Y1, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y3, Y2, Y2
+	VMULPS       Y1, Y2, Y1
+	VMOVUPS      c32_00000000<>+0(SB), Y2
+	VMAXPS       Y2, Y0, Y2
+	VADDPS       Y1, Y2, Y1
+	VCMPPS       $0x00, c32_ff800000<>+0(SB), Y0, Y0
+	VBLENDVPS    Y0, c32_7fc00000<>+0(SB), Y1, Y0
+	VMOVUPS      Y0, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	LEAQ         tailmask<>+0(SB), SI
+	NEGQ         CX
+	VMOVUPS      32(SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VMOVUPS      c32_41700000<>+0(SB), Y2
+	VANDPS       c32_7fffffff<>+0(SB), Y1, Y3
+	VMINPS       Y3, Y2, Y2
+	VMULPS       Y2, Y2, Y3
+	VMULPS       c32_bf000000<>+0(SB), Y3, Y4
+	VMOVUPS      Y2, Y5
+	VFNMADD213PS Y3, Y2, Y5
+	VMULPS       c32_3f000000<>+0(SB), Y5, Y3
+	VMULPS       c32_bf000000<>+0(SB), Y2, Y5
+	VMOVUPS      c32_3f800000<>+0(SB), Y6
+	VMOVUPS      c32_3eb504f3<>+0(SB), Y7
+	VFMADD213PS  c32_3f800000<>+0(SB), Y2, Y7
+	VSUBPS       Y7, Y6, Y8
+	VMOVUPS      c32_3eb504f3<>+0(SB), Y9
+	VFMADD213PS  Y8, Y2, Y9
+	VDIVPS       Y7, Y6, Y2
+	VMOVUPS      Y2, Y6
+	VFNMADD213PS c32_3f800000<>+0(SB), Y7, Y6
+	VMOVUPS      Y2, Y7
+	VFNMADD213PS Y6, Y9, Y7
+	VMOVUPS      Y7, Y6
+	VFMADD213PS  Y2, Y2, Y6
+	VSUBPS       Y6, Y2, Y8
+	VMOVUPS      Y7, Y7
+	VFMADD213PS  Y8, Y2, Y7
+	VSUBPS       c32_3f000000<>+0(SB), Y6, Y2
+	VMOVUPS      c32_3d19fd29<>+0(SB), Y8
+	VFMADD213PS  c32_bc5d0a19<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_bd9c3106<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3d5bd707<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3dc8c4df<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_bdd44a4d<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_be302cfd<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3e154478<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3f0f16ed<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y2, Y8
+	VMOVUPS      Y2, Y9
+	VFMADD213PS  c32_b272c6b0<>+0(SB), Y8, Y9
+	VADDPS       c32_3f02c339<>+0(SB), Y9, Y8
+	VMOVUPS      c32_3f8f16ed<>+0(SB), Y10
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y2, Y10
+	VMOVUPS      Y10, Y2
+	VFMADD213PS  Y8, Y6, Y2
+	VMULPS       Y2, Y7, Y2
+	VMOVUPS      Y9, Y7
+	VFMADD213PS  Y2, Y6, Y7
+	VMOVUPS      c32_3f02c339<>+0(SB), Y2
+	VFMADD213PS  Y7, Y6, Y2
+	VMULPS       Y2, Y5, Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y5
+	VMAXPS       Y4, Y5, Y4
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y4, Y5
+	VROUNDPS     $0x00, Y5, Y5
+	VMOVUPS      c32_3f317218<>+0(SB), Y6
+	VFNMADD213PS Y4, Y5, Y6
+	VMOVUPS      c32_b102e308<>+0(SB), Y4
+	VFNMADD213PS Y6, Y5, Y4
+	VADDPS       Y3, Y4, Y3
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y4
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y3, Y4
+	VMULPS       Y3, Y3, Y6
+	VMOVUPS      Y6, Y6
+	VFMADD213PS  Y3, Y4, Y6
+	VMOVUPS      Y2, Y3
+	VFMADD213PS  Y2, Y6, Y3
+	VCVTPS2DQ    Y5, Y2
+	VPSRAD       $0x01, Y2, Y4
+	VPSUBD       Y4, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y4, Y3, Y3
+	VMULPS       Y2, Y3, Y2
+	VMOVUPS      c32_00000000<>+0(SB), Y3
+	VMAXPS       Y3, Y1, Y3
+	VADDPS       Y2, Y3, Y2
+	VCMPPS       $0x00, c32_ff800000<>+0(SB), Y1, Y1
+	VBLENDVPS    Y1, c32_7fc00000<>+0(SB), Y2, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func geluErfNTAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, BMI2, CMOV, FMA3, MMX+
+TEXT ·geluErfNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000001f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	LEAQ         tailmask<>+0(SB), DI
+	MOVQ         SI, R8
+	NEGQ         R8
+	VMOVUPS      32(DI)(R8*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VMOVUPS      c32_41700000<>+0(SB), Y2
+	VANDPS       c32_7fffffff<>+0(SB), Y1, Y3
+	VMINPS       Y3, Y2, Y2
+	VMULPS       Y2, Y2, Y3
+	VMULPS       c32_bf000000<>+0(SB), Y3, Y4
+	VMOVUPS      Y2, Y5
+	VFNMADD213PS Y3, Y2, Y5
+	VMULPS       c32_3f000000<>+0(SB), Y5, Y3
+	VMULPS       c32_bf000000<>+0(SB), Y2, Y5
+	VMOVUPS      c32_3f800000<>+0(SB), Y6
+	VMOVUPS      c32_3eb504f3<>+0(SB), Y7
+	VFMADD213PS  c32_3f800000<>+0(SB), Y2, Y7
+	VSUBPS       Y7, Y6, Y8
+	VMOVUPS      c32_3eb504f3<>+0(SB), Y9
+	VFMADD213PS  Y8, Y2, Y9
+	VDIVPS       Y7, Y6, Y2
+	VMOVUPS      Y2, Y6
+	VFNMADD213PS c32_3f800000<>+0(SB), Y7, Y6
+	VMOVUPS      Y2, Y7
+	VFNMADD213PS Y6, Y9, Y7
+	VMOVUPS      Y7, Y6
+	VFMADD213PS  Y2, Y2, Y6
+	VSUBPS       Y6, Y2, Y8
+	VMOVUPS      Y7, Y7
+	VFMADD213PS  Y8, Y2, Y7
+	VSUBPS       c32_3f000000<>+0(SB), Y6, Y2
+	VMOVUPS      c32_3d19fd29<>+0(SB), Y8
+	VFMADD213PS  c32_bc5d0a19<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_bd9c3106<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3d5bd707<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3dc8c4df<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_bdd44a4d<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_be302cfd<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3e154478<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3f0f16ed<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y2, Y8
+	VMOVUPS      Y2, Y9
+	VFMADD213PS  c32_b272c6b0<>+0(SB), Y8, Y9
+	VADDPS       c32_3f02c339<>+0(SB), Y9, Y8
+	VMOVUPS      c32_3f8f16ed<>+0(SB), Y10
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y2, Y10
+	VMOVUPS      Y10, Y2
+	VFMADD213PS  Y8, Y6, Y2
+	VMULPS       Y2, Y7, Y2
+	VMOVUPS      Y9, Y7
+	VFMADD213PS  Y2, Y6, Y7
+	VMOVUPS      c32_3f02c339<>+0(SB), Y2
+	VFMADD213PS  Y7, Y6, Y2
+	VMULPS       Y2, Y5, Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y5
+	VMAXPS       Y4, Y5, Y4
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y4, Y5
+	VROUNDPS     $0x00, Y5, Y5
+	VMOVUPS      c32_3f317218<>+0(SB), Y6
+	VFNMADD213PS Y4, Y5, Y6
+	VMOVUPS      c32_b102e308<>+0(SB), Y4
+	VFNMADD213PS Y6, Y5, Y4
+	VADDPS       Y3, Y4, Y3
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y4
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y3, Y4
+	VMULPS       Y3, Y3, Y6
+	VMOVUPS      Y6, Y6
+	VFMADD213PS  Y3, Y4, Y6
+	VMOVUPS      Y2, Y3
+	VFMADD213PS  Y2, Y6, Y3
+	VCVTPS2DQ    Y5, Y2
+	VPSRAD       $0x01, Y2, Y4
+	VPSUBD       Y4, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y4, Y3, Y3
+	VMULPS       Y2, Y3, Y2
+	VMOVUPS      c32_00000000<>+0(SB), Y3
+	VMAXPS       Y3, Y1, Y3
+	VADDPS       Y2, Y3, Y2
+	VCMPPS       $0x00, c32_ff800000<>+0(SB), Y1, Y1
+	VBLENDVPS    Y1, c32_7fc00000<>+0(SB), Y2, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loop1:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	PREFETCHT0   2048(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      c32_41700000<>+0(SB), Y1
+	VANDPS       c32_7fffffff<>+0(SB), Y0, Y2
+	VMINPS       Y2, Y1, Y1
+	VMULPS       Y1, Y1, Y2
+	VMULPS       c32_bf000000<>+0(SB), Y2, Y3
+	VMOVUPS      Y1, Y4
+	VFNMADD213PS Y2, Y1, Y4
+	VMULPS       c32_3f000000<>+0(SB), Y4, Y2
+	VMULPS       c32_bf000000<>+0(SB), Y1, Y4
+	VMOVUPS      c32_3f800000<>+0(SB), Y5
+	VMOVUPS      c32_3eb504f3<>+0(SB), Y6
+	VFMADD213PS  c32_3f800000<>+0(SB), Y1, Y6
+	VSUBPS       Y6, Y5, Y7
+	VMOVUPS      c32_3eb504f3<>+0(SB), Y8
+	VFMADD213PS  Y7, Y1, Y8
+	VDIVPS       Y6, Y5, Y1
+	VMOVUPS      Y1, Y5
+	VFNMADD213PS c32_3f800000<>+0(SB), Y6, Y5
+	VMOVUPS      Y1, Y6
+	VFNMADD213PS Y5, Y8, Y6
+	VMOVUPS      Y6, Y5
+	VFMADD213PS  Y1, Y1, Y5
+	VSUBPS       Y5, Y1, Y7
+	VMOVUPS      Y6, Y6
+	VFMADD213PS  Y7, Y1, Y6
+	VSUBPS       c32_3f000000<>+0(SB), Y5, Y1
+	VMOVUPS      c32_3d19fd29<>+0(SB), Y7
+	VFMADD213PS  c32_bc5d0a19<>+0(SB), Y1, Y7
+	VFMADD213PS  c32_bd9c3106<>+0(SB), Y1, Y7
+	VFMADD213PS  c32_3d5bd707<>+0(SB), Y1, Y7
+	VFMADD213PS  c32_3dc8c4df<>+0(SB), Y1, Y7
+	VFMADD213PS  c32_bdd44a4d<>+0(SB), Y1, Y7
+	VFMADD213PS  c32_be302cfd<>+0(SB), Y1, Y7
+	VFMADD213PS  c32_3e154478<>+0(SB), Y1, Y7
+	VFMADD213PS  c32_3f0f16ed<>+0(SB), Y1, Y7
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y1, Y7
+	VMOVUPS      Y1, Y8
+	VFMADD213PS  c32_b272c6b0<>+0(SB), Y7, Y8
+	VADDPS       c32_3f02c339<>+0(SB), Y8, Y7
+	VMOVUPS      c32_3f8f16ed<>+0(SB), Y9
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y1, Y9
+	VMOVUPS      Y9, Y1
+	VFMADD213PS  Y7, Y5, Y1
+	VMULPS       Y1, Y6, Y1
+	VMOVUPS      Y8, Y6
+	VFMADD213PS  Y1, Y5, Y6
+	VMOVUPS      c32_3f02c339<>+0(SB), Y1
+	VFMADD213PS  Y6, Y5, Y1
+	VMULPS       Y1, Y4, Y1
+	VMOVUPS      c32_c2d00000<>+0(SB), Y4
+	VMAXPS       Y3, Y4, Y3
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y3, Y4
+	VROUNDPS     $0x00, Y4, Y4
+	VMOVUPS      c32_3f317218<>+0(SB), Y5
+	VFNMADD213PS Y3, Y4, Y5
+	VMOVUPS      c32_b102e308<>+0(SB), Y3
+	VFNMADD213PS Y5, Y4, Y3
+	VADDPS       Y2, Y3, Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y3
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y3
+	VMULPS       Y2, Y2, Y5
+	VMOVUPS      Y5, Y5
+	VFMADD213PS  Y2, Y3, Y5
+	VMOVUPS      Y1, Y2
+	VFMADD213PS  Y1, Y5, Y2
+	VCVTPS2DQ    Y4, Y1
+	VPSRAD       $0x01, Y1, Y3
+	VPSUBD       Y3, Y1, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y3, Y2, Y2
+	VMULPS       Y1, Y2, Y1
+	VMOVUPS      c32_00000000<>+0(SB), Y2
+	VMAXPS       Y2, Y0, Y2
+	VADDPS       Y1, Y2, Y1
+	VCMPPS       $0x00, c32_ff800000<>+0(SB), Y0, Y0
+	VBLENDVPS    Y0, c32_7fc00000<>+0(SB), Y1, Y0
+	VMOVNTPS     Y0, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	LEAQ         tailmask<>+0(SB), SI
+	NEGQ         CX
+	VMOVUPS      32(SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VMOVUPS      c32_41700000<>+0(SB), Y2
+	VANDPS       c32_7fffffff<>+0(SB), Y1, Y3
+	VMINPS       Y3, Y2, Y2
+	VMULPS       Y2, Y2, Y3
+	VMULPS       c32_bf000000<>+0(SB), Y3, Y4
+	VMOVUPS      Y2, Y5
+	VFNMADD213PS Y3, Y2, Y5
+	VMULPS       c32_3f000000<>+0(SB), Y5, Y3
+	VMULPS       c32_bf000000<>+0(SB), Y2, Y5
+	VMOVUPS      c32_3f800000<>+0(SB), Y6
+	VMOVUPS      c32_3eb504f3<>+0(SB), Y7
+	VFMADD213PS  c32_3f800000<>+0(SB), Y2, Y7
+	VSUBPS       Y7, Y6, Y8
+	VMOVUPS      c32_3eb504f3<>+0(SB), Y9
+	VFMADD213PS  Y8, Y2, Y9
+	VDIVPS       Y7, Y6, Y2
+	VMOVUPS      Y2, Y6
+	VFNMADD213PS c32_3f800000<>+0(SB), Y7, Y6
+	VMOVUPS      Y2, Y7
+	VFNMADD213PS Y6, Y9, Y7
+	VMOVUPS      Y7, Y6
+	VFMADD213PS  Y2, Y2, Y6
+	VSUBPS       Y6, Y2, Y8
+	VMOVUPS      Y7, Y7
+	VFMADD213PS  Y8, Y2, Y7
+	VSUBPS       c32_3f000000<>+0(SB), Y6, Y2
+	VMOVUPS      c32_3d19fd29<>+0(SB), Y8
+	VFMADD213PS  c32_bc5d0a19<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_bd9c3106<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3d5bd707<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3dc8c4df<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_bdd44a4d<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_be302cfd<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3e154478<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3f0f16ed<>+0(SB), Y2, Y8
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y2, Y8
+	VMOVUPS      Y2, Y9
+	VFMADD213PS  c32_b272c6b0<>+0(SB), Y8, Y9
+	VADDPS       c32_3f02c339<>+0(SB), Y9, Y8
+	VMOVUPS      c32_3f8f16ed<>+0(SB), Y10
+	VFMADD213PS  c32_3f2fe9c3<>+0(SB), Y2, Y10
+	VMOVUPS      Y10, Y2
+	VFMADD213PS  Y8, Y6, Y2
+	VMULPS       Y2, Y7, Y2
+	VMOVUPS      Y9, Y7
+	VFMADD213PS  Y2, Y6, Y7
+	VMOVUPS      c32_3f02c339<>+0(SB), Y2
+	VFMADD213PS  Y7, Y6, Y2
+	VMULPS       Y2, Y5, Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y5
+	VMAXPS       Y4, Y5, Y4
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y4, Y5
+	VROUNDPS     $0x00, Y5, Y5
+	VMOVUPS      c32_3f317218<>+0(SB), Y6
+	VFNMADD213PS Y4, Y5, Y6
+	VMOVUPS      c32_b102e308<>+0(SB), Y4
+	VFNMADD213PS Y6, Y5, Y4
+	VADDPS       Y3, Y4, Y3
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y4
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y3, Y4
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y3, Y4
+	VMULPS       Y3, Y3, Y6
+	VMOVUPS      Y6, Y6
+	VFMADD213PS  Y3, Y4, Y6
+	VMOVUPS      Y2, Y3
+	VFMADD213PS  Y2, Y6, Y3
+	VCVTPS2DQ    Y5, Y2
+	VPSRAD       $0x01, Y2, Y4
+	VPSUBD       Y4, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y4, Y3, Y3
+	VMULPS       Y2, Y3, Y2
+	VMOVUPS      c32_00000000<>+0(SB), Y3
+	VMAXPS       Y3, Y1, Y3
+	VADDPS       Y2, Y3, Y2
+	VCMPPS       $0x00, c32_ff800000<>+0(SB), Y1, Y1
+	VBLENDVPS    Y1, c32_7fc00000<>+0(SB), Y2, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
 
 // func geluTanhAVX2(dst []float32, x []float32)
 // Requires: AVX, AVX2, BMI2, FMA3
@@ -3825,6 +10205,770 @@ DATA c32_b342bc9b<>+20(SB)/4, $0xb342bc9b
 DATA c32_b342bc9b<>+24(SB)/4, $0xb342bc9b
 DATA c32_b342bc9b<>+28(SB)/4, $0xb342bc9b
 GLOBL c32_b342bc9b<>(SB), RODATA|NOPTR, $32
+
+// func geluTanhPFAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, BMI2, FMA3, MMX+
+TEXT ·geluTanhPFAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      32(DX)(BX*4), Y3
+	VMOVUPS      c32_41f00000<>+0(SB), Y1
+	VMOVUPS      c32_41f00000<>+0(SB), Y4
+	VANDPS       c32_7fffffff<>+0(SB), Y0, Y2
+	VANDPS       c32_7fffffff<>+0(SB), Y3, Y5
+	VMINPS       Y2, Y1, Y1
+	VMINPS       Y5, Y4, Y7
+	VMULPS       Y1, Y1, Y2
+	VMULPS       Y7, Y7, Y8
+	VMOVUPS      Y1, Y4
+	VMOVUPS      Y7, Y9
+	VFMSUB213PS  Y2, Y1, Y4
+	VFMSUB213PS  Y8, Y7, Y9
+	VMULPS       c32_3d922279<>+0(SB), Y2, Y5
+	VMULPS       c32_3d922279<>+0(SB), Y8, Y10
+	VMOVUPS      c32_3d922279<>+0(SB), Y6
+	VMOVUPS      c32_3d922279<>+0(SB), Y11
+	VFMSUB213PS  Y5, Y2, Y6
+	VFMSUB213PS  Y10, Y8, Y11
+	VMULPS       c32_3124d8b5<>+0(SB), Y2, Y2
+	VMULPS       c32_3124d8b5<>+0(SB), Y8, Y12
+	VMOVUPS      c32_3d922279<>+0(SB), Y8
+	VMOVUPS      c32_3d922279<>+0(SB), Y13
+	VFMADD213PS  Y2, Y4, Y8
+	VFMADD213PS  Y12, Y9, Y13
+	VADDPS       Y8, Y6, Y2
+	VADDPS       Y13, Y11, Y11
+	VMOVUPS      c32_3fcc422a<>+0(SB), Y4
+	VMOVUPS      c32_3fcc422a<>+0(SB), Y12
+	VADDPS       Y5, Y4, Y6
+	VADDPS       Y10, Y12, Y13
+	VSUBPS       Y4, Y6, Y8
+	VSUBPS       Y12, Y13, Y14
+	VSUBPS       Y8, Y6, Y9
+	VSUBPS       Y14, Y13, Y15
+	VSUBPS       Y9, Y4, Y4
+	VSUBPS       Y15, Y12, Y9
+	VSUBPS       Y8, Y5, Y5
+	VSUBPS       Y14, Y10, Y8
+	VADDPS       Y5, Y4, Y4
+	VADDPS       Y8, Y9, Y5
+	VADDPS       c32_b342bc9b<>+0(SB), Y2, Y2
+	VADDPS       c32_b342bc9b<>+0(SB), Y11, Y8
+	VADDPS       Y2, Y4, Y2
+	VADDPS       Y8, Y5, Y8
+	VMULPS       Y6, Y1, Y4
+	VMULPS       Y13, Y7, Y9
+	VXORPS       c32_80000000<>+0(SB), Y4, Y5
+	VXORPS       c32_80000000<>+0(SB), Y9, Y10
+	VMOVUPS      Y6, Y6
+	VMOVUPS      Y13, Y11
+	VFNMADD213PS Y4, Y1, Y6
+	VFNMADD213PS Y9, Y7, Y11
+	VMOVUPS      Y2, Y2
+	VMOVUPS      Y8, Y4
+	VFNMADD213PS Y6, Y1, Y2
+	VFNMADD213PS Y11, Y7, Y4
+	VMOVUPS      c32_c2d00000<>+0(SB), Y1
+	VMOVUPS      c32_c2d00000<>+0(SB), Y6
+	VMAXPS       Y5, Y1, Y1
+	VMAXPS       Y10, Y6, Y7
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y1, Y6
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y7, Y8
+	VROUNDPS     $0x00, Y6, Y6
+	VROUNDPS     $0x00, Y8, Y9
+	VMOVUPS      c32_3f317218<>+0(SB), Y8
+	VMOVUPS      c32_3f317218<>+0(SB), Y11
+	VFNMADD213PS Y1, Y6, Y8
+	VFNMADD213PS Y7, Y9, Y11
+	VMOVUPS      c32_b102e308<>+0(SB), Y1
+	VMOVUPS      c32_b102e308<>+0(SB), Y7
+	VFNMADD213PS Y8, Y6, Y1
+	VFNMADD213PS Y11, Y9, Y7
+	VADDPS       Y2, Y1, Y1
+	VADDPS       Y4, Y7, Y7
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y8
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y1, Y2
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y7, Y8
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y1, Y2
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y7, Y8
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y1, Y2
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y7, Y8
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y1, Y2
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y7, Y8
+	VMULPS       Y1, Y1, Y4
+	VMULPS       Y7, Y7, Y11
+	VMOVUPS      Y4, Y4
+	VMOVUPS      Y11, Y11
+	VFMADD213PS  Y1, Y2, Y4
+	VFMADD213PS  Y7, Y8, Y11
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y5, Y1
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y10, Y2
+	VBLENDVPS    Y1, c32_bf800000<>+0(SB), Y4, Y1
+	VBLENDVPS    Y2, c32_bf800000<>+0(SB), Y11, Y7
+	VADDPS       c32_3f800000<>+0(SB), Y1, Y2
+	VADDPS       c32_3f800000<>+0(SB), Y7, Y8
+	VCVTPS2DQ    Y6, Y4
+	VCVTPS2DQ    Y9, Y10
+	VPSRAD       $0x01, Y4, Y5
+	VPSRAD       $0x01, Y10, Y11
+	VPSUBD       Y5, Y4, Y4
+	VPSUBD       Y11, Y10, Y10
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y11, Y11
+	VPSLLD       $0x17, Y5, Y5
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y10, Y10
+	VPSLLD       $0x17, Y4, Y4
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y5, Y2, Y2
+	VMULPS       Y11, Y8, Y5
+	VMULPS       Y4, Y2, Y2
+	VMULPS       Y10, Y5, Y5
+	VMOVUPS      c32_00000000<>+0(SB), Y4
+	VMOVUPS      c32_00000000<>+0(SB), Y8
+	VCMPPS       $0x1d, Y4, Y0, Y4
+	VCMPPS       $0x1d, Y8, Y3, Y10
+	VMOVUPS      Y0, Y8
+	VMOVUPS      Y3, Y11
+	VFMADD213PS  Y0, Y1, Y8
+	VFMADD213PS  Y3, Y7, Y11
+	VCVTPS2DQ    Y6, Y1
+	VCVTPS2DQ    Y9, Y7
+	VPSRAD       $0x01, Y1, Y6
+	VPSRAD       $0x01, Y7, Y9
+	VPSUBD       Y6, Y1, Y1
+	VPSUBD       Y9, Y7, Y7
+	VPADDD       c32_0000007f<>+0(SB), Y6, Y6
+	VPADDD       c32_0000007f<>+0(SB), Y9, Y9
+	VPSLLD       $0x17, Y6, Y6
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y7, Y7
+	VPSLLD       $0x17, Y1, Y1
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y6, Y8, Y6
+	VMULPS       Y9, Y11, Y8
+	VMULPS       Y1, Y6, Y1
+	VMULPS       Y7, Y8, Y6
+	VBLENDVPS    Y4, Y0, Y1, Y0
+	VBLENDVPS    Y10, Y3, Y6, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y2
+	VADDPS       c32_3f800000<>+0(SB), Y5, Y3
+	VDIVPS       Y2, Y0, Y0
+	VDIVPS       Y3, Y1, Y1
+	VMOVUPS      Y0, (AX)(BX*4)
+	VMOVUPS      Y1, 32(AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      c32_41f00000<>+0(SB), Y1
+	VANDPS       c32_7fffffff<>+0(SB), Y0, Y2
+	VMINPS       Y2, Y1, Y1
+	VMULPS       Y1, Y1, Y2
+	VMOVUPS      Y1, Y3
+	VFMSUB213PS  Y2, Y1, Y3
+	VMULPS       c32_3d922279<>+0(SB), Y2, Y4
+	VMOVUPS      c32_3d922279<>+0(SB), Y5
+	VFMSUB213PS  Y4, Y2, Y5
+	VMULPS       c32_3124d8b5<>+0(SB), Y2, Y2
+	VMOVUPS      c32_3d922279<>+0(SB), Y6
+	VFMADD213PS  Y2, Y3, Y6
+	VADDPS       Y6, Y5, Y2
+	VMOVUPS      c32_3fcc422a<>+0(SB), Y3
+	VADDPS       Y4, Y3, Y5
+	VSUBPS       Y3, Y5, Y6
+	VSUBPS       Y6, Y5, Y7
+	VSUBPS       Y7, Y3, Y3
+	VSUBPS       Y6, Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	VADDPS       c32_b342bc9b<>+0(SB), Y2, Y2
+	VADDPS       Y2, Y3, Y2
+	VMULPS       Y5, Y1, Y3
+	VXORPS       c32_80000000<>+0(SB), Y3, Y4
+	VMOVUPS      Y5, Y5
+	VFNMADD213PS Y3, Y1, Y5
+	VMOVUPS      Y2, Y2
+	VFNMADD213PS Y5, Y1, Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y1
+	VMAXPS       Y4, Y1, Y1
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y1, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VMOVUPS      c32_3f317218<>+0(SB), Y5
+	VFNMADD213PS Y1, Y3, Y5
+	VMOVUPS      c32_b102e308<>+0(SB), Y1
+	VFNMADD213PS Y5, Y3, Y1
+	VADDPS       Y2, Y1, Y1
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y2
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y1, Y2
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y1, Y2
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y1, Y2
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y1, Y2
+	VMULPS       Y1, Y1, Y5
+	VMOVUPS      Y5, Y5
+	VFMADD213PS  Y1, Y2, Y5
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y4, Y1
+	VBLENDVPS    Y1, c32_bf800000<>+0(SB), Y5, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y1, Y2
+	VCVTPS2DQ    Y3, Y4
+	VPSRAD       $0x01, Y4, Y5
+	VPSUBD       Y5, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y5, Y2, Y2
+	VMULPS       Y4, Y2, Y2
+	VMOVUPS      c32_00000000<>+0(SB), Y4
+	VCMPPS       $0x1d, Y4, Y0, Y4
+	VMOVUPS      Y0, Y5
+	VFMADD213PS  Y0, Y1, Y5
+	VCVTPS2DQ    Y3, Y1
+	VPSRAD       $0x01, Y1, Y3
+	VPSUBD       Y3, Y1, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y3, Y5, Y3
+	VMULPS       Y1, Y3, Y1
+	VBLENDVPS    Y4, Y0, Y1, Y0
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y1
+	VDIVPS       Y1, Y0, Y0
+	VMOVUPS      Y0, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	LEAQ         tailmask<>+0(SB), SI
+	NEGQ         CX
+	VMOVUPS      32(SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VMOVUPS      c32_41f00000<>+0(SB), Y2
+	VANDPS       c32_7fffffff<>+0(SB), Y1, Y3
+	VMINPS       Y3, Y2, Y2
+	VMULPS       Y2, Y2, Y3
+	VMOVUPS      Y2, Y4
+	VFMSUB213PS  Y3, Y2, Y4
+	VMULPS       c32_3d922279<>+0(SB), Y3, Y5
+	VMOVUPS      c32_3d922279<>+0(SB), Y6
+	VFMSUB213PS  Y5, Y3, Y6
+	VMULPS       c32_3124d8b5<>+0(SB), Y3, Y3
+	VMOVUPS      c32_3d922279<>+0(SB), Y7
+	VFMADD213PS  Y3, Y4, Y7
+	VADDPS       Y7, Y6, Y3
+	VMOVUPS      c32_3fcc422a<>+0(SB), Y4
+	VADDPS       Y5, Y4, Y6
+	VSUBPS       Y4, Y6, Y7
+	VSUBPS       Y7, Y6, Y8
+	VSUBPS       Y8, Y4, Y4
+	VSUBPS       Y7, Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VADDPS       c32_b342bc9b<>+0(SB), Y3, Y3
+	VADDPS       Y3, Y4, Y3
+	VMULPS       Y6, Y2, Y4
+	VXORPS       c32_80000000<>+0(SB), Y4, Y5
+	VMOVUPS      Y6, Y6
+	VFNMADD213PS Y4, Y2, Y6
+	VMOVUPS      Y3, Y3
+	VFNMADD213PS Y6, Y2, Y3
+	VMOVUPS      c32_c2d00000<>+0(SB), Y2
+	VMAXPS       Y5, Y2, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y2, Y4
+	VROUNDPS     $0x00, Y4, Y4
+	VMOVUPS      c32_3f317218<>+0(SB), Y6
+	VFNMADD213PS Y2, Y4, Y6
+	VMOVUPS      c32_b102e308<>+0(SB), Y2
+	VFNMADD213PS Y6, Y4, Y2
+	VADDPS       Y3, Y2, Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y3
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y3
+	VMULPS       Y2, Y2, Y6
+	VMOVUPS      Y6, Y6
+	VFMADD213PS  Y2, Y3, Y6
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y5, Y2
+	VBLENDVPS    Y2, c32_bf800000<>+0(SB), Y6, Y2
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y3
+	VCVTPS2DQ    Y4, Y5
+	VPSRAD       $0x01, Y5, Y6
+	VPSUBD       Y6, Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y6, Y3, Y3
+	VMULPS       Y5, Y3, Y3
+	VMOVUPS      c32_00000000<>+0(SB), Y5
+	VCMPPS       $0x1d, Y5, Y1, Y5
+	VMOVUPS      Y1, Y6
+	VFMADD213PS  Y1, Y2, Y6
+	VCVTPS2DQ    Y4, Y2
+	VPSRAD       $0x01, Y2, Y4
+	VPSUBD       Y4, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y4, Y6, Y4
+	VMULPS       Y2, Y4, Y2
+	VBLENDVPS    Y5, Y1, Y2, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y3, Y2
+	VDIVPS       Y2, Y1, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func geluTanhNTAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, BMI2, CMOV, FMA3, MMX+
+TEXT ·geluTanhNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000001f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	LEAQ         tailmask<>+0(SB), DI
+	MOVQ         SI, R8
+	NEGQ         R8
+	VMOVUPS      32(DI)(R8*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VMOVUPS      c32_41f00000<>+0(SB), Y2
+	VANDPS       c32_7fffffff<>+0(SB), Y1, Y3
+	VMINPS       Y3, Y2, Y2
+	VMULPS       Y2, Y2, Y3
+	VMOVUPS      Y2, Y4
+	VFMSUB213PS  Y3, Y2, Y4
+	VMULPS       c32_3d922279<>+0(SB), Y3, Y5
+	VMOVUPS      c32_3d922279<>+0(SB), Y6
+	VFMSUB213PS  Y5, Y3, Y6
+	VMULPS       c32_3124d8b5<>+0(SB), Y3, Y3
+	VMOVUPS      c32_3d922279<>+0(SB), Y7
+	VFMADD213PS  Y3, Y4, Y7
+	VADDPS       Y7, Y6, Y3
+	VMOVUPS      c32_3fcc422a<>+0(SB), Y4
+	VADDPS       Y5, Y4, Y6
+	VSUBPS       Y4, Y6, Y7
+	VSUBPS       Y7, Y6, Y8
+	VSUBPS       Y8, Y4, Y4
+	VSUBPS       Y7, Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VADDPS       c32_b342bc9b<>+0(SB), Y3, Y3
+	VADDPS       Y3, Y4, Y3
+	VMULPS       Y6, Y2, Y4
+	VXORPS       c32_80000000<>+0(SB), Y4, Y5
+	VMOVUPS      Y6, Y6
+	VFNMADD213PS Y4, Y2, Y6
+	VMOVUPS      Y3, Y3
+	VFNMADD213PS Y6, Y2, Y3
+	VMOVUPS      c32_c2d00000<>+0(SB), Y2
+	VMAXPS       Y5, Y2, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y2, Y4
+	VROUNDPS     $0x00, Y4, Y4
+	VMOVUPS      c32_3f317218<>+0(SB), Y6
+	VFNMADD213PS Y2, Y4, Y6
+	VMOVUPS      c32_b102e308<>+0(SB), Y2
+	VFNMADD213PS Y6, Y4, Y2
+	VADDPS       Y3, Y2, Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y3
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y3
+	VMULPS       Y2, Y2, Y6
+	VMOVUPS      Y6, Y6
+	VFMADD213PS  Y2, Y3, Y6
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y5, Y2
+	VBLENDVPS    Y2, c32_bf800000<>+0(SB), Y6, Y2
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y3
+	VCVTPS2DQ    Y4, Y5
+	VPSRAD       $0x01, Y5, Y6
+	VPSUBD       Y6, Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y6, Y3, Y3
+	VMULPS       Y5, Y3, Y3
+	VMOVUPS      c32_00000000<>+0(SB), Y5
+	VCMPPS       $0x1d, Y5, Y1, Y5
+	VMOVUPS      Y1, Y6
+	VFMADD213PS  Y1, Y2, Y6
+	VCVTPS2DQ    Y4, Y2
+	VPSRAD       $0x01, Y2, Y4
+	VPSUBD       Y4, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y4, Y6, Y4
+	VMULPS       Y2, Y4, Y2
+	VBLENDVPS    Y5, Y1, Y2, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y3, Y2
+	VDIVPS       Y2, Y1, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      32(DX)(BX*4), Y3
+	VMOVUPS      c32_41f00000<>+0(SB), Y1
+	VMOVUPS      c32_41f00000<>+0(SB), Y4
+	VANDPS       c32_7fffffff<>+0(SB), Y0, Y2
+	VANDPS       c32_7fffffff<>+0(SB), Y3, Y5
+	VMINPS       Y2, Y1, Y1
+	VMINPS       Y5, Y4, Y7
+	VMULPS       Y1, Y1, Y2
+	VMULPS       Y7, Y7, Y8
+	VMOVUPS      Y1, Y4
+	VMOVUPS      Y7, Y9
+	VFMSUB213PS  Y2, Y1, Y4
+	VFMSUB213PS  Y8, Y7, Y9
+	VMULPS       c32_3d922279<>+0(SB), Y2, Y5
+	VMULPS       c32_3d922279<>+0(SB), Y8, Y10
+	VMOVUPS      c32_3d922279<>+0(SB), Y6
+	VMOVUPS      c32_3d922279<>+0(SB), Y11
+	VFMSUB213PS  Y5, Y2, Y6
+	VFMSUB213PS  Y10, Y8, Y11
+	VMULPS       c32_3124d8b5<>+0(SB), Y2, Y2
+	VMULPS       c32_3124d8b5<>+0(SB), Y8, Y12
+	VMOVUPS      c32_3d922279<>+0(SB), Y8
+	VMOVUPS      c32_3d922279<>+0(SB), Y13
+	VFMADD213PS  Y2, Y4, Y8
+	VFMADD213PS  Y12, Y9, Y13
+	VADDPS       Y8, Y6, Y2
+	VADDPS       Y13, Y11, Y11
+	VMOVUPS      c32_3fcc422a<>+0(SB), Y4
+	VMOVUPS      c32_3fcc422a<>+0(SB), Y12
+	VADDPS       Y5, Y4, Y6
+	VADDPS       Y10, Y12, Y13
+	VSUBPS       Y4, Y6, Y8
+	VSUBPS       Y12, Y13, Y14
+	VSUBPS       Y8, Y6, Y9
+	VSUBPS       Y14, Y13, Y15
+	VSUBPS       Y9, Y4, Y4
+	VSUBPS       Y15, Y12, Y9
+	VSUBPS       Y8, Y5, Y5
+	VSUBPS       Y14, Y10, Y8
+	VADDPS       Y5, Y4, Y4
+	VADDPS       Y8, Y9, Y5
+	VADDPS       c32_b342bc9b<>+0(SB), Y2, Y2
+	VADDPS       c32_b342bc9b<>+0(SB), Y11, Y8
+	VADDPS       Y2, Y4, Y2
+	VADDPS       Y8, Y5, Y8
+	VMULPS       Y6, Y1, Y4
+	VMULPS       Y13, Y7, Y9
+	VXORPS       c32_80000000<>+0(SB), Y4, Y5
+	VXORPS       c32_80000000<>+0(SB), Y9, Y10
+	VMOVUPS      Y6, Y6
+	VMOVUPS      Y13, Y11
+	VFNMADD213PS Y4, Y1, Y6
+	VFNMADD213PS Y9, Y7, Y11
+	VMOVUPS      Y2, Y2
+	VMOVUPS      Y8, Y4
+	VFNMADD213PS Y6, Y1, Y2
+	VFNMADD213PS Y11, Y7, Y4
+	VMOVUPS      c32_c2d00000<>+0(SB), Y1
+	VMOVUPS      c32_c2d00000<>+0(SB), Y6
+	VMAXPS       Y5, Y1, Y1
+	VMAXPS       Y10, Y6, Y7
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y1, Y6
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y7, Y8
+	VROUNDPS     $0x00, Y6, Y6
+	VROUNDPS     $0x00, Y8, Y9
+	VMOVUPS      c32_3f317218<>+0(SB), Y8
+	VMOVUPS      c32_3f317218<>+0(SB), Y11
+	VFNMADD213PS Y1, Y6, Y8
+	VFNMADD213PS Y7, Y9, Y11
+	VMOVUPS      c32_b102e308<>+0(SB), Y1
+	VMOVUPS      c32_b102e308<>+0(SB), Y7
+	VFNMADD213PS Y8, Y6, Y1
+	VFNMADD213PS Y11, Y9, Y7
+	VADDPS       Y2, Y1, Y1
+	VADDPS       Y4, Y7, Y7
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y8
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y1, Y2
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y7, Y8
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y1, Y2
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y7, Y8
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y1, Y2
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y7, Y8
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y1, Y2
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y7, Y8
+	VMULPS       Y1, Y1, Y4
+	VMULPS       Y7, Y7, Y11
+	VMOVUPS      Y4, Y4
+	VMOVUPS      Y11, Y11
+	VFMADD213PS  Y1, Y2, Y4
+	VFMADD213PS  Y7, Y8, Y11
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y5, Y1
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y10, Y2
+	VBLENDVPS    Y1, c32_bf800000<>+0(SB), Y4, Y1
+	VBLENDVPS    Y2, c32_bf800000<>+0(SB), Y11, Y7
+	VADDPS       c32_3f800000<>+0(SB), Y1, Y2
+	VADDPS       c32_3f800000<>+0(SB), Y7, Y8
+	VCVTPS2DQ    Y6, Y4
+	VCVTPS2DQ    Y9, Y10
+	VPSRAD       $0x01, Y4, Y5
+	VPSRAD       $0x01, Y10, Y11
+	VPSUBD       Y5, Y4, Y4
+	VPSUBD       Y11, Y10, Y10
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y11, Y11
+	VPSLLD       $0x17, Y5, Y5
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y10, Y10
+	VPSLLD       $0x17, Y4, Y4
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y5, Y2, Y2
+	VMULPS       Y11, Y8, Y5
+	VMULPS       Y4, Y2, Y2
+	VMULPS       Y10, Y5, Y5
+	VMOVUPS      c32_00000000<>+0(SB), Y4
+	VMOVUPS      c32_00000000<>+0(SB), Y8
+	VCMPPS       $0x1d, Y4, Y0, Y4
+	VCMPPS       $0x1d, Y8, Y3, Y10
+	VMOVUPS      Y0, Y8
+	VMOVUPS      Y3, Y11
+	VFMADD213PS  Y0, Y1, Y8
+	VFMADD213PS  Y3, Y7, Y11
+	VCVTPS2DQ    Y6, Y1
+	VCVTPS2DQ    Y9, Y7
+	VPSRAD       $0x01, Y1, Y6
+	VPSRAD       $0x01, Y7, Y9
+	VPSUBD       Y6, Y1, Y1
+	VPSUBD       Y9, Y7, Y7
+	VPADDD       c32_0000007f<>+0(SB), Y6, Y6
+	VPADDD       c32_0000007f<>+0(SB), Y9, Y9
+	VPSLLD       $0x17, Y6, Y6
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y7, Y7
+	VPSLLD       $0x17, Y1, Y1
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y6, Y8, Y6
+	VMULPS       Y9, Y11, Y8
+	VMULPS       Y1, Y6, Y1
+	VMULPS       Y7, Y8, Y6
+	VBLENDVPS    Y4, Y0, Y1, Y0
+	VBLENDVPS    Y10, Y3, Y6, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y2
+	VADDPS       c32_3f800000<>+0(SB), Y5, Y3
+	VDIVPS       Y2, Y0, Y0
+	VDIVPS       Y3, Y1, Y1
+	VMOVNTPS     Y0, (AX)(BX*4)
+	VMOVNTPS     Y1, 32(AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         8(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Y0
+	VMOVUPS      c32_41f00000<>+0(SB), Y1
+	VANDPS       c32_7fffffff<>+0(SB), Y0, Y2
+	VMINPS       Y2, Y1, Y1
+	VMULPS       Y1, Y1, Y2
+	VMOVUPS      Y1, Y3
+	VFMSUB213PS  Y2, Y1, Y3
+	VMULPS       c32_3d922279<>+0(SB), Y2, Y4
+	VMOVUPS      c32_3d922279<>+0(SB), Y5
+	VFMSUB213PS  Y4, Y2, Y5
+	VMULPS       c32_3124d8b5<>+0(SB), Y2, Y2
+	VMOVUPS      c32_3d922279<>+0(SB), Y6
+	VFMADD213PS  Y2, Y3, Y6
+	VADDPS       Y6, Y5, Y2
+	VMOVUPS      c32_3fcc422a<>+0(SB), Y3
+	VADDPS       Y4, Y3, Y5
+	VSUBPS       Y3, Y5, Y6
+	VSUBPS       Y6, Y5, Y7
+	VSUBPS       Y7, Y3, Y3
+	VSUBPS       Y6, Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	VADDPS       c32_b342bc9b<>+0(SB), Y2, Y2
+	VADDPS       Y2, Y3, Y2
+	VMULPS       Y5, Y1, Y3
+	VXORPS       c32_80000000<>+0(SB), Y3, Y4
+	VMOVUPS      Y5, Y5
+	VFNMADD213PS Y3, Y1, Y5
+	VMOVUPS      Y2, Y2
+	VFNMADD213PS Y5, Y1, Y2
+	VMOVUPS      c32_c2d00000<>+0(SB), Y1
+	VMAXPS       Y4, Y1, Y1
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y1, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VMOVUPS      c32_3f317218<>+0(SB), Y5
+	VFNMADD213PS Y1, Y3, Y5
+	VMOVUPS      c32_b102e308<>+0(SB), Y1
+	VFNMADD213PS Y5, Y3, Y1
+	VADDPS       Y2, Y1, Y1
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y2
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y1, Y2
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y1, Y2
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y1, Y2
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y1, Y2
+	VMULPS       Y1, Y1, Y5
+	VMOVUPS      Y5, Y5
+	VFMADD213PS  Y1, Y2, Y5
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y4, Y1
+	VBLENDVPS    Y1, c32_bf800000<>+0(SB), Y5, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y1, Y2
+	VCVTPS2DQ    Y3, Y4
+	VPSRAD       $0x01, Y4, Y5
+	VPSUBD       Y5, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y5, Y2, Y2
+	VMULPS       Y4, Y2, Y2
+	VMOVUPS      c32_00000000<>+0(SB), Y4
+	VCMPPS       $0x1d, Y4, Y0, Y4
+	VMOVUPS      Y0, Y5
+	VFMADD213PS  Y0, Y1, Y5
+	VCVTPS2DQ    Y3, Y1
+	VPSRAD       $0x01, Y1, Y3
+	VPSUBD       Y3, Y1, Y1
+	VPADDD       c32_0000007f<>+0(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       c32_0000007f<>+0(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y3, Y5, Y3
+	VMULPS       Y1, Y3, Y1
+	VBLENDVPS    Y4, Y0, Y1, Y0
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y1
+	VDIVPS       Y1, Y0, Y0
+	VMOVNTPS     Y0, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	LEAQ         tailmask<>+0(SB), SI
+	NEGQ         CX
+	VMOVUPS      32(SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y1
+	VMOVUPS      c32_41f00000<>+0(SB), Y2
+	VANDPS       c32_7fffffff<>+0(SB), Y1, Y3
+	VMINPS       Y3, Y2, Y2
+	VMULPS       Y2, Y2, Y3
+	VMOVUPS      Y2, Y4
+	VFMSUB213PS  Y3, Y2, Y4
+	VMULPS       c32_3d922279<>+0(SB), Y3, Y5
+	VMOVUPS      c32_3d922279<>+0(SB), Y6
+	VFMSUB213PS  Y5, Y3, Y6
+	VMULPS       c32_3124d8b5<>+0(SB), Y3, Y3
+	VMOVUPS      c32_3d922279<>+0(SB), Y7
+	VFMADD213PS  Y3, Y4, Y7
+	VADDPS       Y7, Y6, Y3
+	VMOVUPS      c32_3fcc422a<>+0(SB), Y4
+	VADDPS       Y5, Y4, Y6
+	VSUBPS       Y4, Y6, Y7
+	VSUBPS       Y7, Y6, Y8
+	VSUBPS       Y8, Y4, Y4
+	VSUBPS       Y7, Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VADDPS       c32_b342bc9b<>+0(SB), Y3, Y3
+	VADDPS       Y3, Y4, Y3
+	VMULPS       Y6, Y2, Y4
+	VXORPS       c32_80000000<>+0(SB), Y4, Y5
+	VMOVUPS      Y6, Y6
+	VFNMADD213PS Y4, Y2, Y6
+	VMOVUPS      Y3, Y3
+	VFNMADD213PS Y6, Y2, Y3
+	VMOVUPS      c32_c2d00000<>+0(SB), Y2
+	VMAXPS       Y5, Y2, Y2
+	VMULPS       c32_3fb8aa3b<>+0(SB), Y2, Y4
+	VROUNDPS     $0x00, Y4, Y4
+	VMOVUPS      c32_3f317218<>+0(SB), Y6
+	VFNMADD213PS Y2, Y4, Y6
+	VMOVUPS      c32_b102e308<>+0(SB), Y2
+	VFNMADD213PS Y6, Y4, Y2
+	VADDPS       Y3, Y2, Y2
+	VMOVUPS      c32_3ab526c5<>+0(SB), Y3
+	VFMADD213PS  c32_3c091f2b<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3d2aac5c<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3e2aaa46<>+0(SB), Y2, Y3
+	VFMADD213PS  c32_3efffffe<>+0(SB), Y2, Y3
+	VMULPS       Y2, Y2, Y6
+	VMOVUPS      Y6, Y6
+	VFMADD213PS  Y2, Y3, Y6
+	VCMPPS       $0x11, c32_c2d00000<>+0(SB), Y5, Y2
+	VBLENDVPS    Y2, c32_bf800000<>+0(SB), Y6, Y2
+	VADDPS       c32_3f800000<>+0(SB), Y2, Y3
+	VCVTPS2DQ    Y4, Y5
+	VPSRAD       $0x01, Y5, Y6
+	VPSUBD       Y6, Y5, Y5
+	VPADDD       c32_0000007f<>+0(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       c32_0000007f<>+0(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y6, Y3, Y3
+	VMULPS       Y5, Y3, Y3
+	VMOVUPS      c32_00000000<>+0(SB), Y5
+	VCMPPS       $0x1d, Y5, Y1, Y5
+	VMOVUPS      Y1, Y6
+	VFMADD213PS  Y1, Y2, Y6
+	VCVTPS2DQ    Y4, Y2
+	VPSRAD       $0x01, Y2, Y4
+	VPSUBD       Y4, Y2, Y2
+	VPADDD       c32_0000007f<>+0(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       c32_0000007f<>+0(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y4, Y6, Y4
+	VMULPS       Y2, Y4, Y2
+	VBLENDVPS    Y5, Y1, Y2, Y1
+	VADDPS       c32_3f800000<>+0(SB), Y3, Y2
+	VDIVPS       Y2, Y1, Y1
+	VMASKMOVPS   Y1, Y0, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
 
 // func sinAVX2(dst []float32, x []float32) int
 // Requires: AVX, AVX2, BMI2, FMA3
@@ -5397,6 +12541,762 @@ done:
 	VZEROUPPER
 	RET
 
+// func fusedAVX2(code []uint64, lo int, hi int)
+// Requires: AVX, MMX+
+TEXT ·fusedAVX2(SB), NOSPLIT, $0-40
+	MOVQ    code_base+0(FP), AX
+	MOVQ    lo+24(FP), CX
+	SHLQ    $0x02, CX
+	MOVQ    hi+32(FP), DX
+	SHLQ    $0x02, DX
+	VMOVUPS c32_00000000<>+0(SB), Y0
+	VMOVUPS c32_00000000<>+0(SB), Y1
+	VMOVUPS c32_00000000<>+0(SB), Y2
+	VMOVUPS c32_00000000<>+0(SB), Y3
+	VMOVUPS c32_00000000<>+0(SB), Y4
+	VMOVUPS c32_00000000<>+0(SB), Y5
+	VMOVUPS c32_00000000<>+0(SB), Y6
+	VMOVUPS c32_00000000<>+0(SB), Y7
+
+block:
+	CMPQ CX, DX
+	JAE  done
+	MOVQ AX, BX
+
+next:
+	MOVQ       (BX), SI
+	MOVQ       16(BX), DI
+	ANDQ       CX, DI
+	ADDQ       8(BX), DI
+	ADDQ       $0x18, BX
+	BTRQ       $0x08, SI
+	JCC        dispatch
+	PREFETCHT0 2048(DI)
+	PREFETCHT0 2112(DI)
+	PREFETCHT0 2176(DI)
+	PREFETCHT0 2240(DI)
+
+dispatch:
+	TESTQ SI, SI
+	JE    op_End
+	CMPQ  SI, $0x0000000c
+	JA    bs_13_24
+	CMPQ  SI, $0x00000006
+	JA    bs_7_12
+	CMPQ  SI, $0x00000003
+	JA    bs_4_6
+	CMPQ  SI, $0x00000002
+	JA    bs_3_3
+	CMPQ  SI, $0x00000001
+	JA    bs_2_2
+	JMP   op_Load
+
+bs_2_2:
+	JMP op_Store
+
+bs_3_3:
+	JMP op_StoreNT
+
+bs_4_6:
+	CMPQ SI, $0x00000005
+	JA   bs_6_6
+	CMPQ SI, $0x00000004
+	JA   bs_5_5
+	JMP  op_add
+
+bs_5_5:
+	JMP op_addRev
+
+bs_6_6:
+	JMP op_sub
+
+bs_7_12:
+	CMPQ SI, $0x00000009
+	JA   bs_10_12
+	CMPQ SI, $0x00000008
+	JA   bs_9_9
+	CMPQ SI, $0x00000007
+	JA   bs_8_8
+	JMP  op_subRev
+
+bs_8_8:
+	JMP op_mul
+
+bs_9_9:
+	JMP op_mulRev
+
+bs_10_12:
+	CMPQ SI, $0x0000000b
+	JA   bs_12_12
+	CMPQ SI, $0x0000000a
+	JA   bs_11_11
+	JMP  op_div
+
+bs_11_11:
+	JMP op_divRev
+
+bs_12_12:
+	JMP op_maximum
+
+bs_13_24:
+	CMPQ SI, $0x00000012
+	JA   bs_19_24
+	CMPQ SI, $0x0000000f
+	JA   bs_16_18
+	CMPQ SI, $0x0000000e
+	JA   bs_15_15
+	CMPQ SI, $0x0000000d
+	JA   bs_14_14
+	JMP  op_maximumRev
+
+bs_14_14:
+	JMP op_minimum
+
+bs_15_15:
+	JMP op_minimumRev
+
+bs_16_18:
+	CMPQ SI, $0x00000011
+	JA   bs_18_18
+	CMPQ SI, $0x00000010
+	JA   bs_17_17
+	JMP  op_neg
+
+bs_17_17:
+	JMP op_abs
+
+bs_18_18:
+	JMP op_relu
+
+bs_19_24:
+	CMPQ SI, $0x00000015
+	JA   bs_22_24
+	CMPQ SI, $0x00000014
+	JA   bs_21_21
+	CMPQ SI, $0x00000013
+	JA   bs_20_20
+	JMP  op_sqrt
+
+bs_20_20:
+	JMP op_rsqrt
+
+bs_21_21:
+	JMP op_recip
+
+bs_22_24:
+	CMPQ SI, $0x00000017
+	JA   bs_24_24
+	CMPQ SI, $0x00000016
+	JA   bs_23_23
+	JMP  op_exp
+
+bs_23_23:
+	JMP op_tanh
+
+bs_24_24:
+	JMP op_sigmoid
+
+op_End:
+	ADDQ $0x00000100, CX
+	JMP  block
+
+op_Load:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	VMOVUPS 128(DI), Y4
+	VMOVUPS 160(DI), Y5
+	VMOVUPS 192(DI), Y6
+	VMOVUPS 224(DI), Y7
+	JMP     next
+
+op_Store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	JMP     next
+
+op_StoreNT:
+	VMOVNTPS Y0, (DI)
+	VMOVNTPS Y1, 32(DI)
+	VMOVNTPS Y2, 64(DI)
+	VMOVNTPS Y3, 96(DI)
+	VMOVNTPS Y4, 128(DI)
+	VMOVNTPS Y5, 160(DI)
+	VMOVNTPS Y6, 192(DI)
+	VMOVNTPS Y7, 224(DI)
+	JMP      next
+
+op_add:
+	VMOVUPS (DI), Y8
+	VADDPS  Y8, Y0, Y0
+	VMOVUPS Y0, Y0
+	VMOVUPS 32(DI), Y8
+	VADDPS  Y8, Y1, Y1
+	VMOVUPS Y1, Y1
+	VMOVUPS 64(DI), Y8
+	VADDPS  Y8, Y2, Y2
+	VMOVUPS Y2, Y2
+	VMOVUPS 96(DI), Y8
+	VADDPS  Y8, Y3, Y3
+	VMOVUPS Y3, Y3
+	VMOVUPS 128(DI), Y8
+	VADDPS  Y8, Y4, Y4
+	VMOVUPS Y4, Y4
+	VMOVUPS 160(DI), Y8
+	VADDPS  Y8, Y5, Y5
+	VMOVUPS Y5, Y5
+	VMOVUPS 192(DI), Y8
+	VADDPS  Y8, Y6, Y6
+	VMOVUPS Y6, Y6
+	VMOVUPS 224(DI), Y8
+	VADDPS  Y8, Y7, Y7
+	VMOVUPS Y7, Y7
+	JMP     next
+
+op_addRev:
+	VMOVUPS (DI), Y8
+	VADDPS  Y0, Y8, Y0
+	VMOVUPS Y0, Y0
+	VMOVUPS 32(DI), Y8
+	VADDPS  Y1, Y8, Y1
+	VMOVUPS Y1, Y1
+	VMOVUPS 64(DI), Y8
+	VADDPS  Y2, Y8, Y2
+	VMOVUPS Y2, Y2
+	VMOVUPS 96(DI), Y8
+	VADDPS  Y3, Y8, Y3
+	VMOVUPS Y3, Y3
+	VMOVUPS 128(DI), Y8
+	VADDPS  Y4, Y8, Y4
+	VMOVUPS Y4, Y4
+	VMOVUPS 160(DI), Y8
+	VADDPS  Y5, Y8, Y5
+	VMOVUPS Y5, Y5
+	VMOVUPS 192(DI), Y8
+	VADDPS  Y6, Y8, Y6
+	VMOVUPS Y6, Y6
+	VMOVUPS 224(DI), Y8
+	VADDPS  Y7, Y8, Y7
+	VMOVUPS Y7, Y7
+	JMP     next
+
+op_sub:
+	VMOVUPS (DI), Y8
+	VSUBPS  Y8, Y0, Y0
+	VMOVUPS Y0, Y0
+	VMOVUPS 32(DI), Y8
+	VSUBPS  Y8, Y1, Y1
+	VMOVUPS Y1, Y1
+	VMOVUPS 64(DI), Y8
+	VSUBPS  Y8, Y2, Y2
+	VMOVUPS Y2, Y2
+	VMOVUPS 96(DI), Y8
+	VSUBPS  Y8, Y3, Y3
+	VMOVUPS Y3, Y3
+	VMOVUPS 128(DI), Y8
+	VSUBPS  Y8, Y4, Y4
+	VMOVUPS Y4, Y4
+	VMOVUPS 160(DI), Y8
+	VSUBPS  Y8, Y5, Y5
+	VMOVUPS Y5, Y5
+	VMOVUPS 192(DI), Y8
+	VSUBPS  Y8, Y6, Y6
+	VMOVUPS Y6, Y6
+	VMOVUPS 224(DI), Y8
+	VSUBPS  Y8, Y7, Y7
+	VMOVUPS Y7, Y7
+	JMP     next
+
+op_subRev:
+	VMOVUPS (DI), Y8
+	VSUBPS  Y0, Y8, Y0
+	VMOVUPS Y0, Y0
+	VMOVUPS 32(DI), Y8
+	VSUBPS  Y1, Y8, Y1
+	VMOVUPS Y1, Y1
+	VMOVUPS 64(DI), Y8
+	VSUBPS  Y2, Y8, Y2
+	VMOVUPS Y2, Y2
+	VMOVUPS 96(DI), Y8
+	VSUBPS  Y3, Y8, Y3
+	VMOVUPS Y3, Y3
+	VMOVUPS 128(DI), Y8
+	VSUBPS  Y4, Y8, Y4
+	VMOVUPS Y4, Y4
+	VMOVUPS 160(DI), Y8
+	VSUBPS  Y5, Y8, Y5
+	VMOVUPS Y5, Y5
+	VMOVUPS 192(DI), Y8
+	VSUBPS  Y6, Y8, Y6
+	VMOVUPS Y6, Y6
+	VMOVUPS 224(DI), Y8
+	VSUBPS  Y7, Y8, Y7
+	VMOVUPS Y7, Y7
+	JMP     next
+
+op_mul:
+	VMOVUPS (DI), Y8
+	VMULPS  Y8, Y0, Y0
+	VMOVUPS Y0, Y0
+	VMOVUPS 32(DI), Y8
+	VMULPS  Y8, Y1, Y1
+	VMOVUPS Y1, Y1
+	VMOVUPS 64(DI), Y8
+	VMULPS  Y8, Y2, Y2
+	VMOVUPS Y2, Y2
+	VMOVUPS 96(DI), Y8
+	VMULPS  Y8, Y3, Y3
+	VMOVUPS Y3, Y3
+	VMOVUPS 128(DI), Y8
+	VMULPS  Y8, Y4, Y4
+	VMOVUPS Y4, Y4
+	VMOVUPS 160(DI), Y8
+	VMULPS  Y8, Y5, Y5
+	VMOVUPS Y5, Y5
+	VMOVUPS 192(DI), Y8
+	VMULPS  Y8, Y6, Y6
+	VMOVUPS Y6, Y6
+	VMOVUPS 224(DI), Y8
+	VMULPS  Y8, Y7, Y7
+	VMOVUPS Y7, Y7
+	JMP     next
+
+op_mulRev:
+	VMOVUPS (DI), Y8
+	VMULPS  Y0, Y8, Y0
+	VMOVUPS Y0, Y0
+	VMOVUPS 32(DI), Y8
+	VMULPS  Y1, Y8, Y1
+	VMOVUPS Y1, Y1
+	VMOVUPS 64(DI), Y8
+	VMULPS  Y2, Y8, Y2
+	VMOVUPS Y2, Y2
+	VMOVUPS 96(DI), Y8
+	VMULPS  Y3, Y8, Y3
+	VMOVUPS Y3, Y3
+	VMOVUPS 128(DI), Y8
+	VMULPS  Y4, Y8, Y4
+	VMOVUPS Y4, Y4
+	VMOVUPS 160(DI), Y8
+	VMULPS  Y5, Y8, Y5
+	VMOVUPS Y5, Y5
+	VMOVUPS 192(DI), Y8
+	VMULPS  Y6, Y8, Y6
+	VMOVUPS Y6, Y6
+	VMOVUPS 224(DI), Y8
+	VMULPS  Y7, Y8, Y7
+	VMOVUPS Y7, Y7
+	JMP     next
+
+op_div:
+	VMOVUPS (DI), Y8
+	VDIVPS  Y8, Y0, Y0
+	VMOVUPS Y0, Y0
+	VMOVUPS 32(DI), Y8
+	VDIVPS  Y8, Y1, Y1
+	VMOVUPS Y1, Y1
+	VMOVUPS 64(DI), Y8
+	VDIVPS  Y8, Y2, Y2
+	VMOVUPS Y2, Y2
+	VMOVUPS 96(DI), Y8
+	VDIVPS  Y8, Y3, Y3
+	VMOVUPS Y3, Y3
+	VMOVUPS 128(DI), Y8
+	VDIVPS  Y8, Y4, Y4
+	VMOVUPS Y4, Y4
+	VMOVUPS 160(DI), Y8
+	VDIVPS  Y8, Y5, Y5
+	VMOVUPS Y5, Y5
+	VMOVUPS 192(DI), Y8
+	VDIVPS  Y8, Y6, Y6
+	VMOVUPS Y6, Y6
+	VMOVUPS 224(DI), Y8
+	VDIVPS  Y8, Y7, Y7
+	VMOVUPS Y7, Y7
+	JMP     next
+
+op_divRev:
+	VMOVUPS (DI), Y8
+	VDIVPS  Y0, Y8, Y0
+	VMOVUPS Y0, Y0
+	VMOVUPS 32(DI), Y8
+	VDIVPS  Y1, Y8, Y1
+	VMOVUPS Y1, Y1
+	VMOVUPS 64(DI), Y8
+	VDIVPS  Y2, Y8, Y2
+	VMOVUPS Y2, Y2
+	VMOVUPS 96(DI), Y8
+	VDIVPS  Y3, Y8, Y3
+	VMOVUPS Y3, Y3
+	VMOVUPS 128(DI), Y8
+	VDIVPS  Y4, Y8, Y4
+	VMOVUPS Y4, Y4
+	VMOVUPS 160(DI), Y8
+	VDIVPS  Y5, Y8, Y5
+	VMOVUPS Y5, Y5
+	VMOVUPS 192(DI), Y8
+	VDIVPS  Y6, Y8, Y6
+	VMOVUPS Y6, Y6
+	VMOVUPS 224(DI), Y8
+	VDIVPS  Y7, Y8, Y7
+	VMOVUPS Y7, Y7
+	JMP     next
+
+op_maximum:
+	VMOVUPS   (DI), Y8
+	VMAXPS    Y8, Y0, Y8
+	VCMPPS    $0x03, Y0, Y0, Y9
+	VBLENDVPS Y9, Y0, Y8, Y0
+	VMOVUPS   Y0, Y0
+	VMOVUPS   32(DI), Y8
+	VMAXPS    Y8, Y1, Y8
+	VCMPPS    $0x03, Y1, Y1, Y9
+	VBLENDVPS Y9, Y1, Y8, Y1
+	VMOVUPS   Y1, Y1
+	VMOVUPS   64(DI), Y8
+	VMAXPS    Y8, Y2, Y8
+	VCMPPS    $0x03, Y2, Y2, Y9
+	VBLENDVPS Y9, Y2, Y8, Y2
+	VMOVUPS   Y2, Y2
+	VMOVUPS   96(DI), Y8
+	VMAXPS    Y8, Y3, Y8
+	VCMPPS    $0x03, Y3, Y3, Y9
+	VBLENDVPS Y9, Y3, Y8, Y3
+	VMOVUPS   Y3, Y3
+	VMOVUPS   128(DI), Y8
+	VMAXPS    Y8, Y4, Y8
+	VCMPPS    $0x03, Y4, Y4, Y9
+	VBLENDVPS Y9, Y4, Y8, Y4
+	VMOVUPS   Y4, Y4
+	VMOVUPS   160(DI), Y8
+	VMAXPS    Y8, Y5, Y8
+	VCMPPS    $0x03, Y5, Y5, Y9
+	VBLENDVPS Y9, Y5, Y8, Y5
+	VMOVUPS   Y5, Y5
+	VMOVUPS   192(DI), Y8
+	VMAXPS    Y8, Y6, Y8
+	VCMPPS    $0x03, Y6, Y6, Y9
+	VBLENDVPS Y9, Y6, Y8, Y6
+	VMOVUPS   Y6, Y6
+	VMOVUPS   224(DI), Y8
+	VMAXPS    Y8, Y7, Y8
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VBLENDVPS Y9, Y7, Y8, Y7
+	VMOVUPS   Y7, Y7
+	JMP       next
+
+op_maximumRev:
+	VMOVUPS   (DI), Y8
+	VMAXPS    Y0, Y8, Y0
+	VCMPPS    $0x03, Y8, Y8, Y9
+	VBLENDVPS Y9, Y8, Y0, Y0
+	VMOVUPS   Y0, Y0
+	VMOVUPS   32(DI), Y8
+	VMAXPS    Y1, Y8, Y1
+	VCMPPS    $0x03, Y8, Y8, Y9
+	VBLENDVPS Y9, Y8, Y1, Y1
+	VMOVUPS   Y1, Y1
+	VMOVUPS   64(DI), Y8
+	VMAXPS    Y2, Y8, Y2
+	VCMPPS    $0x03, Y8, Y8, Y9
+	VBLENDVPS Y9, Y8, Y2, Y2
+	VMOVUPS   Y2, Y2
+	VMOVUPS   96(DI), Y8
+	VMAXPS    Y3, Y8, Y3
+	VCMPPS    $0x03, Y8, Y8, Y9
+	VBLENDVPS Y9, Y8, Y3, Y3
+	VMOVUPS   Y3, Y3
+	VMOVUPS   128(DI), Y8
+	VMAXPS    Y4, Y8, Y4
+	VCMPPS    $0x03, Y8, Y8, Y9
+	VBLENDVPS Y9, Y8, Y4, Y4
+	VMOVUPS   Y4, Y4
+	VMOVUPS   160(DI), Y8
+	VMAXPS    Y5, Y8, Y5
+	VCMPPS    $0x03, Y8, Y8, Y9
+	VBLENDVPS Y9, Y8, Y5, Y5
+	VMOVUPS   Y5, Y5
+	VMOVUPS   192(DI), Y8
+	VMAXPS    Y6, Y8, Y6
+	VCMPPS    $0x03, Y8, Y8, Y9
+	VBLENDVPS Y9, Y8, Y6, Y6
+	VMOVUPS   Y6, Y6
+	VMOVUPS   224(DI), Y8
+	VMAXPS    Y7, Y8, Y7
+	VCMPPS    $0x03, Y8, Y8, Y9
+	VBLENDVPS Y9, Y8, Y7, Y7
+	VMOVUPS   Y7, Y7
+	JMP       next
+
+op_minimum:
+	VMOVUPS   (DI), Y8
+	VMINPS    Y8, Y0, Y8
+	VCMPPS    $0x03, Y0, Y0, Y9
+	VBLENDVPS Y9, Y0, Y8, Y0
+	VMOVUPS   Y0, Y0
+	VMOVUPS   32(DI), Y8
+	VMINPS    Y8, Y1, Y8
+	VCMPPS    $0x03, Y1, Y1, Y9
+	VBLENDVPS Y9, Y1, Y8, Y1
+	VMOVUPS   Y1, Y1
+	VMOVUPS   64(DI), Y8
+	VMINPS    Y8, Y2, Y8
+	VCMPPS    $0x03, Y2, Y2, Y9
+	VBLENDVPS Y9, Y2, Y8, Y2
+	VMOVUPS   Y2, Y2
+	VMOVUPS   96(DI), Y8
+	VMINPS    Y8, Y3, Y8
+	VCMPPS    $0x03, Y3, Y3, Y9
+	VBLENDVPS Y9, Y3, Y8, Y3
+	VMOVUPS   Y3, Y3
+	VMOVUPS   128(DI), Y8
+	VMINPS    Y8, Y4, Y8
+	VCMPPS    $0x03, Y4, Y4, Y9
+	VBLENDVPS Y9, Y4, Y8, Y4
+	VMOVUPS   Y4, Y4
+	VMOVUPS   160(DI), Y8
+	VMINPS    Y8, Y5, Y8
+	VCMPPS    $0x03, Y5, Y5, Y9
+	VBLENDVPS Y9, Y5, Y8, Y5
+	VMOVUPS   Y5, Y5
+	VMOVUPS   192(DI), Y8
+	VMINPS    Y8, Y6, Y8
+	VCMPPS    $0x03, Y6, Y6, Y9
+	VBLENDVPS Y9, Y6, Y8, Y6
+	VMOVUPS   Y6, Y6
+	VMOVUPS   224(DI), Y8
+	VMINPS    Y8, Y7, Y8
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VBLENDVPS Y9, Y7, Y8, Y7
+	VMOVUPS   Y7, Y7
+	JMP       next
+
+op_minimumRev:
+	VMOVUPS   (DI), Y8
+	VMINPS    Y0, Y8, Y0
+	VCMPPS    $0x03, Y8, Y8, Y9
+	VBLENDVPS Y9, Y8, Y0, Y0
+	VMOVUPS   Y0, Y0
+	VMOVUPS   32(DI), Y8
+	VMINPS    Y1, Y8, Y1
+	VCMPPS    $0x03, Y8, Y8, Y9
+	VBLENDVPS Y9, Y8, Y1, Y1
+	VMOVUPS   Y1, Y1
+	VMOVUPS   64(DI), Y8
+	VMINPS    Y2, Y8, Y2
+	VCMPPS    $0x03, Y8, Y8, Y9
+	VBLENDVPS Y9, Y8, Y2, Y2
+	VMOVUPS   Y2, Y2
+	VMOVUPS   96(DI), Y8
+	VMINPS    Y3, Y8, Y3
+	VCMPPS    $0x03, Y8, Y8, Y9
+	VBLENDVPS Y9, Y8, Y3, Y3
+	VMOVUPS   Y3, Y3
+	VMOVUPS   128(DI), Y8
+	VMINPS    Y4, Y8, Y4
+	VCMPPS    $0x03, Y8, Y8, Y9
+	VBLENDVPS Y9, Y8, Y4, Y4
+	VMOVUPS   Y4, Y4
+	VMOVUPS   160(DI), Y8
+	VMINPS    Y5, Y8, Y5
+	VCMPPS    $0x03, Y8, Y8, Y9
+	VBLENDVPS Y9, Y8, Y5, Y5
+	VMOVUPS   Y5, Y5
+	VMOVUPS   192(DI), Y8
+	VMINPS    Y6, Y8, Y6
+	VCMPPS    $0x03, Y8, Y8, Y9
+	VBLENDVPS Y9, Y8, Y6, Y6
+	VMOVUPS   Y6, Y6
+	VMOVUPS   224(DI), Y8
+	VMINPS    Y7, Y8, Y7
+	VCMPPS    $0x03, Y8, Y8, Y9
+	VBLENDVPS Y9, Y8, Y7, Y7
+	VMOVUPS   Y7, Y7
+	JMP       next
+
+op_neg:
+	VXORPS  c32_80000000<>+0(SB), Y0, Y0
+	VMOVUPS Y0, Y0
+	VXORPS  c32_80000000<>+0(SB), Y1, Y1
+	VMOVUPS Y1, Y1
+	VXORPS  c32_80000000<>+0(SB), Y2, Y2
+	VMOVUPS Y2, Y2
+	VXORPS  c32_80000000<>+0(SB), Y3, Y3
+	VMOVUPS Y3, Y3
+	VXORPS  c32_80000000<>+0(SB), Y4, Y4
+	VMOVUPS Y4, Y4
+	VXORPS  c32_80000000<>+0(SB), Y5, Y5
+	VMOVUPS Y5, Y5
+	VXORPS  c32_80000000<>+0(SB), Y6, Y6
+	VMOVUPS Y6, Y6
+	VXORPS  c32_80000000<>+0(SB), Y7, Y7
+	VMOVUPS Y7, Y7
+	JMP     next
+
+op_abs:
+	VANDPS  c32_7fffffff<>+0(SB), Y0, Y0
+	VMOVUPS Y0, Y0
+	VANDPS  c32_7fffffff<>+0(SB), Y1, Y1
+	VMOVUPS Y1, Y1
+	VANDPS  c32_7fffffff<>+0(SB), Y2, Y2
+	VMOVUPS Y2, Y2
+	VANDPS  c32_7fffffff<>+0(SB), Y3, Y3
+	VMOVUPS Y3, Y3
+	VANDPS  c32_7fffffff<>+0(SB), Y4, Y4
+	VMOVUPS Y4, Y4
+	VANDPS  c32_7fffffff<>+0(SB), Y5, Y5
+	VMOVUPS Y5, Y5
+	VANDPS  c32_7fffffff<>+0(SB), Y6, Y6
+	VMOVUPS Y6, Y6
+	VANDPS  c32_7fffffff<>+0(SB), Y7, Y7
+	VMOVUPS Y7, Y7
+	JMP     next
+
+op_relu:
+	VMOVUPS   c32_00000000<>+0(SB), Y8
+	VCMPPS    $0x16, Y8, Y0, Y8
+	VMOVUPS   c32_00000000<>+0(SB), Y9
+	VBLENDVPS Y8, Y0, Y9, Y0
+	VMOVUPS   Y0, Y0
+	VMOVUPS   c32_00000000<>+0(SB), Y8
+	VCMPPS    $0x16, Y8, Y1, Y8
+	VMOVUPS   c32_00000000<>+0(SB), Y9
+	VBLENDVPS Y8, Y1, Y9, Y1
+	VMOVUPS   Y1, Y1
+	VMOVUPS   c32_00000000<>+0(SB), Y8
+	VCMPPS    $0x16, Y8, Y2, Y8
+	VMOVUPS   c32_00000000<>+0(SB), Y9
+	VBLENDVPS Y8, Y2, Y9, Y2
+	VMOVUPS   Y2, Y2
+	VMOVUPS   c32_00000000<>+0(SB), Y8
+	VCMPPS    $0x16, Y8, Y3, Y8
+	VMOVUPS   c32_00000000<>+0(SB), Y9
+	VBLENDVPS Y8, Y3, Y9, Y3
+	VMOVUPS   Y3, Y3
+	VMOVUPS   c32_00000000<>+0(SB), Y8
+	VCMPPS    $0x16, Y8, Y4, Y8
+	VMOVUPS   c32_00000000<>+0(SB), Y9
+	VBLENDVPS Y8, Y4, Y9, Y4
+	VMOVUPS   Y4, Y4
+	VMOVUPS   c32_00000000<>+0(SB), Y8
+	VCMPPS    $0x16, Y8, Y5, Y8
+	VMOVUPS   c32_00000000<>+0(SB), Y9
+	VBLENDVPS Y8, Y5, Y9, Y5
+	VMOVUPS   Y5, Y5
+	VMOVUPS   c32_00000000<>+0(SB), Y8
+	VCMPPS    $0x16, Y8, Y6, Y8
+	VMOVUPS   c32_00000000<>+0(SB), Y9
+	VBLENDVPS Y8, Y6, Y9, Y6
+	VMOVUPS   Y6, Y6
+	VMOVUPS   c32_00000000<>+0(SB), Y8
+	VCMPPS    $0x16, Y8, Y7, Y8
+	VMOVUPS   c32_00000000<>+0(SB), Y9
+	VBLENDVPS Y8, Y7, Y9, Y7
+	VMOVUPS   Y7, Y7
+	JMP       next
+
+op_sqrt:
+	VSQRTPS Y0, Y0
+	VMOVUPS Y0, Y0
+	VSQRTPS Y1, Y1
+	VMOVUPS Y1, Y1
+	VSQRTPS Y2, Y2
+	VMOVUPS Y2, Y2
+	VSQRTPS Y3, Y3
+	VMOVUPS Y3, Y3
+	VSQRTPS Y4, Y4
+	VMOVUPS Y4, Y4
+	VSQRTPS Y5, Y5
+	VMOVUPS Y5, Y5
+	VSQRTPS Y6, Y6
+	VMOVUPS Y6, Y6
+	VSQRTPS Y7, Y7
+	VMOVUPS Y7, Y7
+	JMP     next
+
+op_rsqrt:
+	VSQRTPS Y0, Y0
+	VMOVUPS c32_3f800000<>+0(SB), Y8
+	VDIVPS  Y0, Y8, Y0
+	VMOVUPS Y0, Y0
+	VSQRTPS Y1, Y1
+	VMOVUPS c32_3f800000<>+0(SB), Y8
+	VDIVPS  Y1, Y8, Y1
+	VMOVUPS Y1, Y1
+	VSQRTPS Y2, Y2
+	VMOVUPS c32_3f800000<>+0(SB), Y8
+	VDIVPS  Y2, Y8, Y2
+	VMOVUPS Y2, Y2
+	VSQRTPS Y3, Y3
+	VMOVUPS c32_3f800000<>+0(SB), Y8
+	VDIVPS  Y3, Y8, Y3
+	VMOVUPS Y3, Y3
+	VSQRTPS Y4, Y4
+	VMOVUPS c32_3f800000<>+0(SB), Y8
+	VDIVPS  Y4, Y8, Y4
+	VMOVUPS Y4, Y4
+	VSQRTPS Y5, Y5
+	VMOVUPS c32_3f800000<>+0(SB), Y8
+	VDIVPS  Y5, Y8, Y5
+	VMOVUPS Y5, Y5
+	VSQRTPS Y6, Y6
+	VMOVUPS c32_3f800000<>+0(SB), Y8
+	VDIVPS  Y6, Y8, Y6
+	VMOVUPS Y6, Y6
+	VSQRTPS Y7, Y7
+	VMOVUPS c32_3f800000<>+0(SB), Y8
+	VDIVPS  Y7, Y8, Y7
+	VMOVUPS Y7, Y7
+	JMP     next
+
+op_recip:
+	VMOVUPS c32_3f800000<>+0(SB), Y8
+	VDIVPS  Y0, Y8, Y0
+	VMOVUPS Y0, Y0
+	VMOVUPS c32_3f800000<>+0(SB), Y8
+	VDIVPS  Y1, Y8, Y1
+	VMOVUPS Y1, Y1
+	VMOVUPS c32_3f800000<>+0(SB), Y8
+	VDIVPS  Y2, Y8, Y2
+	VMOVUPS Y2, Y2
+	VMOVUPS c32_3f800000<>+0(SB), Y8
+	VDIVPS  Y3, Y8, Y3
+	VMOVUPS Y3, Y3
+	VMOVUPS c32_3f800000<>+0(SB), Y8
+	VDIVPS  Y4, Y8, Y4
+	VMOVUPS Y4, Y4
+	VMOVUPS c32_3f800000<>+0(SB), Y8
+	VDIVPS  Y5, Y8, Y5
+	VMOVUPS Y5, Y5
+	VMOVUPS c32_3f800000<>+0(SB), Y8
+	VDIVPS  Y6, Y8, Y6
+	VMOVUPS Y6, Y6
+	VMOVUPS c32_3f800000<>+0(SB), Y8
+	VDIVPS  Y7, Y8, Y7
+	VMOVUPS Y7, Y7
+	JMP     next
+
+op_exp:
+	JMP op_End
+
+op_tanh:
+	JMP op_End
+
+op_sigmoid:
+	JMP op_End
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func addAVX512(dst []float32, a []float32, b []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·addAVX512(SB), NOSPLIT, $0-72
@@ -5455,6 +13355,156 @@ done:
 	VZEROUPPER
 	RET
 
+// func addPFAVX512(dst []float32, a []float32, b []float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·addPFAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loopU:
+	LEAQ       64(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2176(DX)(SI*4)
+	PREFETCHT0 2240(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	PREFETCHT0 2176(BX)(SI*4)
+	PREFETCHT0 2240(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Z0
+	VMOVUPS    (BX)(SI*4), Z1
+	VADDPS     Z1, Z0, Z0
+	VMOVUPS    Z0, (AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Z0
+	VMOVUPS    64(BX)(SI*4), Z1
+	VADDPS     Z1, Z0, Z0
+	VMOVUPS    Z0, 64(AX)(SI*4)
+	VMOVUPS    128(DX)(SI*4), Z0
+	VMOVUPS    128(BX)(SI*4), Z1
+	VADDPS     Z1, Z0, Z0
+	VMOVUPS    Z0, 128(AX)(SI*4)
+	VMOVUPS    192(DX)(SI*4), Z0
+	VMOVUPS    192(BX)(SI*4), Z1
+	VADDPS     Z1, Z0, Z0
+	VMOVUPS    Z0, 192(AX)(SI*4)
+	ADDQ       $0x00000040, SI
+	JMP        loopU
+
+loop1:
+	LEAQ    16(SI), DI
+	CMPQ    DI, CX
+	JA      tail
+	VMOVUPS (DX)(SI*4), Z0
+	VMOVUPS (BX)(SI*4), Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS Z0, (AX)(SI*4)
+	ADDQ    $0x00000010, SI
+	JMP     loop1
+
+tail:
+	SUBQ      SI, CX
+	JE        done
+	MOVL      $0x0000ffff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(SI*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func addNTAVX512(dst []float32, a []float32, b []float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
+TEXT ·addNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ      dst_base+0(FP), AX
+	MOVQ      dst_len+8(FP), CX
+	MOVQ      a_base+24(FP), DX
+	MOVQ      b_base+48(FP), BX
+	XORQ      SI, SI
+	MOVQ      AX, DI
+	NEGQ      DI
+	ANDQ      $0x0000003f, DI
+	SHRQ      $0x02, DI
+	CMPQ      DI, CX
+	CMOVQGT   CX, DI
+	TESTQ     DI, DI
+	JE        aligned
+	MOVL      $0x0000ffff, R8
+	BZHIL     DI, R8, R8
+	KMOVW     R8, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(SI*4)
+	MOVQ      DI, SI
+
+aligned:
+loopU:
+	LEAQ       64(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2176(DX)(SI*4)
+	PREFETCHT0 2240(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	PREFETCHT0 2176(BX)(SI*4)
+	PREFETCHT0 2240(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Z0
+	VMOVUPS    (BX)(SI*4), Z1
+	VADDPS     Z1, Z0, Z0
+	VMOVNTPS   Z0, (AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Z0
+	VMOVUPS    64(BX)(SI*4), Z1
+	VADDPS     Z1, Z0, Z0
+	VMOVNTPS   Z0, 64(AX)(SI*4)
+	VMOVUPS    128(DX)(SI*4), Z0
+	VMOVUPS    128(BX)(SI*4), Z1
+	VADDPS     Z1, Z0, Z0
+	VMOVNTPS   Z0, 128(AX)(SI*4)
+	VMOVUPS    192(DX)(SI*4), Z0
+	VMOVUPS    192(BX)(SI*4), Z1
+	VADDPS     Z1, Z0, Z0
+	VMOVNTPS   Z0, 192(AX)(SI*4)
+	ADDQ       $0x00000040, SI
+	JMP        loopU
+
+loop1:
+	LEAQ     16(SI), DI
+	CMPQ     DI, CX
+	JA       tail
+	VMOVUPS  (DX)(SI*4), Z0
+	VMOVUPS  (BX)(SI*4), Z1
+	VADDPS   Z1, Z0, Z0
+	VMOVNTPS Z0, (AX)(SI*4)
+	ADDQ     $0x00000010, SI
+	JMP      loop1
+
+tail:
+	SUBQ      SI, CX
+	JE        done
+	MOVL      $0x0000ffff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VADDPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(SI*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func addScalarAVX512(dst []float32, a []float32, s float32)
 // Requires: AVX, AVX512F, BMI2, SSE
 TEXT ·addScalarAVX512(SB), NOSPLIT, $0-52
@@ -5505,6 +13555,137 @@ tail:
 	VMOVUPS   Z0, K1, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func addScalarPFAVX512(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX512F, BMI2, MMX+, SSE
+TEXT ·addScalarPFAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z1
+	VADDPS     Z0, Z1, Z1
+	VMOVUPS    Z1, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z1
+	VADDPS     Z0, Z1, Z1
+	VMOVUPS    Z1, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z1
+	VADDPS     Z0, Z1, Z1
+	VMOVUPS    Z1, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z1
+	VADDPS     Z0, Z1, Z1
+	VMOVUPS    Z1, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    16(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Z1
+	VADDPS  Z0, Z1, Z1
+	VMOVUPS Z1, (AX)(BX*4)
+	ADDQ    $0x00000010, BX
+	JMP     loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VADDPS    Z0, Z1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func addScalarNTAVX512(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+, SSE
+TEXT ·addScalarNTAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000003f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z1
+	VADDPS       Z0, Z1, Z1
+	VMOVUPS      Z1, K1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z1
+	VADDPS     Z0, Z1, Z1
+	VMOVNTPS   Z1, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z1
+	VADDPS     Z0, Z1, Z1
+	VMOVNTPS   Z1, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z1
+	VADDPS     Z0, Z1, Z1
+	VMOVNTPS   Z1, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z1
+	VADDPS     Z0, Z1, Z1
+	VMOVNTPS   Z1, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     16(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Z1
+	VADDPS   Z0, Z1, Z1
+	VMOVNTPS Z1, (AX)(BX*4)
+	ADDQ     $0x00000010, BX
+	JMP      loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VADDPS    Z0, Z1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -5566,6 +13747,156 @@ done:
 	VZEROUPPER
 	RET
 
+// func subPFAVX512(dst []float32, a []float32, b []float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·subPFAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loopU:
+	LEAQ       64(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2176(DX)(SI*4)
+	PREFETCHT0 2240(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	PREFETCHT0 2176(BX)(SI*4)
+	PREFETCHT0 2240(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Z0
+	VMOVUPS    (BX)(SI*4), Z1
+	VSUBPS     Z1, Z0, Z0
+	VMOVUPS    Z0, (AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Z0
+	VMOVUPS    64(BX)(SI*4), Z1
+	VSUBPS     Z1, Z0, Z0
+	VMOVUPS    Z0, 64(AX)(SI*4)
+	VMOVUPS    128(DX)(SI*4), Z0
+	VMOVUPS    128(BX)(SI*4), Z1
+	VSUBPS     Z1, Z0, Z0
+	VMOVUPS    Z0, 128(AX)(SI*4)
+	VMOVUPS    192(DX)(SI*4), Z0
+	VMOVUPS    192(BX)(SI*4), Z1
+	VSUBPS     Z1, Z0, Z0
+	VMOVUPS    Z0, 192(AX)(SI*4)
+	ADDQ       $0x00000040, SI
+	JMP        loopU
+
+loop1:
+	LEAQ    16(SI), DI
+	CMPQ    DI, CX
+	JA      tail
+	VMOVUPS (DX)(SI*4), Z0
+	VMOVUPS (BX)(SI*4), Z1
+	VSUBPS  Z1, Z0, Z0
+	VMOVUPS Z0, (AX)(SI*4)
+	ADDQ    $0x00000010, SI
+	JMP     loop1
+
+tail:
+	SUBQ      SI, CX
+	JE        done
+	MOVL      $0x0000ffff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VSUBPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(SI*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func subNTAVX512(dst []float32, a []float32, b []float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
+TEXT ·subNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ      dst_base+0(FP), AX
+	MOVQ      dst_len+8(FP), CX
+	MOVQ      a_base+24(FP), DX
+	MOVQ      b_base+48(FP), BX
+	XORQ      SI, SI
+	MOVQ      AX, DI
+	NEGQ      DI
+	ANDQ      $0x0000003f, DI
+	SHRQ      $0x02, DI
+	CMPQ      DI, CX
+	CMOVQGT   CX, DI
+	TESTQ     DI, DI
+	JE        aligned
+	MOVL      $0x0000ffff, R8
+	BZHIL     DI, R8, R8
+	KMOVW     R8, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VSUBPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(SI*4)
+	MOVQ      DI, SI
+
+aligned:
+loopU:
+	LEAQ       64(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2176(DX)(SI*4)
+	PREFETCHT0 2240(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	PREFETCHT0 2176(BX)(SI*4)
+	PREFETCHT0 2240(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Z0
+	VMOVUPS    (BX)(SI*4), Z1
+	VSUBPS     Z1, Z0, Z0
+	VMOVNTPS   Z0, (AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Z0
+	VMOVUPS    64(BX)(SI*4), Z1
+	VSUBPS     Z1, Z0, Z0
+	VMOVNTPS   Z0, 64(AX)(SI*4)
+	VMOVUPS    128(DX)(SI*4), Z0
+	VMOVUPS    128(BX)(SI*4), Z1
+	VSUBPS     Z1, Z0, Z0
+	VMOVNTPS   Z0, 128(AX)(SI*4)
+	VMOVUPS    192(DX)(SI*4), Z0
+	VMOVUPS    192(BX)(SI*4), Z1
+	VSUBPS     Z1, Z0, Z0
+	VMOVNTPS   Z0, 192(AX)(SI*4)
+	ADDQ       $0x00000040, SI
+	JMP        loopU
+
+loop1:
+	LEAQ     16(SI), DI
+	CMPQ     DI, CX
+	JA       tail
+	VMOVUPS  (DX)(SI*4), Z0
+	VMOVUPS  (BX)(SI*4), Z1
+	VSUBPS   Z1, Z0, Z0
+	VMOVNTPS Z0, (AX)(SI*4)
+	ADDQ     $0x00000010, SI
+	JMP      loop1
+
+tail:
+	SUBQ      SI, CX
+	JE        done
+	MOVL      $0x0000ffff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VSUBPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(SI*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func subScalarAVX512(dst []float32, a []float32, s float32)
 // Requires: AVX, AVX512F, BMI2, SSE
 TEXT ·subScalarAVX512(SB), NOSPLIT, $0-52
@@ -5616,6 +13947,137 @@ tail:
 	VMOVUPS   Z0, K1, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func subScalarPFAVX512(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX512F, BMI2, MMX+, SSE
+TEXT ·subScalarPFAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z1
+	VSUBPS     Z0, Z1, Z1
+	VMOVUPS    Z1, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z1
+	VSUBPS     Z0, Z1, Z1
+	VMOVUPS    Z1, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z1
+	VSUBPS     Z0, Z1, Z1
+	VMOVUPS    Z1, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z1
+	VSUBPS     Z0, Z1, Z1
+	VMOVUPS    Z1, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    16(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Z1
+	VSUBPS  Z0, Z1, Z1
+	VMOVUPS Z1, (AX)(BX*4)
+	ADDQ    $0x00000010, BX
+	JMP     loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VSUBPS    Z0, Z1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func subScalarNTAVX512(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+, SSE
+TEXT ·subScalarNTAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000003f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z1
+	VSUBPS       Z0, Z1, Z1
+	VMOVUPS      Z1, K1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z1
+	VSUBPS     Z0, Z1, Z1
+	VMOVNTPS   Z1, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z1
+	VSUBPS     Z0, Z1, Z1
+	VMOVNTPS   Z1, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z1
+	VSUBPS     Z0, Z1, Z1
+	VMOVNTPS   Z1, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z1
+	VSUBPS     Z0, Z1, Z1
+	VMOVNTPS   Z1, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     16(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Z1
+	VSUBPS   Z0, Z1, Z1
+	VMOVNTPS Z1, (AX)(BX*4)
+	ADDQ     $0x00000010, BX
+	JMP      loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VSUBPS    Z0, Z1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -5677,6 +14139,156 @@ done:
 	VZEROUPPER
 	RET
 
+// func mulPFAVX512(dst []float32, a []float32, b []float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·mulPFAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loopU:
+	LEAQ       64(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2176(DX)(SI*4)
+	PREFETCHT0 2240(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	PREFETCHT0 2176(BX)(SI*4)
+	PREFETCHT0 2240(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Z0
+	VMOVUPS    (BX)(SI*4), Z1
+	VMULPS     Z1, Z0, Z0
+	VMOVUPS    Z0, (AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Z0
+	VMOVUPS    64(BX)(SI*4), Z1
+	VMULPS     Z1, Z0, Z0
+	VMOVUPS    Z0, 64(AX)(SI*4)
+	VMOVUPS    128(DX)(SI*4), Z0
+	VMOVUPS    128(BX)(SI*4), Z1
+	VMULPS     Z1, Z0, Z0
+	VMOVUPS    Z0, 128(AX)(SI*4)
+	VMOVUPS    192(DX)(SI*4), Z0
+	VMOVUPS    192(BX)(SI*4), Z1
+	VMULPS     Z1, Z0, Z0
+	VMOVUPS    Z0, 192(AX)(SI*4)
+	ADDQ       $0x00000040, SI
+	JMP        loopU
+
+loop1:
+	LEAQ    16(SI), DI
+	CMPQ    DI, CX
+	JA      tail
+	VMOVUPS (DX)(SI*4), Z0
+	VMOVUPS (BX)(SI*4), Z1
+	VMULPS  Z1, Z0, Z0
+	VMOVUPS Z0, (AX)(SI*4)
+	ADDQ    $0x00000010, SI
+	JMP     loop1
+
+tail:
+	SUBQ      SI, CX
+	JE        done
+	MOVL      $0x0000ffff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VMULPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(SI*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func mulNTAVX512(dst []float32, a []float32, b []float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
+TEXT ·mulNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ      dst_base+0(FP), AX
+	MOVQ      dst_len+8(FP), CX
+	MOVQ      a_base+24(FP), DX
+	MOVQ      b_base+48(FP), BX
+	XORQ      SI, SI
+	MOVQ      AX, DI
+	NEGQ      DI
+	ANDQ      $0x0000003f, DI
+	SHRQ      $0x02, DI
+	CMPQ      DI, CX
+	CMOVQGT   CX, DI
+	TESTQ     DI, DI
+	JE        aligned
+	MOVL      $0x0000ffff, R8
+	BZHIL     DI, R8, R8
+	KMOVW     R8, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VMULPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(SI*4)
+	MOVQ      DI, SI
+
+aligned:
+loopU:
+	LEAQ       64(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2176(DX)(SI*4)
+	PREFETCHT0 2240(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	PREFETCHT0 2176(BX)(SI*4)
+	PREFETCHT0 2240(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Z0
+	VMOVUPS    (BX)(SI*4), Z1
+	VMULPS     Z1, Z0, Z0
+	VMOVNTPS   Z0, (AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Z0
+	VMOVUPS    64(BX)(SI*4), Z1
+	VMULPS     Z1, Z0, Z0
+	VMOVNTPS   Z0, 64(AX)(SI*4)
+	VMOVUPS    128(DX)(SI*4), Z0
+	VMOVUPS    128(BX)(SI*4), Z1
+	VMULPS     Z1, Z0, Z0
+	VMOVNTPS   Z0, 128(AX)(SI*4)
+	VMOVUPS    192(DX)(SI*4), Z0
+	VMOVUPS    192(BX)(SI*4), Z1
+	VMULPS     Z1, Z0, Z0
+	VMOVNTPS   Z0, 192(AX)(SI*4)
+	ADDQ       $0x00000040, SI
+	JMP        loopU
+
+loop1:
+	LEAQ     16(SI), DI
+	CMPQ     DI, CX
+	JA       tail
+	VMOVUPS  (DX)(SI*4), Z0
+	VMOVUPS  (BX)(SI*4), Z1
+	VMULPS   Z1, Z0, Z0
+	VMOVNTPS Z0, (AX)(SI*4)
+	ADDQ     $0x00000010, SI
+	JMP      loop1
+
+tail:
+	SUBQ      SI, CX
+	JE        done
+	MOVL      $0x0000ffff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VMULPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(SI*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func mulScalarAVX512(dst []float32, a []float32, s float32)
 // Requires: AVX, AVX512F, BMI2, SSE
 TEXT ·mulScalarAVX512(SB), NOSPLIT, $0-52
@@ -5727,6 +14339,137 @@ tail:
 	VMOVUPS   Z0, K1, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func mulScalarPFAVX512(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX512F, BMI2, MMX+, SSE
+TEXT ·mulScalarPFAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z1
+	VMULPS     Z0, Z1, Z1
+	VMOVUPS    Z1, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z1
+	VMULPS     Z0, Z1, Z1
+	VMOVUPS    Z1, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z1
+	VMULPS     Z0, Z1, Z1
+	VMOVUPS    Z1, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z1
+	VMULPS     Z0, Z1, Z1
+	VMOVUPS    Z1, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    16(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Z1
+	VMULPS  Z0, Z1, Z1
+	VMOVUPS Z1, (AX)(BX*4)
+	ADDQ    $0x00000010, BX
+	JMP     loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VMULPS    Z0, Z1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func mulScalarNTAVX512(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+, SSE
+TEXT ·mulScalarNTAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000003f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z1
+	VMULPS       Z0, Z1, Z1
+	VMOVUPS      Z1, K1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z1
+	VMULPS     Z0, Z1, Z1
+	VMOVNTPS   Z1, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z1
+	VMULPS     Z0, Z1, Z1
+	VMOVNTPS   Z1, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z1
+	VMULPS     Z0, Z1, Z1
+	VMOVNTPS   Z1, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z1
+	VMULPS     Z0, Z1, Z1
+	VMOVNTPS   Z1, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     16(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Z1
+	VMULPS   Z0, Z1, Z1
+	VMOVNTPS Z1, (AX)(BX*4)
+	ADDQ     $0x00000010, BX
+	JMP      loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VMULPS    Z0, Z1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -5788,6 +14531,156 @@ done:
 	VZEROUPPER
 	RET
 
+// func divPFAVX512(dst []float32, a []float32, b []float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·divPFAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loopU:
+	LEAQ       64(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2176(DX)(SI*4)
+	PREFETCHT0 2240(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	PREFETCHT0 2176(BX)(SI*4)
+	PREFETCHT0 2240(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Z0
+	VMOVUPS    (BX)(SI*4), Z1
+	VDIVPS     Z1, Z0, Z0
+	VMOVUPS    Z0, (AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Z0
+	VMOVUPS    64(BX)(SI*4), Z1
+	VDIVPS     Z1, Z0, Z0
+	VMOVUPS    Z0, 64(AX)(SI*4)
+	VMOVUPS    128(DX)(SI*4), Z0
+	VMOVUPS    128(BX)(SI*4), Z1
+	VDIVPS     Z1, Z0, Z0
+	VMOVUPS    Z0, 128(AX)(SI*4)
+	VMOVUPS    192(DX)(SI*4), Z0
+	VMOVUPS    192(BX)(SI*4), Z1
+	VDIVPS     Z1, Z0, Z0
+	VMOVUPS    Z0, 192(AX)(SI*4)
+	ADDQ       $0x00000040, SI
+	JMP        loopU
+
+loop1:
+	LEAQ    16(SI), DI
+	CMPQ    DI, CX
+	JA      tail
+	VMOVUPS (DX)(SI*4), Z0
+	VMOVUPS (BX)(SI*4), Z1
+	VDIVPS  Z1, Z0, Z0
+	VMOVUPS Z0, (AX)(SI*4)
+	ADDQ    $0x00000010, SI
+	JMP     loop1
+
+tail:
+	SUBQ      SI, CX
+	JE        done
+	MOVL      $0x0000ffff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VDIVPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(SI*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func divNTAVX512(dst []float32, a []float32, b []float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
+TEXT ·divNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ      dst_base+0(FP), AX
+	MOVQ      dst_len+8(FP), CX
+	MOVQ      a_base+24(FP), DX
+	MOVQ      b_base+48(FP), BX
+	XORQ      SI, SI
+	MOVQ      AX, DI
+	NEGQ      DI
+	ANDQ      $0x0000003f, DI
+	SHRQ      $0x02, DI
+	CMPQ      DI, CX
+	CMOVQGT   CX, DI
+	TESTQ     DI, DI
+	JE        aligned
+	MOVL      $0x0000ffff, R8
+	BZHIL     DI, R8, R8
+	KMOVW     R8, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VDIVPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(SI*4)
+	MOVQ      DI, SI
+
+aligned:
+loopU:
+	LEAQ       64(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2176(DX)(SI*4)
+	PREFETCHT0 2240(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	PREFETCHT0 2176(BX)(SI*4)
+	PREFETCHT0 2240(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Z0
+	VMOVUPS    (BX)(SI*4), Z1
+	VDIVPS     Z1, Z0, Z0
+	VMOVNTPS   Z0, (AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Z0
+	VMOVUPS    64(BX)(SI*4), Z1
+	VDIVPS     Z1, Z0, Z0
+	VMOVNTPS   Z0, 64(AX)(SI*4)
+	VMOVUPS    128(DX)(SI*4), Z0
+	VMOVUPS    128(BX)(SI*4), Z1
+	VDIVPS     Z1, Z0, Z0
+	VMOVNTPS   Z0, 128(AX)(SI*4)
+	VMOVUPS    192(DX)(SI*4), Z0
+	VMOVUPS    192(BX)(SI*4), Z1
+	VDIVPS     Z1, Z0, Z0
+	VMOVNTPS   Z0, 192(AX)(SI*4)
+	ADDQ       $0x00000040, SI
+	JMP        loopU
+
+loop1:
+	LEAQ     16(SI), DI
+	CMPQ     DI, CX
+	JA       tail
+	VMOVUPS  (DX)(SI*4), Z0
+	VMOVUPS  (BX)(SI*4), Z1
+	VDIVPS   Z1, Z0, Z0
+	VMOVNTPS Z0, (AX)(SI*4)
+	ADDQ     $0x00000010, SI
+	JMP      loop1
+
+tail:
+	SUBQ      SI, CX
+	JE        done
+	MOVL      $0x0000ffff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VDIVPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(SI*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func divScalarAVX512(dst []float32, a []float32, s float32)
 // Requires: AVX, AVX512F, BMI2, SSE
 TEXT ·divScalarAVX512(SB), NOSPLIT, $0-52
@@ -5838,6 +14731,137 @@ tail:
 	VMOVUPS   Z0, K1, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func divScalarPFAVX512(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX512F, BMI2, MMX+, SSE
+TEXT ·divScalarPFAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z1
+	VDIVPS     Z0, Z1, Z1
+	VMOVUPS    Z1, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z1
+	VDIVPS     Z0, Z1, Z1
+	VMOVUPS    Z1, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z1
+	VDIVPS     Z0, Z1, Z1
+	VMOVUPS    Z1, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z1
+	VDIVPS     Z0, Z1, Z1
+	VMOVUPS    Z1, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    16(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Z1
+	VDIVPS  Z0, Z1, Z1
+	VMOVUPS Z1, (AX)(BX*4)
+	ADDQ    $0x00000010, BX
+	JMP     loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VDIVPS    Z0, Z1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func divScalarNTAVX512(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+, SSE
+TEXT ·divScalarNTAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000003f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z1
+	VDIVPS       Z0, Z1, Z1
+	VMOVUPS      Z1, K1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z1
+	VDIVPS     Z0, Z1, Z1
+	VMOVNTPS   Z1, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z1
+	VDIVPS     Z0, Z1, Z1
+	VMOVNTPS   Z1, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z1
+	VDIVPS     Z0, Z1, Z1
+	VMOVNTPS   Z1, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z1
+	VDIVPS     Z0, Z1, Z1
+	VMOVNTPS   Z1, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     16(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Z1
+	VDIVPS   Z0, Z1, Z1
+	VMOVNTPS Z1, (AX)(BX*4)
+	ADDQ     $0x00000010, BX
+	JMP      loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VDIVPS    Z0, Z1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -5911,6 +14935,182 @@ done:
 	VZEROUPPER
 	RET
 
+// func maximumPFAVX512(dst []float32, a []float32, b []float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·maximumPFAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loopU:
+	LEAQ       64(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2176(DX)(SI*4)
+	PREFETCHT0 2240(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	PREFETCHT0 2176(BX)(SI*4)
+	PREFETCHT0 2240(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Z0
+	VMOVUPS    (BX)(SI*4), Z1
+	VMAXPS     Z1, Z0, Z1
+	VCMPPS     $0x03, Z0, Z0, K1
+	VBLENDMPS  Z0, Z1, K1, Z2
+	VMOVUPS    Z2, (AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Z0
+	VMOVUPS    64(BX)(SI*4), Z1
+	VMAXPS     Z1, Z0, Z1
+	VCMPPS     $0x03, Z0, Z0, K1
+	VBLENDMPS  Z0, Z1, K1, Z3
+	VMOVUPS    Z3, 64(AX)(SI*4)
+	VMOVUPS    128(DX)(SI*4), Z0
+	VMOVUPS    128(BX)(SI*4), Z1
+	VMAXPS     Z1, Z0, Z1
+	VCMPPS     $0x03, Z0, Z0, K1
+	VBLENDMPS  Z0, Z1, K1, Z4
+	VMOVUPS    Z4, 128(AX)(SI*4)
+	VMOVUPS    192(DX)(SI*4), Z0
+	VMOVUPS    192(BX)(SI*4), Z1
+	VMAXPS     Z1, Z0, Z1
+	VCMPPS     $0x03, Z0, Z0, K1
+	VBLENDMPS  Z0, Z1, K1, Z5
+	VMOVUPS    Z5, 192(AX)(SI*4)
+	ADDQ       $0x00000040, SI
+	JMP        loopU
+
+loop1:
+	LEAQ      16(SI), DI
+	CMPQ      DI, CX
+	JA        tail
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VMAXPS    Z1, Z0, Z1
+	VCMPPS    $0x03, Z0, Z0, K1
+	VBLENDMPS Z0, Z1, K1, Z6
+	VMOVUPS   Z6, (AX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       loop1
+
+tail:
+	SUBQ      SI, CX
+	JE        done
+	MOVL      $0x0000ffff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VMAXPS    Z1, Z0, Z1
+	VCMPPS    $0x03, Z0, Z0, K2
+	VBLENDMPS Z0, Z1, K2, Z7
+	VMOVUPS   Z7, K1, (AX)(SI*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func maximumNTAVX512(dst []float32, a []float32, b []float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
+TEXT ·maximumNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ      dst_base+0(FP), AX
+	MOVQ      dst_len+8(FP), CX
+	MOVQ      a_base+24(FP), DX
+	MOVQ      b_base+48(FP), BX
+	XORQ      SI, SI
+	MOVQ      AX, DI
+	NEGQ      DI
+	ANDQ      $0x0000003f, DI
+	SHRQ      $0x02, DI
+	CMPQ      DI, CX
+	CMOVQGT   CX, DI
+	TESTQ     DI, DI
+	JE        aligned
+	MOVL      $0x0000ffff, R8
+	BZHIL     DI, R8, R8
+	KMOVW     R8, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VMAXPS    Z1, Z0, Z1
+	VCMPPS    $0x03, Z0, Z0, K2
+	VBLENDMPS Z0, Z1, K2, Z2
+	VMOVUPS   Z2, K1, (AX)(SI*4)
+	MOVQ      DI, SI
+
+aligned:
+loopU:
+	LEAQ       64(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2176(DX)(SI*4)
+	PREFETCHT0 2240(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	PREFETCHT0 2176(BX)(SI*4)
+	PREFETCHT0 2240(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Z0
+	VMOVUPS    (BX)(SI*4), Z1
+	VMAXPS     Z1, Z0, Z1
+	VCMPPS     $0x03, Z0, Z0, K1
+	VBLENDMPS  Z0, Z1, K1, Z3
+	VMOVNTPS   Z3, (AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Z0
+	VMOVUPS    64(BX)(SI*4), Z1
+	VMAXPS     Z1, Z0, Z1
+	VCMPPS     $0x03, Z0, Z0, K1
+	VBLENDMPS  Z0, Z1, K1, Z4
+	VMOVNTPS   Z4, 64(AX)(SI*4)
+	VMOVUPS    128(DX)(SI*4), Z0
+	VMOVUPS    128(BX)(SI*4), Z1
+	VMAXPS     Z1, Z0, Z1
+	VCMPPS     $0x03, Z0, Z0, K1
+	VBLENDMPS  Z0, Z1, K1, Z5
+	VMOVNTPS   Z5, 128(AX)(SI*4)
+	VMOVUPS    192(DX)(SI*4), Z0
+	VMOVUPS    192(BX)(SI*4), Z1
+	VMAXPS     Z1, Z0, Z1
+	VCMPPS     $0x03, Z0, Z0, K1
+	VBLENDMPS  Z0, Z1, K1, Z6
+	VMOVNTPS   Z6, 192(AX)(SI*4)
+	ADDQ       $0x00000040, SI
+	JMP        loopU
+
+loop1:
+	LEAQ      16(SI), DI
+	CMPQ      DI, CX
+	JA        tail
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VMAXPS    Z1, Z0, Z1
+	VCMPPS    $0x03, Z0, Z0, K1
+	VBLENDMPS Z0, Z1, K1, Z7
+	VMOVNTPS  Z7, (AX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       loop1
+
+tail:
+	SUBQ      SI, CX
+	JE        done
+	MOVL      $0x0000ffff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VMAXPS    Z1, Z0, Z1
+	VCMPPS    $0x03, Z0, Z0, K2
+	VBLENDMPS Z0, Z1, K2, Z8
+	VMOVUPS   Z8, K1, (AX)(SI*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func maximumScalarAVX512(dst []float32, a []float32, s float32)
 // Requires: AVX, AVX512F, BMI2, SSE
 TEXT ·maximumScalarAVX512(SB), NOSPLIT, $0-52
@@ -5973,6 +15173,163 @@ tail:
 	VMOVUPS   Z6, K1, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func maximumScalarPFAVX512(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX512F, BMI2, MMX+, SSE
+TEXT ·maximumScalarPFAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z7
+	VMAXPS     Z0, Z7, Z8
+	VCMPPS     $0x03, Z7, Z7, K1
+	VBLENDMPS  Z7, Z8, K1, Z1
+	VMOVUPS    Z1, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z7
+	VMAXPS     Z0, Z7, Z8
+	VCMPPS     $0x03, Z7, Z7, K1
+	VBLENDMPS  Z7, Z8, K1, Z2
+	VMOVUPS    Z2, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z7
+	VMAXPS     Z0, Z7, Z8
+	VCMPPS     $0x03, Z7, Z7, K1
+	VBLENDMPS  Z7, Z8, K1, Z3
+	VMOVUPS    Z3, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z7
+	VMAXPS     Z0, Z7, Z8
+	VCMPPS     $0x03, Z7, Z7, K1
+	VBLENDMPS  Z7, Z8, K1, Z4
+	VMOVUPS    Z4, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ      16(BX), SI
+	CMPQ      SI, CX
+	JA        tail
+	VMOVUPS   (DX)(BX*4), Z1
+	VMAXPS    Z0, Z1, Z2
+	VCMPPS    $0x03, Z1, Z1, K1
+	VBLENDMPS Z1, Z2, K1, Z5
+	VMOVUPS   Z5, (AX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VMAXPS    Z0, Z1, Z0
+	VCMPPS    $0x03, Z1, Z1, K2
+	VBLENDMPS Z1, Z0, K2, Z6
+	VMOVUPS   Z6, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func maximumScalarNTAVX512(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+, SSE
+TEXT ·maximumScalarNTAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000003f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z8
+	VMAXPS       Z0, Z8, Z9
+	VCMPPS       $0x03, Z8, Z8, K2
+	VBLENDMPS    Z8, Z9, K2, Z1
+	VMOVUPS      Z1, K1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z1
+	VMAXPS     Z0, Z1, Z8
+	VCMPPS     $0x03, Z1, Z1, K1
+	VBLENDMPS  Z1, Z8, K1, Z2
+	VMOVNTPS   Z2, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z1
+	VMAXPS     Z0, Z1, Z8
+	VCMPPS     $0x03, Z1, Z1, K1
+	VBLENDMPS  Z1, Z8, K1, Z3
+	VMOVNTPS   Z3, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z1
+	VMAXPS     Z0, Z1, Z8
+	VCMPPS     $0x03, Z1, Z1, K1
+	VBLENDMPS  Z1, Z8, K1, Z4
+	VMOVNTPS   Z4, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z1
+	VMAXPS     Z0, Z1, Z8
+	VCMPPS     $0x03, Z1, Z1, K1
+	VBLENDMPS  Z1, Z8, K1, Z5
+	VMOVNTPS   Z5, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ      16(BX), SI
+	CMPQ      SI, CX
+	JA        tail
+	VMOVUPS   (DX)(BX*4), Z1
+	VMAXPS    Z0, Z1, Z2
+	VCMPPS    $0x03, Z1, Z1, K1
+	VBLENDMPS Z1, Z2, K1, Z6
+	VMOVNTPS  Z6, (AX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VMAXPS    Z0, Z1, Z0
+	VCMPPS    $0x03, Z1, Z1, K2
+	VBLENDMPS Z1, Z0, K2, Z7
+	VMOVUPS   Z7, K1, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -6046,6 +15403,182 @@ done:
 	VZEROUPPER
 	RET
 
+// func minimumPFAVX512(dst []float32, a []float32, b []float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·minimumPFAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loopU:
+	LEAQ       64(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2176(DX)(SI*4)
+	PREFETCHT0 2240(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	PREFETCHT0 2176(BX)(SI*4)
+	PREFETCHT0 2240(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Z0
+	VMOVUPS    (BX)(SI*4), Z1
+	VMINPS     Z1, Z0, Z1
+	VCMPPS     $0x03, Z0, Z0, K1
+	VBLENDMPS  Z0, Z1, K1, Z2
+	VMOVUPS    Z2, (AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Z0
+	VMOVUPS    64(BX)(SI*4), Z1
+	VMINPS     Z1, Z0, Z1
+	VCMPPS     $0x03, Z0, Z0, K1
+	VBLENDMPS  Z0, Z1, K1, Z3
+	VMOVUPS    Z3, 64(AX)(SI*4)
+	VMOVUPS    128(DX)(SI*4), Z0
+	VMOVUPS    128(BX)(SI*4), Z1
+	VMINPS     Z1, Z0, Z1
+	VCMPPS     $0x03, Z0, Z0, K1
+	VBLENDMPS  Z0, Z1, K1, Z4
+	VMOVUPS    Z4, 128(AX)(SI*4)
+	VMOVUPS    192(DX)(SI*4), Z0
+	VMOVUPS    192(BX)(SI*4), Z1
+	VMINPS     Z1, Z0, Z1
+	VCMPPS     $0x03, Z0, Z0, K1
+	VBLENDMPS  Z0, Z1, K1, Z5
+	VMOVUPS    Z5, 192(AX)(SI*4)
+	ADDQ       $0x00000040, SI
+	JMP        loopU
+
+loop1:
+	LEAQ      16(SI), DI
+	CMPQ      DI, CX
+	JA        tail
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VMINPS    Z1, Z0, Z1
+	VCMPPS    $0x03, Z0, Z0, K1
+	VBLENDMPS Z0, Z1, K1, Z6
+	VMOVUPS   Z6, (AX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       loop1
+
+tail:
+	SUBQ      SI, CX
+	JE        done
+	MOVL      $0x0000ffff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VMINPS    Z1, Z0, Z1
+	VCMPPS    $0x03, Z0, Z0, K2
+	VBLENDMPS Z0, Z1, K2, Z7
+	VMOVUPS   Z7, K1, (AX)(SI*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func minimumNTAVX512(dst []float32, a []float32, b []float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
+TEXT ·minimumNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ      dst_base+0(FP), AX
+	MOVQ      dst_len+8(FP), CX
+	MOVQ      a_base+24(FP), DX
+	MOVQ      b_base+48(FP), BX
+	XORQ      SI, SI
+	MOVQ      AX, DI
+	NEGQ      DI
+	ANDQ      $0x0000003f, DI
+	SHRQ      $0x02, DI
+	CMPQ      DI, CX
+	CMOVQGT   CX, DI
+	TESTQ     DI, DI
+	JE        aligned
+	MOVL      $0x0000ffff, R8
+	BZHIL     DI, R8, R8
+	KMOVW     R8, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VMINPS    Z1, Z0, Z1
+	VCMPPS    $0x03, Z0, Z0, K2
+	VBLENDMPS Z0, Z1, K2, Z2
+	VMOVUPS   Z2, K1, (AX)(SI*4)
+	MOVQ      DI, SI
+
+aligned:
+loopU:
+	LEAQ       64(SI), DI
+	CMPQ       DI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(SI*4)
+	PREFETCHT0 2112(DX)(SI*4)
+	PREFETCHT0 2176(DX)(SI*4)
+	PREFETCHT0 2240(DX)(SI*4)
+	PREFETCHT0 2048(BX)(SI*4)
+	PREFETCHT0 2112(BX)(SI*4)
+	PREFETCHT0 2176(BX)(SI*4)
+	PREFETCHT0 2240(BX)(SI*4)
+	VMOVUPS    (DX)(SI*4), Z0
+	VMOVUPS    (BX)(SI*4), Z1
+	VMINPS     Z1, Z0, Z1
+	VCMPPS     $0x03, Z0, Z0, K1
+	VBLENDMPS  Z0, Z1, K1, Z3
+	VMOVNTPS   Z3, (AX)(SI*4)
+	VMOVUPS    64(DX)(SI*4), Z0
+	VMOVUPS    64(BX)(SI*4), Z1
+	VMINPS     Z1, Z0, Z1
+	VCMPPS     $0x03, Z0, Z0, K1
+	VBLENDMPS  Z0, Z1, K1, Z4
+	VMOVNTPS   Z4, 64(AX)(SI*4)
+	VMOVUPS    128(DX)(SI*4), Z0
+	VMOVUPS    128(BX)(SI*4), Z1
+	VMINPS     Z1, Z0, Z1
+	VCMPPS     $0x03, Z0, Z0, K1
+	VBLENDMPS  Z0, Z1, K1, Z5
+	VMOVNTPS   Z5, 128(AX)(SI*4)
+	VMOVUPS    192(DX)(SI*4), Z0
+	VMOVUPS    192(BX)(SI*4), Z1
+	VMINPS     Z1, Z0, Z1
+	VCMPPS     $0x03, Z0, Z0, K1
+	VBLENDMPS  Z0, Z1, K1, Z6
+	VMOVNTPS   Z6, 192(AX)(SI*4)
+	ADDQ       $0x00000040, SI
+	JMP        loopU
+
+loop1:
+	LEAQ      16(SI), DI
+	CMPQ      DI, CX
+	JA        tail
+	VMOVUPS   (DX)(SI*4), Z0
+	VMOVUPS   (BX)(SI*4), Z1
+	VMINPS    Z1, Z0, Z1
+	VCMPPS    $0x03, Z0, Z0, K1
+	VBLENDMPS Z0, Z1, K1, Z7
+	VMOVNTPS  Z7, (AX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       loop1
+
+tail:
+	SUBQ      SI, CX
+	JE        done
+	MOVL      $0x0000ffff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VMINPS    Z1, Z0, Z1
+	VCMPPS    $0x03, Z0, Z0, K2
+	VBLENDMPS Z0, Z1, K2, Z8
+	VMOVUPS   Z8, K1, (AX)(SI*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func minimumScalarAVX512(dst []float32, a []float32, s float32)
 // Requires: AVX, AVX512F, BMI2, SSE
 TEXT ·minimumScalarAVX512(SB), NOSPLIT, $0-52
@@ -6111,6 +15644,163 @@ done:
 	VZEROUPPER
 	RET
 
+// func minimumScalarPFAVX512(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX512F, BMI2, MMX+, SSE
+TEXT ·minimumScalarPFAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z7
+	VMINPS     Z0, Z7, Z8
+	VCMPPS     $0x03, Z7, Z7, K1
+	VBLENDMPS  Z7, Z8, K1, Z1
+	VMOVUPS    Z1, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z7
+	VMINPS     Z0, Z7, Z8
+	VCMPPS     $0x03, Z7, Z7, K1
+	VBLENDMPS  Z7, Z8, K1, Z2
+	VMOVUPS    Z2, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z7
+	VMINPS     Z0, Z7, Z8
+	VCMPPS     $0x03, Z7, Z7, K1
+	VBLENDMPS  Z7, Z8, K1, Z3
+	VMOVUPS    Z3, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z7
+	VMINPS     Z0, Z7, Z8
+	VCMPPS     $0x03, Z7, Z7, K1
+	VBLENDMPS  Z7, Z8, K1, Z4
+	VMOVUPS    Z4, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ      16(BX), SI
+	CMPQ      SI, CX
+	JA        tail
+	VMOVUPS   (DX)(BX*4), Z1
+	VMINPS    Z0, Z1, Z2
+	VCMPPS    $0x03, Z1, Z1, K1
+	VBLENDMPS Z1, Z2, K1, Z5
+	VMOVUPS   Z5, (AX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VMINPS    Z0, Z1, Z0
+	VCMPPS    $0x03, Z1, Z1, K2
+	VBLENDMPS Z1, Z0, K2, Z6
+	VMOVUPS   Z6, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func minimumScalarNTAVX512(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+, SSE
+TEXT ·minimumScalarNTAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000003f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z8
+	VMINPS       Z0, Z8, Z9
+	VCMPPS       $0x03, Z8, Z8, K2
+	VBLENDMPS    Z8, Z9, K2, Z1
+	VMOVUPS      Z1, K1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z1
+	VMINPS     Z0, Z1, Z8
+	VCMPPS     $0x03, Z1, Z1, K1
+	VBLENDMPS  Z1, Z8, K1, Z2
+	VMOVNTPS   Z2, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z1
+	VMINPS     Z0, Z1, Z8
+	VCMPPS     $0x03, Z1, Z1, K1
+	VBLENDMPS  Z1, Z8, K1, Z3
+	VMOVNTPS   Z3, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z1
+	VMINPS     Z0, Z1, Z8
+	VCMPPS     $0x03, Z1, Z1, K1
+	VBLENDMPS  Z1, Z8, K1, Z4
+	VMOVNTPS   Z4, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z1
+	VMINPS     Z0, Z1, Z8
+	VCMPPS     $0x03, Z1, Z1, K1
+	VBLENDMPS  Z1, Z8, K1, Z5
+	VMOVNTPS   Z5, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ      16(BX), SI
+	CMPQ      SI, CX
+	JA        tail
+	VMOVUPS   (DX)(BX*4), Z1
+	VMINPS    Z0, Z1, Z2
+	VCMPPS    $0x03, Z1, Z1, K1
+	VBLENDMPS Z1, Z2, K1, Z6
+	VMOVNTPS  Z6, (AX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VMINPS    Z0, Z1, Z0
+	VCMPPS    $0x03, Z1, Z1, K2
+	VBLENDMPS Z1, Z0, K2, Z7
+	VMOVUPS   Z7, K1, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func scalarSubAVX512(dst []float32, a []float32, s float32)
 // Requires: AVX, AVX512F, BMI2, SSE
 TEXT ·scalarSubAVX512(SB), NOSPLIT, $0-52
@@ -6164,6 +15854,137 @@ done:
 	VZEROUPPER
 	RET
 
+// func scalarSubPFAVX512(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX512F, BMI2, MMX+, SSE
+TEXT ·scalarSubPFAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z1
+	VSUBPS     Z1, Z0, Z1
+	VMOVUPS    Z1, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z1
+	VSUBPS     Z1, Z0, Z1
+	VMOVUPS    Z1, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z1
+	VSUBPS     Z1, Z0, Z1
+	VMOVUPS    Z1, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z1
+	VSUBPS     Z1, Z0, Z1
+	VMOVUPS    Z1, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    16(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Z1
+	VSUBPS  Z1, Z0, Z1
+	VMOVUPS Z1, (AX)(BX*4)
+	ADDQ    $0x00000010, BX
+	JMP     loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VSUBPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func scalarSubNTAVX512(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+, SSE
+TEXT ·scalarSubNTAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000003f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z1
+	VSUBPS       Z1, Z0, Z1
+	VMOVUPS      Z1, K1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z1
+	VSUBPS     Z1, Z0, Z1
+	VMOVNTPS   Z1, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z1
+	VSUBPS     Z1, Z0, Z1
+	VMOVNTPS   Z1, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z1
+	VSUBPS     Z1, Z0, Z1
+	VMOVNTPS   Z1, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z1
+	VSUBPS     Z1, Z0, Z1
+	VMOVNTPS   Z1, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     16(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Z1
+	VSUBPS   Z1, Z0, Z1
+	VMOVNTPS Z1, (AX)(BX*4)
+	ADDQ     $0x00000010, BX
+	JMP      loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VSUBPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func scalarDivAVX512(dst []float32, a []float32, s float32)
 // Requires: AVX, AVX512F, BMI2, SSE
 TEXT ·scalarDivAVX512(SB), NOSPLIT, $0-52
@@ -6214,6 +16035,137 @@ tail:
 	VMOVUPS   Z0, K1, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func scalarDivPFAVX512(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX512F, BMI2, MMX+, SSE
+TEXT ·scalarDivPFAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z1
+	VDIVPS     Z1, Z0, Z1
+	VMOVUPS    Z1, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z1
+	VDIVPS     Z1, Z0, Z1
+	VMOVUPS    Z1, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z1
+	VDIVPS     Z1, Z0, Z1
+	VMOVUPS    Z1, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z1
+	VDIVPS     Z1, Z0, Z1
+	VMOVUPS    Z1, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    16(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Z1
+	VDIVPS  Z1, Z0, Z1
+	VMOVUPS Z1, (AX)(BX*4)
+	ADDQ    $0x00000010, BX
+	JMP     loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VDIVPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func scalarDivNTAVX512(dst []float32, a []float32, s float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+, SSE
+TEXT ·scalarDivNTAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), DX
+	MOVSS        s+48(FP), X0
+	VBROADCASTSS X0, Z0
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000003f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z1
+	VDIVPS       Z1, Z0, Z1
+	VMOVUPS      Z1, K1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z1
+	VDIVPS     Z1, Z0, Z1
+	VMOVNTPS   Z1, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z1
+	VDIVPS     Z1, Z0, Z1
+	VMOVNTPS   Z1, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z1
+	VDIVPS     Z1, Z0, Z1
+	VMOVNTPS   Z1, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z1
+	VDIVPS     Z1, Z0, Z1
+	VMOVNTPS   Z1, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     16(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Z1
+	VDIVPS   Z1, Z0, Z1
+	VMOVNTPS Z1, (AX)(BX*4)
+	ADDQ     $0x00000010, BX
+	JMP      loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VDIVPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -6285,6 +16237,192 @@ tail:
 	VMOVUPS     Z1, K1, (AX)(DI*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func fmaPFAVX512(dst []float32, a []float32, b []float32, c []float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·fmaPFAVX512(SB), NOSPLIT, $0-96
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	MOVQ c_base+72(FP), SI
+	XORQ DI, DI
+
+loopU:
+	LEAQ        64(DI), R8
+	CMPQ        R8, CX
+	JA          loop1
+	PREFETCHT0  2048(DX)(DI*4)
+	PREFETCHT0  2112(DX)(DI*4)
+	PREFETCHT0  2176(DX)(DI*4)
+	PREFETCHT0  2240(DX)(DI*4)
+	PREFETCHT0  2048(BX)(DI*4)
+	PREFETCHT0  2112(BX)(DI*4)
+	PREFETCHT0  2176(BX)(DI*4)
+	PREFETCHT0  2240(BX)(DI*4)
+	PREFETCHT0  2048(SI)(DI*4)
+	PREFETCHT0  2112(SI)(DI*4)
+	PREFETCHT0  2176(SI)(DI*4)
+	PREFETCHT0  2240(SI)(DI*4)
+	VMOVUPS     (DX)(DI*4), Z0
+	VMOVUPS     (BX)(DI*4), Z1
+	VMOVUPS     (SI)(DI*4), Z2
+	VMOVUPS     Z1, Z1
+	VFMADD213PS Z2, Z0, Z1
+	VMOVUPS     Z1, (AX)(DI*4)
+	VMOVUPS     64(DX)(DI*4), Z0
+	VMOVUPS     64(BX)(DI*4), Z1
+	VMOVUPS     64(SI)(DI*4), Z2
+	VMOVUPS     Z1, Z1
+	VFMADD213PS Z2, Z0, Z1
+	VMOVUPS     Z1, 64(AX)(DI*4)
+	VMOVUPS     128(DX)(DI*4), Z0
+	VMOVUPS     128(BX)(DI*4), Z1
+	VMOVUPS     128(SI)(DI*4), Z2
+	VMOVUPS     Z1, Z1
+	VFMADD213PS Z2, Z0, Z1
+	VMOVUPS     Z1, 128(AX)(DI*4)
+	VMOVUPS     192(DX)(DI*4), Z0
+	VMOVUPS     192(BX)(DI*4), Z1
+	VMOVUPS     192(SI)(DI*4), Z2
+	VMOVUPS     Z1, Z1
+	VFMADD213PS Z2, Z0, Z1
+	VMOVUPS     Z1, 192(AX)(DI*4)
+	ADDQ        $0x00000040, DI
+	JMP         loopU
+
+loop1:
+	LEAQ        16(DI), R8
+	CMPQ        R8, CX
+	JA          tail
+	VMOVUPS     (DX)(DI*4), Z0
+	VMOVUPS     (BX)(DI*4), Z1
+	VMOVUPS     (SI)(DI*4), Z2
+	VMOVUPS     Z1, Z1
+	VFMADD213PS Z2, Z0, Z1
+	VMOVUPS     Z1, (AX)(DI*4)
+	ADDQ        $0x00000010, DI
+	JMP         loop1
+
+tail:
+	SUBQ        DI, CX
+	JE          done
+	MOVL        $0x0000ffff, R8
+	BZHIL       CX, R8, R8
+	KMOVW       R8, K1
+	VMOVUPS.Z   (DX)(DI*4), K1, Z0
+	VMOVUPS.Z   (BX)(DI*4), K1, Z1
+	VMOVUPS.Z   (SI)(DI*4), K1, Z2
+	VMOVUPS     Z1, Z1
+	VFMADD213PS Z2, Z0, Z1
+	VMOVUPS     Z1, K1, (AX)(DI*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func fmaNTAVX512(dst []float32, a []float32, b []float32, c []float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
+TEXT ·fmaNTAVX512(SB), NOSPLIT, $0-96
+	MOVQ        dst_base+0(FP), AX
+	MOVQ        dst_len+8(FP), CX
+	MOVQ        a_base+24(FP), DX
+	MOVQ        b_base+48(FP), BX
+	MOVQ        c_base+72(FP), SI
+	XORQ        DI, DI
+	MOVQ        AX, R8
+	NEGQ        R8
+	ANDQ        $0x0000003f, R8
+	SHRQ        $0x02, R8
+	CMPQ        R8, CX
+	CMOVQGT     CX, R8
+	TESTQ       R8, R8
+	JE          aligned
+	MOVL        $0x0000ffff, R9
+	BZHIL       R8, R9, R9
+	KMOVW       R9, K1
+	VMOVUPS.Z   (DX)(DI*4), K1, Z0
+	VMOVUPS.Z   (BX)(DI*4), K1, Z1
+	VMOVUPS.Z   (SI)(DI*4), K1, Z2
+	VMOVUPS     Z1, Z1
+	VFMADD213PS Z2, Z0, Z1
+	VMOVUPS     Z1, K1, (AX)(DI*4)
+	MOVQ        R8, DI
+
+aligned:
+loopU:
+	LEAQ        64(DI), R8
+	CMPQ        R8, CX
+	JA          loop1
+	PREFETCHT0  2048(DX)(DI*4)
+	PREFETCHT0  2112(DX)(DI*4)
+	PREFETCHT0  2176(DX)(DI*4)
+	PREFETCHT0  2240(DX)(DI*4)
+	PREFETCHT0  2048(BX)(DI*4)
+	PREFETCHT0  2112(BX)(DI*4)
+	PREFETCHT0  2176(BX)(DI*4)
+	PREFETCHT0  2240(BX)(DI*4)
+	PREFETCHT0  2048(SI)(DI*4)
+	PREFETCHT0  2112(SI)(DI*4)
+	PREFETCHT0  2176(SI)(DI*4)
+	PREFETCHT0  2240(SI)(DI*4)
+	VMOVUPS     (DX)(DI*4), Z0
+	VMOVUPS     (BX)(DI*4), Z1
+	VMOVUPS     (SI)(DI*4), Z2
+	VMOVUPS     Z1, Z1
+	VFMADD213PS Z2, Z0, Z1
+	VMOVNTPS    Z1, (AX)(DI*4)
+	VMOVUPS     64(DX)(DI*4), Z0
+	VMOVUPS     64(BX)(DI*4), Z1
+	VMOVUPS     64(SI)(DI*4), Z2
+	VMOVUPS     Z1, Z1
+	VFMADD213PS Z2, Z0, Z1
+	VMOVNTPS    Z1, 64(AX)(DI*4)
+	VMOVUPS     128(DX)(DI*4), Z0
+	VMOVUPS     128(BX)(DI*4), Z1
+	VMOVUPS     128(SI)(DI*4), Z2
+	VMOVUPS     Z1, Z1
+	VFMADD213PS Z2, Z0, Z1
+	VMOVNTPS    Z1, 128(AX)(DI*4)
+	VMOVUPS     192(DX)(DI*4), Z0
+	VMOVUPS     192(BX)(DI*4), Z1
+	VMOVUPS     192(SI)(DI*4), Z2
+	VMOVUPS     Z1, Z1
+	VFMADD213PS Z2, Z0, Z1
+	VMOVNTPS    Z1, 192(AX)(DI*4)
+	ADDQ        $0x00000040, DI
+	JMP         loopU
+
+loop1:
+	LEAQ        16(DI), R8
+	CMPQ        R8, CX
+	JA          tail
+	VMOVUPS     (DX)(DI*4), Z0
+	VMOVUPS     (BX)(DI*4), Z1
+	VMOVUPS     (SI)(DI*4), Z2
+	VMOVUPS     Z1, Z1
+	VFMADD213PS Z2, Z0, Z1
+	VMOVNTPS    Z1, (AX)(DI*4)
+	ADDQ        $0x00000010, DI
+	JMP         loop1
+
+tail:
+	SUBQ        DI, CX
+	JE          done
+	MOVL        $0x0000ffff, R8
+	BZHIL       CX, R8, R8
+	KMOVW       R8, K1
+	VMOVUPS.Z   (DX)(DI*4), K1, Z0
+	VMOVUPS.Z   (BX)(DI*4), K1, Z1
+	VMOVUPS.Z   (SI)(DI*4), K1, Z2
+	VMOVUPS     Z1, Z1
+	VFMADD213PS Z2, Z0, Z1
+	VMOVUPS     Z1, K1, (AX)(DI*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -6423,6 +16561,133 @@ DATA c64_80000000<>+56(SB)/4, $0x80000000
 DATA c64_80000000<>+60(SB)/4, $0x80000000
 GLOBL c64_80000000<>(SB), RODATA|NOPTR, $64
 
+// func negPFAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·negPFAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z0
+	VXORPS     c64_80000000<>+0(SB), Z0, Z0
+	VMOVUPS    Z0, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z0
+	VXORPS     c64_80000000<>+0(SB), Z0, Z0
+	VMOVUPS    Z0, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z0
+	VXORPS     c64_80000000<>+0(SB), Z0, Z0
+	VMOVUPS    Z0, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z0
+	VXORPS     c64_80000000<>+0(SB), Z0, Z0
+	VMOVUPS    Z0, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    16(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Z0
+	VXORPS  c64_80000000<>+0(SB), Z0, Z0
+	VMOVUPS Z0, (AX)(BX*4)
+	ADDQ    $0x00000010, BX
+	JMP     loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VXORPS    c64_80000000<>+0(SB), Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func negNTAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV, MMX+
+TEXT ·negNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ      dst_base+0(FP), AX
+	MOVQ      dst_len+8(FP), CX
+	MOVQ      x_base+24(FP), DX
+	XORQ      BX, BX
+	MOVQ      AX, SI
+	NEGQ      SI
+	ANDQ      $0x0000003f, SI
+	SHRQ      $0x02, SI
+	CMPQ      SI, CX
+	CMOVQGT   CX, SI
+	TESTQ     SI, SI
+	JE        aligned
+	MOVL      $0x0000ffff, DI
+	BZHIL     SI, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VXORPS    c64_80000000<>+0(SB), Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+	MOVQ      SI, BX
+
+aligned:
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z0
+	VXORPS     c64_80000000<>+0(SB), Z0, Z0
+	VMOVNTPS   Z0, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z0
+	VXORPS     c64_80000000<>+0(SB), Z0, Z0
+	VMOVNTPS   Z0, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z0
+	VXORPS     c64_80000000<>+0(SB), Z0, Z0
+	VMOVNTPS   Z0, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z0
+	VXORPS     c64_80000000<>+0(SB), Z0, Z0
+	VMOVNTPS   Z0, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     16(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Z0
+	VXORPS   c64_80000000<>+0(SB), Z0, Z0
+	VMOVNTPS Z0, (AX)(BX*4)
+	ADDQ     $0x00000010, BX
+	JMP      loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VXORPS    c64_80000000<>+0(SB), Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func absAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·absAVX512(SB), NOSPLIT, $0-48
@@ -6491,6 +16756,133 @@ DATA c64_7fffffff<>+52(SB)/4, $0x7fffffff
 DATA c64_7fffffff<>+56(SB)/4, $0x7fffffff
 DATA c64_7fffffff<>+60(SB)/4, $0x7fffffff
 GLOBL c64_7fffffff<>(SB), RODATA|NOPTR, $64
+
+// func absPFAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·absPFAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z0
+	VANDPS     c64_7fffffff<>+0(SB), Z0, Z0
+	VMOVUPS    Z0, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z0
+	VANDPS     c64_7fffffff<>+0(SB), Z0, Z0
+	VMOVUPS    Z0, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z0
+	VANDPS     c64_7fffffff<>+0(SB), Z0, Z0
+	VMOVUPS    Z0, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z0
+	VANDPS     c64_7fffffff<>+0(SB), Z0, Z0
+	VMOVUPS    Z0, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    16(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Z0
+	VANDPS  c64_7fffffff<>+0(SB), Z0, Z0
+	VMOVUPS Z0, (AX)(BX*4)
+	ADDQ    $0x00000010, BX
+	JMP     loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VANDPS    c64_7fffffff<>+0(SB), Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func absNTAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV, MMX+
+TEXT ·absNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ      dst_base+0(FP), AX
+	MOVQ      dst_len+8(FP), CX
+	MOVQ      x_base+24(FP), DX
+	XORQ      BX, BX
+	MOVQ      AX, SI
+	NEGQ      SI
+	ANDQ      $0x0000003f, SI
+	SHRQ      $0x02, SI
+	CMPQ      SI, CX
+	CMOVQGT   CX, SI
+	TESTQ     SI, SI
+	JE        aligned
+	MOVL      $0x0000ffff, DI
+	BZHIL     SI, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VANDPS    c64_7fffffff<>+0(SB), Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+	MOVQ      SI, BX
+
+aligned:
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z0
+	VANDPS     c64_7fffffff<>+0(SB), Z0, Z0
+	VMOVNTPS   Z0, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z0
+	VANDPS     c64_7fffffff<>+0(SB), Z0, Z0
+	VMOVNTPS   Z0, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z0
+	VANDPS     c64_7fffffff<>+0(SB), Z0, Z0
+	VMOVNTPS   Z0, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z0
+	VANDPS     c64_7fffffff<>+0(SB), Z0, Z0
+	VMOVNTPS   Z0, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     16(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Z0
+	VANDPS   c64_7fffffff<>+0(SB), Z0, Z0
+	VMOVNTPS Z0, (AX)(BX*4)
+	ADDQ     $0x00000010, BX
+	JMP      loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VANDPS    c64_7fffffff<>+0(SB), Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
 
 // func reluAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512F, BMI2
@@ -6579,6 +16971,172 @@ DATA c64_00000000<>+56(SB)/4, $0x00000000
 DATA c64_00000000<>+60(SB)/4, $0x00000000
 GLOBL c64_00000000<>(SB), RODATA|NOPTR, $64
 
+// func reluPFAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·reluPFAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z0
+	VMOVUPS    c64_00000000<>+0(SB), Z1
+	VCMPPS     $0x16, Z1, Z0, K1
+	VMOVUPS    c64_00000000<>+0(SB), Z1
+	VBLENDMPS  Z0, Z1, K1, Z2
+	VMOVUPS    Z2, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z0
+	VMOVUPS    c64_00000000<>+0(SB), Z1
+	VCMPPS     $0x16, Z1, Z0, K1
+	VMOVUPS    c64_00000000<>+0(SB), Z1
+	VBLENDMPS  Z0, Z1, K1, Z3
+	VMOVUPS    Z3, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z0
+	VMOVUPS    c64_00000000<>+0(SB), Z1
+	VCMPPS     $0x16, Z1, Z0, K1
+	VMOVUPS    c64_00000000<>+0(SB), Z1
+	VBLENDMPS  Z0, Z1, K1, Z4
+	VMOVUPS    Z4, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z0
+	VMOVUPS    c64_00000000<>+0(SB), Z1
+	VCMPPS     $0x16, Z1, Z0, K1
+	VMOVUPS    c64_00000000<>+0(SB), Z1
+	VBLENDMPS  Z0, Z1, K1, Z5
+	VMOVUPS    Z5, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ      16(BX), SI
+	CMPQ      SI, CX
+	JA        tail
+	VMOVUPS   (DX)(BX*4), Z0
+	VMOVUPS   c64_00000000<>+0(SB), Z1
+	VCMPPS    $0x16, Z1, Z0, K1
+	VMOVUPS   c64_00000000<>+0(SB), Z1
+	VBLENDMPS Z0, Z1, K1, Z6
+	VMOVUPS   Z6, (AX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VMOVUPS   c64_00000000<>+0(SB), Z1
+	VCMPPS    $0x16, Z1, Z0, K2
+	VMOVUPS   c64_00000000<>+0(SB), Z1
+	VBLENDMPS Z0, Z1, K2, Z7
+	VMOVUPS   Z7, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func reluNTAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
+TEXT ·reluNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ      dst_base+0(FP), AX
+	MOVQ      dst_len+8(FP), CX
+	MOVQ      x_base+24(FP), DX
+	XORQ      BX, BX
+	MOVQ      AX, SI
+	NEGQ      SI
+	ANDQ      $0x0000003f, SI
+	SHRQ      $0x02, SI
+	CMPQ      SI, CX
+	CMOVQGT   CX, SI
+	TESTQ     SI, SI
+	JE        aligned
+	MOVL      $0x0000ffff, DI
+	BZHIL     SI, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VMOVUPS   c64_00000000<>+0(SB), Z1
+	VCMPPS    $0x16, Z1, Z0, K2
+	VMOVUPS   c64_00000000<>+0(SB), Z1
+	VBLENDMPS Z0, Z1, K2, Z2
+	VMOVUPS   Z2, K1, (AX)(BX*4)
+	MOVQ      SI, BX
+
+aligned:
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z0
+	VMOVUPS    c64_00000000<>+0(SB), Z1
+	VCMPPS     $0x16, Z1, Z0, K1
+	VMOVUPS    c64_00000000<>+0(SB), Z1
+	VBLENDMPS  Z0, Z1, K1, Z3
+	VMOVNTPS   Z3, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z0
+	VMOVUPS    c64_00000000<>+0(SB), Z1
+	VCMPPS     $0x16, Z1, Z0, K1
+	VMOVUPS    c64_00000000<>+0(SB), Z1
+	VBLENDMPS  Z0, Z1, K1, Z4
+	VMOVNTPS   Z4, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z0
+	VMOVUPS    c64_00000000<>+0(SB), Z1
+	VCMPPS     $0x16, Z1, Z0, K1
+	VMOVUPS    c64_00000000<>+0(SB), Z1
+	VBLENDMPS  Z0, Z1, K1, Z5
+	VMOVNTPS   Z5, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z0
+	VMOVUPS    c64_00000000<>+0(SB), Z1
+	VCMPPS     $0x16, Z1, Z0, K1
+	VMOVUPS    c64_00000000<>+0(SB), Z1
+	VBLENDMPS  Z0, Z1, K1, Z6
+	VMOVNTPS   Z6, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ      16(BX), SI
+	CMPQ      SI, CX
+	JA        tail
+	VMOVUPS   (DX)(BX*4), Z0
+	VMOVUPS   c64_00000000<>+0(SB), Z1
+	VCMPPS    $0x16, Z1, Z0, K1
+	VMOVUPS   c64_00000000<>+0(SB), Z1
+	VBLENDMPS Z0, Z1, K1, Z7
+	VMOVNTPS  Z7, (AX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VMOVUPS   c64_00000000<>+0(SB), Z1
+	VCMPPS    $0x16, Z1, Z0, K2
+	VMOVUPS   c64_00000000<>+0(SB), Z1
+	VBLENDMPS Z0, Z1, K2, Z8
+	VMOVUPS   Z8, K1, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func sqrtAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·sqrtAVX512(SB), NOSPLIT, $0-48
@@ -6627,6 +17185,133 @@ tail:
 	VMOVUPS   Z0, K1, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func sqrtPFAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·sqrtPFAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z0
+	VSQRTPS    Z0, Z0
+	VMOVUPS    Z0, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z0
+	VSQRTPS    Z0, Z0
+	VMOVUPS    Z0, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z0
+	VSQRTPS    Z0, Z0
+	VMOVUPS    Z0, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z0
+	VSQRTPS    Z0, Z0
+	VMOVUPS    Z0, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    16(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Z0
+	VSQRTPS Z0, Z0
+	VMOVUPS Z0, (AX)(BX*4)
+	ADDQ    $0x00000010, BX
+	JMP     loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VSQRTPS   Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func sqrtNTAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
+TEXT ·sqrtNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ      dst_base+0(FP), AX
+	MOVQ      dst_len+8(FP), CX
+	MOVQ      x_base+24(FP), DX
+	XORQ      BX, BX
+	MOVQ      AX, SI
+	NEGQ      SI
+	ANDQ      $0x0000003f, SI
+	SHRQ      $0x02, SI
+	CMPQ      SI, CX
+	CMOVQGT   CX, SI
+	TESTQ     SI, SI
+	JE        aligned
+	MOVL      $0x0000ffff, DI
+	BZHIL     SI, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VSQRTPS   Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+	MOVQ      SI, BX
+
+aligned:
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z0
+	VSQRTPS    Z0, Z0
+	VMOVNTPS   Z0, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z0
+	VSQRTPS    Z0, Z0
+	VMOVNTPS   Z0, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z0
+	VSQRTPS    Z0, Z0
+	VMOVNTPS   Z0, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z0
+	VSQRTPS    Z0, Z0
+	VMOVNTPS   Z0, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     16(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Z0
+	VSQRTPS  Z0, Z0
+	VMOVNTPS Z0, (AX)(BX*4)
+	ADDQ     $0x00000010, BX
+	JMP      loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VSQRTPS   Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -6711,6 +17396,159 @@ DATA c64_3f800000<>+56(SB)/4, $0x3f800000
 DATA c64_3f800000<>+60(SB)/4, $0x3f800000
 GLOBL c64_3f800000<>(SB), RODATA|NOPTR, $64
 
+// func rsqrtPFAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·rsqrtPFAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z0
+	VSQRTPS    Z0, Z0
+	VMOVUPS    c64_3f800000<>+0(SB), Z1
+	VDIVPS     Z0, Z1, Z0
+	VMOVUPS    Z0, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z0
+	VSQRTPS    Z0, Z0
+	VMOVUPS    c64_3f800000<>+0(SB), Z1
+	VDIVPS     Z0, Z1, Z0
+	VMOVUPS    Z0, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z0
+	VSQRTPS    Z0, Z0
+	VMOVUPS    c64_3f800000<>+0(SB), Z1
+	VDIVPS     Z0, Z1, Z0
+	VMOVUPS    Z0, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z0
+	VSQRTPS    Z0, Z0
+	VMOVUPS    c64_3f800000<>+0(SB), Z1
+	VDIVPS     Z0, Z1, Z0
+	VMOVUPS    Z0, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    16(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Z0
+	VSQRTPS Z0, Z0
+	VMOVUPS c64_3f800000<>+0(SB), Z1
+	VDIVPS  Z0, Z1, Z0
+	VMOVUPS Z0, (AX)(BX*4)
+	ADDQ    $0x00000010, BX
+	JMP     loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VSQRTPS   Z0, Z0
+	VMOVUPS   c64_3f800000<>+0(SB), Z1
+	VDIVPS    Z0, Z1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func rsqrtNTAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
+TEXT ·rsqrtNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ      dst_base+0(FP), AX
+	MOVQ      dst_len+8(FP), CX
+	MOVQ      x_base+24(FP), DX
+	XORQ      BX, BX
+	MOVQ      AX, SI
+	NEGQ      SI
+	ANDQ      $0x0000003f, SI
+	SHRQ      $0x02, SI
+	CMPQ      SI, CX
+	CMOVQGT   CX, SI
+	TESTQ     SI, SI
+	JE        aligned
+	MOVL      $0x0000ffff, DI
+	BZHIL     SI, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VSQRTPS   Z0, Z0
+	VMOVUPS   c64_3f800000<>+0(SB), Z1
+	VDIVPS    Z0, Z1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+	MOVQ      SI, BX
+
+aligned:
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z0
+	VSQRTPS    Z0, Z0
+	VMOVUPS    c64_3f800000<>+0(SB), Z1
+	VDIVPS     Z0, Z1, Z0
+	VMOVNTPS   Z0, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z0
+	VSQRTPS    Z0, Z0
+	VMOVUPS    c64_3f800000<>+0(SB), Z1
+	VDIVPS     Z0, Z1, Z0
+	VMOVNTPS   Z0, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z0
+	VSQRTPS    Z0, Z0
+	VMOVUPS    c64_3f800000<>+0(SB), Z1
+	VDIVPS     Z0, Z1, Z0
+	VMOVNTPS   Z0, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z0
+	VSQRTPS    Z0, Z0
+	VMOVUPS    c64_3f800000<>+0(SB), Z1
+	VDIVPS     Z0, Z1, Z0
+	VMOVNTPS   Z0, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     16(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Z0
+	VSQRTPS  Z0, Z0
+	VMOVUPS  c64_3f800000<>+0(SB), Z1
+	VDIVPS   Z0, Z1, Z0
+	VMOVNTPS Z0, (AX)(BX*4)
+	ADDQ     $0x00000010, BX
+	JMP      loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VSQRTPS   Z0, Z0
+	VMOVUPS   c64_3f800000<>+0(SB), Z1
+	VDIVPS    Z0, Z1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func recipAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·recipAVX512(SB), NOSPLIT, $0-48
@@ -6768,6 +17606,146 @@ done:
 	VZEROUPPER
 	RET
 
+// func recipPFAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·recipPFAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z0
+	VMOVUPS    c64_3f800000<>+0(SB), Z1
+	VDIVPS     Z0, Z1, Z0
+	VMOVUPS    Z0, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z0
+	VMOVUPS    c64_3f800000<>+0(SB), Z1
+	VDIVPS     Z0, Z1, Z0
+	VMOVUPS    Z0, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z0
+	VMOVUPS    c64_3f800000<>+0(SB), Z1
+	VDIVPS     Z0, Z1, Z0
+	VMOVUPS    Z0, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z0
+	VMOVUPS    c64_3f800000<>+0(SB), Z1
+	VDIVPS     Z0, Z1, Z0
+	VMOVUPS    Z0, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    16(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Z0
+	VMOVUPS c64_3f800000<>+0(SB), Z1
+	VDIVPS  Z0, Z1, Z0
+	VMOVUPS Z0, (AX)(BX*4)
+	ADDQ    $0x00000010, BX
+	JMP     loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VMOVUPS   c64_3f800000<>+0(SB), Z1
+	VDIVPS    Z0, Z1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func recipNTAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
+TEXT ·recipNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ      dst_base+0(FP), AX
+	MOVQ      dst_len+8(FP), CX
+	MOVQ      x_base+24(FP), DX
+	XORQ      BX, BX
+	MOVQ      AX, SI
+	NEGQ      SI
+	ANDQ      $0x0000003f, SI
+	SHRQ      $0x02, SI
+	CMPQ      SI, CX
+	CMOVQGT   CX, SI
+	TESTQ     SI, SI
+	JE        aligned
+	MOVL      $0x0000ffff, DI
+	BZHIL     SI, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VMOVUPS   c64_3f800000<>+0(SB), Z1
+	VDIVPS    Z0, Z1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+	MOVQ      SI, BX
+
+aligned:
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z0
+	VMOVUPS    c64_3f800000<>+0(SB), Z1
+	VDIVPS     Z0, Z1, Z0
+	VMOVNTPS   Z0, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z0
+	VMOVUPS    c64_3f800000<>+0(SB), Z1
+	VDIVPS     Z0, Z1, Z0
+	VMOVNTPS   Z0, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z0
+	VMOVUPS    c64_3f800000<>+0(SB), Z1
+	VDIVPS     Z0, Z1, Z0
+	VMOVNTPS   Z0, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z0
+	VMOVUPS    c64_3f800000<>+0(SB), Z1
+	VDIVPS     Z0, Z1, Z0
+	VMOVNTPS   Z0, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     16(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Z0
+	VMOVUPS  c64_3f800000<>+0(SB), Z1
+	VDIVPS   Z0, Z1, Z0
+	VMOVNTPS Z0, (AX)(BX*4)
+	ADDQ     $0x00000010, BX
+	JMP      loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VMOVUPS   c64_3f800000<>+0(SB), Z1
+	VDIVPS    Z0, Z1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func copyAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·copyAVX512(SB), NOSPLIT, $0-48
@@ -6810,6 +17788,120 @@ tail:
 	VMOVUPS   Z0, K1, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func copyPFAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·copyPFAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z0
+	VMOVUPS    Z0, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z0
+	VMOVUPS    Z0, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z0
+	VMOVUPS    Z0, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z0
+	VMOVUPS    Z0, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ    16(BX), SI
+	CMPQ    SI, CX
+	JA      tail
+	VMOVUPS (DX)(BX*4), Z0
+	VMOVUPS Z0, (AX)(BX*4)
+	ADDQ    $0x00000010, BX
+	JMP     loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func copyNTAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
+TEXT ·copyNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ      dst_base+0(FP), AX
+	MOVQ      dst_len+8(FP), CX
+	MOVQ      x_base+24(FP), DX
+	XORQ      BX, BX
+	MOVQ      AX, SI
+	NEGQ      SI
+	ANDQ      $0x0000003f, SI
+	SHRQ      $0x02, SI
+	CMPQ      SI, CX
+	CMOVQGT   CX, SI
+	TESTQ     SI, SI
+	JE        aligned
+	MOVL      $0x0000ffff, DI
+	BZHIL     SI, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+	MOVQ      SI, BX
+
+aligned:
+loopU:
+	LEAQ       64(BX), SI
+	CMPQ       SI, CX
+	JA         loop1
+	PREFETCHT0 2048(DX)(BX*4)
+	PREFETCHT0 2112(DX)(BX*4)
+	PREFETCHT0 2176(DX)(BX*4)
+	PREFETCHT0 2240(DX)(BX*4)
+	VMOVUPS    (DX)(BX*4), Z0
+	VMOVNTPS   Z0, (AX)(BX*4)
+	VMOVUPS    64(DX)(BX*4), Z0
+	VMOVNTPS   Z0, 64(AX)(BX*4)
+	VMOVUPS    128(DX)(BX*4), Z0
+	VMOVNTPS   Z0, 128(AX)(BX*4)
+	VMOVUPS    192(DX)(BX*4), Z0
+	VMOVNTPS   Z0, 192(AX)(BX*4)
+	ADDQ       $0x00000040, BX
+	JMP        loopU
+
+loop1:
+	LEAQ     16(BX), SI
+	CMPQ     SI, CX
+	JA       tail
+	VMOVUPS  (DX)(BX*4), Z0
+	VMOVNTPS Z0, (AX)(BX*4)
+	ADDQ     $0x00000010, BX
+	JMP      loop1
+
+tail:
+	SUBQ      BX, CX
+	JE        done
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -7113,6 +18205,288 @@ DATA c64_3efffffe<>+52(SB)/4, $0x3efffffe
 DATA c64_3efffffe<>+56(SB)/4, $0x3efffffe
 DATA c64_3efffffe<>+60(SB)/4, $0x3efffffe
 GLOBL c64_3efffffe<>(SB), RODATA|NOPTR, $64
+
+// func expPFAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·expPFAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ         32(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	PREFETCHT0   2112(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      64(DX)(BX*4), Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z1
+	VMOVUPS      c64_c2d00000<>+0(SB), Z3
+	VMAXPS       Z0, Z1, Z0
+	VMAXPS       Z2, Z3, Z2
+	VMOVUPS      c64_42b20000<>+0(SB), Z1
+	VMOVUPS      c64_42b20000<>+0(SB), Z3
+	VMINPS       Z0, Z1, Z0
+	VMINPS       Z2, Z3, Z2
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z0, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z2, Z3
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VRNDSCALEPS  $0x00, Z3, Z4
+	VMOVUPS      c64_3f317218<>+0(SB), Z3
+	VMOVUPS      c64_3f317218<>+0(SB), Z5
+	VFNMADD213PS Z0, Z1, Z3
+	VFNMADD213PS Z2, Z4, Z5
+	VMOVUPS      c64_b102e308<>+0(SB), Z0
+	VMOVUPS      c64_b102e308<>+0(SB), Z2
+	VFNMADD213PS Z3, Z1, Z0
+	VFNMADD213PS Z5, Z4, Z2
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z3
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z6
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z0, Z3
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z2, Z6
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z0, Z3
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z2, Z6
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z0, Z3
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z2, Z6
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z0, Z3
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z2, Z6
+	VMULPS       Z0, Z0, Z5
+	VMULPS       Z2, Z2, Z7
+	VMOVUPS      Z5, Z5
+	VMOVUPS      Z7, Z7
+	VFMADD213PS  Z0, Z3, Z5
+	VFMADD213PS  Z2, Z6, Z7
+	VADDPS       c64_3f800000<>+0(SB), Z5, Z0
+	VADDPS       c64_3f800000<>+0(SB), Z7, Z2
+	VSCALEFPS    Z1, Z0, Z0
+	VSCALEFPS    Z4, Z2, Z1
+	VMOVUPS      Z0, (AX)(BX*4)
+	VMOVUPS      Z1, 64(AX)(BX*4)
+	ADDQ         $0x00000020, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      c64_c2d00000<>+0(SB), Z1
+	VMAXPS       Z0, Z1, Z0
+	VMOVUPS      c64_42b20000<>+0(SB), Z1
+	VMINPS       Z0, Z1, Z0
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z0, Z1
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VMOVUPS      c64_3f317218<>+0(SB), Z2
+	VFNMADD213PS Z0, Z1, Z2
+	VMOVUPS      c64_b102e308<>+0(SB), Z0
+	VFNMADD213PS Z2, Z1, Z0
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z2
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z0, Z2
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z0, Z2
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z0, Z2
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z0, Z2
+	VMULPS       Z0, Z0, Z3
+	VMOVUPS      Z3, Z3
+	VFMADD213PS  Z0, Z2, Z3
+	VADDPS       c64_3f800000<>+0(SB), Z3, Z0
+	VSCALEFPS    Z1, Z0, Z0
+	VMOVUPS      Z0, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VMOVUPS      c64_c2d00000<>+0(SB), Z1
+	VMAXPS       Z0, Z1, Z0
+	VMOVUPS      c64_42b20000<>+0(SB), Z1
+	VMINPS       Z0, Z1, Z0
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z0, Z1
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VMOVUPS      c64_3f317218<>+0(SB), Z2
+	VFNMADD213PS Z0, Z1, Z2
+	VMOVUPS      c64_b102e308<>+0(SB), Z0
+	VFNMADD213PS Z2, Z1, Z0
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z2
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z0, Z2
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z0, Z2
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z0, Z2
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z0, Z2
+	VMULPS       Z0, Z0, Z3
+	VMOVUPS      Z3, Z3
+	VFMADD213PS  Z0, Z2, Z3
+	VADDPS       c64_3f800000<>+0(SB), Z3, Z0
+	VSCALEFPS    Z1, Z0, Z0
+	VMOVUPS      Z0, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func expNTAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
+TEXT ·expNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000003f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VMOVUPS      c64_c2d00000<>+0(SB), Z1
+	VMAXPS       Z0, Z1, Z0
+	VMOVUPS      c64_42b20000<>+0(SB), Z1
+	VMINPS       Z0, Z1, Z0
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z0, Z1
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VMOVUPS      c64_3f317218<>+0(SB), Z2
+	VFNMADD213PS Z0, Z1, Z2
+	VMOVUPS      c64_b102e308<>+0(SB), Z0
+	VFNMADD213PS Z2, Z1, Z0
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z2
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z0, Z2
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z0, Z2
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z0, Z2
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z0, Z2
+	VMULPS       Z0, Z0, Z3
+	VMOVUPS      Z3, Z3
+	VFMADD213PS  Z0, Z2, Z3
+	VADDPS       c64_3f800000<>+0(SB), Z3, Z0
+	VSCALEFPS    Z1, Z0, Z0
+	VMOVUPS      Z0, K1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ         32(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	PREFETCHT0   2112(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      64(DX)(BX*4), Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z1
+	VMOVUPS      c64_c2d00000<>+0(SB), Z3
+	VMAXPS       Z0, Z1, Z0
+	VMAXPS       Z2, Z3, Z2
+	VMOVUPS      c64_42b20000<>+0(SB), Z1
+	VMOVUPS      c64_42b20000<>+0(SB), Z3
+	VMINPS       Z0, Z1, Z0
+	VMINPS       Z2, Z3, Z2
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z0, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z2, Z3
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VRNDSCALEPS  $0x00, Z3, Z4
+	VMOVUPS      c64_3f317218<>+0(SB), Z3
+	VMOVUPS      c64_3f317218<>+0(SB), Z5
+	VFNMADD213PS Z0, Z1, Z3
+	VFNMADD213PS Z2, Z4, Z5
+	VMOVUPS      c64_b102e308<>+0(SB), Z0
+	VMOVUPS      c64_b102e308<>+0(SB), Z2
+	VFNMADD213PS Z3, Z1, Z0
+	VFNMADD213PS Z5, Z4, Z2
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z3
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z6
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z0, Z3
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z2, Z6
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z0, Z3
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z2, Z6
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z0, Z3
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z2, Z6
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z0, Z3
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z2, Z6
+	VMULPS       Z0, Z0, Z5
+	VMULPS       Z2, Z2, Z7
+	VMOVUPS      Z5, Z5
+	VMOVUPS      Z7, Z7
+	VFMADD213PS  Z0, Z3, Z5
+	VFMADD213PS  Z2, Z6, Z7
+	VADDPS       c64_3f800000<>+0(SB), Z5, Z0
+	VADDPS       c64_3f800000<>+0(SB), Z7, Z2
+	VSCALEFPS    Z1, Z0, Z0
+	VSCALEFPS    Z4, Z2, Z1
+	VMOVNTPS     Z0, (AX)(BX*4)
+	VMOVNTPS     Z1, 64(AX)(BX*4)
+	ADDQ         $0x00000020, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      c64_c2d00000<>+0(SB), Z1
+	VMAXPS       Z0, Z1, Z0
+	VMOVUPS      c64_42b20000<>+0(SB), Z1
+	VMINPS       Z0, Z1, Z0
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z0, Z1
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VMOVUPS      c64_3f317218<>+0(SB), Z2
+	VFNMADD213PS Z0, Z1, Z2
+	VMOVUPS      c64_b102e308<>+0(SB), Z0
+	VFNMADD213PS Z2, Z1, Z0
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z2
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z0, Z2
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z0, Z2
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z0, Z2
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z0, Z2
+	VMULPS       Z0, Z0, Z3
+	VMOVUPS      Z3, Z3
+	VFMADD213PS  Z0, Z2, Z3
+	VADDPS       c64_3f800000<>+0(SB), Z3, Z0
+	VSCALEFPS    Z1, Z0, Z0
+	VMOVNTPS     Z0, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VMOVUPS      c64_c2d00000<>+0(SB), Z1
+	VMAXPS       Z0, Z1, Z0
+	VMOVUPS      c64_42b20000<>+0(SB), Z1
+	VMINPS       Z0, Z1, Z0
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z0, Z1
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VMOVUPS      c64_3f317218<>+0(SB), Z2
+	VFNMADD213PS Z0, Z1, Z2
+	VMOVUPS      c64_b102e308<>+0(SB), Z0
+	VFNMADD213PS Z2, Z1, Z0
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z2
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z0, Z2
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z0, Z2
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z0, Z2
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z0, Z2
+	VMULPS       Z0, Z0, Z3
+	VMOVUPS      Z3, Z3
+	VFMADD213PS  Z0, Z2, Z3
+	VADDPS       c64_3f800000<>+0(SB), Z3, Z0
+	VSCALEFPS    Z1, Z0, Z0
+	VMOVUPS      Z0, K1, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
 
 // func logAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
@@ -7572,6 +18946,299 @@ DATA c64_7f800000<>+56(SB)/4, $0x7f800000
 DATA c64_7f800000<>+60(SB)/4, $0x7f800000
 GLOBL c64_7f800000<>(SB), RODATA|NOPTR, $64
 
+// func logPFAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·logPFAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loop1:
+	LEAQ        16(BX), SI
+	CMPQ        SI, CX
+	JA          tail
+	PREFETCHT0  2048(DX)(BX*4)
+	VMOVUPS     (DX)(BX*4), Z0
+	VCMPPS      $0x11, c64_00800000<>+0(SB), Z0, K1
+	VMULPS      c64_4b000000<>+0(SB), Z0, Z1
+	VBLENDMPS   Z1, Z0, K1, Z2
+	VPSRLD      $0x17, Z2, Z1
+	VPSUBD      c64_0000007f<>+0(SB), Z1, Z1
+	VCVTDQ2PS   Z1, Z1
+	VMOVUPS     c64_00000000<>+0(SB), Z16
+	VBLENDMPS   c64_c1b80000<>+0(SB), Z16, K1, Z3
+	VADDPS      Z3, Z1, Z1
+	VANDPS      c64_007fffff<>+0(SB), Z2, Z16
+	VORPS       c64_3f800000<>+0(SB), Z16, Z16
+	VCMPPS      $0x1e, c64_3fb504f3<>+0(SB), Z16, K1
+	VMULPS      c64_3f000000<>+0(SB), Z16, Z17
+	VBLENDMPS   Z17, Z16, K1, Z4
+	VMOVUPS     c64_00000000<>+0(SB), Z16
+	VBLENDMPS   c64_3f800000<>+0(SB), Z16, K1, Z5
+	VADDPS      Z5, Z1, Z1
+	VSUBPS      c64_3f800000<>+0(SB), Z4, Z16
+	VMOVUPS     c64_bd9cca2e<>+0(SB), Z17
+	VFMADD213PS c64_3e0303aa<>+0(SB), Z16, Z17
+	VFMADD213PS c64_be06d726<>+0(SB), Z16, Z17
+	VFMADD213PS c64_3e116358<>+0(SB), Z16, Z17
+	VFMADD213PS c64_be2a362e<>+0(SB), Z16, Z17
+	VFMADD213PS c64_3e4cd04a<>+0(SB), Z16, Z17
+	VFMADD213PS c64_be80011e<>+0(SB), Z16, Z17
+	VFMADD213PS c64_3eaaaaaa<>+0(SB), Z16, Z17
+	VMULPS      Z16, Z16, Z18
+	VMOVUPS     Z17, Z17
+	VFMADD213PS c64_bf000000<>+0(SB), Z16, Z17
+	VMULPS      Z17, Z18, Z17
+	VMOVUPS     c64_b102e308<>+0(SB), Z18
+	VFMADD213PS Z17, Z1, Z18
+	VADDPS      Z16, Z18, Z16
+	VMOVUPS     c64_3f317218<>+0(SB), Z17
+	VFMADD213PS Z16, Z1, Z17
+	VMOVUPS     c64_00000000<>+0(SB), Z1
+	VCMPPS      $0x00, Z1, Z0, K1
+	VBLENDMPS   c64_ff800000<>+0(SB), Z17, K1, Z6
+	VMOVUPS     c64_00000000<>+0(SB), Z1
+	VCMPPS      $0x11, Z1, Z0, K1
+	VBLENDMPS   c64_7fc00000<>+0(SB), Z6, K1, Z7
+	VCMPPS      $0x08, c64_7f800000<>+0(SB), Z0, K1
+	VBLENDMPS   Z0, Z7, K1, Z8
+	VMOVUPS     Z8, (AX)(BX*4)
+	ADDQ        $0x00000010, BX
+	JMP         loop1
+
+tail:
+	SUBQ        BX, CX
+	JE          done
+	MOVL        $0x0000ffff, SI
+	BZHIL       CX, SI, SI
+	KMOVW       SI, K1
+	VMOVUPS.Z   (DX)(BX*4), K1, Z0
+	VCMPPS      $0x11, c64_00800000<>+0(SB), Z0, K2
+	VMULPS      c64_4b000000<>+0(SB), Z0, Z1
+	VBLENDMPS   Z1, Z0, K2, Z9
+	VPSRLD      $0x17, Z9, Z1
+	VPSUBD      c64_0000007f<>+0(SB), Z1, Z1
+	VCVTDQ2PS   Z1, Z1
+	VMOVUPS     c64_00000000<>+0(SB), Z2
+	VBLENDMPS   c64_c1b80000<>+0(SB), Z2, K2, Z10
+	VADDPS      Z10, Z1, Z1
+	VANDPS      c64_007fffff<>+0(SB), Z9, Z2
+	VORPS       c64_3f800000<>+0(SB), Z2, Z2
+	VCMPPS      $0x1e, c64_3fb504f3<>+0(SB), Z2, K2
+	VMULPS      c64_3f000000<>+0(SB), Z2, Z3
+	VBLENDMPS   Z3, Z2, K2, Z11
+	VMOVUPS     c64_00000000<>+0(SB), Z2
+	VBLENDMPS   c64_3f800000<>+0(SB), Z2, K2, Z12
+	VADDPS      Z12, Z1, Z1
+	VSUBPS      c64_3f800000<>+0(SB), Z11, Z2
+	VMOVUPS     c64_bd9cca2e<>+0(SB), Z3
+	VFMADD213PS c64_3e0303aa<>+0(SB), Z2, Z3
+	VFMADD213PS c64_be06d726<>+0(SB), Z2, Z3
+	VFMADD213PS c64_3e116358<>+0(SB), Z2, Z3
+	VFMADD213PS c64_be2a362e<>+0(SB), Z2, Z3
+	VFMADD213PS c64_3e4cd04a<>+0(SB), Z2, Z3
+	VFMADD213PS c64_be80011e<>+0(SB), Z2, Z3
+	VFMADD213PS c64_3eaaaaaa<>+0(SB), Z2, Z3
+	VMULPS      Z2, Z2, Z4
+	VMOVUPS     Z3, Z3
+	VFMADD213PS c64_bf000000<>+0(SB), Z2, Z3
+	VMULPS      Z3, Z4, Z3
+	VMOVUPS     c64_b102e308<>+0(SB), Z4
+	VFMADD213PS Z3, Z1, Z4
+	VADDPS      Z2, Z4, Z2
+	VMOVUPS     c64_3f317218<>+0(SB), Z3
+	VFMADD213PS Z2, Z1, Z3
+	VMOVUPS     c64_00000000<>+0(SB), Z1
+	VCMPPS      $0x00, Z1, Z0, K2
+	VBLENDMPS   c64_ff800000<>+0(SB), Z3, K2, Z13
+	VMOVUPS     c64_00000000<>+0(SB), Z1
+	VCMPPS      $0x11, Z1, Z0, K2
+	VBLENDMPS   c64_7fc00000<>+0(SB), Z13, K2, Z14
+	VCMPPS      $0x08, c64_7f800000<>+0(SB), Z0, K2
+	VBLENDMPS   Z0, Z14, K2, Z15
+	VMOVUPS     Z15, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func logNTAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV, MMX+
+TEXT ·logNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ        dst_base+0(FP), AX
+	MOVQ        dst_len+8(FP), CX
+	MOVQ        x_base+24(FP), DX
+	XORQ        BX, BX
+	MOVQ        AX, SI
+	NEGQ        SI
+	ANDQ        $0x0000003f, SI
+	SHRQ        $0x02, SI
+	CMPQ        SI, CX
+	CMOVQGT     CX, SI
+	TESTQ       SI, SI
+	JE          aligned
+	MOVL        $0x0000ffff, DI
+	BZHIL       SI, DI, DI
+	KMOVW       DI, K1
+	VMOVUPS.Z   (DX)(BX*4), K1, Z0
+	VCMPPS      $0x11, c64_00800000<>+0(SB), Z0, K2
+	VMULPS      c64_4b000000<>+0(SB), Z0, Z1
+	VBLENDMPS   Z1, Z0, K2, Z2
+	VPSRLD      $0x17, Z2, Z1
+	VPSUBD      c64_0000007f<>+0(SB), Z1, Z1
+	VCVTDQ2PS   Z1, Z1
+	VMOVUPS     c64_00000000<>+0(SB), Z23
+	VBLENDMPS   c64_c1b80000<>+0(SB), Z23, K2, Z3
+	VADDPS      Z3, Z1, Z1
+	VANDPS      c64_007fffff<>+0(SB), Z2, Z2
+	VORPS       c64_3f800000<>+0(SB), Z2, Z2
+	VCMPPS      $0x1e, c64_3fb504f3<>+0(SB), Z2, K2
+	VMULPS      c64_3f000000<>+0(SB), Z2, Z3
+	VBLENDMPS   Z3, Z2, K2, Z4
+	VMOVUPS     c64_00000000<>+0(SB), Z2
+	VBLENDMPS   c64_3f800000<>+0(SB), Z2, K2, Z5
+	VADDPS      Z5, Z1, Z1
+	VSUBPS      c64_3f800000<>+0(SB), Z4, Z2
+	VMOVUPS     c64_bd9cca2e<>+0(SB), Z3
+	VFMADD213PS c64_3e0303aa<>+0(SB), Z2, Z3
+	VFMADD213PS c64_be06d726<>+0(SB), Z2, Z3
+	VFMADD213PS c64_3e116358<>+0(SB), Z2, Z3
+	VFMADD213PS c64_be2a362e<>+0(SB), Z2, Z3
+	VFMADD213PS c64_3e4cd04a<>+0(SB), Z2, Z3
+	VFMADD213PS c64_be80011e<>+0(SB), Z2, Z3
+	VFMADD213PS c64_3eaaaaaa<>+0(SB), Z2, Z3
+	VMULPS      Z2, Z2, Z4
+	VMOVUPS     Z3, Z3
+	VFMADD213PS c64_bf000000<>+0(SB), Z2, Z3
+	VMULPS      Z3, Z4, Z3
+	VMOVUPS     c64_b102e308<>+0(SB), Z4
+	VFMADD213PS Z3, Z1, Z4
+	VADDPS      Z2, Z4, Z2
+	VMOVUPS     c64_3f317218<>+0(SB), Z3
+	VFMADD213PS Z2, Z1, Z3
+	VMOVUPS     c64_00000000<>+0(SB), Z1
+	VCMPPS      $0x00, Z1, Z0, K2
+	VBLENDMPS   c64_ff800000<>+0(SB), Z3, K2, Z6
+	VMOVUPS     c64_00000000<>+0(SB), Z1
+	VCMPPS      $0x11, Z1, Z0, K2
+	VBLENDMPS   c64_7fc00000<>+0(SB), Z6, K2, Z7
+	VCMPPS      $0x08, c64_7f800000<>+0(SB), Z0, K2
+	VBLENDMPS   Z0, Z7, K2, Z8
+	VMOVUPS     Z8, K1, (AX)(BX*4)
+	MOVQ        SI, BX
+
+aligned:
+loop1:
+	LEAQ        16(BX), SI
+	CMPQ        SI, CX
+	JA          tail
+	PREFETCHT0  2048(DX)(BX*4)
+	VMOVUPS     (DX)(BX*4), Z0
+	VCMPPS      $0x11, c64_00800000<>+0(SB), Z0, K1
+	VMULPS      c64_4b000000<>+0(SB), Z0, Z1
+	VBLENDMPS   Z1, Z0, K1, Z9
+	VPSRLD      $0x17, Z9, Z1
+	VPSUBD      c64_0000007f<>+0(SB), Z1, Z1
+	VCVTDQ2PS   Z1, Z1
+	VMOVUPS     c64_00000000<>+0(SB), Z2
+	VBLENDMPS   c64_c1b80000<>+0(SB), Z2, K1, Z10
+	VADDPS      Z10, Z1, Z1
+	VANDPS      c64_007fffff<>+0(SB), Z9, Z2
+	VORPS       c64_3f800000<>+0(SB), Z2, Z2
+	VCMPPS      $0x1e, c64_3fb504f3<>+0(SB), Z2, K1
+	VMULPS      c64_3f000000<>+0(SB), Z2, Z3
+	VBLENDMPS   Z3, Z2, K1, Z11
+	VMOVUPS     c64_00000000<>+0(SB), Z2
+	VBLENDMPS   c64_3f800000<>+0(SB), Z2, K1, Z12
+	VADDPS      Z12, Z1, Z1
+	VSUBPS      c64_3f800000<>+0(SB), Z11, Z2
+	VMOVUPS     c64_bd9cca2e<>+0(SB), Z3
+	VFMADD213PS c64_3e0303aa<>+0(SB), Z2, Z3
+	VFMADD213PS c64_be06d726<>+0(SB), Z2, Z3
+	VFMADD213PS c64_3e116358<>+0(SB), Z2, Z3
+	VFMADD213PS c64_be2a362e<>+0(SB), Z2, Z3
+	VFMADD213PS c64_3e4cd04a<>+0(SB), Z2, Z3
+	VFMADD213PS c64_be80011e<>+0(SB), Z2, Z3
+	VFMADD213PS c64_3eaaaaaa<>+0(SB), Z2, Z3
+	VMULPS      Z2, Z2, Z4
+	VMOVUPS     Z3, Z3
+	VFMADD213PS c64_bf000000<>+0(SB), Z2, Z3
+	VMULPS      Z3, Z4, Z3
+	VMOVUPS     c64_b102e308<>+0(SB), Z4
+	VFMADD213PS Z3, Z1, Z4
+	VADDPS      Z2, Z4, Z2
+	VMOVUPS     c64_3f317218<>+0(SB), Z3
+	VFMADD213PS Z2, Z1, Z3
+	VMOVUPS     c64_00000000<>+0(SB), Z1
+	VCMPPS      $0x00, Z1, Z0, K1
+	VBLENDMPS   c64_ff800000<>+0(SB), Z3, K1, Z13
+	VMOVUPS     c64_00000000<>+0(SB), Z1
+	VCMPPS      $0x11, Z1, Z0, K1
+	VBLENDMPS   c64_7fc00000<>+0(SB), Z13, K1, Z14
+	VCMPPS      $0x08, c64_7f800000<>+0(SB), Z0, K1
+	VBLENDMPS   Z0, Z14, K1, Z15
+	VMOVNTPS    Z15, (AX)(BX*4)
+	ADDQ        $0x00000010, BX
+	JMP         loop1
+
+tail:
+	SUBQ        BX, CX
+	JE          done
+	MOVL        $0x0000ffff, SI
+	BZHIL       CX, SI, SI
+	KMOVW       SI, K1
+	VMOVUPS.Z   (DX)(BX*4), K1, Z0
+	VCMPPS      $0x11, c64_00800000<>+0(SB), Z0, K2
+	VMULPS      c64_4b000000<>+0(SB), Z0, Z1
+	VBLENDMPS   Z1, Z0, K2, Z16
+	VPSRLD      $0x17, Z16, Z1
+	VPSUBD      c64_0000007f<>+0(SB), Z1, Z1
+	VCVTDQ2PS   Z1, Z1
+	VMOVUPS     c64_00000000<>+0(SB), Z2
+	VBLENDMPS   c64_c1b80000<>+0(SB), Z2, K2, Z17
+	VADDPS      Z17, Z1, Z1
+	VANDPS      c64_007fffff<>+0(SB), Z16, Z2
+	VORPS       c64_3f800000<>+0(SB), Z2, Z2
+	VCMPPS      $0x1e, c64_3fb504f3<>+0(SB), Z2, K2
+	VMULPS      c64_3f000000<>+0(SB), Z2, Z3
+	VBLENDMPS   Z3, Z2, K2, Z18
+	VMOVUPS     c64_00000000<>+0(SB), Z2
+	VBLENDMPS   c64_3f800000<>+0(SB), Z2, K2, Z19
+	VADDPS      Z19, Z1, Z1
+	VSUBPS      c64_3f800000<>+0(SB), Z18, Z2
+	VMOVUPS     c64_bd9cca2e<>+0(SB), Z3
+	VFMADD213PS c64_3e0303aa<>+0(SB), Z2, Z3
+	VFMADD213PS c64_be06d726<>+0(SB), Z2, Z3
+	VFMADD213PS c64_3e116358<>+0(SB), Z2, Z3
+	VFMADD213PS c64_be2a362e<>+0(SB), Z2, Z3
+	VFMADD213PS c64_3e4cd04a<>+0(SB), Z2, Z3
+	VFMADD213PS c64_be80011e<>+0(SB), Z2, Z3
+	VFMADD213PS c64_3eaaaaaa<>+0(SB), Z2, Z3
+	VMULPS      Z2, Z2, Z4
+	VMOVUPS     Z3, Z3
+	VFMADD213PS c64_bf000000<>+0(SB), Z2, Z3
+	VMULPS      Z3, Z4, Z3
+	VMOVUPS     c64_b102e308<>+0(SB), Z4
+	VFMADD213PS Z3, Z1, Z4
+	VADDPS      Z2, Z4, Z2
+	VMOVUPS     c64_3f317218<>+0(SB), Z3
+	VFMADD213PS Z2, Z1, Z3
+	VMOVUPS     c64_00000000<>+0(SB), Z1
+	VCMPPS      $0x00, Z1, Z0, K2
+	VBLENDMPS   c64_ff800000<>+0(SB), Z3, K2, Z20
+	VMOVUPS     c64_00000000<>+0(SB), Z1
+	VCMPPS      $0x11, Z1, Z0, K2
+	VBLENDMPS   c64_7fc00000<>+0(SB), Z20, K2, Z21
+	VCMPPS      $0x08, c64_7f800000<>+0(SB), Z0, K2
+	VBLENDMPS   Z0, Z21, K2, Z22
+	VMOVUPS     Z22, K1, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func tanhAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·tanhAVX512(SB), NOSPLIT, $0-48
@@ -7757,6 +19424,351 @@ DATA c64_40000000<>+56(SB)/4, $0x40000000
 DATA c64_40000000<>+60(SB)/4, $0x40000000
 GLOBL c64_40000000<>(SB), RODATA|NOPTR, $64
 
+// func tanhPFAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·tanhPFAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ         32(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	PREFETCHT0   2112(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      64(DX)(BX*4), Z3
+	VMOVUPS      c64_41180000<>+0(SB), Z1
+	VMOVUPS      c64_41180000<>+0(SB), Z4
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z2
+	VANDPS       c64_7fffffff<>+0(SB), Z3, Z5
+	VMINPS       Z2, Z1, Z1
+	VMINPS       Z5, Z4, Z2
+	VADDPS       Z1, Z1, Z1
+	VADDPS       Z2, Z2, Z4
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z2
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z4, Z5
+	VRNDSCALEPS  $0x00, Z2, Z2
+	VRNDSCALEPS  $0x00, Z5, Z6
+	VMOVUPS      c64_3f317218<>+0(SB), Z5
+	VMOVUPS      c64_3f317218<>+0(SB), Z7
+	VFNMADD213PS Z1, Z2, Z5
+	VFNMADD213PS Z4, Z6, Z7
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VMOVUPS      c64_b102e308<>+0(SB), Z4
+	VFNMADD213PS Z5, Z2, Z1
+	VFNMADD213PS Z7, Z6, Z4
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z5
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z8
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z5
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z4, Z8
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z5
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z4, Z8
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z5
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z4, Z8
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z5
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z4, Z8
+	VMULPS       Z1, Z1, Z7
+	VMULPS       Z4, Z4, Z9
+	VMOVUPS      Z7, Z7
+	VMOVUPS      Z9, Z9
+	VFMADD213PS  Z1, Z5, Z7
+	VFMADD213PS  Z4, Z8, Z9
+	VMOVUPS      c64_3f800000<>+0(SB), Z1
+	VMOVUPS      c64_3f800000<>+0(SB), Z4
+	VSCALEFPS    Z2, Z1, Z1
+	VSCALEFPS    Z6, Z4, Z4
+	VSUBPS       c64_3f800000<>+0(SB), Z1, Z2
+	VSUBPS       c64_3f800000<>+0(SB), Z4, Z5
+	VMOVUPS      Z7, Z6
+	VMOVUPS      Z9, Z7
+	VFMADD213PS  Z2, Z1, Z6
+	VFMADD213PS  Z5, Z4, Z7
+	VADDPS       c64_40000000<>+0(SB), Z6, Z1
+	VADDPS       c64_40000000<>+0(SB), Z7, Z2
+	VDIVPS       Z1, Z6, Z1
+	VDIVPS       Z2, Z7, Z2
+	VMOVUPS      Z1, Z1
+	VMOVUPS      Z2, Z2
+	VPTERNLOGD   $0xf8, c64_80000000<>+0(SB), Z0, Z1
+	VPTERNLOGD   $0xf8, c64_80000000<>+0(SB), Z3, Z2
+	VMOVUPS      Z1, (AX)(BX*4)
+	VMOVUPS      Z2, 64(AX)(BX*4)
+	ADDQ         $0x00000020, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      c64_41180000<>+0(SB), Z1
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z2
+	VMINPS       Z2, Z1, Z1
+	VADDPS       Z1, Z1, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z2
+	VRNDSCALEPS  $0x00, Z2, Z2
+	VMOVUPS      c64_3f317218<>+0(SB), Z3
+	VFNMADD213PS Z1, Z2, Z3
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VFNMADD213PS Z3, Z2, Z1
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z3
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z3
+	VMULPS       Z1, Z1, Z4
+	VMOVUPS      Z4, Z4
+	VFMADD213PS  Z1, Z3, Z4
+	VMOVUPS      c64_3f800000<>+0(SB), Z1
+	VSCALEFPS    Z2, Z1, Z1
+	VSUBPS       c64_3f800000<>+0(SB), Z1, Z2
+	VMOVUPS      Z4, Z3
+	VFMADD213PS  Z2, Z1, Z3
+	VADDPS       c64_40000000<>+0(SB), Z3, Z1
+	VDIVPS       Z1, Z3, Z1
+	VMOVUPS      Z1, Z1
+	VPTERNLOGD   $0xf8, c64_80000000<>+0(SB), Z0, Z1
+	VMOVUPS      Z1, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VMOVUPS      c64_41180000<>+0(SB), Z1
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z2
+	VMINPS       Z2, Z1, Z1
+	VADDPS       Z1, Z1, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z2
+	VRNDSCALEPS  $0x00, Z2, Z2
+	VMOVUPS      c64_3f317218<>+0(SB), Z3
+	VFNMADD213PS Z1, Z2, Z3
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VFNMADD213PS Z3, Z2, Z1
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z3
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z3
+	VMULPS       Z1, Z1, Z4
+	VMOVUPS      Z4, Z4
+	VFMADD213PS  Z1, Z3, Z4
+	VMOVUPS      c64_3f800000<>+0(SB), Z1
+	VSCALEFPS    Z2, Z1, Z1
+	VSUBPS       c64_3f800000<>+0(SB), Z1, Z2
+	VMOVUPS      Z4, Z3
+	VFMADD213PS  Z2, Z1, Z3
+	VADDPS       c64_40000000<>+0(SB), Z3, Z1
+	VDIVPS       Z1, Z3, Z1
+	VMOVUPS      Z1, Z1
+	VPTERNLOGD   $0xf8, c64_80000000<>+0(SB), Z0, Z1
+	VMOVUPS      Z1, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func tanhNTAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV, MMX+
+TEXT ·tanhNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000003f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VMOVUPS      c64_41180000<>+0(SB), Z1
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z2
+	VMINPS       Z2, Z1, Z1
+	VADDPS       Z1, Z1, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z2
+	VRNDSCALEPS  $0x00, Z2, Z2
+	VMOVUPS      c64_3f317218<>+0(SB), Z3
+	VFNMADD213PS Z1, Z2, Z3
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VFNMADD213PS Z3, Z2, Z1
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z3
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z3
+	VMULPS       Z1, Z1, Z4
+	VMOVUPS      Z4, Z4
+	VFMADD213PS  Z1, Z3, Z4
+	VMOVUPS      c64_3f800000<>+0(SB), Z1
+	VSCALEFPS    Z2, Z1, Z1
+	VSUBPS       c64_3f800000<>+0(SB), Z1, Z2
+	VMOVUPS      Z4, Z3
+	VFMADD213PS  Z2, Z1, Z3
+	VADDPS       c64_40000000<>+0(SB), Z3, Z1
+	VDIVPS       Z1, Z3, Z1
+	VMOVUPS      Z1, Z1
+	VPTERNLOGD   $0xf8, c64_80000000<>+0(SB), Z0, Z1
+	VMOVUPS      Z1, K1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ         32(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	PREFETCHT0   2112(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      64(DX)(BX*4), Z3
+	VMOVUPS      c64_41180000<>+0(SB), Z1
+	VMOVUPS      c64_41180000<>+0(SB), Z4
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z2
+	VANDPS       c64_7fffffff<>+0(SB), Z3, Z5
+	VMINPS       Z2, Z1, Z1
+	VMINPS       Z5, Z4, Z2
+	VADDPS       Z1, Z1, Z1
+	VADDPS       Z2, Z2, Z4
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z2
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z4, Z5
+	VRNDSCALEPS  $0x00, Z2, Z2
+	VRNDSCALEPS  $0x00, Z5, Z6
+	VMOVUPS      c64_3f317218<>+0(SB), Z5
+	VMOVUPS      c64_3f317218<>+0(SB), Z7
+	VFNMADD213PS Z1, Z2, Z5
+	VFNMADD213PS Z4, Z6, Z7
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VMOVUPS      c64_b102e308<>+0(SB), Z4
+	VFNMADD213PS Z5, Z2, Z1
+	VFNMADD213PS Z7, Z6, Z4
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z5
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z8
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z5
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z4, Z8
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z5
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z4, Z8
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z5
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z4, Z8
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z5
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z4, Z8
+	VMULPS       Z1, Z1, Z7
+	VMULPS       Z4, Z4, Z9
+	VMOVUPS      Z7, Z7
+	VMOVUPS      Z9, Z9
+	VFMADD213PS  Z1, Z5, Z7
+	VFMADD213PS  Z4, Z8, Z9
+	VMOVUPS      c64_3f800000<>+0(SB), Z1
+	VMOVUPS      c64_3f800000<>+0(SB), Z4
+	VSCALEFPS    Z2, Z1, Z1
+	VSCALEFPS    Z6, Z4, Z4
+	VSUBPS       c64_3f800000<>+0(SB), Z1, Z2
+	VSUBPS       c64_3f800000<>+0(SB), Z4, Z5
+	VMOVUPS      Z7, Z6
+	VMOVUPS      Z9, Z7
+	VFMADD213PS  Z2, Z1, Z6
+	VFMADD213PS  Z5, Z4, Z7
+	VADDPS       c64_40000000<>+0(SB), Z6, Z1
+	VADDPS       c64_40000000<>+0(SB), Z7, Z2
+	VDIVPS       Z1, Z6, Z1
+	VDIVPS       Z2, Z7, Z2
+	VMOVUPS      Z1, Z1
+	VMOVUPS      Z2, Z2
+	VPTERNLOGD   $0xf8, c64_80000000<>+0(SB), Z0, Z1
+	VPTERNLOGD   $0xf8, c64_80000000<>+0(SB), Z3, Z2
+	VMOVNTPS     Z1, (AX)(BX*4)
+	VMOVNTPS     Z2, 64(AX)(BX*4)
+	ADDQ         $0x00000020, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      c64_41180000<>+0(SB), Z1
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z2
+	VMINPS       Z2, Z1, Z1
+	VADDPS       Z1, Z1, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z2
+	VRNDSCALEPS  $0x00, Z2, Z2
+	VMOVUPS      c64_3f317218<>+0(SB), Z3
+	VFNMADD213PS Z1, Z2, Z3
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VFNMADD213PS Z3, Z2, Z1
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z3
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z3
+	VMULPS       Z1, Z1, Z4
+	VMOVUPS      Z4, Z4
+	VFMADD213PS  Z1, Z3, Z4
+	VMOVUPS      c64_3f800000<>+0(SB), Z1
+	VSCALEFPS    Z2, Z1, Z1
+	VSUBPS       c64_3f800000<>+0(SB), Z1, Z2
+	VMOVUPS      Z4, Z3
+	VFMADD213PS  Z2, Z1, Z3
+	VADDPS       c64_40000000<>+0(SB), Z3, Z1
+	VDIVPS       Z1, Z3, Z1
+	VMOVUPS      Z1, Z1
+	VPTERNLOGD   $0xf8, c64_80000000<>+0(SB), Z0, Z1
+	VMOVNTPS     Z1, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VMOVUPS      c64_41180000<>+0(SB), Z1
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z2
+	VMINPS       Z2, Z1, Z1
+	VADDPS       Z1, Z1, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z2
+	VRNDSCALEPS  $0x00, Z2, Z2
+	VMOVUPS      c64_3f317218<>+0(SB), Z3
+	VFNMADD213PS Z1, Z2, Z3
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VFNMADD213PS Z3, Z2, Z1
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z3
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z3
+	VMULPS       Z1, Z1, Z4
+	VMOVUPS      Z4, Z4
+	VFMADD213PS  Z1, Z3, Z4
+	VMOVUPS      c64_3f800000<>+0(SB), Z1
+	VSCALEFPS    Z2, Z1, Z1
+	VSUBPS       c64_3f800000<>+0(SB), Z1, Z2
+	VMOVUPS      Z4, Z3
+	VFMADD213PS  Z2, Z1, Z3
+	VADDPS       c64_40000000<>+0(SB), Z3, Z1
+	VDIVPS       Z1, Z3, Z1
+	VMOVUPS      Z1, Z1
+	VPTERNLOGD   $0xf8, c64_80000000<>+0(SB), Z0, Z1
+	VMOVUPS      Z1, K1, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func sigmoidAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·sigmoidAVX512(SB), NOSPLIT, $0-48
@@ -7891,6 +19903,324 @@ tail:
 	VMOVUPS      Z0, K1, (AX)(BX*4)
 
 done:
+	VZEROUPPER
+	RET
+
+// func sigmoidPFAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·sigmoidPFAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ         32(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	PREFETCHT0   2112(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      64(DX)(BX*4), Z4
+	VORPS        c64_80000000<>+0(SB), Z0, Z1
+	VORPS        c64_80000000<>+0(SB), Z4, Z5
+	VMOVUPS      c64_c2d00000<>+0(SB), Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z6
+	VMAXPS       Z1, Z2, Z1
+	VMAXPS       Z5, Z6, Z5
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z2
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z5, Z6
+	VRNDSCALEPS  $0x00, Z2, Z2
+	VRNDSCALEPS  $0x00, Z6, Z10
+	VMOVUPS      c64_3f317218<>+0(SB), Z6
+	VMOVUPS      c64_3f317218<>+0(SB), Z11
+	VFNMADD213PS Z1, Z2, Z6
+	VFNMADD213PS Z5, Z10, Z11
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VMOVUPS      c64_b102e308<>+0(SB), Z5
+	VFNMADD213PS Z6, Z2, Z1
+	VFNMADD213PS Z11, Z10, Z5
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z6
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z12
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z6
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z5, Z12
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z6
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z5, Z12
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z6
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z5, Z12
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z6
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z5, Z12
+	VMULPS       Z1, Z1, Z11
+	VMULPS       Z5, Z5, Z13
+	VMOVUPS      Z11, Z11
+	VMOVUPS      Z13, Z13
+	VFMADD213PS  Z1, Z6, Z11
+	VFMADD213PS  Z5, Z12, Z13
+	VADDPS       c64_3f800000<>+0(SB), Z11, Z1
+	VADDPS       c64_3f800000<>+0(SB), Z13, Z5
+	VSCALEFPS    Z2, Z1, Z1
+	VSCALEFPS    Z10, Z5, Z5
+	VMOVUPS      c64_00000000<>+0(SB), Z2
+	VMOVUPS      c64_00000000<>+0(SB), Z6
+	VCMPPS       $0x1d, Z2, Z0, K1
+	VCMPPS       $0x1d, Z6, Z4, K2
+	VBLENDMPS    c64_3f800000<>+0(SB), Z1, K1, Z3
+	VBLENDMPS    c64_3f800000<>+0(SB), Z5, K2, Z7
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VADDPS       c64_3f800000<>+0(SB), Z5, Z1
+	VDIVPS       Z0, Z3, Z0
+	VDIVPS       Z1, Z7, Z1
+	VMOVUPS      Z0, (AX)(BX*4)
+	VMOVUPS      Z1, 64(AX)(BX*4)
+	ADDQ         $0x00000020, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Z0
+	VORPS        c64_80000000<>+0(SB), Z0, Z1
+	VMOVUPS      c64_c2d00000<>+0(SB), Z2
+	VMAXPS       Z1, Z2, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z2
+	VRNDSCALEPS  $0x00, Z2, Z2
+	VMOVUPS      c64_3f317218<>+0(SB), Z3
+	VFNMADD213PS Z1, Z2, Z3
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VFNMADD213PS Z3, Z2, Z1
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z3
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z3
+	VMULPS       Z1, Z1, Z4
+	VMOVUPS      Z4, Z4
+	VFMADD213PS  Z1, Z3, Z4
+	VADDPS       c64_3f800000<>+0(SB), Z4, Z1
+	VSCALEFPS    Z2, Z1, Z1
+	VMOVUPS      c64_00000000<>+0(SB), Z2
+	VCMPPS       $0x1d, Z2, Z0, K1
+	VBLENDMPS    c64_3f800000<>+0(SB), Z1, K1, Z8
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VDIVPS       Z0, Z8, Z0
+	VMOVUPS      Z0, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VORPS        c64_80000000<>+0(SB), Z0, Z1
+	VMOVUPS      c64_c2d00000<>+0(SB), Z2
+	VMAXPS       Z1, Z2, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z2
+	VRNDSCALEPS  $0x00, Z2, Z2
+	VMOVUPS      c64_3f317218<>+0(SB), Z3
+	VFNMADD213PS Z1, Z2, Z3
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VFNMADD213PS Z3, Z2, Z1
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z3
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z3
+	VMULPS       Z1, Z1, Z4
+	VMOVUPS      Z4, Z4
+	VFMADD213PS  Z1, Z3, Z4
+	VADDPS       c64_3f800000<>+0(SB), Z4, Z1
+	VSCALEFPS    Z2, Z1, Z1
+	VMOVUPS      c64_00000000<>+0(SB), Z2
+	VCMPPS       $0x1d, Z2, Z0, K2
+	VBLENDMPS    c64_3f800000<>+0(SB), Z1, K2, Z9
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VDIVPS       Z0, Z9, Z0
+	VMOVUPS      Z0, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func sigmoidNTAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV, MMX+
+TEXT ·sigmoidNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000003f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VORPS        c64_80000000<>+0(SB), Z0, Z1
+	VMOVUPS      c64_c2d00000<>+0(SB), Z2
+	VMAXPS       Z1, Z2, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z2
+	VRNDSCALEPS  $0x00, Z2, Z2
+	VMOVUPS      c64_3f317218<>+0(SB), Z8
+	VFNMADD213PS Z1, Z2, Z8
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VFNMADD213PS Z8, Z2, Z1
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z8
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z8
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z8
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z8
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z8
+	VMULPS       Z1, Z1, Z9
+	VMOVUPS      Z9, Z9
+	VFMADD213PS  Z1, Z8, Z9
+	VADDPS       c64_3f800000<>+0(SB), Z9, Z1
+	VSCALEFPS    Z2, Z1, Z1
+	VMOVUPS      c64_00000000<>+0(SB), Z2
+	VCMPPS       $0x1d, Z2, Z0, K2
+	VBLENDMPS    c64_3f800000<>+0(SB), Z1, K2, Z3
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VDIVPS       Z0, Z3, Z0
+	VMOVUPS      Z0, K1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ         32(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	PREFETCHT0   2112(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      64(DX)(BX*4), Z3
+	VORPS        c64_80000000<>+0(SB), Z0, Z1
+	VORPS        c64_80000000<>+0(SB), Z3, Z8
+	VMOVUPS      c64_c2d00000<>+0(SB), Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z9
+	VMAXPS       Z1, Z2, Z1
+	VMAXPS       Z8, Z9, Z8
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z2
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z8, Z9
+	VRNDSCALEPS  $0x00, Z2, Z2
+	VRNDSCALEPS  $0x00, Z9, Z10
+	VMOVUPS      c64_3f317218<>+0(SB), Z9
+	VMOVUPS      c64_3f317218<>+0(SB), Z11
+	VFNMADD213PS Z1, Z2, Z9
+	VFNMADD213PS Z8, Z10, Z11
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VMOVUPS      c64_b102e308<>+0(SB), Z8
+	VFNMADD213PS Z9, Z2, Z1
+	VFNMADD213PS Z11, Z10, Z8
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z9
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z12
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z9
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z8, Z12
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z9
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z8, Z12
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z9
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z8, Z12
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z9
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z8, Z12
+	VMULPS       Z1, Z1, Z11
+	VMULPS       Z8, Z8, Z13
+	VMOVUPS      Z11, Z11
+	VMOVUPS      Z13, Z13
+	VFMADD213PS  Z1, Z9, Z11
+	VFMADD213PS  Z8, Z12, Z13
+	VADDPS       c64_3f800000<>+0(SB), Z11, Z1
+	VADDPS       c64_3f800000<>+0(SB), Z13, Z8
+	VSCALEFPS    Z2, Z1, Z1
+	VSCALEFPS    Z10, Z8, Z8
+	VMOVUPS      c64_00000000<>+0(SB), Z2
+	VMOVUPS      c64_00000000<>+0(SB), Z9
+	VCMPPS       $0x1d, Z2, Z0, K1
+	VCMPPS       $0x1d, Z9, Z3, K2
+	VBLENDMPS    c64_3f800000<>+0(SB), Z1, K1, Z4
+	VBLENDMPS    c64_3f800000<>+0(SB), Z8, K2, Z5
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VADDPS       c64_3f800000<>+0(SB), Z8, Z1
+	VDIVPS       Z0, Z4, Z0
+	VDIVPS       Z1, Z5, Z1
+	VMOVNTPS     Z0, (AX)(BX*4)
+	VMOVNTPS     Z1, 64(AX)(BX*4)
+	ADDQ         $0x00000020, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Z0
+	VORPS        c64_80000000<>+0(SB), Z0, Z1
+	VMOVUPS      c64_c2d00000<>+0(SB), Z2
+	VMAXPS       Z1, Z2, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z2
+	VRNDSCALEPS  $0x00, Z2, Z2
+	VMOVUPS      c64_3f317218<>+0(SB), Z3
+	VFNMADD213PS Z1, Z2, Z3
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VFNMADD213PS Z3, Z2, Z1
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z3
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z3
+	VMULPS       Z1, Z1, Z4
+	VMOVUPS      Z4, Z4
+	VFMADD213PS  Z1, Z3, Z4
+	VADDPS       c64_3f800000<>+0(SB), Z4, Z1
+	VSCALEFPS    Z2, Z1, Z1
+	VMOVUPS      c64_00000000<>+0(SB), Z2
+	VCMPPS       $0x1d, Z2, Z0, K1
+	VBLENDMPS    c64_3f800000<>+0(SB), Z1, K1, Z6
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VDIVPS       Z0, Z6, Z0
+	VMOVNTPS     Z0, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VORPS        c64_80000000<>+0(SB), Z0, Z1
+	VMOVUPS      c64_c2d00000<>+0(SB), Z2
+	VMAXPS       Z1, Z2, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z2
+	VRNDSCALEPS  $0x00, Z2, Z2
+	VMOVUPS      c64_3f317218<>+0(SB), Z3
+	VFNMADD213PS Z1, Z2, Z3
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VFNMADD213PS Z3, Z2, Z1
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z3
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z3
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z3
+	VMULPS       Z1, Z1, Z4
+	VMOVUPS      Z4, Z4
+	VFMADD213PS  Z1, Z3, Z4
+	VADDPS       c64_3f800000<>+0(SB), Z4, Z1
+	VSCALEFPS    Z2, Z1, Z1
+	VMOVUPS      c64_00000000<>+0(SB), Z2
+	VCMPPS       $0x1d, Z2, Z0, K2
+	VBLENDMPS    c64_3f800000<>+0(SB), Z1, K2, Z7
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VDIVPS       Z0, Z7, Z0
+	VMOVUPS      Z0, K1, (AX)(BX*4)
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 
@@ -8068,6 +20398,369 @@ DATA c64_bf800000<>+52(SB)/4, $0xbf800000
 DATA c64_bf800000<>+56(SB)/4, $0xbf800000
 DATA c64_bf800000<>+60(SB)/4, $0xbf800000
 GLOBL c64_bf800000<>(SB), RODATA|NOPTR, $64
+
+// func siluPFAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·siluPFAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ         32(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	PREFETCHT0   2112(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      64(DX)(BX*4), Z5
+	VORPS        c64_80000000<>+0(SB), Z0, Z1
+	VORPS        c64_80000000<>+0(SB), Z5, Z6
+	VMOVUPS      c64_c2d00000<>+0(SB), Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z7
+	VMAXPS       Z1, Z2, Z2
+	VMAXPS       Z6, Z7, Z14
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z2, Z7
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z14, Z15
+	VRNDSCALEPS  $0x00, Z7, Z7
+	VRNDSCALEPS  $0x00, Z15, Z16
+	VMOVUPS      c64_3f317218<>+0(SB), Z15
+	VMOVUPS      c64_3f317218<>+0(SB), Z17
+	VFNMADD213PS Z2, Z7, Z15
+	VFNMADD213PS Z14, Z16, Z17
+	VMOVUPS      c64_b102e308<>+0(SB), Z2
+	VMOVUPS      c64_b102e308<>+0(SB), Z14
+	VFNMADD213PS Z15, Z7, Z2
+	VFNMADD213PS Z17, Z16, Z14
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z15
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z18
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z2, Z15
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z14, Z18
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z2, Z15
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z14, Z18
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z2, Z15
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z14, Z18
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z2, Z15
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z14, Z18
+	VMULPS       Z2, Z2, Z17
+	VMULPS       Z14, Z14, Z19
+	VMOVUPS      Z17, Z17
+	VMOVUPS      Z19, Z19
+	VFMADD213PS  Z2, Z15, Z17
+	VFMADD213PS  Z14, Z18, Z19
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z1, K1
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z6, K2
+	VBLENDMPS    c64_bf800000<>+0(SB), Z17, K1, Z3
+	VBLENDMPS    c64_bf800000<>+0(SB), Z19, K2, Z8
+	VADDPS       c64_3f800000<>+0(SB), Z3, Z1
+	VADDPS       c64_3f800000<>+0(SB), Z8, Z2
+	VSCALEFPS    Z7, Z1, Z1
+	VSCALEFPS    Z16, Z2, Z6
+	VMOVUPS      Z0, Z2
+	VMOVUPS      Z5, Z14
+	VFMADD213PS  Z0, Z3, Z2
+	VFMADD213PS  Z5, Z8, Z14
+	VSCALEFPS    Z7, Z2, Z2
+	VSCALEFPS    Z16, Z14, Z14
+	VMOVUPS      c64_00000000<>+0(SB), Z7
+	VMOVUPS      c64_00000000<>+0(SB), Z15
+	VCMPPS       $0x1d, Z7, Z0, K1
+	VCMPPS       $0x1d, Z15, Z5, K2
+	VBLENDMPS    Z0, Z2, K1, Z4
+	VBLENDMPS    Z5, Z14, K2, Z9
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VADDPS       c64_3f800000<>+0(SB), Z6, Z1
+	VDIVPS       Z0, Z4, Z0
+	VDIVPS       Z1, Z9, Z1
+	VMOVUPS      Z0, (AX)(BX*4)
+	VMOVUPS      Z1, 64(AX)(BX*4)
+	ADDQ         $0x00000020, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Z0
+	VORPS        c64_80000000<>+0(SB), Z0, Z1
+	VMOVUPS      c64_c2d00000<>+0(SB), Z2
+	VMAXPS       Z1, Z2, Z2
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z2, Z3
+	VRNDSCALEPS  $0x00, Z3, Z3
+	VMOVUPS      c64_3f317218<>+0(SB), Z4
+	VFNMADD213PS Z2, Z3, Z4
+	VMOVUPS      c64_b102e308<>+0(SB), Z2
+	VFNMADD213PS Z4, Z3, Z2
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z4
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z2, Z4
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z2, Z4
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z2, Z4
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z2, Z4
+	VMULPS       Z2, Z2, Z5
+	VMOVUPS      Z5, Z5
+	VFMADD213PS  Z2, Z4, Z5
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z1, K1
+	VBLENDMPS    c64_bf800000<>+0(SB), Z5, K1, Z10
+	VADDPS       c64_3f800000<>+0(SB), Z10, Z1
+	VSCALEFPS    Z3, Z1, Z1
+	VMOVUPS      Z0, Z2
+	VFMADD213PS  Z0, Z10, Z2
+	VSCALEFPS    Z3, Z2, Z2
+	VMOVUPS      c64_00000000<>+0(SB), Z3
+	VCMPPS       $0x1d, Z3, Z0, K1
+	VBLENDMPS    Z0, Z2, K1, Z11
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VDIVPS       Z0, Z11, Z0
+	VMOVUPS      Z0, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VORPS        c64_80000000<>+0(SB), Z0, Z1
+	VMOVUPS      c64_c2d00000<>+0(SB), Z2
+	VMAXPS       Z1, Z2, Z2
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z2, Z3
+	VRNDSCALEPS  $0x00, Z3, Z3
+	VMOVUPS      c64_3f317218<>+0(SB), Z4
+	VFNMADD213PS Z2, Z3, Z4
+	VMOVUPS      c64_b102e308<>+0(SB), Z2
+	VFNMADD213PS Z4, Z3, Z2
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z4
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z2, Z4
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z2, Z4
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z2, Z4
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z2, Z4
+	VMULPS       Z2, Z2, Z5
+	VMOVUPS      Z5, Z5
+	VFMADD213PS  Z2, Z4, Z5
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z1, K2
+	VBLENDMPS    c64_bf800000<>+0(SB), Z5, K2, Z12
+	VADDPS       c64_3f800000<>+0(SB), Z12, Z1
+	VSCALEFPS    Z3, Z1, Z1
+	VMOVUPS      Z0, Z2
+	VFMADD213PS  Z0, Z12, Z2
+	VSCALEFPS    Z3, Z2, Z2
+	VMOVUPS      c64_00000000<>+0(SB), Z3
+	VCMPPS       $0x1d, Z3, Z0, K2
+	VBLENDMPS    Z0, Z2, K2, Z13
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VDIVPS       Z0, Z13, Z0
+	VMOVUPS      Z0, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func siluNTAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV, MMX+
+TEXT ·siluNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000003f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VORPS        c64_80000000<>+0(SB), Z0, Z1
+	VMOVUPS      c64_c2d00000<>+0(SB), Z2
+	VMAXPS       Z1, Z2, Z2
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z2, Z13
+	VRNDSCALEPS  $0x00, Z13, Z13
+	VMOVUPS      c64_3f317218<>+0(SB), Z14
+	VFNMADD213PS Z2, Z13, Z14
+	VMOVUPS      c64_b102e308<>+0(SB), Z2
+	VFNMADD213PS Z14, Z13, Z2
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z14
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z2, Z14
+	VMULPS       Z2, Z2, Z15
+	VMOVUPS      Z15, Z15
+	VFMADD213PS  Z2, Z14, Z15
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z1, K2
+	VBLENDMPS    c64_bf800000<>+0(SB), Z15, K2, Z3
+	VADDPS       c64_3f800000<>+0(SB), Z3, Z1
+	VSCALEFPS    Z13, Z1, Z1
+	VMOVUPS      Z0, Z2
+	VFMADD213PS  Z0, Z3, Z2
+	VSCALEFPS    Z13, Z2, Z2
+	VMOVUPS      c64_00000000<>+0(SB), Z3
+	VCMPPS       $0x1d, Z3, Z0, K2
+	VBLENDMPS    Z0, Z2, K2, Z4
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VDIVPS       Z0, Z4, Z0
+	VMOVUPS      Z0, K1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ         32(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	PREFETCHT0   2112(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      64(DX)(BX*4), Z3
+	VORPS        c64_80000000<>+0(SB), Z0, Z1
+	VORPS        c64_80000000<>+0(SB), Z3, Z4
+	VMOVUPS      c64_c2d00000<>+0(SB), Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z13
+	VMAXPS       Z1, Z2, Z2
+	VMAXPS       Z4, Z13, Z14
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z2, Z13
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z14, Z15
+	VRNDSCALEPS  $0x00, Z13, Z13
+	VRNDSCALEPS  $0x00, Z15, Z16
+	VMOVUPS      c64_3f317218<>+0(SB), Z15
+	VMOVUPS      c64_3f317218<>+0(SB), Z17
+	VFNMADD213PS Z2, Z13, Z15
+	VFNMADD213PS Z14, Z16, Z17
+	VMOVUPS      c64_b102e308<>+0(SB), Z2
+	VMOVUPS      c64_b102e308<>+0(SB), Z14
+	VFNMADD213PS Z15, Z13, Z2
+	VFNMADD213PS Z17, Z16, Z14
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z15
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z18
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z2, Z15
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z14, Z18
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z2, Z15
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z14, Z18
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z2, Z15
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z14, Z18
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z2, Z15
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z14, Z18
+	VMULPS       Z2, Z2, Z17
+	VMULPS       Z14, Z14, Z19
+	VMOVUPS      Z17, Z17
+	VMOVUPS      Z19, Z19
+	VFMADD213PS  Z2, Z15, Z17
+	VFMADD213PS  Z14, Z18, Z19
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z1, K1
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z4, K2
+	VBLENDMPS    c64_bf800000<>+0(SB), Z17, K1, Z5
+	VBLENDMPS    c64_bf800000<>+0(SB), Z19, K2, Z7
+	VADDPS       c64_3f800000<>+0(SB), Z5, Z1
+	VADDPS       c64_3f800000<>+0(SB), Z7, Z2
+	VSCALEFPS    Z13, Z1, Z1
+	VSCALEFPS    Z16, Z2, Z4
+	VMOVUPS      Z0, Z2
+	VMOVUPS      Z3, Z14
+	VFMADD213PS  Z0, Z5, Z2
+	VFMADD213PS  Z3, Z7, Z14
+	VSCALEFPS    Z13, Z2, Z2
+	VSCALEFPS    Z16, Z14, Z14
+	VMOVUPS      c64_00000000<>+0(SB), Z13
+	VMOVUPS      c64_00000000<>+0(SB), Z15
+	VCMPPS       $0x1d, Z13, Z0, K1
+	VCMPPS       $0x1d, Z15, Z3, K2
+	VBLENDMPS    Z0, Z2, K1, Z6
+	VBLENDMPS    Z3, Z14, K2, Z8
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VADDPS       c64_3f800000<>+0(SB), Z4, Z1
+	VDIVPS       Z0, Z6, Z0
+	VDIVPS       Z1, Z8, Z1
+	VMOVNTPS     Z0, (AX)(BX*4)
+	VMOVNTPS     Z1, 64(AX)(BX*4)
+	ADDQ         $0x00000020, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Z0
+	VORPS        c64_80000000<>+0(SB), Z0, Z1
+	VMOVUPS      c64_c2d00000<>+0(SB), Z2
+	VMAXPS       Z1, Z2, Z2
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z2, Z3
+	VRNDSCALEPS  $0x00, Z3, Z3
+	VMOVUPS      c64_3f317218<>+0(SB), Z4
+	VFNMADD213PS Z2, Z3, Z4
+	VMOVUPS      c64_b102e308<>+0(SB), Z2
+	VFNMADD213PS Z4, Z3, Z2
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z4
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z2, Z4
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z2, Z4
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z2, Z4
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z2, Z4
+	VMULPS       Z2, Z2, Z5
+	VMOVUPS      Z5, Z5
+	VFMADD213PS  Z2, Z4, Z5
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z1, K1
+	VBLENDMPS    c64_bf800000<>+0(SB), Z5, K1, Z9
+	VADDPS       c64_3f800000<>+0(SB), Z9, Z1
+	VSCALEFPS    Z3, Z1, Z1
+	VMOVUPS      Z0, Z2
+	VFMADD213PS  Z0, Z9, Z2
+	VSCALEFPS    Z3, Z2, Z2
+	VMOVUPS      c64_00000000<>+0(SB), Z3
+	VCMPPS       $0x1d, Z3, Z0, K1
+	VBLENDMPS    Z0, Z2, K1, Z10
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VDIVPS       Z0, Z10, Z0
+	VMOVNTPS     Z0, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VORPS        c64_80000000<>+0(SB), Z0, Z1
+	VMOVUPS      c64_c2d00000<>+0(SB), Z2
+	VMAXPS       Z1, Z2, Z2
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z2, Z3
+	VRNDSCALEPS  $0x00, Z3, Z3
+	VMOVUPS      c64_3f317218<>+0(SB), Z4
+	VFNMADD213PS Z2, Z3, Z4
+	VMOVUPS      c64_b102e308<>+0(SB), Z2
+	VFNMADD213PS Z4, Z3, Z2
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z4
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z2, Z4
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z2, Z4
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z2, Z4
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z2, Z4
+	VMULPS       Z2, Z2, Z5
+	VMOVUPS      Z5, Z5
+	VFMADD213PS  Z2, Z4, Z5
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z1, K2
+	VBLENDMPS    c64_bf800000<>+0(SB), Z5, K2, Z11
+	VADDPS       c64_3f800000<>+0(SB), Z11, Z1
+	VSCALEFPS    Z3, Z1, Z1
+	VMOVUPS      Z0, Z2
+	VFMADD213PS  Z0, Z11, Z2
+	VSCALEFPS    Z3, Z2, Z2
+	VMOVUPS      c64_00000000<>+0(SB), Z3
+	VCMPPS       $0x1d, Z3, Z0, K2
+	VBLENDMPS    Z0, Z2, K2, Z12
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VDIVPS       Z0, Z12, Z0
+	VMOVUPS      Z0, K1, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
 
 // func erfAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
@@ -8819,6 +21512,855 @@ DATA c64_3f0f16f2<>+52(SB)/4, $0x3f0f16f2
 DATA c64_3f0f16f2<>+56(SB)/4, $0x3f0f16f2
 DATA c64_3f0f16f2<>+60(SB)/4, $0x3f0f16f2
 GLOBL c64_3f0f16f2<>(SB), RODATA|NOPTR, $64
+
+// func erfPFAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·erfPFAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ         32(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	PREFETCHT0   2112(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      64(DX)(BX*4), Z5
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z1
+	VANDPS       c64_7fffffff<>+0(SB), Z5, Z6
+	VMULPS       Z0, Z0, Z2
+	VMULPS       Z5, Z5, Z7
+	VMOVUPS      c64_ba23549f<>+0(SB), Z3
+	VMOVUPS      c64_ba23549f<>+0(SB), Z8
+	VFMADD213PS  c64_3ba51831<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_3ba51831<>+0(SB), Z7, Z8
+	VFMADD213PS  c64_bcdb8422<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_bcdb8422<>+0(SB), Z7, Z8
+	VFMADD213PS  c64_3de71179<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_3de71179<>+0(SB), Z7, Z8
+	VFMADD213PS  c64_bec0938e<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_bec0938e<>+0(SB), Z7, Z8
+	VMOVUPS      Z2, Z2
+	VMOVUPS      Z7, Z7
+	VFMADD213PS  c64_b37bd649<>+0(SB), Z3, Z2
+	VFMADD213PS  c64_b37bd649<>+0(SB), Z8, Z7
+	VMULPS       Z2, Z0, Z2
+	VMULPS       Z7, Z5, Z7
+	VMOVUPS      c64_3f906ebb<>+0(SB), Z3
+	VMOVUPS      c64_3f906ebb<>+0(SB), Z8
+	VFMADD213PS  Z2, Z0, Z3
+	VFMADD213PS  Z7, Z5, Z8
+	VMOVUPS      c64_41300000<>+0(SB), Z2
+	VMOVUPS      c64_41300000<>+0(SB), Z7
+	VMINPS       Z1, Z2, Z2
+	VMINPS       Z6, Z7, Z14
+	VMULPS       Z2, Z2, Z7
+	VMULPS       Z14, Z14, Z15
+	VXORPS       c64_80000000<>+0(SB), Z7, Z12
+	VXORPS       c64_80000000<>+0(SB), Z15, Z16
+	VMOVUPS      Z2, Z13
+	VMOVUPS      Z14, Z17
+	VFNMADD213PS Z7, Z2, Z13
+	VFNMADD213PS Z15, Z14, Z17
+	VMOVUPS      c64_3f800000<>+0(SB), Z7
+	VMOVUPS      c64_3f800000<>+0(SB), Z20
+	VMOVUPS      c64_3f000000<>+0(SB), Z15
+	VMOVUPS      c64_3f000000<>+0(SB), Z21
+	VFMADD213PS  c64_3f800000<>+0(SB), Z2, Z15
+	VFMADD213PS  c64_3f800000<>+0(SB), Z14, Z21
+	VSUBPS       Z15, Z7, Z18
+	VSUBPS       Z21, Z20, Z22
+	VMOVUPS      c64_3f000000<>+0(SB), Z19
+	VMOVUPS      c64_3f000000<>+0(SB), Z23
+	VFMADD213PS  Z18, Z2, Z19
+	VFMADD213PS  Z22, Z14, Z23
+	VDIVPS       Z15, Z7, Z2
+	VDIVPS       Z21, Z20, Z14
+	VMOVUPS      Z2, Z7
+	VMOVUPS      Z14, Z18
+	VFNMADD213PS c64_3f800000<>+0(SB), Z15, Z7
+	VFNMADD213PS c64_3f800000<>+0(SB), Z21, Z18
+	VMOVUPS      Z2, Z15
+	VMOVUPS      Z14, Z20
+	VFNMADD213PS Z7, Z19, Z15
+	VFNMADD213PS Z18, Z23, Z20
+	VMOVUPS      Z15, Z7
+	VMOVUPS      Z20, Z19
+	VFMADD213PS  Z2, Z2, Z7
+	VFMADD213PS  Z14, Z14, Z19
+	VSUBPS       Z7, Z2, Z18
+	VSUBPS       Z19, Z14, Z21
+	VMOVUPS      Z15, Z15
+	VMOVUPS      Z20, Z20
+	VFMADD213PS  Z18, Z2, Z15
+	VFMADD213PS  Z21, Z14, Z20
+	VSUBPS       c64_3f000000<>+0(SB), Z7, Z2
+	VSUBPS       c64_3f000000<>+0(SB), Z19, Z21
+	VMOVUPS      c64_bcfd399a<>+0(SB), Z14
+	VMOVUPS      c64_bcfd399a<>+0(SB), Z22
+	VFMADD213PS  c64_bd8f75b4<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_bd8f75b4<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_3d6a162e<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_3d6a162e<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_3dc8525f<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_3dc8525f<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_bdd4bc1c<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_bdd4bc1c<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_be302ebc<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_be302ebc<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_3e154589<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_3e154589<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_3f0f16f2<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_3f0f16f2<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z21, Z22
+	VMOVUPS      Z2, Z18
+	VMOVUPS      Z21, Z23
+	VFMADD213PS  c64_b2089195<>+0(SB), Z14, Z18
+	VFMADD213PS  c64_b2089195<>+0(SB), Z22, Z23
+	VADDPS       c64_3f02c339<>+0(SB), Z18, Z14
+	VADDPS       c64_3f02c339<>+0(SB), Z23, Z24
+	VMOVUPS      c64_3f8f16f2<>+0(SB), Z22
+	VMOVUPS      c64_3f8f16f2<>+0(SB), Z25
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z2, Z22
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z21, Z25
+	VMOVUPS      Z22, Z2
+	VMOVUPS      Z25, Z21
+	VFMADD213PS  Z14, Z7, Z2
+	VFMADD213PS  Z24, Z19, Z21
+	VMULPS       Z2, Z15, Z2
+	VMULPS       Z21, Z20, Z14
+	VMOVUPS      Z18, Z15
+	VMOVUPS      Z23, Z18
+	VFMADD213PS  Z2, Z7, Z15
+	VFMADD213PS  Z14, Z19, Z18
+	VMOVUPS      c64_3f02c339<>+0(SB), Z2
+	VMOVUPS      c64_3f02c339<>+0(SB), Z14
+	VFMADD213PS  Z15, Z7, Z2
+	VFMADD213PS  Z18, Z19, Z14
+	VMOVUPS      c64_c2d00000<>+0(SB), Z7
+	VMOVUPS      c64_c2d00000<>+0(SB), Z15
+	VMAXPS       Z12, Z7, Z7
+	VMAXPS       Z16, Z15, Z15
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z7, Z12
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z15, Z16
+	VRNDSCALEPS  $0x00, Z12, Z12
+	VRNDSCALEPS  $0x00, Z16, Z18
+	VMOVUPS      c64_3f317218<>+0(SB), Z16
+	VMOVUPS      c64_3f317218<>+0(SB), Z19
+	VFNMADD213PS Z7, Z12, Z16
+	VFNMADD213PS Z15, Z18, Z19
+	VMOVUPS      c64_b102e308<>+0(SB), Z7
+	VMOVUPS      c64_b102e308<>+0(SB), Z15
+	VFNMADD213PS Z16, Z12, Z7
+	VFNMADD213PS Z19, Z18, Z15
+	VADDPS       Z13, Z7, Z7
+	VADDPS       Z17, Z15, Z16
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z13
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z17
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z7, Z13
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z16, Z17
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z7, Z13
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z16, Z17
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z7, Z13
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z16, Z17
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z7, Z13
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z16, Z17
+	VMULPS       Z7, Z7, Z15
+	VMULPS       Z16, Z16, Z19
+	VMOVUPS      Z15, Z15
+	VMOVUPS      Z19, Z19
+	VFMADD213PS  Z7, Z13, Z15
+	VFMADD213PS  Z16, Z17, Z19
+	VMOVUPS      Z2, Z7
+	VMOVUPS      Z14, Z13
+	VFMADD213PS  Z2, Z15, Z7
+	VFMADD213PS  Z14, Z19, Z13
+	VSCALEFPS    Z12, Z7, Z2
+	VSCALEFPS    Z18, Z13, Z12
+	VMOVUPS      c64_3f800000<>+0(SB), Z7
+	VMOVUPS      c64_3f800000<>+0(SB), Z13
+	VSUBPS       Z2, Z7, Z2
+	VSUBPS       Z12, Z13, Z7
+	VANDPS       c64_7fffffff<>+0(SB), Z2, Z2
+	VANDPS       c64_7fffffff<>+0(SB), Z7, Z7
+	VANDPS       c64_80000000<>+0(SB), Z0, Z0
+	VANDPS       c64_80000000<>+0(SB), Z5, Z5
+	VORPS        Z0, Z2, Z0
+	VORPS        Z5, Z7, Z2
+	VCMPPS       $0x11, c64_3f600000<>+0(SB), Z1, K1
+	VCMPPS       $0x11, c64_3f600000<>+0(SB), Z6, K2
+	VBLENDMPS    Z3, Z0, K1, Z4
+	VBLENDMPS    Z8, Z2, K2, Z9
+	VMOVUPS      Z4, (AX)(BX*4)
+	VMOVUPS      Z9, 64(AX)(BX*4)
+	ADDQ         $0x00000020, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Z0
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z1
+	VMULPS       Z0, Z0, Z2
+	VMOVUPS      c64_ba23549f<>+0(SB), Z3
+	VFMADD213PS  c64_3ba51831<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_bcdb8422<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_3de71179<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_bec0938e<>+0(SB), Z2, Z3
+	VMOVUPS      Z2, Z2
+	VFMADD213PS  c64_b37bd649<>+0(SB), Z3, Z2
+	VMULPS       Z2, Z0, Z2
+	VMOVUPS      c64_3f906ebb<>+0(SB), Z3
+	VFMADD213PS  Z2, Z0, Z3
+	VMOVUPS      c64_41300000<>+0(SB), Z2
+	VMINPS       Z1, Z2, Z2
+	VMULPS       Z2, Z2, Z4
+	VXORPS       c64_80000000<>+0(SB), Z4, Z5
+	VMOVUPS      Z2, Z6
+	VFNMADD213PS Z4, Z2, Z6
+	VMOVUPS      c64_3f800000<>+0(SB), Z4
+	VMOVUPS      c64_3f000000<>+0(SB), Z7
+	VFMADD213PS  c64_3f800000<>+0(SB), Z2, Z7
+	VSUBPS       Z7, Z4, Z8
+	VMOVUPS      c64_3f000000<>+0(SB), Z9
+	VFMADD213PS  Z8, Z2, Z9
+	VDIVPS       Z7, Z4, Z2
+	VMOVUPS      Z2, Z4
+	VFNMADD213PS c64_3f800000<>+0(SB), Z7, Z4
+	VMOVUPS      Z2, Z7
+	VFNMADD213PS Z4, Z9, Z7
+	VMOVUPS      Z7, Z4
+	VFMADD213PS  Z2, Z2, Z4
+	VSUBPS       Z4, Z2, Z8
+	VMOVUPS      Z7, Z7
+	VFMADD213PS  Z8, Z2, Z7
+	VSUBPS       c64_3f000000<>+0(SB), Z4, Z2
+	VMOVUPS      c64_bcfd399a<>+0(SB), Z8
+	VFMADD213PS  c64_bd8f75b4<>+0(SB), Z2, Z8
+	VFMADD213PS  c64_3d6a162e<>+0(SB), Z2, Z8
+	VFMADD213PS  c64_3dc8525f<>+0(SB), Z2, Z8
+	VFMADD213PS  c64_bdd4bc1c<>+0(SB), Z2, Z8
+	VFMADD213PS  c64_be302ebc<>+0(SB), Z2, Z8
+	VFMADD213PS  c64_3e154589<>+0(SB), Z2, Z8
+	VFMADD213PS  c64_3f0f16f2<>+0(SB), Z2, Z8
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z2, Z8
+	VMOVUPS      Z2, Z9
+	VFMADD213PS  c64_b2089195<>+0(SB), Z8, Z9
+	VADDPS       c64_3f02c339<>+0(SB), Z9, Z8
+	VMOVUPS      c64_3f8f16f2<>+0(SB), Z12
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z2, Z12
+	VMOVUPS      Z12, Z2
+	VFMADD213PS  Z8, Z4, Z2
+	VMULPS       Z2, Z7, Z2
+	VMOVUPS      Z9, Z7
+	VFMADD213PS  Z2, Z4, Z7
+	VMOVUPS      c64_3f02c339<>+0(SB), Z2
+	VFMADD213PS  Z7, Z4, Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z4
+	VMAXPS       Z5, Z4, Z4
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z4, Z5
+	VRNDSCALEPS  $0x00, Z5, Z5
+	VMOVUPS      c64_3f317218<>+0(SB), Z7
+	VFNMADD213PS Z4, Z5, Z7
+	VMOVUPS      c64_b102e308<>+0(SB), Z4
+	VFNMADD213PS Z7, Z5, Z4
+	VADDPS       Z6, Z4, Z4
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z6
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z4, Z6
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z4, Z6
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z4, Z6
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z4, Z6
+	VMULPS       Z4, Z4, Z7
+	VMOVUPS      Z7, Z7
+	VFMADD213PS  Z4, Z6, Z7
+	VMOVUPS      Z2, Z4
+	VFMADD213PS  Z2, Z7, Z4
+	VSCALEFPS    Z5, Z4, Z2
+	VMOVUPS      c64_3f800000<>+0(SB), Z4
+	VSUBPS       Z2, Z4, Z2
+	VANDPS       c64_7fffffff<>+0(SB), Z2, Z2
+	VANDPS       c64_80000000<>+0(SB), Z0, Z0
+	VORPS        Z0, Z2, Z0
+	VCMPPS       $0x11, c64_3f600000<>+0(SB), Z1, K1
+	VBLENDMPS    Z3, Z0, K1, Z10
+	VMOVUPS      Z10, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z1
+	VMULPS       Z0, Z0, Z2
+	VMOVUPS      c64_ba23549f<>+0(SB), Z3
+	VFMADD213PS  c64_3ba51831<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_bcdb8422<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_3de71179<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_bec0938e<>+0(SB), Z2, Z3
+	VMOVUPS      Z2, Z2
+	VFMADD213PS  c64_b37bd649<>+0(SB), Z3, Z2
+	VMULPS       Z2, Z0, Z2
+	VMOVUPS      c64_3f906ebb<>+0(SB), Z3
+	VFMADD213PS  Z2, Z0, Z3
+	VMOVUPS      c64_41300000<>+0(SB), Z2
+	VMINPS       Z1, Z2, Z2
+	VMULPS       Z2, Z2, Z4
+	VXORPS       c64_80000000<>+0(SB), Z4, Z5
+	VMOVUPS      Z2, Z6
+	VFNMADD213PS Z4, Z2, Z6
+	VMOVUPS      c64_3f800000<>+0(SB), Z4
+	VMOVUPS      c64_3f000000<>+0(SB), Z7
+	VFMADD213PS  c64_3f800000<>+0(SB), Z2, Z7
+	VSUBPS       Z7, Z4, Z8
+	VMOVUPS      c64_3f000000<>+0(SB), Z9
+	VFMADD213PS  Z8, Z2, Z9
+	VDIVPS       Z7, Z4, Z2
+	VMOVUPS      Z2, Z4
+	VFNMADD213PS c64_3f800000<>+0(SB), Z7, Z4
+	VMOVUPS      Z2, Z7
+	VFNMADD213PS Z4, Z9, Z7
+	VMOVUPS      Z7, Z4
+	VFMADD213PS  Z2, Z2, Z4
+	VSUBPS       Z4, Z2, Z8
+	VMOVUPS      Z7, Z7
+	VFMADD213PS  Z8, Z2, Z7
+	VSUBPS       c64_3f000000<>+0(SB), Z4, Z2
+	VMOVUPS      c64_bcfd399a<>+0(SB), Z8
+	VFMADD213PS  c64_bd8f75b4<>+0(SB), Z2, Z8
+	VFMADD213PS  c64_3d6a162e<>+0(SB), Z2, Z8
+	VFMADD213PS  c64_3dc8525f<>+0(SB), Z2, Z8
+	VFMADD213PS  c64_bdd4bc1c<>+0(SB), Z2, Z8
+	VFMADD213PS  c64_be302ebc<>+0(SB), Z2, Z8
+	VFMADD213PS  c64_3e154589<>+0(SB), Z2, Z8
+	VFMADD213PS  c64_3f0f16f2<>+0(SB), Z2, Z8
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z2, Z8
+	VMOVUPS      Z2, Z9
+	VFMADD213PS  c64_b2089195<>+0(SB), Z8, Z9
+	VADDPS       c64_3f02c339<>+0(SB), Z9, Z8
+	VMOVUPS      c64_3f8f16f2<>+0(SB), Z10
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z2, Z10
+	VMOVUPS      Z10, Z2
+	VFMADD213PS  Z8, Z4, Z2
+	VMULPS       Z2, Z7, Z2
+	VMOVUPS      Z9, Z7
+	VFMADD213PS  Z2, Z4, Z7
+	VMOVUPS      c64_3f02c339<>+0(SB), Z2
+	VFMADD213PS  Z7, Z4, Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z4
+	VMAXPS       Z5, Z4, Z4
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z4, Z5
+	VRNDSCALEPS  $0x00, Z5, Z5
+	VMOVUPS      c64_3f317218<>+0(SB), Z7
+	VFNMADD213PS Z4, Z5, Z7
+	VMOVUPS      c64_b102e308<>+0(SB), Z4
+	VFNMADD213PS Z7, Z5, Z4
+	VADDPS       Z6, Z4, Z4
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z6
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z4, Z6
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z4, Z6
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z4, Z6
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z4, Z6
+	VMULPS       Z4, Z4, Z7
+	VMOVUPS      Z7, Z7
+	VFMADD213PS  Z4, Z6, Z7
+	VMOVUPS      Z2, Z4
+	VFMADD213PS  Z2, Z7, Z4
+	VSCALEFPS    Z5, Z4, Z2
+	VMOVUPS      c64_3f800000<>+0(SB), Z4
+	VSUBPS       Z2, Z4, Z2
+	VANDPS       c64_7fffffff<>+0(SB), Z2, Z2
+	VANDPS       c64_80000000<>+0(SB), Z0, Z0
+	VORPS        Z0, Z2, Z0
+	VCMPPS       $0x11, c64_3f600000<>+0(SB), Z1, K2
+	VBLENDMPS    Z3, Z0, K2, Z11
+	VMOVUPS      Z11, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func erfNTAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV, MMX+
+TEXT ·erfNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000003f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z1
+	VMULPS       Z0, Z0, Z2
+	VMOVUPS      c64_ba23549f<>+0(SB), Z3
+	VFMADD213PS  c64_3ba51831<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_bcdb8422<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_3de71179<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_bec0938e<>+0(SB), Z2, Z3
+	VMOVUPS      Z2, Z2
+	VFMADD213PS  c64_b37bd649<>+0(SB), Z3, Z2
+	VMULPS       Z2, Z0, Z2
+	VMOVUPS      c64_3f906ebb<>+0(SB), Z3
+	VFMADD213PS  Z2, Z0, Z3
+	VMOVUPS      c64_41300000<>+0(SB), Z2
+	VMINPS       Z1, Z2, Z2
+	VMULPS       Z2, Z2, Z9
+	VXORPS       c64_80000000<>+0(SB), Z9, Z10
+	VMOVUPS      Z2, Z11
+	VFNMADD213PS Z9, Z2, Z11
+	VMOVUPS      c64_3f800000<>+0(SB), Z9
+	VMOVUPS      c64_3f000000<>+0(SB), Z12
+	VFMADD213PS  c64_3f800000<>+0(SB), Z2, Z12
+	VSUBPS       Z12, Z9, Z13
+	VMOVUPS      c64_3f000000<>+0(SB), Z14
+	VFMADD213PS  Z13, Z2, Z14
+	VDIVPS       Z12, Z9, Z2
+	VMOVUPS      Z2, Z9
+	VFNMADD213PS c64_3f800000<>+0(SB), Z12, Z9
+	VMOVUPS      Z2, Z12
+	VFNMADD213PS Z9, Z14, Z12
+	VMOVUPS      Z12, Z9
+	VFMADD213PS  Z2, Z2, Z9
+	VSUBPS       Z9, Z2, Z13
+	VMOVUPS      Z12, Z12
+	VFMADD213PS  Z13, Z2, Z12
+	VSUBPS       c64_3f000000<>+0(SB), Z9, Z2
+	VMOVUPS      c64_bcfd399a<>+0(SB), Z13
+	VFMADD213PS  c64_bd8f75b4<>+0(SB), Z2, Z13
+	VFMADD213PS  c64_3d6a162e<>+0(SB), Z2, Z13
+	VFMADD213PS  c64_3dc8525f<>+0(SB), Z2, Z13
+	VFMADD213PS  c64_bdd4bc1c<>+0(SB), Z2, Z13
+	VFMADD213PS  c64_be302ebc<>+0(SB), Z2, Z13
+	VFMADD213PS  c64_3e154589<>+0(SB), Z2, Z13
+	VFMADD213PS  c64_3f0f16f2<>+0(SB), Z2, Z13
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z2, Z13
+	VMOVUPS      Z2, Z14
+	VFMADD213PS  c64_b2089195<>+0(SB), Z13, Z14
+	VADDPS       c64_3f02c339<>+0(SB), Z14, Z13
+	VMOVUPS      c64_3f8f16f2<>+0(SB), Z15
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z2, Z15
+	VMOVUPS      Z15, Z2
+	VFMADD213PS  Z13, Z9, Z2
+	VMULPS       Z2, Z12, Z2
+	VMOVUPS      Z14, Z12
+	VFMADD213PS  Z2, Z9, Z12
+	VMOVUPS      c64_3f02c339<>+0(SB), Z2
+	VFMADD213PS  Z12, Z9, Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z9
+	VMAXPS       Z10, Z9, Z9
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z9, Z10
+	VRNDSCALEPS  $0x00, Z10, Z10
+	VMOVUPS      c64_3f317218<>+0(SB), Z12
+	VFNMADD213PS Z9, Z10, Z12
+	VMOVUPS      c64_b102e308<>+0(SB), Z9
+	VFNMADD213PS Z12, Z10, Z9
+	VADDPS       Z11, Z9, Z9
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z11
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z9, Z11
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z9, Z11
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z9, Z11
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z9, Z11
+	VMULPS       Z9, Z9, Z12
+	VMOVUPS      Z12, Z12
+	VFMADD213PS  Z9, Z11, Z12
+	VMOVUPS      Z2, Z9
+	VFMADD213PS  Z2, Z12, Z9
+	VSCALEFPS    Z10, Z9, Z2
+	VMOVUPS      c64_3f800000<>+0(SB), Z9
+	VSUBPS       Z2, Z9, Z2
+	VANDPS       c64_7fffffff<>+0(SB), Z2, Z2
+	VANDPS       c64_80000000<>+0(SB), Z0, Z0
+	VORPS        Z0, Z2, Z0
+	VCMPPS       $0x11, c64_3f600000<>+0(SB), Z1, K2
+	VBLENDMPS    Z3, Z0, K2, Z4
+	VMOVUPS      Z4, K1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ         32(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	PREFETCHT0   2112(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      64(DX)(BX*4), Z4
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z1
+	VANDPS       c64_7fffffff<>+0(SB), Z4, Z9
+	VMULPS       Z0, Z0, Z2
+	VMULPS       Z4, Z4, Z10
+	VMOVUPS      c64_ba23549f<>+0(SB), Z3
+	VMOVUPS      c64_ba23549f<>+0(SB), Z11
+	VFMADD213PS  c64_3ba51831<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_3ba51831<>+0(SB), Z10, Z11
+	VFMADD213PS  c64_bcdb8422<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_bcdb8422<>+0(SB), Z10, Z11
+	VFMADD213PS  c64_3de71179<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_3de71179<>+0(SB), Z10, Z11
+	VFMADD213PS  c64_bec0938e<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_bec0938e<>+0(SB), Z10, Z11
+	VMOVUPS      Z2, Z2
+	VMOVUPS      Z10, Z10
+	VFMADD213PS  c64_b37bd649<>+0(SB), Z3, Z2
+	VFMADD213PS  c64_b37bd649<>+0(SB), Z11, Z10
+	VMULPS       Z2, Z0, Z2
+	VMULPS       Z10, Z4, Z10
+	VMOVUPS      c64_3f906ebb<>+0(SB), Z3
+	VMOVUPS      c64_3f906ebb<>+0(SB), Z11
+	VFMADD213PS  Z2, Z0, Z3
+	VFMADD213PS  Z10, Z4, Z11
+	VMOVUPS      c64_41300000<>+0(SB), Z2
+	VMOVUPS      c64_41300000<>+0(SB), Z10
+	VMINPS       Z1, Z2, Z2
+	VMINPS       Z9, Z10, Z14
+	VMULPS       Z2, Z2, Z10
+	VMULPS       Z14, Z14, Z15
+	VXORPS       c64_80000000<>+0(SB), Z10, Z12
+	VXORPS       c64_80000000<>+0(SB), Z15, Z16
+	VMOVUPS      Z2, Z13
+	VMOVUPS      Z14, Z17
+	VFNMADD213PS Z10, Z2, Z13
+	VFNMADD213PS Z15, Z14, Z17
+	VMOVUPS      c64_3f800000<>+0(SB), Z10
+	VMOVUPS      c64_3f800000<>+0(SB), Z20
+	VMOVUPS      c64_3f000000<>+0(SB), Z15
+	VMOVUPS      c64_3f000000<>+0(SB), Z21
+	VFMADD213PS  c64_3f800000<>+0(SB), Z2, Z15
+	VFMADD213PS  c64_3f800000<>+0(SB), Z14, Z21
+	VSUBPS       Z15, Z10, Z18
+	VSUBPS       Z21, Z20, Z22
+	VMOVUPS      c64_3f000000<>+0(SB), Z19
+	VMOVUPS      c64_3f000000<>+0(SB), Z23
+	VFMADD213PS  Z18, Z2, Z19
+	VFMADD213PS  Z22, Z14, Z23
+	VDIVPS       Z15, Z10, Z2
+	VDIVPS       Z21, Z20, Z14
+	VMOVUPS      Z2, Z10
+	VMOVUPS      Z14, Z18
+	VFNMADD213PS c64_3f800000<>+0(SB), Z15, Z10
+	VFNMADD213PS c64_3f800000<>+0(SB), Z21, Z18
+	VMOVUPS      Z2, Z15
+	VMOVUPS      Z14, Z20
+	VFNMADD213PS Z10, Z19, Z15
+	VFNMADD213PS Z18, Z23, Z20
+	VMOVUPS      Z15, Z10
+	VMOVUPS      Z20, Z19
+	VFMADD213PS  Z2, Z2, Z10
+	VFMADD213PS  Z14, Z14, Z19
+	VSUBPS       Z10, Z2, Z18
+	VSUBPS       Z19, Z14, Z21
+	VMOVUPS      Z15, Z15
+	VMOVUPS      Z20, Z20
+	VFMADD213PS  Z18, Z2, Z15
+	VFMADD213PS  Z21, Z14, Z20
+	VSUBPS       c64_3f000000<>+0(SB), Z10, Z2
+	VSUBPS       c64_3f000000<>+0(SB), Z19, Z21
+	VMOVUPS      c64_bcfd399a<>+0(SB), Z14
+	VMOVUPS      c64_bcfd399a<>+0(SB), Z22
+	VFMADD213PS  c64_bd8f75b4<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_bd8f75b4<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_3d6a162e<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_3d6a162e<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_3dc8525f<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_3dc8525f<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_bdd4bc1c<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_bdd4bc1c<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_be302ebc<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_be302ebc<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_3e154589<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_3e154589<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_3f0f16f2<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_3f0f16f2<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z2, Z14
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z21, Z22
+	VMOVUPS      Z2, Z18
+	VMOVUPS      Z21, Z23
+	VFMADD213PS  c64_b2089195<>+0(SB), Z14, Z18
+	VFMADD213PS  c64_b2089195<>+0(SB), Z22, Z23
+	VADDPS       c64_3f02c339<>+0(SB), Z18, Z14
+	VADDPS       c64_3f02c339<>+0(SB), Z23, Z24
+	VMOVUPS      c64_3f8f16f2<>+0(SB), Z22
+	VMOVUPS      c64_3f8f16f2<>+0(SB), Z25
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z2, Z22
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z21, Z25
+	VMOVUPS      Z22, Z2
+	VMOVUPS      Z25, Z21
+	VFMADD213PS  Z14, Z10, Z2
+	VFMADD213PS  Z24, Z19, Z21
+	VMULPS       Z2, Z15, Z2
+	VMULPS       Z21, Z20, Z14
+	VMOVUPS      Z18, Z15
+	VMOVUPS      Z23, Z18
+	VFMADD213PS  Z2, Z10, Z15
+	VFMADD213PS  Z14, Z19, Z18
+	VMOVUPS      c64_3f02c339<>+0(SB), Z2
+	VMOVUPS      c64_3f02c339<>+0(SB), Z14
+	VFMADD213PS  Z15, Z10, Z2
+	VFMADD213PS  Z18, Z19, Z14
+	VMOVUPS      c64_c2d00000<>+0(SB), Z10
+	VMOVUPS      c64_c2d00000<>+0(SB), Z15
+	VMAXPS       Z12, Z10, Z10
+	VMAXPS       Z16, Z15, Z15
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z10, Z12
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z15, Z16
+	VRNDSCALEPS  $0x00, Z12, Z12
+	VRNDSCALEPS  $0x00, Z16, Z18
+	VMOVUPS      c64_3f317218<>+0(SB), Z16
+	VMOVUPS      c64_3f317218<>+0(SB), Z19
+	VFNMADD213PS Z10, Z12, Z16
+	VFNMADD213PS Z15, Z18, Z19
+	VMOVUPS      c64_b102e308<>+0(SB), Z10
+	VMOVUPS      c64_b102e308<>+0(SB), Z15
+	VFNMADD213PS Z16, Z12, Z10
+	VFNMADD213PS Z19, Z18, Z15
+	VADDPS       Z13, Z10, Z10
+	VADDPS       Z17, Z15, Z16
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z13
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z17
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z10, Z13
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z16, Z17
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z10, Z13
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z16, Z17
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z10, Z13
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z16, Z17
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z10, Z13
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z16, Z17
+	VMULPS       Z10, Z10, Z15
+	VMULPS       Z16, Z16, Z19
+	VMOVUPS      Z15, Z15
+	VMOVUPS      Z19, Z19
+	VFMADD213PS  Z10, Z13, Z15
+	VFMADD213PS  Z16, Z17, Z19
+	VMOVUPS      Z2, Z10
+	VMOVUPS      Z14, Z13
+	VFMADD213PS  Z2, Z15, Z10
+	VFMADD213PS  Z14, Z19, Z13
+	VSCALEFPS    Z12, Z10, Z2
+	VSCALEFPS    Z18, Z13, Z12
+	VMOVUPS      c64_3f800000<>+0(SB), Z10
+	VMOVUPS      c64_3f800000<>+0(SB), Z13
+	VSUBPS       Z2, Z10, Z2
+	VSUBPS       Z12, Z13, Z10
+	VANDPS       c64_7fffffff<>+0(SB), Z2, Z2
+	VANDPS       c64_7fffffff<>+0(SB), Z10, Z10
+	VANDPS       c64_80000000<>+0(SB), Z0, Z0
+	VANDPS       c64_80000000<>+0(SB), Z4, Z4
+	VORPS        Z0, Z2, Z0
+	VORPS        Z4, Z10, Z2
+	VCMPPS       $0x11, c64_3f600000<>+0(SB), Z1, K1
+	VCMPPS       $0x11, c64_3f600000<>+0(SB), Z9, K2
+	VBLENDMPS    Z3, Z0, K1, Z5
+	VBLENDMPS    Z11, Z2, K2, Z6
+	VMOVNTPS     Z5, (AX)(BX*4)
+	VMOVNTPS     Z6, 64(AX)(BX*4)
+	ADDQ         $0x00000020, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Z0
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z1
+	VMULPS       Z0, Z0, Z2
+	VMOVUPS      c64_ba23549f<>+0(SB), Z3
+	VFMADD213PS  c64_3ba51831<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_bcdb8422<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_3de71179<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_bec0938e<>+0(SB), Z2, Z3
+	VMOVUPS      Z2, Z2
+	VFMADD213PS  c64_b37bd649<>+0(SB), Z3, Z2
+	VMULPS       Z2, Z0, Z2
+	VMOVUPS      c64_3f906ebb<>+0(SB), Z3
+	VFMADD213PS  Z2, Z0, Z3
+	VMOVUPS      c64_41300000<>+0(SB), Z2
+	VMINPS       Z1, Z2, Z2
+	VMULPS       Z2, Z2, Z4
+	VXORPS       c64_80000000<>+0(SB), Z4, Z5
+	VMOVUPS      Z2, Z6
+	VFNMADD213PS Z4, Z2, Z6
+	VMOVUPS      c64_3f800000<>+0(SB), Z4
+	VMOVUPS      c64_3f000000<>+0(SB), Z9
+	VFMADD213PS  c64_3f800000<>+0(SB), Z2, Z9
+	VSUBPS       Z9, Z4, Z10
+	VMOVUPS      c64_3f000000<>+0(SB), Z11
+	VFMADD213PS  Z10, Z2, Z11
+	VDIVPS       Z9, Z4, Z2
+	VMOVUPS      Z2, Z4
+	VFNMADD213PS c64_3f800000<>+0(SB), Z9, Z4
+	VMOVUPS      Z2, Z9
+	VFNMADD213PS Z4, Z11, Z9
+	VMOVUPS      Z9, Z4
+	VFMADD213PS  Z2, Z2, Z4
+	VSUBPS       Z4, Z2, Z10
+	VMOVUPS      Z9, Z9
+	VFMADD213PS  Z10, Z2, Z9
+	VSUBPS       c64_3f000000<>+0(SB), Z4, Z2
+	VMOVUPS      c64_bcfd399a<>+0(SB), Z10
+	VFMADD213PS  c64_bd8f75b4<>+0(SB), Z2, Z10
+	VFMADD213PS  c64_3d6a162e<>+0(SB), Z2, Z10
+	VFMADD213PS  c64_3dc8525f<>+0(SB), Z2, Z10
+	VFMADD213PS  c64_bdd4bc1c<>+0(SB), Z2, Z10
+	VFMADD213PS  c64_be302ebc<>+0(SB), Z2, Z10
+	VFMADD213PS  c64_3e154589<>+0(SB), Z2, Z10
+	VFMADD213PS  c64_3f0f16f2<>+0(SB), Z2, Z10
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z2, Z10
+	VMOVUPS      Z2, Z11
+	VFMADD213PS  c64_b2089195<>+0(SB), Z10, Z11
+	VADDPS       c64_3f02c339<>+0(SB), Z11, Z10
+	VMOVUPS      c64_3f8f16f2<>+0(SB), Z12
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z2, Z12
+	VMOVUPS      Z12, Z2
+	VFMADD213PS  Z10, Z4, Z2
+	VMULPS       Z2, Z9, Z2
+	VMOVUPS      Z11, Z9
+	VFMADD213PS  Z2, Z4, Z9
+	VMOVUPS      c64_3f02c339<>+0(SB), Z2
+	VFMADD213PS  Z9, Z4, Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z4
+	VMAXPS       Z5, Z4, Z4
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z4, Z5
+	VRNDSCALEPS  $0x00, Z5, Z5
+	VMOVUPS      c64_3f317218<>+0(SB), Z9
+	VFNMADD213PS Z4, Z5, Z9
+	VMOVUPS      c64_b102e308<>+0(SB), Z4
+	VFNMADD213PS Z9, Z5, Z4
+	VADDPS       Z6, Z4, Z4
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z6
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z4, Z6
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z4, Z6
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z4, Z6
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z4, Z6
+	VMULPS       Z4, Z4, Z9
+	VMOVUPS      Z9, Z9
+	VFMADD213PS  Z4, Z6, Z9
+	VMOVUPS      Z2, Z4
+	VFMADD213PS  Z2, Z9, Z4
+	VSCALEFPS    Z5, Z4, Z2
+	VMOVUPS      c64_3f800000<>+0(SB), Z4
+	VSUBPS       Z2, Z4, Z2
+	VANDPS       c64_7fffffff<>+0(SB), Z2, Z2
+	VANDPS       c64_80000000<>+0(SB), Z0, Z0
+	VORPS        Z0, Z2, Z0
+	VCMPPS       $0x11, c64_3f600000<>+0(SB), Z1, K1
+	VBLENDMPS    Z3, Z0, K1, Z7
+	VMOVNTPS     Z7, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z1
+	VMULPS       Z0, Z0, Z2
+	VMOVUPS      c64_ba23549f<>+0(SB), Z3
+	VFMADD213PS  c64_3ba51831<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_bcdb8422<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_3de71179<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_bec0938e<>+0(SB), Z2, Z3
+	VMOVUPS      Z2, Z2
+	VFMADD213PS  c64_b37bd649<>+0(SB), Z3, Z2
+	VMULPS       Z2, Z0, Z2
+	VMOVUPS      c64_3f906ebb<>+0(SB), Z3
+	VFMADD213PS  Z2, Z0, Z3
+	VMOVUPS      c64_41300000<>+0(SB), Z2
+	VMINPS       Z1, Z2, Z2
+	VMULPS       Z2, Z2, Z4
+	VXORPS       c64_80000000<>+0(SB), Z4, Z5
+	VMOVUPS      Z2, Z6
+	VFNMADD213PS Z4, Z2, Z6
+	VMOVUPS      c64_3f800000<>+0(SB), Z4
+	VMOVUPS      c64_3f000000<>+0(SB), Z7
+	VFMADD213PS  c64_3f800000<>+0(SB), Z2, Z7
+	VSUBPS       Z7, Z4, Z9
+	VMOVUPS      c64_3f000000<>+0(SB), Z10
+	VFMADD213PS  Z9, Z2, Z10
+	VDIVPS       Z7, Z4, Z2
+	VMOVUPS      Z2, Z4
+	VFNMADD213PS c64_3f800000<>+0(SB), Z7, Z4
+	VMOVUPS      Z2, Z7
+	VFNMADD213PS Z4, Z10, Z7
+	VMOVUPS      Z7, Z4
+	VFMADD213PS  Z2, Z2, Z4
+	VSUBPS       Z4, Z2, Z9
+	VMOVUPS      Z7, Z7
+	VFMADD213PS  Z9, Z2, Z7
+	VSUBPS       c64_3f000000<>+0(SB), Z4, Z2
+	VMOVUPS      c64_bcfd399a<>+0(SB), Z9
+	VFMADD213PS  c64_bd8f75b4<>+0(SB), Z2, Z9
+	VFMADD213PS  c64_3d6a162e<>+0(SB), Z2, Z9
+	VFMADD213PS  c64_3dc8525f<>+0(SB), Z2, Z9
+	VFMADD213PS  c64_bdd4bc1c<>+0(SB), Z2, Z9
+	VFMADD213PS  c64_be302ebc<>+0(SB), Z2, Z9
+	VFMADD213PS  c64_3e154589<>+0(SB), Z2, Z9
+	VFMADD213PS  c64_3f0f16f2<>+0(SB), Z2, Z9
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z2, Z9
+	VMOVUPS      Z2, Z10
+	VFMADD213PS  c64_b2089195<>+0(SB), Z9, Z10
+	VADDPS       c64_3f02c339<>+0(SB), Z10, Z9
+	VMOVUPS      c64_3f8f16f2<>+0(SB), Z11
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z2, Z11
+	VMOVUPS      Z11, Z2
+	VFMADD213PS  Z9, Z4, Z2
+	VMULPS       Z2, Z7, Z2
+	VMOVUPS      Z10, Z7
+	VFMADD213PS  Z2, Z4, Z7
+	VMOVUPS      c64_3f02c339<>+0(SB), Z2
+	VFMADD213PS  Z7, Z4, Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z4
+	VMAXPS       Z5, Z4, Z4
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z4, Z5
+	VRNDSCALEPS  $0x00, Z5, Z5
+	VMOVUPS      c64_3f317218<>+0(SB), Z7
+	VFNMADD213PS Z4, Z5, Z7
+	VMOVUPS      c64_b102e308<>+0(SB), Z4
+	VFNMADD213PS Z7, Z5, Z4
+	VADDPS       Z6, Z4, Z4
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z6
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z4, Z6
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z4, Z6
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z4, Z6
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z4, Z6
+	VMULPS       Z4, Z4, Z7
+	VMOVUPS      Z7, Z7
+	VFMADD213PS  Z4, Z6, Z7
+	VMOVUPS      Z2, Z4
+	VFMADD213PS  Z2, Z7, Z4
+	VSCALEFPS    Z5, Z4, Z2
+	VMOVUPS      c64_3f800000<>+0(SB), Z4
+	VSUBPS       Z2, Z4, Z2
+	VANDPS       c64_7fffffff<>+0(SB), Z2, Z2
+	VANDPS       c64_80000000<>+0(SB), Z0, Z0
+	VORPS        Z0, Z2, Z0
+	VCMPPS       $0x11, c64_3f600000<>+0(SB), Z1, K2
+	VBLENDMPS    Z3, Z0, K2, Z8
+	VMOVUPS      Z8, K1, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
 
 // func geluErfAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
@@ -10014,6 +23556,1341 @@ DATA c64_3f0f16ed<>+56(SB)/4, $0x3f0f16ed
 DATA c64_3f0f16ed<>+60(SB)/4, $0x3f0f16ed
 GLOBL c64_3f0f16ed<>(SB), RODATA|NOPTR, $64
 
+// func geluErfPFAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·geluErfPFAVX512(SB), NOSPLIT, $0-48
+	MOVQ    dst_base+0(FP), AX
+	MOVQ    dst_len+8(FP), CX
+	MOVQ    x_base+24(FP), DX
+	VMOVUPS geluPhiMid<>+0(SB), Z0
+	VMOVUPS geluPhi0<>+0(SB), Z1
+	VMOVUPS geluPhi1<>+0(SB), Z2
+	VMOVUPS geluPhi2<>+0(SB), Z3
+	VMOVUPS geluPhi3<>+0(SB), Z4
+	VMOVUPS geluPhi4<>+0(SB), Z5
+	VMOVUPS geluPhi5<>+0(SB), Z6
+	VMOVUPS geluPhi6<>+0(SB), Z7
+	VMOVUPS geluPhi7<>+0(SB), Z8
+	XORQ    BX, BX
+
+loopU:
+	LEAQ        32(BX), SI
+	CMPQ        SI, CX
+	JA          loop1
+	PREFETCHT0  2048(DX)(BX*4)
+	PREFETCHT0  2112(DX)(BX*4)
+	VMOVUPS     (DX)(BX*4), Z9
+	VANDPS      c64_7fffffff<>+0(SB), Z9, Z10
+	VCMPPS      $0x11, c64_407f8000<>+0(SB), Z10, K1
+	VMOVUPS     64(DX)(BX*4), Z10
+	VANDPS      c64_7fffffff<>+0(SB), Z10, Z19
+	VCMPPS      $0x11, c64_407f8000<>+0(SB), Z19, K2
+	KANDW       K2, K1, K1
+	KORTESTW    K1, K1
+	JCC         slowU
+	VMOVUPS     c64_40800000<>+0(SB), Z19
+	VMOVUPS     c64_40800000<>+0(SB), Z20
+	VFMADD213PS c64_41800000<>+0(SB), Z9, Z19
+	VFMADD213PS c64_41800000<>+0(SB), Z10, Z20
+	VCVTTPS2DQ  Z19, Z19
+	VCVTTPS2DQ  Z20, Z22
+	VMOVUPS     Z19, Z20
+	VMOVUPS     Z22, Z23
+	VPERMI2PS   geluPhiMid<>+64(SB), Z0, Z20
+	VPERMI2PS   geluPhiMid<>+64(SB), Z0, Z23
+	VMOVUPS     c64_40800000<>+0(SB), Z21
+	VMOVUPS     c64_40800000<>+0(SB), Z24
+	VFMSUB213PS Z20, Z9, Z21
+	VFMSUB213PS Z23, Z10, Z24
+	VMOVUPS     Z19, Z20
+	VMOVUPS     Z22, Z26
+	VPERMI2PS   geluPhi7<>+64(SB), Z8, Z20
+	VPERMI2PS   geluPhi7<>+64(SB), Z8, Z26
+	VMOVUPS     Z19, Z23
+	VMOVUPS     Z22, Z27
+	VPERMI2PS   geluPhi6<>+64(SB), Z7, Z23
+	VPERMI2PS   geluPhi6<>+64(SB), Z7, Z27
+	VMOVUPS     Z21, Z25
+	VMOVUPS     Z24, Z28
+	VFMADD213PS Z23, Z20, Z25
+	VFMADD213PS Z27, Z26, Z28
+	VMOVUPS     Z19, Z20
+	VMOVUPS     Z22, Z26
+	VPERMI2PS   geluPhi5<>+64(SB), Z6, Z20
+	VPERMI2PS   geluPhi5<>+64(SB), Z6, Z26
+	VMOVUPS     Z21, Z23
+	VMOVUPS     Z24, Z27
+	VFMADD213PS Z20, Z25, Z23
+	VFMADD213PS Z26, Z28, Z27
+	VMOVUPS     Z19, Z20
+	VMOVUPS     Z22, Z26
+	VPERMI2PS   geluPhi4<>+64(SB), Z5, Z20
+	VPERMI2PS   geluPhi4<>+64(SB), Z5, Z26
+	VMOVUPS     Z21, Z25
+	VMOVUPS     Z24, Z28
+	VFMADD213PS Z20, Z23, Z25
+	VFMADD213PS Z26, Z27, Z28
+	VMOVUPS     Z19, Z20
+	VMOVUPS     Z22, Z26
+	VPERMI2PS   geluPhi3<>+64(SB), Z4, Z20
+	VPERMI2PS   geluPhi3<>+64(SB), Z4, Z26
+	VMOVUPS     Z21, Z23
+	VMOVUPS     Z24, Z27
+	VFMADD213PS Z20, Z25, Z23
+	VFMADD213PS Z26, Z28, Z27
+	VMOVUPS     Z19, Z20
+	VMOVUPS     Z22, Z26
+	VPERMI2PS   geluPhi2<>+64(SB), Z3, Z20
+	VPERMI2PS   geluPhi2<>+64(SB), Z3, Z26
+	VMOVUPS     Z21, Z25
+	VMOVUPS     Z24, Z28
+	VFMADD213PS Z20, Z23, Z25
+	VFMADD213PS Z26, Z27, Z28
+	VMOVUPS     Z19, Z20
+	VMOVUPS     Z22, Z23
+	VPERMI2PS   geluPhi1<>+64(SB), Z2, Z20
+	VPERMI2PS   geluPhi1<>+64(SB), Z2, Z23
+	VMOVUPS     Z21, Z21
+	VMOVUPS     Z24, Z24
+	VFMADD213PS Z20, Z25, Z21
+	VFMADD213PS Z23, Z28, Z24
+	VMOVUPS     Z19, Z19
+	VMOVUPS     Z22, Z20
+	VPERMI2PS   geluPhi0<>+64(SB), Z1, Z19
+	VPERMI2PS   geluPhi0<>+64(SB), Z1, Z20
+	VMULPS      Z21, Z9, Z21
+	VMULPS      Z24, Z10, Z22
+	VMOVUPS     Z19, Z19
+	VMOVUPS     Z20, Z20
+	VFMADD213PS Z21, Z9, Z19
+	VFMADD213PS Z22, Z10, Z20
+	VMOVUPS     Z19, (AX)(BX*4)
+	VMOVUPS     Z20, 64(AX)(BX*4)
+	JMP         stepU
+
+slowU:
+	VANDPS       c64_7fffffff<>+0(SB), Z9, Z19
+	VCMPPS       $0x11, c64_407f8000<>+0(SB), Z19, K1
+	VMOVUPS      c64_40800000<>+0(SB), Z19
+	VFMADD213PS  c64_41800000<>+0(SB), Z9, Z19
+	VCVTTPS2DQ   Z19, Z19
+	VMOVUPS      Z19, Z20
+	VPERMI2PS    geluPhiMid<>+64(SB), Z0, Z20
+	VMOVUPS      c64_40800000<>+0(SB), Z21
+	VFMSUB213PS  Z20, Z9, Z21
+	VMOVUPS      Z19, Z20
+	VPERMI2PS    geluPhi7<>+64(SB), Z8, Z20
+	VMOVUPS      Z19, Z22
+	VPERMI2PS    geluPhi6<>+64(SB), Z7, Z22
+	VMOVUPS      Z21, Z23
+	VFMADD213PS  Z22, Z20, Z23
+	VMOVUPS      Z19, Z20
+	VPERMI2PS    geluPhi5<>+64(SB), Z6, Z20
+	VMOVUPS      Z21, Z22
+	VFMADD213PS  Z20, Z23, Z22
+	VMOVUPS      Z19, Z20
+	VPERMI2PS    geluPhi4<>+64(SB), Z5, Z20
+	VMOVUPS      Z21, Z23
+	VFMADD213PS  Z20, Z22, Z23
+	VMOVUPS      Z19, Z20
+	VPERMI2PS    geluPhi3<>+64(SB), Z4, Z20
+	VMOVUPS      Z21, Z22
+	VFMADD213PS  Z20, Z23, Z22
+	VMOVUPS      Z19, Z20
+	VPERMI2PS    geluPhi2<>+64(SB), Z3, Z20
+	VMOVUPS      Z21, Z23
+	VFMADD213PS  Z20, Z22, Z23
+	VMOVUPS      Z19, Z20
+	VPERMI2PS    geluPhi1<>+64(SB), Z2, Z20
+	VMOVUPS      Z21, Z21
+	VFMADD213PS  Z20, Z23, Z21
+	VMOVUPS      Z19, Z19
+	VPERMI2PS    geluPhi0<>+64(SB), Z1, Z19
+	VMULPS       Z21, Z9, Z20
+	VMOVUPS      Z19, Z19
+	VFMADD213PS  Z20, Z9, Z19
+	VMOVUPS      c64_41700000<>+0(SB), Z20
+	VANDPS       c64_7fffffff<>+0(SB), Z9, Z21
+	VMINPS       Z21, Z20, Z20
+	VMULPS       Z20, Z20, Z21
+	VMULPS       c64_bf000000<>+0(SB), Z21, Z22
+	VMOVUPS      Z20, Z23
+	VFNMADD213PS Z21, Z20, Z23
+	VMULPS       c64_3f000000<>+0(SB), Z23, Z21
+	VMULPS       c64_bf000000<>+0(SB), Z20, Z23
+	VMOVUPS      c64_3f800000<>+0(SB), Z24
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z25
+	VFMADD213PS  c64_3f800000<>+0(SB), Z20, Z25
+	VSUBPS       Z25, Z24, Z26
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z27
+	VFMADD213PS  Z26, Z20, Z27
+	VDIVPS       Z25, Z24, Z20
+	VMOVUPS      Z20, Z24
+	VFNMADD213PS c64_3f800000<>+0(SB), Z25, Z24
+	VMOVUPS      Z20, Z25
+	VFNMADD213PS Z24, Z27, Z25
+	VMOVUPS      Z25, Z24
+	VFMADD213PS  Z20, Z20, Z24
+	VSUBPS       Z24, Z20, Z26
+	VMOVUPS      Z25, Z25
+	VFMADD213PS  Z26, Z20, Z25
+	VSUBPS       c64_3f000000<>+0(SB), Z24, Z20
+	VMOVUPS      c64_3d19fd29<>+0(SB), Z26
+	VFMADD213PS  c64_bc5d0a19<>+0(SB), Z20, Z26
+	VFMADD213PS  c64_bd9c3106<>+0(SB), Z20, Z26
+	VFMADD213PS  c64_3d5bd707<>+0(SB), Z20, Z26
+	VFMADD213PS  c64_3dc8c4df<>+0(SB), Z20, Z26
+	VFMADD213PS  c64_bdd44a4d<>+0(SB), Z20, Z26
+	VFMADD213PS  c64_be302cfd<>+0(SB), Z20, Z26
+	VFMADD213PS  c64_3e154478<>+0(SB), Z20, Z26
+	VFMADD213PS  c64_3f0f16ed<>+0(SB), Z20, Z26
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z20, Z26
+	VMOVUPS      Z20, Z27
+	VFMADD213PS  c64_b272c6b0<>+0(SB), Z26, Z27
+	VADDPS       c64_3f02c339<>+0(SB), Z27, Z26
+	VMOVUPS      c64_3f8f16ed<>+0(SB), Z28
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z20, Z28
+	VMOVUPS      Z28, Z20
+	VFMADD213PS  Z26, Z24, Z20
+	VMULPS       Z20, Z25, Z20
+	VMOVUPS      Z27, Z25
+	VFMADD213PS  Z20, Z24, Z25
+	VMOVUPS      c64_3f02c339<>+0(SB), Z20
+	VFMADD213PS  Z25, Z24, Z20
+	VMULPS       Z20, Z23, Z20
+	VMOVUPS      c64_c2d00000<>+0(SB), Z23
+	VMAXPS       Z22, Z23, Z22
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z22, Z23
+	VRNDSCALEPS  $0x00, Z23, Z23
+	VMOVUPS      c64_3f317218<>+0(SB), Z24
+	VFNMADD213PS Z22, Z23, Z24
+	VMOVUPS      c64_b102e308<>+0(SB), Z22
+	VFNMADD213PS Z24, Z23, Z22
+	VADDPS       Z21, Z22, Z21
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z22
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z21, Z22
+	VMULPS       Z21, Z21, Z24
+	VMOVUPS      Z24, Z24
+	VFMADD213PS  Z21, Z22, Z24
+	VMOVUPS      Z20, Z21
+	VFMADD213PS  Z20, Z24, Z21
+	VSCALEFPS    Z23, Z21, Z20
+	VMOVUPS      c64_00000000<>+0(SB), Z21
+	VMAXPS       Z21, Z9, Z21
+	VADDPS       Z20, Z21, Z20
+	VCMPPS       $0x00, c64_ff800000<>+0(SB), Z9, K2
+	VBLENDMPS    c64_7fc00000<>+0(SB), Z20, K2, Z11
+	VBLENDMPS    Z19, Z11, K1, Z12
+	VMOVUPS      Z12, (AX)(BX*4)
+	VANDPS       c64_7fffffff<>+0(SB), Z10, Z9
+	VCMPPS       $0x11, c64_407f8000<>+0(SB), Z9, K1
+	VMOVUPS      c64_40800000<>+0(SB), Z9
+	VFMADD213PS  c64_41800000<>+0(SB), Z10, Z9
+	VCVTTPS2DQ   Z9, Z9
+	VMOVUPS      Z9, Z19
+	VPERMI2PS    geluPhiMid<>+64(SB), Z0, Z19
+	VMOVUPS      c64_40800000<>+0(SB), Z20
+	VFMSUB213PS  Z19, Z10, Z20
+	VMOVUPS      Z9, Z19
+	VPERMI2PS    geluPhi7<>+64(SB), Z8, Z19
+	VMOVUPS      Z9, Z21
+	VPERMI2PS    geluPhi6<>+64(SB), Z7, Z21
+	VMOVUPS      Z20, Z22
+	VFMADD213PS  Z21, Z19, Z22
+	VMOVUPS      Z9, Z19
+	VPERMI2PS    geluPhi5<>+64(SB), Z6, Z19
+	VMOVUPS      Z20, Z21
+	VFMADD213PS  Z19, Z22, Z21
+	VMOVUPS      Z9, Z19
+	VPERMI2PS    geluPhi4<>+64(SB), Z5, Z19
+	VMOVUPS      Z20, Z22
+	VFMADD213PS  Z19, Z21, Z22
+	VMOVUPS      Z9, Z19
+	VPERMI2PS    geluPhi3<>+64(SB), Z4, Z19
+	VMOVUPS      Z20, Z21
+	VFMADD213PS  Z19, Z22, Z21
+	VMOVUPS      Z9, Z19
+	VPERMI2PS    geluPhi2<>+64(SB), Z3, Z19
+	VMOVUPS      Z20, Z22
+	VFMADD213PS  Z19, Z21, Z22
+	VMOVUPS      Z9, Z19
+	VPERMI2PS    geluPhi1<>+64(SB), Z2, Z19
+	VMOVUPS      Z20, Z20
+	VFMADD213PS  Z19, Z22, Z20
+	VMOVUPS      Z9, Z9
+	VPERMI2PS    geluPhi0<>+64(SB), Z1, Z9
+	VMULPS       Z20, Z10, Z19
+	VMOVUPS      Z9, Z9
+	VFMADD213PS  Z19, Z10, Z9
+	VMOVUPS      c64_41700000<>+0(SB), Z19
+	VANDPS       c64_7fffffff<>+0(SB), Z10, Z20
+	VMINPS       Z20, Z19, Z19
+	VMULPS       Z19, Z19, Z20
+	VMULPS       c64_bf000000<>+0(SB), Z20, Z21
+	VMOVUPS      Z19, Z22
+	VFNMADD213PS Z20, Z19, Z22
+	VMULPS       c64_3f000000<>+0(SB), Z22, Z20
+	VMULPS       c64_bf000000<>+0(SB), Z19, Z22
+	VMOVUPS      c64_3f800000<>+0(SB), Z23
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z24
+	VFMADD213PS  c64_3f800000<>+0(SB), Z19, Z24
+	VSUBPS       Z24, Z23, Z25
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z26
+	VFMADD213PS  Z25, Z19, Z26
+	VDIVPS       Z24, Z23, Z19
+	VMOVUPS      Z19, Z23
+	VFNMADD213PS c64_3f800000<>+0(SB), Z24, Z23
+	VMOVUPS      Z19, Z24
+	VFNMADD213PS Z23, Z26, Z24
+	VMOVUPS      Z24, Z23
+	VFMADD213PS  Z19, Z19, Z23
+	VSUBPS       Z23, Z19, Z25
+	VMOVUPS      Z24, Z24
+	VFMADD213PS  Z25, Z19, Z24
+	VSUBPS       c64_3f000000<>+0(SB), Z23, Z19
+	VMOVUPS      c64_3d19fd29<>+0(SB), Z25
+	VFMADD213PS  c64_bc5d0a19<>+0(SB), Z19, Z25
+	VFMADD213PS  c64_bd9c3106<>+0(SB), Z19, Z25
+	VFMADD213PS  c64_3d5bd707<>+0(SB), Z19, Z25
+	VFMADD213PS  c64_3dc8c4df<>+0(SB), Z19, Z25
+	VFMADD213PS  c64_bdd44a4d<>+0(SB), Z19, Z25
+	VFMADD213PS  c64_be302cfd<>+0(SB), Z19, Z25
+	VFMADD213PS  c64_3e154478<>+0(SB), Z19, Z25
+	VFMADD213PS  c64_3f0f16ed<>+0(SB), Z19, Z25
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z19, Z25
+	VMOVUPS      Z19, Z26
+	VFMADD213PS  c64_b272c6b0<>+0(SB), Z25, Z26
+	VADDPS       c64_3f02c339<>+0(SB), Z26, Z25
+	VMOVUPS      c64_3f8f16ed<>+0(SB), Z27
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z19, Z27
+	VMOVUPS      Z27, Z19
+	VFMADD213PS  Z25, Z23, Z19
+	VMULPS       Z19, Z24, Z19
+	VMOVUPS      Z26, Z24
+	VFMADD213PS  Z19, Z23, Z24
+	VMOVUPS      c64_3f02c339<>+0(SB), Z19
+	VFMADD213PS  Z24, Z23, Z19
+	VMULPS       Z19, Z22, Z19
+	VMOVUPS      c64_c2d00000<>+0(SB), Z22
+	VMAXPS       Z21, Z22, Z21
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z21, Z22
+	VRNDSCALEPS  $0x00, Z22, Z22
+	VMOVUPS      c64_3f317218<>+0(SB), Z23
+	VFNMADD213PS Z21, Z22, Z23
+	VMOVUPS      c64_b102e308<>+0(SB), Z21
+	VFNMADD213PS Z23, Z22, Z21
+	VADDPS       Z20, Z21, Z20
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z21
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z20, Z21
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z20, Z21
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z20, Z21
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z20, Z21
+	VMULPS       Z20, Z20, Z23
+	VMOVUPS      Z23, Z23
+	VFMADD213PS  Z20, Z21, Z23
+	VMOVUPS      Z19, Z20
+	VFMADD213PS  Z19, Z23, Z20
+	VSCALEFPS    Z22, Z20, Z19
+	VMOVUPS      c64_00000000<>+0(SB), Z20
+	VMAXPS       Z20, Z10, Z20
+	VADDPS       Z19, Z20, Z19
+	VCMPPS       $0x00, c64_ff800000<>+0(SB), Z10, K2
+	VBLENDMPS    c64_7fc00000<>+0(SB), Z19, K2, Z13
+	VBLENDMPS    Z9, Z13, K1, Z14
+	VMOVUPS      Z14, 64(AX)(BX*4)
+
+stepU:
+	ADDQ $0x00000020, BX
+	JMP  loopU
+
+loop1:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Z9
+	VANDPS       c64_7fffffff<>+0(SB), Z9, Z10
+	VCMPPS       $0x11, c64_407f8000<>+0(SB), Z10, K1
+	VMOVUPS      c64_40800000<>+0(SB), Z10
+	VFMADD213PS  c64_41800000<>+0(SB), Z9, Z10
+	VCVTTPS2DQ   Z10, Z10
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhiMid<>+64(SB), Z0, Z11
+	VMOVUPS      c64_40800000<>+0(SB), Z12
+	VFMSUB213PS  Z11, Z9, Z12
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhi7<>+64(SB), Z8, Z11
+	VMOVUPS      Z10, Z13
+	VPERMI2PS    geluPhi6<>+64(SB), Z7, Z13
+	VMOVUPS      Z12, Z14
+	VFMADD213PS  Z13, Z11, Z14
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhi5<>+64(SB), Z6, Z11
+	VMOVUPS      Z12, Z13
+	VFMADD213PS  Z11, Z14, Z13
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhi4<>+64(SB), Z5, Z11
+	VMOVUPS      Z12, Z14
+	VFMADD213PS  Z11, Z13, Z14
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhi3<>+64(SB), Z4, Z11
+	VMOVUPS      Z12, Z13
+	VFMADD213PS  Z11, Z14, Z13
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhi2<>+64(SB), Z3, Z11
+	VMOVUPS      Z12, Z14
+	VFMADD213PS  Z11, Z13, Z14
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhi1<>+64(SB), Z2, Z11
+	VMOVUPS      Z12, Z12
+	VFMADD213PS  Z11, Z14, Z12
+	VMOVUPS      Z10, Z10
+	VPERMI2PS    geluPhi0<>+64(SB), Z1, Z10
+	VMULPS       Z12, Z9, Z11
+	VMOVUPS      Z10, Z10
+	VFMADD213PS  Z11, Z9, Z10
+	VMOVUPS      c64_41700000<>+0(SB), Z11
+	VANDPS       c64_7fffffff<>+0(SB), Z9, Z12
+	VMINPS       Z12, Z11, Z11
+	VMULPS       Z11, Z11, Z12
+	VMULPS       c64_bf000000<>+0(SB), Z12, Z13
+	VMOVUPS      Z11, Z14
+	VFNMADD213PS Z12, Z11, Z14
+	VMULPS       c64_3f000000<>+0(SB), Z14, Z12
+	VMULPS       c64_bf000000<>+0(SB), Z11, Z14
+	VMOVUPS      c64_3f800000<>+0(SB), Z19
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z20
+	VFMADD213PS  c64_3f800000<>+0(SB), Z11, Z20
+	VSUBPS       Z20, Z19, Z21
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z22
+	VFMADD213PS  Z21, Z11, Z22
+	VDIVPS       Z20, Z19, Z11
+	VMOVUPS      Z11, Z19
+	VFNMADD213PS c64_3f800000<>+0(SB), Z20, Z19
+	VMOVUPS      Z11, Z20
+	VFNMADD213PS Z19, Z22, Z20
+	VMOVUPS      Z20, Z19
+	VFMADD213PS  Z11, Z11, Z19
+	VSUBPS       Z19, Z11, Z21
+	VMOVUPS      Z20, Z20
+	VFMADD213PS  Z21, Z11, Z20
+	VSUBPS       c64_3f000000<>+0(SB), Z19, Z11
+	VMOVUPS      c64_3d19fd29<>+0(SB), Z21
+	VFMADD213PS  c64_bc5d0a19<>+0(SB), Z11, Z21
+	VFMADD213PS  c64_bd9c3106<>+0(SB), Z11, Z21
+	VFMADD213PS  c64_3d5bd707<>+0(SB), Z11, Z21
+	VFMADD213PS  c64_3dc8c4df<>+0(SB), Z11, Z21
+	VFMADD213PS  c64_bdd44a4d<>+0(SB), Z11, Z21
+	VFMADD213PS  c64_be302cfd<>+0(SB), Z11, Z21
+	VFMADD213PS  c64_3e154478<>+0(SB), Z11, Z21
+	VFMADD213PS  c64_3f0f16ed<>+0(SB), Z11, Z21
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z11, Z21
+	VMOVUPS      Z11, Z22
+	VFMADD213PS  c64_b272c6b0<>+0(SB), Z21, Z22
+	VADDPS       c64_3f02c339<>+0(SB), Z22, Z21
+	VMOVUPS      c64_3f8f16ed<>+0(SB), Z23
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z11, Z23
+	VMOVUPS      Z23, Z11
+	VFMADD213PS  Z21, Z19, Z11
+	VMULPS       Z11, Z20, Z11
+	VMOVUPS      Z22, Z20
+	VFMADD213PS  Z11, Z19, Z20
+	VMOVUPS      c64_3f02c339<>+0(SB), Z11
+	VFMADD213PS  Z20, Z19, Z11
+	VMULPS       Z11, Z14, Z11
+	VMOVUPS      c64_c2d00000<>+0(SB), Z14
+	VMAXPS       Z13, Z14, Z13
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z13, Z14
+	VRNDSCALEPS  $0x00, Z14, Z14
+	VMOVUPS      c64_3f317218<>+0(SB), Z19
+	VFNMADD213PS Z13, Z14, Z19
+	VMOVUPS      c64_b102e308<>+0(SB), Z13
+	VFNMADD213PS Z19, Z14, Z13
+	VADDPS       Z12, Z13, Z12
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z13
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z12, Z13
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z12, Z13
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z12, Z13
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z12, Z13
+	VMULPS       Z12, Z12, Z19
+	VMOVUPS      Z19, Z19
+	VFMADD213PS  Z12, Z13, Z19
+	VMOVUPS      Z11, Z12
+	VFMADD213PS  Z11, Z19, Z12
+	VSCALEFPS    Z14, Z12, Z11
+	VMOVUPS      c64_00000000<>+0(SB), Z12
+	VMAXPS       Z12, Z9, Z12
+	VADDPS       Z11, Z12, Z11
+	VCMPPS       $0x00, c64_ff800000<>+0(SB), Z9, K2
+	VBLENDMPS    c64_7fc00000<>+0(SB), Z11, K2, Z15
+	VBLENDMPS    Z10, Z15, K1, Z16
+	VMOVUPS      Z16, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z9
+	VANDPS       c64_7fffffff<>+0(SB), Z9, Z10
+	VCMPPS       $0x11, c64_407f8000<>+0(SB), Z10, K2
+	VMOVUPS      c64_40800000<>+0(SB), Z10
+	VFMADD213PS  c64_41800000<>+0(SB), Z9, Z10
+	VCVTTPS2DQ   Z10, Z10
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhiMid<>+64(SB), Z0, Z11
+	VMOVUPS      c64_40800000<>+0(SB), Z0
+	VFMSUB213PS  Z11, Z9, Z0
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhi7<>+64(SB), Z8, Z11
+	VMOVUPS      Z10, Z8
+	VPERMI2PS    geluPhi6<>+64(SB), Z7, Z8
+	VMOVUPS      Z0, Z7
+	VFMADD213PS  Z8, Z11, Z7
+	VMOVUPS      Z10, Z8
+	VPERMI2PS    geluPhi5<>+64(SB), Z6, Z8
+	VMOVUPS      Z0, Z6
+	VFMADD213PS  Z8, Z7, Z6
+	VMOVUPS      Z10, Z7
+	VPERMI2PS    geluPhi4<>+64(SB), Z5, Z7
+	VMOVUPS      Z0, Z5
+	VFMADD213PS  Z7, Z6, Z5
+	VMOVUPS      Z10, Z6
+	VPERMI2PS    geluPhi3<>+64(SB), Z4, Z6
+	VMOVUPS      Z0, Z4
+	VFMADD213PS  Z6, Z5, Z4
+	VMOVUPS      Z10, Z5
+	VPERMI2PS    geluPhi2<>+64(SB), Z3, Z5
+	VMOVUPS      Z0, Z3
+	VFMADD213PS  Z5, Z4, Z3
+	VMOVUPS      Z10, Z4
+	VPERMI2PS    geluPhi1<>+64(SB), Z2, Z4
+	VMOVUPS      Z0, Z0
+	VFMADD213PS  Z4, Z3, Z0
+	VMOVUPS      Z10, Z2
+	VPERMI2PS    geluPhi0<>+64(SB), Z1, Z2
+	VMULPS       Z0, Z9, Z0
+	VMOVUPS      Z2, Z1
+	VFMADD213PS  Z0, Z9, Z1
+	VMOVUPS      c64_41700000<>+0(SB), Z0
+	VANDPS       c64_7fffffff<>+0(SB), Z9, Z2
+	VMINPS       Z2, Z0, Z0
+	VMULPS       Z0, Z0, Z2
+	VMULPS       c64_bf000000<>+0(SB), Z2, Z3
+	VMOVUPS      Z0, Z4
+	VFNMADD213PS Z2, Z0, Z4
+	VMULPS       c64_3f000000<>+0(SB), Z4, Z2
+	VMULPS       c64_bf000000<>+0(SB), Z0, Z4
+	VMOVUPS      c64_3f800000<>+0(SB), Z5
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z6
+	VFMADD213PS  c64_3f800000<>+0(SB), Z0, Z6
+	VSUBPS       Z6, Z5, Z7
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z8
+	VFMADD213PS  Z7, Z0, Z8
+	VDIVPS       Z6, Z5, Z0
+	VMOVUPS      Z0, Z5
+	VFNMADD213PS c64_3f800000<>+0(SB), Z6, Z5
+	VMOVUPS      Z0, Z6
+	VFNMADD213PS Z5, Z8, Z6
+	VMOVUPS      Z6, Z5
+	VFMADD213PS  Z0, Z0, Z5
+	VSUBPS       Z5, Z0, Z7
+	VMOVUPS      Z6, Z6
+	VFMADD213PS  Z7, Z0, Z6
+	VSUBPS       c64_3f000000<>+0(SB), Z5, Z0
+	VMOVUPS      c64_3d19fd29<>+0(SB), Z7
+	VFMADD213PS  c64_bc5d0a19<>+0(SB), Z0, Z7
+	VFMADD213PS  c64_bd9c3106<>+0(SB), Z0, Z7
+	VFMADD213PS  c64_3d5bd707<>+0(SB), Z0, Z7
+	VFMADD213PS  c64_3dc8c4df<>+0(SB), Z0, Z7
+	VFMADD213PS  c64_bdd44a4d<>+0(SB), Z0, Z7
+	VFMADD213PS  c64_be302cfd<>+0(SB), Z0, Z7
+	VFMADD213PS  c64_3e154478<>+0(SB), Z0, Z7
+	VFMADD213PS  c64_3f0f16ed<>+0(SB), Z0, Z7
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z0, Z7
+	VMOVUPS      Z0, Z8
+	VFMADD213PS  c64_b272c6b0<>+0(SB), Z7, Z8
+	VADDPS       c64_3f02c339<>+0(SB), Z8, Z7
+	VMOVUPS      c64_3f8f16ed<>+0(SB), Z10
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z0, Z10
+	VMOVUPS      Z10, Z0
+	VFMADD213PS  Z7, Z5, Z0
+	VMULPS       Z0, Z6, Z0
+	VMOVUPS      Z8, Z6
+	VFMADD213PS  Z0, Z5, Z6
+	VMOVUPS      c64_3f02c339<>+0(SB), Z0
+	VFMADD213PS  Z6, Z5, Z0
+	VMULPS       Z0, Z4, Z0
+	VMOVUPS      c64_c2d00000<>+0(SB), Z4
+	VMAXPS       Z3, Z4, Z3
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z3, Z4
+	VRNDSCALEPS  $0x00, Z4, Z4
+	VMOVUPS      c64_3f317218<>+0(SB), Z5
+	VFNMADD213PS Z3, Z4, Z5
+	VMOVUPS      c64_b102e308<>+0(SB), Z3
+	VFNMADD213PS Z5, Z4, Z3
+	VADDPS       Z2, Z3, Z2
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z3
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z2, Z3
+	VMULPS       Z2, Z2, Z5
+	VMOVUPS      Z5, Z5
+	VFMADD213PS  Z2, Z3, Z5
+	VMOVUPS      Z0, Z2
+	VFMADD213PS  Z0, Z5, Z2
+	VSCALEFPS    Z4, Z2, Z0
+	VMOVUPS      c64_00000000<>+0(SB), Z2
+	VMAXPS       Z2, Z9, Z2
+	VADDPS       Z0, Z2, Z0
+	VCMPPS       $0x00, c64_ff800000<>+0(SB), Z9, K3
+	VBLENDMPS    c64_7fc00000<>+0(SB), Z0, K3, Z17
+	VBLENDMPS    Z1, Z17, K2, Z18
+	VMOVUPS      Z18, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func geluErfNTAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV, MMX+
+TEXT ·geluErfNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VMOVUPS      geluPhiMid<>+0(SB), Z0
+	VMOVUPS      geluPhi0<>+0(SB), Z1
+	VMOVUPS      geluPhi1<>+0(SB), Z2
+	VMOVUPS      geluPhi2<>+0(SB), Z3
+	VMOVUPS      geluPhi3<>+0(SB), Z4
+	VMOVUPS      geluPhi4<>+0(SB), Z5
+	VMOVUPS      geluPhi5<>+0(SB), Z6
+	VMOVUPS      geluPhi6<>+0(SB), Z7
+	VMOVUPS      geluPhi7<>+0(SB), Z8
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000003f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z9
+	VANDPS       c64_7fffffff<>+0(SB), Z9, Z10
+	VCMPPS       $0x11, c64_407f8000<>+0(SB), Z10, K2
+	VMOVUPS      c64_40800000<>+0(SB), Z10
+	VFMADD213PS  c64_41800000<>+0(SB), Z9, Z10
+	VCVTTPS2DQ   Z10, Z10
+	VMOVUPS      Z10, Z21
+	VPERMI2PS    geluPhiMid<>+64(SB), Z0, Z21
+	VMOVUPS      c64_40800000<>+0(SB), Z22
+	VFMSUB213PS  Z21, Z9, Z22
+	VMOVUPS      Z10, Z21
+	VPERMI2PS    geluPhi7<>+64(SB), Z8, Z21
+	VMOVUPS      Z10, Z23
+	VPERMI2PS    geluPhi6<>+64(SB), Z7, Z23
+	VMOVUPS      Z22, Z24
+	VFMADD213PS  Z23, Z21, Z24
+	VMOVUPS      Z10, Z21
+	VPERMI2PS    geluPhi5<>+64(SB), Z6, Z21
+	VMOVUPS      Z22, Z23
+	VFMADD213PS  Z21, Z24, Z23
+	VMOVUPS      Z10, Z21
+	VPERMI2PS    geluPhi4<>+64(SB), Z5, Z21
+	VMOVUPS      Z22, Z24
+	VFMADD213PS  Z21, Z23, Z24
+	VMOVUPS      Z10, Z21
+	VPERMI2PS    geluPhi3<>+64(SB), Z4, Z21
+	VMOVUPS      Z22, Z23
+	VFMADD213PS  Z21, Z24, Z23
+	VMOVUPS      Z10, Z21
+	VPERMI2PS    geluPhi2<>+64(SB), Z3, Z21
+	VMOVUPS      Z22, Z24
+	VFMADD213PS  Z21, Z23, Z24
+	VMOVUPS      Z10, Z21
+	VPERMI2PS    geluPhi1<>+64(SB), Z2, Z21
+	VMOVUPS      Z22, Z22
+	VFMADD213PS  Z21, Z24, Z22
+	VMOVUPS      Z10, Z10
+	VPERMI2PS    geluPhi0<>+64(SB), Z1, Z10
+	VMULPS       Z22, Z9, Z21
+	VMOVUPS      Z10, Z10
+	VFMADD213PS  Z21, Z9, Z10
+	VMOVUPS      c64_41700000<>+0(SB), Z21
+	VANDPS       c64_7fffffff<>+0(SB), Z9, Z22
+	VMINPS       Z22, Z21, Z21
+	VMULPS       Z21, Z21, Z22
+	VMULPS       c64_bf000000<>+0(SB), Z22, Z23
+	VMOVUPS      Z21, Z24
+	VFNMADD213PS Z22, Z21, Z24
+	VMULPS       c64_3f000000<>+0(SB), Z24, Z22
+	VMULPS       c64_bf000000<>+0(SB), Z21, Z24
+	VMOVUPS      c64_3f800000<>+0(SB), Z25
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z26
+	VFMADD213PS  c64_3f800000<>+0(SB), Z21, Z26
+	VSUBPS       Z26, Z25, Z27
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z28
+	VFMADD213PS  Z27, Z21, Z28
+	VDIVPS       Z26, Z25, Z21
+	VMOVUPS      Z21, Z25
+	VFNMADD213PS c64_3f800000<>+0(SB), Z26, Z25
+	VMOVUPS      Z21, Z26
+	VFNMADD213PS Z25, Z28, Z26
+	VMOVUPS      Z26, Z25
+	VFMADD213PS  Z21, Z21, Z25
+	VSUBPS       Z25, Z21, Z27
+	VMOVUPS      Z26, Z26
+	VFMADD213PS  Z27, Z21, Z26
+	VSUBPS       c64_3f000000<>+0(SB), Z25, Z21
+	VMOVUPS      c64_3d19fd29<>+0(SB), Z27
+	VFMADD213PS  c64_bc5d0a19<>+0(SB), Z21, Z27
+	VFMADD213PS  c64_bd9c3106<>+0(SB), Z21, Z27
+	VFMADD213PS  c64_3d5bd707<>+0(SB), Z21, Z27
+	VFMADD213PS  c64_3dc8c4df<>+0(SB), Z21, Z27
+	VFMADD213PS  c64_bdd44a4d<>+0(SB), Z21, Z27
+	VFMADD213PS  c64_be302cfd<>+0(SB), Z21, Z27
+	VFMADD213PS  c64_3e154478<>+0(SB), Z21, Z27
+	VFMADD213PS  c64_3f0f16ed<>+0(SB), Z21, Z27
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z21, Z27
+	VMOVUPS      Z21, Z28
+	VFMADD213PS  c64_b272c6b0<>+0(SB), Z27, Z28
+	VADDPS       c64_3f02c339<>+0(SB), Z28, Z27
+	VMOVUPS      c64_3f8f16ed<>+0(SB), Z29
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z21, Z29
+	VMOVUPS      Z29, Z21
+	VFMADD213PS  Z27, Z25, Z21
+	VMULPS       Z21, Z26, Z21
+	VMOVUPS      Z28, Z26
+	VFMADD213PS  Z21, Z25, Z26
+	VMOVUPS      c64_3f02c339<>+0(SB), Z21
+	VFMADD213PS  Z26, Z25, Z21
+	VMULPS       Z21, Z24, Z21
+	VMOVUPS      c64_c2d00000<>+0(SB), Z24
+	VMAXPS       Z23, Z24, Z23
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z23, Z24
+	VRNDSCALEPS  $0x00, Z24, Z24
+	VMOVUPS      c64_3f317218<>+0(SB), Z25
+	VFNMADD213PS Z23, Z24, Z25
+	VMOVUPS      c64_b102e308<>+0(SB), Z23
+	VFNMADD213PS Z25, Z24, Z23
+	VADDPS       Z22, Z23, Z22
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z23
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z22, Z23
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z22, Z23
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z22, Z23
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z22, Z23
+	VMULPS       Z22, Z22, Z25
+	VMOVUPS      Z25, Z25
+	VFMADD213PS  Z22, Z23, Z25
+	VMOVUPS      Z21, Z22
+	VFMADD213PS  Z21, Z25, Z22
+	VSCALEFPS    Z24, Z22, Z21
+	VMOVUPS      c64_00000000<>+0(SB), Z22
+	VMAXPS       Z22, Z9, Z22
+	VADDPS       Z21, Z22, Z21
+	VCMPPS       $0x00, c64_ff800000<>+0(SB), Z9, K3
+	VBLENDMPS    c64_7fc00000<>+0(SB), Z21, K3, Z11
+	VBLENDMPS    Z10, Z11, K2, Z12
+	VMOVUPS      Z12, K1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ        32(BX), SI
+	CMPQ        SI, CX
+	JA          loop1
+	PREFETCHT0  2048(DX)(BX*4)
+	PREFETCHT0  2112(DX)(BX*4)
+	VMOVUPS     (DX)(BX*4), Z9
+	VANDPS      c64_7fffffff<>+0(SB), Z9, Z10
+	VCMPPS      $0x11, c64_407f8000<>+0(SB), Z10, K1
+	VMOVUPS     64(DX)(BX*4), Z10
+	VANDPS      c64_7fffffff<>+0(SB), Z10, Z11
+	VCMPPS      $0x11, c64_407f8000<>+0(SB), Z11, K2
+	KANDW       K2, K1, K1
+	KORTESTW    K1, K1
+	JCC         slowU
+	VMOVUPS     c64_40800000<>+0(SB), Z11
+	VMOVUPS     c64_40800000<>+0(SB), Z12
+	VFMADD213PS c64_41800000<>+0(SB), Z9, Z11
+	VFMADD213PS c64_41800000<>+0(SB), Z10, Z12
+	VCVTTPS2DQ  Z11, Z11
+	VCVTTPS2DQ  Z12, Z22
+	VMOVUPS     Z11, Z12
+	VMOVUPS     Z22, Z23
+	VPERMI2PS   geluPhiMid<>+64(SB), Z0, Z12
+	VPERMI2PS   geluPhiMid<>+64(SB), Z0, Z23
+	VMOVUPS     c64_40800000<>+0(SB), Z21
+	VMOVUPS     c64_40800000<>+0(SB), Z24
+	VFMSUB213PS Z12, Z9, Z21
+	VFMSUB213PS Z23, Z10, Z24
+	VMOVUPS     Z11, Z12
+	VMOVUPS     Z22, Z26
+	VPERMI2PS   geluPhi7<>+64(SB), Z8, Z12
+	VPERMI2PS   geluPhi7<>+64(SB), Z8, Z26
+	VMOVUPS     Z11, Z23
+	VMOVUPS     Z22, Z27
+	VPERMI2PS   geluPhi6<>+64(SB), Z7, Z23
+	VPERMI2PS   geluPhi6<>+64(SB), Z7, Z27
+	VMOVUPS     Z21, Z25
+	VMOVUPS     Z24, Z28
+	VFMADD213PS Z23, Z12, Z25
+	VFMADD213PS Z27, Z26, Z28
+	VMOVUPS     Z11, Z12
+	VMOVUPS     Z22, Z26
+	VPERMI2PS   geluPhi5<>+64(SB), Z6, Z12
+	VPERMI2PS   geluPhi5<>+64(SB), Z6, Z26
+	VMOVUPS     Z21, Z23
+	VMOVUPS     Z24, Z27
+	VFMADD213PS Z12, Z25, Z23
+	VFMADD213PS Z26, Z28, Z27
+	VMOVUPS     Z11, Z12
+	VMOVUPS     Z22, Z26
+	VPERMI2PS   geluPhi4<>+64(SB), Z5, Z12
+	VPERMI2PS   geluPhi4<>+64(SB), Z5, Z26
+	VMOVUPS     Z21, Z25
+	VMOVUPS     Z24, Z28
+	VFMADD213PS Z12, Z23, Z25
+	VFMADD213PS Z26, Z27, Z28
+	VMOVUPS     Z11, Z12
+	VMOVUPS     Z22, Z26
+	VPERMI2PS   geluPhi3<>+64(SB), Z4, Z12
+	VPERMI2PS   geluPhi3<>+64(SB), Z4, Z26
+	VMOVUPS     Z21, Z23
+	VMOVUPS     Z24, Z27
+	VFMADD213PS Z12, Z25, Z23
+	VFMADD213PS Z26, Z28, Z27
+	VMOVUPS     Z11, Z12
+	VMOVUPS     Z22, Z26
+	VPERMI2PS   geluPhi2<>+64(SB), Z3, Z12
+	VPERMI2PS   geluPhi2<>+64(SB), Z3, Z26
+	VMOVUPS     Z21, Z25
+	VMOVUPS     Z24, Z28
+	VFMADD213PS Z12, Z23, Z25
+	VFMADD213PS Z26, Z27, Z28
+	VMOVUPS     Z11, Z12
+	VMOVUPS     Z22, Z23
+	VPERMI2PS   geluPhi1<>+64(SB), Z2, Z12
+	VPERMI2PS   geluPhi1<>+64(SB), Z2, Z23
+	VMOVUPS     Z21, Z21
+	VMOVUPS     Z24, Z24
+	VFMADD213PS Z12, Z25, Z21
+	VFMADD213PS Z23, Z28, Z24
+	VMOVUPS     Z11, Z11
+	VMOVUPS     Z22, Z12
+	VPERMI2PS   geluPhi0<>+64(SB), Z1, Z11
+	VPERMI2PS   geluPhi0<>+64(SB), Z1, Z12
+	VMULPS      Z21, Z9, Z21
+	VMULPS      Z24, Z10, Z22
+	VMOVUPS     Z11, Z11
+	VMOVUPS     Z12, Z12
+	VFMADD213PS Z21, Z9, Z11
+	VFMADD213PS Z22, Z10, Z12
+	VMOVNTPS    Z11, (AX)(BX*4)
+	VMOVNTPS    Z12, 64(AX)(BX*4)
+	JMP         stepU
+
+slowU:
+	VANDPS       c64_7fffffff<>+0(SB), Z9, Z11
+	VCMPPS       $0x11, c64_407f8000<>+0(SB), Z11, K1
+	VMOVUPS      c64_40800000<>+0(SB), Z11
+	VFMADD213PS  c64_41800000<>+0(SB), Z9, Z11
+	VCVTTPS2DQ   Z11, Z11
+	VMOVUPS      Z11, Z12
+	VPERMI2PS    geluPhiMid<>+64(SB), Z0, Z12
+	VMOVUPS      c64_40800000<>+0(SB), Z21
+	VFMSUB213PS  Z12, Z9, Z21
+	VMOVUPS      Z11, Z12
+	VPERMI2PS    geluPhi7<>+64(SB), Z8, Z12
+	VMOVUPS      Z11, Z22
+	VPERMI2PS    geluPhi6<>+64(SB), Z7, Z22
+	VMOVUPS      Z21, Z23
+	VFMADD213PS  Z22, Z12, Z23
+	VMOVUPS      Z11, Z12
+	VPERMI2PS    geluPhi5<>+64(SB), Z6, Z12
+	VMOVUPS      Z21, Z22
+	VFMADD213PS  Z12, Z23, Z22
+	VMOVUPS      Z11, Z12
+	VPERMI2PS    geluPhi4<>+64(SB), Z5, Z12
+	VMOVUPS      Z21, Z23
+	VFMADD213PS  Z12, Z22, Z23
+	VMOVUPS      Z11, Z12
+	VPERMI2PS    geluPhi3<>+64(SB), Z4, Z12
+	VMOVUPS      Z21, Z22
+	VFMADD213PS  Z12, Z23, Z22
+	VMOVUPS      Z11, Z12
+	VPERMI2PS    geluPhi2<>+64(SB), Z3, Z12
+	VMOVUPS      Z21, Z23
+	VFMADD213PS  Z12, Z22, Z23
+	VMOVUPS      Z11, Z12
+	VPERMI2PS    geluPhi1<>+64(SB), Z2, Z12
+	VMOVUPS      Z21, Z21
+	VFMADD213PS  Z12, Z23, Z21
+	VMOVUPS      Z11, Z11
+	VPERMI2PS    geluPhi0<>+64(SB), Z1, Z11
+	VMULPS       Z21, Z9, Z12
+	VMOVUPS      Z11, Z11
+	VFMADD213PS  Z12, Z9, Z11
+	VMOVUPS      c64_41700000<>+0(SB), Z12
+	VANDPS       c64_7fffffff<>+0(SB), Z9, Z21
+	VMINPS       Z21, Z12, Z12
+	VMULPS       Z12, Z12, Z21
+	VMULPS       c64_bf000000<>+0(SB), Z21, Z22
+	VMOVUPS      Z12, Z23
+	VFNMADD213PS Z21, Z12, Z23
+	VMULPS       c64_3f000000<>+0(SB), Z23, Z21
+	VMULPS       c64_bf000000<>+0(SB), Z12, Z23
+	VMOVUPS      c64_3f800000<>+0(SB), Z24
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z25
+	VFMADD213PS  c64_3f800000<>+0(SB), Z12, Z25
+	VSUBPS       Z25, Z24, Z26
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z27
+	VFMADD213PS  Z26, Z12, Z27
+	VDIVPS       Z25, Z24, Z12
+	VMOVUPS      Z12, Z24
+	VFNMADD213PS c64_3f800000<>+0(SB), Z25, Z24
+	VMOVUPS      Z12, Z25
+	VFNMADD213PS Z24, Z27, Z25
+	VMOVUPS      Z25, Z24
+	VFMADD213PS  Z12, Z12, Z24
+	VSUBPS       Z24, Z12, Z26
+	VMOVUPS      Z25, Z25
+	VFMADD213PS  Z26, Z12, Z25
+	VSUBPS       c64_3f000000<>+0(SB), Z24, Z12
+	VMOVUPS      c64_3d19fd29<>+0(SB), Z26
+	VFMADD213PS  c64_bc5d0a19<>+0(SB), Z12, Z26
+	VFMADD213PS  c64_bd9c3106<>+0(SB), Z12, Z26
+	VFMADD213PS  c64_3d5bd707<>+0(SB), Z12, Z26
+	VFMADD213PS  c64_3dc8c4df<>+0(SB), Z12, Z26
+	VFMADD213PS  c64_bdd44a4d<>+0(SB), Z12, Z26
+	VFMADD213PS  c64_be302cfd<>+0(SB), Z12, Z26
+	VFMADD213PS  c64_3e154478<>+0(SB), Z12, Z26
+	VFMADD213PS  c64_3f0f16ed<>+0(SB), Z12, Z26
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z12, Z26
+	VMOVUPS      Z12, Z27
+	VFMADD213PS  c64_b272c6b0<>+0(SB), Z26, Z27
+	VADDPS       c64_3f02c339<>+0(SB), Z27, Z26
+	VMOVUPS      c64_3f8f16ed<>+0(SB), Z28
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z12, Z28
+	VMOVUPS      Z28, Z12
+	VFMADD213PS  Z26, Z24, Z12
+	VMULPS       Z12, Z25, Z12
+	VMOVUPS      Z27, Z25
+	VFMADD213PS  Z12, Z24, Z25
+	VMOVUPS      c64_3f02c339<>+0(SB), Z12
+	VFMADD213PS  Z25, Z24, Z12
+	VMULPS       Z12, Z23, Z12
+	VMOVUPS      c64_c2d00000<>+0(SB), Z23
+	VMAXPS       Z22, Z23, Z22
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z22, Z23
+	VRNDSCALEPS  $0x00, Z23, Z23
+	VMOVUPS      c64_3f317218<>+0(SB), Z24
+	VFNMADD213PS Z22, Z23, Z24
+	VMOVUPS      c64_b102e308<>+0(SB), Z22
+	VFNMADD213PS Z24, Z23, Z22
+	VADDPS       Z21, Z22, Z21
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z22
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z21, Z22
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z21, Z22
+	VMULPS       Z21, Z21, Z24
+	VMOVUPS      Z24, Z24
+	VFMADD213PS  Z21, Z22, Z24
+	VMOVUPS      Z12, Z21
+	VFMADD213PS  Z12, Z24, Z21
+	VSCALEFPS    Z23, Z21, Z12
+	VMOVUPS      c64_00000000<>+0(SB), Z21
+	VMAXPS       Z21, Z9, Z21
+	VADDPS       Z12, Z21, Z12
+	VCMPPS       $0x00, c64_ff800000<>+0(SB), Z9, K2
+	VBLENDMPS    c64_7fc00000<>+0(SB), Z12, K2, Z13
+	VBLENDMPS    Z11, Z13, K1, Z14
+	VMOVNTPS     Z14, (AX)(BX*4)
+	VANDPS       c64_7fffffff<>+0(SB), Z10, Z9
+	VCMPPS       $0x11, c64_407f8000<>+0(SB), Z9, K1
+	VMOVUPS      c64_40800000<>+0(SB), Z9
+	VFMADD213PS  c64_41800000<>+0(SB), Z10, Z9
+	VCVTTPS2DQ   Z9, Z9
+	VMOVUPS      Z9, Z11
+	VPERMI2PS    geluPhiMid<>+64(SB), Z0, Z11
+	VMOVUPS      c64_40800000<>+0(SB), Z12
+	VFMSUB213PS  Z11, Z10, Z12
+	VMOVUPS      Z9, Z11
+	VPERMI2PS    geluPhi7<>+64(SB), Z8, Z11
+	VMOVUPS      Z9, Z21
+	VPERMI2PS    geluPhi6<>+64(SB), Z7, Z21
+	VMOVUPS      Z12, Z22
+	VFMADD213PS  Z21, Z11, Z22
+	VMOVUPS      Z9, Z11
+	VPERMI2PS    geluPhi5<>+64(SB), Z6, Z11
+	VMOVUPS      Z12, Z21
+	VFMADD213PS  Z11, Z22, Z21
+	VMOVUPS      Z9, Z11
+	VPERMI2PS    geluPhi4<>+64(SB), Z5, Z11
+	VMOVUPS      Z12, Z22
+	VFMADD213PS  Z11, Z21, Z22
+	VMOVUPS      Z9, Z11
+	VPERMI2PS    geluPhi3<>+64(SB), Z4, Z11
+	VMOVUPS      Z12, Z21
+	VFMADD213PS  Z11, Z22, Z21
+	VMOVUPS      Z9, Z11
+	VPERMI2PS    geluPhi2<>+64(SB), Z3, Z11
+	VMOVUPS      Z12, Z22
+	VFMADD213PS  Z11, Z21, Z22
+	VMOVUPS      Z9, Z11
+	VPERMI2PS    geluPhi1<>+64(SB), Z2, Z11
+	VMOVUPS      Z12, Z12
+	VFMADD213PS  Z11, Z22, Z12
+	VMOVUPS      Z9, Z9
+	VPERMI2PS    geluPhi0<>+64(SB), Z1, Z9
+	VMULPS       Z12, Z10, Z11
+	VMOVUPS      Z9, Z9
+	VFMADD213PS  Z11, Z10, Z9
+	VMOVUPS      c64_41700000<>+0(SB), Z11
+	VANDPS       c64_7fffffff<>+0(SB), Z10, Z12
+	VMINPS       Z12, Z11, Z11
+	VMULPS       Z11, Z11, Z12
+	VMULPS       c64_bf000000<>+0(SB), Z12, Z21
+	VMOVUPS      Z11, Z22
+	VFNMADD213PS Z12, Z11, Z22
+	VMULPS       c64_3f000000<>+0(SB), Z22, Z12
+	VMULPS       c64_bf000000<>+0(SB), Z11, Z22
+	VMOVUPS      c64_3f800000<>+0(SB), Z23
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z24
+	VFMADD213PS  c64_3f800000<>+0(SB), Z11, Z24
+	VSUBPS       Z24, Z23, Z25
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z26
+	VFMADD213PS  Z25, Z11, Z26
+	VDIVPS       Z24, Z23, Z11
+	VMOVUPS      Z11, Z23
+	VFNMADD213PS c64_3f800000<>+0(SB), Z24, Z23
+	VMOVUPS      Z11, Z24
+	VFNMADD213PS Z23, Z26, Z24
+	VMOVUPS      Z24, Z23
+	VFMADD213PS  Z11, Z11, Z23
+	VSUBPS       Z23, Z11, Z25
+	VMOVUPS      Z24, Z24
+	VFMADD213PS  Z25, Z11, Z24
+	VSUBPS       c64_3f000000<>+0(SB), Z23, Z11
+	VMOVUPS      c64_3d19fd29<>+0(SB), Z25
+	VFMADD213PS  c64_bc5d0a19<>+0(SB), Z11, Z25
+	VFMADD213PS  c64_bd9c3106<>+0(SB), Z11, Z25
+	VFMADD213PS  c64_3d5bd707<>+0(SB), Z11, Z25
+	VFMADD213PS  c64_3dc8c4df<>+0(SB), Z11, Z25
+	VFMADD213PS  c64_bdd44a4d<>+0(SB), Z11, Z25
+	VFMADD213PS  c64_be302cfd<>+0(SB), Z11, Z25
+	VFMADD213PS  c64_3e154478<>+0(SB), Z11, Z25
+	VFMADD213PS  c64_3f0f16ed<>+0(SB), Z11, Z25
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z11, Z25
+	VMOVUPS      Z11, Z26
+	VFMADD213PS  c64_b272c6b0<>+0(SB), Z25, Z26
+	VADDPS       c64_3f02c339<>+0(SB), Z26, Z25
+	VMOVUPS      c64_3f8f16ed<>+0(SB), Z27
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z11, Z27
+	VMOVUPS      Z27, Z11
+	VFMADD213PS  Z25, Z23, Z11
+	VMULPS       Z11, Z24, Z11
+	VMOVUPS      Z26, Z24
+	VFMADD213PS  Z11, Z23, Z24
+	VMOVUPS      c64_3f02c339<>+0(SB), Z11
+	VFMADD213PS  Z24, Z23, Z11
+	VMULPS       Z11, Z22, Z11
+	VMOVUPS      c64_c2d00000<>+0(SB), Z22
+	VMAXPS       Z21, Z22, Z21
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z21, Z22
+	VRNDSCALEPS  $0x00, Z22, Z22
+	VMOVUPS      c64_3f317218<>+0(SB), Z23
+	VFNMADD213PS Z21, Z22, Z23
+	VMOVUPS      c64_b102e308<>+0(SB), Z21
+	VFNMADD213PS Z23, Z22, Z21
+	VADDPS       Z12, Z21, Z12
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z21
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z12, Z21
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z12, Z21
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z12, Z21
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z12, Z21
+	VMULPS       Z12, Z12, Z23
+	VMOVUPS      Z23, Z23
+	VFMADD213PS  Z12, Z21, Z23
+	VMOVUPS      Z11, Z12
+	VFMADD213PS  Z11, Z23, Z12
+	VSCALEFPS    Z22, Z12, Z11
+	VMOVUPS      c64_00000000<>+0(SB), Z12
+	VMAXPS       Z12, Z10, Z12
+	VADDPS       Z11, Z12, Z11
+	VCMPPS       $0x00, c64_ff800000<>+0(SB), Z10, K2
+	VBLENDMPS    c64_7fc00000<>+0(SB), Z11, K2, Z15
+	VBLENDMPS    Z9, Z15, K1, Z16
+	VMOVNTPS     Z16, 64(AX)(BX*4)
+
+stepU:
+	ADDQ $0x00000020, BX
+	JMP  loopU
+
+loop1:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Z9
+	VANDPS       c64_7fffffff<>+0(SB), Z9, Z10
+	VCMPPS       $0x11, c64_407f8000<>+0(SB), Z10, K1
+	VMOVUPS      c64_40800000<>+0(SB), Z10
+	VFMADD213PS  c64_41800000<>+0(SB), Z9, Z10
+	VCVTTPS2DQ   Z10, Z10
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhiMid<>+64(SB), Z0, Z11
+	VMOVUPS      c64_40800000<>+0(SB), Z12
+	VFMSUB213PS  Z11, Z9, Z12
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhi7<>+64(SB), Z8, Z11
+	VMOVUPS      Z10, Z13
+	VPERMI2PS    geluPhi6<>+64(SB), Z7, Z13
+	VMOVUPS      Z12, Z14
+	VFMADD213PS  Z13, Z11, Z14
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhi5<>+64(SB), Z6, Z11
+	VMOVUPS      Z12, Z13
+	VFMADD213PS  Z11, Z14, Z13
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhi4<>+64(SB), Z5, Z11
+	VMOVUPS      Z12, Z14
+	VFMADD213PS  Z11, Z13, Z14
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhi3<>+64(SB), Z4, Z11
+	VMOVUPS      Z12, Z13
+	VFMADD213PS  Z11, Z14, Z13
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhi2<>+64(SB), Z3, Z11
+	VMOVUPS      Z12, Z14
+	VFMADD213PS  Z11, Z13, Z14
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhi1<>+64(SB), Z2, Z11
+	VMOVUPS      Z12, Z12
+	VFMADD213PS  Z11, Z14, Z12
+	VMOVUPS      Z10, Z10
+	VPERMI2PS    geluPhi0<>+64(SB), Z1, Z10
+	VMULPS       Z12, Z9, Z11
+	VMOVUPS      Z10, Z10
+	VFMADD213PS  Z11, Z9, Z10
+	VMOVUPS      c64_41700000<>+0(SB), Z11
+	VANDPS       c64_7fffffff<>+0(SB), Z9, Z12
+	VMINPS       Z12, Z11, Z11
+	VMULPS       Z11, Z11, Z12
+	VMULPS       c64_bf000000<>+0(SB), Z12, Z13
+	VMOVUPS      Z11, Z14
+	VFNMADD213PS Z12, Z11, Z14
+	VMULPS       c64_3f000000<>+0(SB), Z14, Z12
+	VMULPS       c64_bf000000<>+0(SB), Z11, Z14
+	VMOVUPS      c64_3f800000<>+0(SB), Z15
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z16
+	VFMADD213PS  c64_3f800000<>+0(SB), Z11, Z16
+	VSUBPS       Z16, Z15, Z21
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z22
+	VFMADD213PS  Z21, Z11, Z22
+	VDIVPS       Z16, Z15, Z11
+	VMOVUPS      Z11, Z15
+	VFNMADD213PS c64_3f800000<>+0(SB), Z16, Z15
+	VMOVUPS      Z11, Z16
+	VFNMADD213PS Z15, Z22, Z16
+	VMOVUPS      Z16, Z15
+	VFMADD213PS  Z11, Z11, Z15
+	VSUBPS       Z15, Z11, Z21
+	VMOVUPS      Z16, Z16
+	VFMADD213PS  Z21, Z11, Z16
+	VSUBPS       c64_3f000000<>+0(SB), Z15, Z11
+	VMOVUPS      c64_3d19fd29<>+0(SB), Z21
+	VFMADD213PS  c64_bc5d0a19<>+0(SB), Z11, Z21
+	VFMADD213PS  c64_bd9c3106<>+0(SB), Z11, Z21
+	VFMADD213PS  c64_3d5bd707<>+0(SB), Z11, Z21
+	VFMADD213PS  c64_3dc8c4df<>+0(SB), Z11, Z21
+	VFMADD213PS  c64_bdd44a4d<>+0(SB), Z11, Z21
+	VFMADD213PS  c64_be302cfd<>+0(SB), Z11, Z21
+	VFMADD213PS  c64_3e154478<>+0(SB), Z11, Z21
+	VFMADD213PS  c64_3f0f16ed<>+0(SB), Z11, Z21
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z11, Z21
+	VMOVUPS      Z11, Z22
+	VFMADD213PS  c64_b272c6b0<>+0(SB), Z21, Z22
+	VADDPS       c64_3f02c339<>+0(SB), Z22, Z21
+	VMOVUPS      c64_3f8f16ed<>+0(SB), Z23
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z11, Z23
+	VMOVUPS      Z23, Z11
+	VFMADD213PS  Z21, Z15, Z11
+	VMULPS       Z11, Z16, Z11
+	VMOVUPS      Z22, Z16
+	VFMADD213PS  Z11, Z15, Z16
+	VMOVUPS      c64_3f02c339<>+0(SB), Z11
+	VFMADD213PS  Z16, Z15, Z11
+	VMULPS       Z11, Z14, Z11
+	VMOVUPS      c64_c2d00000<>+0(SB), Z14
+	VMAXPS       Z13, Z14, Z13
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z13, Z14
+	VRNDSCALEPS  $0x00, Z14, Z14
+	VMOVUPS      c64_3f317218<>+0(SB), Z15
+	VFNMADD213PS Z13, Z14, Z15
+	VMOVUPS      c64_b102e308<>+0(SB), Z13
+	VFNMADD213PS Z15, Z14, Z13
+	VADDPS       Z12, Z13, Z12
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z13
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z12, Z13
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z12, Z13
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z12, Z13
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z12, Z13
+	VMULPS       Z12, Z12, Z15
+	VMOVUPS      Z15, Z15
+	VFMADD213PS  Z12, Z13, Z15
+	VMOVUPS      Z11, Z12
+	VFMADD213PS  Z11, Z15, Z12
+	VSCALEFPS    Z14, Z12, Z11
+	VMOVUPS      c64_00000000<>+0(SB), Z12
+	VMAXPS       Z12, Z9, Z12
+	VADDPS       Z11, Z12, Z11
+	VCMPPS       $0x00, c64_ff800000<>+0(SB), Z9, K2
+	VBLENDMPS    c64_7fc00000<>+0(SB), Z11, K2, Z17
+	VBLENDMPS    Z10, Z17, K1, Z18
+	VMOVNTPS     Z18, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z9
+	VANDPS       c64_7fffffff<>+0(SB), Z9, Z10
+	VCMPPS       $0x11, c64_407f8000<>+0(SB), Z10, K2
+	VMOVUPS      c64_40800000<>+0(SB), Z10
+	VFMADD213PS  c64_41800000<>+0(SB), Z9, Z10
+	VCVTTPS2DQ   Z10, Z10
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhiMid<>+64(SB), Z0, Z11
+	VMOVUPS      c64_40800000<>+0(SB), Z0
+	VFMSUB213PS  Z11, Z9, Z0
+	VMOVUPS      Z10, Z11
+	VPERMI2PS    geluPhi7<>+64(SB), Z8, Z11
+	VMOVUPS      Z10, Z8
+	VPERMI2PS    geluPhi6<>+64(SB), Z7, Z8
+	VMOVUPS      Z0, Z7
+	VFMADD213PS  Z8, Z11, Z7
+	VMOVUPS      Z10, Z8
+	VPERMI2PS    geluPhi5<>+64(SB), Z6, Z8
+	VMOVUPS      Z0, Z6
+	VFMADD213PS  Z8, Z7, Z6
+	VMOVUPS      Z10, Z7
+	VPERMI2PS    geluPhi4<>+64(SB), Z5, Z7
+	VMOVUPS      Z0, Z5
+	VFMADD213PS  Z7, Z6, Z5
+	VMOVUPS      Z10, Z6
+	VPERMI2PS    geluPhi3<>+64(SB), Z4, Z6
+	VMOVUPS      Z0, Z4
+	VFMADD213PS  Z6, Z5, Z4
+	VMOVUPS      Z10, Z5
+	VPERMI2PS    geluPhi2<>+64(SB), Z3, Z5
+	VMOVUPS      Z0, Z3
+	VFMADD213PS  Z5, Z4, Z3
+	VMOVUPS      Z10, Z4
+	VPERMI2PS    geluPhi1<>+64(SB), Z2, Z4
+	VMOVUPS      Z0, Z0
+	VFMADD213PS  Z4, Z3, Z0
+	VMOVUPS      Z10, Z2
+	VPERMI2PS    geluPhi0<>+64(SB), Z1, Z2
+	VMULPS       Z0, Z9, Z0
+	VMOVUPS      Z2, Z1
+	VFMADD213PS  Z0, Z9, Z1
+	VMOVUPS      c64_41700000<>+0(SB), Z0
+	VANDPS       c64_7fffffff<>+0(SB), Z9, Z2
+	VMINPS       Z2, Z0, Z0
+	VMULPS       Z0, Z0, Z2
+	VMULPS       c64_bf000000<>+0(SB), Z2, Z3
+	VMOVUPS      Z0, Z4
+	VFNMADD213PS Z2, Z0, Z4
+	VMULPS       c64_3f000000<>+0(SB), Z4, Z2
+	VMULPS       c64_bf000000<>+0(SB), Z0, Z4
+	VMOVUPS      c64_3f800000<>+0(SB), Z5
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z6
+	VFMADD213PS  c64_3f800000<>+0(SB), Z0, Z6
+	VSUBPS       Z6, Z5, Z7
+	VMOVUPS      c64_3eb504f3<>+0(SB), Z8
+	VFMADD213PS  Z7, Z0, Z8
+	VDIVPS       Z6, Z5, Z0
+	VMOVUPS      Z0, Z5
+	VFNMADD213PS c64_3f800000<>+0(SB), Z6, Z5
+	VMOVUPS      Z0, Z6
+	VFNMADD213PS Z5, Z8, Z6
+	VMOVUPS      Z6, Z5
+	VFMADD213PS  Z0, Z0, Z5
+	VSUBPS       Z5, Z0, Z7
+	VMOVUPS      Z6, Z6
+	VFMADD213PS  Z7, Z0, Z6
+	VSUBPS       c64_3f000000<>+0(SB), Z5, Z0
+	VMOVUPS      c64_3d19fd29<>+0(SB), Z7
+	VFMADD213PS  c64_bc5d0a19<>+0(SB), Z0, Z7
+	VFMADD213PS  c64_bd9c3106<>+0(SB), Z0, Z7
+	VFMADD213PS  c64_3d5bd707<>+0(SB), Z0, Z7
+	VFMADD213PS  c64_3dc8c4df<>+0(SB), Z0, Z7
+	VFMADD213PS  c64_bdd44a4d<>+0(SB), Z0, Z7
+	VFMADD213PS  c64_be302cfd<>+0(SB), Z0, Z7
+	VFMADD213PS  c64_3e154478<>+0(SB), Z0, Z7
+	VFMADD213PS  c64_3f0f16ed<>+0(SB), Z0, Z7
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z0, Z7
+	VMOVUPS      Z0, Z8
+	VFMADD213PS  c64_b272c6b0<>+0(SB), Z7, Z8
+	VADDPS       c64_3f02c339<>+0(SB), Z8, Z7
+	VMOVUPS      c64_3f8f16ed<>+0(SB), Z10
+	VFMADD213PS  c64_3f2fe9c3<>+0(SB), Z0, Z10
+	VMOVUPS      Z10, Z0
+	VFMADD213PS  Z7, Z5, Z0
+	VMULPS       Z0, Z6, Z0
+	VMOVUPS      Z8, Z6
+	VFMADD213PS  Z0, Z5, Z6
+	VMOVUPS      c64_3f02c339<>+0(SB), Z0
+	VFMADD213PS  Z6, Z5, Z0
+	VMULPS       Z0, Z4, Z0
+	VMOVUPS      c64_c2d00000<>+0(SB), Z4
+	VMAXPS       Z3, Z4, Z3
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z3, Z4
+	VRNDSCALEPS  $0x00, Z4, Z4
+	VMOVUPS      c64_3f317218<>+0(SB), Z5
+	VFNMADD213PS Z3, Z4, Z5
+	VMOVUPS      c64_b102e308<>+0(SB), Z3
+	VFNMADD213PS Z5, Z4, Z3
+	VADDPS       Z2, Z3, Z2
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z3
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z2, Z3
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z2, Z3
+	VMULPS       Z2, Z2, Z5
+	VMOVUPS      Z5, Z5
+	VFMADD213PS  Z2, Z3, Z5
+	VMOVUPS      Z0, Z2
+	VFMADD213PS  Z0, Z5, Z2
+	VSCALEFPS    Z4, Z2, Z0
+	VMOVUPS      c64_00000000<>+0(SB), Z2
+	VMAXPS       Z2, Z9, Z2
+	VADDPS       Z0, Z2, Z0
+	VCMPPS       $0x00, c64_ff800000<>+0(SB), Z9, K3
+	VBLENDMPS    c64_7fc00000<>+0(SB), Z0, K3, Z19
+	VBLENDMPS    Z1, Z19, K2, Z20
+	VMOVUPS      Z20, K1, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func geluTanhAVX512(dst []float32, x []float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·geluTanhAVX512(SB), NOSPLIT, $0-48
@@ -10372,6 +25249,621 @@ DATA c64_b342bc9b<>+52(SB)/4, $0xb342bc9b
 DATA c64_b342bc9b<>+56(SB)/4, $0xb342bc9b
 DATA c64_b342bc9b<>+60(SB)/4, $0xb342bc9b
 GLOBL c64_b342bc9b<>(SB), RODATA|NOPTR, $64
+
+// func geluTanhPFAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·geluTanhPFAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	XORQ BX, BX
+
+loopU:
+	LEAQ         32(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	PREFETCHT0   2112(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      64(DX)(BX*4), Z5
+	VMOVUPS      c64_41f00000<>+0(SB), Z1
+	VMOVUPS      c64_41f00000<>+0(SB), Z6
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z2
+	VANDPS       c64_7fffffff<>+0(SB), Z5, Z7
+	VMINPS       Z2, Z1, Z1
+	VMINPS       Z7, Z6, Z15
+	VMULPS       Z1, Z1, Z2
+	VMULPS       Z15, Z15, Z16
+	VMOVUPS      Z1, Z6
+	VMOVUPS      Z15, Z17
+	VFMSUB213PS  Z2, Z1, Z6
+	VFMSUB213PS  Z16, Z15, Z17
+	VMULPS       c64_3d922279<>+0(SB), Z2, Z7
+	VMULPS       c64_3d922279<>+0(SB), Z16, Z18
+	VMOVUPS      c64_3d922279<>+0(SB), Z14
+	VMOVUPS      c64_3d922279<>+0(SB), Z19
+	VFMSUB213PS  Z7, Z2, Z14
+	VFMSUB213PS  Z18, Z16, Z19
+	VMULPS       c64_3124d8b5<>+0(SB), Z2, Z2
+	VMULPS       c64_3124d8b5<>+0(SB), Z16, Z20
+	VMOVUPS      c64_3d922279<>+0(SB), Z16
+	VMOVUPS      c64_3d922279<>+0(SB), Z21
+	VFMADD213PS  Z2, Z6, Z16
+	VFMADD213PS  Z20, Z17, Z21
+	VADDPS       Z16, Z14, Z2
+	VADDPS       Z21, Z19, Z19
+	VMOVUPS      c64_3fcc422a<>+0(SB), Z6
+	VMOVUPS      c64_3fcc422a<>+0(SB), Z20
+	VADDPS       Z7, Z6, Z14
+	VADDPS       Z18, Z20, Z21
+	VSUBPS       Z6, Z14, Z16
+	VSUBPS       Z20, Z21, Z22
+	VSUBPS       Z16, Z14, Z17
+	VSUBPS       Z22, Z21, Z23
+	VSUBPS       Z17, Z6, Z6
+	VSUBPS       Z23, Z20, Z17
+	VSUBPS       Z16, Z7, Z7
+	VSUBPS       Z22, Z18, Z16
+	VADDPS       Z7, Z6, Z6
+	VADDPS       Z16, Z17, Z7
+	VADDPS       c64_b342bc9b<>+0(SB), Z2, Z2
+	VADDPS       c64_b342bc9b<>+0(SB), Z19, Z16
+	VADDPS       Z2, Z6, Z2
+	VADDPS       Z16, Z7, Z16
+	VMULPS       Z14, Z1, Z6
+	VMULPS       Z21, Z15, Z17
+	VXORPS       c64_80000000<>+0(SB), Z6, Z7
+	VXORPS       c64_80000000<>+0(SB), Z17, Z18
+	VMOVUPS      Z14, Z14
+	VMOVUPS      Z21, Z19
+	VFNMADD213PS Z6, Z1, Z14
+	VFNMADD213PS Z17, Z15, Z19
+	VMOVUPS      Z2, Z2
+	VMOVUPS      Z16, Z6
+	VFNMADD213PS Z14, Z1, Z2
+	VFNMADD213PS Z19, Z15, Z6
+	VMOVUPS      c64_c2d00000<>+0(SB), Z1
+	VMOVUPS      c64_c2d00000<>+0(SB), Z14
+	VMAXPS       Z7, Z1, Z1
+	VMAXPS       Z18, Z14, Z15
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z14
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z15, Z16
+	VRNDSCALEPS  $0x00, Z14, Z14
+	VRNDSCALEPS  $0x00, Z16, Z17
+	VMOVUPS      c64_3f317218<>+0(SB), Z16
+	VMOVUPS      c64_3f317218<>+0(SB), Z19
+	VFNMADD213PS Z1, Z14, Z16
+	VFNMADD213PS Z15, Z17, Z19
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VMOVUPS      c64_b102e308<>+0(SB), Z15
+	VFNMADD213PS Z16, Z14, Z1
+	VFNMADD213PS Z19, Z17, Z15
+	VADDPS       Z2, Z1, Z1
+	VADDPS       Z6, Z15, Z15
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z2
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z16
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z15, Z16
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z15, Z16
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z15, Z16
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z15, Z16
+	VMULPS       Z1, Z1, Z6
+	VMULPS       Z15, Z15, Z19
+	VMOVUPS      Z6, Z6
+	VMOVUPS      Z19, Z19
+	VFMADD213PS  Z1, Z2, Z6
+	VFMADD213PS  Z15, Z16, Z19
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z7, K1
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z18, K2
+	VBLENDMPS    c64_bf800000<>+0(SB), Z6, K1, Z3
+	VBLENDMPS    c64_bf800000<>+0(SB), Z19, K2, Z8
+	VADDPS       c64_3f800000<>+0(SB), Z3, Z1
+	VADDPS       c64_3f800000<>+0(SB), Z8, Z2
+	VSCALEFPS    Z14, Z1, Z1
+	VSCALEFPS    Z17, Z2, Z6
+	VMOVUPS      c64_00000000<>+0(SB), Z2
+	VMOVUPS      c64_00000000<>+0(SB), Z7
+	VCMPPS       $0x1d, Z2, Z0, K1
+	VCMPPS       $0x1d, Z7, Z5, K2
+	VMOVUPS      Z0, Z2
+	VMOVUPS      Z5, Z7
+	VFMADD213PS  Z0, Z3, Z2
+	VFMADD213PS  Z5, Z8, Z7
+	VSCALEFPS    Z14, Z2, Z2
+	VSCALEFPS    Z17, Z7, Z7
+	VBLENDMPS    Z0, Z2, K1, Z4
+	VBLENDMPS    Z5, Z7, K2, Z9
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VADDPS       c64_3f800000<>+0(SB), Z6, Z1
+	VDIVPS       Z0, Z4, Z0
+	VDIVPS       Z1, Z9, Z1
+	VMOVUPS      Z0, (AX)(BX*4)
+	VMOVUPS      Z1, 64(AX)(BX*4)
+	ADDQ         $0x00000020, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      c64_41f00000<>+0(SB), Z1
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z2
+	VMINPS       Z2, Z1, Z1
+	VMULPS       Z1, Z1, Z2
+	VMOVUPS      Z1, Z3
+	VFMSUB213PS  Z2, Z1, Z3
+	VMULPS       c64_3d922279<>+0(SB), Z2, Z4
+	VMOVUPS      c64_3d922279<>+0(SB), Z5
+	VFMSUB213PS  Z4, Z2, Z5
+	VMULPS       c64_3124d8b5<>+0(SB), Z2, Z2
+	VMOVUPS      c64_3d922279<>+0(SB), Z6
+	VFMADD213PS  Z2, Z3, Z6
+	VADDPS       Z6, Z5, Z2
+	VMOVUPS      c64_3fcc422a<>+0(SB), Z3
+	VADDPS       Z4, Z3, Z5
+	VSUBPS       Z3, Z5, Z6
+	VSUBPS       Z6, Z5, Z7
+	VSUBPS       Z7, Z3, Z3
+	VSUBPS       Z6, Z4, Z4
+	VADDPS       Z4, Z3, Z3
+	VADDPS       c64_b342bc9b<>+0(SB), Z2, Z2
+	VADDPS       Z2, Z3, Z2
+	VMULPS       Z5, Z1, Z3
+	VXORPS       c64_80000000<>+0(SB), Z3, Z4
+	VMOVUPS      Z5, Z5
+	VFNMADD213PS Z3, Z1, Z5
+	VMOVUPS      Z2, Z2
+	VFNMADD213PS Z5, Z1, Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z1
+	VMAXPS       Z4, Z1, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z3
+	VRNDSCALEPS  $0x00, Z3, Z3
+	VMOVUPS      c64_3f317218<>+0(SB), Z5
+	VFNMADD213PS Z1, Z3, Z5
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VFNMADD213PS Z5, Z3, Z1
+	VADDPS       Z2, Z1, Z1
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z2
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z2
+	VMULPS       Z1, Z1, Z5
+	VMOVUPS      Z5, Z5
+	VFMADD213PS  Z1, Z2, Z5
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z4, K1
+	VBLENDMPS    c64_bf800000<>+0(SB), Z5, K1, Z10
+	VADDPS       c64_3f800000<>+0(SB), Z10, Z1
+	VSCALEFPS    Z3, Z1, Z1
+	VMOVUPS      c64_00000000<>+0(SB), Z2
+	VCMPPS       $0x1d, Z2, Z0, K1
+	VMOVUPS      Z0, Z2
+	VFMADD213PS  Z0, Z10, Z2
+	VSCALEFPS    Z3, Z2, Z2
+	VBLENDMPS    Z0, Z2, K1, Z11
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VDIVPS       Z0, Z11, Z0
+	VMOVUPS      Z0, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VMOVUPS      c64_41f00000<>+0(SB), Z1
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z2
+	VMINPS       Z2, Z1, Z1
+	VMULPS       Z1, Z1, Z2
+	VMOVUPS      Z1, Z3
+	VFMSUB213PS  Z2, Z1, Z3
+	VMULPS       c64_3d922279<>+0(SB), Z2, Z4
+	VMOVUPS      c64_3d922279<>+0(SB), Z5
+	VFMSUB213PS  Z4, Z2, Z5
+	VMULPS       c64_3124d8b5<>+0(SB), Z2, Z2
+	VMOVUPS      c64_3d922279<>+0(SB), Z6
+	VFMADD213PS  Z2, Z3, Z6
+	VADDPS       Z6, Z5, Z2
+	VMOVUPS      c64_3fcc422a<>+0(SB), Z3
+	VADDPS       Z4, Z3, Z5
+	VSUBPS       Z3, Z5, Z6
+	VSUBPS       Z6, Z5, Z7
+	VSUBPS       Z7, Z3, Z3
+	VSUBPS       Z6, Z4, Z4
+	VADDPS       Z4, Z3, Z3
+	VADDPS       c64_b342bc9b<>+0(SB), Z2, Z2
+	VADDPS       Z2, Z3, Z2
+	VMULPS       Z5, Z1, Z3
+	VXORPS       c64_80000000<>+0(SB), Z3, Z4
+	VMOVUPS      Z5, Z5
+	VFNMADD213PS Z3, Z1, Z5
+	VMOVUPS      Z2, Z2
+	VFNMADD213PS Z5, Z1, Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z1
+	VMAXPS       Z4, Z1, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z3
+	VRNDSCALEPS  $0x00, Z3, Z3
+	VMOVUPS      c64_3f317218<>+0(SB), Z5
+	VFNMADD213PS Z1, Z3, Z5
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VFNMADD213PS Z5, Z3, Z1
+	VADDPS       Z2, Z1, Z1
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z2
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z2
+	VMULPS       Z1, Z1, Z5
+	VMOVUPS      Z5, Z5
+	VFMADD213PS  Z1, Z2, Z5
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z4, K2
+	VBLENDMPS    c64_bf800000<>+0(SB), Z5, K2, Z12
+	VADDPS       c64_3f800000<>+0(SB), Z12, Z1
+	VSCALEFPS    Z3, Z1, Z1
+	VMOVUPS      c64_00000000<>+0(SB), Z2
+	VCMPPS       $0x1d, Z2, Z0, K2
+	VMOVUPS      Z0, Z2
+	VFMADD213PS  Z0, Z12, Z2
+	VSCALEFPS    Z3, Z2, Z2
+	VBLENDMPS    Z0, Z2, K2, Z13
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VDIVPS       Z0, Z13, Z0
+	VMOVUPS      Z0, K1, (AX)(BX*4)
+
+done:
+	VZEROUPPER
+	RET
+
+// func geluTanhNTAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, CMOV, MMX+
+TEXT ·geluTanhNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	XORQ         BX, BX
+	MOVQ         AX, SI
+	NEGQ         SI
+	ANDQ         $0x0000003f, SI
+	SHRQ         $0x02, SI
+	CMPQ         SI, CX
+	CMOVQGT      CX, SI
+	TESTQ        SI, SI
+	JE           aligned
+	MOVL         $0x0000ffff, DI
+	BZHIL        SI, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VMOVUPS      c64_41f00000<>+0(SB), Z1
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z2
+	VMINPS       Z2, Z1, Z1
+	VMULPS       Z1, Z1, Z2
+	VMOVUPS      Z1, Z13
+	VFMSUB213PS  Z2, Z1, Z13
+	VMULPS       c64_3d922279<>+0(SB), Z2, Z14
+	VMOVUPS      c64_3d922279<>+0(SB), Z15
+	VFMSUB213PS  Z14, Z2, Z15
+	VMULPS       c64_3124d8b5<>+0(SB), Z2, Z2
+	VMOVUPS      c64_3d922279<>+0(SB), Z16
+	VFMADD213PS  Z2, Z13, Z16
+	VADDPS       Z16, Z15, Z2
+	VMOVUPS      c64_3fcc422a<>+0(SB), Z13
+	VADDPS       Z14, Z13, Z15
+	VSUBPS       Z13, Z15, Z16
+	VSUBPS       Z16, Z15, Z17
+	VSUBPS       Z17, Z13, Z13
+	VSUBPS       Z16, Z14, Z14
+	VADDPS       Z14, Z13, Z13
+	VADDPS       c64_b342bc9b<>+0(SB), Z2, Z2
+	VADDPS       Z2, Z13, Z2
+	VMULPS       Z15, Z1, Z13
+	VXORPS       c64_80000000<>+0(SB), Z13, Z14
+	VMOVUPS      Z15, Z15
+	VFNMADD213PS Z13, Z1, Z15
+	VMOVUPS      Z2, Z2
+	VFNMADD213PS Z15, Z1, Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z1
+	VMAXPS       Z14, Z1, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z13
+	VRNDSCALEPS  $0x00, Z13, Z13
+	VMOVUPS      c64_3f317218<>+0(SB), Z15
+	VFNMADD213PS Z1, Z13, Z15
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VFNMADD213PS Z15, Z13, Z1
+	VADDPS       Z2, Z1, Z1
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z2
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z2
+	VMULPS       Z1, Z1, Z15
+	VMOVUPS      Z15, Z15
+	VFMADD213PS  Z1, Z2, Z15
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z14, K2
+	VBLENDMPS    c64_bf800000<>+0(SB), Z15, K2, Z3
+	VADDPS       c64_3f800000<>+0(SB), Z3, Z1
+	VSCALEFPS    Z13, Z1, Z1
+	VMOVUPS      c64_00000000<>+0(SB), Z2
+	VCMPPS       $0x1d, Z2, Z0, K2
+	VMOVUPS      Z0, Z2
+	VFMADD213PS  Z0, Z3, Z2
+	VSCALEFPS    Z13, Z2, Z2
+	VBLENDMPS    Z0, Z2, K2, Z4
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VDIVPS       Z0, Z4, Z0
+	VMOVUPS      Z0, K1, (AX)(BX*4)
+	MOVQ         SI, BX
+
+aligned:
+loopU:
+	LEAQ         32(BX), SI
+	CMPQ         SI, CX
+	JA           loop1
+	PREFETCHT0   2048(DX)(BX*4)
+	PREFETCHT0   2112(DX)(BX*4)
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      64(DX)(BX*4), Z3
+	VMOVUPS      c64_41f00000<>+0(SB), Z1
+	VMOVUPS      c64_41f00000<>+0(SB), Z4
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z2
+	VANDPS       c64_7fffffff<>+0(SB), Z3, Z13
+	VMINPS       Z2, Z1, Z1
+	VMINPS       Z13, Z4, Z15
+	VMULPS       Z1, Z1, Z2
+	VMULPS       Z15, Z15, Z16
+	VMOVUPS      Z1, Z4
+	VMOVUPS      Z15, Z17
+	VFMSUB213PS  Z2, Z1, Z4
+	VFMSUB213PS  Z16, Z15, Z17
+	VMULPS       c64_3d922279<>+0(SB), Z2, Z13
+	VMULPS       c64_3d922279<>+0(SB), Z16, Z18
+	VMOVUPS      c64_3d922279<>+0(SB), Z14
+	VMOVUPS      c64_3d922279<>+0(SB), Z19
+	VFMSUB213PS  Z13, Z2, Z14
+	VFMSUB213PS  Z18, Z16, Z19
+	VMULPS       c64_3124d8b5<>+0(SB), Z2, Z2
+	VMULPS       c64_3124d8b5<>+0(SB), Z16, Z20
+	VMOVUPS      c64_3d922279<>+0(SB), Z16
+	VMOVUPS      c64_3d922279<>+0(SB), Z21
+	VFMADD213PS  Z2, Z4, Z16
+	VFMADD213PS  Z20, Z17, Z21
+	VADDPS       Z16, Z14, Z2
+	VADDPS       Z21, Z19, Z19
+	VMOVUPS      c64_3fcc422a<>+0(SB), Z4
+	VMOVUPS      c64_3fcc422a<>+0(SB), Z20
+	VADDPS       Z13, Z4, Z14
+	VADDPS       Z18, Z20, Z21
+	VSUBPS       Z4, Z14, Z16
+	VSUBPS       Z20, Z21, Z22
+	VSUBPS       Z16, Z14, Z17
+	VSUBPS       Z22, Z21, Z23
+	VSUBPS       Z17, Z4, Z4
+	VSUBPS       Z23, Z20, Z17
+	VSUBPS       Z16, Z13, Z13
+	VSUBPS       Z22, Z18, Z16
+	VADDPS       Z13, Z4, Z4
+	VADDPS       Z16, Z17, Z13
+	VADDPS       c64_b342bc9b<>+0(SB), Z2, Z2
+	VADDPS       c64_b342bc9b<>+0(SB), Z19, Z16
+	VADDPS       Z2, Z4, Z2
+	VADDPS       Z16, Z13, Z16
+	VMULPS       Z14, Z1, Z4
+	VMULPS       Z21, Z15, Z17
+	VXORPS       c64_80000000<>+0(SB), Z4, Z13
+	VXORPS       c64_80000000<>+0(SB), Z17, Z18
+	VMOVUPS      Z14, Z14
+	VMOVUPS      Z21, Z19
+	VFNMADD213PS Z4, Z1, Z14
+	VFNMADD213PS Z17, Z15, Z19
+	VMOVUPS      Z2, Z2
+	VMOVUPS      Z16, Z4
+	VFNMADD213PS Z14, Z1, Z2
+	VFNMADD213PS Z19, Z15, Z4
+	VMOVUPS      c64_c2d00000<>+0(SB), Z1
+	VMOVUPS      c64_c2d00000<>+0(SB), Z14
+	VMAXPS       Z13, Z1, Z1
+	VMAXPS       Z18, Z14, Z15
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z14
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z15, Z16
+	VRNDSCALEPS  $0x00, Z14, Z14
+	VRNDSCALEPS  $0x00, Z16, Z17
+	VMOVUPS      c64_3f317218<>+0(SB), Z16
+	VMOVUPS      c64_3f317218<>+0(SB), Z19
+	VFNMADD213PS Z1, Z14, Z16
+	VFNMADD213PS Z15, Z17, Z19
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VMOVUPS      c64_b102e308<>+0(SB), Z15
+	VFNMADD213PS Z16, Z14, Z1
+	VFNMADD213PS Z19, Z17, Z15
+	VADDPS       Z2, Z1, Z1
+	VADDPS       Z4, Z15, Z15
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z2
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z16
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z15, Z16
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z15, Z16
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z15, Z16
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z15, Z16
+	VMULPS       Z1, Z1, Z4
+	VMULPS       Z15, Z15, Z19
+	VMOVUPS      Z4, Z4
+	VMOVUPS      Z19, Z19
+	VFMADD213PS  Z1, Z2, Z4
+	VFMADD213PS  Z15, Z16, Z19
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z13, K1
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z18, K2
+	VBLENDMPS    c64_bf800000<>+0(SB), Z4, K1, Z5
+	VBLENDMPS    c64_bf800000<>+0(SB), Z19, K2, Z7
+	VADDPS       c64_3f800000<>+0(SB), Z5, Z1
+	VADDPS       c64_3f800000<>+0(SB), Z7, Z2
+	VSCALEFPS    Z14, Z1, Z1
+	VSCALEFPS    Z17, Z2, Z4
+	VMOVUPS      c64_00000000<>+0(SB), Z2
+	VMOVUPS      c64_00000000<>+0(SB), Z13
+	VCMPPS       $0x1d, Z2, Z0, K1
+	VCMPPS       $0x1d, Z13, Z3, K2
+	VMOVUPS      Z0, Z2
+	VMOVUPS      Z3, Z13
+	VFMADD213PS  Z0, Z5, Z2
+	VFMADD213PS  Z3, Z7, Z13
+	VSCALEFPS    Z14, Z2, Z2
+	VSCALEFPS    Z17, Z13, Z13
+	VBLENDMPS    Z0, Z2, K1, Z6
+	VBLENDMPS    Z3, Z13, K2, Z8
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VADDPS       c64_3f800000<>+0(SB), Z4, Z1
+	VDIVPS       Z0, Z6, Z0
+	VDIVPS       Z1, Z8, Z1
+	VMOVNTPS     Z0, (AX)(BX*4)
+	VMOVNTPS     Z1, 64(AX)(BX*4)
+	ADDQ         $0x00000020, BX
+	JMP          loopU
+
+loop1:
+	LEAQ         16(BX), SI
+	CMPQ         SI, CX
+	JA           tail
+	VMOVUPS      (DX)(BX*4), Z0
+	VMOVUPS      c64_41f00000<>+0(SB), Z1
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z2
+	VMINPS       Z2, Z1, Z1
+	VMULPS       Z1, Z1, Z2
+	VMOVUPS      Z1, Z3
+	VFMSUB213PS  Z2, Z1, Z3
+	VMULPS       c64_3d922279<>+0(SB), Z2, Z4
+	VMOVUPS      c64_3d922279<>+0(SB), Z5
+	VFMSUB213PS  Z4, Z2, Z5
+	VMULPS       c64_3124d8b5<>+0(SB), Z2, Z2
+	VMOVUPS      c64_3d922279<>+0(SB), Z6
+	VFMADD213PS  Z2, Z3, Z6
+	VADDPS       Z6, Z5, Z2
+	VMOVUPS      c64_3fcc422a<>+0(SB), Z3
+	VADDPS       Z4, Z3, Z5
+	VSUBPS       Z3, Z5, Z6
+	VSUBPS       Z6, Z5, Z7
+	VSUBPS       Z7, Z3, Z3
+	VSUBPS       Z6, Z4, Z4
+	VADDPS       Z4, Z3, Z3
+	VADDPS       c64_b342bc9b<>+0(SB), Z2, Z2
+	VADDPS       Z2, Z3, Z2
+	VMULPS       Z5, Z1, Z3
+	VXORPS       c64_80000000<>+0(SB), Z3, Z4
+	VMOVUPS      Z5, Z5
+	VFNMADD213PS Z3, Z1, Z5
+	VMOVUPS      Z2, Z2
+	VFNMADD213PS Z5, Z1, Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z1
+	VMAXPS       Z4, Z1, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z3
+	VRNDSCALEPS  $0x00, Z3, Z3
+	VMOVUPS      c64_3f317218<>+0(SB), Z5
+	VFNMADD213PS Z1, Z3, Z5
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VFNMADD213PS Z5, Z3, Z1
+	VADDPS       Z2, Z1, Z1
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z2
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z2
+	VMULPS       Z1, Z1, Z5
+	VMOVUPS      Z5, Z5
+	VFMADD213PS  Z1, Z2, Z5
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z4, K1
+	VBLENDMPS    c64_bf800000<>+0(SB), Z5, K1, Z9
+	VADDPS       c64_3f800000<>+0(SB), Z9, Z1
+	VSCALEFPS    Z3, Z1, Z1
+	VMOVUPS      c64_00000000<>+0(SB), Z2
+	VCMPPS       $0x1d, Z2, Z0, K1
+	VMOVUPS      Z0, Z2
+	VFMADD213PS  Z0, Z9, Z2
+	VSCALEFPS    Z3, Z2, Z2
+	VBLENDMPS    Z0, Z2, K1, Z10
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VDIVPS       Z0, Z10, Z0
+	VMOVNTPS     Z0, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	JMP          loop1
+
+tail:
+	SUBQ         BX, CX
+	JE           done
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VMOVUPS      c64_41f00000<>+0(SB), Z1
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z2
+	VMINPS       Z2, Z1, Z1
+	VMULPS       Z1, Z1, Z2
+	VMOVUPS      Z1, Z3
+	VFMSUB213PS  Z2, Z1, Z3
+	VMULPS       c64_3d922279<>+0(SB), Z2, Z4
+	VMOVUPS      c64_3d922279<>+0(SB), Z5
+	VFMSUB213PS  Z4, Z2, Z5
+	VMULPS       c64_3124d8b5<>+0(SB), Z2, Z2
+	VMOVUPS      c64_3d922279<>+0(SB), Z6
+	VFMADD213PS  Z2, Z3, Z6
+	VADDPS       Z6, Z5, Z2
+	VMOVUPS      c64_3fcc422a<>+0(SB), Z3
+	VADDPS       Z4, Z3, Z5
+	VSUBPS       Z3, Z5, Z6
+	VSUBPS       Z6, Z5, Z7
+	VSUBPS       Z7, Z3, Z3
+	VSUBPS       Z6, Z4, Z4
+	VADDPS       Z4, Z3, Z3
+	VADDPS       c64_b342bc9b<>+0(SB), Z2, Z2
+	VADDPS       Z2, Z3, Z2
+	VMULPS       Z5, Z1, Z3
+	VXORPS       c64_80000000<>+0(SB), Z3, Z4
+	VMOVUPS      Z5, Z5
+	VFNMADD213PS Z3, Z1, Z5
+	VMOVUPS      Z2, Z2
+	VFNMADD213PS Z5, Z1, Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z1
+	VMAXPS       Z4, Z1, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z3
+	VRNDSCALEPS  $0x00, Z3, Z3
+	VMOVUPS      c64_3f317218<>+0(SB), Z5
+	VFNMADD213PS Z1, Z3, Z5
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VFNMADD213PS Z5, Z3, Z1
+	VADDPS       Z2, Z1, Z1
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z2
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z2
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z2
+	VMULPS       Z1, Z1, Z5
+	VMOVUPS      Z5, Z5
+	VFMADD213PS  Z1, Z2, Z5
+	VCMPPS       $0x11, c64_c2d00000<>+0(SB), Z4, K2
+	VBLENDMPS    c64_bf800000<>+0(SB), Z5, K2, Z11
+	VADDPS       c64_3f800000<>+0(SB), Z11, Z1
+	VSCALEFPS    Z3, Z1, Z1
+	VMOVUPS      c64_00000000<>+0(SB), Z2
+	VCMPPS       $0x1d, Z2, Z0, K2
+	VMOVUPS      Z0, Z2
+	VFMADD213PS  Z0, Z11, Z2
+	VSCALEFPS    Z3, Z2, Z2
+	VBLENDMPS    Z0, Z2, K2, Z12
+	VADDPS       c64_3f800000<>+0(SB), Z1, Z0
+	VDIVPS       Z0, Z12, Z0
+	VMOVUPS      Z0, K1, (AX)(BX*4)
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
 
 // func sinAVX512(dst []float32, x []float32) int
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
@@ -11985,6 +27477,794 @@ loop:
 	JMP       loop
 
 done:
+	VZEROUPPER
+	RET
+
+// func fusedAVX512(code []uint64, lo int, hi int)
+// Requires: AVX, AVX512DQ, AVX512F, MMX+
+TEXT ·fusedAVX512(SB), NOSPLIT, $0-40
+	MOVQ    code_base+0(FP), AX
+	MOVQ    lo+24(FP), CX
+	SHLQ    $0x02, CX
+	MOVQ    hi+32(FP), DX
+	SHLQ    $0x02, DX
+	VMOVUPS c64_00000000<>+0(SB), Z0
+	VMOVUPS c64_00000000<>+0(SB), Z1
+	VMOVUPS c64_00000000<>+0(SB), Z2
+	VMOVUPS c64_00000000<>+0(SB), Z3
+
+block:
+	CMPQ CX, DX
+	JAE  done
+	MOVQ AX, BX
+
+next:
+	MOVQ       (BX), SI
+	MOVQ       16(BX), DI
+	ANDQ       CX, DI
+	ADDQ       8(BX), DI
+	ADDQ       $0x18, BX
+	BTRQ       $0x08, SI
+	JCC        dispatch
+	PREFETCHT0 2048(DI)
+	PREFETCHT0 2112(DI)
+	PREFETCHT0 2176(DI)
+	PREFETCHT0 2240(DI)
+
+dispatch:
+	TESTQ SI, SI
+	JE    op_End
+	CMPQ  SI, $0x0000000c
+	JA    bs_13_24
+	CMPQ  SI, $0x00000006
+	JA    bs_7_12
+	CMPQ  SI, $0x00000003
+	JA    bs_4_6
+	CMPQ  SI, $0x00000002
+	JA    bs_3_3
+	CMPQ  SI, $0x00000001
+	JA    bs_2_2
+	JMP   op_Load
+
+bs_2_2:
+	JMP op_Store
+
+bs_3_3:
+	JMP op_StoreNT
+
+bs_4_6:
+	CMPQ SI, $0x00000005
+	JA   bs_6_6
+	CMPQ SI, $0x00000004
+	JA   bs_5_5
+	JMP  op_add
+
+bs_5_5:
+	JMP op_addRev
+
+bs_6_6:
+	JMP op_sub
+
+bs_7_12:
+	CMPQ SI, $0x00000009
+	JA   bs_10_12
+	CMPQ SI, $0x00000008
+	JA   bs_9_9
+	CMPQ SI, $0x00000007
+	JA   bs_8_8
+	JMP  op_subRev
+
+bs_8_8:
+	JMP op_mul
+
+bs_9_9:
+	JMP op_mulRev
+
+bs_10_12:
+	CMPQ SI, $0x0000000b
+	JA   bs_12_12
+	CMPQ SI, $0x0000000a
+	JA   bs_11_11
+	JMP  op_div
+
+bs_11_11:
+	JMP op_divRev
+
+bs_12_12:
+	JMP op_maximum
+
+bs_13_24:
+	CMPQ SI, $0x00000012
+	JA   bs_19_24
+	CMPQ SI, $0x0000000f
+	JA   bs_16_18
+	CMPQ SI, $0x0000000e
+	JA   bs_15_15
+	CMPQ SI, $0x0000000d
+	JA   bs_14_14
+	JMP  op_maximumRev
+
+bs_14_14:
+	JMP op_minimum
+
+bs_15_15:
+	JMP op_minimumRev
+
+bs_16_18:
+	CMPQ SI, $0x00000011
+	JA   bs_18_18
+	CMPQ SI, $0x00000010
+	JA   bs_17_17
+	JMP  op_neg
+
+bs_17_17:
+	JMP op_abs
+
+bs_18_18:
+	JMP op_relu
+
+bs_19_24:
+	CMPQ SI, $0x00000015
+	JA   bs_22_24
+	CMPQ SI, $0x00000014
+	JA   bs_21_21
+	CMPQ SI, $0x00000013
+	JA   bs_20_20
+	JMP  op_sqrt
+
+bs_20_20:
+	JMP op_rsqrt
+
+bs_21_21:
+	JMP op_recip
+
+bs_22_24:
+	CMPQ SI, $0x00000017
+	JA   bs_24_24
+	CMPQ SI, $0x00000016
+	JA   bs_23_23
+	JMP  op_exp
+
+bs_23_23:
+	JMP op_tanh
+
+bs_24_24:
+	JMP op_sigmoid
+
+op_End:
+	ADDQ $0x00000100, CX
+	JMP  block
+
+op_Load:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS 128(DI), Z2
+	VMOVUPS 192(DI), Z3
+	JMP     next
+
+op_Store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	JMP     next
+
+op_StoreNT:
+	VMOVNTPS Z0, (DI)
+	VMOVNTPS Z1, 64(DI)
+	VMOVNTPS Z2, 128(DI)
+	VMOVNTPS Z3, 192(DI)
+	JMP      next
+
+op_add:
+	VMOVUPS (DI), Z4
+	VADDPS  Z4, Z0, Z0
+	VMOVUPS Z0, Z0
+	VMOVUPS 64(DI), Z4
+	VADDPS  Z4, Z1, Z1
+	VMOVUPS Z1, Z1
+	VMOVUPS 128(DI), Z4
+	VADDPS  Z4, Z2, Z2
+	VMOVUPS Z2, Z2
+	VMOVUPS 192(DI), Z4
+	VADDPS  Z4, Z3, Z3
+	VMOVUPS Z3, Z3
+	JMP     next
+
+op_addRev:
+	VMOVUPS (DI), Z4
+	VADDPS  Z0, Z4, Z0
+	VMOVUPS Z0, Z0
+	VMOVUPS 64(DI), Z4
+	VADDPS  Z1, Z4, Z1
+	VMOVUPS Z1, Z1
+	VMOVUPS 128(DI), Z4
+	VADDPS  Z2, Z4, Z2
+	VMOVUPS Z2, Z2
+	VMOVUPS 192(DI), Z4
+	VADDPS  Z3, Z4, Z3
+	VMOVUPS Z3, Z3
+	JMP     next
+
+op_sub:
+	VMOVUPS (DI), Z4
+	VSUBPS  Z4, Z0, Z0
+	VMOVUPS Z0, Z0
+	VMOVUPS 64(DI), Z4
+	VSUBPS  Z4, Z1, Z1
+	VMOVUPS Z1, Z1
+	VMOVUPS 128(DI), Z4
+	VSUBPS  Z4, Z2, Z2
+	VMOVUPS Z2, Z2
+	VMOVUPS 192(DI), Z4
+	VSUBPS  Z4, Z3, Z3
+	VMOVUPS Z3, Z3
+	JMP     next
+
+op_subRev:
+	VMOVUPS (DI), Z4
+	VSUBPS  Z0, Z4, Z0
+	VMOVUPS Z0, Z0
+	VMOVUPS 64(DI), Z4
+	VSUBPS  Z1, Z4, Z1
+	VMOVUPS Z1, Z1
+	VMOVUPS 128(DI), Z4
+	VSUBPS  Z2, Z4, Z2
+	VMOVUPS Z2, Z2
+	VMOVUPS 192(DI), Z4
+	VSUBPS  Z3, Z4, Z3
+	VMOVUPS Z3, Z3
+	JMP     next
+
+op_mul:
+	VMOVUPS (DI), Z4
+	VMULPS  Z4, Z0, Z0
+	VMOVUPS Z0, Z0
+	VMOVUPS 64(DI), Z4
+	VMULPS  Z4, Z1, Z1
+	VMOVUPS Z1, Z1
+	VMOVUPS 128(DI), Z4
+	VMULPS  Z4, Z2, Z2
+	VMOVUPS Z2, Z2
+	VMOVUPS 192(DI), Z4
+	VMULPS  Z4, Z3, Z3
+	VMOVUPS Z3, Z3
+	JMP     next
+
+op_mulRev:
+	VMOVUPS (DI), Z4
+	VMULPS  Z0, Z4, Z0
+	VMOVUPS Z0, Z0
+	VMOVUPS 64(DI), Z4
+	VMULPS  Z1, Z4, Z1
+	VMOVUPS Z1, Z1
+	VMOVUPS 128(DI), Z4
+	VMULPS  Z2, Z4, Z2
+	VMOVUPS Z2, Z2
+	VMOVUPS 192(DI), Z4
+	VMULPS  Z3, Z4, Z3
+	VMOVUPS Z3, Z3
+	JMP     next
+
+op_div:
+	VMOVUPS (DI), Z4
+	VDIVPS  Z4, Z0, Z0
+	VMOVUPS Z0, Z0
+	VMOVUPS 64(DI), Z4
+	VDIVPS  Z4, Z1, Z1
+	VMOVUPS Z1, Z1
+	VMOVUPS 128(DI), Z4
+	VDIVPS  Z4, Z2, Z2
+	VMOVUPS Z2, Z2
+	VMOVUPS 192(DI), Z4
+	VDIVPS  Z4, Z3, Z3
+	VMOVUPS Z3, Z3
+	JMP     next
+
+op_divRev:
+	VMOVUPS (DI), Z4
+	VDIVPS  Z0, Z4, Z0
+	VMOVUPS Z0, Z0
+	VMOVUPS 64(DI), Z4
+	VDIVPS  Z1, Z4, Z1
+	VMOVUPS Z1, Z1
+	VMOVUPS 128(DI), Z4
+	VDIVPS  Z2, Z4, Z2
+	VMOVUPS Z2, Z2
+	VMOVUPS 192(DI), Z4
+	VDIVPS  Z3, Z4, Z3
+	VMOVUPS Z3, Z3
+	JMP     next
+
+op_maximum:
+	VMOVUPS   (DI), Z4
+	VMAXPS    Z4, Z0, Z4
+	VCMPPS    $0x03, Z0, Z0, K1
+	VBLENDMPS Z0, Z4, K1, Z5
+	VMOVUPS   Z5, Z0
+	VMOVUPS   64(DI), Z4
+	VMAXPS    Z4, Z1, Z4
+	VCMPPS    $0x03, Z1, Z1, K1
+	VBLENDMPS Z1, Z4, K1, Z6
+	VMOVUPS   Z6, Z1
+	VMOVUPS   128(DI), Z4
+	VMAXPS    Z4, Z2, Z4
+	VCMPPS    $0x03, Z2, Z2, K1
+	VBLENDMPS Z2, Z4, K1, Z7
+	VMOVUPS   Z7, Z2
+	VMOVUPS   192(DI), Z4
+	VMAXPS    Z4, Z3, Z4
+	VCMPPS    $0x03, Z3, Z3, K1
+	VBLENDMPS Z3, Z4, K1, Z8
+	VMOVUPS   Z8, Z3
+	JMP       next
+
+op_maximumRev:
+	VMOVUPS   (DI), Z4
+	VMAXPS    Z0, Z4, Z0
+	VCMPPS    $0x03, Z4, Z4, K1
+	VBLENDMPS Z4, Z0, K1, Z9
+	VMOVUPS   Z9, Z0
+	VMOVUPS   64(DI), Z4
+	VMAXPS    Z1, Z4, Z1
+	VCMPPS    $0x03, Z4, Z4, K1
+	VBLENDMPS Z4, Z1, K1, Z10
+	VMOVUPS   Z10, Z1
+	VMOVUPS   128(DI), Z4
+	VMAXPS    Z2, Z4, Z2
+	VCMPPS    $0x03, Z4, Z4, K1
+	VBLENDMPS Z4, Z2, K1, Z11
+	VMOVUPS   Z11, Z2
+	VMOVUPS   192(DI), Z4
+	VMAXPS    Z3, Z4, Z3
+	VCMPPS    $0x03, Z4, Z4, K1
+	VBLENDMPS Z4, Z3, K1, Z12
+	VMOVUPS   Z12, Z3
+	JMP       next
+
+op_minimum:
+	VMOVUPS   (DI), Z4
+	VMINPS    Z4, Z0, Z4
+	VCMPPS    $0x03, Z0, Z0, K1
+	VBLENDMPS Z0, Z4, K1, Z13
+	VMOVUPS   Z13, Z0
+	VMOVUPS   64(DI), Z4
+	VMINPS    Z4, Z1, Z4
+	VCMPPS    $0x03, Z1, Z1, K1
+	VBLENDMPS Z1, Z4, K1, Z14
+	VMOVUPS   Z14, Z1
+	VMOVUPS   128(DI), Z4
+	VMINPS    Z4, Z2, Z4
+	VCMPPS    $0x03, Z2, Z2, K1
+	VBLENDMPS Z2, Z4, K1, Z15
+	VMOVUPS   Z15, Z2
+	VMOVUPS   192(DI), Z4
+	VMINPS    Z4, Z3, Z4
+	VCMPPS    $0x03, Z3, Z3, K1
+	VBLENDMPS Z3, Z4, K1, Z16
+	VMOVUPS   Z16, Z3
+	JMP       next
+
+op_minimumRev:
+	VMOVUPS   (DI), Z4
+	VMINPS    Z0, Z4, Z0
+	VCMPPS    $0x03, Z4, Z4, K1
+	VBLENDMPS Z4, Z0, K1, Z17
+	VMOVUPS   Z17, Z0
+	VMOVUPS   64(DI), Z4
+	VMINPS    Z1, Z4, Z1
+	VCMPPS    $0x03, Z4, Z4, K1
+	VBLENDMPS Z4, Z1, K1, Z18
+	VMOVUPS   Z18, Z1
+	VMOVUPS   128(DI), Z4
+	VMINPS    Z2, Z4, Z2
+	VCMPPS    $0x03, Z4, Z4, K1
+	VBLENDMPS Z4, Z2, K1, Z19
+	VMOVUPS   Z19, Z2
+	VMOVUPS   192(DI), Z4
+	VMINPS    Z3, Z4, Z3
+	VCMPPS    $0x03, Z4, Z4, K1
+	VBLENDMPS Z4, Z3, K1, Z20
+	VMOVUPS   Z20, Z3
+	JMP       next
+
+op_neg:
+	VXORPS  c64_80000000<>+0(SB), Z0, Z0
+	VMOVUPS Z0, Z0
+	VXORPS  c64_80000000<>+0(SB), Z1, Z1
+	VMOVUPS Z1, Z1
+	VXORPS  c64_80000000<>+0(SB), Z2, Z2
+	VMOVUPS Z2, Z2
+	VXORPS  c64_80000000<>+0(SB), Z3, Z3
+	VMOVUPS Z3, Z3
+	JMP     next
+
+op_abs:
+	VANDPS  c64_7fffffff<>+0(SB), Z0, Z0
+	VMOVUPS Z0, Z0
+	VANDPS  c64_7fffffff<>+0(SB), Z1, Z1
+	VMOVUPS Z1, Z1
+	VANDPS  c64_7fffffff<>+0(SB), Z2, Z2
+	VMOVUPS Z2, Z2
+	VANDPS  c64_7fffffff<>+0(SB), Z3, Z3
+	VMOVUPS Z3, Z3
+	JMP     next
+
+op_relu:
+	VMOVUPS   c64_00000000<>+0(SB), Z4
+	VCMPPS    $0x16, Z4, Z0, K1
+	VMOVUPS   c64_00000000<>+0(SB), Z4
+	VBLENDMPS Z0, Z4, K1, Z21
+	VMOVUPS   Z21, Z0
+	VMOVUPS   c64_00000000<>+0(SB), Z4
+	VCMPPS    $0x16, Z4, Z1, K1
+	VMOVUPS   c64_00000000<>+0(SB), Z4
+	VBLENDMPS Z1, Z4, K1, Z22
+	VMOVUPS   Z22, Z1
+	VMOVUPS   c64_00000000<>+0(SB), Z4
+	VCMPPS    $0x16, Z4, Z2, K1
+	VMOVUPS   c64_00000000<>+0(SB), Z4
+	VBLENDMPS Z2, Z4, K1, Z23
+	VMOVUPS   Z23, Z2
+	VMOVUPS   c64_00000000<>+0(SB), Z4
+	VCMPPS    $0x16, Z4, Z3, K1
+	VMOVUPS   c64_00000000<>+0(SB), Z4
+	VBLENDMPS Z3, Z4, K1, Z24
+	VMOVUPS   Z24, Z3
+	JMP       next
+
+op_sqrt:
+	VSQRTPS Z0, Z0
+	VMOVUPS Z0, Z0
+	VSQRTPS Z1, Z1
+	VMOVUPS Z1, Z1
+	VSQRTPS Z2, Z2
+	VMOVUPS Z2, Z2
+	VSQRTPS Z3, Z3
+	VMOVUPS Z3, Z3
+	JMP     next
+
+op_rsqrt:
+	VSQRTPS Z0, Z0
+	VMOVUPS c64_3f800000<>+0(SB), Z4
+	VDIVPS  Z0, Z4, Z0
+	VMOVUPS Z0, Z0
+	VSQRTPS Z1, Z1
+	VMOVUPS c64_3f800000<>+0(SB), Z4
+	VDIVPS  Z1, Z4, Z1
+	VMOVUPS Z1, Z1
+	VSQRTPS Z2, Z2
+	VMOVUPS c64_3f800000<>+0(SB), Z4
+	VDIVPS  Z2, Z4, Z2
+	VMOVUPS Z2, Z2
+	VSQRTPS Z3, Z3
+	VMOVUPS c64_3f800000<>+0(SB), Z4
+	VDIVPS  Z3, Z4, Z3
+	VMOVUPS Z3, Z3
+	JMP     next
+
+op_recip:
+	VMOVUPS c64_3f800000<>+0(SB), Z4
+	VDIVPS  Z0, Z4, Z0
+	VMOVUPS Z0, Z0
+	VMOVUPS c64_3f800000<>+0(SB), Z4
+	VDIVPS  Z1, Z4, Z1
+	VMOVUPS Z1, Z1
+	VMOVUPS c64_3f800000<>+0(SB), Z4
+	VDIVPS  Z2, Z4, Z2
+	VMOVUPS Z2, Z2
+	VMOVUPS c64_3f800000<>+0(SB), Z4
+	VDIVPS  Z3, Z4, Z3
+	VMOVUPS Z3, Z3
+	JMP     next
+
+op_exp:
+	VMOVUPS      c64_c2d00000<>+0(SB), Z4
+	VMAXPS       Z0, Z4, Z0
+	VMOVUPS      c64_42b20000<>+0(SB), Z4
+	VMINPS       Z0, Z4, Z0
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z0, Z4
+	VRNDSCALEPS  $0x00, Z4, Z4
+	VMOVUPS      c64_3f317218<>+0(SB), Z29
+	VFNMADD213PS Z0, Z4, Z29
+	VMOVUPS      c64_b102e308<>+0(SB), Z0
+	VFNMADD213PS Z29, Z4, Z0
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z29
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z0, Z29
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z0, Z29
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z0, Z29
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z0, Z29
+	VMULPS       Z0, Z0, Z30
+	VMOVUPS      Z30, Z30
+	VFMADD213PS  Z0, Z29, Z30
+	VADDPS       c64_3f800000<>+0(SB), Z30, Z0
+	VSCALEFPS    Z4, Z0, Z0
+	VMOVUPS      Z0, Z0
+	VMOVUPS      c64_c2d00000<>+0(SB), Z4
+	VMAXPS       Z1, Z4, Z1
+	VMOVUPS      c64_42b20000<>+0(SB), Z4
+	VMINPS       Z1, Z4, Z1
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z1, Z4
+	VRNDSCALEPS  $0x00, Z4, Z4
+	VMOVUPS      c64_3f317218<>+0(SB), Z29
+	VFNMADD213PS Z1, Z4, Z29
+	VMOVUPS      c64_b102e308<>+0(SB), Z1
+	VFNMADD213PS Z29, Z4, Z1
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z29
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z1, Z29
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z1, Z29
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z1, Z29
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z1, Z29
+	VMULPS       Z1, Z1, Z30
+	VMOVUPS      Z30, Z30
+	VFMADD213PS  Z1, Z29, Z30
+	VADDPS       c64_3f800000<>+0(SB), Z30, Z1
+	VSCALEFPS    Z4, Z1, Z1
+	VMOVUPS      Z1, Z1
+	VMOVUPS      c64_c2d00000<>+0(SB), Z4
+	VMAXPS       Z2, Z4, Z2
+	VMOVUPS      c64_42b20000<>+0(SB), Z4
+	VMINPS       Z2, Z4, Z2
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z2, Z4
+	VRNDSCALEPS  $0x00, Z4, Z4
+	VMOVUPS      c64_3f317218<>+0(SB), Z29
+	VFNMADD213PS Z2, Z4, Z29
+	VMOVUPS      c64_b102e308<>+0(SB), Z2
+	VFNMADD213PS Z29, Z4, Z2
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z29
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z2, Z29
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z2, Z29
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z2, Z29
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z2, Z29
+	VMULPS       Z2, Z2, Z30
+	VMOVUPS      Z30, Z30
+	VFMADD213PS  Z2, Z29, Z30
+	VADDPS       c64_3f800000<>+0(SB), Z30, Z2
+	VSCALEFPS    Z4, Z2, Z2
+	VMOVUPS      Z2, Z2
+	VMOVUPS      c64_c2d00000<>+0(SB), Z4
+	VMAXPS       Z3, Z4, Z3
+	VMOVUPS      c64_42b20000<>+0(SB), Z4
+	VMINPS       Z3, Z4, Z3
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z3, Z4
+	VRNDSCALEPS  $0x00, Z4, Z4
+	VMOVUPS      c64_3f317218<>+0(SB), Z29
+	VFNMADD213PS Z3, Z4, Z29
+	VMOVUPS      c64_b102e308<>+0(SB), Z3
+	VFNMADD213PS Z29, Z4, Z3
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z29
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z3, Z29
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z3, Z29
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z3, Z29
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z3, Z29
+	VMULPS       Z3, Z3, Z30
+	VMOVUPS      Z30, Z30
+	VFMADD213PS  Z3, Z29, Z30
+	VADDPS       c64_3f800000<>+0(SB), Z30, Z3
+	VSCALEFPS    Z4, Z3, Z3
+	VMOVUPS      Z3, Z3
+	JMP          next
+
+op_tanh:
+	VMOVUPS      c64_41180000<>+0(SB), Z4
+	VANDPS       c64_7fffffff<>+0(SB), Z0, Z29
+	VMINPS       Z29, Z4, Z4
+	VADDPS       Z4, Z4, Z4
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z4, Z29
+	VRNDSCALEPS  $0x00, Z29, Z29
+	VMOVUPS      c64_3f317218<>+0(SB), Z30
+	VFNMADD213PS Z4, Z29, Z30
+	VMOVUPS      c64_b102e308<>+0(SB), Z4
+	VFNMADD213PS Z30, Z29, Z4
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z30
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z4, Z30
+	VMULPS       Z4, Z4, Z31
+	VMOVUPS      Z31, Z31
+	VFMADD213PS  Z4, Z30, Z31
+	VMOVUPS      c64_3f800000<>+0(SB), Z4
+	VSCALEFPS    Z29, Z4, Z4
+	VSUBPS       c64_3f800000<>+0(SB), Z4, Z29
+	VMOVUPS      Z31, Z30
+	VFMADD213PS  Z29, Z4, Z30
+	VADDPS       c64_40000000<>+0(SB), Z30, Z4
+	VDIVPS       Z4, Z30, Z4
+	VMOVUPS      Z4, Z4
+	VPTERNLOGD   $0xf8, c64_80000000<>+0(SB), Z0, Z4
+	VMOVUPS      Z4, Z0
+	VMOVUPS      c64_41180000<>+0(SB), Z4
+	VANDPS       c64_7fffffff<>+0(SB), Z1, Z29
+	VMINPS       Z29, Z4, Z4
+	VADDPS       Z4, Z4, Z4
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z4, Z29
+	VRNDSCALEPS  $0x00, Z29, Z29
+	VMOVUPS      c64_3f317218<>+0(SB), Z30
+	VFNMADD213PS Z4, Z29, Z30
+	VMOVUPS      c64_b102e308<>+0(SB), Z4
+	VFNMADD213PS Z30, Z29, Z4
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z30
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z4, Z30
+	VMULPS       Z4, Z4, Z31
+	VMOVUPS      Z31, Z31
+	VFMADD213PS  Z4, Z30, Z31
+	VMOVUPS      c64_3f800000<>+0(SB), Z4
+	VSCALEFPS    Z29, Z4, Z4
+	VSUBPS       c64_3f800000<>+0(SB), Z4, Z29
+	VMOVUPS      Z31, Z30
+	VFMADD213PS  Z29, Z4, Z30
+	VADDPS       c64_40000000<>+0(SB), Z30, Z4
+	VDIVPS       Z4, Z30, Z4
+	VMOVUPS      Z4, Z4
+	VPTERNLOGD   $0xf8, c64_80000000<>+0(SB), Z1, Z4
+	VMOVUPS      Z4, Z1
+	VMOVUPS      c64_41180000<>+0(SB), Z4
+	VANDPS       c64_7fffffff<>+0(SB), Z2, Z29
+	VMINPS       Z29, Z4, Z4
+	VADDPS       Z4, Z4, Z4
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z4, Z29
+	VRNDSCALEPS  $0x00, Z29, Z29
+	VMOVUPS      c64_3f317218<>+0(SB), Z30
+	VFNMADD213PS Z4, Z29, Z30
+	VMOVUPS      c64_b102e308<>+0(SB), Z4
+	VFNMADD213PS Z30, Z29, Z4
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z30
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z4, Z30
+	VMULPS       Z4, Z4, Z31
+	VMOVUPS      Z31, Z31
+	VFMADD213PS  Z4, Z30, Z31
+	VMOVUPS      c64_3f800000<>+0(SB), Z4
+	VSCALEFPS    Z29, Z4, Z4
+	VSUBPS       c64_3f800000<>+0(SB), Z4, Z29
+	VMOVUPS      Z31, Z30
+	VFMADD213PS  Z29, Z4, Z30
+	VADDPS       c64_40000000<>+0(SB), Z30, Z4
+	VDIVPS       Z4, Z30, Z4
+	VMOVUPS      Z4, Z4
+	VPTERNLOGD   $0xf8, c64_80000000<>+0(SB), Z2, Z4
+	VMOVUPS      Z4, Z2
+	VMOVUPS      c64_41180000<>+0(SB), Z4
+	VANDPS       c64_7fffffff<>+0(SB), Z3, Z29
+	VMINPS       Z29, Z4, Z4
+	VADDPS       Z4, Z4, Z4
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z4, Z29
+	VRNDSCALEPS  $0x00, Z29, Z29
+	VMOVUPS      c64_3f317218<>+0(SB), Z30
+	VFNMADD213PS Z4, Z29, Z30
+	VMOVUPS      c64_b102e308<>+0(SB), Z4
+	VFNMADD213PS Z30, Z29, Z4
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z30
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z4, Z30
+	VMULPS       Z4, Z4, Z31
+	VMOVUPS      Z31, Z31
+	VFMADD213PS  Z4, Z30, Z31
+	VMOVUPS      c64_3f800000<>+0(SB), Z4
+	VSCALEFPS    Z29, Z4, Z4
+	VSUBPS       c64_3f800000<>+0(SB), Z4, Z29
+	VMOVUPS      Z31, Z30
+	VFMADD213PS  Z29, Z4, Z30
+	VADDPS       c64_40000000<>+0(SB), Z30, Z4
+	VDIVPS       Z4, Z30, Z4
+	VMOVUPS      Z4, Z4
+	VPTERNLOGD   $0xf8, c64_80000000<>+0(SB), Z3, Z4
+	VMOVUPS      Z4, Z3
+	JMP          next
+
+op_sigmoid:
+	VORPS        c64_80000000<>+0(SB), Z0, Z4
+	VMOVUPS      c64_c2d00000<>+0(SB), Z29
+	VMAXPS       Z4, Z29, Z4
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z4, Z29
+	VRNDSCALEPS  $0x00, Z29, Z29
+	VMOVUPS      c64_3f317218<>+0(SB), Z30
+	VFNMADD213PS Z4, Z29, Z30
+	VMOVUPS      c64_b102e308<>+0(SB), Z4
+	VFNMADD213PS Z30, Z29, Z4
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z30
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z4, Z30
+	VMULPS       Z4, Z4, Z31
+	VMOVUPS      Z31, Z31
+	VFMADD213PS  Z4, Z30, Z31
+	VADDPS       c64_3f800000<>+0(SB), Z31, Z4
+	VSCALEFPS    Z29, Z4, Z4
+	VMOVUPS      c64_00000000<>+0(SB), Z29
+	VCMPPS       $0x1d, Z29, Z0, K1
+	VBLENDMPS    c64_3f800000<>+0(SB), Z4, K1, Z25
+	VADDPS       c64_3f800000<>+0(SB), Z4, Z0
+	VDIVPS       Z0, Z25, Z0
+	VMOVUPS      Z0, Z0
+	VORPS        c64_80000000<>+0(SB), Z1, Z4
+	VMOVUPS      c64_c2d00000<>+0(SB), Z29
+	VMAXPS       Z4, Z29, Z4
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z4, Z29
+	VRNDSCALEPS  $0x00, Z29, Z29
+	VMOVUPS      c64_3f317218<>+0(SB), Z30
+	VFNMADD213PS Z4, Z29, Z30
+	VMOVUPS      c64_b102e308<>+0(SB), Z4
+	VFNMADD213PS Z30, Z29, Z4
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z30
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z4, Z30
+	VMULPS       Z4, Z4, Z31
+	VMOVUPS      Z31, Z31
+	VFMADD213PS  Z4, Z30, Z31
+	VADDPS       c64_3f800000<>+0(SB), Z31, Z4
+	VSCALEFPS    Z29, Z4, Z4
+	VMOVUPS      c64_00000000<>+0(SB), Z29
+	VCMPPS       $0x1d, Z29, Z1, K1
+	VBLENDMPS    c64_3f800000<>+0(SB), Z4, K1, Z26
+	VADDPS       c64_3f800000<>+0(SB), Z4, Z1
+	VDIVPS       Z1, Z26, Z1
+	VMOVUPS      Z1, Z1
+	VORPS        c64_80000000<>+0(SB), Z2, Z4
+	VMOVUPS      c64_c2d00000<>+0(SB), Z29
+	VMAXPS       Z4, Z29, Z4
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z4, Z29
+	VRNDSCALEPS  $0x00, Z29, Z29
+	VMOVUPS      c64_3f317218<>+0(SB), Z30
+	VFNMADD213PS Z4, Z29, Z30
+	VMOVUPS      c64_b102e308<>+0(SB), Z4
+	VFNMADD213PS Z30, Z29, Z4
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z30
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z4, Z30
+	VMULPS       Z4, Z4, Z31
+	VMOVUPS      Z31, Z31
+	VFMADD213PS  Z4, Z30, Z31
+	VADDPS       c64_3f800000<>+0(SB), Z31, Z4
+	VSCALEFPS    Z29, Z4, Z4
+	VMOVUPS      c64_00000000<>+0(SB), Z29
+	VCMPPS       $0x1d, Z29, Z2, K1
+	VBLENDMPS    c64_3f800000<>+0(SB), Z4, K1, Z27
+	VADDPS       c64_3f800000<>+0(SB), Z4, Z2
+	VDIVPS       Z2, Z27, Z2
+	VMOVUPS      Z2, Z2
+	VORPS        c64_80000000<>+0(SB), Z3, Z4
+	VMOVUPS      c64_c2d00000<>+0(SB), Z29
+	VMAXPS       Z4, Z29, Z4
+	VMULPS       c64_3fb8aa3b<>+0(SB), Z4, Z29
+	VRNDSCALEPS  $0x00, Z29, Z29
+	VMOVUPS      c64_3f317218<>+0(SB), Z30
+	VFNMADD213PS Z4, Z29, Z30
+	VMOVUPS      c64_b102e308<>+0(SB), Z4
+	VFNMADD213PS Z30, Z29, Z4
+	VMOVUPS      c64_3ab526c5<>+0(SB), Z30
+	VFMADD213PS  c64_3c091f2b<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3d2aac5c<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3e2aaa46<>+0(SB), Z4, Z30
+	VFMADD213PS  c64_3efffffe<>+0(SB), Z4, Z30
+	VMULPS       Z4, Z4, Z31
+	VMOVUPS      Z31, Z31
+	VFMADD213PS  Z4, Z30, Z31
+	VADDPS       c64_3f800000<>+0(SB), Z31, Z4
+	VSCALEFPS    Z29, Z4, Z4
+	VMOVUPS      c64_00000000<>+0(SB), Z29
+	VCMPPS       $0x1d, Z29, Z3, K1
+	VBLENDMPS    c64_3f800000<>+0(SB), Z4, K1, Z28
+	VADDPS       c64_3f800000<>+0(SB), Z4, Z3
+	VDIVPS       Z3, Z28, Z3
+	VMOVUPS      Z3, Z3
+	JMP          next
+
+done:
+	SFENCE
 	VZEROUPPER
 	RET
 

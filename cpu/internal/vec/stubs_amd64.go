@@ -8,46 +8,136 @@ package vec
 func addAVX2(dst []float32, a []float32, b []float32)
 
 //go:noescape
+func addPFAVX2(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func addNTAVX2(dst []float32, a []float32, b []float32)
+
+//go:noescape
 func addScalarAVX2(dst []float32, a []float32, s float32)
+
+//go:noescape
+func addScalarPFAVX2(dst []float32, a []float32, s float32)
+
+//go:noescape
+func addScalarNTAVX2(dst []float32, a []float32, s float32)
 
 //go:noescape
 func subAVX2(dst []float32, a []float32, b []float32)
 
 //go:noescape
+func subPFAVX2(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func subNTAVX2(dst []float32, a []float32, b []float32)
+
+//go:noescape
 func subScalarAVX2(dst []float32, a []float32, s float32)
+
+//go:noescape
+func subScalarPFAVX2(dst []float32, a []float32, s float32)
+
+//go:noescape
+func subScalarNTAVX2(dst []float32, a []float32, s float32)
 
 //go:noescape
 func mulAVX2(dst []float32, a []float32, b []float32)
 
 //go:noescape
+func mulPFAVX2(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func mulNTAVX2(dst []float32, a []float32, b []float32)
+
+//go:noescape
 func mulScalarAVX2(dst []float32, a []float32, s float32)
+
+//go:noescape
+func mulScalarPFAVX2(dst []float32, a []float32, s float32)
+
+//go:noescape
+func mulScalarNTAVX2(dst []float32, a []float32, s float32)
 
 //go:noescape
 func divAVX2(dst []float32, a []float32, b []float32)
 
 //go:noescape
+func divPFAVX2(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func divNTAVX2(dst []float32, a []float32, b []float32)
+
+//go:noescape
 func divScalarAVX2(dst []float32, a []float32, s float32)
+
+//go:noescape
+func divScalarPFAVX2(dst []float32, a []float32, s float32)
+
+//go:noescape
+func divScalarNTAVX2(dst []float32, a []float32, s float32)
 
 //go:noescape
 func maximumAVX2(dst []float32, a []float32, b []float32)
 
 //go:noescape
+func maximumPFAVX2(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func maximumNTAVX2(dst []float32, a []float32, b []float32)
+
+//go:noescape
 func maximumScalarAVX2(dst []float32, a []float32, s float32)
+
+//go:noescape
+func maximumScalarPFAVX2(dst []float32, a []float32, s float32)
+
+//go:noescape
+func maximumScalarNTAVX2(dst []float32, a []float32, s float32)
 
 //go:noescape
 func minimumAVX2(dst []float32, a []float32, b []float32)
 
 //go:noescape
+func minimumPFAVX2(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func minimumNTAVX2(dst []float32, a []float32, b []float32)
+
+//go:noescape
 func minimumScalarAVX2(dst []float32, a []float32, s float32)
+
+//go:noescape
+func minimumScalarPFAVX2(dst []float32, a []float32, s float32)
+
+//go:noescape
+func minimumScalarNTAVX2(dst []float32, a []float32, s float32)
 
 //go:noescape
 func scalarSubAVX2(dst []float32, a []float32, s float32)
 
 //go:noescape
+func scalarSubPFAVX2(dst []float32, a []float32, s float32)
+
+//go:noescape
+func scalarSubNTAVX2(dst []float32, a []float32, s float32)
+
+//go:noescape
 func scalarDivAVX2(dst []float32, a []float32, s float32)
 
 //go:noescape
+func scalarDivPFAVX2(dst []float32, a []float32, s float32)
+
+//go:noescape
+func scalarDivNTAVX2(dst []float32, a []float32, s float32)
+
+//go:noescape
 func fmaAVX2(dst []float32, a []float32, b []float32, c []float32)
+
+//go:noescape
+func fmaPFAVX2(dst []float32, a []float32, b []float32, c []float32)
+
+//go:noescape
+func fmaNTAVX2(dst []float32, a []float32, b []float32, c []float32)
 
 //go:noescape
 func triadAVX2(dst []float32, b []float32, c []float32, q float32)
@@ -56,46 +146,136 @@ func triadAVX2(dst []float32, b []float32, c []float32, q float32)
 func negAVX2(dst []float32, x []float32)
 
 //go:noescape
+func negPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func negNTAVX2(dst []float32, x []float32)
+
+//go:noescape
 func absAVX2(dst []float32, x []float32)
+
+//go:noescape
+func absPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func absNTAVX2(dst []float32, x []float32)
 
 //go:noescape
 func reluAVX2(dst []float32, x []float32)
 
 //go:noescape
+func reluPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func reluNTAVX2(dst []float32, x []float32)
+
+//go:noescape
 func sqrtAVX2(dst []float32, x []float32)
+
+//go:noescape
+func sqrtPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func sqrtNTAVX2(dst []float32, x []float32)
 
 //go:noescape
 func rsqrtAVX2(dst []float32, x []float32)
 
 //go:noescape
+func rsqrtPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func rsqrtNTAVX2(dst []float32, x []float32)
+
+//go:noescape
 func recipAVX2(dst []float32, x []float32)
+
+//go:noescape
+func recipPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func recipNTAVX2(dst []float32, x []float32)
 
 //go:noescape
 func copyAVX2(dst []float32, x []float32)
 
 //go:noescape
+func copyPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func copyNTAVX2(dst []float32, x []float32)
+
+//go:noescape
 func expAVX2(dst []float32, x []float32)
+
+//go:noescape
+func expPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func expNTAVX2(dst []float32, x []float32)
 
 //go:noescape
 func logAVX2(dst []float32, x []float32)
 
 //go:noescape
+func logPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func logNTAVX2(dst []float32, x []float32)
+
+//go:noescape
 func tanhAVX2(dst []float32, x []float32)
+
+//go:noescape
+func tanhPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func tanhNTAVX2(dst []float32, x []float32)
 
 //go:noescape
 func sigmoidAVX2(dst []float32, x []float32)
 
 //go:noescape
+func sigmoidPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func sigmoidNTAVX2(dst []float32, x []float32)
+
+//go:noescape
 func siluAVX2(dst []float32, x []float32)
+
+//go:noescape
+func siluPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func siluNTAVX2(dst []float32, x []float32)
 
 //go:noescape
 func erfAVX2(dst []float32, x []float32)
 
 //go:noescape
+func erfPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func erfNTAVX2(dst []float32, x []float32)
+
+//go:noescape
 func geluErfAVX2(dst []float32, x []float32)
 
 //go:noescape
+func geluErfPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func geluErfNTAVX2(dst []float32, x []float32)
+
+//go:noescape
 func geluTanhAVX2(dst []float32, x []float32)
+
+//go:noescape
+func geluTanhPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func geluTanhNTAVX2(dst []float32, x []float32)
 
 //go:noescape
 func sinAVX2(dst []float32, x []float32) int
@@ -185,49 +365,142 @@ func selScalarAVX2(dst []float32, c []uint8, a []float32, s float32)
 func selScalarInvAVX2(dst []float32, c []uint8, a []float32, s float32)
 
 //go:noescape
+func fusedAVX2(code []uint64, lo int, hi int)
+
+//go:noescape
 func addAVX512(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func addPFAVX512(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func addNTAVX512(dst []float32, a []float32, b []float32)
 
 //go:noescape
 func addScalarAVX512(dst []float32, a []float32, s float32)
 
 //go:noescape
+func addScalarPFAVX512(dst []float32, a []float32, s float32)
+
+//go:noescape
+func addScalarNTAVX512(dst []float32, a []float32, s float32)
+
+//go:noescape
 func subAVX512(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func subPFAVX512(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func subNTAVX512(dst []float32, a []float32, b []float32)
 
 //go:noescape
 func subScalarAVX512(dst []float32, a []float32, s float32)
 
 //go:noescape
+func subScalarPFAVX512(dst []float32, a []float32, s float32)
+
+//go:noescape
+func subScalarNTAVX512(dst []float32, a []float32, s float32)
+
+//go:noescape
 func mulAVX512(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func mulPFAVX512(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func mulNTAVX512(dst []float32, a []float32, b []float32)
 
 //go:noescape
 func mulScalarAVX512(dst []float32, a []float32, s float32)
 
 //go:noescape
+func mulScalarPFAVX512(dst []float32, a []float32, s float32)
+
+//go:noescape
+func mulScalarNTAVX512(dst []float32, a []float32, s float32)
+
+//go:noescape
 func divAVX512(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func divPFAVX512(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func divNTAVX512(dst []float32, a []float32, b []float32)
 
 //go:noescape
 func divScalarAVX512(dst []float32, a []float32, s float32)
 
 //go:noescape
+func divScalarPFAVX512(dst []float32, a []float32, s float32)
+
+//go:noescape
+func divScalarNTAVX512(dst []float32, a []float32, s float32)
+
+//go:noescape
 func maximumAVX512(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func maximumPFAVX512(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func maximumNTAVX512(dst []float32, a []float32, b []float32)
 
 //go:noescape
 func maximumScalarAVX512(dst []float32, a []float32, s float32)
 
 //go:noescape
+func maximumScalarPFAVX512(dst []float32, a []float32, s float32)
+
+//go:noescape
+func maximumScalarNTAVX512(dst []float32, a []float32, s float32)
+
+//go:noescape
 func minimumAVX512(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func minimumPFAVX512(dst []float32, a []float32, b []float32)
+
+//go:noescape
+func minimumNTAVX512(dst []float32, a []float32, b []float32)
 
 //go:noescape
 func minimumScalarAVX512(dst []float32, a []float32, s float32)
 
 //go:noescape
+func minimumScalarPFAVX512(dst []float32, a []float32, s float32)
+
+//go:noescape
+func minimumScalarNTAVX512(dst []float32, a []float32, s float32)
+
+//go:noescape
 func scalarSubAVX512(dst []float32, a []float32, s float32)
+
+//go:noescape
+func scalarSubPFAVX512(dst []float32, a []float32, s float32)
+
+//go:noescape
+func scalarSubNTAVX512(dst []float32, a []float32, s float32)
 
 //go:noescape
 func scalarDivAVX512(dst []float32, a []float32, s float32)
 
 //go:noescape
+func scalarDivPFAVX512(dst []float32, a []float32, s float32)
+
+//go:noescape
+func scalarDivNTAVX512(dst []float32, a []float32, s float32)
+
+//go:noescape
 func fmaAVX512(dst []float32, a []float32, b []float32, c []float32)
+
+//go:noescape
+func fmaPFAVX512(dst []float32, a []float32, b []float32, c []float32)
+
+//go:noescape
+func fmaNTAVX512(dst []float32, a []float32, b []float32, c []float32)
 
 //go:noescape
 func triadAVX512(dst []float32, b []float32, c []float32, q float32)
@@ -236,46 +509,136 @@ func triadAVX512(dst []float32, b []float32, c []float32, q float32)
 func negAVX512(dst []float32, x []float32)
 
 //go:noescape
+func negPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func negNTAVX512(dst []float32, x []float32)
+
+//go:noescape
 func absAVX512(dst []float32, x []float32)
+
+//go:noescape
+func absPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func absNTAVX512(dst []float32, x []float32)
 
 //go:noescape
 func reluAVX512(dst []float32, x []float32)
 
 //go:noescape
+func reluPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func reluNTAVX512(dst []float32, x []float32)
+
+//go:noescape
 func sqrtAVX512(dst []float32, x []float32)
+
+//go:noescape
+func sqrtPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func sqrtNTAVX512(dst []float32, x []float32)
 
 //go:noescape
 func rsqrtAVX512(dst []float32, x []float32)
 
 //go:noescape
+func rsqrtPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func rsqrtNTAVX512(dst []float32, x []float32)
+
+//go:noescape
 func recipAVX512(dst []float32, x []float32)
+
+//go:noescape
+func recipPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func recipNTAVX512(dst []float32, x []float32)
 
 //go:noescape
 func copyAVX512(dst []float32, x []float32)
 
 //go:noescape
+func copyPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func copyNTAVX512(dst []float32, x []float32)
+
+//go:noescape
 func expAVX512(dst []float32, x []float32)
+
+//go:noescape
+func expPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func expNTAVX512(dst []float32, x []float32)
 
 //go:noescape
 func logAVX512(dst []float32, x []float32)
 
 //go:noescape
+func logPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func logNTAVX512(dst []float32, x []float32)
+
+//go:noescape
 func tanhAVX512(dst []float32, x []float32)
+
+//go:noescape
+func tanhPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func tanhNTAVX512(dst []float32, x []float32)
 
 //go:noescape
 func sigmoidAVX512(dst []float32, x []float32)
 
 //go:noescape
+func sigmoidPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func sigmoidNTAVX512(dst []float32, x []float32)
+
+//go:noescape
 func siluAVX512(dst []float32, x []float32)
+
+//go:noescape
+func siluPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func siluNTAVX512(dst []float32, x []float32)
 
 //go:noescape
 func erfAVX512(dst []float32, x []float32)
 
 //go:noescape
+func erfPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func erfNTAVX512(dst []float32, x []float32)
+
+//go:noescape
 func geluErfAVX512(dst []float32, x []float32)
 
 //go:noescape
+func geluErfPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func geluErfNTAVX512(dst []float32, x []float32)
+
+//go:noescape
 func geluTanhAVX512(dst []float32, x []float32)
+
+//go:noescape
+func geluTanhPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func geluTanhNTAVX512(dst []float32, x []float32)
 
 //go:noescape
 func sinAVX512(dst []float32, x []float32) int
@@ -363,6 +726,9 @@ func selScalarAVX512(dst []float32, c []uint8, a []float32, s float32)
 
 //go:noescape
 func selScalarInvAVX512(dst []float32, c []uint8, a []float32, s float32)
+
+//go:noescape
+func fusedAVX512(code []uint64, lo int, hi int)
 
 //go:noescape
 func maxPool2x2AVX2(out []float32, idx []int32, x []float32, ldx int, iw int, oh int, ow int)

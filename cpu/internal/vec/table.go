@@ -87,4 +87,55 @@ type kernels struct {
 	sel          func(dst []float32, c []uint8, a, b []float32)         // c ? a : b
 	selScalar    func(dst []float32, c []uint8, a []float32, s float32) // c ? a : s
 	selScalarInv func(dst []float32, c []uint8, a []float32, s float32) // c ? s : a
+
+	// modes holds the elementwise kernels of each Mode; modes[Cached] are
+	// the fields above (see setModes).
+	modes [numModes]ewSet
+
+	// The fused-program machines (see RunFused), or nil: fusedLight runs
+	// programs without transcendentals, fused all programs of the opcodes
+	// in fusedHas.
+	fused, fusedLight func(code []uint64, lo, hi int)
+	fusedHas          [numFused]bool
+}
+
+// ewSet is the elementwise kernels of one Mode.
+type ewSet struct {
+	unary  [numUnary]func(dst, x []float32)
+	binary [numBinary]func(dst, a, b []float32)
+	scalar [numScalar]func(dst, a []float32, s float32)
+	fma    func(dst, a, b, c []float32)
+	copy   func(dst, x []float32)
+}
+
+// setModes fills k.modes: the cached kernels from k's fields, then the
+// prefetching and streaming ones from pf and nt, where each kernel that
+// has no such form (a nil entry: Sin and Cos) is the cached one.
+func (k *kernels) setModes(pf, nt ewSet) {
+	cached := ewSet{unary: k.unary, binary: k.binary, scalar: k.scalar, fma: k.fma, copy: k.copy}
+	k.modes = [numModes]ewSet{Cached: cached, Prefetch: pf, Stream: nt}
+	for m := Prefetch; m < numModes; m++ {
+		e := &k.modes[m]
+		for op, f := range e.unary {
+			if f == nil {
+				e.unary[op] = cached.unary[op]
+			}
+		}
+		for op, f := range e.binary {
+			if f == nil {
+				e.binary[op] = cached.binary[op]
+			}
+		}
+		for op, f := range e.scalar {
+			if f == nil {
+				e.scalar[op] = cached.scalar[op]
+			}
+		}
+		if e.fma == nil {
+			e.fma = cached.fma
+		}
+		if e.copy == nil {
+			e.copy = cached.copy
+		}
+	}
 }

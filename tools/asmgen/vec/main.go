@@ -26,6 +26,7 @@ import (
 var (
 	coeffsPath = flag.String("coeffs", "../../../cpu/internal/vec/coeffs.go", "the Go file holding the coefficient tables")
 	setsPath   = flag.String("sets", "../../../cpu/internal/vec/sets_amd64.go", "the Go file to write the per-ISA function sets to")
+	fusedPath  = flag.String("fusedops", "../../../cpu/internal/vec/fused_ops.go", "the Go file to write the fused machine's opcodes to")
 )
 
 func main() {
@@ -46,6 +47,10 @@ func main() {
 		windowKernels(s) // pool.go: registered by hand, not in the asmSet
 	}
 	if err := writeSets(*setsPath, names); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := writeFusedOps(*fusedPath, (&gen{s: avx512, k: k}).fusedOps()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -1,0 +1,118 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/shaderflow/shaderflow/cpu/internal/vec"
+	"github.com/shaderflow/shaderflow/tensor/device"
+	"github.com/stretchr/testify/require"
+)
+
+// randomChain returns a chain program over nIn float32 inputs: each
+// instruction combines the previous result with an input or a constant
+// (in either order) or applies a unary op, and some results are outputs.
+// With odd set, one instruction may be an op the fused machine lacks.
+func randomChain(r *rand.Rand, nIn int, odd bool) device.Program {
+	var b device.Builder
+	var ins []device.Reg
+	for i := range nIn {
+		ins = append(ins, b.Input(i, device.Float32))
+	}
+	unary := []device.Op{device.OpNeg, device.OpAbs, device.OpRelu, device.OpSqrt, device.OpRsqrt, device.OpRecip,
+		device.OpExp, device.OpTanh, device.OpSigmoid}
+	binary := []device.Op{device.OpAdd, device.OpSub, device.OpMul, device.OpDiv, device.OpMax, device.OpMin}
+	operand := func() device.Reg {
+		if r.IntN(3) == 0 {
+			return b.Const(float64(float32(r.NormFloat64()*3)), device.Float32)
+		}
+		return ins[r.IntN(nIn)]
+	}
+	acc := ins[0]
+	outs := 0
+	for k := range 1 + r.IntN(7) { // a single op runs as its own kernel, not on the machine
+		switch {
+		case odd && k == 1:
+			acc = b.Unary(device.OpSin, acc)
+		case r.IntN(3) == 0:
+			acc = b.Unary(unary[r.IntN(len(unary))], acc)
+		case r.IntN(2) == 0:
+			acc = b.Binary(binary[r.IntN(len(binary))], acc, operand())
+		default:
+			acc = b.Binary(binary[r.IntN(len(binary))], operand(), acc)
+		}
+		if r.IntN(3) == 0 && outs < 2 {
+			b.Output(acc)
+			outs++
+		}
+	}
+	b.Output(acc)
+	return b.P
+}
+
+// TestFusedChainsMatchInterpreter runs random chains with the fused
+// machine and without it (the interpreter with the same SIMD kernels) and
+// requires identical bits, for lengths around the block size, several
+// workers, a uniform (broadcast scalar) input, unaligned outputs and both
+// cached and streaming stores; it also checks that the chains did run on
+// the machine.
+func TestFusedChainsMatchInterpreter(t *testing.T) {
+	if !vec.FusedAvailable() {
+		t.Skip("no fused machine at this level")
+	}
+	r := newRand(t)
+	defer func(v int) { streamMinBytes = v }(streamMinBytes)
+	fusedRuns := 0
+	for trial := range 120 {
+		streamMinBytes = []int{0, math.MaxInt}[r.IntN(2)]
+		n := []int{1, 63, 64, 65, 1000, 4096, 20000 + r.IntN(5000)}[r.IntN(7)]
+		d := newDevice(t, 1+r.IntN(3))
+		nIn := 1 + r.IntN(3)
+		odd := r.IntN(6) == 0
+		p := randomChain(r, nIn, odd)
+		var inputs []device.View
+		for i := range nIn {
+			vals := randVals(r, n)
+			for j := range vals {
+				if r.IntN(50) == 0 {
+					vals[j] = []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, -1e30}[r.IntN(5)]
+				}
+			}
+			v := device.Contiguous(upload(t, d, device.Float32, vals), device.Float32, 0, []int{n})
+			if i > 0 && r.IntN(4) == 0 { // a broadcast scalar
+				v = device.View{Buf: v.Buf, DType: device.Float32, Offset: r.IntN(n), Shape: []int{n}, Strides: []int{0}}
+			}
+			inputs = append(inputs, v)
+		}
+		run := func(fused bool) [][]float64 {
+			useFused = fused
+			defer func() { useFused = true }()
+			var outs []device.View
+			for range p.Outputs {
+				off := []int{0, 0, 3}[r.IntN(3)] // an unaligned output now and then
+				outs = append(outs, device.Contiguous(poisoned(t, d, device.Float32, n+off), device.Float32, off, []int{n}))
+			}
+			k := &device.ElementwiseKernel{Shape: []int{n}, Inputs: inputs, Program: p, Outputs: outs}
+			require.NoError(t, d.Elementwise(k))
+			if fused && d.plans[0].fused {
+				fusedRuns++
+			}
+			var got [][]float64
+			for _, o := range outs {
+				got = append(got, download(t, d, o.Buf, device.Float32, n+o.Offset)[o.Offset:])
+			}
+			return got
+		}
+		want, got := run(false), run(true)
+		for j := range want {
+			for i := range want[j] {
+				w, g := want[j][i], got[j][i]
+				if w != g && !(math.IsNaN(w) && math.IsNaN(g)) {
+					require.Failf(t, "mismatch", "trial %d, n %d, output %d at %d: fused %v, interpreter %v\n%s", trial, n, j, i, g, w, p)
+				}
+			}
+		}
+	}
+	require.Greater(t, fusedRuns, 25, "chains of two ops or more run on the fused machine")
+}
