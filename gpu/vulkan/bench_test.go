@@ -15,12 +15,20 @@ import (
 
 // addKernel returns an elementwise kernel out = x + y over n float32s.
 func addKernel(t testing.TB, d *Device, n int) *device.ElementwiseKernel {
+	return binaryKernel(t, d, n, func(pb *device.Builder, x, y device.Reg) device.Reg {
+		return pb.Binary(device.OpAdd, x, y)
+	})
+}
+
+// binaryKernel returns an elementwise kernel over n float32s whose output is
+// what body builds from its two inputs x and y.
+func binaryKernel(t testing.TB, d *Device, n int, body func(pb *device.Builder, x, y device.Reg) device.Reg) *device.ElementwiseKernel {
 	x := upload(t, d, make([]byte, 4*n))
 	y := upload(t, d, make([]byte, 4*n))
 	out, err := d.Alloc(int64(4 * n))
 	require.NoError(t, err)
 	var pb device.Builder
-	pb.Output(pb.Binary(device.OpAdd, pb.Input(0, device.Float32), pb.Input(1, device.Float32)))
+	pb.Output(body(&pb, pb.Input(0, device.Float32), pb.Input(1, device.Float32)))
 	shape := []int{n}
 	return &device.ElementwiseKernel{
 		Shape:   shape,

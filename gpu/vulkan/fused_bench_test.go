@@ -17,22 +17,11 @@ import (
 // chainKernel returns an elementwise kernel over n float32s with a chain of
 // eight ops: out = relu(x*y + x) * sigmoid(y) - exp(-|x|).
 func chainKernel(t testing.TB, d *Device, n int) *device.ElementwiseKernel {
-	x := upload(t, d, make([]byte, 4*n))
-	y := upload(t, d, make([]byte, 4*n))
-	out, err := d.Alloc(int64(4 * n))
-	require.NoError(t, err)
-	var pb device.Builder
-	xi, yi := pb.Input(0, device.Float32), pb.Input(1, device.Float32)
-	a := pb.Unary(device.OpRelu, pb.Binary(device.OpAdd, pb.Binary(device.OpMul, xi, yi), xi))
-	s := pb.Binary(device.OpMul, a, pb.Unary(device.OpSigmoid, yi))
-	pb.Output(pb.Binary(device.OpSub, s, pb.Unary(device.OpExp, pb.Unary(device.OpNeg, pb.Unary(device.OpAbs, xi)))))
-	shape := []int{n}
-	return &device.ElementwiseKernel{
-		Shape:   shape,
-		Inputs:  []device.View{device.Contiguous(x, device.Float32, 0, shape), device.Contiguous(y, device.Float32, 0, shape)},
-		Program: pb.P,
-		Outputs: []device.View{device.Contiguous(out, device.Float32, 0, shape)},
-	}
+	return binaryKernel(t, d, n, func(pb *device.Builder, x, y device.Reg) device.Reg {
+		a := pb.Unary(device.OpRelu, pb.Binary(device.OpAdd, pb.Binary(device.OpMul, x, y), x))
+		s := pb.Binary(device.OpMul, a, pb.Unary(device.OpSigmoid, y))
+		return pb.Binary(device.OpSub, s, pb.Unary(device.OpExp, pb.Unary(device.OpNeg, pb.Unary(device.OpAbs, x))))
+	})
 }
 
 // matmulEpilogueKernel returns an m×m×m float32 matmul with a fused
