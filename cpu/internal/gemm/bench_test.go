@@ -72,13 +72,29 @@ func BenchmarkPeak(b *testing.B) {
 	}
 }
 
-// trainShapes are the products of one step of nn/train's reference models
-// (batch 64), named by role, with the transposes the CPU backend passes.
-var trainShapes = []struct {
+// namedShape is a product to measure with its transposes: op(A) is m×k,
+// op(B) k×n.
+type namedShape struct {
 	name           string
 	transA, transB bool
 	m, n, k        int
-}{
+}
+
+// lds returns the leading dimensions of A and B stored densely.
+func (s namedShape) lds() (lda, ldb int) {
+	lda, ldb = s.k, s.n
+	if s.transA {
+		lda = s.m
+	}
+	if s.transB {
+		ldb = s.k
+	}
+	return lda, ldb
+}
+
+// trainShapes are the products of one step of nn/train's reference models
+// (batch 64), named by role, with the transposes the CPU backend passes.
+var trainShapes = []namedShape{
 	{"mlp fc1 fwd x·W1ᵀ", false, true, 64, 128, 784},
 	{"mlp fc1 dW1 dYᵀ·x", true, false, 128, 784, 64},
 	{"mlp fc2 fwd h·W2ᵀ", false, true, 64, 10, 128},
@@ -103,13 +119,7 @@ func BenchmarkSgemmTrain(b *testing.B) {
 		threadCounts = append(threadCounts, 1)
 	}
 	for _, s := range trainShapes {
-		lda, ldb := s.k, s.n
-		if s.transA {
-			lda = s.m
-		}
-		if s.transB {
-			ldb = s.k
-		}
+		lda, ldb := s.lds()
 		a, bm, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
 		for _, th := range threadCounts {
 			b.Run(fmt.Sprintf("%s/m=%d,n=%d,k=%d/threads=%d", s.name, s.m, s.n, s.k, th), func(b *testing.B) {

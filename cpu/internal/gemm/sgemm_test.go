@@ -287,18 +287,9 @@ func TestSgemmNonFinite(t *testing.T) {
 // ones of a training step, allocate nothing once warm, in either
 // orientation and with operands packed or in place.
 func TestSgemmSerialAllocs(t *testing.T) {
-	for _, s := range []struct {
-		transA, transB bool
-		m, n, k        int
-	}{{false, false, 14, 32, 1}, {false, true, 64, 10, 128}, {true, false, 10, 128, 64}, {false, true, 64, 128, 784}, {true, true, 30, 70, 50}} {
+	for _, s := range []namedShape{{"", false, false, 14, 32, 1}, {"", false, true, 64, 10, 128}, {"", true, false, 10, 128, 64}, {"", false, true, 64, 128, 784}, {"", true, true, 30, 70, 50}} {
 		a, b, c := make([]float32, s.m*s.k), make([]float32, s.k*s.n), make([]float32, s.m*s.n)
-		lda, ldb := s.k, s.n
-		if s.transA {
-			lda = s.m
-		}
-		if s.transB {
-			ldb = s.k
-		}
+		lda, ldb := s.lds()
 		allocs := testing.AllocsPerRun(20, func() { // GOMAXPROCS is 1 while it runs
 			SgemmThreads(2, s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, b, ldb, 0.5, c, s.n)
 		})

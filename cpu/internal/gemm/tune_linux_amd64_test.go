@@ -306,13 +306,7 @@ func TestTuneTrainShapes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	loop, perIter := peakLoopFor(levelAVX512)
 	for _, s := range trainShapes {
-		lda, ldb := s.k, s.n
-		if s.transA {
-			lda = s.m
-		}
-		if s.transB {
-			ldb = s.k
-		}
+		lda, ldb := s.lds()
 		a, b, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
 		flops := 2 * float64(s.m*s.n*s.k)
 		reps := max(1, int(1e8/flops))
@@ -340,23 +334,13 @@ func TestTuneInPlace(t *testing.T) {
 	skipUnlessTune(t)
 	defer func() { rowAEnabled, colBEnabled = true, true }()
 	rng := rand.New(rand.NewPCG(15, 16))
-	shapes := append([]struct {
-		name           string
-		transA, transB bool
-		m, n, k        int
-	}{{"bench 64x784x128", false, false, 64, 128, 784}, {"512³", false, false, 512, 512, 512}, {"448³", false, false, 448, 448, 448}, {"1000³", false, false, 1000, 1000, 1000}, {"1000x1000x1000 A^T", true, false, 1000, 1000, 1000}}, trainShapes...)
+	shapes := append([]namedShape{{"bench 64x784x128", false, false, 64, 128, 784}, {"512³", false, false, 512, 512, 512}, {"448³", false, false, 448, 448, 448}, {"1000³", false, false, 1000, 1000, 1000}, {"1000x1000x1000 A^T", true, false, 1000, 1000, 1000}}, trainShapes...)
 	if *colBPanelsFlag > 0 {
 		defer func(old int) { colBMaxAPanels = old }(colBMaxAPanels)
 		colBMaxAPanels = *colBPanelsFlag
 	}
 	for _, s := range shapes {
-		lda, ldb := s.k, s.n
-		if s.transA {
-			lda = s.m
-		}
-		if s.transB {
-			ldb = s.k
-		}
+		lda, ldb := s.lds()
 		a, b, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float32, s.m*s.n)
 		p := &problem{transA: s.transA, transB: s.transB, m: s.m, n: s.n, k: s.k, lda: lda, ldb: ldb}
 		im := implFor(active)
@@ -390,13 +374,7 @@ func TestTuneOrientation(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
 	im := implFor(active)
 	for _, s := range trainShapes {
-		lda, ldb := s.k, s.n
-		if s.transA {
-			lda = s.m
-		}
-		if s.transB {
-			ldb = s.k
-		}
+		lda, ldb := s.lds()
 		if s.m*s.n > maxTransposedElems {
 			continue
 		}
