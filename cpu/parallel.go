@@ -5,15 +5,18 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+
+	"github.com/shaderflow/shaderflow/cpu/internal/workpool"
 )
 
 // parallelFor runs body(w, lo, hi) over [0, n) split into tasks of grain
 // items (the last may be shorter), on up to d.workers goroutines: the
-// caller (worker 0) and helper goroutines 1..d.workers-1 of a process-wide
-// pool that lives across kernels, so a kernel starts no goroutine. w is the
-// worker index, so a body may use d.ws[w] as its scratch. Tasks are taken
+// caller (worker 0) and helpers of the process-wide pool
+// (cpu/internal/workpool) that lives across kernels, so a kernel starts no
+// goroutine. w is the worker index, unique among the goroutines running the
+// call, so a body may use d.ws[w] as its scratch. Tasks are taken
 // dynamically, so uneven tasks balance, and the caller returns as soon as
-// every task is done: a helper that wakes late finds nothing left to do. A
+// every task is done: a helper that joins late finds nothing left to do. A
 // panic in a body (a bug, since kernels are validated) becomes the returned
 // error instead of crashing the process.
 //
@@ -25,12 +28,8 @@ func (d *Device) parallelFor(n, grain int, body func(w, lo, hi int)) error {
 	}
 	grain = max(grain, 1)
 	j := &job{body: body, n: n, grain: grain, tasks: (n + grain - 1) / grain, fin: make(chan struct{})}
-	for w := 1; w < min(d.workers, j.tasks); w++ {
-		select {
-		case helper(w) <- j:
-		default: // that helper is backed up; the others cover its share
-		}
-	}
+	j.seats = int64(min(d.workers, j.tasks))
+	workpool.Offer(j, int(j.seats)-1)
 	j.work(0)
 	<-j.fin
 	return j.err
@@ -40,10 +39,19 @@ func (d *Device) parallelFor(n, grain int, body func(w, lo, hi int)) error {
 type job struct {
 	body            func(w, lo, hi int)
 	n, grain, tasks int
+	seats           int64        // worker indices below seats may work
+	joined          atomic.Int64 // helpers that asked for a worker index
 	next, done      atomic.Int64
 	fin             chan struct{} // closed when every task is done
 	errMu           sync.Mutex
 	err             error
+}
+
+// Join runs tasks of j as the next free worker index, if one is left.
+func (j *job) Join() {
+	if w := j.joined.Add(1); w < j.seats {
+		j.work(int(w))
+	}
 }
 
 // work runs tasks of j as worker w until none is left.
@@ -73,33 +81,6 @@ func (j *job) task(w, t int) {
 	}()
 	lo := t * j.grain
 	j.body(w, lo, min(j.n, lo+j.grain))
-}
-
-// helpers is the process-wide pool: helper w (w >= 1) runs worker w's share
-// of jobs from every device, one job at a time, so each device's workspace
-// d.ws[w] is only ever used by one goroutine.
-var helpers struct {
-	mu  sync.Mutex
-	chs []chan *job // chs[w-1] feeds helper w
-}
-
-// helper returns the channel of helper w, starting helpers up to w.
-func helper(w int) chan *job {
-	helpers.mu.Lock()
-	defer helpers.mu.Unlock()
-	for len(helpers.chs) < w {
-		ch := make(chan *job, 8)
-		helpers.chs = append(helpers.chs, ch)
-		go serve(len(helpers.chs), ch)
-	}
-	return helpers.chs[w-1]
-}
-
-// serve is helper w's loop.
-func serve(w int, ch chan *job) {
-	for j := range ch {
-		j.work(w)
-	}
 }
 
 // grainFor splits n items of the given cost (a rough count of operations per

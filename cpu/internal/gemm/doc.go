@@ -41,9 +41,10 @@
 // builds use Go, and the environment variable SHADERFLOW_CPU_ISA=avx512|avx2|go
 // caps the level (unknown values are ignored). ISA reports the level in use.
 //
-// Sgemm runs on up to GOMAXPROCS goroutines: the caller's and pooled helper
-// goroutines, which poll briefly between products so that back-to-back
-// products do not pay for waking a parked processor (SgemmThreads takes a
+// Sgemm runs on up to GOMAXPROCS goroutines: the caller's and helpers of
+// cpu/internal/workpool (shared with the rest of the CPU backend), which poll
+// for a while between kernels so that back-to-back kernels do not pay for
+// waking a parked processor (SgemmThreads takes a
 // smaller cap). Workers claim packing tasks and then macro tiles from
 // atomic counters, with no fixed-size barrier: a helper that arrives late
 // finds the work taken and leaves, and the caller does not wait for it.

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/shaderflow/shaderflow/cpu/internal/workpool"
 )
 
 // problem holds the arguments of one product.
@@ -54,7 +56,7 @@ func superBlocks(p *problem, im *impl) (ms, ns, ks int) {
 // machine can take tens of microseconds to wake one) finds the tasks taken and
 // exits; the caller returns once every tile is computed, without waiting for
 // workers that never got to run. Workers other than the caller are pooled
-// helpers (see offer). An adaptive product reports how long the caller
+// helpers (see cpu/internal/workpool). An adaptive product reports how long the caller
 // waited for them (see contention.go).
 func run(p *problem, im *impl, threads int, adaptive bool) {
 	ms, ns, ks := superBlocks(p, im)
@@ -90,7 +92,7 @@ func run(p *problem, im *impl, threads int, adaptive bool) {
 		}
 		j := &job{s: s, seats: int32(threads)}
 		j.nextID.Store(1)
-		offer(j, threads-1)
+		workpool.Offer(j, threads-1)
 	}
 	s.work(0)
 	last := &s.blocks[len(s.blocks)-1]

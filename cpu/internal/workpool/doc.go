@@ -1,0 +1,12 @@
+// Package workpool keeps the helper goroutines that join the CPU backend's
+// parallel kernels: its elementwise, reduction and convolution loops and
+// its matrix products (cpu/internal/gemm) share one pool, so that no more
+// helpers poll for work than there are processors to run them.
+//
+// A kernel offers itself to helpers and starts working at once on its own
+// goroutine; helpers that join share what is left. Waking a parked
+// goroutine costs tens of microseconds on a virtual machine, as long as a
+// small kernel, so a helper that finishes polls for the next offer for a
+// while (Spin) before it parks: back-to-back kernels of a training step find
+// it awake.
+package workpool
