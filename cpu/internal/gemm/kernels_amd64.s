@@ -5,7 +5,12 @@
 #include "textflag.h"
 
 // func sgemmKernel14x32AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -446,6 +451,7 @@ sgemmKernel14x32AVX512_scaled:
 	VMOVUPS Z26, 0(R10)
 	VFMADD231PS 64(R10), Z29, Z27
 	VMOVUPS Z27, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512_nobeta:
@@ -491,11 +497,17 @@ sgemmKernel14x32AVX512_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z26, 0(R10)
 	VMOVUPS Z27, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512Rows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows13(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512Rows13(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -908,6 +920,7 @@ sgemmKernel14x32AVX512Rows13_scaled:
 	VMOVUPS Z24, 0(R10)
 	VFMADD231PS 64(R10), Z27, Z25
 	VMOVUPS Z25, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512Rows13_nobeta:
@@ -950,11 +963,17 @@ sgemmKernel14x32AVX512Rows13_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z24, 0(R10)
 	VMOVUPS Z25, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512Rows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows12(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512Rows12(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -1339,6 +1358,7 @@ sgemmKernel14x32AVX512Rows12_scaled:
 	VMOVUPS Z22, 0(R10)
 	VFMADD231PS 64(R10), Z25, Z23
 	VMOVUPS Z23, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512Rows12_nobeta:
@@ -1378,11 +1398,17 @@ sgemmKernel14x32AVX512Rows12_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z22, 0(R10)
 	VMOVUPS Z23, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512Rows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows11(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512Rows11(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -1739,6 +1765,7 @@ sgemmKernel14x32AVX512Rows11_scaled:
 	VMOVUPS Z20, 0(R10)
 	VFMADD231PS 64(R10), Z23, Z21
 	VMOVUPS Z21, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512Rows11_nobeta:
@@ -1775,11 +1802,17 @@ sgemmKernel14x32AVX512Rows11_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z20, 0(R10)
 	VMOVUPS Z21, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512Rows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows10(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512Rows10(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -2108,6 +2141,7 @@ sgemmKernel14x32AVX512Rows10_scaled:
 	VMOVUPS Z18, 0(R10)
 	VFMADD231PS 64(R10), Z21, Z19
 	VMOVUPS Z19, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512Rows10_nobeta:
@@ -2141,11 +2175,17 @@ sgemmKernel14x32AVX512Rows10_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z18, 0(R10)
 	VMOVUPS Z19, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512Rows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows9(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512Rows9(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -2446,6 +2486,7 @@ sgemmKernel14x32AVX512Rows9_scaled:
 	VMOVUPS Z16, 0(R10)
 	VFMADD231PS 64(R10), Z19, Z17
 	VMOVUPS Z17, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512Rows9_nobeta:
@@ -2476,11 +2517,17 @@ sgemmKernel14x32AVX512Rows9_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z16, 0(R10)
 	VMOVUPS Z17, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512Rows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows8(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512Rows8(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -2753,6 +2800,7 @@ sgemmKernel14x32AVX512Rows8_scaled:
 	VMOVUPS Z14, 0(R10)
 	VFMADD231PS 64(R10), Z17, Z15
 	VMOVUPS Z15, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512Rows8_nobeta:
@@ -2780,11 +2828,17 @@ sgemmKernel14x32AVX512Rows8_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z14, 0(R10)
 	VMOVUPS Z15, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512Rows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows7(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512Rows7(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -3029,6 +3083,7 @@ sgemmKernel14x32AVX512Rows7_scaled:
 	VMOVUPS Z12, 0(R10)
 	VFMADD231PS 64(R10), Z15, Z13
 	VMOVUPS Z13, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512Rows7_nobeta:
@@ -3053,11 +3108,17 @@ sgemmKernel14x32AVX512Rows7_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z12, 0(R10)
 	VMOVUPS Z13, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512Rows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows6(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512Rows6(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -3274,6 +3335,7 @@ sgemmKernel14x32AVX512Rows6_scaled:
 	VMOVUPS Z10, 0(R10)
 	VFMADD231PS 64(R10), Z13, Z11
 	VMOVUPS Z11, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512Rows6_nobeta:
@@ -3295,11 +3357,17 @@ sgemmKernel14x32AVX512Rows6_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z10, 0(R10)
 	VMOVUPS Z11, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows5(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512Rows5(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -3488,6 +3556,7 @@ sgemmKernel14x32AVX512Rows5_scaled:
 	VMOVUPS Z8, 0(R10)
 	VFMADD231PS 64(R10), Z11, Z9
 	VMOVUPS Z9, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512Rows5_nobeta:
@@ -3506,11 +3575,17 @@ sgemmKernel14x32AVX512Rows5_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z8, 0(R10)
 	VMOVUPS Z9, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows4(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512Rows4(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -3671,6 +3746,7 @@ sgemmKernel14x32AVX512Rows4_scaled:
 	VMOVUPS Z6, 0(R10)
 	VFMADD231PS 64(R10), Z9, Z7
 	VMOVUPS Z7, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512Rows4_nobeta:
@@ -3686,11 +3762,17 @@ sgemmKernel14x32AVX512Rows4_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z6, 0(R10)
 	VMOVUPS Z7, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows3(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512Rows3(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -3823,6 +3905,7 @@ sgemmKernel14x32AVX512Rows3_scaled:
 	VMOVUPS Z4, 0(R10)
 	VFMADD231PS 64(R10), Z7, Z5
 	VMOVUPS Z5, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512Rows3_nobeta:
@@ -3835,11 +3918,17 @@ sgemmKernel14x32AVX512Rows3_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z4, 0(R10)
 	VMOVUPS Z5, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows2(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512Rows2(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -3944,6 +4033,7 @@ sgemmKernel14x32AVX512Rows2_scaled:
 	VMOVUPS Z2, 0(R10)
 	VFMADD231PS 64(R10), Z5, Z3
 	VMOVUPS Z3, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512Rows2_nobeta:
@@ -3953,11 +4043,17 @@ sgemmKernel14x32AVX512Rows2_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z2, 0(R10)
 	VMOVUPS Z3, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512Rows1(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512Rows1(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -4034,17 +4130,24 @@ sgemmKernel14x32AVX512Rows1_scaled:
 	VMOVUPS Z0, 0(R10)
 	VFMADD231PS 64(R10), Z3, Z1
 	VMOVUPS Z1, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512Rows1_nobeta:
 	MOVQ DX, R10
 	VMOVUPS Z0, 0(R10)
 	VMOVUPS Z1, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -4255,6 +4358,7 @@ sgemmKernel6x16AVX2_scaled:
 	VMOVUPS Y10, 0(R10)
 	VFMADD231PS 32(R10), Y13, Y11
 	VMOVUPS Y11, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2_nobeta:
@@ -4276,11 +4380,17 @@ sgemmKernel6x16AVX2_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y10, 0(R10)
 	VMOVUPS Y11, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2Rows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2Rows5(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2Rows5(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -4464,6 +4574,7 @@ sgemmKernel6x16AVX2Rows5_scaled:
 	VMOVUPS Y8, 0(R10)
 	VFMADD231PS 32(R10), Y11, Y9
 	VMOVUPS Y9, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2Rows5_nobeta:
@@ -4482,11 +4593,17 @@ sgemmKernel6x16AVX2Rows5_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y8, 0(R10)
 	VMOVUPS Y9, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2Rows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2Rows4(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2Rows4(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -4643,6 +4760,7 @@ sgemmKernel6x16AVX2Rows4_scaled:
 	VMOVUPS Y6, 0(R10)
 	VFMADD231PS 32(R10), Y9, Y7
 	VMOVUPS Y7, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2Rows4_nobeta:
@@ -4658,11 +4776,17 @@ sgemmKernel6x16AVX2Rows4_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y6, 0(R10)
 	VMOVUPS Y7, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2Rows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2Rows3(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2Rows3(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -4792,6 +4916,7 @@ sgemmKernel6x16AVX2Rows3_scaled:
 	VMOVUPS Y4, 0(R10)
 	VFMADD231PS 32(R10), Y7, Y5
 	VMOVUPS Y5, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2Rows3_nobeta:
@@ -4804,11 +4929,17 @@ sgemmKernel6x16AVX2Rows3_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y4, 0(R10)
 	VMOVUPS Y5, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2Rows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2Rows2(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2Rows2(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -4911,6 +5042,7 @@ sgemmKernel6x16AVX2Rows2_scaled:
 	VMOVUPS Y2, 0(R10)
 	VFMADD231PS 32(R10), Y5, Y3
 	VMOVUPS Y3, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2Rows2_nobeta:
@@ -4920,11 +5052,17 @@ sgemmKernel6x16AVX2Rows2_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y2, 0(R10)
 	VMOVUPS Y3, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2Rows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2Rows1(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2Rows1(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -5000,17 +5138,24 @@ sgemmKernel6x16AVX2Rows1_scaled:
 	VMOVUPS Y0, 0(R10)
 	VFMADD231PS 32(R10), Y3, Y1
 	VMOVUPS Y1, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2Rows1_nobeta:
 	MOVQ DX, R10
 	VMOVUPS Y0, 0(R10)
 	VMOVUPS Y1, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowA(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowA(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowA(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -5460,6 +5605,7 @@ sgemmKernel14x32AVX512RowA_scaled:
 	VMOVUPS Z26, 0(R10)
 	VFMADD231PS 64(R10), Z29, Z27
 	VMOVUPS Z27, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowA_nobeta:
@@ -5505,11 +5651,17 @@ sgemmKernel14x32AVX512RowA_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z26, 0(R10)
 	VMOVUPS Z27, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowARows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowARows13(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowARows13(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -5931,6 +6083,7 @@ sgemmKernel14x32AVX512RowARows13_scaled:
 	VMOVUPS Z24, 0(R10)
 	VFMADD231PS 64(R10), Z27, Z25
 	VMOVUPS Z25, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowARows13_nobeta:
@@ -5973,11 +6126,17 @@ sgemmKernel14x32AVX512RowARows13_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z24, 0(R10)
 	VMOVUPS Z25, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowARows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowARows12(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowARows12(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -6368,6 +6527,7 @@ sgemmKernel14x32AVX512RowARows12_scaled:
 	VMOVUPS Z22, 0(R10)
 	VFMADD231PS 64(R10), Z25, Z23
 	VMOVUPS Z23, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowARows12_nobeta:
@@ -6407,11 +6567,17 @@ sgemmKernel14x32AVX512RowARows12_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z22, 0(R10)
 	VMOVUPS Z23, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowARows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowARows11(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowARows11(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -6774,6 +6940,7 @@ sgemmKernel14x32AVX512RowARows11_scaled:
 	VMOVUPS Z20, 0(R10)
 	VFMADD231PS 64(R10), Z23, Z21
 	VMOVUPS Z21, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowARows11_nobeta:
@@ -6810,11 +6977,17 @@ sgemmKernel14x32AVX512RowARows11_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z20, 0(R10)
 	VMOVUPS Z21, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowARows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowARows10(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowARows10(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -7149,6 +7322,7 @@ sgemmKernel14x32AVX512RowARows10_scaled:
 	VMOVUPS Z18, 0(R10)
 	VFMADD231PS 64(R10), Z21, Z19
 	VMOVUPS Z19, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowARows10_nobeta:
@@ -7182,11 +7356,17 @@ sgemmKernel14x32AVX512RowARows10_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z18, 0(R10)
 	VMOVUPS Z19, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowARows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowARows9(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowARows9(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -7493,6 +7673,7 @@ sgemmKernel14x32AVX512RowARows9_scaled:
 	VMOVUPS Z16, 0(R10)
 	VFMADD231PS 64(R10), Z19, Z17
 	VMOVUPS Z17, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowARows9_nobeta:
@@ -7523,11 +7704,17 @@ sgemmKernel14x32AVX512RowARows9_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z16, 0(R10)
 	VMOVUPS Z17, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowARows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowARows8(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowARows8(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -7803,6 +7990,7 @@ sgemmKernel14x32AVX512RowARows8_scaled:
 	VMOVUPS Z14, 0(R10)
 	VFMADD231PS 64(R10), Z17, Z15
 	VMOVUPS Z15, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowARows8_nobeta:
@@ -7830,11 +8018,17 @@ sgemmKernel14x32AVX512RowARows8_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z14, 0(R10)
 	VMOVUPS Z15, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowARows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowARows7(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowARows7(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -8082,6 +8276,7 @@ sgemmKernel14x32AVX512RowARows7_scaled:
 	VMOVUPS Z12, 0(R10)
 	VFMADD231PS 64(R10), Z15, Z13
 	VMOVUPS Z13, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowARows7_nobeta:
@@ -8106,11 +8301,17 @@ sgemmKernel14x32AVX512RowARows7_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z12, 0(R10)
 	VMOVUPS Z13, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowARows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowARows6(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowARows6(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -8330,6 +8531,7 @@ sgemmKernel14x32AVX512RowARows6_scaled:
 	VMOVUPS Z10, 0(R10)
 	VFMADD231PS 64(R10), Z13, Z11
 	VMOVUPS Z11, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowARows6_nobeta:
@@ -8351,11 +8553,17 @@ sgemmKernel14x32AVX512RowARows6_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z10, 0(R10)
 	VMOVUPS Z11, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowARows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowARows5(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowARows5(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -8547,6 +8755,7 @@ sgemmKernel14x32AVX512RowARows5_scaled:
 	VMOVUPS Z8, 0(R10)
 	VFMADD231PS 64(R10), Z11, Z9
 	VMOVUPS Z9, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowARows5_nobeta:
@@ -8565,11 +8774,17 @@ sgemmKernel14x32AVX512RowARows5_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z8, 0(R10)
 	VMOVUPS Z9, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowARows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowARows4(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowARows4(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -8730,6 +8945,7 @@ sgemmKernel14x32AVX512RowARows4_scaled:
 	VMOVUPS Z6, 0(R10)
 	VFMADD231PS 64(R10), Z9, Z7
 	VMOVUPS Z7, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowARows4_nobeta:
@@ -8745,11 +8961,17 @@ sgemmKernel14x32AVX512RowARows4_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z6, 0(R10)
 	VMOVUPS Z7, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowARows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowARows3(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowARows3(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -8882,6 +9104,7 @@ sgemmKernel14x32AVX512RowARows3_scaled:
 	VMOVUPS Z4, 0(R10)
 	VFMADD231PS 64(R10), Z7, Z5
 	VMOVUPS Z5, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowARows3_nobeta:
@@ -8894,11 +9117,17 @@ sgemmKernel14x32AVX512RowARows3_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z4, 0(R10)
 	VMOVUPS Z5, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowARows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowARows2(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowARows2(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -9003,6 +9232,7 @@ sgemmKernel14x32AVX512RowARows2_scaled:
 	VMOVUPS Z2, 0(R10)
 	VFMADD231PS 64(R10), Z5, Z3
 	VMOVUPS Z3, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowARows2_nobeta:
@@ -9012,11 +9242,17 @@ sgemmKernel14x32AVX512RowARows2_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z2, 0(R10)
 	VMOVUPS Z3, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowARows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowARows1(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowARows1(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -9093,17 +9329,24 @@ sgemmKernel14x32AVX512RowARows1_scaled:
 	VMOVUPS Z0, 0(R10)
 	VFMADD231PS 64(R10), Z3, Z1
 	VMOVUPS Z1, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowARows1_nobeta:
 	MOVQ DX, R10
 	VMOVUPS Z0, 0(R10)
 	VMOVUPS Z1, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2RowA(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2RowA(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2RowA(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -9317,6 +9560,7 @@ sgemmKernel6x16AVX2RowA_scaled:
 	VMOVUPS Y10, 0(R10)
 	VFMADD231PS 32(R10), Y13, Y11
 	VMOVUPS Y11, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2RowA_nobeta:
@@ -9338,11 +9582,17 @@ sgemmKernel6x16AVX2RowA_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y10, 0(R10)
 	VMOVUPS Y11, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2RowARows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2RowARows5(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2RowARows5(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -9529,6 +9779,7 @@ sgemmKernel6x16AVX2RowARows5_scaled:
 	VMOVUPS Y8, 0(R10)
 	VFMADD231PS 32(R10), Y11, Y9
 	VMOVUPS Y9, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2RowARows5_nobeta:
@@ -9547,11 +9798,17 @@ sgemmKernel6x16AVX2RowARows5_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y8, 0(R10)
 	VMOVUPS Y9, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2RowARows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2RowARows4(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2RowARows4(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -9708,6 +9965,7 @@ sgemmKernel6x16AVX2RowARows4_scaled:
 	VMOVUPS Y6, 0(R10)
 	VFMADD231PS 32(R10), Y9, Y7
 	VMOVUPS Y7, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2RowARows4_nobeta:
@@ -9723,11 +9981,17 @@ sgemmKernel6x16AVX2RowARows4_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y6, 0(R10)
 	VMOVUPS Y7, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2RowARows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2RowARows3(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2RowARows3(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -9857,6 +10121,7 @@ sgemmKernel6x16AVX2RowARows3_scaled:
 	VMOVUPS Y4, 0(R10)
 	VFMADD231PS 32(R10), Y7, Y5
 	VMOVUPS Y5, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2RowARows3_nobeta:
@@ -9869,11 +10134,17 @@ sgemmKernel6x16AVX2RowARows3_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y4, 0(R10)
 	VMOVUPS Y5, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2RowARows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2RowARows2(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2RowARows2(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -9976,6 +10247,7 @@ sgemmKernel6x16AVX2RowARows2_scaled:
 	VMOVUPS Y2, 0(R10)
 	VFMADD231PS 32(R10), Y5, Y3
 	VMOVUPS Y3, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2RowARows2_nobeta:
@@ -9985,11 +10257,17 @@ sgemmKernel6x16AVX2RowARows2_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y2, 0(R10)
 	VMOVUPS Y3, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2RowARows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2RowARows1(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2RowARows1(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -10065,17 +10343,24 @@ sgemmKernel6x16AVX2RowARows1_scaled:
 	VMOVUPS Y0, 0(R10)
 	VFMADD231PS 32(R10), Y3, Y1
 	VMOVUPS Y1, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2RowARows1_nobeta:
 	MOVQ DX, R10
 	VMOVUPS Y0, 0(R10)
 	VMOVUPS Y1, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512ColB(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512ColB(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512ColB(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -10516,6 +10801,7 @@ sgemmKernel14x32AVX512ColB_scaled:
 	VMOVUPS Z26, 0(R10)
 	VFMADD231PS 64(R10), Z29, Z27
 	VMOVUPS Z27, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512ColB_nobeta:
@@ -10561,11 +10847,17 @@ sgemmKernel14x32AVX512ColB_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z26, 0(R10)
 	VMOVUPS Z27, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512ColBRows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512ColBRows13(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512ColBRows13(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -10978,6 +11270,7 @@ sgemmKernel14x32AVX512ColBRows13_scaled:
 	VMOVUPS Z24, 0(R10)
 	VFMADD231PS 64(R10), Z27, Z25
 	VMOVUPS Z25, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512ColBRows13_nobeta:
@@ -11020,11 +11313,17 @@ sgemmKernel14x32AVX512ColBRows13_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z24, 0(R10)
 	VMOVUPS Z25, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512ColBRows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512ColBRows12(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512ColBRows12(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -11409,6 +11708,7 @@ sgemmKernel14x32AVX512ColBRows12_scaled:
 	VMOVUPS Z22, 0(R10)
 	VFMADD231PS 64(R10), Z25, Z23
 	VMOVUPS Z23, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512ColBRows12_nobeta:
@@ -11448,11 +11748,17 @@ sgemmKernel14x32AVX512ColBRows12_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z22, 0(R10)
 	VMOVUPS Z23, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512ColBRows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512ColBRows11(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512ColBRows11(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -11809,6 +12115,7 @@ sgemmKernel14x32AVX512ColBRows11_scaled:
 	VMOVUPS Z20, 0(R10)
 	VFMADD231PS 64(R10), Z23, Z21
 	VMOVUPS Z21, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512ColBRows11_nobeta:
@@ -11845,11 +12152,17 @@ sgemmKernel14x32AVX512ColBRows11_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z20, 0(R10)
 	VMOVUPS Z21, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512ColBRows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512ColBRows10(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512ColBRows10(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -12178,6 +12491,7 @@ sgemmKernel14x32AVX512ColBRows10_scaled:
 	VMOVUPS Z18, 0(R10)
 	VFMADD231PS 64(R10), Z21, Z19
 	VMOVUPS Z19, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512ColBRows10_nobeta:
@@ -12211,11 +12525,17 @@ sgemmKernel14x32AVX512ColBRows10_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z18, 0(R10)
 	VMOVUPS Z19, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512ColBRows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512ColBRows9(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512ColBRows9(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -12516,6 +12836,7 @@ sgemmKernel14x32AVX512ColBRows9_scaled:
 	VMOVUPS Z16, 0(R10)
 	VFMADD231PS 64(R10), Z19, Z17
 	VMOVUPS Z17, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512ColBRows9_nobeta:
@@ -12546,11 +12867,17 @@ sgemmKernel14x32AVX512ColBRows9_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z16, 0(R10)
 	VMOVUPS Z17, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512ColBRows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512ColBRows8(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512ColBRows8(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -12823,6 +13150,7 @@ sgemmKernel14x32AVX512ColBRows8_scaled:
 	VMOVUPS Z14, 0(R10)
 	VFMADD231PS 64(R10), Z17, Z15
 	VMOVUPS Z15, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512ColBRows8_nobeta:
@@ -12850,11 +13178,17 @@ sgemmKernel14x32AVX512ColBRows8_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z14, 0(R10)
 	VMOVUPS Z15, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512ColBRows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512ColBRows7(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512ColBRows7(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -13099,6 +13433,7 @@ sgemmKernel14x32AVX512ColBRows7_scaled:
 	VMOVUPS Z12, 0(R10)
 	VFMADD231PS 64(R10), Z15, Z13
 	VMOVUPS Z13, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512ColBRows7_nobeta:
@@ -13123,11 +13458,17 @@ sgemmKernel14x32AVX512ColBRows7_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z12, 0(R10)
 	VMOVUPS Z13, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512ColBRows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512ColBRows6(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512ColBRows6(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -13344,6 +13685,7 @@ sgemmKernel14x32AVX512ColBRows6_scaled:
 	VMOVUPS Z10, 0(R10)
 	VFMADD231PS 64(R10), Z13, Z11
 	VMOVUPS Z11, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512ColBRows6_nobeta:
@@ -13365,11 +13707,17 @@ sgemmKernel14x32AVX512ColBRows6_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z10, 0(R10)
 	VMOVUPS Z11, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512ColBRows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512ColBRows5(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512ColBRows5(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -13558,6 +13906,7 @@ sgemmKernel14x32AVX512ColBRows5_scaled:
 	VMOVUPS Z8, 0(R10)
 	VFMADD231PS 64(R10), Z11, Z9
 	VMOVUPS Z9, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512ColBRows5_nobeta:
@@ -13576,11 +13925,17 @@ sgemmKernel14x32AVX512ColBRows5_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z8, 0(R10)
 	VMOVUPS Z9, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512ColBRows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512ColBRows4(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512ColBRows4(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -13741,6 +14096,7 @@ sgemmKernel14x32AVX512ColBRows4_scaled:
 	VMOVUPS Z6, 0(R10)
 	VFMADD231PS 64(R10), Z9, Z7
 	VMOVUPS Z7, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512ColBRows4_nobeta:
@@ -13756,11 +14112,17 @@ sgemmKernel14x32AVX512ColBRows4_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z6, 0(R10)
 	VMOVUPS Z7, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512ColBRows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512ColBRows3(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512ColBRows3(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -13893,6 +14255,7 @@ sgemmKernel14x32AVX512ColBRows3_scaled:
 	VMOVUPS Z4, 0(R10)
 	VFMADD231PS 64(R10), Z7, Z5
 	VMOVUPS Z5, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512ColBRows3_nobeta:
@@ -13905,11 +14268,17 @@ sgemmKernel14x32AVX512ColBRows3_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z4, 0(R10)
 	VMOVUPS Z5, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512ColBRows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512ColBRows2(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512ColBRows2(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -14014,6 +14383,7 @@ sgemmKernel14x32AVX512ColBRows2_scaled:
 	VMOVUPS Z2, 0(R10)
 	VFMADD231PS 64(R10), Z5, Z3
 	VMOVUPS Z3, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512ColBRows2_nobeta:
@@ -14023,11 +14393,17 @@ sgemmKernel14x32AVX512ColBRows2_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z2, 0(R10)
 	VMOVUPS Z3, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512ColBRows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512ColBRows1(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512ColBRows1(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -14104,17 +14480,24 @@ sgemmKernel14x32AVX512ColBRows1_scaled:
 	VMOVUPS Z0, 0(R10)
 	VFMADD231PS 64(R10), Z3, Z1
 	VMOVUPS Z1, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512ColBRows1_nobeta:
 	MOVQ DX, R10
 	VMOVUPS Z0, 0(R10)
 	VMOVUPS Z1, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2ColB(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2ColB(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2ColB(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -14325,6 +14708,7 @@ sgemmKernel6x16AVX2ColB_scaled:
 	VMOVUPS Y10, 0(R10)
 	VFMADD231PS 32(R10), Y13, Y11
 	VMOVUPS Y11, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2ColB_nobeta:
@@ -14346,11 +14730,17 @@ sgemmKernel6x16AVX2ColB_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y10, 0(R10)
 	VMOVUPS Y11, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2ColBRows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2ColBRows5(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2ColBRows5(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -14534,6 +14924,7 @@ sgemmKernel6x16AVX2ColBRows5_scaled:
 	VMOVUPS Y8, 0(R10)
 	VFMADD231PS 32(R10), Y11, Y9
 	VMOVUPS Y9, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2ColBRows5_nobeta:
@@ -14552,11 +14943,17 @@ sgemmKernel6x16AVX2ColBRows5_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y8, 0(R10)
 	VMOVUPS Y9, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2ColBRows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2ColBRows4(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2ColBRows4(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -14713,6 +15110,7 @@ sgemmKernel6x16AVX2ColBRows4_scaled:
 	VMOVUPS Y6, 0(R10)
 	VFMADD231PS 32(R10), Y9, Y7
 	VMOVUPS Y7, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2ColBRows4_nobeta:
@@ -14728,11 +15126,17 @@ sgemmKernel6x16AVX2ColBRows4_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y6, 0(R10)
 	VMOVUPS Y7, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2ColBRows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2ColBRows3(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2ColBRows3(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -14862,6 +15266,7 @@ sgemmKernel6x16AVX2ColBRows3_scaled:
 	VMOVUPS Y4, 0(R10)
 	VFMADD231PS 32(R10), Y7, Y5
 	VMOVUPS Y5, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2ColBRows3_nobeta:
@@ -14874,11 +15279,17 @@ sgemmKernel6x16AVX2ColBRows3_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y4, 0(R10)
 	VMOVUPS Y5, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2ColBRows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2ColBRows2(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2ColBRows2(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -14981,6 +15392,7 @@ sgemmKernel6x16AVX2ColBRows2_scaled:
 	VMOVUPS Y2, 0(R10)
 	VFMADD231PS 32(R10), Y5, Y3
 	VMOVUPS Y3, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2ColBRows2_nobeta:
@@ -14990,11 +15402,17 @@ sgemmKernel6x16AVX2ColBRows2_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y2, 0(R10)
 	VMOVUPS Y3, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2ColBRows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2ColBRows1(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2ColBRows1(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -15070,17 +15488,24 @@ sgemmKernel6x16AVX2ColBRows1_scaled:
 	VMOVUPS Y0, 0(R10)
 	VFMADD231PS 32(R10), Y3, Y1
 	VMOVUPS Y1, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2ColBRows1_nobeta:
 	MOVQ DX, R10
 	VMOVUPS Y0, 0(R10)
 	VMOVUPS Y1, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowAColB(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowAColB(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowAColB(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -15530,6 +15955,7 @@ sgemmKernel14x32AVX512RowAColB_scaled:
 	VMOVUPS Z26, 0(R10)
 	VFMADD231PS 64(R10), Z29, Z27
 	VMOVUPS Z27, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowAColB_nobeta:
@@ -15575,11 +16001,17 @@ sgemmKernel14x32AVX512RowAColB_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z26, 0(R10)
 	VMOVUPS Z27, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowAColBRows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowAColBRows13(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowAColBRows13(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -16001,6 +16433,7 @@ sgemmKernel14x32AVX512RowAColBRows13_scaled:
 	VMOVUPS Z24, 0(R10)
 	VFMADD231PS 64(R10), Z27, Z25
 	VMOVUPS Z25, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowAColBRows13_nobeta:
@@ -16043,11 +16476,17 @@ sgemmKernel14x32AVX512RowAColBRows13_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z24, 0(R10)
 	VMOVUPS Z25, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowAColBRows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowAColBRows12(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowAColBRows12(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -16438,6 +16877,7 @@ sgemmKernel14x32AVX512RowAColBRows12_scaled:
 	VMOVUPS Z22, 0(R10)
 	VFMADD231PS 64(R10), Z25, Z23
 	VMOVUPS Z23, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowAColBRows12_nobeta:
@@ -16477,11 +16917,17 @@ sgemmKernel14x32AVX512RowAColBRows12_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z22, 0(R10)
 	VMOVUPS Z23, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowAColBRows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowAColBRows11(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowAColBRows11(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -16844,6 +17290,7 @@ sgemmKernel14x32AVX512RowAColBRows11_scaled:
 	VMOVUPS Z20, 0(R10)
 	VFMADD231PS 64(R10), Z23, Z21
 	VMOVUPS Z21, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowAColBRows11_nobeta:
@@ -16880,11 +17327,17 @@ sgemmKernel14x32AVX512RowAColBRows11_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z20, 0(R10)
 	VMOVUPS Z21, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowAColBRows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowAColBRows10(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowAColBRows10(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -17219,6 +17672,7 @@ sgemmKernel14x32AVX512RowAColBRows10_scaled:
 	VMOVUPS Z18, 0(R10)
 	VFMADD231PS 64(R10), Z21, Z19
 	VMOVUPS Z19, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowAColBRows10_nobeta:
@@ -17252,11 +17706,17 @@ sgemmKernel14x32AVX512RowAColBRows10_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z18, 0(R10)
 	VMOVUPS Z19, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowAColBRows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowAColBRows9(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowAColBRows9(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -17563,6 +18023,7 @@ sgemmKernel14x32AVX512RowAColBRows9_scaled:
 	VMOVUPS Z16, 0(R10)
 	VFMADD231PS 64(R10), Z19, Z17
 	VMOVUPS Z17, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowAColBRows9_nobeta:
@@ -17593,11 +18054,17 @@ sgemmKernel14x32AVX512RowAColBRows9_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z16, 0(R10)
 	VMOVUPS Z17, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowAColBRows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowAColBRows8(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowAColBRows8(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -17873,6 +18340,7 @@ sgemmKernel14x32AVX512RowAColBRows8_scaled:
 	VMOVUPS Z14, 0(R10)
 	VFMADD231PS 64(R10), Z17, Z15
 	VMOVUPS Z15, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowAColBRows8_nobeta:
@@ -17900,11 +18368,17 @@ sgemmKernel14x32AVX512RowAColBRows8_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z14, 0(R10)
 	VMOVUPS Z15, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowAColBRows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowAColBRows7(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowAColBRows7(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -18152,6 +18626,7 @@ sgemmKernel14x32AVX512RowAColBRows7_scaled:
 	VMOVUPS Z12, 0(R10)
 	VFMADD231PS 64(R10), Z15, Z13
 	VMOVUPS Z13, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowAColBRows7_nobeta:
@@ -18176,11 +18651,17 @@ sgemmKernel14x32AVX512RowAColBRows7_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z12, 0(R10)
 	VMOVUPS Z13, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowAColBRows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowAColBRows6(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowAColBRows6(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -18400,6 +18881,7 @@ sgemmKernel14x32AVX512RowAColBRows6_scaled:
 	VMOVUPS Z10, 0(R10)
 	VFMADD231PS 64(R10), Z13, Z11
 	VMOVUPS Z11, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowAColBRows6_nobeta:
@@ -18421,11 +18903,17 @@ sgemmKernel14x32AVX512RowAColBRows6_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z10, 0(R10)
 	VMOVUPS Z11, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowAColBRows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowAColBRows5(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowAColBRows5(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -18617,6 +19105,7 @@ sgemmKernel14x32AVX512RowAColBRows5_scaled:
 	VMOVUPS Z8, 0(R10)
 	VFMADD231PS 64(R10), Z11, Z9
 	VMOVUPS Z9, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowAColBRows5_nobeta:
@@ -18635,11 +19124,17 @@ sgemmKernel14x32AVX512RowAColBRows5_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z8, 0(R10)
 	VMOVUPS Z9, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowAColBRows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowAColBRows4(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowAColBRows4(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -18800,6 +19295,7 @@ sgemmKernel14x32AVX512RowAColBRows4_scaled:
 	VMOVUPS Z6, 0(R10)
 	VFMADD231PS 64(R10), Z9, Z7
 	VMOVUPS Z7, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowAColBRows4_nobeta:
@@ -18815,11 +19311,17 @@ sgemmKernel14x32AVX512RowAColBRows4_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z6, 0(R10)
 	VMOVUPS Z7, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowAColBRows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowAColBRows3(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowAColBRows3(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -18952,6 +19454,7 @@ sgemmKernel14x32AVX512RowAColBRows3_scaled:
 	VMOVUPS Z4, 0(R10)
 	VFMADD231PS 64(R10), Z7, Z5
 	VMOVUPS Z5, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowAColBRows3_nobeta:
@@ -18964,11 +19467,17 @@ sgemmKernel14x32AVX512RowAColBRows3_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z4, 0(R10)
 	VMOVUPS Z5, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowAColBRows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowAColBRows2(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowAColBRows2(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -19073,6 +19582,7 @@ sgemmKernel14x32AVX512RowAColBRows2_scaled:
 	VMOVUPS Z2, 0(R10)
 	VFMADD231PS 64(R10), Z5, Z3
 	VMOVUPS Z3, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowAColBRows2_nobeta:
@@ -19082,11 +19592,17 @@ sgemmKernel14x32AVX512RowAColBRows2_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z2, 0(R10)
 	VMOVUPS Z3, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512RowAColBRows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512RowAColBRows1(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512RowAColBRows1(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -19163,17 +19679,24 @@ sgemmKernel14x32AVX512RowAColBRows1_scaled:
 	VMOVUPS Z0, 0(R10)
 	VFMADD231PS 64(R10), Z3, Z1
 	VMOVUPS Z1, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512RowAColBRows1_nobeta:
 	MOVQ DX, R10
 	VMOVUPS Z0, 0(R10)
 	VMOVUPS Z1, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2RowAColB(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2RowAColB(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2RowAColB(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -19387,6 +19910,7 @@ sgemmKernel6x16AVX2RowAColB_scaled:
 	VMOVUPS Y10, 0(R10)
 	VFMADD231PS 32(R10), Y13, Y11
 	VMOVUPS Y11, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2RowAColB_nobeta:
@@ -19408,11 +19932,17 @@ sgemmKernel6x16AVX2RowAColB_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y10, 0(R10)
 	VMOVUPS Y11, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2RowAColBRows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2RowAColBRows5(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2RowAColBRows5(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -19599,6 +20129,7 @@ sgemmKernel6x16AVX2RowAColBRows5_scaled:
 	VMOVUPS Y8, 0(R10)
 	VFMADD231PS 32(R10), Y11, Y9
 	VMOVUPS Y9, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2RowAColBRows5_nobeta:
@@ -19617,11 +20148,17 @@ sgemmKernel6x16AVX2RowAColBRows5_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y8, 0(R10)
 	VMOVUPS Y9, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2RowAColBRows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2RowAColBRows4(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2RowAColBRows4(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -19778,6 +20315,7 @@ sgemmKernel6x16AVX2RowAColBRows4_scaled:
 	VMOVUPS Y6, 0(R10)
 	VFMADD231PS 32(R10), Y9, Y7
 	VMOVUPS Y7, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2RowAColBRows4_nobeta:
@@ -19793,11 +20331,17 @@ sgemmKernel6x16AVX2RowAColBRows4_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y6, 0(R10)
 	VMOVUPS Y7, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2RowAColBRows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2RowAColBRows3(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2RowAColBRows3(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -19927,6 +20471,7 @@ sgemmKernel6x16AVX2RowAColBRows3_scaled:
 	VMOVUPS Y4, 0(R10)
 	VFMADD231PS 32(R10), Y7, Y5
 	VMOVUPS Y5, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2RowAColBRows3_nobeta:
@@ -19939,11 +20484,17 @@ sgemmKernel6x16AVX2RowAColBRows3_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y4, 0(R10)
 	VMOVUPS Y5, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2RowAColBRows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2RowAColBRows2(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2RowAColBRows2(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -20046,6 +20597,7 @@ sgemmKernel6x16AVX2RowAColBRows2_scaled:
 	VMOVUPS Y2, 0(R10)
 	VFMADD231PS 32(R10), Y5, Y3
 	VMOVUPS Y3, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2RowAColBRows2_nobeta:
@@ -20055,11 +20607,17 @@ sgemmKernel6x16AVX2RowAColBRows2_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Y2, 0(R10)
 	VMOVUPS Y3, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel6x16AVX2RowAColBRows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel6x16AVX2RowAColBRows1(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel6x16AVX2RowAColBRows1(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -20135,17 +20693,24 @@ sgemmKernel6x16AVX2RowAColBRows1_scaled:
 	VMOVUPS Y0, 0(R10)
 	VFMADD231PS 32(R10), Y3, Y1
 	VMOVUPS Y1, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel6x16AVX2RowAColBRows1_nobeta:
 	MOVQ DX, R10
 	VMOVUPS Y0, 0(R10)
 	VMOVUPS Y1, 32(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512Copy(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512Copy(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512Copy(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -20610,6 +21175,7 @@ sgemmKernel14x32AVX512Copy_scaled:
 	VMOVUPS Z26, 0(R10)
 	VFMADD231PS 64(R10), Z29, Z27
 	VMOVUPS Z27, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512Copy_nobeta:
@@ -20655,11 +21221,17 @@ sgemmKernel14x32AVX512Copy_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z26, 0(R10)
 	VMOVUPS Z27, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512CopyRows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512CopyRows13(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512CopyRows13(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -21096,6 +21668,7 @@ sgemmKernel14x32AVX512CopyRows13_scaled:
 	VMOVUPS Z24, 0(R10)
 	VFMADD231PS 64(R10), Z27, Z25
 	VMOVUPS Z25, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512CopyRows13_nobeta:
@@ -21138,11 +21711,17 @@ sgemmKernel14x32AVX512CopyRows13_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z24, 0(R10)
 	VMOVUPS Z25, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512CopyRows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512CopyRows12(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512CopyRows12(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -21551,6 +22130,7 @@ sgemmKernel14x32AVX512CopyRows12_scaled:
 	VMOVUPS Z22, 0(R10)
 	VFMADD231PS 64(R10), Z25, Z23
 	VMOVUPS Z23, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512CopyRows12_nobeta:
@@ -21590,11 +22170,17 @@ sgemmKernel14x32AVX512CopyRows12_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z22, 0(R10)
 	VMOVUPS Z23, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512CopyRows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512CopyRows11(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512CopyRows11(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -21975,6 +22561,7 @@ sgemmKernel14x32AVX512CopyRows11_scaled:
 	VMOVUPS Z20, 0(R10)
 	VFMADD231PS 64(R10), Z23, Z21
 	VMOVUPS Z21, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512CopyRows11_nobeta:
@@ -22011,11 +22598,17 @@ sgemmKernel14x32AVX512CopyRows11_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z20, 0(R10)
 	VMOVUPS Z21, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512CopyRows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512CopyRows10(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512CopyRows10(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -22368,6 +22961,7 @@ sgemmKernel14x32AVX512CopyRows10_scaled:
 	VMOVUPS Z18, 0(R10)
 	VFMADD231PS 64(R10), Z21, Z19
 	VMOVUPS Z19, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512CopyRows10_nobeta:
@@ -22401,11 +22995,17 @@ sgemmKernel14x32AVX512CopyRows10_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z18, 0(R10)
 	VMOVUPS Z19, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512CopyRows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512CopyRows9(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512CopyRows9(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -22730,6 +23330,7 @@ sgemmKernel14x32AVX512CopyRows9_scaled:
 	VMOVUPS Z16, 0(R10)
 	VFMADD231PS 64(R10), Z19, Z17
 	VMOVUPS Z17, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512CopyRows9_nobeta:
@@ -22760,11 +23361,17 @@ sgemmKernel14x32AVX512CopyRows9_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z16, 0(R10)
 	VMOVUPS Z17, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512CopyRows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512CopyRows8(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512CopyRows8(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -23061,6 +23668,7 @@ sgemmKernel14x32AVX512CopyRows8_scaled:
 	VMOVUPS Z14, 0(R10)
 	VFMADD231PS 64(R10), Z17, Z15
 	VMOVUPS Z15, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512CopyRows8_nobeta:
@@ -23088,11 +23696,17 @@ sgemmKernel14x32AVX512CopyRows8_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z14, 0(R10)
 	VMOVUPS Z15, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512CopyRows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512CopyRows7(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512CopyRows7(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -23361,6 +23975,7 @@ sgemmKernel14x32AVX512CopyRows7_scaled:
 	VMOVUPS Z12, 0(R10)
 	VFMADD231PS 64(R10), Z15, Z13
 	VMOVUPS Z13, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512CopyRows7_nobeta:
@@ -23385,11 +24000,17 @@ sgemmKernel14x32AVX512CopyRows7_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z12, 0(R10)
 	VMOVUPS Z13, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512CopyRows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512CopyRows6(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512CopyRows6(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -23630,6 +24251,7 @@ sgemmKernel14x32AVX512CopyRows6_scaled:
 	VMOVUPS Z10, 0(R10)
 	VFMADD231PS 64(R10), Z13, Z11
 	VMOVUPS Z11, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512CopyRows6_nobeta:
@@ -23651,11 +24273,17 @@ sgemmKernel14x32AVX512CopyRows6_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z10, 0(R10)
 	VMOVUPS Z11, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512CopyRows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512CopyRows5(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512CopyRows5(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -23868,6 +24496,7 @@ sgemmKernel14x32AVX512CopyRows5_scaled:
 	VMOVUPS Z8, 0(R10)
 	VFMADD231PS 64(R10), Z11, Z9
 	VMOVUPS Z9, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512CopyRows5_nobeta:
@@ -23886,11 +24515,17 @@ sgemmKernel14x32AVX512CopyRows5_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z8, 0(R10)
 	VMOVUPS Z9, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512CopyRows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512CopyRows4(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512CopyRows4(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -24075,6 +24710,7 @@ sgemmKernel14x32AVX512CopyRows4_scaled:
 	VMOVUPS Z6, 0(R10)
 	VFMADD231PS 64(R10), Z9, Z7
 	VMOVUPS Z7, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512CopyRows4_nobeta:
@@ -24090,11 +24726,17 @@ sgemmKernel14x32AVX512CopyRows4_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z6, 0(R10)
 	VMOVUPS Z7, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512CopyRows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512CopyRows3(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512CopyRows3(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -24251,6 +24893,7 @@ sgemmKernel14x32AVX512CopyRows3_scaled:
 	VMOVUPS Z4, 0(R10)
 	VFMADD231PS 64(R10), Z7, Z5
 	VMOVUPS Z5, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512CopyRows3_nobeta:
@@ -24263,11 +24906,17 @@ sgemmKernel14x32AVX512CopyRows3_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z4, 0(R10)
 	VMOVUPS Z5, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512CopyRows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512CopyRows2(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512CopyRows2(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -24396,6 +25045,7 @@ sgemmKernel14x32AVX512CopyRows2_scaled:
 	VMOVUPS Z2, 0(R10)
 	VFMADD231PS 64(R10), Z5, Z3
 	VMOVUPS Z3, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512CopyRows2_nobeta:
@@ -24405,11 +25055,17 @@ sgemmKernel14x32AVX512CopyRows2_nobeta:
 	ADDQ R8, R10
 	VMOVUPS Z2, 0(R10)
 	VMOVUPS Z3, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 
 // func sgemmKernel14x32AVX512CopyRows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
-TEXT ·sgemmKernel14x32AVX512CopyRows1(SB), NOSPLIT, $0-64
+TEXT ·sgemmKernel14x32AVX512CopyRows1(SB), NOSPLIT, $8-64
+	STMXCSR saved-4(SP)
+	MOVL saved-4(SP), AX
+	ORL $0x8040, AX
+	MOVL AX, flush-8(SP)
+	LDMXCSR flush-8(SP)
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -24510,12 +25166,14 @@ sgemmKernel14x32AVX512CopyRows1_scaled:
 	VMOVUPS Z0, 0(R10)
 	VFMADD231PS 64(R10), Z3, Z1
 	VMOVUPS Z1, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 sgemmKernel14x32AVX512CopyRows1_nobeta:
 	MOVQ DX, R10
 	VMOVUPS Z0, 0(R10)
 	VMOVUPS Z1, 64(R10)
+	LDMXCSR saved-4(SP)
 	VZEROUPPER
 	RET
 

@@ -178,7 +178,8 @@ func (k kernel) emit(s *bytes.Buffer) {
 	sym := k.symbol()
 	w := func(format string, args ...any) { fmt.Fprintf(s, "\t"+format+"\n", args...) }
 	fmt.Fprintf(s, "\n// func %s(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)\n", sym)
-	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-64\n", sym)
+	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $8-64\n", sym)
+	flushDenormals(w)
 	w("MOVQ k+0(FP), CX")
 	w("MOVQ a+8(FP), SI")
 	w("MOVQ b+16(FP), DI")
@@ -295,12 +296,38 @@ func (k kernel) emit(s *bytes.Buffer) {
 	k.storeRows(w, func(r, v int, addr string) {
 		w("VFMADD231PS %s, %s, %s", addr, beta, k.acc(r, v))
 	})
+	restoreMXCSR(w)
 	w("VZEROUPPER")
 	w("RET")
 	fmt.Fprintf(s, "%s_nobeta:\n", sym)
 	k.storeRows(w, nil)
+	restoreMXCSR(w)
 	w("VZEROUPPER")
 	w("RET")
+}
+
+// mxcsrFlush are the MXCSR bits FTZ (results that would be denormal are
+// zero) and DAZ (denormal operands read as zero).
+const mxcsrFlush = 0x8040
+
+// flushDenormals saves MXCSR in the frame's two words and sets FTZ and DAZ,
+// so that denormal values cost no microcode assists: a float32 product with
+// 1% denormal inputs ran 2.8 times slower without, 100% ones 180 times (a
+// trained classifier's softmax gradients underflow into that range). It
+// clobbers AX; restoreMXCSR undoes it before every return. Go code never
+// runs in between (assembly is not preempted asynchronously), so the mode
+// cannot leak into other goroutines.
+func flushDenormals(w func(string, ...any)) {
+	w("STMXCSR saved-4(SP)")
+	w("MOVL saved-4(SP), AX")
+	w("ORL $0x%x, AX", mxcsrFlush)
+	w("MOVL AX, flush-8(SP)")
+	w("LDMXCSR flush-8(SP)")
+}
+
+// restoreMXCSR restores the MXCSR saved by flushDenormals.
+func restoreMXCSR(w func(string, ...any)) {
+	w("LDMXCSR saved-4(SP)")
 }
 
 // step emits one k step reading the u-th group of the current A and B pointers.
