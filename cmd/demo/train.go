@@ -95,6 +95,7 @@ func runTraining(dev *tensor.Device, cfg trainConfig) error {
 		return fmt.Errorf("--schedule %q: want constant or cosine", cfg.schedule)
 	}
 	fmt.Printf("Protocol: lr %g (%s schedule), seed %d\n", opt.LR(), cfg.schedule, cfg.seed)
+	paceGC()
 	dev.Profiler().SetEnabled(true)
 	var results []epochResult
 	for epoch := range cfg.epochs {
