@@ -63,12 +63,48 @@ func (d *Device) runSpan(p *plan, lo, hi int) error {
 		return nil
 	}
 	cost := len(p.code)
-	if d.serial(n, cost) {
+	if d.serial(n, cost) || p.cheapInCache(n) {
 		ws := d.ws[0]
 		return safely(func() { p.runRange(ws, lo, hi) })
 	}
 	grain := roundUp(d.grainFor(n, cost), chunkLen)
 	return d.parallelFor(n, grain, func(w, a, b int) { p.runRange(d.ws[w], lo+a, lo+b) })
+}
+
+// cacheResidentSpan is the most bytes of operands (inputs and outputs
+// together, at 4 bytes an element) that a cheap elementwise pass runs on one
+// worker. Such operands are mostly still in the cache of the core that wrote
+// them, and a pass over them is bound by that cache: splitting it makes the
+// other core fetch its half from there. Measured on the development machine
+// (2 cores, 2 MiB L2 each) for an SGD update of a 128×784 weight (two inputs,
+// one output, 1.2 MB): 19-21 µs on one worker against 23-30 µs on two, and
+// the MLP's training step 341-390 µs against 356-433 µs.
+const cacheResidentSpan = 3 << 19
+
+// cheapInCache reports whether n positions of p are a cache-resident pass
+// of cheap operations (no transcendental, division, root or random number),
+// which runs faster on one worker.
+func (p *plan) cheapInCache(n int) bool {
+	if n*4*(len(p.srcs)+len(p.sinks)) > cacheResidentSpan {
+		return false
+	}
+	for _, in := range p.code {
+		if expensive(in.Op) {
+			return false
+		}
+	}
+	return true
+}
+
+// expensive reports whether op costs many instructions per element.
+func expensive(op device.Op) bool {
+	switch op {
+	case device.OpRandUniform, device.OpRandNormal, device.OpExp, device.OpLog, device.OpSqrt,
+		device.OpRsqrt, device.OpRecip, device.OpSin, device.OpCos, device.OpTanh, device.OpSigmoid,
+		device.OpErf, device.OpGeluErf, device.OpGeluTanh, device.OpSilu, device.OpDiv, device.OpPow:
+		return true
+	}
+	return false
 }
 
 // roundUp rounds n up to a multiple of m.
