@@ -5,14 +5,15 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
-	"github.com/shaderflow/shaderflow/cpu/internal/workpool"
+	"github.com/shaderflow/shaderflow/internal/workpool"
 )
 
 // parallelFor runs body(w, lo, hi) over [0, n) split into tasks of grain
 // items (the last may be shorter), on up to d.workers goroutines: the
 // caller (worker 0) and helpers of the process-wide pool
-// (cpu/internal/workpool) that lives across kernels, so a kernel starts no
+// (internal/workpool) that lives across kernels, so a kernel starts no
 // goroutine. w is the worker index, unique among the goroutines running the
 // call, so a body may use d.ws[w] as its scratch. Tasks are taken
 // dynamically, so uneven tasks balance, and the caller returns as soon as
@@ -31,8 +32,27 @@ func (d *Device) parallelFor(n, grain int, body func(w, lo, hi int)) error {
 	j.seats = int64(min(d.workers, j.tasks))
 	workpool.Offer(j, int(j.seats)-1)
 	j.work(0)
-	<-j.fin
+	j.wait()
 	return j.err
+}
+
+// waitSpin is how long the caller of parallelFor polls for the helpers'
+// last tasks before it blocks: blocking parks the caller, its processor
+// runs whatever goroutine is queued there (in training, the data loader's
+// gather of the next batch), and waking it again takes tens of
+// microseconds on a virtual machine, while the tasks it waits for usually
+// end within a few.
+const waitSpin = 100 * time.Microsecond
+
+// wait returns when every task of j is done.
+func (j *job) wait() {
+	t0 := time.Now()
+	for polls := 1; j.done.Load() < int64(j.tasks); polls++ {
+		if polls%64 == 0 && time.Since(t0) > waitSpin {
+			<-j.fin
+			return
+		}
+	}
 }
 
 // job is one parallelFor call shared by the caller and the helpers.

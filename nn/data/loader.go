@@ -5,6 +5,10 @@ import (
 	"iter"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/shaderflow/shaderflow/internal/workpool"
 )
 
 // LoaderConfig configures a DataLoader.
@@ -107,31 +111,73 @@ func (l *DataLoader) Epoch(epoch int) iter.Seq[Batch] {
 }
 
 // shuffled yields the batches of the current permutation, gathering batch
-// i+1 into the other buffer on another goroutine while the consumer works
-// on batch i.
+// i+1 into the other buffer in the background while the consumer works on
+// batch i.
 func (l *DataLoader) shuffled(yield func(Batch) bool) {
 	ss, bs, n := l.ds.SampleSize(), l.cfg.BatchSize, l.NumBatches()
 	samples := func(i int) []int32 { return l.perm[i*bs : min((i+1)*bs, l.ds.Len())] }
 	l.gather(0, samples(0))
 	for i := range n {
-		var next chan struct{}
+		var next *gatherJob
 		if i+1 < n {
-			next = make(chan struct{})
-			go func() {
-				defer close(next)
-				l.gather((i+1)%2, samples(i+1))
-			}()
+			next = l.gatherLater((i+1)%2, samples(i+1))
 		}
 		idx := samples(i)
 		l.shape[0] = len(idx)
 		more := yield(Batch{Index: i, X: l.x[i%2][:len(idx)*ss], Shape: l.shape, Y: l.y[i%2][:len(idx)]})
 		if next != nil {
-			<-next
+			next.finish(more)
 		}
 		if !more {
 			return
 		}
 	}
+}
+
+// gatherJob is a batch to gather in the background: by a helper goroutine of
+// internal/workpool (the helpers that the CPU backend's kernels share), or
+// by the consumer when no helper has started it by the time it is needed.
+// A helper idle between kernels picks it up at once, so the gather overlaps
+// the consumer's serial work; a goroutine started per batch instead was
+// queued behind the consumer on its processor and, on two cores, ran only
+// when the consumer blocked, that is in series with it.
+type gatherJob struct {
+	l     *DataLoader
+	buf   int
+	idx   []int32
+	taken atomic.Bool   // a goroutine has started the gather
+	done  chan struct{} // closed when a helper has finished it
+}
+
+// gatherLater returns the gather of samples idx into buffer buf, offered to
+// a helper when there is more than one processor.
+func (l *DataLoader) gatherLater(buf int, idx []int32) *gatherJob {
+	g := &gatherJob{l: l, buf: buf, idx: idx, done: make(chan struct{})}
+	if runtime.GOMAXPROCS(0) > 1 {
+		workpool.Offer(g, 1)
+	}
+	return g
+}
+
+// Join runs the gather on a helper unless it was already taken.
+func (g *gatherJob) Join() {
+	if g.taken.CompareAndSwap(false, true) {
+		g.l.gather(g.buf, g.idx)
+		close(g.done)
+	}
+}
+
+// finish returns once no goroutine is writing the batch: at once, after
+// gathering it here if no helper took it (only when need is true), or after
+// the helper that took it is done.
+func (g *gatherJob) finish(need bool) {
+	if g.taken.CompareAndSwap(false, true) {
+		if need {
+			g.l.gather(g.buf, g.idx)
+		}
+		return
+	}
+	<-g.done
 }
 
 // gather copies the samples idx into batch buffer buf.

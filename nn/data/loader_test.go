@@ -2,6 +2,7 @@ package data
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -154,4 +155,14 @@ func TestBoundedRand(t *testing.T) {
 			require.Less(t, boundedRand(rng, n), n)
 		}
 	}
+}
+
+// TestDataLoaderGatherWithoutHelpers checks that a shuffled epoch yields the
+// same batches when the consumer gathers every batch itself (one processor:
+// nothing is handed to helpers) as when helpers gather them in the background.
+func TestDataLoaderGatherWithoutHelpers(t *testing.T) {
+	l := NewDataLoader(indexedDataset(301), LoaderConfig{BatchSize: 16, Shuffle: true, Seed: 9})
+	background := collect(t, l, 3)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	require.Equal(t, background, collect(t, l, 3))
 }

@@ -52,7 +52,7 @@
 // caps the level (unknown values are ignored). ISA reports the level in use.
 //
 // Sgemm runs on up to GOMAXPROCS goroutines: the caller's and helpers of
-// cpu/internal/workpool (shared with the rest of the CPU backend), which poll
+// internal/workpool (shared with the rest of the CPU backend), which poll
 // for a while between kernels so that back-to-back kernels do not pay for
 // waking a parked processor (SgemmThreads takes a
 // smaller cap). Workers claim packing tasks and then macro tiles from

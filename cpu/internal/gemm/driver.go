@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/shaderflow/shaderflow/cpu/internal/workpool"
+	"github.com/shaderflow/shaderflow/internal/workpool"
 )
 
 // problem holds the arguments of one product.
@@ -56,7 +56,7 @@ func superBlocks(p *problem, im *impl) (ms, ns, ks int) {
 // machine can take tens of microseconds to wake one) finds the tasks taken and
 // exits; the caller returns once every tile is computed, without waiting for
 // workers that never got to run. Workers other than the caller are pooled
-// helpers (see cpu/internal/workpool). An adaptive product reports how long the caller
+// helpers (see internal/workpool). An adaptive product reports how long the caller
 // waited for them (see contention.go).
 func run(p *problem, im *impl, threads int, adaptive bool) {
 	ms, ns, ks := superBlocks(p, im)

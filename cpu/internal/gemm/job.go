@@ -2,7 +2,7 @@ package gemm
 
 import "sync/atomic"
 
-// job is one product offered to the helpers of cpu/internal/workpool.
+// job is one product offered to the helpers of internal/workpool.
 type job struct {
 	s      *shared
 	nextID atomic.Int32 // worker ids; the caller is 0

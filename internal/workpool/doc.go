@@ -1,7 +1,9 @@
 // Package workpool keeps the helper goroutines that join the CPU backend's
 // parallel kernels: its elementwise, reduction and convolution loops and
 // its matrix products (cpu/internal/gemm) share one pool, so that no more
-// helpers poll for work than there are processors to run them.
+// helpers poll for work than there are processors to run them. The data
+// loader (nn/data) hands them the gathering of its next batch, which they
+// do between kernels while the training loop builds its next graph.
 //
 // A kernel offers itself to helpers and starts working at once on its own
 // goroutine; helpers that join share what is left. Waking a parked
