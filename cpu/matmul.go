@@ -128,7 +128,7 @@ func (d *Device) runMatMul(j *mmJob, bt int) error {
 			return err
 		}
 		if j.epi != nil && threads > 1 {
-			if err := d.runSpan(j.epi, bi*mn, (bi+1)*mn); err != nil {
+			if err := d.runSpanSplit(j.epi, bi*mn, (bi+1)*mn, true); err != nil {
 				return err
 			}
 		}
@@ -171,6 +171,7 @@ func (d *Device) epiPlan(p device.Program, epiIn, outs []device.View, shape []in
 		return nil, err
 	}
 	epi.finish(p.Outputs)
+	epi.compileFused()
 	return epi, nil
 }
 
