@@ -3,10 +3,10 @@ package cpu
 import (
 	"math"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/shaderflow/shaderflow/internal/cputime"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
@@ -36,16 +36,6 @@ func BenchmarkElementwiseTiny(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
-}
-
-// processCPU returns the process's user+system CPU time. On a shared,
-// oversubscribed machine, CPU time per op is steadier than wall time.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkAdd1e7 is a memory-bound add of 10^7 floats; bytes count both
@@ -224,4 +214,12 @@ func BenchmarkSoftmaxDivide(b *testing.B) {
 		}
 	}
 	reportPerCPU(b, cpu0, 8*rows*cols/1e9, "GB/cpu-s")
+}
+
+// processCPU returns the process's user+system CPU time (zero where the
+// system does not report it). On a shared, oversubscribed machine, CPU time
+// per op is steadier than wall time.
+func processCPU() time.Duration {
+	d, _ := cputime.Process()
+	return d
 }

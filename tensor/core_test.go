@@ -2,10 +2,10 @@ package tensor_test
 
 import (
 	"strings"
-	"syscall"
 	"testing"
 
 	_ "github.com/shaderflow/shaderflow/cpu"
+	"github.com/shaderflow/shaderflow/internal/cputime"
 	"github.com/shaderflow/shaderflow/tensor"
 	"github.com/stretchr/testify/require"
 )
@@ -211,15 +211,6 @@ func BenchmarkTinyOpScoped(b *testing.B) {
 	b.ReportMetric(float64(processCPUTime()-start)/float64(b.N), "cpu-ns/op")
 }
 
-// processCPUTime returns the user+system CPU time of the process in ns.
-func processCPUTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
-
 func TestRealizeSeveralResultsInOneKernel(t *testing.T) {
 	dev := openCPU(t)
 	p := tensor.Randn(dev, 7, 9)
@@ -240,4 +231,11 @@ func TestRealizeSeveralResultsInOneKernel(t *testing.T) {
 		require.InDelta(t, pv[i]-0.1*gv[i], got[i], 1e-5)
 	}
 	require.Equal(t, 0, dev.FusionStats().Kernels-1, "reading realized results launches nothing")
+}
+
+// processCPUTime returns the user+system CPU time of the process in ns
+// (zero where the system does not report it).
+func processCPUTime() int64 {
+	d, _ := cputime.Process()
+	return int64(d)
 }
