@@ -8,16 +8,12 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-// asmSet is one level's generated kernels (see sets_amd64.go), one field
-// per kernel base name.
+// asmSet is one level's generated kernels (see sets_amd64.go): the
+// elementwise ones in each Mode's form, the others one field per kernel
+// base name.
 type asmSet struct {
-	add, sub, mul, div, maximum, minimum                                         func(dst, a, b []float32)
-	addScalar, subScalar, mulScalar, divScalar, maximumScalar, minimumScalar     func(dst, a []float32, s float32)
-	scalarSub, scalarDiv                                                         func(dst, a []float32, s float32)
-	fma                                                                          func(dst, a, b, c []float32)
+	ew                                                                           [numModes]asmEW
 	triad                                                                        func(dst, b, c []float32, q float32)
-	neg, abs, relu, sqrt, rsqrt, recip, copy, exp, log, tanh, sigmoid, silu, erf func(dst, x []float32)
-	geluErf, geluTanh                                                            func(dst, x []float32)
 	sin, cos                                                                     func(dst, x []float32) int
 	sum                                                                          func(x []float32) float64
 	dot                                                                          func(a, b []float32) float64
@@ -31,18 +27,35 @@ type asmSet struct {
 	cmpEqScalar, cmpNeScalar, cmpLtScalar, cmpLeScalar, cmpGtScalar, cmpGeScalar func(dst []uint8, a []float32, s float32)
 	sel                                                                          func(dst []float32, c []uint8, a, b []float32)
 	selScalar, selScalarInv                                                      func(dst []float32, c []uint8, a []float32, s float32)
+}
 
-	// The prefetching (PF) and streaming (NT) forms of the elementwise
-	// kernels (see Mode).
-	negPF, absPF, reluPF, sqrtPF, rsqrtPF, recipPF, copyPF, expPF, logPF, tanhPF, sigmoidPF, siluPF, erfPF func(dst, x []float32)
-	negNT, absNT, reluNT, sqrtNT, rsqrtNT, recipNT, copyNT, expNT, logNT, tanhNT, sigmoidNT, siluNT, erfNT func(dst, x []float32)
-	geluErfPF, geluTanhPF, geluErfNT, geluTanhNT                                                           func(dst, x []float32)
-	addPF, subPF, mulPF, divPF, maximumPF, minimumPF                                                       func(dst, a, b []float32)
-	addNT, subNT, mulNT, divNT, maximumNT, minimumNT                                                       func(dst, a, b []float32)
-	addScalarPF, subScalarPF, mulScalarPF, divScalarPF, maximumScalarPF, minimumScalarPF                   func(dst, a []float32, s float32)
-	addScalarNT, subScalarNT, mulScalarNT, divScalarNT, maximumScalarNT, minimumScalarNT                   func(dst, a []float32, s float32)
-	scalarSubPF, scalarDivPF, scalarSubNT, scalarDivNT                                                     func(dst, a []float32, s float32)
-	fmaPF, fmaNT                                                                                           func(dst, a, b, c []float32)
+// asmEW is one Mode's form of the generated elementwise kernels.
+type asmEW struct {
+	add, sub, mul, div, maximum, minimum                                         func(dst, a, b []float32)
+	addScalar, subScalar, mulScalar, divScalar, maximumScalar, minimumScalar     func(dst, a []float32, s float32)
+	scalarSub, scalarDiv                                                         func(dst, a []float32, s float32)
+	fma                                                                          func(dst, a, b, c []float32)
+	neg, abs, relu, sqrt, rsqrt, recip, copy, exp, log, tanh, sigmoid, silu, erf func(dst, x []float32)
+	geluErf, geluTanh                                                            func(dst, x []float32)
+}
+
+// set returns e as the op-indexed tables of an ewSet.
+func (e *asmEW) set() ewSet {
+	return ewSet{
+		unary: [numUnary]func(dst, x []float32){
+			opNeg: e.neg, opAbs: e.abs, opRelu: e.relu, opSqrt: e.sqrt, opRsqrt: e.rsqrt, opRecip: e.recip,
+			opExp: e.exp, opLog: e.log, opTanh: e.tanh, opSigmoid: e.sigmoid, opErf: e.erf,
+			opGeluErf: e.geluErf, opGeluTanh: e.geluTanh, opSilu: e.silu,
+		},
+		binary: [numBinary]func(dst, a, b []float32){
+			opAdd: e.add, opSub: e.sub, opMul: e.mul, opDiv: e.div, opMax: e.maximum, opMin: e.minimum,
+		},
+		scalar: [numScalar]func(dst, a []float32, s float32){
+			opAdd: e.addScalar, opSub: e.subScalar, opMul: e.mulScalar, opDiv: e.divScalar,
+			opMax: e.maximumScalar, opMin: e.minimumScalar, opScalarSub: e.scalarSub, opScalarDiv: e.scalarDiv,
+		},
+		fma: e.fma, copy: e.copy,
+	}
 }
 
 // supported reports whether the CPU (and OS) can run level l's kernels.
@@ -64,21 +77,13 @@ func archKernels(l Level) *kernels {
 		return nil
 	}
 	a := &asmSets[l]
+	cached := a.ew[Cached].set()
+	cached.unary[opSin], cached.unary[opCos] = trig(a.sin, false), trig(a.cos, true)
 	k := &kernels{
-		unary: [numUnary]func(dst, x []float32){
-			opNeg: a.neg, opAbs: a.abs, opRelu: a.relu, opSqrt: a.sqrt, opRsqrt: a.rsqrt, opRecip: a.recip,
-			opExp: a.exp, opLog: a.log, opTanh: a.tanh, opSigmoid: a.sigmoid, opErf: a.erf,
-			opGeluErf: a.geluErf, opGeluTanh: a.geluTanh, opSilu: a.silu,
-			opSin: trig(a.sin, false), opCos: trig(a.cos, true),
-		},
-		binary: [numBinary]func(dst, a, b []float32){
-			opAdd: a.add, opSub: a.sub, opMul: a.mul, opDiv: a.div, opMax: a.maximum, opMin: a.minimum,
-		},
-		scalar: [numScalar]func(dst, a []float32, s float32){
-			opAdd: a.addScalar, opSub: a.subScalar, opMul: a.mulScalar, opDiv: a.divScalar,
-			opMax: a.maximumScalar, opMin: a.minimumScalar, opScalarSub: a.scalarSub, opScalarDiv: a.scalarDiv,
-		},
-		fma:        a.fma,
+		unary:      cached.unary,
+		binary:     cached.binary,
+		scalar:     cached.scalar,
+		fma:        cached.fma,
 		sum:        a.sum,
 		dot:        a.dot,
 		sumSqDiff:  a.sumSqDiff,
@@ -92,7 +97,7 @@ func archKernels(l Level) *kernels {
 		toBFloat:   convTail(a.toBFloat, device.Float32ToBFloat16),
 		fromBFloat: convTail(a.fromBFloat, device.BFloat16ToFloat32),
 		triad:      a.triad,
-		copy:       a.copy,
+		copy:       cached.copy,
 	}
 	vv := [numCmp]func(dst []uint8, a, b []float32){a.cmpEq, a.cmpNe, a.cmpLt, a.cmpLe, a.cmpGt, a.cmpGe}
 	vs := [numCmp]func(dst []uint8, a []float32, s float32){a.cmpEqScalar, a.cmpNeScalar, a.cmpLtScalar, a.cmpLeScalar, a.cmpGtScalar, a.cmpGeScalar}
@@ -115,37 +120,7 @@ func archKernels(l Level) *kernels {
 		a.selScalarInv(dst, c, x, s)
 		goSelScalar(dst, c, x, s, true, len(x)&^15)
 	}
-	k.setModes(
-		ewSet{
-			unary: [numUnary]func(dst, x []float32){
-				opNeg: a.negPF, opAbs: a.absPF, opRelu: a.reluPF, opSqrt: a.sqrtPF, opRsqrt: a.rsqrtPF, opRecip: a.recipPF,
-				opExp: a.expPF, opLog: a.logPF, opTanh: a.tanhPF, opSigmoid: a.sigmoidPF, opErf: a.erfPF,
-				opGeluErf: a.geluErfPF, opGeluTanh: a.geluTanhPF, opSilu: a.siluPF,
-			},
-			binary: [numBinary]func(dst, a, b []float32){
-				opAdd: a.addPF, opSub: a.subPF, opMul: a.mulPF, opDiv: a.divPF, opMax: a.maximumPF, opMin: a.minimumPF,
-			},
-			scalar: [numScalar]func(dst, a []float32, s float32){
-				opAdd: a.addScalarPF, opSub: a.subScalarPF, opMul: a.mulScalarPF, opDiv: a.divScalarPF,
-				opMax: a.maximumScalarPF, opMin: a.minimumScalarPF, opScalarSub: a.scalarSubPF, opScalarDiv: a.scalarDivPF,
-			},
-			fma: a.fmaPF, copy: a.copyPF,
-		},
-		ewSet{
-			unary: [numUnary]func(dst, x []float32){
-				opNeg: a.negNT, opAbs: a.absNT, opRelu: a.reluNT, opSqrt: a.sqrtNT, opRsqrt: a.rsqrtNT, opRecip: a.recipNT,
-				opExp: a.expNT, opLog: a.logNT, opTanh: a.tanhNT, opSigmoid: a.sigmoidNT, opErf: a.erfNT,
-				opGeluErf: a.geluErfNT, opGeluTanh: a.geluTanhNT, opSilu: a.siluNT,
-			},
-			binary: [numBinary]func(dst, a, b []float32){
-				opAdd: a.addNT, opSub: a.subNT, opMul: a.mulNT, opDiv: a.divNT, opMax: a.maximumNT, opMin: a.minimumNT,
-			},
-			scalar: [numScalar]func(dst, a []float32, s float32){
-				opAdd: a.addScalarNT, opSub: a.subScalarNT, opMul: a.mulScalarNT, opDiv: a.divScalarNT,
-				opMax: a.maximumScalarNT, opMin: a.minimumScalarNT, opScalarSub: a.scalarSubNT, opScalarDiv: a.scalarDivNT,
-			},
-			fma: a.fmaNT, copy: a.copyNT,
-		})
+	k.setModes(a.ew[Prefetch].set(), a.ew[Stream].set())
 	// The AVX2 machine (eight ymm accumulators, 64 floats a block) ran a
 	// memory-bound chain of four ops 6% faster than the AVX-512 one (four
 	// zmm accumulators: twice the dispatches per float) on the development

@@ -300,10 +300,7 @@ func (g *gen) elementwise(k ewKernel) {
 	SUBQ(i, rem)
 	JE(LabelRef("done"))
 	tl := g.makeTail(rem)
-	var in []reg.VecVirtual
-	for _, b := range bases {
-		in = append(in, g.loadTail(tl, elem(b, i, 0)))
-	}
+	in := g.loadTails(tl, bases, i)
 	if k.out != nil {
 		g.anyLane(k.out(in), "exit")
 	}
@@ -340,10 +337,7 @@ func (g *gen) alignHead(k ewKernel, dst, n, i reg.Register, bases []reg.Register
 	TESTQ(h, h)
 	JE(LabelRef("aligned"))
 	tl := g.makeTail(h)
-	var in []reg.VecVirtual
-	for _, b := range bases {
-		in = append(in, g.loadTail(tl, elem(b, i, 0)))
-	}
+	in := g.loadTails(tl, bases, i)
 	g.storeTail(tl, k.body(in, sc), elem(dst, i, 0))
 	MOVQ(h, i)
 	Label("aligned")
@@ -558,4 +552,14 @@ func (g *gen) generate() {
 	g.compareKernels()
 	g.selectKernels()
 	g.fusedKernel()
+}
+
+// loadTails loads the partial vectors at element i of every input base
+// under the tail mask tl.
+func (g *gen) loadTails(tl tail, bases []reg.Register, i reg.Register) []reg.VecVirtual {
+	var in []reg.VecVirtual
+	for _, b := range bases {
+		in = append(in, g.loadTail(tl, elem(b, i, 0)))
+	}
+	return in
 }
