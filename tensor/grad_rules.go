@@ -73,6 +73,9 @@ func init() {
 		return grads(c.g.Mul(o).Mul(o.RSubScalar(1)))
 	}
 	r["Relu"] = func(c *gradCtx) []*Tensor {
+		if g := maskedMaxPoolGrad(c.out(), c.g); g != nil {
+			return grads(g)
+		}
 		return grads(Where(c.out().GtScalar(0), c.g, ZerosLike(c.g)))
 	}
 	r["Erf"] = func(c *gradCtx) []*Tensor {

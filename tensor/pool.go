@@ -22,6 +22,11 @@ type poolAttrs struct {
 	includePad  bool
 	geom        device.ConvGeometry
 	wantIndices bool
+	// input and inputView are what a forward max pool read (its sources go
+	// once it is computed): the ReLU gradient rule looks for its own output
+	// here (maskedMaxPoolGrad).
+	input     *node
+	inputView view
 }
 
 // MaxPool2d takes the maximum over windows of [N, C, H, W].
@@ -91,6 +96,9 @@ func poolNode(op string, a poolAttrs, x *Tensor, fwd *node) *Tensor {
 		shape = append([]int{g.N, g.C}, g.In...)
 	}
 	srcs := []src{{n: x.n, v: x.view()}}
+	if !a.backward {
+		a.input, a.inputView = x.n, x.view()
+	}
 	if fwd != nil {
 		srcs = append(srcs, src{n: fwd, v: contiguousView(fwd.shape)})
 	}

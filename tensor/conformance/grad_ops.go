@@ -123,6 +123,14 @@ func convGradOps() []gradOp {
 	ops = append(ops,
 		unaryGrad("max_pool2d", in(1, 2, 6, 6), func(t *tensor.Tensor) *tensor.Tensor { return t.MaxPool2d(mp) },
 			func(a *ref.Array) *ref.Array { return ref.MaxPool(a, refPool(mp)) }),
+		// ReLU then max pool: the ReLU's gradient is masked before the
+		// scatter (tensor's maskedMaxPoolGrad); windows of 2 and overlapping ones.
+		unaryGrad("relu_max_pool2d(2)", in(2, 3, 6, 6).awayFromKinks(), func(t *tensor.Tensor) *tensor.Tensor { return t.Relu().MaxPool2d(tensor.PoolOptions{Kernel: []int{2}}) },
+			func(a *ref.Array) *ref.Array {
+				return ref.MaxPool(ref.Relu(a), refPool(tensor.PoolOptions{Kernel: []int{2}}))
+			}),
+		unaryGrad("relu_max_pool2d(3,2,1)", in(1, 2, 6, 6).awayFromKinks(), func(t *tensor.Tensor) *tensor.Tensor { return t.Relu().MaxPool2d(mp) },
+			func(a *ref.Array) *ref.Array { return ref.MaxPool(ref.Relu(a), refPool(mp)) }),
 		unaryGrad("avg_pool2d", in(1, 2, 6, 6), func(t *tensor.Tensor) *tensor.Tensor { return t.AvgPool2d(ap) },
 			func(a *ref.Array) *ref.Array { return ref.AvgPool(a, refPool(ap)) }),
 		unaryGrad("adaptive_avg_pool2d(4,3)", in(1, 2, 7, 5), func(t *tensor.Tensor) *tensor.Tensor { return t.AdaptiveAvgPool2d(4, 3) },
