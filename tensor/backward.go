@@ -132,6 +132,7 @@ func sumToShape(g *Tensor, shape []int) *Tensor {
 			axes = append(axes, i)
 		}
 	}
+	g = pooledSummand(g, axes)
 	if len(axes) == lead { // only new leading dimensions: the sum has shape already
 		return g.Sum(axes...)
 	}

@@ -22,7 +22,7 @@ type poolAttrs struct {
 	includePad  bool
 	geom        device.ConvGeometry
 	wantIndices bool
-	// input and inputView are what a forward max pool read (its sources go
+	// input and inputView are what a forward pool read (its sources go
 	// once it is computed): the ReLU gradient rule looks for its own output
 	// here (maskedMaxPoolGrad).
 	input     *node

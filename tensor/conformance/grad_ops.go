@@ -131,6 +131,17 @@ func convGradOps() []gradOp {
 			}),
 		unaryGrad("relu_max_pool2d(3,2,1)", in(1, 2, 6, 6).awayFromKinks(), func(t *tensor.Tensor) *tensor.Tensor { return t.Relu().MaxPool2d(mp) },
 			func(a *ref.Array) *ref.Array { return ref.MaxPool(ref.Relu(a), refPool(mp)) }),
+		// A channel bias before them: its gradient sums the pooled gradient.
+		binaryGrad("bias_relu_max_pool2d(3,2,1)", in(2, 3, 6, 6).awayFromKinks(), in(3, 1, 1),
+			func(x, b *tensor.Tensor) *tensor.Tensor { return x.Add(b).Relu().MaxPool2d(mp) },
+			func(x, b *ref.Array) *ref.Array { return ref.MaxPool(ref.Relu(ref.Add(x, b)), refPool(mp)) }),
+		binaryGrad("bias_max_pool2d(2)", in(2, 3, 6, 6), in(3, 1, 1),
+			func(x, b *tensor.Tensor) *tensor.Tensor {
+				return x.Add(b).MaxPool2d(tensor.PoolOptions{Kernel: []int{2}})
+			},
+			func(x, b *ref.Array) *ref.Array {
+				return ref.MaxPool(ref.Add(x, b), refPool(tensor.PoolOptions{Kernel: []int{2}}))
+			}),
 		unaryGrad("avg_pool2d", in(1, 2, 6, 6), func(t *tensor.Tensor) *tensor.Tensor { return t.AvgPool2d(ap) },
 			func(a *ref.Array) *ref.Array { return ref.AvgPool(a, refPool(ap)) }),
 		unaryGrad("adaptive_avg_pool2d(4,3)", in(1, 2, 7, 5), func(t *tensor.Tensor) *tensor.Tensor { return t.AdaptiveAvgPool2d(4, 3) },
