@@ -33,9 +33,9 @@ func pooledGrad(n *node) *Tensor {
 	return wrap(n.srcs[0].n, n.srcs[0].v)
 }
 
-// maskedMaxPoolGrad returns the gradient of a ReLU whose output y feeds a
-// max pool and nothing else, when g, the gradient reaching the ReLU, is that
-// pool's backward; otherwise nil.
+// maskedMaxPoolGrad returns the gradient of a ReLU with output y when g, the
+// gradient reaching it, is exactly the backward of one max pool over y (y
+// feeds no other differentiable use); otherwise nil.
 //
 // ReLU's gradient masks g by y > 0. A scattered gradient is zero away from
 // the winners, and at a winner y equals the pooled value, so the mask can
