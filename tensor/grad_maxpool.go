@@ -13,24 +13,33 @@ import (
 // pool, twice) the ReLU masks and the bias sums over full activations took
 // ~9% and ~4% of a training step.
 
-// maxPoolBackward returns the pooling node that g reads whole when it is an
-// unrealized max-pool backward, else nil.
-func maxPoolBackward(g *Tensor) *node {
-	n := g.n
-	if n.kind != kindPool || n.realized() || len(n.srcs) != 2 || !g.readsWhole() {
-		return nil
-	}
-	if a := n.attrs.(poolAttrs); !a.backward || a.op != device.PoolMax {
-		return nil
-	}
-	return n
+// scatter is what an unrealized max-pool backward is made of.
+type scatter struct {
+	attrs  poolAttrs
+	grad   *Tensor // the pooled gradient it scatters
+	pooled *Tensor // the forward pool's output, when asked for
 }
 
-// pooledGrad returns the pooled gradient that backward node n scatters.
-func pooledGrad(n *node) *Tensor {
-	n.dev.mu.Lock()
-	defer n.dev.mu.Unlock()
-	return wrap(n.srcs[0].n, n.srcs[0].v)
+// scatterOf looks at g under the device lock: when g reads whole an
+// unrealized max-pool backward, it returns its parts (handles on the pooled
+// gradient and, with forward set, on the forward pool's output) and true.
+func scatterOf(g *Tensor, forward bool) (s scatter, ok bool) {
+	n := g.n
+	d := n.dev
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if n.kind != kindPool || n.realized() || len(n.srcs) != 2 || !g.readsWhole() {
+		return s, false
+	}
+	a := n.attrs.(poolAttrs)
+	if !a.backward || a.op != device.PoolMax {
+		return s, false
+	}
+	s = scatter{attrs: a, grad: wrap(n.srcs[0].n, n.srcs[0].v)}
+	if forward {
+		s.pooled = whole(n.srcs[1].n)
+	}
+	return s, true
 }
 
 // maskedMaxPoolGrad returns the gradient of a ReLU with output y when g, the
@@ -42,22 +51,15 @@ func pooledGrad(n *node) *Tensor {
 // be applied to the pooled gradient, by pooled > 0, before the scatter: the
 // same values.
 func maskedMaxPoolGrad(y, g *Tensor) *Tensor {
-	n := maxPoolBackward(g)
-	if n == nil {
+	if a, ok := g.n.attrs.(poolAttrs); !ok || a.input != y.n || !a.inputView.equal(y.view()) {
+		return nil // not a pool over y (attrs never change once a node exists)
+	}
+	s, ok := scatterOf(g, true)
+	if !ok {
 		return nil
 	}
-	a := n.attrs.(poolAttrs)
-	if a.input != y.n || !a.inputView.equal(y.view()) {
-		return nil
-	}
-	fwd := n.srcs[1].n
-	d := n.dev
-	d.mu.Lock()
-	pooled := whole(fwd)
-	d.mu.Unlock()
-	gp := pooledGrad(n)
-	masked := Where(pooled.GtScalar(0), gp, ZerosLike(gp))
-	return poolNode("PoolBackward", a, masked, fwd)
+	masked := Where(s.pooled.GtScalar(0), s.grad, ZerosLike(s.grad))
+	return poolNode("PoolBackward", s.attrs, masked, s.pooled.n)
 }
 
 // pooledSummand returns the tensor to sum in place of g when g is a max-pool
@@ -69,8 +71,8 @@ func pooledSummand(g *Tensor, axes []int) *Tensor {
 	if len(g.shape) != 4 || !slices.Contains(axes, 2) || !slices.Contains(axes, 3) {
 		return g
 	}
-	if n := maxPoolBackward(g); n != nil {
-		return pooledGrad(n)
+	if s, ok := scatterOf(g, false); ok {
+		return s.grad
 	}
 	return g
 }
