@@ -14,6 +14,7 @@ import (
 
 	"github.com/shaderflow/shaderflow/nn/data"
 	"github.com/shaderflow/shaderflow/tensor"
+	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
 // torchScript is the PyTorch side of --bench, written to a temporary file
@@ -22,8 +23,33 @@ import (
 //go:embed torchbench.py
 var torchScript string
 
-// pythonPath is the interpreter with Debian's python3-torch.
-const pythonPath = "/usr/bin/python3"
+// defaultPython is the interpreter with Debian's python3-torch; the
+// environment variable pythonEnv names another (one whose torch has CUDA).
+const (
+	defaultPython = "/usr/bin/python3"
+	pythonEnv     = "SHADERFLOW_PYTHON"
+)
+
+// pythonPath returns the interpreter that runs the PyTorch side.
+func pythonPath() string {
+	if p := os.Getenv(pythonEnv); p != "" {
+		return p
+	}
+	return defaultPython
+}
+
+// torchDeviceFor resolves --torch-device: auto is cuda when Shaderflow
+// trains on a hardware NVIDIA GPU (PyTorch CUDA on the same GPU), else cpu.
+func torchDeviceFor(choice string, info device.Info) string {
+	if choice != "auto" {
+		return choice
+	}
+	hardware := info.Kind != device.KindCPU && info.Kind != device.KindSoftwareGPU
+	if hardware && strings.Contains(strings.ToUpper(info.Name), "NVIDIA") {
+		return "cuda"
+	}
+	return "cpu"
+}
 
 // torchSettings returns the fair thread settings on this kind of machine
 // (see docs): the MLP with one torch thread; the CNN with two torch threads
@@ -61,19 +87,23 @@ func compareWithTorch(dev *tensor.Device, cfg trainConfig, ours []epochResult) e
 		return err
 	}
 	threads, env := torchSettings(cfg.model)
-	fmt.Printf("\nPyTorch on the same protocol (%s, %d torch thread(s)) ...\n", pythonPath, threads)
-	cmd := exec.Command(pythonPath, f.Name(), dir, cfg.model, strconv.Itoa(cfg.epochs), strconv.Itoa(threads),
-		strconv.FormatUint(cfg.seed, 10), cfg.schedule)
+	python, on := pythonPath(), torchDeviceFor(cfg.torchDevice, dev.Info())
+	fmt.Printf("\nPyTorch on the same protocol (%s, %s, %d torch thread(s)) ...\n", python, on, threads)
+	cmd := exec.Command(python, f.Name(), dir, cfg.model, strconv.Itoa(cfg.epochs), strconv.Itoa(threads),
+		strconv.FormatUint(cfg.seed, 10), cfg.schedule, on)
 	cmd.Env = env
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	var exit *exec.ExitError
 	switch {
 	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist):
-		fmt.Printf("PyTorch comparison skipped: %s not found\n", pythonPath)
+		fmt.Printf("PyTorch comparison skipped: %s not found (%s names another interpreter)\n", python, pythonEnv)
 		return nil
 	case errors.As(err, &exit) && exit.ExitCode() == 77:
-		fmt.Println("PyTorch comparison skipped: torch or numpy is not installed for", pythonPath)
+		fmt.Println("PyTorch comparison skipped: torch or numpy is not installed for", python)
+		return nil
+	case errors.As(err, &exit) && exit.ExitCode() == 78:
+		fmt.Printf("PyTorch comparison skipped: the torch of %s has no CUDA device (--torch-device cpu compares with its CPU side)\n", python)
 		return nil
 	case err != nil:
 		return fmt.Errorf("PyTorch side: %w", err)
@@ -82,7 +112,7 @@ func compareWithTorch(dev *tensor.Device, cfg trainConfig, ours []epochResult) e
 	if err != nil {
 		return err
 	}
-	printComparison(dev, cfg, ours, theirs, version, threads)
+	printComparison(dev, cfg, ours, theirs, version, on, threads)
 	return nil
 }
 
@@ -107,8 +137,12 @@ func parseTorch(out []byte) ([]epochResult, string, error) {
 
 // printComparison prints both sides epoch by epoch, with the load of the
 // machine while they ran.
-func printComparison(dev *tensor.Device, cfg trainConfig, ours, theirs []epochResult, version string, threads int) {
-	fmt.Printf("\n%s, batch %d: Shaderflow on %s vs PyTorch %s (%d thread(s))\n", cfg.model, batchSize, dev.Info().Name, version, threads)
+func printComparison(dev *tensor.Device, cfg trainConfig, ours, theirs []epochResult, version, on string, threads int) {
+	where := fmt.Sprintf("%d thread(s)", threads)
+	if on != "cpu" {
+		where = on
+	}
+	fmt.Printf("\n%s, batch %d: Shaderflow on %s vs PyTorch %s (%s)\n", cfg.model, batchSize, dev.Info().Name, version, where)
 	fmt.Printf("%-6s %14s %14s %10s %12s %12s\n", "epoch", "shaderflow s", "pytorch s", "speedup", "sf acc %", "torch acc %")
 	for i := range min(len(ours), len(theirs)) {
 		o, t := ours[i], theirs[i]

@@ -30,19 +30,24 @@ func main() {
 	quiet := flag.Bool("quiet", false, "with --train: no progress bar")
 	schedule := flag.String("schedule", "constant", "with --train: learning-rate schedule, constant (the reference protocol) or cosine (to 0 over the run, per batch)")
 	seed := flag.Uint64("seed", 1, "with --train: seed of the initial weights and the shuffling (PyTorch's manual_seed with --bench)")
+	torchDevice := flag.String("torch-device", "auto", "with --bench: PyTorch's device, cpu or cuda; auto: cuda when training on an NVIDIA GPU, else cpu ($SHADERFLOW_PYTHON names the interpreter, default /usr/bin/python3)")
 	flag.Parse()
 	if *list {
 		printBackends()
 		return
 	}
 	var tc *trainConfig
-	if *model == "" && (*bench || *epochs != 0 || *dataDir != "" || *quiet || *schedule != "constant" || *seed != 1) {
-		fmt.Fprintln(os.Stderr, "demo: --bench, --epochs, --data, --quiet, --schedule and --seed need --train mlp or --train cnn")
+	if *model == "" && (*bench || *epochs != 0 || *dataDir != "" || *quiet || *schedule != "constant" || *seed != 1 || *torchDevice != "auto") {
+		fmt.Fprintln(os.Stderr, "demo: --bench, --epochs, --data, --quiet, --schedule, --seed and --torch-device need --train mlp or --train cnn")
+		os.Exit(2)
+	}
+	if *torchDevice != "auto" && *torchDevice != "cpu" && *torchDevice != "cuda" {
+		fmt.Fprintf(os.Stderr, "demo: --torch-device %q: want auto, cpu or cuda\n", *torchDevice)
 		os.Exit(2)
 	}
 	if *model != "" {
 		tc = &trainConfig{model: *model, epochs: *epochs, dataDir: *dataDir, bench: *bench, quiet: *quiet,
-			schedule: *schedule, seed: *seed}
+			schedule: *schedule, seed: *seed, torchDevice: *torchDevice}
 		if tc.epochs == 0 {
 			tc.epochs = defaultEpochs(*model)
 		}

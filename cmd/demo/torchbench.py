@@ -2,7 +2,7 @@
 # with the same protocol as the Shaderflow side and prints one JSON object per
 # epoch. Run by the demo with Debian's /usr/bin/python3; not a user script.
 #
-#   python3 torchbench.py DATADIR MODEL EPOCHS THREADS SEED SCHEDULE
+#   python3 torchbench.py DATADIR MODEL EPOCHS THREADS SEED SCHEDULE DEVICE
 #
 # Protocol: Fashion-MNIST scaled to [0,1] and normalized with mean 0.2860,
 # std 0.3530; batch 64, reshuffled every epoch, the last short batch kept;
@@ -11,7 +11,9 @@
 # all the run's batches, stepped every batch; torch.manual_seed(SEED);
 # cross-entropy. The epoch time covers the training steps only
 # (batch gathering included); test accuracy is measured after it, in
-# evaluation mode, batches of 1000.
+# evaluation mode, batches of 1000. DEVICE is cpu or cuda: on cuda the data
+# and the model live on the GPU and the clock stops after
+# torch.cuda.synchronize(); exit status 78 says torch has no CUDA device.
 import gzip, json, os, sys, time
 
 try:
@@ -59,11 +61,17 @@ def model(name):
 def main():
     datadir, name, epochs, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     seed, schedule = int(sys.argv[5]), sys.argv[6]
+    device = sys.argv[7] if len(sys.argv) > 7 else 'cpu'
+    if device == 'cuda' and not torch.cuda.is_available():
+        print('torchbench: torch %s has no CUDA device' % torch.__version__, file=sys.stderr)
+        sys.exit(78)
+    sync = torch.cuda.synchronize if device == 'cuda' else (lambda: None)
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
-    xtr, ytr = load(datadir, 'train')
-    xte, yte = load(datadir, 't10k')
+    xtr, ytr = (t.to(device) for t in load(datadir, 'train'))
+    xte, yte = (t.to(device) for t in load(datadir, 't10k'))
     m, lr, momentum = model(name)
+    m = m.to(device)
     opt = torch.optim.SGD(m.parameters(), lr=lr, momentum=momentum)
     sched = None
     if schedule == 'cosine':
@@ -72,8 +80,9 @@ def main():
     n = len(ytr)
     for epoch in range(epochs):
         m.train()
-        perm = torch.randperm(n)
-        total, steps = 0.0, 0
+        perm = torch.randperm(n, device=device)
+        total, steps = torch.zeros((), device=device), 0  # summed on the device: no sync per step
+        sync()
         start = time.perf_counter()
         for i in range(0, n, 64):
             b = perm[i:i + 64]
@@ -83,17 +92,18 @@ def main():
             opt.step()
             if sched is not None:
                 sched.step()
-            total += loss.item()
+            total += loss.detach()
             steps += 1
+        sync()
         elapsed = time.perf_counter() - start
         m.eval()
         correct = 0
         with torch.no_grad():
             for i in range(0, len(yte), 1000):
                 correct += (m(xte[i:i + 1000]).argmax(1) == yte[i:i + 1000]).sum().item()
-        print(json.dumps({'epoch': epoch, 'seconds': elapsed, 'loss': total / steps,
+        print(json.dumps({'epoch': epoch, 'seconds': elapsed, 'loss': total.item() / steps,
                           'accuracy': correct / len(yte), 'threads': torch.get_num_threads(),
-                          'torch': torch.__version__}), flush=True)
+                          'torch': torch.__version__, 'device': device}), flush=True)
 
 
 main()

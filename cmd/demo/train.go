@@ -26,6 +26,9 @@ type trainConfig struct {
 	// steps, stepped every batch).
 	schedule string
 	seed     uint64 // seeds the initial weights and the shuffling
+	// torchDevice is where --bench runs PyTorch: cpu, cuda, or auto (cuda
+	// when training on an NVIDIA GPU).
+	torchDevice string
 }
 
 // The reference protocol: batch 64, reshuffled every epoch with a fixed
