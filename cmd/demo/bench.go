@@ -18,7 +18,7 @@ import (
 )
 
 // torchScript is the PyTorch side of --bench, written to a temporary file
-// and run with Debian's python3.
+// and run with pythonPath's interpreter.
 //
 //go:embed torchbench.py
 var torchScript string

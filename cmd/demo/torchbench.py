@@ -1,6 +1,7 @@
 # The PyTorch side of `demo --bench`: trains the same model on the same data
 # with the same protocol as the Shaderflow side and prints one JSON object per
-# epoch. Run by the demo with Debian's /usr/bin/python3; not a user script.
+# epoch. Run by the demo with Debian's /usr/bin/python3 (or the interpreter
+# $SHADERFLOW_PYTHON names); not a user script.
 #
 #   python3 torchbench.py DATADIR MODEL EPOCHS THREADS SEED SCHEDULE DEVICE
 #
