@@ -5,7 +5,6 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/shaderflow/shaderflow/internal/workpool"
 )
@@ -36,22 +35,11 @@ func (d *Device) parallelFor(n, grain int, body func(w, lo, hi int)) error {
 	return j.err
 }
 
-// waitSpin is how long the caller of parallelFor polls for the helpers'
-// last tasks before it blocks: blocking parks the caller, its processor
-// runs whatever goroutine is queued there (in training, the data loader's
-// gather of the next batch), and waking it again takes tens of
-// microseconds on a virtual machine, while the tasks it waits for usually
-// end within a few.
-const waitSpin = 100 * time.Microsecond
-
-// wait returns when every task of j is done.
+// wait returns when every task of j is done: it polls for the helpers'
+// last tasks (workpool.Await), then blocks.
 func (j *job) wait() {
-	t0 := time.Now()
-	for polls := 1; j.done.Load() < int64(j.tasks); polls++ {
-		if polls%64 == 0 && time.Since(t0) > waitSpin {
-			<-j.fin
-			return
-		}
+	if !workpool.Await(func() bool { return j.done.Load() == int64(j.tasks) }) {
+		<-j.fin
 	}
 }
 

@@ -10,5 +10,6 @@
 // goroutine costs tens of microseconds on a virtual machine, as long as a
 // small kernel, so a helper that finishes polls for the next offer for a
 // while (Spin) before it parks: back-to-back kernels of a training step find
-// it awake.
+// it awake. Likewise a worker waiting for the others' last tasks polls for
+// a while (Await) before it yields or blocks.
 package workpool

@@ -3,6 +3,8 @@ package gemm
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/shaderflow/shaderflow/internal/workpool"
 )
 
 // On a machine with more runnable threads than cores, the operating system
@@ -47,26 +49,20 @@ func contended() bool {
 // waitClock accumulates the time the caller spends waiting for helpers.
 type waitClock struct{ waited time.Duration }
 
-// waitSpin is how long a waiting worker polls before it yields its
-// processor between polls. The waits are short unless a helper was
-// descheduled (they end when tasks already running on other workers
-// finish), and yielding at once handed the processor to whatever goroutine
-// was queued on it: in training, the data loader's gather of the next batch
-// (~40 µs), so that a caller that had to wait 5 µs for the last tile came
-// back tens of microseconds later, and the contention fallback (which took
-// those waits for a descheduled helper) made a third of the MLP's large
-// products serial.
-const waitSpin = 100 * time.Microsecond
-
-// waitUntil polls until done reports true, yielding after waitSpin, and
-// adds the time spent to w when w is not nil.
+// waitUntil polls until done reports true (workpool.Await), then yields
+// between polls, and adds the time spent to w when w is not nil. The waits
+// are short unless a helper was descheduled: they end when tasks already
+// running on other workers finish. Yielding at once had made a third of
+// the MLP's large products serial: the caller came back tens of
+// microseconds late from the data loader's gather, and the contention
+// fallback took that for a descheduled helper.
 func (w *waitClock) waitUntil(done func() bool) {
 	if done() {
 		return
 	}
 	t0 := time.Now()
-	for polls := 1; !done(); polls++ {
-		if polls%64 == 0 && time.Since(t0) > waitSpin {
+	if !workpool.Await(done) {
+		for !done() {
 			yield()
 		}
 	}
