@@ -88,6 +88,27 @@ func farFromKinks(r *rand.Rand) float64 {
 	}
 }
 
+// gridStep is the spacing of spaced and onGrid values: a power of two, so
+// that they and their sums are exact in float32.
+const gridStep = 1.0 / 32
+
+// spaced returns n distinct values in random order: the odd multiples of
+// gridStep/2 around zero. Any two differ by at least gridStep, and each is
+// gridStep/2 from zero and from every onGrid value, so a finite difference
+// (steps of about 1e-6) never crosses a tie of max, a max-pool window or a
+// kink of relu, even after an onGrid value is added in float32.
+func (e *env) spaced(n int) []float64 {
+	v := make([]float64, n)
+	for i, k := range e.rng.Perm(n) {
+		v[i] = (float64(k-n/2) + 0.5) * gridStep
+	}
+	return v
+}
+
+// onGrid draws multiples of gridStep in [-1, 1]: partners of spaced values
+// (a bias added to them, the other operand of maximum).
+func onGrid(r *rand.Rand) float64 { return float64(r.IntN(65)-32) * gridStep }
+
 // ints draws integers in [lo, hi].
 func ints(lo, hi int) gen {
 	return func(r *rand.Rand) float64 { return float64(lo + r.IntN(hi-lo+1)) }
@@ -161,8 +182,14 @@ func (e *env) upload(dt tensor.DType, vals []float64, shape ...int) *tensor.Tens
 // differently ordered buffer), together with its reference.
 func (e *env) input(dt tensor.DType, g gen, l layout, shape ...int) pair {
 	e.t.Helper()
+	return e.inputOf(dt, e.fill(dt, g, numElements(l.baseShape(shape))), l, shape...)
+}
+
+// inputOf is input with the values of l's base tensor given; vals must be
+// representable in dt.
+func (e *env) inputOf(dt tensor.DType, vals []float64, l layout, shape ...int) pair {
+	e.t.Helper()
 	base := l.baseShape(shape)
-	vals := e.fill(dt, g, numElements(base))
 	p := pair{T: e.upload(dt, vals, base...), R: ref.New(vals, base...)}
 	p = l.apply(p, shape)
 	e.noErr(p.T.Realize(), "realizing an input")
