@@ -104,7 +104,10 @@
 // geometry padded to three spatial dimensions (In, Kernel, Out, Stride,
 // Padding, Dilation, three words each; padding dimensions have size one);
 // [9] A descriptor, [10] B descriptor, both rank 5 (N or O, channels, three
-// spatial). One invocation per result element.
+// spatial); [11] M, [12] columns, [13] depth of one group's implicit
+// matrix product (rows, columns and depth by mode in shaders/conv.wgsl),
+// [14] tiles along the columns, [15] tiles along M. One workgroup per 64x64
+// tile of one group's product.
 //
 // Pool (pool): n = elements written; [4] op, [5] backward, [6] adaptive,
 // [7] count_include_pad, [8] N, [9] C, [10] has indices; geometry as Conv at

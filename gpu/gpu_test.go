@@ -325,7 +325,7 @@ func TestConstantsMatchShaders(t *testing.T) {
 		want       int
 	}{
 		{shaders.CommonFile, "WG", WorkgroupSize},
-		{"matmul.wgsl", "MM_T", matmulTile},
+		{"tile.wgsl", "TILE", tileEdge},
 		{shaders.CommonFile, "VIEW_CONTIGUOUS", viewContiguous},
 		{shaders.CommonFile, "PB_SHAPE", pbShape},
 	} {

@@ -5,9 +5,6 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-// matmulTile is the tile edge of matmul.wgsl (MM_T).
-const matmulTile = 64
-
 // EncodeMatMul validates and encodes a batched matrix product: one
 // workgroup per 64x64 result tile of a batch, the epilogue in block 0.
 func EncodeMatMul(k *device.MatMulKernel, t Target) (*Launch, error) {
@@ -17,7 +14,7 @@ func EncodeMatMul(k *device.MatMulKernel, t Target) (*Launch, error) {
 	e := newEncoder("matmul", t)
 	batches := device.NumElements(k.Batch)
 	e.set(hN, e.count(batches*k.M*k.N))
-	tn, tm := ceilDiv(k.N, matmulTile), ceilDiv(k.M, matmulTile)
+	tn, tm := ceilDiv(k.N, tileEdge), ceilDiv(k.M, tileEdge)
 	for i, v := range []int{k.M, k.N, k.K, batches, len(k.Batch), tn, tm} {
 		e.set(hK+i, e.count(v))
 	}

@@ -99,3 +99,7 @@ func BenchmarkAddBandwidth(b *testing.B) { gputest.BenchAdd(b, openDevice(b), 1<
 // BenchmarkMatMulFlops measures a 512x512x512 float32 matrix product,
 // counting 2*M*N*K floating-point operations.
 func BenchmarkMatMulFlops(b *testing.B) { gputest.BenchMatMul(b, openDevice(b), 512) }
+
+// BenchmarkConvFlops measures the reference CNN's second convolution in
+// each mode (gputest.BenchConv).
+func BenchmarkConvFlops(b *testing.B) { gputest.BenchConv(b, openDevice(b)) }

@@ -27,3 +27,7 @@ func BenchmarkAdd16M(b *testing.B) { gputest.BenchAdd(b, gputest.Open(b, Name), 
 func BenchmarkMatMul512(b *testing.B) { gputest.BenchMatMul(b, gputest.Open(b, Name), 512) }
 
 func BenchmarkReduceSum16M(b *testing.B) { gputest.BenchReduceSum(b, gputest.Open(b, Name), 1<<24) }
+
+// BenchmarkConv measures the reference CNN's second convolution in each
+// mode (gputest.BenchConv).
+func BenchmarkConv(b *testing.B) { gputest.BenchConv(b, gputest.Open(b, Name)) }

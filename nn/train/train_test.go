@@ -60,9 +60,10 @@ func TestCNNLearnsFashionMNIST(t *testing.T) {
 		m := train.CNN(dev, tensor.NewGenerator(1))
 		opt := optim.NewSGD(nn.Parameters(m), optim.SGDConfig{LR: 0.05, Momentum: 0.9})
 		if dev.Info().Kind == device.KindSoftwareGPU {
-			// A GPU emulated on the CPU runs these convolutions at seconds
-			// per step: a smoke run that must learn above chance (0.1).
-			shortRun(t, dev, m, opt, 16, 12*16, 100, 0.95, 0.2)
+			// A GPU emulated on the CPU (lavapipe) takes about a second a
+			// step of 16: 30 steps, from 10% to about 62% on the cpu
+			// backend (mean loss of the last 6 steps 0.54 of the first 6).
+			shortRun(t, dev, m, opt, 16, 30*16, 200, 0.8, 0.5)
 			return
 		}
 		steps := 100
