@@ -83,6 +83,7 @@ func convCases() []testCase {
 			}})
 		}
 	}
+	cs = append(cs, largeConvCases()...)
 	cs = append(cs, testCase{name: caseName("conv", "float32", "weight_transposed"), run: func(e *env) {
 		x := e.randn(2, 3, 6, 6)
 		w := e.input(tensor.Float32, normal, transposed, 4, 3, 3, 3)
@@ -92,5 +93,48 @@ func convCases() []testCase {
 			return x.T.Conv2d(w.T, nil, tensor.ConvOptions{Padding: []int{1}})
 		})
 	}})
+	return cs
+}
+
+// largeConvs span several 64x64 tiles of the GPU kernels' implicit products
+// in every mode (rows, columns and depth), one dense and one grouped,
+// strided and dilated, the latter over a transposed input.
+var largeConvs = []struct {
+	c convCase
+	l layout
+}{
+	{convCase{[]int{3, 70, 13, 11}, []int{67, 70, 3, 3}, false, tensor.ConvOptions{Padding: []int{1}}}, contiguous},
+	{convCase{[]int{2, 66, 17, 12}, []int{70, 33, 3, 2}, false,
+		tensor.ConvOptions{Stride: []int{2, 1}, Padding: []int{1}, Dilation: []int{1, 2}, Groups: 2}}, transposed},
+}
+
+// largeConvCases check the forward result and both gradients (the
+// backward-input and backward-weight products) of largeConvs against
+// ref.ConvGrads: finite differences would cost a reference convolution per
+// input element.
+func largeConvCases() []testCase {
+	var cs []testCase
+	for _, lc := range largeConvs {
+		c := lc.c
+		cs = append(cs, testCase{name: caseName("conv_grads", "float32", convName(c), lc.l.name), large: true, run: func(e *env) {
+			x := e.input(tensor.Float32, normal, lc.l, c.x...)
+			w := e.randn(c.w...)
+			x.T.SetRequiresGrad(true)
+			w.T.SetRequiresGrad(true)
+			ro := ref.ConvOptions{Stride: c.opt.Stride, Padding: c.opt.Padding, Dilation: c.opt.Dilation, Groups: c.opt.Groups}
+			sq := func(a *ref.Array) *ref.Array { return ref.Mul(a, a) }
+			want := ref.Conv(x.R, w.R, nil, ro)
+			y := convDev(x.T, w.T, nil, c.opt)
+			taps := numElements(c.w[1:])
+			e.compare("Conv", y, tensor.Float32, want, sumTol(1e-5, taps, ref.Conv(sq(x.R), sq(w.R), nil, ro)))
+			dy := e.randn(want.Shape()...)
+			e.noErr(y.Mul(dy.T).Sum().Backward(), "Backward")
+			dx, dw := ref.ConvGrads(x.R, w.R, dy.R, ro)
+			dxSq, dwSq := ref.ConvGrads(sq(x.R), sq(w.R), sq(dy.R), ro)
+			outChannels := c.w[0] / max(c.opt.Groups, 1)
+			e.compare("Conv gradient of the input", x.T.Grad(), tensor.Float32, dx, sumTol(1e-5, outChannels*numElements(c.w[2:]), dxSq))
+			e.compare("Conv gradient of the weight", w.T.Grad(), tensor.Float32, dw, sumTol(1e-5, numElements(want.Shape())/c.w[0]*c.x[0], dwSq))
+		}})
+	}
 	return cs
 }

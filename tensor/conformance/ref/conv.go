@@ -1,6 +1,9 @@
 package ref
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // ConvOptions are the geometry of a convolution. Each list holds one value
 // per spatial dimension, or a single value for all of them; nil means stride
@@ -74,6 +77,45 @@ func (g geometry) inputPos(o, k, pos []int) bool {
 // PyTorch calls convolution) of x [N, C, in...] with w [O, C/groups, k...],
 // plus bias [O] when bias is not nil.
 func Conv(x, w, bias *Array, opt ConvOptions) *Array {
+	if bias != nil && (bias.Dim() != 1 || bias.shape[0] != w.shape[0]) {
+		panic(fmt.Sprintf("ref.Conv: bias %v for %d output channels", bias.shape, w.shape[0]))
+	}
+	xc, wc := x.Contiguous(), w.Contiguous()
+	var out []float64
+	shape := convTaps(x, w, opt, func(outShape []int) {
+		out = make([]float64, numElements(outShape))
+		if bias != nil {
+			per := numElements(outShape[2:])
+			for i := range out {
+				out[i] = bias.At(i / per % outShape[1])
+			}
+		}
+	}, func(yi, xi, wi int) { out[yi] += xc.data[xi] * wc.data[wi] })
+	return New(out, shape...)
+}
+
+// ConvGrads returns the gradients with respect to x and w of sum(Conv(x, w)
+// * dy): the convolution's backward-input and backward-weight products.
+func ConvGrads(x, w, dy *Array, opt ConvOptions) (dx, dw *Array) {
+	xc, wc, dyc := x.Contiguous(), w.Contiguous(), dy.Contiguous()
+	gx := make([]float64, len(xc.data))
+	gw := make([]float64, len(wc.data))
+	convTaps(x, w, opt, func(outShape []int) {
+		if !slices.Equal(outShape, dy.shape) {
+			panic(fmt.Sprintf("ref.ConvGrads: dy %v for output %v", dy.shape, outShape))
+		}
+	}, func(yi, xi, wi int) {
+		gx[xi] += dyc.data[yi] * wc.data[wi]
+		gw[wi] += dyc.data[yi] * xc.data[xi]
+	})
+	return New(gx, x.shape...), New(gw, w.shape...)
+}
+
+// convTaps checks a convolution of x with w, calls start with its output
+// shape, then calls f(yi, xi, wi) for every product x[xi] * w[wi] that
+// output element yi sums (row-major positions), and returns the output
+// shape.
+func convTaps(x, w *Array, opt ConvOptions, start func(outShape []int), f func(yi, xi, wi int)) []int {
 	op := fmt.Sprintf("Conv%dd", x.Dim()-2)
 	groups := max(opt.Groups, 1)
 	if x.Dim() < 3 || w.Dim() != x.Dim() {
@@ -83,38 +125,30 @@ func Conv(x, w, bias *Array, opt ConvOptions) *Array {
 	if c%groups != 0 || o%groups != 0 || w.shape[1] != c/groups {
 		panic(fmt.Sprintf("ref.%s: input %v, weight %v, groups %d do not fit", op, x.shape, w.shape, groups))
 	}
-	if bias != nil && (bias.Dim() != 1 || bias.shape[0] != o) {
-		panic(fmt.Sprintf("ref.%s: bias %v for %d output channels", op, bias.shape, o))
-	}
 	g := newGeometry(op, x.shape[2:], w.shape[2:], opt.Stride, opt.Padding, opt.Dilation)
-	xc, wc := x.Contiguous(), w.Contiguous()
 	cg, og := c/groups, o/groups
 	spatialIn := numElements(g.in)
 	spatialK := numElements(g.kernel)
 	outShape := append([]int{n, o}, g.out...)
-	out := make([]float64, 0, numElements(outShape))
+	start(outShape)
 	pos := make([]int, len(g.in))
+	yi := 0
 	forEachIndex(outShape, func(idx []int) {
 		b, oc, opos := idx[0], idx[1], idx[2:]
 		grp := oc / og
-		s := 0.0
-		if bias != nil {
-			s = bias.At(oc)
-		}
 		ki := 0
 		forEachIndex(g.kernel, func(k []int) {
 			if g.inputPos(opos, k, pos) {
 				xi := flatIndex(pos, g.in)
 				for ci := range cg {
-					ch := grp*cg + ci
-					s += xc.data[(b*c+ch)*spatialIn+xi] * wc.data[(oc*cg+ci)*spatialK+ki]
+					f(yi, (b*c+grp*cg+ci)*spatialIn+xi, (oc*cg+ci)*spatialK+ki)
 				}
 			}
 			ki++
 		})
-		out = append(out, s)
+		yi++
 	})
-	return New(out, outShape...)
+	return outShape
 }
 
 // flatIndex is the row-major position of idx in shape.

@@ -156,6 +156,28 @@ func TestConv(t *testing.T) {
 	assert.Panics(t, func() { Conv(x, New([]float64{1, 2}, 1, 2, 1), nil, ConvOptions{}) })
 }
 
+// TestConvGrads checks the adjoint identities of a bilinear map:
+// sum(Conv(x, w) * dy) = sum(x * dx) = sum(w * dw), on a grouped, strided,
+// padded and dilated 2-D case, and a small case by hand.
+func TestConvGrads(t *testing.T) {
+	x, w := Sin(seq(2, 4, 7, 6)), Cos(seq(6, 2, 3, 2))
+	opt := ConvOptions{Stride: []int{2, 1}, Padding: []int{1}, Dilation: []int{1, 2}, Groups: 2}
+	y := Conv(x, w, nil, opt)
+	dy := Sin(Add(seq(y.Shape()...), Scalar(0.5)))
+	dx, dw := ConvGrads(x, w, dy, opt)
+	require.Equal(t, x.Shape(), dx.Shape())
+	require.Equal(t, w.Shape(), dw.Shape())
+	l := Sum(Mul(y, dy), false).Item()
+	assert.InDelta(t, l, Sum(Mul(x, dx), false).Item(), 1e-9)
+	assert.InDelta(t, l, Sum(Mul(w, dw), false).Item(), 1e-9)
+	// y = [x0 - x2, x1 - x3] for w = [1, 0, -1]: dx = [dy0, dy1, -dy0, -dy1],
+	// dw[k] = dy0*x[k] + dy1*x[k+1].
+	gx, gw := ConvGrads(New([]float64{1, 2, 3, 4}, 1, 1, 4), New([]float64{1, 0, -1}, 1, 1, 3), New([]float64{10, 100}, 1, 1, 2), ConvOptions{})
+	assert.Equal(t, []float64{10, 100, -10, -100}, vals(gx))
+	assert.Equal(t, []float64{210, 320, 430}, vals(gw))
+	assert.Panics(t, func() { ConvGrads(x, w, seq(1, 1, 1, 1), opt) }, "dy of the wrong shape")
+}
+
 func TestPool(t *testing.T) {
 	x := seq(1, 1, 4, 4)
 	assert.Equal(t, []float64{5, 7, 13, 15}, vals(MaxPool(x, PoolOptions{Kernel: []int{2}})))
