@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"math"
+	"runtime"
+	"time"
 
 	"github.com/shaderflow/shaderflow/tensor"
 	"github.com/shaderflow/shaderflow/tensor/conformance/ref"
@@ -9,6 +11,24 @@ import (
 
 // flatIterations is how many scoped steps must hold the pool flat.
 const flatIterations = 10_000
+
+// settle collects the garbage of earlier cases until the pool's bytes in
+// use hold still: tensors left unreleased are returned by runtime cleanups
+// that run after a collection, and must not do so while a case measures.
+// What is still pending after that can only lower the figure, which is why
+// the flat-pool case checks that the bytes in use never grow.
+func settle(e *env) {
+	last := e.dev.PoolStats().BytesInUse
+	for range 20 {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+		now := e.dev.PoolStats().BytesInUse
+		if now == last {
+			return
+		}
+		last = now
+	}
+}
 
 func memoryCases() []testCase {
 	return []testCase{
@@ -33,18 +53,19 @@ func memoryCases() []testCase {
 			for range 10 { // warm the pool's cache
 				step(true)
 			}
+			settle(e)
 			before := e.dev.PoolStats()
 			for i := range flatIterations {
 				step(i%1000 == 0)
 				if i == flatIterations/2 {
 					mid := e.dev.PoolStats()
-					if mid.BytesInUse != before.BytesInUse || mid.ReservedBytes != before.ReservedBytes {
+					if mid.BytesInUse > before.BytesInUse || mid.ReservedBytes != before.ReservedBytes {
 						e.fatalf("pool grew by step %d: in use %d -> %d bytes, reserved %d -> %d", i, before.BytesInUse, mid.BytesInUse, before.ReservedBytes, mid.ReservedBytes)
 					}
 				}
 			}
 			after := e.dev.PoolStats()
-			if after.BytesInUse != before.BytesInUse {
+			if after.BytesInUse > before.BytesInUse {
 				e.errorf("bytes in use %d before %d scoped steps, %d after", before.BytesInUse, flatIterations, after.BytesInUse)
 			}
 			if after.ReservedBytes != before.ReservedBytes {
