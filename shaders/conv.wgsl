@@ -203,6 +203,7 @@ fn conv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     let i0 = origin.y;
     let j0 = origin.z;
+    load_geometry();
     let m = params[11u];
     let n = params[12u];
     let k = params[13u];

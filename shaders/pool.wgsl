@@ -115,9 +115,19 @@ fn pool_forward(o: u32) {
     }
 }
 
+// disjoint reports whether the windows along d never overlap (a stride at
+// least the dilated window's span, not adaptive): an input position then
+// lies in at most one window, found by division.
+fn disjoint(d: u32) -> bool {
+    return params[6u] == 0u && geo(G_STRIDE, d) >= (geo(G_KERNEL, d) - 1u) * geo(G_DIL, d) + 1u;
+}
+
 // cand_count is the number of candidate outputs along d that may hold input
 // position x in their window; cand returns candidate j, or -1.
 fn cand_count(d: u32, x: u32) -> u32 {
+    if (disjoint(d)) {
+        return 1u;
+    }
     if (params[6u] != 0u) {
         let lo = (x * geo(G_OUT, d)) / geo(G_IN, d);
         let hi = ((x + 1u) * geo(G_OUT, d) + geo(G_IN, d) - 1u) / geo(G_IN, d);
@@ -127,6 +137,16 @@ fn cand_count(d: u32, x: u32) -> u32 {
 }
 
 fn cand(d: u32, x: u32, j: u32) -> i32 {
+    if (disjoint(d)) {
+        // x + pad = y*stride + k*dil with k*dil < stride.
+        let t = x + geo(G_PAD, d);
+        let y = t / geo(G_STRIDE, d);
+        let r = t % geo(G_STRIDE, d);
+        if (r % geo(G_DIL, d) != 0u || r / geo(G_DIL, d) >= geo(G_KERNEL, d) || y >= geo(G_OUT, d)) {
+            return -1;
+        }
+        return i32(y);
+    }
     if (params[6u] != 0u) {
         let y = (x * geo(G_OUT, d)) / geo(G_IN, d) + j;
         let s = u32(win_start(d, y));
@@ -192,6 +212,7 @@ fn pool(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (o >= params[H_N]) {
         return;
     }
+    load_geometry();
     if (params[5u] != 0u) {
         pool_backward(o);
     } else {

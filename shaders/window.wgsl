@@ -9,7 +9,18 @@ const G_STRIDE: u32 = 25u;
 const G_PAD: u32 = 28u;
 const G_DIL: u32 = 31u;
 
-fn geo(field: u32, d: u32) -> u32 { return params[field + d]; }
+// The geometry words, copied once per invocation by load_geometry (kernels
+// that read geo call it first): a private copy lets the compiler keep them
+// in registers, where params words are re-read around every storage access.
+var<private> geometry: array<u32, 18>;
+
+fn load_geometry() {
+    for (var i = 0u; i < 18u; i = i + 1u) {
+        geometry[i] = params[G_IN + i];
+    }
+}
+
+fn geo(field: u32, d: u32) -> u32 { return geometry[field - G_IN + d]; }
 
 // in_pos returns the input position of output position y and window tap k
 // along dimension d (negative or >= In when outside the input).

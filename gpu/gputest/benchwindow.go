@@ -38,3 +38,30 @@ func BenchConv(b *testing.B, d device.Device) {
 		})
 	}
 }
+
+// BenchMaxPool measures the reference CNN's first 2×2 max pooling (batch
+// 64, 32 channels, 28×28 → 14×14) forward (with winner indices) and
+// backward as sub-benchmarks, and reports GB/s of the tensors each reads
+// and writes once.
+func BenchMaxPool(b *testing.B, d device.Device) {
+	Label(b, d)
+	g := device.ConvGeometry{N: 64, C: 32, O: 32, Groups: 32, In: []int{28, 28}, Kernel: []int{2, 2}, Out: []int{14, 14},
+		Stride: []int{2, 2}, Padding: []int{0, 0}, Dilation: []int{1, 1}}
+	in := []int{g.N, g.C, 28, 28}
+	out := []int{g.N, g.C, 14, 14}
+	nIn, nOut := device.NumElements(in), device.NumElements(out)
+	bufs := allocN(b, d, int64(4*nIn), 4)
+	x, y, idx, dx := bufs[0], bufs[1], bufs[2], bufs[3]
+	fwd := &device.PoolKernel{Op: device.PoolMax, Geom: g, X: device.Contiguous(x, device.Float32, 0, in),
+		Out: device.Contiguous(y, device.Float32, 0, out), Indices: device.Contiguous(idx, device.Int32, 0, out)}
+	run(b, d.Pool(fwd)) // winners for the backward pass
+	b.Run("forward", func(b *testing.B) {
+		bytes := int64(4 * (nIn + 2*nOut))
+		Time(b, d, bytes, func() error { return d.Pool(fwd) })
+	})
+	b.Run("backward", func(b *testing.B) {
+		bwd := &device.PoolKernel{Op: device.PoolMax, Backward: true, Geom: g, X: device.Contiguous(y, device.Float32, 0, out),
+			Out: device.Contiguous(dx, device.Float32, 0, in), Indices: device.Contiguous(idx, device.Int32, 0, out)}
+		Time(b, d, int64(4*(2*nOut+nIn)), func() error { return d.Pool(bwd) })
+	})
+}

@@ -103,3 +103,7 @@ func BenchmarkMatMulFlops(b *testing.B) { gputest.BenchMatMul(b, openDevice(b), 
 // BenchmarkConvFlops measures the reference CNN's second convolution in
 // each mode (gputest.BenchConv).
 func BenchmarkConvFlops(b *testing.B) { gputest.BenchConv(b, openDevice(b)) }
+
+// BenchmarkMaxPool measures the reference CNN's first max pooling forward
+// and backward (gputest.BenchMaxPool).
+func BenchmarkMaxPool(b *testing.B) { gputest.BenchMaxPool(b, openDevice(b)) }

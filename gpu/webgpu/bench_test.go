@@ -31,3 +31,7 @@ func BenchmarkReduceSum16M(b *testing.B) { gputest.BenchReduceSum(b, gputest.Ope
 // BenchmarkConv measures the reference CNN's second convolution in each
 // mode (gputest.BenchConv).
 func BenchmarkConv(b *testing.B) { gputest.BenchConv(b, gputest.Open(b, Name)) }
+
+// BenchmarkMaxPool measures the reference CNN's first max pooling forward
+// and backward (gputest.BenchMaxPool).
+func BenchmarkMaxPool(b *testing.B) { gputest.BenchMaxPool(b, gputest.Open(b, Name)) }

@@ -41,7 +41,12 @@ var maxPools = []poolCase{
 	{[]int{1, 2, 9, 11}, tensor.PoolOptions{Kernel: []int{2, 3}, Stride: []int{1, 2}, Dilation: []int{2}}},
 	{[]int{1, 1, 5, 5}, tensor.PoolOptions{Kernel: []int{5}}},
 	{[]int{3, 2, 7, 6}, tensor.PoolOptions{Kernel: []int{3, 2}, Stride: []int{2, 1}, Padding: []int{1, 1}}},
+	{[]int{2, 3, 11, 13}, gappedPool},
 }
+
+// gappedPool's windows are disjoint with gaps between them (strides past
+// the dilated spans), so that some inputs lie in no window.
+var gappedPool = tensor.PoolOptions{Kernel: []int{2}, Stride: []int{3, 5}, Padding: []int{1}, Dilation: []int{1, 2}}
 
 var avgPools = []poolCase{
 	{[]int{2, 3, 8, 8}, tensor.PoolOptions{Kernel: []int{2}}},
@@ -49,6 +54,7 @@ var avgPools = []poolCase{
 	{[]int{2, 3, 9, 8}, tensor.PoolOptions{Kernel: []int{3}, Stride: []int{2}, Padding: []int{1}, CountExcludePad: true}},
 	{[]int{1, 2, 7, 10}, tensor.PoolOptions{Kernel: []int{2, 4}, Stride: []int{1, 3}, Padding: []int{1, 2}}},
 	{[]int{1, 2, 7, 10}, tensor.PoolOptions{Kernel: []int{2, 4}, Stride: []int{1, 3}, Padding: []int{1, 2}, CountExcludePad: true}},
+	{[]int{2, 3, 11, 13}, gappedPool},
 }
 
 func poolCases() []testCase {

@@ -158,6 +158,10 @@ func convGradOps() []gradOp {
 			func(x, b *ref.Array) *ref.Array {
 				return ref.MaxPool(ref.Add(x, b), refPool(tensor.PoolOptions{Kernel: []int{2}}))
 			}),
+		unaryGrad("max_pool2d(gapped)", in(2, 3, 11, 13).spacedOut(), func(t *tensor.Tensor) *tensor.Tensor { return t.MaxPool2d(gappedPool) },
+			func(a *ref.Array) *ref.Array { return ref.MaxPool(a, refPool(gappedPool)) }),
+		unaryGrad("avg_pool2d(gapped)", in(2, 3, 11, 13), func(t *tensor.Tensor) *tensor.Tensor { return t.AvgPool2d(gappedPool) },
+			func(a *ref.Array) *ref.Array { return ref.AvgPool(a, refPool(gappedPool)) }),
 		unaryGrad("avg_pool2d", in(1, 2, 6, 6), func(t *tensor.Tensor) *tensor.Tensor { return t.AvgPool2d(ap) },
 			func(a *ref.Array) *ref.Array { return ref.AvgPool(a, refPool(ap)) }),
 		unaryGrad("adaptive_avg_pool2d(4,3)", in(1, 2, 7, 5), func(t *tensor.Tensor) *tensor.Tensor { return t.AdaptiveAvgPool2d(4, 3) },
