@@ -55,10 +55,12 @@ struct Gather {
     step: vec3<i32>,  // the convolution's strides (BACK_TAP)
 }
 
+// vgeo is a three-word geometry field as a vector.
 fn vgeo(field: u32) -> vec3<i32> {
     return vec3<i32>(i32(geo(field, 0u)), i32(geo(field, 1u)), i32(geo(field, 2u)));
 }
 
+// gather_of describes view d read as an operand of the given kind.
 fn gather_of(d: u32, kind: u32) -> Gather {
     let s = d + VD_STRIDES + 2u;
     var lim = vgeo(G_OUT);
@@ -84,6 +86,26 @@ fn gather_load(o: Gather, a: Part, b: Part) -> f32 {
     }
     let q = vec3<u32>(p) * o.sp;
     return bitcast<f32>(ld(o.bind, o.base + a.off + b.off + q.x + q.y + q.z));
+}
+
+// operand_kinds are the kinds of A and B in a mode: forward A taps x and B
+// is w; backward input A taps dy backwards and B is w; backward weight A is
+// dy and B taps x.
+fn operand_kinds(mode: u32) -> vec2<u32> {
+    switch mode {
+        case 1u: {
+            if (all(vgeo(G_STRIDE) == vec3<i32>(1))) {
+                return vec2<u32>(BACK_TAP_UNIT, PLAIN);
+            }
+            return vec2<u32>(BACK_TAP, PLAIN);
+        }
+        case 2u: {
+            return vec2<u32>(PLAIN, TAP);
+        }
+        default: {
+            return vec2<u32>(TAP, PLAIN);
+        }
+    }
 }
 
 // stride_of is dimension i's stride of view d (rank 5).
@@ -208,22 +230,9 @@ fn conv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let n = params[12u];
     let k = params[13u];
     var acc: array<vec4<f32>, 4>; // zero-initialized
-    // Operand kinds by mode: forward A taps x, B is w; backward input A
-    // taps dy backwards, B is w; backward weight A is dy, B taps x.
-    let mode = params[4u];
-    var ka_kind = TAP;
-    var kb_kind = PLAIN;
-    if (mode == 1u) {
-        ka_kind = BACK_TAP;
-        if (all(vgeo(G_STRIDE) == vec3<i32>(1))) {
-            ka_kind = BACK_TAP_UNIT;
-        }
-    } else if (mode == 2u) {
-        ka_kind = PLAIN;
-        kb_kind = TAP;
-    }
-    let ga = gather_of(params[9u], ka_kind);
-    let gb = gather_of(params[10u], kb_kind);
+    let kinds = operand_kinds(params[4u]);
+    let ga = gather_of(params[9u], kinds.x);
+    let gb = gather_of(params[10u], kinds.y);
     // An invocation stages rows tile_a_row(li) and tile_a_row(li + WG) of A
     // at one depth (WG is a multiple of TILE_K) and column tile_b_col(li) of
     // B (WG is a multiple of TILE) at two depths.

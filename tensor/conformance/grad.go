@@ -23,10 +23,10 @@ type gradIn struct {
 	dt    tensor.DType
 	grad  bool // whether the gradient with respect to it is checked
 	l     layout
-	// distinct replaces g with env.spaced: values far apart from each other,
+	// spaced replaces g with env.spaced: values far apart from each other,
 	// from zero and from onGrid values, for the ops that pick one of
 	// several inputs (max, min, max pooling).
-	distinct bool
+	spaced bool
 }
 
 // in is a float32 input from N(0, 1) that requires grad.
@@ -42,12 +42,12 @@ func (g gradIn) boolean() gradIn           { g.dt, g.g, g.grad = tensor.Bool, in
 func (g gradIn) positive() gradIn          { return g.from(positive) }
 func (g gradIn) awayFromKinks() gradIn     { return g.from(farFromKinks) }
 func (g gradIn) scaledBy(k float64) gradIn { return g.from(scaled(k)) }
-func (g gradIn) spacedOut() gradIn         { g.distinct = true; return g }
+func (g gradIn) spacedOut() gradIn         { g.spaced = true; return g }
 
 // gradInput draws the input gi describes.
 func (e *env) gradInput(gi gradIn) pair {
 	e.t.Helper()
-	if gi.distinct {
+	if gi.spaced {
 		return e.inputOf(gi.dt, e.spaced(numElements(gi.l.baseShape(gi.shape))), gi.l, gi.shape...)
 	}
 	return e.input(gi.dt, gi.g, gi.l, gi.shape...)
