@@ -114,5 +114,8 @@ func TestFusedChainsMatchInterpreter(t *testing.T) {
 			}
 		}
 	}
-	require.Greater(t, fusedRuns, 25, "chains of two ops or more run on the fused machine")
+	// About 37 of the 120 random chains run fused (sd 4.5 over 150 runs,
+	// 23-49); a bound of 25 failed CI once. None do when the fused machine
+	// is never chosen, which is what this guards.
+	require.Greater(t, fusedRuns, 10, "chains of two ops or more run on the fused machine")
 }

@@ -3,6 +3,8 @@ package cpu
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -10,12 +12,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// newRand returns a generator whose seed is logged if the test fails.
+// newRand returns a generator seeded from $SHADERFLOW_SEED or the clock,
+// whose seed is logged if the test fails.
 func newRand(t testing.TB) *rand.Rand {
 	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("SHADERFLOW_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("SHADERFLOW_SEED=%q: %v", s, err)
+		}
+		seed = v
+	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("random seed %d", seed)
+			t.Logf("random seed %d (repeat with SHADERFLOW_SEED=%d)", seed, seed)
 		}
 	})
 	return rand.New(rand.NewPCG(seed, 0x5eed))
