@@ -157,6 +157,9 @@ func Arange(d *Device, start, stop, step float64) *Tensor {
 func Rand(d *Device, shape ...int) *Tensor { return random(d, device.OpRandUniform, shape, 0) }
 
 // Randn returns standard normal Float32 numbers from the device's generator.
+// One seed gives the same numbers on one backend; across backends they agree
+// within device.NormalTolerance (GPU transcendentals differ in the last bits),
+// while Rand's agree exactly.
 func Randn(d *Device, shape ...int) *Tensor { return random(d, device.OpRandNormal, shape, 0) }
 
 // random records a random node; seed 0 draws from the device's stream.
