@@ -42,6 +42,7 @@ const installHint = "install a Vulkan driver and loader (Debian/Ubuntu: apt-get 
 
 func (b *backend) load() {
 	b.once.Do(func() {
+		quietDriverLogs()
 		b.inst = wgpu.CreateInstance(&wgpu.InstanceDescriptor{Backends: instanceBackends()})
 		all := b.inst.EnumerateAdapters(&wgpu.InstanceEnumerateAdapterOptons{Backends: instanceBackends()})
 		if len(all) == 0 {
