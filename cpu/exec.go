@@ -106,6 +106,10 @@ func (p *plan) evalInstr(ws *workspace, i int, in *device.Instr, lo, m int) {
 		}
 	case op == device.OpCast:
 		p.cast(ws, i, in)
+	case op == device.OpRoundF16:
+		roundThrough(ws.rf32[i], ws.rf32[a[0]], ws.u16, f32ToHalf, halfToF32)
+	case op == device.OpRoundBF16:
+		roundThrough(ws.rf32[i], ws.rf32[a[0]], ws.u16, f32ToBF16, bf16ToF32)
 	case op >= device.OpNeg && op <= device.OpCeil:
 		if in.Type == device.Float32 {
 			modeF32[p.regs[i].mode].unary[op](ws.rf32[i], ws.rf32[a[0]])
@@ -320,6 +324,15 @@ func (p *plan) cast(ws *workspace, i int, in *device.Instr) {
 			dst[j] = int32(src[j])
 		}
 	}
+}
+
+// roundThrough sets dst to x rounded to a 16-bit storage type by the
+// conversions that stores and loads use (narrow, then widen), with bits as
+// scratch of at least len(dst) elements; dst may be x.
+func roundThrough(dst, x []float32, bits []uint16, narrow func([]uint16, []float32), widen func([]float32, []uint16)) {
+	bits = bits[:len(dst)]
+	narrow(bits, x[:len(dst)])
+	widen(dst, bits)
 }
 
 // load fills register i with source s at positions [lo, lo+m), converting

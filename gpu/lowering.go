@@ -26,7 +26,8 @@ var unaryFloat = map[device.Op]string{
 	device.OpLog: "op_log", device.OpSqrt: "op_sqrt", device.OpRsqrt: "op_rsqrt", device.OpRecip: "op_recip",
 	device.OpSin: "op_sin", device.OpCos: "op_cos", device.OpTanh: "op_tanh", device.OpSigmoid: "op_sigmoid",
 	device.OpRelu: "op_relu", device.OpErf: "op_erf", device.OpGeluErf: "op_gelu_erf",
-	device.OpGeluTanh: "op_gelu_tanh", device.OpSilu: "op_silu", device.OpFloor: "op_floor", device.OpCeil: "op_ceil",
+	device.OpGeluTanh: "op_gelu_tanh", device.OpSilu: "op_silu",
+	device.OpRoundF16: "op_round_f16", device.OpRoundBF16: "op_round_bf16", device.OpFloor: "op_floor", device.OpCeil: "op_ceil",
 }
 
 var binaryFloat = map[device.Op]string{

@@ -26,28 +26,30 @@ const OP_ERF: u32 = 18u;
 const OP_GELU_ERF: u32 = 19u;
 const OP_GELU_TANH: u32 = 20u;
 const OP_SILU: u32 = 21u;
-const OP_FLOOR: u32 = 22u;
-const OP_CEIL: u32 = 23u;
-const OP_IS_NAN: u32 = 24u;
-const OP_NOT: u32 = 25u;
-const OP_CAST: u32 = 26u;
-const OP_ADD: u32 = 27u;
-const OP_SUB: u32 = 28u;
-const OP_MUL: u32 = 29u;
-const OP_DIV: u32 = 30u;
-const OP_POW: u32 = 31u;
-const OP_MAX: u32 = 32u;
-const OP_MIN: u32 = 33u;
-const OP_EQ: u32 = 34u;
-const OP_NE: u32 = 35u;
-const OP_LT: u32 = 36u;
-const OP_LE: u32 = 37u;
-const OP_GT: u32 = 38u;
-const OP_GE: u32 = 39u;
-const OP_AND: u32 = 40u;
-const OP_OR: u32 = 41u;
-const OP_WHERE: u32 = 42u;
-const OP_FMA: u32 = 43u;
+const OP_ROUND_F16: u32 = 22u;
+const OP_ROUND_BF16: u32 = 23u;
+const OP_FLOOR: u32 = 24u;
+const OP_CEIL: u32 = 25u;
+const OP_IS_NAN: u32 = 26u;
+const OP_NOT: u32 = 27u;
+const OP_CAST: u32 = 28u;
+const OP_ADD: u32 = 29u;
+const OP_SUB: u32 = 30u;
+const OP_MUL: u32 = 31u;
+const OP_DIV: u32 = 32u;
+const OP_POW: u32 = 33u;
+const OP_MAX: u32 = 34u;
+const OP_MIN: u32 = 35u;
+const OP_EQ: u32 = 36u;
+const OP_NE: u32 = 37u;
+const OP_LT: u32 = 38u;
+const OP_LE: u32 = 39u;
+const OP_GT: u32 = 40u;
+const OP_GE: u32 = 41u;
+const OP_AND: u32 = 42u;
+const OP_OR: u32 = 43u;
+const OP_WHERE: u32 = 44u;
+const OP_FMA: u32 = 45u;
 
 // ---- random numbers (device.Hash32, RandomBits, Uniform, Normal) ----
 
@@ -202,6 +204,12 @@ fn op_silu(x: f32) -> f32 {
     }
     return x * op_sigmoid(x);
 }
+
+// op_round_f16 and op_round_bf16 round to the storage types through the
+// conversions that stores use (device.OpRoundF16, OpRoundBF16).
+fn op_round_f16(x: f32) -> f32 { return f16_to_f32(f32_to_f16(x)); }
+
+fn op_round_bf16(x: f32) -> f32 { return bitcast<f32>(f32_to_bf16(x) << 16u); }
 
 fn op_floor(x: f32) -> f32 { return floor(x); }
 

@@ -120,7 +120,7 @@ func (pb *progBuilder) build(n *node, v view) device.Reg {
 		}
 	case pb.canAbsorb(n, v):
 		pb.absorbed = n
-		r = pb.b.Input(accInput, n.dtype)
+		r = pb.b.Round(pb.b.Input(accInput, n.dtype), n.dtype)
 		pb.ops = append(pb.ops, n.kind.String())
 	default:
 		r = pb.materialized(n, v)
@@ -174,11 +174,50 @@ func (pb *progBuilder) inline(n *node, v view) (device.Reg, bool) {
 	default:
 		r = b.Binary(op, args[0], args[1])
 	}
+	if !pb.exactIn(r, n.dtype) {
+		r = b.Round(r, n.dtype)
+	}
 	if n.op != device.OpConst {
 		pb.ops = append(pb.ops, n.op.String())
 	}
 	pb.contrib = append(pb.contrib, contribution{n: n, inputs: len(pb.inputs) - before})
 	return r, true
+}
+
+// exactIn reports whether register r certainly holds a value of storage type
+// dt, so that rounding it to dt would change nothing: a load of a dt view, a
+// rounding to dt, or a sign change, absolute value, ReLU, maximum, minimum or
+// selection of such values. Other narrow results are rounded where they are
+// computed, as storing them would.
+func (pb *progBuilder) exactIn(r device.Reg, dt DType) bool {
+	in := &pb.b.P.Code[r]
+	switch in.Op {
+	case device.OpInput:
+		return in.Index != accInput && pb.inputs[in.Index].DType == dt
+	case device.OpRoundF16:
+		return dt == Float16
+	case device.OpRoundBF16:
+		return dt == BFloat16
+	case device.OpNeg, device.OpAbs, device.OpRelu:
+		return pb.exactIn(in.Args[0], dt)
+	case device.OpMax, device.OpMin:
+		return pb.exactIn(in.Args[0], dt) && pb.exactIn(in.Args[1], dt)
+	case device.OpWhere:
+		return pb.exactIn(in.Args[1], dt) && pb.exactIn(in.Args[2], dt)
+	}
+	return false
+}
+
+// unroundLast returns the argument of r when r is the program's last
+// instruction and rounds to dt, removing it, for r stored next to an output
+// of type dt: the store rounds the value the same way.
+func (pb *progBuilder) unroundLast(r device.Reg, dt DType) device.Reg {
+	code := pb.b.P.Code
+	if int(r) != len(code)-1 || !(code[r].Op == device.OpRoundF16 && dt == Float16 || code[r].Op == device.OpRoundBF16 && dt == BFloat16) {
+		return r
+	}
+	pb.b.P.Code = code[:r]
+	return code[r].Args[0]
 }
 
 // materialized realizes n on its own and reads it as a kernel input.

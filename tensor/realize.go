@@ -86,7 +86,7 @@ func (d *Device) runElementwise(n *node) error {
 // materialization to respect the device's binding limit).
 func (d *Device) tryElementwise(n *node, pb *progBuilder) (bool, error) {
 	r, _ := pb.inline(n, contiguousView(n.shape))
-	pb.b.Output(pb.b.Cast(r, n.dtype))
+	pb.b.Output(pb.b.Cast(pb.unroundLast(r, n.dtype), n.dtype))
 	if pb.err != nil {
 		return true, pb.err
 	}

@@ -54,7 +54,8 @@ func runProgram(t testing.TB, d device.Device, what string, prog device.Program,
 // math rounded to float32 (GPU transcendentals are a few ulp off).
 func unaryTol(op device.Op) Tol {
 	switch op {
-	case device.OpNeg, device.OpAbs, device.OpSign, device.OpRelu, device.OpFloor, device.OpCeil:
+	case device.OpNeg, device.OpAbs, device.OpSign, device.OpRelu, device.OpFloor, device.OpCeil,
+		device.OpRoundF16, device.OpRoundBF16:
 		return Exact
 	case device.OpRecip, device.OpSqrt:
 		return Tol{Rel: 3e-7}

@@ -41,6 +41,7 @@ func groups() []group {
 		{"int32", int32Cases()},
 		{"bool", boolCases()},
 		{"halfprec", halfCases()},
+		{"narrow", narrowCases()},
 		{"reduce", reduceCases()},
 		{"softmax", softmaxCases()},
 		{"matmul", matmulCases()},

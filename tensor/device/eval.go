@@ -54,6 +54,10 @@ func UnaryF32(op Op, x float32) float32 {
 		return float32(0.5 * f * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(f+0.044715*f*f*f))))
 	case OpSilu:
 		return float32(f * Sigmoid64(f))
+	case OpRoundF16:
+		return Float16ToFloat32(Float32ToFloat16(x))
+	case OpRoundBF16:
+		return BFloat16ToFloat32(Float32ToBFloat16(x))
 	case OpFloor:
 		return float32(math.Floor(f))
 	case OpCeil:

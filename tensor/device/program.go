@@ -33,6 +33,8 @@ const (
 	OpGeluErf
 	OpGeluTanh
 	OpSilu
+	OpRoundF16  // round to the nearest float16 value as a store does (Float32ToFloat16), kept as float32
+	OpRoundBF16 // round to the nearest bfloat16 value as a store does (Float32ToBFloat16), kept as float32
 	OpFloor
 	OpCeil
 	OpIsNaN // Bool
@@ -64,7 +66,7 @@ const (
 var opNames = [...]string{
 	"input", "const", "index", "rand", "randn",
 	"neg", "abs", "sign", "exp", "log", "sqrt", "rsqrt", "recip", "sin", "cos", "tanh",
-	"sigmoid", "relu", "erf", "gelu", "gelu_tanh", "silu", "floor", "ceil", "isnan", "not", "cast",
+	"sigmoid", "relu", "erf", "gelu", "gelu_tanh", "silu", "round_f16", "round_bf16", "floor", "ceil", "isnan", "not", "cast",
 	"add", "sub", "mul", "div", "pow", "max", "min", "eq", "ne", "lt", "le", "gt", "ge", "and", "or",
 	"where", "fma",
 }
@@ -199,6 +201,22 @@ func (b *Builder) Cast(x Reg, t DType) Reg {
 		return x
 	}
 	return b.emit(Instr{Op: OpCast, Type: t, Args: [3]Reg{x}})
+}
+
+// Round rounds the Float32 register x to storage type t as storing it in a
+// buffer of type t would (Float16, BFloat16) and returns x for other types:
+// a narrow intermediate computed inside a fused program then has the value it
+// would have if it were stored and loaded again.
+func (b *Builder) Round(x Reg, t DType) Reg {
+	switch {
+	case b.TypeOf(x) != Float32:
+		return x
+	case t == Float16:
+		return b.Unary(OpRoundF16, x)
+	case t == BFloat16:
+		return b.Unary(OpRoundBF16, x)
+	}
+	return x
 }
 
 // Binary applies a two-argument op; comparisons yield Bool.
