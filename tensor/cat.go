@@ -3,6 +3,7 @@ package tensor
 import (
 	"slices"
 
+	"github.com/shaderflow/shaderflow/internal/checked"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
@@ -31,9 +32,13 @@ func Cat(dim int, ts ...*Tensor) *Tensor {
 				usage("Cat", "shapes %v and %v differ outside dimension %d", ts[0].shape, t.shape, dim)
 			}
 		}
-		shape[dim] += t.shape[dim]
+		var ok bool
+		if shape[dim], ok = checked.Add(shape[dim], t.shape[dim]); !ok {
+			usage("Cat", "dimension %d of the result overflows", dim)
+		}
 		dt = promote(dt, t.DType())
 	}
+	checkExtent("Cat", shape)
 	srcs := make([]src, len(ts))
 	in := make([]*Tensor, len(ts))
 	for i, t := range ts {

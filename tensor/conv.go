@@ -3,6 +3,7 @@ package tensor
 import (
 	"slices"
 
+	"github.com/shaderflow/shaderflow/internal/checked"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
@@ -54,7 +55,7 @@ func convGeometry(op string, nd int, x, w *Tensor, o ConvOptions) device.ConvGeo
 		Padding:  spatial(op, "padding", o.Padding, nd, 0),
 		Dilation: spatial(op, "dilation", o.Dilation, nd, 1),
 	}
-	if g.C%g.Groups != 0 || g.O%g.Groups != 0 || w.shape[1]*g.Groups != g.C {
+	if perGroup, ok := checked.Mul(w.shape[1], g.Groups); !ok || g.C%g.Groups != 0 || g.O%g.Groups != 0 || perGroup != g.C {
 		usage(op, "input %v, weight %v and groups %d do not agree (weight must be [out, in/groups, k...])", x.shape, w.shape, g.Groups)
 	}
 	g.Out = make([]int, nd)
@@ -62,12 +63,12 @@ func convGeometry(op string, nd int, x, w *Tensor, o ConvOptions) device.ConvGeo
 		if g.Stride[i] < 1 || g.Dilation[i] < 1 || g.Padding[i] < 0 {
 			usage(op, "stride %v, padding %v, dilation %v must be positive (padding non-negative)", g.Stride, g.Padding, g.Dilation)
 		}
-		span := g.Dilation[i]*(g.Kernel[i]-1) + 1
-		if g.In[i]+2*g.Padding[i] < span {
+		var ok bool
+		if g.Out[i], ok = convOutSize(g.In[i], g.Kernel[i], g.Stride[i], g.Padding[i], g.Dilation[i]); !ok {
 			usage(op, "kernel %v (dilation %v) larger than padded input %v (padding %v)", g.Kernel, g.Dilation, g.In, g.Padding)
 		}
-		g.Out[i] = (g.In[i]+2*g.Padding[i]-span)/g.Stride[i] + 1
 	}
+	checkExtent(op, append([]int{g.N, g.O}, g.Out...))
 	return g
 }
 

@@ -141,9 +141,11 @@ func Arange(d *Device, start, stop, step float64) *Tensor {
 	if step == 0 || math.IsNaN(start+stop+step) {
 		usage("Arange", "bad range start=%g stop=%g step=%g", start, stop, step)
 	}
-	n := int(math.Ceil((stop - start) / step))
-	n = max(n, 0)
-	checkShape("Arange", []int{n})
+	count := math.Ceil((stop - start) / step)
+	if !(count <= MaxElements) { // also refuses NaN and the infinities
+		usage("Arange", "range start=%g stop=%g step=%g has more than %d elements", start, stop, step, MaxElements)
+	}
+	n := max(int(count), 0)
 	d.mu.Lock()
 	idx := d.newNode(kindElementwise, Int32, []int{n}, nil)
 	idx.op = device.OpIndex

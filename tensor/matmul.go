@@ -53,6 +53,7 @@ func mm(a, b *Tensor, batch []int, m, n, k int) *Tensor {
 	shapeA := append(append([]int{}, batch...), m, k)
 	shapeB := append(append([]int{}, batch...), k, n)
 	out := append(append([]int{}, batch...), m, n)
+	checkExtent("MatMul", out)
 	d.mu.Lock()
 	nd := d.newNode(kindMatMul, Float32, out, []src{
 		{n: a.n, v: broadcastView(a.view(), shapeA)},

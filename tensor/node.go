@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -62,6 +63,7 @@ type node struct {
 	handles   int  // live Tensor handles onto this node
 	consumers int  // unrealized nodes reading this one, plus autograd pins
 	forceMat  bool // never inline into a consumer
+	freed     bool // its memory and sources are gone: nothing may read it again
 }
 
 func (n *node) numel() int { return device.NumElements(n.shape) }
@@ -79,22 +81,46 @@ func (d *Device) newNode(kind nodeKind, dt DType, shape []int, srcs []src) *node
 	}
 	for _, s := range srcs {
 		s.n.consumers++
+		if s.n.freed && n.err == nil {
+			// Only a tensor released by another goroutine's Scope while
+			// this op was recorded gets here; computing would read nothing.
+			n.err = errors.New("tensor: an operand was released (by a Scope on another goroutine?) while the operation was recorded")
+		}
 	}
 	return n
 }
 
 // dropSources releases the node's references to its sources once it is
-// realized (or abandoned). Callers hold dev.mu.
+// realized (or abandoned), freeing sources nothing else reads. It works
+// through an explicit stack, so a long chain of unrealized nodes is freed
+// without deep recursion. Callers hold dev.mu.
 func (n *node) dropSources() {
+	var buf [16]*node
+	stack := n.releaseSources(buf[:0])
+	for len(stack) > 0 {
+		m := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if m.handles > 0 || m.consumers > 0 {
+			continue
+		}
+		m.freeBlocks()
+		stack = m.releaseSources(stack)
+	}
+}
+
+// releaseSources drops n's consumer reference on each source and appends
+// the sources to stack.
+func (n *node) releaseSources(stack []*node) []*node {
 	srcs := n.srcs
 	n.srcs = nil
 	for _, s := range srcs {
 		s.n.consumers--
-		s.n.maybeFree()
+		stack = append(stack, s.n)
 	}
 	// srcs may alias sbuf: without clearing it, a realized node (a
 	// parameter) would keep every earlier step's graph reachable.
 	clear(n.sbuf[:])
+	return stack
 }
 
 // maybeFree releases the node's memory and graph when nothing can read it
@@ -103,13 +129,19 @@ func (n *node) maybeFree() {
 	if n.handles > 0 || n.consumers > 0 {
 		return
 	}
+	n.freeBlocks()
+	n.dropSources()
+}
+
+// freeBlocks returns the node's memory to the pool and marks it freed.
+func (n *node) freeBlocks() {
 	for _, b := range []**pool.Block{&n.block, &n.extra} {
 		if *b != nil {
 			n.dev.pool.Free(*b)
 			*b = nil
 		}
 	}
-	n.dropSources()
+	n.freed = true
 }
 
 // contiguousView returns the identity view of shape.

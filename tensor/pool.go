@@ -60,12 +60,12 @@ func (t *Tensor) pool2d(op string, kind device.PoolOp, o PoolOptions) *Tensor {
 		if g.Padding[i]*2 > g.Kernel[i] {
 			usage(op, "padding %v must be at most half the kernel %v", g.Padding, g.Kernel)
 		}
-		span := g.Dilation[i]*(g.Kernel[i]-1) + 1
-		if g.Stride[i] < 1 || g.In[i]+2*g.Padding[i] < span {
+		var ok bool
+		if g.Out[i], ok = convOutSize(g.In[i], g.Kernel[i], g.Stride[i], g.Padding[i], g.Dilation[i]); !ok {
 			usage(op, "window %v (stride %v, padding %v) does not fit input %v", g.Kernel, g.Stride, g.Padding, t.shape)
 		}
-		g.Out[i] = (g.In[i]+2*g.Padding[i]-span)/g.Stride[i] + 1
 	}
+	checkExtent(op, append([]int{g.N, g.C}, g.Out...))
 	a := poolAttrs{op: kind, includePad: !o.CountExcludePad, geom: g, wantIndices: kind == device.PoolMax && t.requiresGrad() && GradEnabled()}
 	return poolNode(op, a, t, nil)
 }

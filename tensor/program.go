@@ -76,7 +76,7 @@ func (d *Device) putProgBuilder(pb *progBuilder) {
 // canInline reports whether n may be computed inside the kernel being built
 // when read through v.
 func (pb *progBuilder) canInline(n *node, v view) bool {
-	if n.block != nil || n.kind != kindElementwise || n.forceMat || len(pb.b.P.Code) >= maxProgramOps {
+	if n.block != nil || n.err != nil || n.kind != kindElementwise || n.forceMat || len(pb.b.P.Code) >= maxProgramOps {
 		return false
 	}
 	if !Fusion() && n.op != device.OpConst {
@@ -92,7 +92,7 @@ func (pb *progBuilder) canInline(n *node, v view) bool {
 // canAbsorb reports whether n can become the producer whose epilogue this
 // program is.
 func (pb *progBuilder) canAbsorb(n *node, v view) bool {
-	if !pb.absorbOK || pb.absorbed != nil || n.block != nil || n.forceMat || n.consumers != 1 {
+	if !pb.absorbOK || pb.absorbed != nil || n.block != nil || n.err != nil || n.forceMat || n.consumers != 1 {
 		return false
 	}
 	switch n.kind {

@@ -2,7 +2,6 @@ package tensor
 
 import (
 	"encoding/binary"
-	"math"
 	"unsafe"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -45,14 +44,24 @@ func Realize(ts ...*Tensor) error {
 // Bytes realizes the tensor and returns its elements, row-major, as
 // little-endian bytes of its dtype.
 func (t *Tensor) Bytes() ([]byte, error) {
-	out := make([]byte, t.NumElements()*t.DType().Size())
-	return out, t.readInto(out)
+	var out []byte
+	err := t.read("Bytes", func(n int) []byte {
+		out = make([]byte, n)
+		return out
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-// readInto realizes the tensor and copies its elements, row-major, into out
-// (exactly NumElements times the dtype's size bytes).
-func (t *Tensor) readInto(out []byte) error {
-	t.check("Bytes")
+// read realizes the tensor and copies its elements, row-major, into the
+// slice that alloc returns for their byte count. alloc runs only once the
+// elements are in one device buffer, so a result the device cannot hold is
+// refused with the device's out-of-memory error before any host memory of
+// its size is taken.
+func (t *Tensor) read(op string, alloc func(nbytes int) []byte) error {
+	t.check(op)
 	d := t.n.dev
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -60,11 +69,13 @@ func (t *Tensor) readInto(out []byte) error {
 		return err
 	}
 	dt := t.n.dtype
-	if len(out) == 0 {
+	nbytes := t.NumElements() * dt.Size() // checkShape bounds the product
+	if nbytes == 0 {
+		alloc(0)
 		return nil
 	}
 	if t.IsContiguous() {
-		return d.raw.Read(t.n.block.Buf, int64(t.offset*dt.Size()), out)
+		return d.raw.Read(t.n.block.Buf, int64(t.offset*dt.Size()), alloc(nbytes))
 	}
 	// Gather the view into a temporary contiguous buffer first.
 	blk, err := d.alloc(dt, t.NumElements())
@@ -79,15 +90,23 @@ func (t *Tensor) readInto(out []byte) error {
 	if err := d.launch("copy", "copy", []string{"gather-view"}, 1, 1, func() error { return d.raw.Copy(&k) }); err != nil {
 		return err
 	}
-	return d.raw.Read(blk.Buf, 0, out)
+	return d.raw.Read(blk.Buf, 0, alloc(nbytes))
 }
 
 // Float32s realizes the tensor and returns its elements as float32
 // (converting from its dtype).
 func (t *Tensor) Float32s() ([]float32, error) {
+	t.check("Float32s")
 	if t.DType() == Float32 {
-		out := make([]float32, t.NumElements())
-		return out, t.readInto(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), 4*len(out)))
+		var out []float32
+		err := t.read("Float32s", func(n int) []byte {
+			out = make([]float32, n/4)
+			return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), n)
+		})
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
 	raw, err := t.Bytes()
 	if err != nil {
@@ -96,10 +115,6 @@ func (t *Tensor) Float32s() ([]float32, error) {
 	n := t.NumElements()
 	out := make([]float32, n)
 	switch t.n.dtype {
-	case Float32:
-		for i := range out {
-			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-		}
 	case Float16:
 		for i := range out {
 			out[i] = device.Float16ToFloat32(binary.LittleEndian.Uint16(raw[2*i:]))
@@ -123,6 +138,7 @@ func (t *Tensor) Float32s() ([]float32, error) {
 // Int32s realizes the tensor and returns its elements as int32 (floats
 // truncate toward zero).
 func (t *Tensor) Int32s() ([]int32, error) {
+	t.check("Int32s")
 	if t.DType() == Int32 {
 		raw, err := t.Bytes()
 		if err != nil {
@@ -147,6 +163,7 @@ func (t *Tensor) Int32s() ([]int32, error) {
 
 // Bools realizes the tensor and returns whether each element is nonzero.
 func (t *Tensor) Bools() ([]bool, error) {
+	t.check("Bools")
 	f, err := t.Float32s()
 	if err != nil {
 		return nil, err
@@ -158,11 +175,19 @@ func (t *Tensor) Bools() ([]bool, error) {
 	return out, nil
 }
 
-// Item returns the single element of a one-element tensor.
+// Item returns the single element of a one-element tensor; an Int32 element
+// is returned exactly.
 func (t *Tensor) Item() (float64, error) {
 	t.check("Item")
 	if t.NumElements() != 1 {
 		usage("Item", "tensor %v has %d elements, not one", t.shape, t.NumElements())
+	}
+	if t.DType() == Int32 {
+		v, err := t.Int32s()
+		if err != nil {
+			return 0, err
+		}
+		return float64(v[0]), nil
 	}
 	f, err := t.Float32s()
 	if err != nil {

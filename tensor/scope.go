@@ -23,6 +23,7 @@ func (d *Device) Scope(fn func()) {
 			}
 		}
 		for _, h := range f.handles {
+			h.byScope = !h.released.Load()
 			d.releaseLocked(h)
 		}
 	}()

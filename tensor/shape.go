@@ -3,7 +3,7 @@ package tensor
 import (
 	"slices"
 
-	"github.com/shaderflow/shaderflow/tensor/device"
+	"github.com/shaderflow/shaderflow/internal/checked"
 )
 
 // broadcastShapes returns the NumPy broadcast of the shapes or panics naming op.
@@ -31,6 +31,7 @@ func broadcastShapes(op string, shapes ...[]int) []int {
 			}
 		}
 	}
+	checkExtent(op, out)
 	return out
 }
 
@@ -53,17 +54,56 @@ func broadcastView(v view, shape []int) view {
 	return view{shape: shape, strides: st, offset: v.offset}
 }
 
-// checkShape panics if any dimension is negative.
+// MaxElements is the most elements a tensor may have, and the most its
+// shape may span counting empty dimensions as one: kernels index elements
+// and compute strides with 32-bit signed integers on every backend.
+const MaxElements = 1<<31 - 1
+
+// checkShape panics naming op if a dimension is negative or the shape spans
+// more than MaxElements (so that no element count, stride or byte size of
+// it can overflow), and returns a copy of shape.
 func checkShape(op string, shape []int) []int {
+	checkExtent(op, shape)
+	return slices.Clone(shape)
+}
+
+// checkExtent is checkShape without the copy, for shapes the caller built.
+func checkExtent(op string, shape []int) {
 	for _, s := range shape {
 		if s < 0 {
 			usage(op, "negative dimension in shape %v", shape)
 		}
 	}
-	if device.NumElements(shape) > 1<<31-1 {
-		usage(op, "shape %v has more than 2^31-1 elements", shape)
+	if n, ok := checked.Extent(shape...); !ok || n > MaxElements {
+		usage(op, "shape %v spans more than %d elements", shape, MaxElements)
 	}
-	return slices.Clone(shape)
+}
+
+// convOutSize returns the number of positions of a window of kernel taps
+// spaced dilation apart, moved by stride over in elements padded by pad on
+// each side, and false when there is no position or the arithmetic would
+// overflow (stride and dilation ≥ 1, pad ≥ 0, kernel ≥ 1, in ≥ 0).
+func convOutSize(in, kernel, stride, pad, dilation int) (int, bool) {
+	if in < 0 || kernel < 1 || stride < 1 || pad < 0 || dilation < 1 {
+		return 0, false
+	}
+	reach, ok := checked.Mul(dilation, kernel-1)
+	if !ok {
+		return 0, false
+	}
+	span, ok := checked.Add(reach, 1)
+	if !ok {
+		return 0, false
+	}
+	twoPad, ok := checked.Mul(pad, 2)
+	if !ok {
+		return 0, false
+	}
+	padded, ok := checked.Add(in, twoPad)
+	if !ok || padded < span {
+		return 0, false
+	}
+	return (padded-span)/stride + 1, true
 }
 
 // promote returns the result type of combining a and b: bool < int32 <

@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
@@ -22,8 +23,11 @@ type Tensor struct {
 // handle is a tensor's claim on its node, shared with its cleanup so that an
 // explicit Release and the garbage collector never both release it.
 type handle struct {
-	n         *node
-	released  bool
+	n *node
+	// released is set under the device lock and read without it by check,
+	// which may run on another goroutine than a Scope that releases it.
+	released  atomic.Bool
+	byScope   bool // released by the end of the Scope it was created in
 	collected bool // a cleanup releases it if the garbage collector finds the tensor first
 }
 
@@ -64,10 +68,10 @@ func (d *Device) releaseHandle(h *handle) {
 }
 
 func (d *Device) releaseLocked(h *handle) {
-	if h.released {
+	if h.released.Load() {
 		return
 	}
-	h.released = true
+	h.released.Store(true)
 	h.n.handles--
 	h.n.maybeFree()
 }
@@ -81,15 +85,25 @@ func (t *Tensor) Release() {
 	t.n.dev.releaseHandle(t.h)
 }
 
+// check panics naming op unless t is a live tensor.
 func (t *Tensor) check(op string) {
+	t.exists(op)
+	if t.h.released.Load() {
+		if t.h.byScope {
+			usage(op, "tensor %v used after the Scope it was created in ended (a Scope releases every tensor created on its device while it is open, by any goroutine)", t.shape)
+		}
+		usage(op, "tensor %v used after Release", t.shape)
+	}
+}
+
+// exists panics naming op if t is nil or the zero Tensor: the accessors,
+// which still describe a released tensor, call it.
+func (t *Tensor) exists(op string) {
 	if t == nil {
 		usage(op, "nil tensor")
 	}
 	if t.h == nil {
 		usage(op, "uninitialized tensor (use a constructor such as tensor.Zeros)")
-	}
-	if t.h.released {
-		usage(op, "tensor %v used after Release", t.shape)
 	}
 }
 
@@ -97,34 +111,59 @@ func (t *Tensor) check(op string) {
 func (t *Tensor) view() view { return view{shape: t.shape, strides: t.strides, offset: t.offset} }
 
 // Device returns the tensor's device.
-func (t *Tensor) Device() *Device { return t.n.dev }
+func (t *Tensor) Device() *Device {
+	t.exists("Device")
+	return t.n.dev
+}
 
 // DType returns the element type.
-func (t *Tensor) DType() DType { return t.n.dtype }
+func (t *Tensor) DType() DType {
+	t.exists("DType")
+	return t.n.dtype
+}
 
 // Shape returns a copy of the shape.
-func (t *Tensor) Shape() []int { return append([]int(nil), t.shape...) }
+func (t *Tensor) Shape() []int {
+	t.exists("Shape")
+	return append([]int(nil), t.shape...)
+}
 
 // Strides returns a copy of the strides, in elements.
-func (t *Tensor) Strides() []int { return append([]int(nil), t.strides...) }
+func (t *Tensor) Strides() []int {
+	t.exists("Strides")
+	return append([]int(nil), t.strides...)
+}
 
 // Dim returns the number of dimensions.
-func (t *Tensor) Dim() int { return len(t.shape) }
+func (t *Tensor) Dim() int {
+	t.exists("Dim")
+	return len(t.shape)
+}
 
 // Size returns the size of dimension axis (negative counts from the end).
-func (t *Tensor) Size(axis int) int { return t.shape[normAxis("Size", axis, len(t.shape))] }
+func (t *Tensor) Size(axis int) int {
+	t.exists("Size")
+	return t.shape[normAxis("Size", axis, len(t.shape))]
+}
 
 // NumElements returns the number of elements.
-func (t *Tensor) NumElements() int { return device.NumElements(t.shape) }
+func (t *Tensor) NumElements() int {
+	t.exists("NumElements")
+	return device.NumElements(t.shape)
+}
 
 // IsContiguous reports whether the tensor reads its storage in row-major order
 // without gaps.
 func (t *Tensor) IsContiguous() bool {
+	t.exists("IsContiguous")
 	return device.View{Shape: t.shape, Strides: t.strides}.IsContiguous()
 }
 
 // String describes the tensor without realizing it.
 func (t *Tensor) String() string {
+	if t == nil || t.h == nil {
+		return "Tensor(nil)"
+	}
 	return fmt.Sprintf("Tensor(%v, %s, %s)", t.shape, t.n.dtype, t.n.dev.Name())
 }
 

@@ -3,6 +3,7 @@ package tensor
 import (
 	"slices"
 
+	"github.com/shaderflow/shaderflow/internal/checked"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
@@ -48,7 +49,10 @@ func inferShape(op string, from, shape []int) []int {
 		case s < 0:
 			usage(op, "invalid shape %v", shape)
 		default:
-			known *= s
+			var ok bool
+			if known, ok = checked.Mul(known, s); !ok {
+				usage(op, "shape %v has more elements than an int holds, tensor %v has %d", shape, from, n)
+			}
 		}
 	}
 	if infer >= 0 {
@@ -59,6 +63,7 @@ func inferShape(op string, from, shape []int) []int {
 	} else if known != n {
 		usage(op, "shape %v has %d elements, tensor %v has %d", shape, known, from, n)
 	}
+	checkExtent(op, shape)
 	return shape
 }
 
@@ -263,6 +268,7 @@ func (t *Tensor) Expand(shape ...int) *Tensor {
 			usage("Expand", "bad shape %v", shape)
 		}
 	}
+	checkExtent("Expand", shape)
 	return t.reView("Expand", broadcastView(t.view(), shape), nil)
 }
 
