@@ -12,6 +12,11 @@ type FusionStats struct {
 	FusedOps int // operations computed inside kernels (elementwise ops, producers)
 }
 
+// String says what the figures count, e.g. "5 kernels, 15 operations fused".
+func (s FusionStats) String() string {
+	return fmt.Sprintf("%d kernels, %d operations fused", s.Kernels, s.FusedOps)
+}
+
 // KernelReport says which operations went into one kernel.
 type KernelReport struct {
 	Kind    string   // elementwise, reduce, matmul, conv, ...

@@ -46,6 +46,12 @@ type epochResult struct {
 	Accuracy float64 `json:"accuracy"`
 }
 
+// isTerminal reports whether f is a character device, as a terminal is.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
 // defaultEpochs is the reference workload's length: 5 epochs of the MLP,
 // 1 of the CNN.
 func defaultEpochs(model string) int {
@@ -75,9 +81,6 @@ func newModel(dev *tensor.Device, name string, seed uint64) (nn.Module, optim.Op
 // epoch's loss, test accuracy and time, then the profiler summary and pool
 // statistics; with cfg.bench it then runs PyTorch on the same protocol.
 func runTraining(dev *tensor.Device, cfg trainConfig) error {
-	if cfg.epochs < 1 {
-		return fmt.Errorf("--epochs %d: want at least 1", cfg.epochs)
-	}
 	model, opt, err := newModel(dev, cfg.model, cfg.seed)
 	if err != nil {
 		return err
@@ -114,7 +117,7 @@ func runTraining(dev *tensor.Device, cfg trainConfig) error {
 		results = append(results, r)
 	}
 	fmt.Println()
-	if err := dev.Profiler().WriteSummary(os.Stdout, dev.PoolStats()); err != nil {
+	if err := writeProfile(dev); err != nil {
 		return err
 	}
 	if cfg.bench {
@@ -124,30 +127,30 @@ func runTraining(dev *tensor.Device, cfg trainConfig) error {
 }
 
 // trainEpoch runs one timed epoch; the clock stops after the device is
-// synchronized.
+// synchronized. The progress bar is drawn only on a terminal (a log gets the
+// per-epoch lines alone), its rate measured over at least 100 steps.
 func trainEpoch(dev *tensor.Device, tr *train.Trainer, loader *data.DataLoader, epoch int, cfg trainConfig) (epochResult, error) {
 	var bar *progressbar.ProgressBar
 	progress := func(i, n int) {}
-	if !cfg.quiet {
+	start := time.Now()
+	if !cfg.quiet && isTerminal(os.Stderr) {
 		bar = progressbar.NewOptions(loader.NumBatches(),
 			progressbar.OptionSetDescription(fmt.Sprintf("epoch %d", epoch+1)),
 			progressbar.OptionSetWriter(os.Stderr),
 			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionShowCount(),
-			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString("steps"),
 			progressbar.OptionClearOnFinish(),
 		)
 		progress = func(i, n int) {
 			_ = bar.Add(1)
 			if (i+1)%100 == 0 { // reading the loss synchronizes; not every step
 				if l, err := tr.MeanLoss(); err == nil {
-					bar.Describe(fmt.Sprintf("epoch %d loss %.4f", epoch+1, l))
+					rate := float64(i+1) / time.Since(start).Seconds()
+					bar.Describe(fmt.Sprintf("epoch %d loss %.4f, %.0f steps/s", epoch+1, l, rate))
 				}
 			}
 		}
 	}
-	start := time.Now()
 	loss, err := tr.Epoch(loader, epoch, progress)
 	if err == nil {
 		err = dev.Sync()
