@@ -9,19 +9,44 @@ import (
 // and conv (tile.wgsl's TILE).
 const tileEdge = 64
 
-// EncodeConv validates and encodes a convolution in any mode as a tiled
-// implicit matrix product per group (conv.wgsl): one workgroup per
-// tileEdge x tileEdge block of a group's product, the epilogue in block 0.
+// EncodeConv validates and encodes a convolution in any mode as one
+// launch of a tiled implicit matrix product per group (conv.wgsl): one
+// workgroup per tileEdge x tileEdge block of a group's product, the
+// epilogue in block 0. A convolution whose depth needs a split on t
+// (ConvScratchBytes > 0) is refused: EncodeConvSplit runs it.
 func EncodeConv(k *device.ConvKernel, t Target) (*Launch, error) {
+	ls, err := EncodeConvSplit(k, t, nil)
+	return single("conv", "EncodeConvSplit", ls, err)
+}
+
+// ConvScratchBytes returns the scratch memory EncodeConvSplit needs for k
+// on t: 0 when k runs as one launch.
+func ConvScratchBytes(k *device.ConvKernel, t Target) int64 {
+	n := device.NumElements(k.ResultShape())
+	_, _, depth := convProduct(k)
+	return planDepth(depth, n, t).scratchBytes(n)
+}
+
+// EncodeConvSplit validates and encodes a convolution: one launch, or,
+// when a product's depth is too long for one workgroup's loop on t, a
+// launch over chunks of the depth writing partial sums to scratch (at least
+// ConvScratchBytes(k, t) bytes; nil when that is 0) and a reduction that
+// adds them up and runs the epilogue. The launches must run in order.
+func EncodeConvSplit(k *device.ConvKernel, t Target, scratch device.Buffer) ([]*Launch, error) {
 	if err := k.Validate(); err != nil {
+		return nil, err
+	}
+	rs := k.ResultShape()
+	n := device.NumElements(rs)
+	m, cols, depth := convProduct(k)
+	s := planDepth(depth, n, t)
+	if err := s.withScratch("conv", n, scratch); err != nil {
 		return nil, err
 	}
 	e := newEncoder("conv", t)
 	g := k.Geom
 	e.putGeometry(g)
-	rs := k.ResultShape()
-	e.set(hN, e.count(device.NumElements(rs)))
-	m, cols, depth := convProduct(k)
+	e.set(hN, e.count(n))
 	tn, tm := ceilDiv(cols, tileEdge), ceilDiv(m, tileEdge)
 	for i, v := range []int{int(k.Mode), g.Groups, g.N, g.C, g.O} {
 		e.set(hK+i, e.count(v))
@@ -31,8 +56,12 @@ func EncodeConv(k *device.ConvKernel, t Target) (*Launch, error) {
 	for i, v := range []int{m, cols, depth, tn, tm} {
 		e.set(hK+7+i, e.count(v))
 	}
-	epi := e.block(hProg0, HookEpilogue, k.Epilogue, rs, k.EpilogueInputs, k.Outputs, true)
-	return e.finish(&Launch{Kind: shaders.Conv, Entry: "conv", Workgroups: e.countInt(g.Groups * tm * tn), Hooks: []Hook{epi}})
+	epi := s.epilogue(e, rs, k.EpilogueInputs, k.Epilogue, k.Outputs)
+	first, err := e.finish(&Launch{Kind: shaders.Conv, Entry: "conv", Workgroups: e.countInt(s.parts * g.Groups * tm * tn), Hooks: []Hook{epi}})
+	if err != nil {
+		return nil, err
+	}
+	return s.launches(first, rs, k.EpilogueInputs, k.Epilogue, k.Outputs, t)
 }
 
 // convProduct returns the rows, columns and depth of one group's matrix

@@ -19,6 +19,9 @@ type Target struct {
 	BindingAlign int64
 	// MaxWorkgroups is the largest workgroup count of one grid dimension.
 	MaxWorkgroups int
+	// MaxLoopIterations is the most loop iterations one invocation may run,
+	// all its loops together, or 0 for no limit (see loops.go).
+	MaxLoopIterations int
 }
 
 // Binding is one data binding of a launch: a byte range of a buffer.

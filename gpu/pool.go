@@ -28,5 +28,40 @@ func EncodePool(k *device.PoolKernel, t Target) (*Launch, error) {
 	if hasIdx {
 		e.set(hK+9, uint32(e.view5(k.Indices)))
 	}
+	e.checkLoops("the pooling window", poolLoopTrips(k))
 	return e.finish(&Launch{Kind: shaders.Pool, Entry: "pool", Workgroups: ceilDiv(n, WorkgroupSize)})
+}
+
+// poolLoopTrips bounds the loop iterations of one pool invocation: the
+// nested loops over a window's taps (forward) or over the outputs whose
+// windows may hold an input (backward), and for averages the loops that
+// count a window's valid taps (per candidate output, backward).
+func poolLoopTrips(k *device.PoolKernel) int {
+	g := k.Geom
+	var taps, cands [spatialDims]int
+	for d := range spatialDims {
+		taps[d], cands[d] = 1, 1
+		if d >= len(g.In) {
+			continue
+		}
+		in, out := g.In[d], g.Out[d]
+		switch {
+		case k.Adaptive:
+			taps[d] = ceilDiv(in, max(out, 1)) + 1
+			cands[d] = ceilDiv(out, max(in, 1)) + 1
+		case g.Stride[d] >= (g.Kernel[d]-1)*g.Dilation[d]+1: // disjoint windows
+			taps[d], cands[d] = g.Kernel[d], 1
+		default:
+			taps[d], cands[d] = g.Kernel[d], g.Kernel[d]
+		}
+	}
+	nest := func(c [spatialDims]int) int { return c[0] + c[0]*c[1] + c[0]*c[1]*c[2] }
+	count := 0
+	if k.Op == device.PoolAvg && (k.Adaptive || !k.CountIncludePad) {
+		count = taps[0] + taps[1] + taps[2]
+	}
+	if k.Backward {
+		return nest(cands) + cands[0]*cands[1]*cands[2]*count
+	}
+	return nest(taps) + count
 }

@@ -11,16 +11,21 @@ import (
 // EncodeReduce validates and encodes a reduction as one launch: the
 // prologue in block 0, the epilogue in block 1 (see doc.go). Long
 // reductions (or few outputs) get a workgroup per output, short ones an
-// invocation per output. Backends that can provide scratch memory should
-// prefer EncodeReduceSplit, which spreads long reductions with few outputs
-// over many workgroups.
+// invocation per output. A reduction too long for one workgroup's loop on t
+// is refused: EncodeReduceSplit runs any reduction, and backends that can
+// provide scratch memory should prefer it, which also spreads long
+// reductions with few outputs over many workgroups.
 func EncodeReduce(k *device.ReduceKernel, t Target) (*Launch, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
 	e, l := encodeReduce(k, t)
-	if r := device.NumElements(k.RedShape); r < WorkgroupSize && l.Workgroups >= 1024 {
+	r := device.NumElements(k.RedShape)
+	if r < WorkgroupSize && r <= t.loopBudget() && l.Workgroups >= 1024 {
 		l.Entry, l.Workgroups = "reduce_thread", ceilDiv(l.Workgroups, WorkgroupSize)
+		e.checkLoops("reduce_thread", r)
+	} else {
+		e.checkLoops("reduce_wg (EncodeReduceSplit splits it)", ceilDiv(r, WorkgroupSize))
 	}
 	return e.finish(l)
 }
@@ -51,19 +56,28 @@ const (
 )
 
 // reduceParts returns how many partials per output a split reduction
-// uses, or 0 when the kernel is not split.
-func reduceParts(k *device.ReduceKernel) int {
+// uses on t, or 0 when the kernel is not split: long reductions with few
+// outputs are split for parallelism, and any reduction whose workgroup loop
+// would exceed t's loop budget is split into chunks within it.
+func reduceParts(k *device.ReduceKernel, t Target) int {
 	o, r := device.NumElements(k.OutShape), device.NumElements(k.RedShape)
-	if r < splitMinValues || o > splitMaxOutputs || o == 0 {
+	if o == 0 {
 		return 0
 	}
-	return min(ceilDiv(r, splitChunk), splitMaxParts)
+	need := 0 // the fewest partials that keep each chunk's loop in budget
+	if b := t.loopBudget(); ceilDiv(r, WorkgroupSize) > b {
+		need = ceilDiv(r, WorkgroupSize*b)
+	}
+	if r < splitMinValues || o > splitMaxOutputs {
+		return need
+	}
+	return max(min(ceilDiv(r, splitChunk), splitMaxParts), need)
 }
 
 // ReduceScratchBytes returns the scratch memory EncodeReduceSplit needs for
-// k: 0 when k runs as one launch.
-func ReduceScratchBytes(k *device.ReduceKernel) int64 {
-	return int64(device.NumElements(k.OutShape)) * int64(reduceParts(k)) * 8
+// k on t: 0 when k runs as one launch.
+func ReduceScratchBytes(k *device.ReduceKernel, t Target) int64 {
+	return int64(device.NumElements(k.OutShape)) * int64(reduceParts(k, t)) * 8
 }
 
 // EncodeReduceSplit validates and encodes a reduction as one launch, or,
@@ -75,7 +89,7 @@ func EncodeReduceSplit(k *device.ReduceKernel, t Target, scratch device.Buffer) 
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
-	parts := reduceParts(k)
+	parts := reduceParts(k, t)
 	if parts == 0 {
 		l, err := EncodeReduce(k, t)
 		if err != nil {
@@ -83,15 +97,18 @@ func EncodeReduceSplit(k *device.ReduceKernel, t Target, scratch device.Buffer) 
 		}
 		return []*Launch{l}, nil
 	}
-	if scratch == nil || scratch.Bytes() < ReduceScratchBytes(k) {
-		return nil, fmt.Errorf("gpu: reduce: needs %d bytes of scratch", ReduceScratchBytes(k))
+	if scratch == nil || scratch.Bytes() < ReduceScratchBytes(k, t) {
+		return nil, fmt.Errorf("gpu: reduce: needs %d bytes of scratch", ReduceScratchBytes(k, t))
 	}
 	o, r := device.NumElements(k.OutShape), device.NumElements(k.RedShape)
 	e, l := encodeReduce(k, t)
 	sv := device.View{Buf: scratch, DType: device.Int32, Shape: []int{2 * o * parts}, Strides: []int{1}}
 	e.set(hK+2, uint32(e.view(sv, nil, false)))
 	e.set(hK+3, uint32(parts))
-	e.set(hK+4, e.count(ceilDiv(r, parts)))
+	chunk := ceilDiv(r, parts)
+	e.set(hK+4, e.count(chunk))
+	e.checkLoops("reduce_partial", ceilDiv(chunk, WorkgroupSize))
+	e.checkLoops("reduce_final", ceilDiv(parts, WorkgroupSize))
 	first, err := e.finish(l)
 	if err != nil {
 		return nil, err

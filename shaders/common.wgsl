@@ -12,6 +12,7 @@ const WG: u32 = 256u;
 const H_N: u32 = 0u;      // number of work items of the launch
 const H_PROG0: u32 = 1u;  // word offset of program block 0 (0: none)
 const H_PROG1: u32 = 2u;  // word offset of program block 1 (0: none)
+const H_CHUNK: u32 = 3u;  // tiled products: depth of one chunk (0: unsplit)
 const H_K: u32 = 4u;      // first kind-specific scalar; params[4..15]
 
 // Element type codes: the values of device.DType.

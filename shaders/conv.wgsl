@@ -16,7 +16,8 @@
 // result's shape; acc: the sum); [4] mode; [5] groups; [6] N; [7] C; [8] O;
 // [9] A and [10] B view descriptors (rank 5); [11] M; [12] columns;
 // [13] depth; [14] tiles along the columns; [15] tiles along M; words
-// 16..33: In, Kernel, Out, Stride, Padding, Dilation, three words each.
+// 16..33: In, Kernel, Out, Stride, Padding, Dilation, three words each;
+// [3] the depth chunk of a split launch (tile_split).
 
 // size3 is the number of positions of a three-word geometry field.
 fn size3(field: u32) -> u32 { return geo(field, 0u) * geo(field, 1u) * geo(field, 2u); }
@@ -219,7 +220,8 @@ fn conv_result(g: u32, i: u32, j: u32) -> u32 {
 fn conv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) li: u32) {
     let origin = tile_origin(linear_workgroup(wid, nwg), params[14u], params[15u]);
-    let g = origin.x;
+    let split = tile_split(origin.x, params[5u], params[13u]);
+    let g = split.prod;
     if (g >= params[5u]) {
         return;
     }
@@ -228,7 +230,7 @@ fn conv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     load_geometry();
     let m = params[11u];
     let n = params[12u];
-    let k = params[13u];
+    let k = split.hi;
     var acc: array<vec4<f32>, 4>; // zero-initialized
     let kinds = operand_kinds(params[4u]);
     let ga = gather_of(params[9u], kinds.x);
@@ -242,7 +244,7 @@ fn conv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let pr0 = conv_row(g, r0);
     let pr1 = conv_row(g, r1);
     let pc = conv_col(g, c);
-    for (var k0 = 0u; k0 < k; k0 = k0 + TILE_K) {
+    for (var k0 = split.lo; k0 < k; k0 = k0 + TILE_K) {
         let ka = k0 + tile_a_depth(li);
         var a0 = 0.0;
         var a1 = 0.0;
@@ -272,7 +274,7 @@ fn conv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     for (var q = 0u; q < 16u; q = q + 1u) {
         let p = tile_position(i0, j0, li, q);
         if (p.x < m && p.y < n) {
-            epilogue(conv_result(g, p.x, p.y), acc[q / 4u][q % 4u]);
+            epilogue(split.shift + conv_result(g, p.x, p.y), acc[q / 4u][q % 4u]);
         }
     }
 }

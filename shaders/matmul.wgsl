@@ -7,7 +7,8 @@
 // Batch ++ [M, N]; acc: the dot product); [4] M; [5] N; [6] K; [7] the
 // number of batches; [8] batch rank br; [9] tiles along N; [10] tiles along
 // M; [11] offset of the batch shape (br words); [12] A and [13] B view
-// descriptors (rank br+2).
+// descriptors (rank br+2); [3] the depth chunk of a split launch
+// (tile_split).
 
 // batch_offset returns the element offset of batch b in view d.
 fn batch_offset(d: u32, shape: u32, br: u32, b: u32) -> u32 {
@@ -25,7 +26,8 @@ fn batch_offset(d: u32, shape: u32, br: u32, b: u32) -> u32 {
 fn matmul(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) li: u32) {
     let origin = tile_origin(linear_workgroup(wid, nwg), params[9u], params[10u]);
-    let b = origin.x;
+    let split = tile_split(origin.x, params[7u], params[6u]);
+    let b = split.prod;
     if (b >= params[7u]) {
         return;
     }
@@ -33,7 +35,7 @@ fn matmul(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     let j0 = origin.z;
     let m = params[4u];
     let n = params[5u];
-    let k = params[6u];
+    let k = split.hi;
     let br = params[8u];
     let bshape = params[11u];
     let ad = params[12u];
@@ -47,7 +49,7 @@ fn matmul(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     let b_k = params[bd + VD_STRIDES + br];
     let b_n = params[bd + VD_STRIDES + br + 1u];
     var acc: array<vec4<f32>, 4>; // zero-initialized
-    for (var k0 = 0u; k0 < k; k0 = k0 + TILE_K) {
+    for (var k0 = split.lo; k0 < k; k0 = k0 + TILE_K) {
         for (var q = 0u; q < 2u; q = q + 1u) {
             let idx = li + q * WG;
             let row = tile_a_row(idx);
@@ -72,7 +74,7 @@ fn matmul(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     for (var q = 0u; q < 16u; q = q + 1u) {
         let p = tile_position(i0, j0, li, q);
         if (p.x < m && p.y < n) {
-            epilogue((b * m + p.x) * n + p.y, acc[q / 4u][q % 4u]);
+            epilogue(split.shift + (b * m + p.x) * n + p.y, acc[q / 4u][q % 4u]);
         }
     }
 }

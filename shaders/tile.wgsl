@@ -35,6 +35,35 @@ fn tile_origin(w: u32, tn: u32, tm: u32) -> vec3<u32> {
     return vec3<u32>(w / (tn * tm), (t / tn) * TILE, (t % tn) * TILE);
 }
 
+// TileSplit is what one workgroup of a tiled launch computes: product
+// prod (prod >= the launch's products for the grid's surplus), over depths
+// [lo, hi), passing its results to the epilogue at positions shifted by
+// shift.
+struct TileSplit {
+    prod: u32,
+    lo: u32,
+    hi: u32,
+    shift: u32,
+}
+
+// tile_split places product x of a launch of nprod products of depth k. A
+// launch split over the depth (params[H_CHUNK] != 0) runs its products once
+// per chunk of H_CHUNK depths: copy s covers depths [s*chunk, (s+1)*chunk)
+// and stores its partial sums at positions shifted by s*params[H_N], for a
+// second launch to add up (gpu/split.go).
+fn tile_split(x: u32, nprod: u32, k: u32) -> TileSplit {
+    let c = params[H_CHUNK];
+    if (c == 0u) {
+        return TileSplit(x, 0u, k, 0u);
+    }
+    let s = x / nprod;
+    let lo = s * c;
+    if (lo >= k) {
+        return TileSplit(nprod, 0u, 0u, 0u);
+    }
+    return TileSplit(x % nprod, lo, min(k, lo + c), s * params[H_N]);
+}
+
 // tile_step waits for the slices to be staged, accumulates their product
 // and waits until every invocation has read them.
 fn tile_step(acc: ptr<function, array<vec4<f32>, 4>>, li: u32) {

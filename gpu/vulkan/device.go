@@ -35,6 +35,8 @@ type Device struct {
 	ad   *adapter
 	info device.Info
 	plan memoryPlan
+	// loopLimit is the target's MaxLoopIterations (tests lower it).
+	loopLimit int
 
 	dev     vk.Device
 	queue   vk.Queue
@@ -83,7 +85,8 @@ type Device struct {
 
 // open creates the logical device of an adapter.
 func open(in *instance, a *adapter) (dev *Device, err error) {
-	d := &Device{in: in, ad: a, info: a.info, plan: planMemory(&a.mem), live: map[*Buffer]struct{}{}}
+	d := &Device{in: in, ad: a, info: a.info, plan: planMemory(&a.mem), live: map[*Buffer]struct{}{},
+		loopLimit: gpu.LoopLimit(a.info.Name)}
 	d.valCursor = uint64(C.sf_debug_count())
 	defer func() {
 		if err != nil {

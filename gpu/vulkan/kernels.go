@@ -18,6 +18,7 @@ func (d *Device) encodeAndRecord(encode func(gpu.Target) (*gpu.Launch, error), w
 	if err := d.usable(); err != nil {
 		return err
 	}
+	d.calls++
 	l, err := encode(d.target())
 	if err != nil {
 		return err
@@ -31,24 +32,84 @@ func (d *Device) encodeAndRecord(encode func(gpu.Target) (*gpu.Launch, error), w
 	return d.record(l, ws...)
 }
 
+// encodeSplitAndRecord runs a kernel that may need scratch memory: bytes
+// of it (none when 0), freed once the launches are done. encode returns
+// the launches in order; all but the last write only the scratch, the last
+// writes the kernel's outputs.
+func (d *Device) encodeSplitAndRecord(bytes int64, encode func(gpu.Target, device.Buffer) ([]*gpu.Launch, error), writes ...device.View) error {
+	var scratch device.Buffer
+	if bytes > 0 {
+		b, err := d.Alloc(bytes)
+		if err != nil {
+			return err
+		}
+		defer d.Free(b) // work recorded with it completes first
+		scratch = b
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.usable(); err != nil {
+		return err
+	}
+	d.calls++
+	ls, err := encode(d.target(), scratch)
+	if err != nil {
+		return err
+	}
+	for i, l := range ls {
+		ws := d.writeBufs[:0]
+		if i < len(ls)-1 {
+			ws = append(ws, scratch)
+		} else {
+			for _, v := range writes {
+				if v.Buf != nil {
+					ws = append(ws, v.Buf)
+				}
+			}
+		}
+		if err := d.record(l, ws...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Elementwise runs a fused elementwise program.
 func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
 	return d.encodeAndRecord(func(t gpu.Target) (*gpu.Launch, error) { return gpu.EncodeElementwise(k, t) }, k.Outputs...)
 }
 
-// Reduce runs a reduction with prologue and epilogue.
+// Reduce runs a reduction with prologue and epilogue; a long one runs in
+// two launches through scratch memory.
 func (d *Device) Reduce(k *device.ReduceKernel) error {
-	return d.encodeAndRecord(func(t gpu.Target) (*gpu.Launch, error) { return gpu.EncodeReduce(k, t) }, k.Outputs...)
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	return d.encodeSplitAndRecord(gpu.ReduceScratchBytes(k, d.target()), func(t gpu.Target, s device.Buffer) ([]*gpu.Launch, error) {
+		return gpu.EncodeReduceSplit(k, t, s)
+	}, k.Outputs...)
 }
 
-// MatMul runs a batched matrix product with epilogue.
+// MatMul runs a batched matrix product with epilogue; a long depth runs in
+// two launches through scratch memory.
 func (d *Device) MatMul(k *device.MatMulKernel) error {
-	return d.encodeAndRecord(func(t gpu.Target) (*gpu.Launch, error) { return gpu.EncodeMatMul(k, t) }, k.Outputs...)
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	return d.encodeSplitAndRecord(gpu.MatMulScratchBytes(k, d.target()), func(t gpu.Target, s device.Buffer) ([]*gpu.Launch, error) {
+		return gpu.EncodeMatMulSplit(k, t, s)
+	}, k.Outputs...)
 }
 
-// Conv runs a convolution (forward or backward) with epilogue.
+// Conv runs a convolution (forward or backward) with epilogue; a long
+// depth runs in two launches through scratch memory.
 func (d *Device) Conv(k *device.ConvKernel) error {
-	return d.encodeAndRecord(func(t gpu.Target) (*gpu.Launch, error) { return gpu.EncodeConv(k, t) }, k.Outputs...)
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	return d.encodeSplitAndRecord(gpu.ConvScratchBytes(k, d.target()), func(t gpu.Target, s device.Buffer) ([]*gpu.Launch, error) {
+		return gpu.EncodeConvSplit(k, t, s)
+	}, k.Outputs...)
 }
 
 // Pool runs max or average pooling, forward or backward.

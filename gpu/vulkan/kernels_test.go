@@ -14,3 +14,17 @@ import (
 func TestKernels(t *testing.T) {
 	gputest.RunKernels(t, openDevice(t))
 }
+
+// TestLimits runs the shared size-limit tests (package gputest): every
+// kind just below and above the loop budget the planners split at, with
+// the device's loop limit lowered, and the reported real-size cases.
+func TestLimits(t *testing.T) {
+	d := openDevice(t)
+	own := d.loopLimit
+	gputest.RunLimits(t, d, func(n int) {
+		if n < 0 {
+			n = own
+		}
+		d.loopLimit = n
+	})
+}

@@ -21,10 +21,11 @@ import (
 func (d *Device) target() gpu.Target {
 	wg := d.info.Limits.MaxWorkgroups
 	return gpu.Target{
-		MaxBindings:     d.info.Limits.MaxBuffersPerKernel,
-		MaxBindingBytes: d.ad.maxStorageRange,
-		BindingAlign:    d.ad.minStorageAlign,
-		MaxWorkgroups:   min(wg[0], wg[1], 65535),
+		MaxBindings:       d.info.Limits.MaxBuffersPerKernel,
+		MaxBindingBytes:   d.ad.maxStorageRange,
+		BindingAlign:      d.ad.minStorageAlign,
+		MaxWorkgroups:     min(wg[0], wg[1], 65535),
+		MaxLoopIterations: d.loopLimit,
 	}
 }
 
@@ -35,9 +36,9 @@ func maxDataBindings(adapterMax int) int { return max(0, min(adapterMax-1, shade
 
 // record records one encoded launch into the current batch. writes are the
 // buffers the kernel writes (for barrier placement); every bound buffer
-// counts as read.
+// counts as read. The kernel methods count their calls in d.calls first, so
+// that KernelTime.Call groups a call's launches.
 func (d *Device) record(l *gpu.Launch, writes ...device.Buffer) error {
-	d.calls++ // one record per kernel-method call: KernelTime.Call counts these
 	if l.Workgroups == 0 {
 		return nil
 	}

@@ -54,10 +54,11 @@ func open(a *wgpu.Adapter, info device.Info) (_ *Device, err error) {
 	d := &Device{
 		info: info,
 		target: gpu.Target{
-			MaxBindings:     info.Limits.MaxBuffersPerKernel,
-			MaxBindingBytes: info.Limits.MaxBindingBytes,
-			BindingAlign:    int64(limits.MinStorageBufferOffsetAlignment),
-			MaxWorkgroups:   int(limits.MaxComputeWorkgroupsPerDimension),
+			MaxBindings:       info.Limits.MaxBuffersPerKernel,
+			MaxBindingBytes:   info.Limits.MaxBindingBytes,
+			BindingAlign:      int64(limits.MinStorageBufferOffsetAlignment),
+			MaxWorkgroups:     int(limits.MaxComputeWorkgroupsPerDimension),
+			MaxLoopIterations: gpu.LoopLimit(info.Name),
 		},
 		dev:   wd,
 		queue: wd.GetQueue(),

@@ -26,15 +26,13 @@ func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
 	return d.run(func() (*gpu.Launch, error) { return gpu.EncodeElementwise(k, d.target) })
 }
 
-// Reduce runs a reduction with prologue and epilogue; a long one with few
-// outputs runs in two launches through a scratch buffer.
-func (d *Device) Reduce(k *device.ReduceKernel) error {
-	if err := k.Validate(); err != nil {
-		return err
-	}
+// runSplit runs a kernel that may need scratch memory: bytes of it (none
+// when 0), freed once the launches are done; encode returns the launches
+// in order.
+func (d *Device) runSplit(bytes int64, encode func(scratch device.Buffer) ([]*gpu.Launch, error)) error {
 	var scratch device.Buffer
-	if n := gpu.ReduceScratchBytes(k); n > 0 {
-		b, err := d.Alloc(n)
+	if bytes > 0 {
+		b, err := d.Alloc(bytes)
 		if err != nil {
 			return err
 		}
@@ -46,7 +44,7 @@ func (d *Device) Reduce(k *device.ReduceKernel) error {
 	if err := d.usable(); err != nil {
 		return err
 	}
-	ls, err := gpu.EncodeReduceSplit(k, d.target, scratch)
+	ls, err := encode(scratch)
 	if err != nil {
 		return err
 	}
@@ -58,14 +56,37 @@ func (d *Device) Reduce(k *device.ReduceKernel) error {
 	return nil
 }
 
-// MatMul runs a batched matrix product with epilogue.
-func (d *Device) MatMul(k *device.MatMulKernel) error {
-	return d.run(func() (*gpu.Launch, error) { return gpu.EncodeMatMul(k, d.target) })
+// Reduce runs a reduction with prologue and epilogue; a long one runs in
+// two launches through scratch memory.
+func (d *Device) Reduce(k *device.ReduceKernel) error {
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	return d.runSplit(gpu.ReduceScratchBytes(k, d.target), func(s device.Buffer) ([]*gpu.Launch, error) {
+		return gpu.EncodeReduceSplit(k, d.target, s)
+	})
 }
 
-// Conv runs a convolution (forward or backward) with epilogue.
+// MatMul runs a batched matrix product with epilogue; a long depth runs in
+// two launches through scratch memory.
+func (d *Device) MatMul(k *device.MatMulKernel) error {
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	return d.runSplit(gpu.MatMulScratchBytes(k, d.target), func(s device.Buffer) ([]*gpu.Launch, error) {
+		return gpu.EncodeMatMulSplit(k, d.target, s)
+	})
+}
+
+// Conv runs a convolution (forward or backward) with epilogue; a long
+// depth runs in two launches through scratch memory.
 func (d *Device) Conv(k *device.ConvKernel) error {
-	return d.run(func() (*gpu.Launch, error) { return gpu.EncodeConv(k, d.target) })
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	return d.runSplit(gpu.ConvScratchBytes(k, d.target), func(s device.Buffer) ([]*gpu.Launch, error) {
+		return gpu.EncodeConvSplit(k, d.target, s)
+	})
 }
 
 // Pool runs max or average pooling, forward or backward.

@@ -9,3 +9,16 @@ import (
 func TestKernels(t *testing.T) {
 	gputest.RunKernels(t, gputest.Open(t, Name))
 }
+
+// TestLimits runs the shared size-limit tests (package gputest) with the
+// device's loop limit lowered, and the reported real-size cases.
+func TestLimits(t *testing.T) {
+	d := gputest.Open(t, Name).(*Device)
+	own := d.target.MaxLoopIterations
+	gputest.RunLimits(t, d, func(n int) {
+		if n < 0 {
+			n = own
+		}
+		d.target.MaxLoopIterations = n
+	})
+}
