@@ -22,7 +22,7 @@ import "github.com/shaderflow/shaderflow/cpu/internal/vec"
 // tap never waits on the stores of the tap before (which overlap it,
 // shifted by the dilation).
 func (g *geom3) patches(add bool, col []float32, ldr int, x []float32, xoff int, st [5]int, n, c0, t0, nt int) {
-	if t0 == 0 && nt == g.outVol && g.in[0] == 1 && g.k[0] == 1 && g.p[0] == 0 && g.s[2] == 1 && st[4] == 1 {
+	if t0 == 0 && nt == g.outVol && g.in[0] == 1 && g.k[0] == 1 && g.p[0] == 0 && g.s[2] == 1 && st[4] == 1 && g.rowsApart(st) {
 		g.patchesWhole(add, col, ldr, x, xoff+n*st[0]+c0*st[1], st)
 		return
 	}
@@ -40,6 +40,13 @@ func (g *geom3) patches(add bool, col []float32, ldr int, x []float32, xoff int,
 		}
 	}
 }
+
+// rowsApart reports whether the rows of an image with strides st lie apart
+// in memory: the block copies (vec.CopyBlocks, CopyRows) take an image's
+// rows as the rows of a block, which must not overlap. A view expanded
+// along the height (stride zero) repeats one row instead; it is read run
+// by run.
+func (g *geom3) rowsApart(st [5]int) bool { return st[3] >= g.in[2] || g.in[1] == 1 }
 
 // patchesWhole is patches for a whole 2-D image (from x[base], channel
 // c0) with stride one along rows: each kernel tap's valid rows and columns
@@ -79,11 +86,12 @@ func (g *geom3) patchRow(add bool, row []float32, x []float32, base int, st [5]i
 	// The output columns whose input column lies inside the image.
 	lo, hi := validRange(g.out[2], g.s[2], off[2], g.in[2])
 	contiguous := g.s[2] == 1 && st[4] == 1 // a run of the row is a run of the input
+	blocks := g.rowsApart(st)               // whole rows can move as one block
 	ow0 := t0 % g.out[2]
 	oh := t0 / g.out[2] % g.out[1]
 	od := t0 / (g.out[1] * g.out[2])
 	for t := 0; t < len(row); {
-		if contiguous && ow0 == 0 && len(row)-t >= g.out[2] {
+		if contiguous && blocks && ow0 == 0 && len(row)-t >= g.out[2] {
 			// Whole output rows of one depth: a block copy (or add).
 			k := min((len(row)-t)/g.out[2], g.out[1]-oh)
 			g.patchBlock(add, row[t:t+k*g.out[2]], x, base, st, od*g.s[0]+off[0], oh, k, off, lo, hi)

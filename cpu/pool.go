@@ -83,7 +83,7 @@ func (j *poolJob) maxForward(p, xb int) {
 	for _, w0 := range j.wins[0] {
 		for _, w1 := range j.wins[1] {
 			for _, w2 := range j.wins[2] {
-				best, arg := float32(math.Inf(-1)), int32(-1)
+				best, arg := float32(math.Inf(-1)), device.NoWinner
 				for a := w0.k0; a < w0.k1; a++ {
 					id := w0.first + a*w0.step
 					for b := w1.k0; b < w1.k1; b++ {
@@ -151,7 +151,8 @@ func (j *poolJob) avgForward(p, xb int) {
 // winner came from. For 2×2 pooling over planes with contiguous rows, each
 // input position is written once, from its window's gradient or zero; an
 // index outside its window (possible only in indices not made by the
-// forward) sends the plane down the general scatter.
+// forward) sends the plane down the general scatter, where device.NoWinner
+// adds nothing and any other index outside the plane is an error.
 func (j *poolJob) maxBackward(p, xb, ib int) {
 	g := &j.g
 	dx := j.out[p*g.inVol : (p+1)*g.inVol]
@@ -172,6 +173,10 @@ func (j *poolJob) maxBackward(p, xb, ib int) {
 			xo, io := xb+o0*st[2]+o1*st[3], ib+o0*ist[2]+o1*ist[3]
 			for o2 := range g.out[2] {
 				i := j.idx[io+o2*ist[4]]
+				if i == device.NoWinner { // a window wholly in the padding
+					q++
+					continue
+				}
 				if uint(i) >= uint(len(dx)) {
 					j.bad.set(p*g.outVol+q, i)
 					return

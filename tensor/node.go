@@ -64,6 +64,7 @@ type node struct {
 	consumers int  // unrealized nodes reading this one, plus autograd pins
 	forceMat  bool // never inline into a consumer
 	freed     bool // its memory and sources are gone: nothing may read it again
+	depth     int  // an upper bound on the longest path of unrealized nodes ending here
 }
 
 func (n *node) numel() int { return device.NumElements(n.shape) }
@@ -81,6 +82,9 @@ func (d *Device) newNode(kind nodeKind, dt DType, shape []int, srcs []src) *node
 	}
 	for _, s := range srcs {
 		s.n.consumers++
+		if s.n.block == nil {
+			n.depth = max(n.depth, s.n.depth+1)
+		}
 		if s.n.freed && n.err == nil {
 			// Only a tensor released by another goroutine's Scope while
 			// this op was recorded gets here; computing would read nothing.

@@ -19,6 +19,11 @@ func (d *Device) realize(n *node) error {
 	if d.closed {
 		return device.ErrClosed
 	}
+	if n.depth > realizeDepth {
+		if err := d.realizeLayers(n); err != nil {
+			return err
+		}
+	}
 	var err error
 	switch n.kind {
 	case kindElementwise:
@@ -45,6 +50,55 @@ func (d *Device) realize(n *node) error {
 		return err
 	}
 	n.dropSources()
+	return nil
+}
+
+// realizeDepth bounds how many unrealized nodes deep one realization goes:
+// building a kernel recurses through the nodes it inlines and realizes the
+// others it reads first, so an unbounded chain would exhaust the stack.
+const realizeDepth = 256
+
+// realizeLayers realizes, sources first, every unrealized ancestor of n
+// that lies realizeDepth nodes above the realized data (and that depth
+// again above those), walking the graph with an explicit stack so that
+// graphs of any depth are realized without deep recursion. It leaves n's
+// depth at most realizeDepth. The caller holds d.mu.
+func (d *Device) realizeLayers(n *node) error {
+	type frame struct {
+		n    *node
+		next int // the next source to visit
+	}
+	seen := map[*node]bool{n: true}
+	stack := []frame{{n: n}}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.next < len(f.n.srcs) {
+			s := f.n.srcs[f.next].n
+			f.next++
+			if s.block == nil && s.err == nil && !seen[s] {
+				seen[s] = true
+				stack = append(stack, frame{n: s})
+			}
+			continue
+		}
+		m := f.n
+		stack = stack[:len(stack)-1]
+		if m.err != nil {
+			return m.err
+		}
+		m.depth = 0
+		for _, s := range m.srcs {
+			if s.n.block == nil {
+				m.depth = max(m.depth, s.n.depth+1)
+			}
+		}
+		if m.depth >= realizeDepth && m != n {
+			if err := d.realize(m); err != nil {
+				return err
+			}
+			m.depth = 0
+		}
+	}
 	return nil
 }
 

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/shaderflow/shaderflow/tensor"
 	"github.com/shaderflow/shaderflow/tensor/conformance/ref"
@@ -65,6 +66,23 @@ var expanded = layout{
 	},
 	view: func(x *tensor.Tensor, s []int) *tensor.Tensor { return x.Expand(s...) },
 	ref:  func(a *ref.Array, s []int) *ref.Array { return a.Expand(s...) },
+}
+
+// expandedAt broadcasts dimension axis from size one (stride zero), for the
+// kernels that read a window along one dimension (convolution, pooling): a
+// zero stride inside an image must read the repeated row, column or plane.
+func expandedAt(axis int) layout {
+	return layout{
+		name: "expanded@" + strconv.Itoa(axis),
+		ok:   func(s []int) bool { return axis < len(s) && s[axis] > 1 },
+		base: func(s []int) []int {
+			b := slices.Clone(s)
+			b[axis] = 1
+			return b
+		},
+		view: func(x *tensor.Tensor, s []int) *tensor.Tensor { return x.Expand(s...) },
+		ref:  func(a *ref.Array, s []int) *ref.Array { return a.Expand(s...) },
+	}
 }
 
 // allLayouts are the layouts every op class is fed.

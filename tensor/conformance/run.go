@@ -42,6 +42,8 @@ func groups() []group {
 		{"bool", boolCases()},
 		{"halfprec", halfCases()},
 		{"narrow", narrowCases()},
+		{"zerostride", zeroStrideCases()},
+		{"padwindow", padWindowCases()},
 		{"reduce", reduceCases()},
 		{"softmax", softmaxCases()},
 		{"matmul", matmulCases()},

@@ -142,7 +142,9 @@ const (
 // when Indices.Buf is not nil, the winning input spatial position (row-major,
 // Int32) to Indices. Backward reads the output gradient from X ([N, C,
 // out...]) and, for max pooling, the winners from Indices, and writes the
-// input gradient to Out ([N, C, in...]).
+// input gradient to Out ([N, C, in...]). A max window that lies wholly in
+// the padding (a dilation can step over the whole input) has the value -Inf
+// and the index NoWinner, whose gradient reaches no input (PyTorch's values).
 type PoolKernel struct {
 	Op              PoolOp
 	Backward        bool
@@ -153,6 +155,9 @@ type PoolKernel struct {
 	Out             View
 	Indices         View
 }
+
+// NoWinner is the max-pooling index of a window with no input element.
+const NoWinner int32 = -1
 
 // GatherKernel is torch.gather: Out[i] = Src[i with i[Axis] replaced by
 // Index[i]] for every index i of Index's shape. Src has Index's rank; Out is
