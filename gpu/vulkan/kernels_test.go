@@ -26,5 +26,5 @@ func TestLimits(t *testing.T) {
 			n = own
 		}
 		d.loopLimit = n
-	})
+	}, true)
 }

@@ -163,11 +163,21 @@ func (d *Device) Write(db device.Buffer, off int64, src []byte) error {
 		copy(words[off-lo:], src)
 		src = words
 	}
-	if err := d.queue.WriteBuffer(b.b, uint64(lo), src); err != nil {
-		return fmt.Errorf("webgpu: Write: %v", err)
+	for len(src) > 0 { // in chunks: wgpu refuses copies of 2^31 bytes or more
+		c := min(int64(len(src)), transferChunk)
+		if err := d.queue.WriteBuffer(b.b, uint64(lo), src[:c]); err != nil {
+			return fmt.Errorf("webgpu: Write: %v", err)
+		}
+		lo, src = lo+c, src[c:]
 	}
 	return nil
 }
+
+// transferChunk is the most bytes one Write or readback copies (a multiple
+// of 4): larger transfers go in chunks, so the staging buffer (rounded up
+// to a power of two) stays far below wgpu's largest buffer, 2^31-1 bytes.
+// Tests lower it.
+var transferChunk int64 = 1 << 28
 
 // Read waits for pending work and copies bytes of b from byte offset off
 // into dst.
@@ -183,6 +193,12 @@ func (d *Device) Read(db device.Buffer, off int64, dst []byte) error {
 	}
 	if err := checkRange("Read", b, off, len(dst)); err != nil {
 		return err
+	}
+	for int64(len(dst)) > transferChunk {
+		if err := d.readback(b, off, dst[:transferChunk], false); err != nil {
+			return err
+		}
+		off, dst = off+transferChunk, dst[transferChunk:]
 	}
 	return d.readback(b, off, dst, true)
 }
