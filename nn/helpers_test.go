@@ -113,7 +113,7 @@ func gradError(t *testing.T, r *rand.Rand, inputs []*tensor.Tensor, f func() *te
 	}
 	lossAt := func() float64 {
 		var v float64
-		tensor.NoGrad(func() {
+		dev.NoGrad(func() {
 			var err error
 			v, err = loss().Item()
 			require.NoError(t, err)

@@ -3,7 +3,6 @@ package tensor
 import (
 	"errors"
 	"slices"
-	"sync/atomic"
 )
 
 // gradInfo is a tensor's autograd state.
@@ -21,10 +20,41 @@ type gradNode struct {
 	params any
 }
 
-// gradCtx is what a backward rule receives.
+// gradCtx is what a backward rule receives. The tensors it hands out carry
+// no autograd state, so a rule records nothing whatever the grad mode.
 type gradCtx struct {
 	node *gradNode
-	g    *Tensor // gradient of the operation's output
+	g    *Tensor   // gradient of the operation's output, detached
+	ins  []*Tensor // detached inputs, made on first use
+	o    *Tensor   // detached output, made on first use
+}
+
+// in returns input i, detached.
+func (c *gradCtx) in(i int) *Tensor {
+	if c.ins == nil {
+		c.ins = make([]*Tensor, len(c.node.inputs))
+	}
+	if c.ins[i] == nil {
+		c.ins[i] = c.node.inputs[i].Detach()
+	}
+	return c.ins[i]
+}
+
+// out returns the operation's output, detached.
+func (c *gradCtx) out() *Tensor {
+	if c.o == nil {
+		c.o = c.node.out.Detach()
+	}
+	return c.o
+}
+
+// inShape returns input i's shape.
+func (c *gradCtx) inShape(i int) []int { return c.node.inputs[i].shape }
+
+// needs reports whether input i wants a gradient.
+func (c *gradCtx) needs(i int) bool {
+	in := c.node.inputs[i]
+	return in != nil && in.requiresGrad()
 }
 
 // backwardFn returns the gradient for each input (nil where an input needs
@@ -34,24 +64,13 @@ type backwardFn func(c *gradCtx) []*Tensor
 // gradRules maps op names to their backward rules.
 var gradRules = map[string]backwardFn{}
 
-var noGradDepth atomic.Int64
-
-// NoGrad runs fn without recording operations for autograd.
-func NoGrad(fn func()) {
-	noGradDepth.Add(1)
-	defer noGradDepth.Add(-1)
-	fn()
-}
-
-// GradEnabled reports whether operations are being recorded for autograd.
-func GradEnabled() bool { return noGradDepth.Load() == 0 }
-
 func (t *Tensor) requiresGrad() bool { return t.ag != nil && t.ag.requires }
 
 // recordGrad attaches the backward record of op to out when an input needs a
-// gradient; params are the op's parameters for its rule.
+// gradient and the device's grad mode is on; params are the op's parameters
+// for its rule.
 func recordGrad(op string, out *Tensor, ins []*Tensor, params any) *Tensor {
-	if !GradEnabled() || !out.n.dtype.IsFloat() {
+	if !out.n.dtype.IsFloat() || !out.n.dev.GradEnabled() {
 		return out
 	}
 	for _, in := range ins {

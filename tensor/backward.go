@@ -1,35 +1,100 @@
 package tensor
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
-// Backward computes the gradient of t (a scalar, or any tensor with an
-// implicit gradient of ones) with respect to every leaf that requires grad,
-// adding it to the leaves' Grad. The backward graph is recorded lazily like
-// any other computation and fused the same way.
+// Backward computes the gradient of t, which must hold exactly one element
+// (a loss), with respect to every leaf that requires grad, adding it to the
+// leaves' Grad. As in PyTorch, a tensor of several elements needs its
+// gradient given explicitly: use BackwardWith. The backward graph is
+// recorded lazily like any other computation and fused the same way.
 func (t *Tensor) Backward() error {
 	t.check("Backward")
 	if !t.requiresGrad() {
 		return errNoGraph
 	}
-	return t.BackwardWith(OnesLike(t))
+	if t.NumElements() != 1 {
+		usage("Backward", "the gradient can be implied only for a tensor of one element, got shape %v; give it with BackwardWith", t.shape)
+	}
+	return t.backward(OnesLike(t))
 }
 
-// BackwardWith runs the backward pass seeded with gradient g of t's shape.
-func (t *Tensor) BackwardWith(g *Tensor) (err error) {
-	t.check("Backward")
+// BackwardWith runs the backward pass seeded with g, the gradient of t: a
+// tensor of t's shape on t's device (anything else panics with a
+// UsageError). A seed of another dtype is cast to t's.
+func (t *Tensor) BackwardWith(g *Tensor) error {
+	t.check("BackwardWith")
+	g.check("BackwardWith")
 	if !t.requiresGrad() {
 		return errNoGraph
 	}
+	if g.n.dev != t.n.dev {
+		usage("BackwardWith", "gradient on a different device (%s) from the tensor's (%s)", g.n.dev.Name(), t.n.dev.Name())
+	}
+	if !slices.Equal(g.shape, t.shape) {
+		usage("BackwardWith", "gradient of shape %v for a tensor of shape %v", g.shape, t.shape)
+	}
+	if g.n.dtype != t.n.dtype {
+		g = g.Cast(t.n.dtype)
+	}
+	return t.backward(g.Detach())
+}
+
+// backward propagates g, t's gradient (recording nothing itself), to the
+// leaves. A usage error raised by a gradient rule is returned as an error.
+func (t *Tensor) backward(g *Tensor) (err error) {
+	op := ""
 	defer func() {
 		if r := recover(); r != nil {
 			if ue, ok := r.(*UsageError); ok {
-				err = fmt.Errorf("tensor.Backward: %w", ue)
+				if op == "" {
+					err = fmt.Errorf("tensor.Backward: %w", ue)
+				} else {
+					err = fmt.Errorf("tensor.Backward: gradient of %s: %w", op, ue)
+				}
 				return
 			}
 			panic(r)
 		}
 	}()
-	// Topological order of the recorded operations reachable from t.
+	order := graphOrder(t)
+	grads := map[*gradInfo]*Tensor{t.ag: g}
+	for i := len(order) - 1; i >= 0; i-- {
+		x := order[i]
+		gx := grads[x.ag]
+		if gx == nil {
+			continue
+		}
+		delete(grads, x.ag)
+		if x.ag.fn == nil {
+			accumulateLeaf(x, gx)
+			continue
+		}
+		op = x.ag.fn.op
+		rule := gradRules[op]
+		if rule == nil {
+			return fmt.Errorf("tensor.Backward: no gradient rule for %s", op)
+		}
+		gins := rule(&gradCtx{node: x.ag.fn, g: gx})
+		for j, in := range x.ag.fn.inputs {
+			if in == nil || !in.requiresGrad() || j >= len(gins) || gins[j] == nil {
+				continue
+			}
+			gi := sumToShape(gins[j], in.shape)
+			if prev := grads[in.ag]; prev != nil {
+				gi = prev.Add(gi)
+			}
+			grads[in.ag] = gi
+		}
+	}
+	return nil
+}
+
+// graphOrder returns the tensors of the recorded operations reachable from
+// t, inputs before the tensors computed from them.
+func graphOrder(t *Tensor) []*Tensor {
 	var order []*Tensor
 	seen := map[*gradInfo]bool{}
 	var visit func(x *Tensor)
@@ -48,37 +113,7 @@ func (t *Tensor) BackwardWith(g *Tensor) (err error) {
 		order = append(order, x)
 	}
 	visit(t)
-	grads := map[*gradInfo]*Tensor{t.ag: g}
-	NoGrad(func() {
-		for i := len(order) - 1; i >= 0; i-- {
-			x := order[i]
-			gx := grads[x.ag]
-			if gx == nil {
-				continue
-			}
-			delete(grads, x.ag)
-			if x.ag.fn == nil {
-				accumulateLeaf(x, gx)
-				continue
-			}
-			rule := gradRules[x.ag.fn.op]
-			if rule == nil {
-				usage("Backward", "no gradient rule for %s", x.ag.fn.op)
-			}
-			gins := rule(&gradCtx{node: x.ag.fn, g: gx})
-			for j, in := range x.ag.fn.inputs {
-				if in == nil || !in.requiresGrad() || j >= len(gins) || gins[j] == nil {
-					continue
-				}
-				gi := sumToShape(gins[j], in.shape)
-				if prev := grads[in.ag]; prev != nil {
-					gi = prev.Add(gi)
-				}
-				grads[in.ag] = gi
-			}
-		}
-	})
-	return nil
+	return order
 }
 
 // accumulateLeaf adds g to a leaf's gradient, keeping it outside every scope
@@ -114,16 +149,8 @@ func (d *Device) detachFromScopes(h *handle) {
 // sumToShape sums g over the dimensions that broadcasting expanded to reach
 // shape.
 func sumToShape(g *Tensor, shape []int) *Tensor {
-	if len(g.shape) == len(shape) {
-		same := true
-		for i := range shape {
-			if g.shape[i] != shape[i] {
-				same = false
-			}
-		}
-		if same {
-			return g
-		}
+	if slices.Equal(g.shape, shape) {
+		return g
 	}
 	lead := len(g.shape) - len(shape)
 	var axes []int

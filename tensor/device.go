@@ -32,6 +32,7 @@ type Device struct {
 	out1      [1]device.View
 	closed    bool
 	maxBufs   int
+	noGrad    atomic.Int64 // depth of NoGrad calls running on this device
 }
 
 func newDevice(raw device.Device) *Device {

@@ -10,9 +10,6 @@ import (
 // Each returns one gradient per recorded input (broadcast inputs are summed
 // back to their shape by the engine).
 
-func (c *gradCtx) in(i int) *Tensor { return c.node.inputs[i] }
-func (c *gradCtx) out() *Tensor     { return c.node.out }
-
 func grads(g ...*Tensor) []*Tensor { return g }
 
 func init() {
@@ -25,11 +22,18 @@ func init() {
 		return grads(c.g.Div(b), c.g.Mul(c.out()).Div(b).Neg())
 	}
 	r["Pow"] = func(c *gradCtx) []*Tensor {
+		// As in PyTorch: no gradient through a zero exponent (0·a^-1 is NaN
+		// at a = 0), nor to the exponent where a = 0 and b ≥ 0 (a^b·log a
+		// is 0·-Inf there, while a^b is flat in b at 0 or 1).
 		a, b := c.in(0), c.in(1)
-		ga := c.g.Mul(b).Mul(a.Pow(b.SubScalar(1)))
-		var gb *Tensor
-		if b.requiresGrad() {
-			gb = c.g.Mul(c.out()).Mul(a.Log())
+		zero := c.g.scalarLike(0)
+		var ga, gb *Tensor
+		if c.needs(0) {
+			ga = Where(b.EqScalar(0), zero, c.g.Mul(b).Mul(a.Pow(b.SubScalar(1))))
+		}
+		if c.needs(1) {
+			flat := a.EqScalar(0).LogicalAnd(b.Ge(b.scalarLike(0)))
+			gb = Where(flat, zero, c.g.Mul(c.out()).Mul(a.Log()))
 		}
 		return grads(ga, gb)
 	}
@@ -50,6 +54,9 @@ func init() {
 	r["DivScalar"] = func(c *gradCtx) []*Tensor { return grads(c.g.DivScalar(scalar(c))) }
 	r["PowScalar"] = func(c *gradCtx) []*Tensor {
 		v := scalar(c)
+		if v == 0 { // x^0 is constant; v·x^-1 would be NaN at 0
+			return grads(ZerosLike(c.g))
+		}
 		return grads(c.g.Mul(c.in(0).PowScalar(v - 1)).MulScalar(v))
 	}
 	r["Neg"] = func(c *gradCtx) []*Tensor { return grads(c.g.Neg()) }
@@ -77,6 +84,18 @@ func init() {
 			return grads(g)
 		}
 		return grads(Where(c.out().GtScalar(0), c.g, ZerosLike(c.g)))
+	}
+	// Piecewise-constant ops have gradient zero wherever it exists, and
+	// PyTorch gives zero at their jumps too.
+	stepFn := func(c *gradCtx) []*Tensor { return grads(ZerosLike(c.g)) }
+	r["Sign"], r["Floor"], r["Ceil"] = stepFn, stepFn, stepFn
+	r["Clamp"] = func(c *gradCtx) []*Tensor {
+		// PyTorch passes the gradient where lo ≤ x ≤ hi, bounds included
+		// (NaN gets none).
+		b := c.node.params.([2]float64)
+		x := c.in(0)
+		inside := x.Ge(x.scalarLike(b[0])).LogicalAnd(x.Le(x.scalarLike(b[1])))
+		return grads(Where(inside, c.g, c.g.scalarLike(0)))
 	}
 	r["Erf"] = func(c *gradCtx) []*Tensor {
 		x := c.in(0)
@@ -111,7 +130,7 @@ func init() {
 	r["Fma"] = func(c *gradCtx) []*Tensor {
 		return grads(c.g.Mul(c.in(1)), c.g.Mul(c.in(0)), c.g)
 	}
-	r["Cast"] = func(c *gradCtx) []*Tensor { return grads(c.g.Cast(c.in(0).DType())) }
+	r["Cast"] = func(c *gradCtx) []*Tensor { return grads(c.g.Cast(c.node.inputs[0].DType())) }
 	r["Contiguous"] = func(c *gradCtx) []*Tensor { return grads(c.g) }
 	registerReductionRules(r)
 	registerViewRules(r)
@@ -130,11 +149,9 @@ func registerReductionRules(r map[string]backwardFn) {
 		return t
 	}
 	r["Sum"] = func(c *gradCtx) []*Tensor {
-		return grads(expandBack(c, c.g).Expand(c.in(0).shape...))
+		return grads(expandBack(c, c.g).Expand(c.inShape(0)...))
 	}
-	r["Prod"] = func(c *gradCtx) []*Tensor {
-		return grads(expandBack(c, c.g).Mul(expandBack(c, c.out())).Div(c.in(0)))
-	}
+	r["Prod"] = func(c *gradCtx) []*Tensor { return grads(expandBack(c, c.g).Mul(prodOfOthers(c))) }
 	extreme := func(c *gradCtx) []*Tensor {
 		x := c.in(0)
 		a := c.node.params.(reduceAttrs)
@@ -168,7 +185,6 @@ func registerViewRules(r map[string]backwardFn) {
 	}
 	r["Slice"] = func(c *gradCtx) []*Tensor {
 		p := c.node.params.(sliceParams)
-		in := c.in(0)
 		g := c.g
 		shape := make([]int, g.Dim())
 		for i := range shape {
@@ -177,7 +193,7 @@ func registerViewRules(r map[string]backwardFn) {
 		shape[p.dim] = g.shape[p.dim]
 		pos := Arange(g.Device(), float64(p.start), float64(p.start+p.step*g.shape[p.dim]), float64(p.step)).
 			Cast(Int32).Reshape(shape...).Expand(g.shape...)
-		return grads(ScatterAdd(in.shape, p.dim, pos, g))
+		return grads(ScatterAdd(c.inShape(0), p.dim, pos, g))
 	}
 	r["Gather"] = func(c *gradCtx) []*Tensor {
 		p := c.node.params.(gatherParams)
@@ -206,10 +222,10 @@ func registerLayerRules(r map[string]backwardFn) {
 	r["MatMul"] = func(c *gradCtx) []*Tensor {
 		a, b := c.in(0), c.in(1)
 		var ga, gb *Tensor
-		if a.requiresGrad() {
+		if c.needs(0) {
 			ga = c.g.MatMul(b.Transpose(-1, -2))
 		}
-		if b.requiresGrad() {
+		if c.needs(1) {
 			gb = a.Transpose(-1, -2).MatMul(c.g)
 		}
 		return grads(ga, gb)
@@ -218,10 +234,10 @@ func registerLayerRules(r map[string]backwardFn) {
 		p := c.node.params.(convAttrs)
 		x, w := c.in(0), c.in(1)
 		var gx, gw *Tensor
-		if x.requiresGrad() {
+		if c.needs(0) {
 			gx = convNode("ConvBackwardInput", device.ConvBackwardInput, p.geom, c.g, w)
 		}
-		if w.requiresGrad() {
+		if c.needs(1) {
 			gw = convNode("ConvBackwardWeight", device.ConvBackwardWeight, p.geom, c.g, x)
 		}
 		return grads(gx, gw)
@@ -262,4 +278,21 @@ func pickGrad(p gatherParams, index, g *Tensor) *Tensor {
 	shape[p.dim] = p.inShape[p.dim]
 	pos := Arange(g.Device(), 0, float64(p.inShape[p.dim]), 1).Cast(Int32).Reshape(shape...)
 	return Where(pos.Eq(index), g, g.scalarLike(0))
+}
+
+// prodOfOthers is the derivative of a product with respect to each of its
+// factors: the product of the other factors of its reduction. out/x would
+// divide by zero where x is a factor of zero, so it is computed from the
+// product of the nonzero factors p and the number of zero factors z: p/x
+// where z = 0, p at the zero where z = 1, and 0 elsewhere.
+func prodOfOthers(c *gradCtx) *Tensor {
+	a := c.node.params.(reduceAttrs)
+	x := c.in(0)
+	isZero := x.EqScalar(0)
+	zero, one := x.scalarLike(0), x.scalarLike(1)
+	zeros := isZero.Cast(Float32).SumKeepDim(a.axes...)
+	p := Where(isZero, one, x).reduce("Prod", device.ReduceProd, a.axes, true)
+	atZero := Where(zeros.EqScalar(1), p, zero)
+	elsewhere := Where(zeros.EqScalar(0), p.Div(x), zero)
+	return Where(isZero, atZero, elsewhere)
 }

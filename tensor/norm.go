@@ -91,12 +91,12 @@ func (t *Tensor) BatchNorm(runningMean, runningVar, weight, bias *Tensor, traini
 		v := d.Mul(d).MeanKeepDim(axes...)
 		y = d.Mul(v.AddScalar(eps).Rsqrt())
 		if runningMean != nil && runningVar != nil {
-			NoGrad(func() {
-				m := mean.Detach().Reshape(c)
-				uv := v.Detach().Reshape(c).MulScalar(float64(n) / float64(n-1))
-				runningMean.Assign(runningMean.MulScalar(1 - momentum).Add(m.MulScalar(momentum)))
-				runningVar.Assign(runningVar.MulScalar(1 - momentum).Add(uv.MulScalar(momentum)))
-			})
+			// Detached operands record nothing; Assign keeps no history.
+			m := mean.Detach().Reshape(c)
+			uv := v.Detach().Reshape(c).MulScalar(float64(n) / float64(n-1))
+			rm, rv := runningMean.Detach(), runningVar.Detach()
+			runningMean.Assign(rm.MulScalar(1 - momentum).Add(m.MulScalar(momentum)))
+			runningVar.Assign(rv.MulScalar(1 - momentum).Add(uv.MulScalar(momentum)))
 		}
 	} else {
 		if runningMean == nil || runningVar == nil {

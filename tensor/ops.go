@@ -125,12 +125,16 @@ func (t *Tensor) Not() *Tensor {
 	return elementwise("Not", device.OpNot, Bool, Bool, []*Tensor{t.Cast(Bool)}, nil)
 }
 
-// Clamp limits every element to [lo, hi] (NaN stays NaN).
+// Clamp limits every element to [lo, hi] (NaN stays NaN). Its gradient is
+// PyTorch's: one where lo ≤ t ≤ hi, bounds included, zero elsewhere.
 func (t *Tensor) Clamp(lo, hi float64) *Tensor {
+	t.check("Clamp")
 	if lo > hi {
 		usage("Clamp", "lo %g above hi %g", lo, hi)
 	}
-	return t.Maximum(t.scalarLike(lo)).Minimum(t.scalarLike(hi))
+	x := t.Detach() // recorded below as one op
+	out := x.Maximum(x.scalarLike(lo)).Minimum(x.scalarLike(hi))
+	return recordGrad("Clamp", out, []*Tensor{t}, [2]float64{lo, hi})
 }
 
 // Eq compares elementwise for equality.

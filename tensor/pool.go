@@ -66,7 +66,7 @@ func (t *Tensor) pool2d(op string, kind device.PoolOp, o PoolOptions) *Tensor {
 		}
 	}
 	checkExtent(op, append([]int{g.N, g.C}, g.Out...))
-	a := poolAttrs{op: kind, includePad: !o.CountExcludePad, geom: g, wantIndices: kind == device.PoolMax && t.requiresGrad() && GradEnabled()}
+	a := poolAttrs{op: kind, includePad: !o.CountExcludePad, geom: g, wantIndices: kind == device.PoolMax && t.recordsGrad()}
 	return poolNode(op, a, t, nil)
 }
 

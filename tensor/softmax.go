@@ -5,12 +5,9 @@ package tensor
 func (t *Tensor) Softmax(axis int) *Tensor {
 	t.check("Softmax")
 	axis = normAxis("Softmax", axis, t.Dim())
-	var out *Tensor
-	NoGrad(func() {
-		x := t.asFloat32()
-		e := x.Sub(x.MaxKeepDim(axis)).Exp()
-		out = e.Div(e.SumKeepDim(axis)).Cast(floatType(t.DType()))
-	})
+	x := t.Detach().asFloat32() // recorded below as one op
+	e := x.Sub(x.MaxKeepDim(axis)).Exp()
+	out := e.Div(e.SumKeepDim(axis)).Cast(floatType(t.DType()))
 	return recordGrad("Softmax", out, []*Tensor{t}, axis)
 }
 
@@ -18,12 +15,8 @@ func (t *Tensor) Softmax(axis int) *Tensor {
 func (t *Tensor) LogSoftmax(axis int) *Tensor {
 	t.check("LogSoftmax")
 	axis = normAxis("LogSoftmax", axis, t.Dim())
-	var out *Tensor
-	NoGrad(func() {
-		x := t.asFloat32()
-		m := x.MaxKeepDim(axis)
-		z := x.Sub(m)
-		out = z.Sub(z.Exp().SumKeepDim(axis).Log()).Cast(floatType(t.DType()))
-	})
+	x := t.Detach().asFloat32() // recorded below as one op
+	z := x.Sub(x.MaxKeepDim(axis))
+	out := z.Sub(z.Exp().SumKeepDim(axis).Log()).Cast(floatType(t.DType()))
 	return recordGrad("LogSoftmax", out, []*Tensor{t}, axis)
 }

@@ -168,7 +168,7 @@ func (t *Tensor) Permute(dims ...int) *Tensor {
 func (t *Tensor) transposedProduct(perm []int) *Tensor {
 	n := t.n
 	r := len(perm)
-	if n.kind != kindMatMul || n.block != nil || n.err != nil || r < 2 || GradEnabled() && t.requiresGrad() ||
+	if n.kind != kindMatMul || n.block != nil || n.err != nil || r < 2 || t.recordsGrad() ||
 		!t.view().isIdentity(n.shape) || perm[r-2] != r-1 || perm[r-1] != r-2 {
 		return nil
 	}

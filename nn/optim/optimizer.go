@@ -61,7 +61,8 @@ func (o *params) SetLR(lr float64) {
 // Steps returns how many times Step has run.
 func (o *params) Steps() int { return o.steps }
 
-// apply computes each parameter's update with fn (under NoGrad), assigns the
+// apply computes each parameter's update with fn, which receives the
+// parameter detached so that nothing is recorded for autograd, assigns the
 // new values and realizes them all with one tensor.Realize, which computes
 // same-shape elementwise results together: a parameter's new value and its
 // new state come out of one kernel, which computes the shared state
@@ -70,21 +71,19 @@ func (o *params) Steps() int { return o.steps }
 func (o *params) apply(fn func(i int, p, g *tensor.Tensor) (*tensor.Tensor, []*tensor.Tensor), state func(i int) []*tensor.Tensor) error {
 	o.steps++
 	var out []*tensor.Tensor
-	tensor.NoGrad(func() {
-		for i, p := range o.ps {
-			g := p.Grad()
-			if g == nil {
-				continue
-			}
-			np, ns := fn(i, p, g)
-			for j, s := range state(i) {
-				s.Assign(ns[j])
-				out = append(out, s)
-			}
-			p.Assign(np)
-			out = append(out, p)
+	for i, p := range o.ps {
+		g := p.Grad()
+		if g == nil {
+			continue
 		}
-	})
+		np, ns := fn(i, p.Detach(), g)
+		for j, s := range state(i) {
+			s.Assign(ns[j])
+			out = append(out, s)
+		}
+		p.Assign(np)
+		out = append(out, p)
+	}
 	if err := tensor.Realize(out...); err != nil {
 		return fmt.Errorf("optim: step %d: %w", o.steps, err)
 	}

@@ -11,7 +11,8 @@ import (
 
 // Evaluate returns model's accuracy and mean cross-entropy on ds, in
 // evaluation mode and without gradients, batch samples at a time. The model
-// is left in training mode.
+// is left in training mode. It turns gradient recording off on dev while it
+// runs (Device.NoGrad), so no other goroutine may train on dev meanwhile.
 func Evaluate(dev *tensor.Device, model nn.Module, ds *data.Dataset, batch int) (acc, loss float64, err error) {
 	if ds.Len() == 0 {
 		return 0, 0, fmt.Errorf("train: Evaluate: empty dataset")
@@ -22,7 +23,7 @@ func Evaluate(dev *tensor.Device, model nn.Module, ds *data.Dataset, batch int) 
 	defer correct.Release()
 	defer total.Release()
 	loader := data.NewDataLoader(ds, data.LoaderConfig{BatchSize: batch})
-	tensor.NoGrad(func() {
+	dev.NoGrad(func() {
 		for b := range loader.Epoch(0) {
 			dev.Scope(func() { err = evalBatch(dev, model, b, correct, total) })
 			if err != nil {

@@ -69,7 +69,7 @@ func (t *Trainer) step(x []float32, shape []int, y []int32) error {
 		lossFn = nn.CrossEntropy
 	}
 	loss := lossFn(t.Model.Forward(xt), yt)
-	tensor.NoGrad(func() { t.lossSum.Assign(t.lossSum.Add(loss.Detach())) })
+	t.lossSum.Assign(t.lossSum.Add(loss.Detach()))
 	if err := t.lossSum.Realize(); err != nil {
 		return fmt.Errorf("train: forward: %w", err)
 	}
