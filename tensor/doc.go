@@ -1,5 +1,5 @@
 // Package tensor is Shaderflow's user-facing tensor library: n-dimensional
-// arrays on a device chosen at run time (CPU, Vulkan, WebGPU, CUDA), with
+// arrays on a device chosen at run time (CPU, Vulkan, WebGPU), with
 // zero-copy views, NumPy broadcasting, a PyTorch-familiar set of operations,
 // laziness with kernel fusion, a caching memory pool, a profiler and autograd.
 //

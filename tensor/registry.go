@@ -40,11 +40,12 @@ func Backends() []BackendStatus {
 	return out
 }
 
-// autoOrder is the backend preference of Open("auto"): real GPUs first.
+// autoOrder is the backend preference of Open("auto"): real GPUs first
+// ("cuda" is skipped while no CUDA backend registers itself).
 var autoOrder = []string{"cuda", "vulkan", "webgpu", "cpu"}
 
-// Open opens a device: "auto" (or ""), a backend name ("cpu", "vulkan",
-// "webgpu", "cuda") for its preferred adapter, or "name:N" for adapter N.
+// Open opens a device: "auto" (or ""), a registered backend's name ("cpu",
+// "vulkan", "webgpu") for its preferred adapter, or "name:N" for adapter N.
 // The environment variable SHADERFLOW_BACKEND overrides "auto". Auto prefers
 // a hardware GPU and never picks a software-emulated one (lavapipe,
 // llvmpipe, SwiftShader): those open only when named. Errors list what is

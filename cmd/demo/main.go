@@ -56,7 +56,7 @@ type options struct {
 func parseArgs(args []string, out io.Writer) (options, error) {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(out)
-	backend := fs.String("backend", "auto", `device to use: auto, cpu, vulkan, webgpu, cuda, or NAME:INDEX`)
+	backend := fs.String("backend", "auto", `device to use: auto, cpu, vulkan, webgpu, or NAME:INDEX (--list shows them)`)
 	list := fs.Bool("list", false, "list the backends and their adapters, then exit")
 	model := fs.String("train", "", "train a reference model on Fashion-MNIST instead of the checks: mlp or cnn")
 	epochs := fs.Int("epochs", 0, "training epochs, at least 1 (default 5 for mlp, 1 for cnn)")
