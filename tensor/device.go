@@ -121,7 +121,9 @@ var fusionOn atomic.Bool
 func init() { fusionOn.Store(os.Getenv("SHADERFLOW_FUSION") != "0") }
 
 // SetFusion turns kernel fusion on or off for every device and returns the
-// previous setting. It is on unless SHADERFLOW_FUSION=0.
+// previous setting. It is on unless SHADERFLOW_FUSION=0. The setting is
+// process-wide and read whenever results are realized, so changing it also
+// changes how other goroutines' pending work is grouped into kernels.
 func SetFusion(on bool) (previous bool) { return fusionOn.Swap(on) }
 
 // Fusion reports whether kernel fusion is on.

@@ -136,5 +136,5 @@ func gradCases() []testCase {
 	for _, op := range gradOps() {
 		cs = append(cs, testCase{name: op.name, run: func(e *env) { checkGrad(e, op) }})
 	}
-	return cs
+	return append(append(cs, exactGradCases()...), concurrentGradCase())
 }

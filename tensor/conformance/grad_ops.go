@@ -26,7 +26,8 @@ func binaryGrad(name string, x, y gradIn, dev func(a, b *tensor.Tensor) *tensor.
 var picksOne = map[string]bool{"maximum": true, "minimum": true, "max": true, "min": true}
 
 // stepFunction names the piecewise-constant ops, whose gradient is zero
-// wherever it exists; they are left out of the gradient checks.
+// wherever it exists: central differences across a jump are not, so they
+// are checked at given points instead (exactGradOps).
 var stepFunction = map[string]bool{"floor": true, "ceil": true, "sign": true}
 
 func gradOps() []gradOp {
