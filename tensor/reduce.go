@@ -150,10 +150,7 @@ func (t *Tensor) VarKeepDim(correction int, axes ...int) *Tensor {
 func (t *Tensor) variance(correction int, axes []int, keep bool) *Tensor {
 	t.check("Var")
 	n := t.reducedCount("Var", axes)
-	if n == 0 {
-		usage("Var", "cannot take the variance of an empty axis (shape %v, axes %v)", t.shape, axes)
-	}
-	dev := t.Sub(t.MeanKeepDim(axes...))
+	dev := t.Sub(t.MeanKeepDim(axes...)) // NaN over an empty axis, as in PyTorch
 	sq := dev.Mul(dev)
 	var s *Tensor
 	if keep {
@@ -161,7 +158,7 @@ func (t *Tensor) variance(correction int, axes []int, keep bool) *Tensor {
 	} else {
 		s = sq.Sum(axes...)
 	}
-	return s.DivScalar(float64(n - correction))
+	return s.DivScalar(float64(max(n-correction, 0))) // PyTorch 1.13's divisor
 }
 
 // runReduce launches a reduction, with ep as its epilogue (nil for none).

@@ -1,12 +1,14 @@
 package tensor
 
+import "slices"
+
 // Softmax normalizes exp(t) along axis to sum to one, stably (the maximum is
 // subtracted first). A row of -Inf gives NaN, as in PyTorch.
 func (t *Tensor) Softmax(axis int) *Tensor {
 	t.check("Softmax")
 	axis = normAxis("Softmax", axis, t.Dim())
 	x := t.Detach().asFloat32() // recorded below as one op
-	e := x.Sub(x.MaxKeepDim(axis)).Exp()
+	e := x.Sub(rowMax(x, axis)).Exp()
 	out := e.Div(e.SumKeepDim(axis)).Cast(floatType(t.DType()))
 	return recordGrad("Softmax", out, []*Tensor{t}, axis)
 }
@@ -16,7 +18,19 @@ func (t *Tensor) LogSoftmax(axis int) *Tensor {
 	t.check("LogSoftmax")
 	axis = normAxis("LogSoftmax", axis, t.Dim())
 	x := t.Detach().asFloat32() // recorded below as one op
-	z := x.Sub(x.MaxKeepDim(axis))
+	z := x.Sub(rowMax(x, axis))
 	out := z.Sub(z.Exp().SumKeepDim(axis).Log()).Cast(floatType(t.DType()))
 	return recordGrad("LogSoftmax", out, []*Tensor{t}, axis)
+}
+
+// rowMax is x's maximum along axis, kept as a size-one dimension. An empty
+// axis has no maximum but its softmax is empty (as in PyTorch), so zero
+// stands in for it.
+func rowMax(x *Tensor, axis int) *Tensor {
+	if x.shape[axis] == 0 {
+		shape := slices.Clone(x.shape)
+		shape[axis] = 1
+		return Zeros(x.Device(), shape...)
+	}
+	return x.MaxKeepDim(axis)
 }
