@@ -3,6 +3,8 @@ package data
 import (
 	"fmt"
 	"math"
+
+	"github.com/shaderflow/shaderflow/internal/checked"
 )
 
 // Dataset is an in-memory classification dataset: N samples of one shape,
@@ -23,9 +25,9 @@ func (d *Dataset) Len() int { return len(d.Y) }
 
 // SampleSize returns the number of values in one sample.
 func (d *Dataset) SampleSize() int {
-	n := 1
-	for _, s := range d.Shape {
-		n *= s
+	n, ok := checked.Product(d.Shape...)
+	if !ok {
+		panic(fmt.Sprintf("data: Dataset.SampleSize: shape %v overflows", d.Shape))
 	}
 	return n
 }
@@ -54,6 +56,12 @@ func NewDataset(images, labels *IDX, numClasses int, mean, std float32) (*Datase
 	checkNormalization("NewDataset", mean, std)
 	if numClasses < 1 {
 		panic(fmt.Sprintf("data: NewDataset: numClasses %d < 1", numClasses))
+	}
+	if err := images.check(); err != nil {
+		return nil, fmt.Errorf("data: NewDataset: images: %w", err)
+	}
+	if err := labels.check(); err != nil {
+		return nil, fmt.Errorf("data: NewDataset: labels: %w", err)
 	}
 	if len(images.Dims) < 1 || len(labels.Dims) != 1 || images.Dims[0] != labels.Dims[0] {
 		return nil, fmt.Errorf("data: NewDataset: images of shape %v do not match labels of shape %v (want [N, ...] and [N])", images.Dims, labels.Dims)

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/shaderflow/shaderflow/internal/checked"
 )
 
 // ErrMalformed is wrapped by every error that reports a malformed or truncated
@@ -28,13 +30,31 @@ type IDX struct {
 	Data []byte
 }
 
-// Len returns the number of elements, the product of Dims.
+// Len returns the number of elements, the product of Dims, or -1 when a
+// dimension is negative or the product overflows an int.
 func (x *IDX) Len() int {
-	n := 1
-	for _, d := range x.Dims {
-		n *= d
+	n, ok := checked.Product(x.Dims...)
+	if !ok {
+		return -1
 	}
 	return n
+}
+
+// check reports an IDX whose Data does not hold exactly the elements its
+// Type and Dims declare (one built by hand rather than read).
+func (x *IDX) check() error {
+	n := x.Len()
+	size, ok := checked.Mul(max(n, 0), x.Type.Size())
+	_, spans := checked.Extent(x.Dims...) // empty dimensions must not hide an overflowing shape
+	switch {
+	case x.Type.Size() == 0:
+		return fmt.Errorf("unknown element type code 0x%02x", byte(x.Type))
+	case n < 0 || !ok || !spans:
+		return fmt.Errorf("dimensions %v overflow", x.Dims)
+	case len(x.Data) != size:
+		return fmt.Errorf("%d bytes of data for %s dimensions %v (need %d)", len(x.Data), x.Type, x.Dims, size)
+	}
+	return nil
 }
 
 // OpenIDX reads the IDX file at path, gzip-compressed or not.
