@@ -17,6 +17,8 @@ func (d *Device) realizeMany(ts []*Tensor) error {
 	for _, t := range ts {
 		n := t.n
 		switch {
+		case n.err != nil:
+			return n.err
 		case n.block != nil || slices.ContainsFunc(others, func(o *node) bool { return o == n }):
 		case n.kind != kindElementwise || !Fusion():
 			others = append(others, n)
@@ -48,7 +50,11 @@ func (d *Device) realizeMany(ts []*Tensor) error {
 			return err
 		}
 	}
-	return nil
+	ns := make([]*node, len(ts))
+	for i, t := range ts {
+		ns[i] = t.n
+	}
+	return d.settle(ns...)
 }
 
 // runMultiOutput computes elementwise nodes of one shape in one kernel,

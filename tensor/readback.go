@@ -8,13 +8,18 @@ import (
 )
 
 // Realize computes the tensor now (fusing what it can), so that later reads
-// and consumers reuse the result. Runtime failures are returned.
+// and consumers reuse the result. It waits for the kernels it launched and
+// returns their runtime failures (such as an index out of range) on every
+// backend; a failed tensor's later reads fail too.
 func (t *Tensor) Realize() error {
 	t.check("Realize")
 	d := t.n.dev
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.realize(t.n)
+	if err := d.realize(t.n); err != nil {
+		return err
+	}
+	return d.settle(t.n)
 }
 
 // Realize computes several tensors now. Elementwise results of one shape on
@@ -68,6 +73,17 @@ func (t *Tensor) read(op string, alloc func(nbytes int) []byte) error {
 	if err := d.realize(t.n); err != nil {
 		return err
 	}
+	if err := t.readInto(alloc); err != nil {
+		d.fail(t.n, err)
+		return err
+	}
+	return nil
+}
+
+// readInto copies the realized tensor's elements into the slice alloc
+// returns (see read). The caller holds d.mu.
+func (t *Tensor) readInto(alloc func(nbytes int) []byte) error {
+	d := t.n.dev
 	dt := t.n.dtype
 	nbytes := t.NumElements() * dt.Size() // checkShape bounds the product
 	if nbytes == 0 {

@@ -10,11 +10,11 @@ import (
 // realize computes n (and whatever it needs) unless it already holds data.
 // The caller holds d.mu.
 func (d *Device) realize(n *node) error {
+	if n.err != nil { // sticky, also on a value whose kernel failed after it ran
+		return n.err
+	}
 	if n.block != nil {
 		return nil
-	}
-	if n.err != nil {
-		return n.err
 	}
 	if d.closed {
 		return device.ErrClosed

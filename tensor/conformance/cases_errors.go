@@ -84,6 +84,42 @@ func errorCases() []testCase {
 			y := e.randn(3)
 			e.expect("Neg after a failed kernel", tensor.Float32, ref.Neg(y.R), exact, func() *tensor.Tensor { return y.T.Neg() })
 		}},
+		{name: "kernel_error_at_realize", run: func(e *env) {
+			// A kernel that finds a bad index while it runs fails the
+			// Realize that ran it, on every backend (a GPU finds it after
+			// the launch), and every later read of the result fails too,
+			// returning no data.
+			x := e.randn(3, 4)
+			rows := e.constant(tensor.Int32, []float64{0, 7, 1}, 3)
+			cols := e.constant(tensor.Int32, []float64{0, 9, 2}, 3, 1)
+			for _, c := range []struct {
+				name  string
+				build func() *tensor.Tensor
+			}{
+				{"IndexSelect", func() *tensor.Tensor { return x.T.IndexSelect(0, rows.T) }},
+				{"Gather", func() *tensor.Tensor { return x.T.Gather(1, cols.T) }},
+				{"Gather then MulScalar", func() *tensor.Tensor { return x.T.Gather(1, cols.T).MulScalar(2) }},
+			} {
+				y := c.build()
+				if err := y.Realize(); err == nil {
+					e.errorf("%s with an index out of range: Realize returned nil", c.name)
+				}
+				for range 2 {
+					if v, err := y.Float32s(); err == nil || v != nil {
+						e.errorf("%s after a failed Realize: Float32s returned %v, %v; want no data and an error", c.name, v, err)
+					}
+				}
+				z := c.build()
+				for range 2 {
+					if v, err := z.Float32s(); err == nil || v != nil {
+						e.errorf("%s read without Realize: Float32s returned %v, %v; want no data and an error", c.name, v, err)
+					}
+				}
+			}
+			e.noErr(e.dev.Sync(), "Sync after the reported errors")
+			y := e.randn(3)
+			e.expect("Neg after failed kernels", tensor.Float32, ref.Neg(y.R), exact, func() *tensor.Tensor { return y.T.Neg() })
+		}},
 		{name: "mixed_devices", run: func(e *env) {
 			other, err := tensor.Open(e.dev.Info().Backend)
 			if err != nil {
