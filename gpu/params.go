@@ -74,7 +74,9 @@ type encoder struct {
 	err    error
 	// lastBinding is the binding number of the last view appended.
 	lastBinding int
-	wArr        [256]uint32
+	// base is the position base of the blocks appended next (Hook.Base).
+	base int
+	wArr [256]uint32
 }
 
 // encoders are reused: one is large (its backing arrays keep typical
@@ -83,7 +85,7 @@ var encoders = sync.Pool{New: func() any { return new(encoder) }}
 
 func newEncoder(kernel string, t Target) *encoder {
 	e := encoders.Get().(*encoder)
-	e.kernel, e.err, e.lastBinding = kernel, nil, 0
+	e.kernel, e.err, e.lastBinding, e.base = kernel, nil, 0, 0
 	e.w = e.wArr[:hHeader]
 	clear(e.w)
 	e.plan.init(t)

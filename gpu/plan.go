@@ -88,29 +88,39 @@ func (p *bindingPlan) add(desc int, v device.View) int {
 	return b + 1
 }
 
+// bindRange returns the byte range [off, end) a binding of buf covers when
+// the kernel's views span bytes [lo, hi) of it: the whole buffer when it
+// fits one binding, else the span aligned to t.BindingAlign (never empty);
+// ok is false when that is more than t binds at once.
+func (t Target) bindRange(buf device.Buffer, lo, hi int64) (off, end int64, ok bool) {
+	size := buf.Bytes() &^ 3
+	if size <= t.MaxBindingBytes {
+		off, end = 0, size
+	} else {
+		off = lo &^ (max(t.BindingAlign, 4) - 1)
+		end = min((hi+3)&^3, size)
+		if end-off > t.MaxBindingBytes {
+			return 0, 0, false
+		}
+	}
+	if end <= off { // an empty range is never bound: bind one word
+		end = off + 4
+	}
+	return off, end, true
+}
+
 // finish computes the bindings and patches each planned descriptor's binding
 // number and (rebased) offset into words.
 func (p *bindingPlan) finish(kernel string, words []uint32) ([]Binding, error) {
 	if len(p.bufs) > p.target.MaxBindings {
 		return nil, fmt.Errorf("gpu: %s: uses %d buffers, the device binds at most %d per kernel", kernel, len(p.bufs), p.target.MaxBindings)
 	}
-	align := max(p.target.BindingAlign, 4)
 	bs := make([]Binding, len(p.bufs))
 	for i, buf := range p.bufs {
-		size := buf.Bytes() &^ 3
-		var off, end int64
-		if size <= p.target.MaxBindingBytes {
-			off, end = 0, size
-		} else {
-			off = p.lo[i] &^ (align - 1)
-			end = min((p.hi[i]+3)&^3, size)
-			if end-off > p.target.MaxBindingBytes {
-				return nil, fmt.Errorf("gpu: %s: a view spans bytes [%d,%d) of a %d-byte buffer, more than the device binds at once (%d bytes)",
-					kernel, p.lo[i], p.hi[i], buf.Bytes(), p.target.MaxBindingBytes)
-			}
-		}
-		if end <= off { // an empty range is never bound: bind one word
-			end = off + 4
+		off, end, ok := p.target.bindRange(buf, p.lo[i], p.hi[i])
+		if !ok {
+			return nil, fmt.Errorf("gpu: %s: a view spans bytes [%d,%d) of a %d-byte buffer, more than the device binds at once (%d bytes)",
+				kernel, p.lo[i], p.hi[i], buf.Bytes(), p.target.MaxBindingBytes)
 		}
 		bs[i] = Binding{Buf: buf, Offset: off, Size: end - off}
 	}

@@ -38,6 +38,11 @@ type Hook struct {
 	// generated code reads constants and stream keys from the immediates
 	// there, so that they are never compile-time constants (see wgsl.go).
 	Code int
+	// Base is the word offset from the block's start of its position base:
+	// the position of the launch's first element in the whole kernel's
+	// space, which OpIndex and the random streams add to the hook's
+	// position (non-zero in the slabs of a split kernel, slabs.go).
+	Base int
 }
 
 // HookView is what generated code knows about a program view.
@@ -65,7 +70,8 @@ const instrWords = 5
 
 // block appends a program block for prog over the iteration space shape
 // (inputs and outputs are views of shape) and stores its offset in header
-// word hdr. acc says that OpInput 0 is the kernel's accumulator.
+// word hdr. acc says that OpInput 0 is the kernel's accumulator. The
+// block's position base is e.base.
 func (e *encoder) block(hdr int, name string, prog device.Program, shape []int, inputs, outputs []device.View, acc bool) Hook {
 	nv := len(inputs) + len(outputs)
 	view := func(i int) device.View {
@@ -102,7 +108,9 @@ func (e *encoder) block(hdr int, name string, prog device.Program, shape []int, 
 	e.put(code...)
 	e.w[blk+pbOutRegs] = uint32(e.here())
 	e.put(outs...)
-	return Hook{Name: name, Program: prog, Header: hdr, Acc: acc, NIn: len(inputs), NOut: nout, Rank: len(cshape), Views: hv, Code: codeAt - blk}
+	baseAt := e.here()
+	e.put(e.count(e.base))
+	return Hook{Name: name, Program: prog, Header: hdr, Acc: acc, NIn: len(inputs), NOut: nout, Rank: len(cshape), Views: hv, Code: codeAt - blk, Base: baseAt - blk}
 }
 
 func b2u(b bool) uint32 {

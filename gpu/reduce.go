@@ -19,7 +19,13 @@ func EncodeReduce(k *device.ReduceKernel, t Target) (*Launch, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
-	e, l := encodeReduce(k, t)
+	return encodeReduceOne(k, t, 0)
+}
+
+// encodeReduceOne encodes a validated reduction as one launch; base is the
+// position of its first output in the whole kernel's outputs.
+func encodeReduceOne(k *device.ReduceKernel, t Target, base int) (*Launch, error) {
+	e, l := encodeReduce(k, t, base)
 	r := device.NumElements(k.RedShape)
 	if r < WorkgroupSize && r <= t.loopBudget() && l.Workgroups >= 1024 {
 		l.Entry, l.Workgroups = "reduce_thread", ceilDiv(l.Workgroups, WorkgroupSize)
@@ -30,8 +36,9 @@ func EncodeReduce(k *device.ReduceKernel, t Target) (*Launch, error) {
 	return e.finish(l)
 }
 
-// encodeReduce encodes what every reduction launch shares.
-func encodeReduce(k *device.ReduceKernel, t Target) (*encoder, *Launch) {
+// encodeReduce encodes what every reduction launch shares; base is the
+// position of its first output in the whole kernel's outputs.
+func encodeReduce(k *device.ReduceKernel, t Target, base int) (*encoder, *Launch) {
 	e := newEncoder("reduce", t)
 	o := device.NumElements(k.OutShape)
 	r := device.NumElements(k.RedShape)
@@ -40,7 +47,9 @@ func encodeReduce(k *device.ReduceKernel, t Target) (*encoder, *Launch) {
 	e.set(hK+1, e.count(r))
 	e.count(o * r)
 	full := slices.Concat(k.OutShape, k.RedShape)
+	e.base = base * r
 	pro := e.block(hProg0, HookReducePrologue, k.Prologue, full, k.Inputs, nil, false)
+	e.base = base
 	epi := e.block(hProg1, HookReduceEpilogue, k.Epilogue, k.OutShape, k.EpilogueInputs, k.Outputs, true)
 	return e, &Launch{Kind: shaders.Reduce, Entry: "reduce_wg", Workgroups: o, Hooks: []Hook{pro, epi}}
 }
@@ -75,23 +84,68 @@ func reduceParts(k *device.ReduceKernel, t Target) int {
 }
 
 // ReduceScratchBytes returns the scratch memory EncodeReduceSplit needs for
-// k on t: 0 when k runs as one launch.
+// k on t: 0 when k runs as one launch (or slabs of one launch each).
 func ReduceScratchBytes(k *device.ReduceKernel, t Target) int64 {
-	return int64(device.NumElements(k.OutShape)) * int64(reduceParts(k, t)) * 8
+	var most int64
+	for _, s := range reduceSlabs(k, t) {
+		most = max(most, int64(device.NumElements(s.k.OutShape))*int64(reduceParts(s.k, t))*8)
+	}
+	return most
+}
+
+// reduceSlab is one slab of a reduction's outputs: the reduction over it
+// and the position of its first output.
+type reduceSlab struct {
+	k    *device.ReduceKernel
+	base int
+}
+
+// reduceSlabs returns k, or, when its views span more than one binding on
+// t, its reductions over slabs of its outputs (slabs.go); an output whose
+// reduced values alone span more stays one slab, which the binding plan
+// refuses.
+func reduceSlabs(k *device.ReduceKernel, t Target) []reduceSlab {
+	slabs := splitSpace(t, k.OutShape, slices.Concat(k.Inputs, k.EpilogueInputs, k.Outputs))
+	if slabs == nil {
+		return []reduceSlab{{k: k}}
+	}
+	out := make([]reduceSlab, len(slabs))
+	for i, s := range slabs {
+		sub := *k
+		sub.OutShape, sub.Inputs, sub.EpilogueInputs, sub.Outputs = s.shape, s.views(k.Inputs), s.views(k.EpilogueInputs), s.views(k.Outputs)
+		out[i] = reduceSlab{k: &sub, base: s.base}
+	}
+	return out
 }
 
 // EncodeReduceSplit validates and encodes a reduction as one launch, or,
 // for a long reduction with few outputs, as two (reduce_partial, then
 // reduce_final) that pass partial results through scratch, a buffer of at
-// least ReduceScratchBytes(k) bytes (nil when that is 0). The launches must
-// run in order; the scratch buffer is free once they are done.
+// least ReduceScratchBytes(k) bytes (nil when that is 0); when its views
+// span more than one binding on t, it does so for each slab of its
+// outputs. The launches must run in order; the scratch buffer is free once
+// they are done.
 func EncodeReduceSplit(k *device.ReduceKernel, t Target, scratch device.Buffer) ([]*Launch, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
+	var ls []*Launch
+	for _, s := range reduceSlabs(k, t) {
+		sl, err := encodeReduceSplit(s.k, t, scratch, s.base)
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, sl...)
+	}
+	return ls, nil
+}
+
+// encodeReduceSplit encodes a validated reduction whose first output is at
+// position base of the whole kernel's outputs.
+func encodeReduceSplit(k *device.ReduceKernel, t Target, scratch device.Buffer, base int) ([]*Launch, error) {
 	parts := reduceParts(k, t)
 	if parts == 0 {
-		l, err := EncodeReduce(k, t)
+		l, err := encodeReduceOne(k, t, base)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +155,7 @@ func EncodeReduceSplit(k *device.ReduceKernel, t Target, scratch device.Buffer) 
 		return nil, fmt.Errorf("gpu: reduce: needs %d bytes of scratch", ReduceScratchBytes(k, t))
 	}
 	o, r := device.NumElements(k.OutShape), device.NumElements(k.RedShape)
-	e, l := encodeReduce(k, t)
+	e, l := encodeReduce(k, t, base)
 	sv := device.View{Buf: scratch, DType: device.Int32, Shape: []int{2 * o * parts}, Strides: []int{1}}
 	e.set(hK+2, uint32(e.view(sv, nil, false)))
 	e.set(hK+3, uint32(parts))

@@ -175,6 +175,7 @@ var compareFmt = map[device.Op]string{
 // the expression of its immediate word.
 func genExpr(p device.Program, in device.Instr, h Hook, accKind, imm string, acc *accessors) string {
 	arg := func(a int) string { return fmt.Sprintf("r%d", in.Args[a]) }
+	pos := fmt.Sprintf("(p + params[blk + %du])", h.Base) // the position in the whole kernel's space
 	var at device.DType
 	if in.Op.Arity() > 0 {
 		at = p.Code[in.Args[0]].Type
@@ -196,11 +197,11 @@ func genExpr(p device.Program, in device.Instr, h Hook, accKind, imm string, acc
 	case op == device.OpConst:
 		return fromBits(in.Type, imm)
 	case op == device.OpIndex:
-		return "i32(p)"
+		return "i32(" + pos + ")"
 	case op == device.OpRandUniform:
-		return "rand_uniform(" + imm + ", p)"
+		return "rand_uniform(" + imm + ", " + pos + ")"
 	case op == device.OpRandNormal:
-		return "rand_normal(" + imm + ", p)"
+		return "rand_normal(" + imm + ", " + pos + ")"
 	case op == device.OpIsNaN:
 		return "is_nan(" + arg(0) + ")"
 	case op == device.OpNot:
@@ -263,7 +264,7 @@ func AppendHooksKey(k []byte, l *Launch) []byte {
 	}
 	for _, h := range l.Hooks {
 		k = append(k, h.Name...)
-		put(0, h.Header, int(b2u(h.Acc)), h.NIn, h.NOut, h.Rank, h.Code, len(h.Views))
+		put(0, h.Header, int(b2u(h.Acc)), h.NIn, h.NOut, h.Rank, h.Code, h.Base, len(h.Views))
 		for _, v := range h.Views {
 			put(v.Desc, v.Binding, int(v.DType), int(b2u(v.Contiguous)))
 		}

@@ -35,19 +35,7 @@ type limitCase struct {
 func RunLimits(t *testing.T, d device.Device, setLoopLimit func(int), realSizes bool) {
 	cpu := Open(t, "cpu")
 	seed := NewRand(t).Uint64()
-	compare := func(t *testing.T, c limitCase) {
-		var got [2][][]float64
-		for i, dev := range []device.Device{d, cpu} {
-			run, outs := c.build(t, dev, rand.New(rand.NewPCG(seed, 1)))
-			require.NoError(t, run(), "%s on %s", c.name, dev.Info().Backend)
-			for _, o := range outs {
-				got[i] = append(got[i], Fetch(t, dev, o))
-			}
-		}
-		for j := range got[0] {
-			Check(t, fmt.Sprintf("%s: output %d (seed %d)", c.name, j, seed), got[0][j], got[1][j], c.tol)
-		}
-	}
+	compare := func(t *testing.T, c limitCase) { compareCase(t, d, cpu, seed, c) }
 	t.Run("Lowered", func(t *testing.T) {
 		setLoopLimit(LimitLoops)
 		defer setLoopLimit(-1)
@@ -64,6 +52,22 @@ func RunLimits(t *testing.T, d device.Device, setLoopLimit func(int), realSizes 
 			t.Run(c.name, func(t *testing.T) { compare(t, c) })
 		}
 	})
+}
+
+// compareCase runs c on d and on the CPU backend with the same random
+// source and compares every output.
+func compareCase(t *testing.T, d, cpu device.Device, seed uint64, c limitCase) {
+	var got [2][][]float64
+	for i, dev := range []device.Device{d, cpu} {
+		run, outs := c.build(t, dev, rand.New(rand.NewPCG(seed, 1)))
+		require.NoError(t, run(), "%s on %s", c.name, dev.Info().Backend)
+		for _, o := range outs {
+			got[i] = append(got[i], Fetch(t, dev, o))
+		}
+	}
+	for j := range got[0] {
+		Check(t, fmt.Sprintf("%s: output %d (seed %d)", c.name, j, seed), got[0][j], got[1][j], c.tol)
+	}
 }
 
 // sumTol is the tolerance of float32 sums of n terms of unit size.

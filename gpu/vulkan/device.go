@@ -37,6 +37,8 @@ type Device struct {
 	plan memoryPlan
 	// loopLimit is the target's MaxLoopIterations (tests lower it).
 	loopLimit int
+	// bindingLimit is the target's MaxBindingBytes (tests lower it).
+	bindingLimit int64
 
 	dev     vk.Device
 	queue   vk.Queue
@@ -86,7 +88,7 @@ type Device struct {
 // open creates the logical device of an adapter.
 func open(in *instance, a *adapter) (dev *Device, err error) {
 	d := &Device{in: in, ad: a, info: a.info, plan: planMemory(&a.mem), live: map[*Buffer]struct{}{},
-		loopLimit: gpu.LoopLimit(a.info.Name)}
+		loopLimit: gpu.LoopLimit(a.info.Name), bindingLimit: a.maxStorageRange}
 	d.valCursor = uint64(C.sf_debug_count())
 	defer func() {
 		if err != nil {

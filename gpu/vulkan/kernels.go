@@ -13,13 +13,22 @@ import (
 
 // encodeAndRecord runs one encoded kernel; writes are the buffers it writes.
 func (d *Device) encodeAndRecord(encode func(gpu.Target) (*gpu.Launch, error), writes ...device.View) error {
+	return d.encodeAllAndRecord(func(t gpu.Target) ([]*gpu.Launch, error) {
+		l, err := encode(t)
+		return []*gpu.Launch{l}, err
+	}, writes...)
+}
+
+// encodeAllAndRecord runs a kernel encoded as launches that each write
+// (parts of) writes, such as the slabs of a split kernel.
+func (d *Device) encodeAllAndRecord(encode func(gpu.Target) ([]*gpu.Launch, error), writes ...device.View) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.usable(); err != nil {
 		return err
 	}
 	d.calls++
-	l, err := encode(d.target())
+	ls, err := encode(d.target())
 	if err != nil {
 		return err
 	}
@@ -29,13 +38,18 @@ func (d *Device) encodeAndRecord(encode func(gpu.Target) (*gpu.Launch, error), w
 			ws = append(ws, v.Buf)
 		}
 	}
-	return d.record(l, ws...)
+	for _, l := range ls {
+		if err := d.record(l, ws...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // encodeSplitAndRecord runs a kernel that may need scratch memory: bytes
 // of it (none when 0), freed once the launches are done. encode returns
-// the launches in order; all but the last write only the scratch, the last
-// writes the kernel's outputs.
+// the launches in order; each may write the scratch and the kernel's
+// outputs (a kernel split into slabs writes its outputs slab by slab).
 func (d *Device) encodeSplitAndRecord(bytes int64, encode func(gpu.Target, device.Buffer) ([]*gpu.Launch, error), writes ...device.View) error {
 	var scratch device.Buffer
 	if bytes > 0 {
@@ -56,17 +70,16 @@ func (d *Device) encodeSplitAndRecord(bytes int64, encode func(gpu.Target, devic
 	if err != nil {
 		return err
 	}
-	for i, l := range ls {
-		ws := d.writeBufs[:0]
-		if i < len(ls)-1 {
-			ws = append(ws, scratch)
-		} else {
-			for _, v := range writes {
-				if v.Buf != nil {
-					ws = append(ws, v.Buf)
-				}
-			}
+	ws := d.writeBufs[:0]
+	if scratch != nil {
+		ws = append(ws, scratch)
+	}
+	for _, v := range writes {
+		if v.Buf != nil {
+			ws = append(ws, v.Buf)
 		}
+	}
+	for _, l := range ls {
 		if err := d.record(l, ws...); err != nil {
 			return err
 		}
@@ -74,9 +87,10 @@ func (d *Device) encodeSplitAndRecord(bytes int64, encode func(gpu.Target, devic
 	return nil
 }
 
-// Elementwise runs a fused elementwise program.
+// Elementwise runs a fused elementwise program, in slabs when its views
+// span more than one binding.
 func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
-	return d.encodeAndRecord(func(t gpu.Target) (*gpu.Launch, error) { return gpu.EncodeElementwise(k, t) }, k.Outputs...)
+	return d.encodeAllAndRecord(func(t gpu.Target) ([]*gpu.Launch, error) { return gpu.EncodeElementwiseSlabs(k, t) }, k.Outputs...)
 }
 
 // Reduce runs a reduction with prologue and epilogue; a long one runs in
@@ -145,7 +159,8 @@ func (d *Device) Scatter(k *device.ScatterKernel) error {
 	}, k.Dst)
 }
 
-// Copy copies one view into another.
+// Copy copies one view into another, in slabs when its views span more
+// than one binding.
 func (d *Device) Copy(k *device.CopyKernel) error {
-	return d.encodeAndRecord(func(t gpu.Target) (*gpu.Launch, error) { return gpu.EncodeCopy(k, t) }, k.Dst)
+	return d.encodeAllAndRecord(func(t gpu.Target) ([]*gpu.Launch, error) { return gpu.EncodeCopySlabs(k, t) }, k.Dst)
 }

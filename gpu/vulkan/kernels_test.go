@@ -28,3 +28,17 @@ func TestLimits(t *testing.T) {
 		d.loopLimit = n
 	}, true)
 }
+
+// TestBindingLimits runs the shared binding-size tests (package gputest):
+// kernels whose views span just below and above a lowered binding size,
+// and a 2^26-element float32 add at lavapipe's own 128 MiB.
+func TestBindingLimits(t *testing.T) {
+	d := openDevice(t)
+	own := d.bindingLimit
+	gputest.RunBindingLimits(t, d, func(n int64) {
+		if n < 0 {
+			n = own
+		}
+		d.bindingLimit = n
+	}, true)
+}

@@ -22,7 +22,7 @@ func (d *Device) target() gpu.Target {
 	wg := d.info.Limits.MaxWorkgroups
 	return gpu.Target{
 		MaxBindings:       d.info.Limits.MaxBuffersPerKernel,
-		MaxBindingBytes:   d.ad.maxStorageRange,
+		MaxBindingBytes:   d.bindingLimit,
 		BindingAlign:      d.ad.minStorageAlign,
 		MaxWorkgroups:     min(wg[0], wg[1], 65535),
 		MaxLoopIterations: d.loopLimit,

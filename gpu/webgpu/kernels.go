@@ -21,9 +21,10 @@ func (d *Device) run(enc func() (*gpu.Launch, error)) error {
 	return d.record(l)
 }
 
-// Elementwise runs a fused elementwise program.
+// Elementwise runs a fused elementwise program, in slabs when its views
+// span more than one binding.
 func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
-	return d.run(func() (*gpu.Launch, error) { return gpu.EncodeElementwise(k, d.target) })
+	return d.runSplit(0, func(device.Buffer) ([]*gpu.Launch, error) { return gpu.EncodeElementwiseSlabs(k, d.target) })
 }
 
 // runSplit runs a kernel that may need scratch memory: bytes of it (none
@@ -108,7 +109,7 @@ func (d *Device) Scatter(k *device.ScatterKernel) error {
 
 // Copy copies one view into another.
 func (d *Device) Copy(k *device.CopyKernel) error {
-	return d.run(func() (*gpu.Launch, error) { return gpu.EncodeCopy(k, d.target) })
+	return d.runSplit(0, func(device.Buffer) ([]*gpu.Launch, error) { return gpu.EncodeCopySlabs(k, d.target) })
 }
 
 // runIndexed is run for kernels that report errors in a status slot.

@@ -23,3 +23,17 @@ func TestLimits(t *testing.T) {
 		d.target.MaxLoopIterations = n
 	}, false)
 }
+
+// TestBindingLimits runs the shared binding-size tests (package gputest)
+// with the device's binding size lowered; the real-size case runs on
+// Vulkan only (the plans are shared).
+func TestBindingLimits(t *testing.T) {
+	d := gputest.Open(t, Name).(*Device)
+	own := d.target.MaxBindingBytes
+	gputest.RunBindingLimits(t, d, func(n int64) {
+		if n < 0 {
+			n = own
+		}
+		d.target.MaxBindingBytes = n
+	}, false)
+}

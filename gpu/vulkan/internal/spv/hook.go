@@ -95,6 +95,12 @@ func (g *hookGen) param(idx uint32) uint32 {
 	return g.val(opLoad, g.u32(), ptr)
 }
 
+// pos returns the id of the position in the whole kernel's space: the
+// hook's position plus the block's position base (gpu.Hook.Base).
+func (g *hookGen) pos() uint32 {
+	return g.val(opIAdd, g.u32(), g.p, g.param(g.blkWord(g.h.Base)))
+}
+
 // blkWord returns the id of blk + k.
 func (g *hookGen) blkWord(k int) uint32 { return g.val(opIAdd, g.u32(), g.blk, g.cu(uint32(k))) }
 

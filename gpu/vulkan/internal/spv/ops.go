@@ -55,11 +55,11 @@ func (g *hookGen) instr(i int, in device.Instr) (uint32, error) {
 	case op == device.OpConst:
 		return g.fromBits(in.Type, imm()), nil
 	case op == device.OpIndex:
-		return g.val(opBitcast, g.i32(), g.p), nil
+		return g.val(opBitcast, g.i32(), g.pos()), nil
 	case op == device.OpRandUniform:
-		return g.call(gpu.FnRandUniform, imm(), g.p)
+		return g.call(gpu.FnRandUniform, imm(), g.pos())
 	case op == device.OpRandNormal:
-		return g.call(gpu.FnRandNormal, imm(), g.p)
+		return g.call(gpu.FnRandNormal, imm(), g.pos())
 	case op == device.OpIsNaN:
 		return g.call(gpu.FnIsNaN, arg(0))
 	case op == device.OpNot:
