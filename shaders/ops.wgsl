@@ -70,7 +70,9 @@ fn rand_uniform(key: u32, i: u32) -> f32 {
 fn rand_normal(key: u32, i: u32) -> f32 {
     let u1 = (f32(random_bits(key, 2u * i) >> 8u) + 1.0) * (1.0 / 16777216.0);
     let u2 = f32(random_bits(key, 2u * i + 1u) >> 8u) * (1.0 / 16777216.0);
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+    // A GPU's log may return a tiny positive value for u1 just below 1
+    // (WGSL allows an absolute error of 2^-21 there): clamp, or sqrt gives NaN.
+    return sqrt(max(-2.0 * log(u1), 0.0)) * cos(6.283185307179586 * u2);
 }
 
 // ---- float unary ops ----
