@@ -307,7 +307,7 @@ func TestElementwiseInPlaceAndScalars(t *testing.T) {
 	gotNeg := download(t, d, neg.Buf, device.Float32, n)
 	for i, xx := range xv {
 		f := float32(xx)
-		require.Equal(t, float64(f*f+f), got[i])
+		require.Equal(t, float64(float32(f*f)+f), got[i]) // Mul then Add: two roundings, never fused
 		require.Equal(t, float64(-f), gotNeg[i])
 	}
 

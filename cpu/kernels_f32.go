@@ -382,11 +382,13 @@ func sumF32Go(x []float32) float64 {
 	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
 
-// fmaF32Go computes dst[i] = x[i]*y[i] + z[i] with two roundings.
+// fmaF32Go computes dst[i] = x[i]*y[i] + z[i] rounded once, as tensor.Fma
+// and the SIMD kernels define it, on every architecture (x*y+z is fused by
+// the compiler on arm64 but not on amd64).
 func fmaF32Go(dst, x, y, z []float32) {
 	x, y, z = x[:len(dst)], y[:len(dst)], z[:len(dst)]
 	for i := range dst {
-		dst[i] = x[i]*y[i] + z[i]
+		dst[i] = float32(math.FMA(float64(x[i]), float64(y[i]), float64(z[i])))
 	}
 }
 

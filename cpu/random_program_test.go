@@ -85,7 +85,7 @@ func refEval(p device.Program, pos int, load func(i int) scalar) []scalar {
 				v = a(1)
 			}
 		case op == device.OpFma:
-			v.f = a(0).f*a(1).f + a(2).f
+			v.f = float32(math.FMA(float64(a(0).f), float64(a(1).f), float64(a(2).f))) // rounded once, as tensor.Fma
 		}
 		regs[r] = v
 	}

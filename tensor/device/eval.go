@@ -51,7 +51,9 @@ func UnaryF32(op Op, x float32) float32 {
 	case OpGeluErf:
 		return float32(0.5 * f * (1 + math.Erf(f/math.Sqrt2)))
 	case OpGeluTanh:
-		return float32(0.5 * f * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(f+0.044715*f*f*f))))
+		// The conversion rounds the cubic term on every architecture (arm64
+		// would otherwise fuse it into the addition).
+		return float32(0.5 * f * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(f+float64(0.044715*f*f*f)))))
 	case OpSilu:
 		return float32(f * Sigmoid64(f))
 	case OpRoundF16:

@@ -80,3 +80,16 @@ func TestGeluPerLane(t *testing.T) {
 		}
 	})
 }
+
+// TestGeluTanhGoTail checks the pure-Go tanh GELU in its negative tail,
+// where its double-float argument breaks if the compiler fuses a product
+// into the sum that must see it rounded (as Go may on arm64).
+func TestGeluTanhGoTail(t *testing.T) {
+	for x := float32(-3); x > -30; x -= 1.0 / 64 {
+		got, ref := geluTanh32(x), geluTanh64(float64(x))
+		// The bound of sweep_test.go: 3 ulp, or 1e-42 absolute below 2^-118.
+		if u, abs := errULP(got, ref); u > 3 && !(math.Abs(ref) < 0x1p-118 && abs <= 1e-42) {
+			t.Fatalf("geluTanh32(%v) = %v, %.1f ulp from %v", x, got, u, ref)
+		}
+	}
+}

@@ -26,7 +26,7 @@ func goKernels() *kernels {
 		fromBFloat: goFromBFloat,
 		triad: func(dst, b, c []float32, q float32) {
 			for i := range dst {
-				dst[i] = b[i] + q*c[i]
+				dst[i] = b[i] + float32(q*c[i]) // unfused on every architecture
 			}
 		},
 		copy: func(dst, x []float32) { copy(dst, x) },
@@ -155,18 +155,21 @@ func goDot(a, b []float32) float64 {
 	return s0 + s1
 }
 
+// goSumSqDiff fuses each square into its sum, as the assembly does, so that
+// every architecture gives the same result (a float64 square of a difference
+// is not exact, unlike goDot's products of float32 values).
 func goSumSqDiff(x []float32, mean float32) float64 {
 	m := float64(mean)
 	var s0, s1 float64
 	i := 0
 	for ; i+2 <= len(x); i += 2 {
 		d0, d1 := float64(x[i])-m, float64(x[i+1])-m
-		s0 += d0 * d0
-		s1 += d1 * d1
+		s0 = math.FMA(d0, d0, s0)
+		s1 = math.FMA(d1, d1, s1)
 	}
 	if i < len(x) {
 		d := float64(x[i]) - m
-		s0 += d * d
+		s0 = math.FMA(d, d, s0)
 	}
 	return s0 + s1
 }

@@ -93,7 +93,9 @@ func goAddBlocks(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks,
 
 // The pure-Go 3×3 kernels round each product and each sum (the assembly
 // fuses them): math.FMA costs a call per multiply-add here, which made the
-// fallback five times slower than im2col and the pure-Go product.
+// fallback five times slower than im2col and the pure-Go product. The
+// float32 conversions keep the compiler from fusing them on arm64, so the
+// fallback computes the same values on every architecture.
 
 func goConv3x3(y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool) {
 	for r := 0; r < rows; r++ {
@@ -106,7 +108,7 @@ func goConv3x3(y []float32, ldy int, x []float32, ldx int, w []float32, rows, co
 			for b := 0; b < 3; b++ {
 				wv, xs := w[3*a+b], xr[b:b+cols]
 				for c := range out {
-					out[c] += wv * xs[c]
+					out[c] += float32(wv * xs[c])
 				}
 			}
 		}
@@ -122,7 +124,7 @@ func goCorr3x3(acc, dy []float32, ldy int, x []float32, ldx int, rows, cols int)
 			for b := 0; b < 3; b++ {
 				s, xs := sum[3*a+b], xr[b:b+cols]
 				for c, v := range d {
-					s += v * xs[c]
+					s += float32(v * xs[c])
 				}
 				sum[3*a+b] = s
 			}

@@ -40,10 +40,12 @@ func clamp(x, lo, hi float32) float32 {
 // pow2 returns 2^e for -126 <= e <= 127.
 func pow2(e int32) float32 { return math.Float32frombits(uint32(e+127) << 23) }
 
-// ldexp returns p*2^n for n in [-150, 128], rounding once.
+// ldexp returns p*2^n for n in [-150, 128], rounding once. The conversion
+// keeps the compiler from fusing the product into a caller's addition (as
+// it may on arm64), which the vector kernels do not do.
 func ldexp(p float32, n int32) float32 {
 	e1 := n >> 1
-	return p * pow2(e1) * pow2(n-e1)
+	return float32(p * pow2(e1) * pow2(n-e1))
 }
 
 // expHL returns exp(h+l) for |l| much smaller than 1 ulp of h.
@@ -262,7 +264,7 @@ func geluTanh32(x float32) float32 {
 	a := min(abs32(x), geluTanhClamp)
 	ph := a * a
 	pl := fma32(a, a, -ph)
-	ah := geluC2Hi * ph
+	ah := float32(geluC2Hi * ph) // rounded: twoSum needs ah as a float32, not fused with its sum
 	al := fma32(geluC2Hi, ph, -ah) + fma32(geluC2Hi, pl, geluC2Lo*ph)
 	sh, sl := twoSum(geluC1Hi, ah)
 	sl += al + geluC1Lo
