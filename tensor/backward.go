@@ -93,26 +93,42 @@ func (t *Tensor) backward(g *Tensor) (err error) {
 }
 
 // graphOrder returns the tensors of the recorded operations reachable from
-// t, inputs before the tensors computed from them.
+// t, inputs before the tensors computed from them: the post-order of a
+// depth-first walk that visits inputs in order. The walk keeps its own stack
+// so that a chain of millions of operations cannot exhaust the goroutine
+// stack.
 func graphOrder(t *Tensor) []*Tensor {
+	if t == nil || t.ag == nil {
+		return nil
+	}
+	// frame is a tensor whose inputs are being visited; next is the index
+	// of the input to visit next.
+	type frame struct {
+		x    *Tensor
+		next int
+	}
 	var order []*Tensor
-	seen := map[*gradInfo]bool{}
-	var visit func(x *Tensor)
-	visit = func(x *Tensor) {
-		if x == nil || x.ag == nil || seen[x.ag] {
-			return
-		}
-		seen[x.ag] = true
+	seen := map[*gradInfo]bool{t.ag: true}
+	stack := []frame{{x: t}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		x := top.x
+		var inputs []*Tensor
 		if x.ag.fn != nil {
-			for _, in := range x.ag.fn.inputs {
-				if in != nil && in.requiresGrad() {
-					visit(in)
-				}
-			}
+			inputs = x.ag.fn.inputs
 		}
+		if top.next < len(inputs) {
+			in := inputs[top.next]
+			top.next++
+			if in != nil && in.ag != nil && in.requiresGrad() && !seen[in.ag] {
+				seen[in.ag] = true
+				stack = append(stack, frame{x: in})
+			}
+			continue
+		}
+		stack = stack[:len(stack)-1]
 		order = append(order, x)
 	}
-	visit(t)
 	return order
 }
 
