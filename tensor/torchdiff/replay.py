@@ -36,11 +36,12 @@ def run(p, dtype):
     gradient is a convention."""
     leaves = [decode(i["data"], i["shape"]).to(dtype).requires_grad_(True) for i in p["inputs"]]
     vals = []
-    # tie is set where the gradient of a max, min, maximum or minimum is a
-    # convention rather than a derivative: operands that tie, a NaN operand
-    # (PyTorch sends the gradient to the other one, Shaderflow to the NaN),
-    # or a NaN or infinite incoming gradient (PyTorch masks it to zero for
-    # the unselected operand, Shaderflow multiplies it by zero, giving NaN).
+    # tie is set where the gradient of a max, min, maximum, minimum or relu
+    # is a convention rather than a derivative: operands that tie, a NaN
+    # operand (PyTorch sends the gradient to the other one, Shaderflow to
+    # the NaN), a NaN or infinite incoming gradient (PyTorch masks it to zero
+    # for the unselected operand, Shaderflow multiplies it by zero, giving
+    # NaN), or a NaN relu input. See docs/pytorch-differences.md.
     tie = [False]
 
     def select(v, *operands):
@@ -81,6 +82,11 @@ def run(p, dtype):
             v = x.tanh()
         elif op == "relu":
             v = x.relu()
+            # At a NaN input PyTorch's Relu passes the gradient on (its mask
+            # is result <= 0, false for NaN) and Shaderflow's gives zero; see
+            # docs/pytorch-differences.md.
+            if bool(x.isnan().any()):
+                tie[0] = True
         elif op == "sin":
             v = x.sin()
         elif op == "cos":
