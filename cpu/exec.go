@@ -327,12 +327,16 @@ func (p *plan) cast(ws *workspace, i int, in *device.Instr) {
 }
 
 // roundThrough sets dst to x rounded to a 16-bit storage type by the
-// conversions that stores and loads use (narrow, then widen), with bits as
-// scratch of at least len(dst) elements; dst may be x.
+// conversions that stores and loads use (narrow, then widen), a piece of
+// len(bits) elements at a time (an in-place plan's span can be longer than
+// the scratch); dst may be x.
 func roundThrough(dst, x []float32, bits []uint16, narrow func([]uint16, []float32), widen func([]float32, []uint16)) {
-	bits = bits[:len(dst)]
-	narrow(bits, x[:len(dst)])
-	widen(dst, bits)
+	for lo := 0; lo < len(dst); lo += len(bits) {
+		hi := min(lo+len(bits), len(dst))
+		b := bits[:hi-lo]
+		narrow(b, x[lo:hi])
+		widen(dst[lo:hi], b)
+	}
 }
 
 // load fills register i with source s at positions [lo, lo+m), converting

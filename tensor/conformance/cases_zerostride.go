@@ -39,7 +39,7 @@ func zeroStrideCases() []testCase {
 				e.expect("Conv", tensor.Float32, want, sumTol(1e-5, numElements(c.w[1:]), sq), func() *tensor.Tensor { return convDev(x.T, w.T, nil, c.opt) })
 			}})
 			for _, xl := range []layout{l, transposed, strided} {
-				cs = append(cs, testCase{name: caseName("conv_grad", "float32", convName(c), xl.name), run: func(e *env) {
+				cs = append(cs, testCase{name: caseName("conv_grad", "float32", convName(c), "x="+xl.name+",w="+l.name), run: func(e *env) {
 					checkGrad(e, gradOp{caseName("conv", convName(c)), []gradIn{in(c.x...).laid(xl), in(c.w...).laid(l)},
 						func(t []*tensor.Tensor) *tensor.Tensor { return convDev(t[0], t[1], nil, c.opt) },
 						func(a []*ref.Array) *ref.Array { return ref.Conv(a[0], a[1], nil, ro) }})
