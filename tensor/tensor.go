@@ -159,7 +159,8 @@ func (t *Tensor) IsContiguous() bool {
 	return device.View{Shape: t.shape, Strides: t.strides}.IsContiguous()
 }
 
-// String describes the tensor without realizing it.
+// String describes the tensor (shape, dtype, device) without realizing it;
+// fmt's %v and %s print its values instead (see Format).
 func (t *Tensor) String() string {
 	if t == nil || t.h == nil {
 		return "Tensor(nil)"
