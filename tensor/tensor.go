@@ -33,10 +33,18 @@ type handle struct {
 
 // wrap makes a tensor handle onto n through v. The caller holds n.dev.mu.
 func wrap(n *node, v view) *Tensor {
+	t := &Tensor{}
+	bind(t, n, v)
+	return t
+}
+
+// bind points t at n through v with a new handle, released by the innermost
+// open scope or else by a cleanup. The caller holds n.dev.mu.
+func bind(t *Tensor, n *node, v view) {
 	d := n.dev
 	h := &handle{n: n}
 	n.handles++
-	t := &Tensor{n: n, shape: v.shape, strides: v.strides, offset: v.offset, h: h}
+	t.n, t.shape, t.strides, t.offset, t.h = n, v.shape, v.strides, v.offset, h
 	if len(d.scopes) > 0 {
 		// The scope releases it deterministically; no cleanup is needed
 		// unless the tensor is kept beyond every scope.
@@ -45,7 +53,6 @@ func wrap(n *node, v view) *Tensor {
 	} else {
 		t.collectable()
 	}
-	return t
 }
 
 // collectable attaches the safety net: a cleanup that releases the handle
@@ -90,9 +97,9 @@ func (t *Tensor) check(op string) {
 	t.exists(op)
 	if t.h.released.Load() {
 		if t.h.byScope {
-			usage(op, "tensor %v used after the Scope it was created in ended (a Scope releases every tensor created on its device while it is open, by any goroutine)", t.shape)
+			usage(op, "tensor %v used after the Scope it was created in ended (a Scope releases every tensor created on its device while it is open, by any goroutine); to use a value after its scope, call Keep on it before the scope ends (x.Keep(), or x.Detach().Keep() without its graph), or read it inside the scope (Item, Float32s)", t.shape)
 		}
-		usage(op, "tensor %v used after Release", t.shape)
+		usage(op, "tensor %v used after Release; release a tensor after its last use, or read it first (Item, Float32s) to keep its values on the host", t.shape)
 	}
 }
 
