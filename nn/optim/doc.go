@@ -8,6 +8,8 @@
 // realizes it, so the lazy graph never grows from one step to the next and,
 // inside a Device.Scope per training step, device memory stays flat. Build
 // optimizers outside any scope: their state lives as long as they do.
+// Their state lives on the parameters' device: build an optimizer after
+// nn.To has moved the model, or move its state too with its MoveTo method.
 //
 // Each parameter's update is a short elementwise program. Step realizes all
 // the new values with one tensor.Realize, which computes same-shape

@@ -9,14 +9,18 @@ import (
 	"github.com/shaderflow/shaderflow/tensor"
 )
 
-// Trainer trains a classifier one mini-batch at a time.
+// Trainer trains a model one mini-batch at a time. Step and Epoch feed it
+// images with Int32 class labels (classification, the nn/data datasets);
+// StepTensors takes any input and target tensors, so with another Loss it
+// trains regressions (nn.MSE on Float32 targets) or multi-label
+// classifiers (nn.BCEWithLogits on 0/1 targets).
 type Trainer struct {
 	Dev   *tensor.Device
 	Model nn.Module
 	Opt   optim.Optimizer
-	// Loss maps logits and Int32 labels to a scalar loss; nil means
-	// nn.CrossEntropy.
-	Loss func(logits, labels *tensor.Tensor) *tensor.Tensor
+	// Loss maps the model's output and the target to a one-element loss;
+	// nil means nn.CrossEntropy (logits and Int32 labels).
+	Loss func(output, target *tensor.Tensor) *tensor.Tensor
 	// Schedule, when not nil, is stepped after every optimizer step (a
 	// per-batch learning-rate schedule, as torch's schedulers stepped
 	// once per batch).
@@ -49,9 +53,7 @@ func (t *Trainer) ResetLoss() {
 // and clears the gradients, all inside a Device.Scope; then it steps
 // Schedule, if any.
 func (t *Trainer) Step(x []float32, shape []int, y []int32) error {
-	var err error
-	t.Dev.Scope(func() { err = t.step(x, shape, y) })
-	return err
+	return t.Dev.ScopeErr(func() error { return t.step(x, shape, y) })
 }
 
 func (t *Trainer) step(x []float32, shape []int, y []int32) error {
@@ -63,12 +65,26 @@ func (t *Trainer) step(x []float32, shape []int, y []int32) error {
 	if err != nil {
 		return fmt.Errorf("train: labels: %w", err)
 	}
+	return t.stepTensors(xt, yt)
+}
+
+// StepTensors trains on one batch given as tensors on Dev: the model's input
+// x and the target that Loss compares its output with. It does what Step
+// does, inside a Device.Scope of its own; x and target are left alone.
+func (t *Trainer) StepTensors(x, target *tensor.Tensor) error {
+	return t.Dev.ScopeErr(func() error { return t.stepTensors(x, target) })
+}
+
+func (t *Trainer) stepTensors(x, target *tensor.Tensor) error {
 	t.Model.Train(true)
 	lossFn := t.Loss
 	if lossFn == nil {
 		lossFn = nn.CrossEntropy
 	}
-	loss := lossFn(t.Model.Forward(xt), yt)
+	loss := lossFn(t.Model.Forward(x), target)
+	if loss.NumElements() != 1 {
+		panic(&tensor.UsageError{Op: "train.Trainer", Msg: fmt.Sprintf("Loss returned a tensor of shape %v; it must have one element (reduce it with Mean or Sum)", loss.Shape())})
+	}
 	t.lossSum.Assign(t.lossSum.Add(loss.Detach()))
 	if err := t.lossSum.Realize(); err != nil {
 		return fmt.Errorf("train: forward: %w", err)
@@ -77,7 +93,7 @@ func (t *Trainer) step(x []float32, shape []int, y []int32) error {
 	if err := loss.Backward(); err != nil {
 		return fmt.Errorf("train: backward: %w", err)
 	}
-	err = t.Opt.Step()
+	err := t.Opt.Step()
 	t.Opt.ZeroGrad()
 	if err == nil && t.Schedule != nil {
 		t.Schedule.Step()
