@@ -98,22 +98,11 @@ func (p *plan) cheapInCache(n int) bool {
 		return false
 	}
 	for _, in := range p.code {
-		if expensive(in.Op) {
+		if in.Op.Info().Cost == device.Expensive {
 			return false
 		}
 	}
 	return true
-}
-
-// expensive reports whether op costs many instructions per element.
-func expensive(op device.Op) bool {
-	switch op {
-	case device.OpRandUniform, device.OpRandNormal, device.OpExp, device.OpLog, device.OpSqrt,
-		device.OpRsqrt, device.OpRecip, device.OpSin, device.OpCos, device.OpTanh, device.OpSigmoid,
-		device.OpErf, device.OpGeluErf, device.OpGeluTanh, device.OpSilu, device.OpDiv, device.OpPow:
-		return true
-	}
-	return false
 }
 
 // roundUp rounds n up to a multiple of m.

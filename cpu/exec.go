@@ -110,7 +110,7 @@ func (p *plan) evalInstr(ws *workspace, i int, in *device.Instr, lo, m int) {
 		roundThrough(ws.rf32[i], ws.rf32[a[0]], ws.u16, f32ToHalf, halfToF32)
 	case op == device.OpRoundBF16:
 		roundThrough(ws.rf32[i], ws.rf32[a[0]], ws.u16, f32ToBF16, bf16ToF32)
-	case op >= device.OpNeg && op <= device.OpCeil:
+	case op.IsArith(1):
 		if in.Type == device.Float32 {
 			modeF32[p.regs[i].mode].unary[op](ws.rf32[i], ws.rf32[a[0]])
 		} else {
@@ -132,7 +132,7 @@ func (p *plan) evalInstr(ws *workspace, i int, in *device.Instr, lo, m int) {
 		for j := range dst {
 			dst[j] = x[j] | y[j]
 		}
-	case op >= device.OpAdd && op <= device.OpMin:
+	case op.IsArith(2):
 		if in.Type == device.Float32 {
 			p.binaryF32(ws, i, op, a[0], a[1])
 		} else {

@@ -20,7 +20,7 @@ var useFused = true
 
 // fusedUnaryOps and fusedBinaryOps map device ops to the machine's (zero,
 // FusedEnd, where it has none).
-var fusedUnaryOps, fusedBinaryOps = func() (u, b [device.OpFma + 1]vec.FusedOp) {
+var fusedUnaryOps, fusedBinaryOps = func() (u, b [device.NumOps]vec.FusedOp) {
 	for op, f := range map[device.Op]vec.FusedOp{
 		device.OpNeg: vec.FusedNeg, device.OpAbs: vec.FusedAbs, device.OpRelu: vec.FusedRelu,
 		device.OpSqrt: vec.FusedSqrt, device.OpRsqrt: vec.FusedRsqrt, device.OpRecip: vec.FusedRecip,

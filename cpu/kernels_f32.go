@@ -16,20 +16,20 @@ import (
 // between float32 and the half-precision formats are seams too.
 var (
 	// unaryF32 holds, per float unary op, dst[i] = op(x[i]).
-	unaryF32 [device.OpFma + 1]func(dst, x []float32)
+	unaryF32 [device.NumOps]func(dst, x []float32)
 	// binaryF32 holds, per float binary op, dst[i] = op(x[i], y[i]).
-	binaryF32 [device.OpFma + 1]func(dst, x, y []float32)
+	binaryF32 [device.NumOps]func(dst, x, y []float32)
 	// binaryF32Scalar holds, per float binary op, dst[i] = op(x[i], s): the
 	// second operand is the same for every element (a constant or a
 	// broadcast scalar).
-	binaryF32Scalar [device.OpFma + 1]func(dst, x []float32, s float32)
+	binaryF32Scalar [device.NumOps]func(dst, x []float32, s float32)
 	// scalarBinaryF32 holds, per float binary op, dst[i] = op(s, x[i]).
-	scalarBinaryF32 [device.OpFma + 1]func(dst, x []float32, s float32)
+	scalarBinaryF32 [device.NumOps]func(dst, x []float32, s float32)
 	// compareF32 holds, per comparison, dst[i] = 1 if x[i] op y[i], else 0.
-	compareF32 [device.OpFma + 1]func(dst []uint8, x, y []float32)
+	compareF32 [device.NumOps]func(dst []uint8, x, y []float32)
 	// compareF32Scalar holds, per comparison, dst[i] = 1 if x[i] op s,
 	// else 0.
-	compareF32Scalar [device.OpFma + 1]func(dst []uint8, x []float32, s float32)
+	compareF32Scalar [device.NumOps]func(dst []uint8, x []float32, s float32)
 	// whereF32 sets dst[i] = x[i] where c[i] != 0, else y[i], copying bits
 	// (int32 registers go through float32 views).
 	whereF32 func(dst []float32, c []uint8, x, y []float32)
@@ -38,7 +38,7 @@ var (
 	// whereF32Then sets dst[i] = s where c[i] != 0, else y[i].
 	whereF32Then func(dst []float32, c []uint8, s float32, y []float32)
 	// compareI32 is compareF32 for int32 registers.
-	compareI32 [device.OpFma + 1]func(dst []uint8, x, y []int32)
+	compareI32 [device.NumOps]func(dst []uint8, x, y []int32)
 	// fmaF32 computes dst[i] = x[i]*y[i] + z[i].
 	fmaF32 func(dst, x, y, z []float32)
 	// sumF32 returns the sum of x accumulated in float64.
@@ -73,9 +73,9 @@ const (
 // f32Kernels is the float slice kernels of one mode, with the seams'
 // meanings.
 type f32Kernels struct {
-	unary                      [device.OpFma + 1]func(dst, x []float32)
-	binary                     [device.OpFma + 1]func(dst, x, y []float32)
-	binaryScalar, scalarBinary [device.OpFma + 1]func(dst, x []float32, s float32)
+	unary                      [device.NumOps]func(dst, x []float32)
+	binary                     [device.NumOps]func(dst, x, y []float32)
+	binaryScalar, scalarBinary [device.NumOps]func(dst, x []float32, s float32)
 	fma                        func(dst, x, y, z []float32)
 }
 
@@ -99,20 +99,19 @@ func setModes(m [numModes]f32Kernels) {
 
 // installGo sets every seam to its pure-Go kernel.
 func installGo() {
-	for op := device.OpNeg; op <= device.OpCeil; op++ {
-		if op != device.OpIsNaN && op != device.OpNot && op != device.OpCast {
+	for _, op := range device.Ops() {
+		switch {
+		case op.IsArith(1):
 			unaryF32[op] = unaryF32Go(op)
+		case op.IsArith(2):
+			binaryF32[op] = binaryF32Go(op)
+			binaryF32Scalar[op] = binaryF32ScalarGo(op, false)
+			scalarBinaryF32[op] = binaryF32ScalarGo(op, true)
+		case op.IsComparison():
+			compareF32[op] = compareGo[float32](op)
+			compareI32[op] = compareGo[int32](op)
+			compareF32Scalar[op] = compareScalarGo(op)
 		}
-	}
-	for _, op := range []device.Op{device.OpAdd, device.OpSub, device.OpMul, device.OpDiv, device.OpPow, device.OpMax, device.OpMin} {
-		binaryF32[op] = binaryF32Go(op)
-		binaryF32Scalar[op] = binaryF32ScalarGo(op, false)
-		scalarBinaryF32[op] = binaryF32ScalarGo(op, true)
-	}
-	for op := device.OpEq; op <= device.OpGe; op++ {
-		compareF32[op] = compareGo[float32](op)
-		compareI32[op] = compareGo[int32](op)
-		compareF32Scalar[op] = compareScalarGo(op)
 	}
 	whereF32 = func(dst []float32, c []uint8, x, y []float32) { where(u32s(dst), c, u32s(x), u32s(y)) }
 	whereF32Else = func(dst []float32, c []uint8, x []float32, s float32) { whereScalarGo(dst, c, x, s, false) }
@@ -160,10 +159,11 @@ func unaryF32Go(op device.Op) func(dst, x []float32) {
 			}
 		}
 	}
+	f := op.Info().Float
 	return func(dst, x []float32) {
 		x = x[:len(dst)]
 		for i := range dst {
-			dst[i] = device.UnaryF32(op, x[i])
+			dst[i] = f(x[i])
 		}
 	}
 }

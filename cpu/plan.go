@@ -377,7 +377,7 @@ func (p *plan) markScalar(outputs []device.Reg) {
 	}
 	for i := range p.code {
 		in := &p.code[i]
-		floatBinary := in.Op >= device.OpAdd && in.Op <= device.OpMin && in.Type == device.Float32
+		floatBinary := in.Op.IsArith(2) && in.Type == device.Float32
 		floatCompare := in.Op.IsComparison() && p.code[in.Args[0]].Type == device.Float32
 		if in.Op == device.OpWhere && in.Type == device.Float32 {
 			p.full[in.Args[0]] = true

@@ -5,12 +5,12 @@ import "github.com/shaderflow/shaderflow/tensor/device"
 // seams is a snapshot of every seam, so that a kernel set can be saved and
 // put back (the pure-Go set is kept for exact tests of the interpreter).
 type seams struct {
-	unary                   [device.OpFma + 1]func(dst, x []float32)
-	binary                  [device.OpFma + 1]func(dst, x, y []float32)
-	binaryScalar, scalarBin [device.OpFma + 1]func(dst, x []float32, s float32)
-	compareF                [device.OpFma + 1]func(dst []uint8, x, y []float32)
-	compareI                [device.OpFma + 1]func(dst []uint8, x, y []int32)
-	compareFS               [device.OpFma + 1]func(dst []uint8, x []float32, s float32)
+	unary                   [device.NumOps]func(dst, x []float32)
+	binary                  [device.NumOps]func(dst, x, y []float32)
+	binaryScalar, scalarBin [device.NumOps]func(dst, x []float32, s float32)
+	compareF                [device.NumOps]func(dst []uint8, x, y []float32)
+	compareI                [device.NumOps]func(dst []uint8, x, y []int32)
+	compareFS               [device.NumOps]func(dst []uint8, x []float32, s float32)
 	where                   func(dst []float32, c []uint8, x, y []float32)
 	whereElse               func(dst []float32, c []uint8, x []float32, s float32)
 	whereThen               func(dst []float32, c []uint8, s float32, y []float32)

@@ -327,7 +327,6 @@ func TestConstantsMatchShaders(t *testing.T) {
 		{shaders.CommonFile, "WG", WorkgroupSize},
 		{"tile.wgsl", "TILE", tileEdge},
 		{shaders.CommonFile, "VIEW_CONTIGUOUS", viewContiguous},
-		{shaders.CommonFile, "PB_SHAPE", pbShape},
 	} {
 		m := regexp.MustCompile(`const ` + c.name + `: u32 = (\d+)u;`).FindStringSubmatch(shaders.Source(c.file))
 		require.NotNil(t, m, "%s in %s", c.name, c.file)

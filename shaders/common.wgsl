@@ -181,29 +181,6 @@ fn view_load_f32(d: u32, e: u32) -> f32 {
     return bitcast<f32>(ld(view_binding(d), e));
 }
 
-// ---- program blocks ----
-//
-// A program block describes one fused program of a launch: its iteration
-// space and the views it loads and stores (see gpu/doc.go):
-//
-//	blk+0  rank r of the space
-//	blk+1  nin: views loaded by OpInput (the accumulator not counted)
-//	blk+2  nout: views stored (0 when the hook returns the value instead)
-//	blk+3  acc: 1 when OpInput 0 is the accumulator the kernel passes in
-//	blk+4  ncode: number of bytecode instructions
-//	blk+5  word offset of the bytecode (5 words an instruction)
-//	blk+6  word offset of the output list (one word an output: reg | type<<8)
-//	blk+7  the space's shape, r words
-//	then   nin+nout view descriptors of 3+r words: inputs, then outputs
-const PB_RANK: u32 = 0u;
-const PB_NIN: u32 = 1u;
-const PB_NOUT: u32 = 2u;
-const PB_ACC: u32 = 3u;
-const PB_NCODE: u32 = 4u;
-const PB_CODE: u32 = 5u;
-const PB_OUTREGS: u32 = 6u;
-const PB_SHAPE: u32 = 7u;
-
 // view_elem_sub is view_elem with the coordinate along dimension axis
 // replaced by c_axis (gather and scatter).
 fn view_elem_sub(d: u32, shape: u32, r: u32, p: u32, axis: u32, c_axis: u32) -> u32 {

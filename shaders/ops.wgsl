@@ -1,55 +1,7 @@
-// ops.wgsl: the scalar semantics of every program op (device.Op), mirroring
-// the Go definitions in tensor/device/eval.go and random.go. Generated hook
-// code calls the op_* functions directly; the interpreter reaches them
-// through the *_by_code switches at the end of this file.
-
-// Op codes: the values of device.Op (a test checks them against the Go enum).
-const OP_INPUT: u32 = 0u;
-const OP_CONST: u32 = 1u;
-const OP_INDEX: u32 = 2u;
-const OP_RAND_UNIFORM: u32 = 3u;
-const OP_RAND_NORMAL: u32 = 4u;
-const OP_NEG: u32 = 5u;
-const OP_ABS: u32 = 6u;
-const OP_SIGN: u32 = 7u;
-const OP_EXP: u32 = 8u;
-const OP_LOG: u32 = 9u;
-const OP_SQRT: u32 = 10u;
-const OP_RSQRT: u32 = 11u;
-const OP_RECIP: u32 = 12u;
-const OP_SIN: u32 = 13u;
-const OP_COS: u32 = 14u;
-const OP_TANH: u32 = 15u;
-const OP_SIGMOID: u32 = 16u;
-const OP_RELU: u32 = 17u;
-const OP_ERF: u32 = 18u;
-const OP_GELU_ERF: u32 = 19u;
-const OP_GELU_TANH: u32 = 20u;
-const OP_SILU: u32 = 21u;
-const OP_ROUND_F16: u32 = 22u;
-const OP_ROUND_BF16: u32 = 23u;
-const OP_FLOOR: u32 = 24u;
-const OP_CEIL: u32 = 25u;
-const OP_IS_NAN: u32 = 26u;
-const OP_NOT: u32 = 27u;
-const OP_CAST: u32 = 28u;
-const OP_ADD: u32 = 29u;
-const OP_SUB: u32 = 30u;
-const OP_MUL: u32 = 31u;
-const OP_DIV: u32 = 32u;
-const OP_POW: u32 = 33u;
-const OP_MAX: u32 = 34u;
-const OP_MIN: u32 = 35u;
-const OP_EQ: u32 = 36u;
-const OP_NE: u32 = 37u;
-const OP_LT: u32 = 38u;
-const OP_LE: u32 = 39u;
-const OP_GT: u32 = 40u;
-const OP_GE: u32 = 41u;
-const OP_AND: u32 = 42u;
-const OP_OR: u32 = 43u;
-const OP_WHERE: u32 = 44u;
-const OP_FMA: u32 = 45u;
+// ops.wgsl: the scalar semantics of the program ops (device.Op), mirroring
+// the Go definitions of tensor/device's op table and random.go. Generated
+// hook code calls the op_* functions: each is the GPU function an op's row
+// names, and a test checks that this file defines exactly those.
 
 // ---- random numbers (device.Hash32, RandomBits, Uniform, Normal) ----
 
@@ -158,7 +110,7 @@ fn erfc_pos(z: f32) -> f32 {
     return t * exp(-z * z + p);
 }
 
-fn op_erfc(x: f32) -> f32 {
+fn erfc_f32(x: f32) -> f32 {
     if (x >= 0.0) {
         return erfc_pos(x);
     }
@@ -187,7 +139,7 @@ fn op_gelu_erf(x: f32) -> f32 {
     if (is_inf(x)) {
         return select(f32_nan(), x, x > 0.0);
     }
-    return 0.5 * x * op_erfc(-x * 0.70710678118654752);
+    return 0.5 * x * erfc_f32(-x * 0.70710678118654752);
 }
 
 // op_gelu_tanh uses 0.5*(1+tanh(z)) = sigmoid(2z), which is accurate where

@@ -2,101 +2,6 @@ package device
 
 import "fmt"
 
-// Op is one instruction of an elementwise Program.
-type Op uint8
-
-// The program instructions. Unless noted, unary and binary ops work on
-// Float32 registers; Neg, Abs, Sign, Add, Sub, Mul, Max, Min and the
-// comparisons also work on Int32 (Div on Int32 is floor division). Max and Min
-// propagate NaN. Comparisons yield Bool.
-const (
-	OpInput       Op = iota // load element of input Index (converted to its compute type)
-	OpConst                 // the constant Imm
-	OpIndex                 // the linear output position, Int32
-	OpRandUniform           // uniform [0,1) from (Seed, linear output position), Float32
-	OpRandNormal            // standard normal from (Seed, linear output position), Float32
-
-	OpNeg
-	OpAbs
-	OpSign
-	OpExp
-	OpLog
-	OpSqrt
-	OpRsqrt
-	OpRecip
-	OpSin
-	OpCos
-	OpTanh
-	OpSigmoid
-	OpRelu
-	OpErf
-	OpGeluErf
-	OpGeluTanh
-	OpSilu
-	OpRoundF16  // round to the nearest float16 value as a store does (Float32ToFloat16), kept as float32
-	OpRoundBF16 // round to the nearest bfloat16 value as a store does (Float32ToBFloat16), kept as float32
-	OpFloor
-	OpCeil
-	OpIsNaN // Bool
-	OpNot   // Bool -> Bool
-	OpCast  // convert Args[0] to Type: float->int as FloatToInt32; number->bool is x != 0 (NaN is true); bool->number is 0 or 1
-
-	OpAdd
-	OpSub
-	OpMul
-	OpDiv
-	OpPow
-	OpMax
-	OpMin
-	OpEq
-	OpNe
-	OpLt
-	OpLe
-	OpGt
-	OpGe
-	OpAnd // Bool
-	OpOr  // Bool
-
-	OpWhere // Args[0] (Bool) ? Args[1] : Args[2]
-	OpFma   // Args[0]*Args[1] + Args[2], Float32
-
-	numOps
-)
-
-var opNames = [...]string{
-	"input", "const", "index", "rand", "randn",
-	"neg", "abs", "sign", "exp", "log", "sqrt", "rsqrt", "recip", "sin", "cos", "tanh",
-	"sigmoid", "relu", "erf", "gelu", "gelu_tanh", "silu", "round_f16", "round_bf16", "floor", "ceil", "isnan", "not", "cast",
-	"add", "sub", "mul", "div", "pow", "max", "min", "eq", "ne", "lt", "le", "gt", "ge", "and", "or",
-	"where", "fma",
-}
-
-// String returns the op's short name.
-func (o Op) String() string {
-	if int(o) < len(opNames) {
-		return opNames[o]
-	}
-	return fmt.Sprintf("op(%d)", uint8(o))
-}
-
-// Arity returns the number of register arguments the op reads.
-func (o Op) Arity() int {
-	switch {
-	case o <= OpRandNormal:
-		return 0
-	case o <= OpCast:
-		return 1
-	case o <= OpOr:
-		return 2
-	case o < numOps:
-		return 3
-	}
-	return -1
-}
-
-// IsComparison reports whether the op compares two values and yields Bool.
-func (o Op) IsComparison() bool { return o >= OpEq && o <= OpGe }
-
 // Reg names a program register: the result of the instruction at that index.
 type Reg int32
 
@@ -186,12 +91,7 @@ func (b *Builder) Rand(seed uint64, normal bool) Reg {
 
 // Unary applies a one-argument op; the result type follows the op.
 func (b *Builder) Unary(op Op, x Reg) Reg {
-	t := b.TypeOf(x)
-	switch op {
-	case OpIsNaN, OpNot:
-		t = Bool
-	}
-	return b.emit(Instr{Op: op, Type: t, Args: [3]Reg{x}})
+	return b.emit(Instr{Op: op, Type: op.Info().Types.Result(b.TypeOf(x)), Args: [3]Reg{x}})
 }
 
 // Cast converts x to type t; a no-op cast returns x.
@@ -221,11 +121,7 @@ func (b *Builder) Round(x Reg, t DType) Reg {
 
 // Binary applies a two-argument op; comparisons yield Bool.
 func (b *Builder) Binary(op Op, x, y Reg) Reg {
-	t := b.TypeOf(x)
-	if op.IsComparison() {
-		t = Bool
-	}
-	return b.emit(Instr{Op: op, Type: t, Args: [3]Reg{x, y}})
+	return b.emit(Instr{Op: op, Type: op.Info().Types.Result(b.TypeOf(x)), Args: [3]Reg{x, y}})
 }
 
 // Where selects x where cond is true and y elsewhere.

@@ -95,35 +95,37 @@ func (p Program) validateInstr(i int, in Instr, inputTypes []DType) error {
 // typesOK checks an op's result type t and argument types at, and says what
 // the op needs when they do not fit.
 func typesOK(op Op, t DType, at [3]DType) (bool, string) {
-	switch {
-	case op == OpIndex:
+	switch op.Info().Types {
+	case TypesIndex:
 		return t == Int32, "index must be int32"
-	case op == OpRandUniform || op == OpRandNormal:
+	case TypesRandom:
 		return t == Float32, "random numbers must be float32"
-	case op == OpNeg || op == OpAbs || op == OpSign:
-		return t != Bool && at[0] == t, "needs float32 or int32 and yields the argument's type"
-	case op >= OpExp && op <= OpCeil:
-		return t == Float32 && at[0] == Float32, "needs float32"
-	case op == OpIsNaN:
+	case TypesNumeric:
+		ok := t != Bool
+		for a := 0; a < op.Arity(); a++ {
+			ok = ok && at[a] == t
+		}
+		return ok, "needs float32 or int32 arguments of the result type"
+	case TypesFloat:
+		ok := t == Float32
+		for a := 0; a < op.Arity(); a++ {
+			ok = ok && at[a] == Float32
+		}
+		return ok, "needs float32"
+	case TypesTest:
 		return t == Bool && at[0] == Float32, "needs a float32 argument and yields bool"
-	case op == OpNot:
-		return t == Bool && at[0] == Bool, "needs bool"
-	case op == OpCast:
-		return true, "" // every register type converts to every other
-	case op == OpPow:
-		return t == Float32 && at[0] == Float32 && at[1] == Float32, "needs float32"
-	case op >= OpAdd && op <= OpMin:
-		return t != Bool && at[0] == t && at[1] == t, "needs float32 or int32 arguments of the result type"
-	case op.IsComparison():
+	case TypesLogic:
+		ok := t == Bool
+		for a := 0; a < op.Arity(); a++ {
+			ok = ok && at[a] == Bool
+		}
+		return ok, "needs bool"
+	case TypesCompare:
 		return t == Bool && at[0] != Bool && at[0] == at[1], "needs two float32 or two int32 arguments and yields bool"
-	case op == OpAnd || op == OpOr:
-		return t == Bool && at[0] == Bool && at[1] == Bool, "needs bool"
-	case op == OpWhere:
+	case TypesSelect:
 		return at[0] == Bool && at[1] == t && at[2] == t, "needs a bool condition and two arguments of the result type"
-	case op == OpFma:
-		return t == Float32 && at[0] == Float32 && at[1] == Float32 && at[2] == Float32, "needs float32"
 	}
-	return true, ""
+	return true, "" // TypesCast: every register type converts to every other
 }
 
 // validateConst checks that a constant is representable in its type.

@@ -65,7 +65,7 @@ func TestProgramValidateRejects(t *testing.T) {
 		{"input type", Program{Code: []Instr{in(0, Float16)}, Outputs: []Reg{0}}, []DType{Float16}, "not a register type"},
 		{"input int type", Program{Code: []Instr{in(0, Float32)}, Outputs: []Reg{0}}, []DType{Int32}, "loads as int32"},
 		{"unused last input", Program{Code: []Instr{in(0, Float32)}, Outputs: []Reg{0}}, []DType{Float32, Float32}, "loads 1 inputs, kernel has 2"},
-		{"bad op", Program{Code: []Instr{{Op: numOps, Type: Float32}}, Outputs: []Reg{0}}, nil, "unknown op"},
+		{"bad op", Program{Code: []Instr{{Op: NumOps, Type: Float32}}, Outputs: []Reg{0}}, nil, "unknown op"},
 		{"bad type", Program{Code: []Instr{{Op: OpConst, Type: Float16}}, Outputs: []Reg{0}}, nil, "not a register type"},
 		{"exp int", Program{Code: []Instr{in(0, Int32), {Op: OpExp, Type: Int32, Args: [3]Reg{0}}}, Outputs: []Reg{1}}, []DType{Int32}, "needs float32"},
 		{"add mixed", Program{Code: []Instr{in(0, Int32), in(1, Float32), {Op: OpAdd, Type: Float32, Args: [3]Reg{0, 1}}}, Outputs: []Reg{2}}, []DType{Int32, Float32}, "result type"},

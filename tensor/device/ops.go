@@ -1,0 +1,137 @@
+package device
+
+import "math"
+
+// Op is one instruction of an elementwise Program. Everything else about an
+// op (its name, arity, types, cost, scalar semantics and GPU function) is its
+// row of the op table below, from which validation, the CPU interpreter and
+// the GPU code generators derive what they do.
+type Op uint8
+
+// The program instructions. Unless noted, unary and binary ops work on
+// Float32 registers; Neg, Abs, Sign, Add, Sub, Mul, Max, Min and the
+// comparisons also work on Int32 (Div on Int32 is floor division). Max and Min
+// propagate NaN. Comparisons yield Bool.
+const (
+	OpInput       Op = iota // load element of input Index (converted to its compute type)
+	OpConst                 // the constant Imm
+	OpIndex                 // the linear output position, Int32
+	OpRandUniform           // uniform [0,1) from (Seed, linear output position), Float32
+	OpRandNormal            // standard normal from (Seed, linear output position), Float32
+
+	OpNeg
+	OpAbs
+	OpSign
+	OpExp
+	OpLog
+	OpSqrt
+	OpRsqrt
+	OpRecip
+	OpSin
+	OpCos
+	OpTanh
+	OpSigmoid
+	OpRelu
+	OpErf
+	OpGeluErf
+	OpGeluTanh
+	OpSilu
+	OpRoundF16  // round to the nearest float16 value as a store does (Float32ToFloat16), kept as float32
+	OpRoundBF16 // round to the nearest bfloat16 value as a store does (Float32ToBFloat16), kept as float32
+	OpFloor
+	OpCeil
+	OpIsNaN // Bool
+	OpNot   // Bool -> Bool
+	OpCast  // convert Args[0] to Type: float->int as FloatToInt32; number->bool is x != 0 (NaN is true); bool->number is 0 or 1
+
+	OpAdd
+	OpSub
+	OpMul
+	OpDiv
+	OpPow
+	OpMax
+	OpMin
+	OpEq
+	OpNe
+	OpLt
+	OpLe
+	OpGt
+	OpGe
+	OpAnd // Bool
+	OpOr  // Bool
+
+	OpWhere // Args[0] (Bool) ? Args[1] : Args[2]
+	OpFma   // Args[0]*Args[1] + Args[2], Float32
+
+	// NumOps is one more than the largest op: the length of tables indexed
+	// by Op.
+	NumOps
+)
+
+// opTable is the op table: one row per op, the single place an op's identity
+// is written. A test checks that every op has a row.
+var opTable = [NumOps]OpInfo{
+	OpInput:       {Name: "input", Types: TypesInput},
+	OpConst:       {Name: "const", Types: TypesConst},
+	OpIndex:       {Name: "index", Types: TypesIndex},
+	OpRandUniform: {Name: "rand_uniform", Types: TypesRandom, Cost: Expensive},
+	OpRandNormal:  {Name: "rand_normal", Types: TypesRandom, Cost: Expensive},
+
+	OpNeg: {Name: "neg", Arity: 1, Types: TypesNumeric, GPU: "op_neg", GPUInt: "op_neg_i",
+		Float: func(x float32) float32 { return -x }, Int: func(x int32) int32 { return -x }},
+	OpAbs: {Name: "abs", Arity: 1, Types: TypesNumeric, GPU: "op_abs", GPUInt: "op_abs_i",
+		Float: f64(math.Abs), Int: absI32},
+	OpSign: {Name: "sign", Arity: 1, Types: TypesNumeric, GPU: "op_sign", GPUInt: "op_sign_i",
+		Float: signF32, Int: signI32},
+	OpExp:   {Name: "exp", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_exp", Float: f64(math.Exp)},
+	OpLog:   {Name: "log", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_log", Float: f64(math.Log)},
+	OpSqrt:  {Name: "sqrt", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_sqrt", Float: f64(math.Sqrt)},
+	OpRsqrt: {Name: "rsqrt", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_rsqrt", Float: f64(rsqrt64)},
+	OpRecip: {Name: "recip", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_recip",
+		Float: func(x float32) float32 { return 1 / x }},
+	OpSin:     {Name: "sin", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_sin", Float: f64(math.Sin)},
+	OpCos:     {Name: "cos", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_cos", Float: f64(math.Cos)},
+	OpTanh:    {Name: "tanh", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_tanh", Float: f64(math.Tanh)},
+	OpSigmoid: {Name: "sigmoid", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_sigmoid", Float: f64(Sigmoid64)},
+	OpRelu:    {Name: "relu", Arity: 1, Types: TypesFloat, GPU: "op_relu", Float: reluF32},
+	OpErf:     {Name: "erf", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_erf", Float: f64(math.Erf)},
+	OpGeluErf: {Name: "gelu_erf", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_gelu_erf",
+		Float: f64(geluErf64)},
+	OpGeluTanh: {Name: "gelu_tanh", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_gelu_tanh",
+		Float: f64(geluTanh64)},
+	OpSilu: {Name: "silu", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_silu",
+		Float: f64(func(x float64) float64 { return x * Sigmoid64(x) })},
+	OpRoundF16: {Name: "round_f16", Arity: 1, Types: TypesFloat, GPU: "op_round_f16",
+		Float: func(x float32) float32 { return Float16ToFloat32(Float32ToFloat16(x)) }},
+	OpRoundBF16: {Name: "round_bf16", Arity: 1, Types: TypesFloat, GPU: "op_round_bf16",
+		Float: func(x float32) float32 { return BFloat16ToFloat32(Float32ToBFloat16(x)) }},
+	OpFloor: {Name: "floor", Arity: 1, Types: TypesFloat, GPU: "op_floor", Float: f64(math.Floor)},
+	OpCeil:  {Name: "ceil", Arity: 1, Types: TypesFloat, GPU: "op_ceil", Float: f64(math.Ceil)},
+	OpIsNaN: {Name: "is_nan", Arity: 1, Types: TypesTest},
+	OpNot:   {Name: "not", Arity: 1, Types: TypesLogic},
+	OpCast:  {Name: "cast", Arity: 1, Types: TypesCast},
+
+	OpAdd: {Name: "add", Arity: 2, Types: TypesNumeric, GPU: "op_add",
+		Float2: func(a, b float32) float32 { return a + b }, Int2: func(a, b int32) int32 { return a + b }},
+	OpSub: {Name: "sub", Arity: 2, Types: TypesNumeric, GPU: "op_sub",
+		Float2: func(a, b float32) float32 { return a - b }, Int2: func(a, b int32) int32 { return a - b }},
+	OpMul: {Name: "mul", Arity: 2, Types: TypesNumeric, GPU: "op_mul",
+		Float2: func(a, b float32) float32 { return a * b }, Int2: func(a, b int32) int32 { return a * b }},
+	OpDiv: {Name: "div", Arity: 2, Types: TypesNumeric, Cost: Expensive, GPU: "op_div", GPUInt: "op_div_i",
+		Float2: func(a, b float32) float32 { return a / b }, Int2: floorDivI32},
+	OpPow: {Name: "pow", Arity: 2, Types: TypesFloat, Cost: Expensive, GPU: "op_pow",
+		Float2: func(a, b float32) float32 { return float32(math.Pow(float64(a), float64(b))) }},
+	OpMax: {Name: "max", Arity: 2, Types: TypesNumeric, GPU: "op_max", Float2: maxF32, Int2: maxI32},
+	OpMin: {Name: "min", Arity: 2, Types: TypesNumeric, GPU: "op_min", Float2: minF32, Int2: minI32},
+	OpEq:  {Name: "eq", Arity: 2, Types: TypesCompare},
+	OpNe:  {Name: "ne", Arity: 2, Types: TypesCompare},
+	OpLt:  {Name: "lt", Arity: 2, Types: TypesCompare},
+	OpLe:  {Name: "le", Arity: 2, Types: TypesCompare},
+	OpGt:  {Name: "gt", Arity: 2, Types: TypesCompare},
+	OpGe:  {Name: "ge", Arity: 2, Types: TypesCompare},
+	OpAnd: {Name: "and", Arity: 2, Types: TypesLogic},
+	OpOr:  {Name: "or", Arity: 2, Types: TypesLogic},
+
+	OpWhere: {Name: "where", Arity: 3, Types: TypesSelect},
+	OpFma:   {Name: "fma", Arity: 3, Types: TypesFloat},
+}
