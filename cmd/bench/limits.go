@@ -56,17 +56,36 @@ func loadAverage() string {
 // read against (STREAM triad for a memory-bound benchmark, the FMA peak for
 // a compute-bound one) over a short interval, raises lim's entry for it to
 // that figure if it is higher (a ceiling is the best the machine showed at
-// any time of the run), and returns a note comparing the result with it: on
-// a shared machine this says how much of what the machine offered at that
-// moment the kernel used.
+// any time of the run), and returns limitNote's note on the two.
 func localLimit(lim map[string]float64, c benchCase, res bench.Result) string {
 	threads := runtime.GOMAXPROCS(0)
 	if c.limit == limitDRAM {
 		bw := cpu.MeasureBandwidth(threads, 3<<27)
-		lim[limitDRAM] = max(lim[limitDRAM], bw)
-		return fmt.Sprintf("STREAM right after: %.2f GB/s, this is %.0f%% of it", bw, 100*res.GBPerSec()/bw)
+		best := max(lim[limitDRAM], bw)
+		lim[limitDRAM] = best
+		return limitNote("STREAM", "GB/s", bw, best, res.GBPerSec())
 	}
 	peak := cpu.PeakGFLOPS(threads, 100*time.Millisecond)
-	lim[limitFMA] = max(lim[limitFMA], peak)
-	return fmt.Sprintf("FMA peak right after: %.1f GFLOP/s, this is %.0f%% of it", peak, 100*res.GFLOPPerSec()/peak)
+	best := max(lim[limitFMA], peak)
+	lim[limitFMA] = best
+	return limitNote("FMA peak", "GFLOP/s", peak, best, res.GFLOPPerSec())
+}
+
+// disturbedBelow is the fraction of the run's best ceiling under which a
+// ceiling measured right after a benchmark says the machine was busy.
+const disturbedBelow = 0.5
+
+// limitNote compares a result (got) with the ceiling now measured right
+// after it: on a shared machine it says how much of what the machine offered
+// at that moment the kernel used. A ceiling under half the run's best, or a
+// result above the ceiling, means another process disturbed one of the two
+// measurements; the note then says so instead of giving a ratio.
+func limitNote(limit, unit string, now, best, got float64) string {
+	switch {
+	case now < disturbedBelow*best:
+		return fmt.Sprintf("%s right after: %.1f %s, under half the run's best (%.1f): the machine was busy, no ratio given", limit, now, unit, best)
+	case got > now:
+		return fmt.Sprintf("%s right after: %.1f %s, below this result (%.1f): a measurement was disturbed, no ratio given", limit, now, unit, got)
+	}
+	return fmt.Sprintf("%s right after: %.1f %s, this is %.0f%% of it", limit, now, unit, 100*got/now)
 }

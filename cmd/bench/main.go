@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -45,7 +46,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.quick, "quick", false, "fewer iterations and shorter limit measurements")
 	fs.BoolVar(&o.noTorch, "no-torch", false, "skip the PyTorch comparison")
 	fs.StringVar(&o.only, "run", "", "only benchmarks whose name matches this regular expression")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usageText)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
 	if err := bench1(o, stdout, stderr); err != nil {
@@ -125,19 +133,15 @@ func bench1(o options, stdout, stderr io.Writer) error {
 	if peers != nil && len(peers.Results) > 0 { // what PyTorch measured, even before a failure
 		addPeers(&rep, peers)
 	}
-	targetLines := []string(nil)
 	if info.Kind == device.KindCPU {
 		fmt.Fprintln(stderr, "measuring the machine's limits again...")
 		measureLimits(rep.Limits, o.quick, cpu.GemmISA())
-		targetLines = checkTargets(&rep)
+		checkTargets(&rep) // notes on the results, printed with the report
 	}
 	rep.Title = fmt.Sprintf("Shaderflow benchmarks: %s (%s), machine load %s at start, %s at end (1, 5, 15 min)%s",
 		info.Backend, orNone(isa), load0, loadAverage(), noPeer)
 	if err := rep.WriteMarkdown(stdout); err != nil {
 		return err
-	}
-	for _, l := range targetLines {
-		fmt.Fprintln(stdout, "-", l)
 	}
 	if o.out != "" {
 		if err := writeReport(rep, o.out); err != nil {

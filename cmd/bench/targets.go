@@ -43,6 +43,11 @@ var targets = []target{
 func fractionAtLeast(f float64) func(bench.Report, bench.Result) (string, bool, bool) {
 	return func(r bench.Report, res bench.Result) (string, bool, bool) {
 		frac, key, ok := r.LimitFraction(res)
+		if ok && frac > 1 {
+			// Above the machine's ceiling: the ceiling was measured while
+			// the machine was busy, so the fraction means nothing.
+			return fmt.Sprintf("%.1f%% of %s, over the ceiling: the limit measurement was disturbed", 100*frac, key), false, false
+		}
 		return fmt.Sprintf("%.1f%% of %s", 100*frac, key), frac >= f, ok
 	}
 }
@@ -56,7 +61,8 @@ func peerAtLeast(x float64) func(bench.Report, bench.Result) (string, bool, bool
 }
 
 // checkTargets notes each target on its result and returns one line per
-// target for the console.
+// target (the report shows the notes; callers print the lines only where
+// the report is not printed).
 func checkTargets(r *bench.Report) []string {
 	var lines []string
 	for _, t := range targets {
@@ -71,6 +77,9 @@ func checkTargets(r *bench.Report) []string {
 		}
 		got, met, known := t.check(*r, r.Results[i])
 		verdict := "not measured"
+		if got != "" && !known {
+			verdict = "not judged"
+		}
 		switch {
 		case known && met:
 			verdict = "met"
