@@ -1,0 +1,25 @@
+// Package cuda is Shaderflow's backend for NVIDIA GPUs through the CUDA
+// driver API. It registers the backend "cuda" with package device.
+//
+// Nothing is linked: the driver (libcuda.so.1), NVRTC (libnvrtc.so.13 or
+// .12) and, later, cuBLAS are opened with dlopen at run time and their entry
+// points resolved through cuGetProcAddress at CUDA 12.0's ABI (dlsym of the
+// versioned symbols where the driver lacks it), so a binary that imports this
+// package needs only libc and runs anywhere; without a driver, or built with
+// CGO_ENABLED=0, the backend is listed as unavailable with what to install.
+// SHADERFLOW_CUDA_DRIVER, SHADERFLOW_CUDA_NVRTC and SHADERFLOW_CUDA_CUBLAS
+// name the libraries explicitly; otherwise the sonames, /usr/local/cuda*,
+// /usr/local/nvidia/lib64 and NVIDIA's Python wheels are searched.
+//
+// Each device uses its primary context and one non-blocking stream; every
+// operation is one cgo call that makes the context current and calls the
+// driver. Memory is stream-ordered (cuMemAllocAsync) where the device
+// supports memory pools; host transfers go through a pinned staging buffer.
+// Kernels are CUDA C embedded in the binary, compiled by NVRTC at first use
+// for the device's own sm_XY.
+//
+// The backend is incomplete: only the Copy kernel exists, and the other
+// kinds return an error saying so. Until they all exist the backend lists no
+// adapters (so tensor.Open("auto") never picks it) unless
+// SHADERFLOW_CUDA_EXPERIMENTAL=1 is set. docs/cuda.md says what ran where.
+package cuda

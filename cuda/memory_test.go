@@ -1,0 +1,144 @@
+//go:build cgo && linux
+
+package cuda
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+func TestInfo(t *testing.T) {
+	f := buildFake(t, nil, nil)
+	t.Setenv("SF_FAKE_CUDA_CC", "86")
+	d := f.open(t, 64)
+	in := d.Info()
+	assert.Equal(t, "cuda", in.Backend)
+	assert.Equal(t, "Fake CUDA GPU 0", in.Name)
+	assert.Equal(t, "CUDA 13.0, sm_86", in.Driver)
+	assert.Equal(t, device.KindDiscreteGPU, in.Kind)
+	assert.Equal(t, int64(1<<30), in.MemoryBytes)
+	assert.Equal(t, [3]int{2147483647, 65535, 65535}, in.Limits.MaxWorkgroups)
+	assert.Equal(t, 1024, in.Limits.MaxWorkgroupSize)
+	assert.Equal(t, 49152, in.Limits.SharedMemoryBytes)
+	assert.True(t, in.Features.Float16)
+	assert.Equal(t, 86, d.cc)
+}
+
+func TestWriteReadInChunks(t *testing.T) {
+	for _, pools := range []bool{true, false} {
+		f := buildFake(t, nil, nil)
+		if !pools {
+			t.Setenv("SF_FAKE_CUDA_NO_POOLS", "1")
+		}
+		d := f.open(t, 64) // a 64-byte staging buffer: 1000 bytes take 16 chunks
+		b, err := d.Alloc(1000)
+		require.NoError(t, err)
+		src := make([]byte, 1000)
+		for i := range src {
+			src[i] = byte(i * 7)
+		}
+		require.NoError(t, d.Write(b, 0, src))
+		require.NoError(t, d.Write(b, 990, []byte{1, 2, 3}))
+		got := make([]byte, 1000)
+		require.NoError(t, d.Read(b, 0, got))
+		want := append(append(append([]byte{}, src[:990]...), 1, 2, 3), src[993:]...)
+		assert.Equal(t, want, got)
+		assert.Equal(t, 17, f.count(t, "cuMemcpyHtoDAsync "), "chunks through the pinned staging buffer")
+		assert.Equal(t, 16, f.count(t, "cuMemcpyDtoHAsync "))
+		d.Free(b)
+		require.NoError(t, d.Sync())
+		if pools {
+			assert.Equal(t, 1, f.count(t, "cuMemAllocAsync 1000"))
+			assert.Equal(t, 1, f.count(t, "cuMemFreeAsync"))
+		} else {
+			assert.Equal(t, 1, f.count(t, "cuMemAlloc 1000"))
+			assert.Equal(t, 1, f.count(t, "cuMemFree"))
+		}
+	}
+}
+
+func TestOutOfMemory(t *testing.T) {
+	f := buildFake(t, nil, nil)
+	t.Setenv("SF_FAKE_CUDA_MEM", "4096")
+	d := f.open(t, 64)
+	_, err := d.Alloc(4097)
+	require.ErrorIs(t, err, device.ErrOutOfMemory)
+	b, err := d.Alloc(3000)
+	require.NoError(t, err)
+	_, err = d.Alloc(2000)
+	require.ErrorIs(t, err, device.ErrOutOfMemory)
+	assert.Contains(t, err.Error(), "cuMemAllocAsync: CUDA_ERROR_OUT_OF_MEMORY (2)")
+	d.Free(b)
+	_, err = d.Alloc(2000)
+	require.NoError(t, err, "freed memory is available again")
+}
+
+func TestBadArgumentsAreErrors(t *testing.T) {
+	f := buildFake(t, nil, nil)
+	d := f.open(t, 64)
+	other := f.open(t, 64)
+	b, err := d.Alloc(16)
+	require.NoError(t, err)
+	ob, err := other.Alloc(16)
+	require.NoError(t, err)
+	_, err = d.Alloc(-1)
+	assert.ErrorContains(t, err, "negative")
+	assert.ErrorContains(t, d.Write(b, 10, make([]byte, 7)), "outside the buffer")
+	assert.ErrorContains(t, d.Read(b, -1, make([]byte, 1)), "outside the buffer")
+	assert.ErrorContains(t, d.Write(ob, 0, []byte{1}), "another device")
+	empty, err := d.Alloc(0)
+	require.NoError(t, err)
+	require.NoError(t, d.Write(empty, 0, nil))
+	require.NoError(t, d.Read(empty, 0, nil))
+	d.Free(b)
+	assert.ErrorContains(t, d.Write(b, 0, []byte{1}), "freed")
+	d.Free(b)
+	assert.ErrorContains(t, d.Sync(), "freed", "a double Free surfaces at Sync")
+	require.NoError(t, d.Sync())
+}
+
+func TestCloseReleasesEverything(t *testing.T) {
+	f := buildFake(t, nil, nil)
+	d := f.open(t, 64)
+	for range 3 {
+		_, err := d.Alloc(8)
+		require.NoError(t, err)
+	}
+	require.NoError(t, d.Close())
+	assert.Equal(t, 3, f.count(t, "cuMemFreeAsync"))
+	assert.Equal(t, 1, f.count(t, "cuMemFreeHost"))
+	assert.Equal(t, 1, f.count(t, "release 0"))
+	_, err := d.Alloc(8)
+	require.ErrorIs(t, err, device.ErrClosed)
+	require.NoError(t, d.Close(), "a second Close does nothing")
+}
+
+func TestOpenFailureReleasesContext(t *testing.T) {
+	f := buildFake(t, nil, nil)
+	t.Setenv("SF_FAKE_CUDA_FAIL", "cuMemHostAlloc=2")
+	l := loadLibs(f.env(nil))
+	require.NoError(t, l.err)
+	_, err := open(l.drv, l.nv, 0, 64)
+	require.ErrorIs(t, err, device.ErrOutOfMemory)
+	assert.Contains(t, err.Error(), "cuMemHostAlloc")
+	assert.Equal(t, 1, f.count(t, "release 0"))
+	_, err = open(l.drv, l.nv, 1, 64)
+	require.ErrorIs(t, err, device.ErrUnavailable)
+}
+
+func TestDeviceLostIsSticky(t *testing.T) {
+	f := buildFake(t, nil, nil)
+	d := f.open(t, 64)
+	b, err := d.Alloc(8)
+	require.NoError(t, err)
+	t.Setenv("SF_FAKE_CUDA_FAIL", "cuStreamSynchronize=700*1")
+	err = d.Sync()
+	require.ErrorIs(t, err, device.ErrDeviceLost)
+	assert.Contains(t, err.Error(), "cuStreamSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS (700)")
+	require.ErrorIs(t, d.Read(b, 0, make([]byte, 8)), device.ErrDeviceLost, "later calls report the loss")
+	require.ErrorIs(t, d.Sync(), device.ErrDeviceLost)
+}

@@ -1,0 +1,117 @@
+// The C side of the CUDA backend: a table of driver and NVRTC entry points
+// resolved at run time, and one wrapper per operation that makes the
+// device's primary context current and then calls the driver, so each Go
+// operation is a single cgo call whatever OS thread it runs on.
+#ifndef SF_CUDA_NATIVE_H
+#define SF_CUDA_NATIVE_H
+
+#include "cudecl.h"
+
+// sf_status is a wrapper's result: the CUDA (or NVRTC) result code and the
+// name of the entry point that returned it (NULL on success).
+typedef struct {
+	int code;
+	const char *call;
+} sf_status;
+
+// sf_cu_api holds the driver's entry points.
+typedef struct {
+	void *lib;
+	int via_proc_address; // resolved through cuGetProcAddress, not dlsym
+	sf_pfn_cuInit cuInit;
+	sf_pfn_cuDriverGetVersion cuDriverGetVersion;
+	sf_pfn_cuGetErrorName cuGetErrorName;
+	sf_pfn_cuDeviceGetCount cuDeviceGetCount;
+	sf_pfn_cuDeviceGet cuDeviceGet;
+	sf_pfn_cuDeviceGetName cuDeviceGetName;
+	sf_pfn_cuDeviceTotalMem cuDeviceTotalMem;
+	sf_pfn_cuDeviceGetAttribute cuDeviceGetAttribute;
+	sf_pfn_cuDevicePrimaryCtxRetain cuDevicePrimaryCtxRetain;
+	sf_pfn_cuDevicePrimaryCtxRelease cuDevicePrimaryCtxRelease;
+	sf_pfn_cuCtxSetCurrent cuCtxSetCurrent;
+	sf_pfn_cuStreamCreate cuStreamCreate;
+	sf_pfn_cuStreamDestroy cuStreamDestroy;
+	sf_pfn_cuStreamSynchronize cuStreamSynchronize;
+	sf_pfn_cuMemAlloc cuMemAlloc;
+	sf_pfn_cuMemFree cuMemFree;
+	sf_pfn_cuMemAllocAsync cuMemAllocAsync; // optional (CUDA 11.2)
+	sf_pfn_cuMemFreeAsync cuMemFreeAsync;   // optional (CUDA 11.2)
+	sf_pfn_cuMemHostAlloc cuMemHostAlloc;
+	sf_pfn_cuMemFreeHost cuMemFreeHost;
+	sf_pfn_cuMemcpyHtoDAsync cuMemcpyHtoDAsync;
+	sf_pfn_cuMemcpyDtoHAsync cuMemcpyDtoHAsync;
+	sf_pfn_cuModuleLoadData cuModuleLoadData;
+	sf_pfn_cuModuleUnload cuModuleUnload;
+	sf_pfn_cuModuleGetFunction cuModuleGetFunction;
+	sf_pfn_cuLaunchKernel cuLaunchKernel;
+} sf_cu_api;
+
+// sf_nvrtc_api holds NVRTC's entry points.
+typedef struct {
+	void *lib;
+	sf_pfn_nvrtcGetErrorString nvrtcGetErrorString;
+	sf_pfn_nvrtcVersion nvrtcVersion;
+	sf_pfn_nvrtcCreateProgram nvrtcCreateProgram;
+	sf_pfn_nvrtcDestroyProgram nvrtcDestroyProgram;
+	sf_pfn_nvrtcCompileProgram nvrtcCompileProgram;
+	sf_pfn_nvrtcGetSize nvrtcGetProgramLogSize;
+	sf_pfn_nvrtcGetBytes nvrtcGetProgramLog;
+	sf_pfn_nvrtcGetSize nvrtcGetPTXSize;
+	sf_pfn_nvrtcGetBytes nvrtcGetPTX;
+	sf_pfn_nvrtcGetSize nvrtcGetCUBINSize; // optional (CUDA 11.1)
+	sf_pfn_nvrtcGetBytes nvrtcGetCUBIN;    // optional (CUDA 11.1)
+} sf_nvrtc_api;
+
+// sf_device_info is what Info reports about one device.
+typedef struct {
+	char name[256];
+	size_t total_mem;
+	int attr_max_threads, grid_x, grid_y, grid_z, shared_mem, warp, sms, integrated, cc_major, cc_minor, pools;
+} sf_device_info;
+
+// sf_ctx is one opened device: its primary context, its stream and the
+// pinned staging buffer that host transfers go through.
+typedef struct {
+	CUdevice dev;
+	CUcontext ctx;
+	CUstream stream;
+	void *staging;
+	size_t staging_bytes;
+	int async_alloc;
+} sf_ctx;
+
+// SF_COPY_MAX_RANK is the rank the copy kernel's parameters hold.
+#define SF_COPY_MAX_RANK 8
+
+// sf_copy_params mirrors the parameter struct of kernels/copy.cu; every
+// field is 64 bits wide so both compilers lay it out alike.
+typedef struct {
+	long long n, rank, elem, dst_off, src_off;
+	long long shape[SF_COPY_MAX_RANK];
+	long long dst_stride[SF_COPY_MAX_RANK];
+	long long src_stride[SF_COPY_MAX_RANK];
+} sf_copy_params;
+
+sf_cu_api *sf_cu_load(const char *path, char *err, int errlen);
+const char *sf_cu_error_name(sf_cu_api *a, int code);
+sf_status sf_cu_init(sf_cu_api *a, int *version, int *count);
+sf_status sf_cu_device_info(sf_cu_api *a, int ordinal, sf_device_info *out);
+sf_status sf_cu_open(sf_cu_api *a, int ordinal, size_t staging_bytes, sf_ctx *c);
+sf_status sf_cu_close(sf_cu_api *a, sf_ctx *c);
+sf_status sf_cu_alloc(sf_cu_api *a, sf_ctx *c, size_t bytes, CUdeviceptr *out);
+sf_status sf_cu_free(sf_cu_api *a, sf_ctx *c, CUdeviceptr p);
+sf_status sf_cu_write(sf_cu_api *a, sf_ctx *c, CUdeviceptr dst, const void *src, size_t n);
+sf_status sf_cu_read(sf_cu_api *a, sf_ctx *c, void *dst, CUdeviceptr src, size_t n);
+sf_status sf_cu_sync(sf_cu_api *a, sf_ctx *c);
+sf_status sf_cu_module_load(sf_cu_api *a, sf_ctx *c, const void *image, const char *fn, CUmodule *mod, CUfunction *f);
+sf_status sf_cu_module_unload(sf_cu_api *a, sf_ctx *c, CUmodule mod);
+sf_status sf_cu_launch_copy(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid, unsigned block, CUdeviceptr dst,
+			    CUdeviceptr src, const sf_copy_params *p);
+
+sf_nvrtc_api *sf_nvrtc_load(const char *path, const char *builtins, char *err, int errlen);
+const char *sf_nvrtc_error_string(sf_nvrtc_api *a, int code);
+sf_status sf_nvrtc_version(sf_nvrtc_api *a, int *major, int *minor);
+sf_status sf_nvrtc_compile(sf_nvrtc_api *a, const char *src, const char *name, const char *const *opts, int nopts,
+			   int cubin, char **out, size_t *outlen, char **log);
+
+#endif

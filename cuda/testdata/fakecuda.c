@@ -1,0 +1,444 @@
+// A fake libcuda for tests: the driver entry points the backend calls,
+// implemented with host memory (cuMemAlloc is malloc, copies are memcpy),
+// a module loader that accepts the fake NVRTC's images and a launcher that
+// runs the backend's own copy kernel (SF_KERNEL_FILE, compiled here as C)
+// over the grid one thread at a time. It checks what a driver would refuse
+// (a context not current, a copy through unpinned host memory or outside an
+// allocation) and injects faults named by SF_FAKE_CUDA_FAIL, a list of
+// entry=code or entry=code*count (fail only the first count calls). Calls
+// are logged, one a line, to the file SF_FAKE_CUDA_LOG names.
+// Build with -DFAKE_NO_PROC_ADDRESS to leave out cuGetProcAddress.
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+
+// The copy kernel, compiled for the host: the grid's indices are globals.
+typedef struct {
+	unsigned x, y, z;
+} sf_dim3;
+static sf_dim3 threadIdx, blockIdx, blockDim, gridDim;
+#define SF_KERNEL static
+#include SF_KERNEL_FILE
+
+static void logf_(const char *fmt, ...) {
+	const char *path = getenv("SF_FAKE_CUDA_LOG");
+	if (!path || !*path) {
+		return;
+	}
+	FILE *f = fopen(path, "a");
+	if (!f) {
+		return;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fclose(f);
+}
+
+// fault returns the injected result for entry point name, or 0.
+static CUresult fault(const char *name) {
+	static struct {
+		char name[64];
+		int calls;
+	} seen[64];
+	const char *spec = getenv("SF_FAKE_CUDA_FAIL");
+	if (!spec) {
+		return 0;
+	}
+	size_t n = strlen(name);
+	for (const char *p = spec; (p = strstr(p, name)) != NULL; p += n) {
+		if ((p != spec && p[-1] != ',') || p[n] != '=') {
+			continue;
+		}
+		char *end;
+		int code = (int)strtol(p + n + 1, &end, 10);
+		int limit = *end == '*' ? atoi(end + 1) : -1;
+		int i = 0;
+		while (i < 64 && seen[i].name[0] && strcmp(seen[i].name, name) != 0) {
+			i++;
+		}
+		if (i == 64) {
+			return code;
+		}
+		if (!seen[i].name[0]) {
+			snprintf(seen[i].name, sizeof seen[i].name, "%s", name);
+		}
+		if (limit >= 0 && seen[i].calls >= limit) {
+			return 0;
+		}
+		seen[i].calls++;
+		logf_("fault %s %d", name, code);
+		return code;
+	}
+	return 0;
+}
+
+#define FAULT(name)                                                                                                    \
+	do {                                                                                                           \
+		CUresult f_ = fault(name);                                                                             \
+		if (f_) {                                                                                              \
+			return f_;                                                                                     \
+		}                                                                                                      \
+	} while (0)
+
+static long long envll(const char *name, long long def) {
+	const char *v = getenv(name);
+	return v && *v ? atoll(v) : def;
+}
+
+// Contexts: one per device, made current per thread.
+static int ctx_storage[8];
+static __thread void *current;
+static int retained;
+
+#define NEED_CTX()                                                                                                     \
+	do {                                                                                                           \
+		if (!current) {                                                                                        \
+			logf_("no current context");                                                                  \
+			return 201; /* CUDA_ERROR_INVALID_CONTEXT */                                                   \
+		}                                                                                                      \
+	} while (0)
+
+// Allocations, device and pinned host.
+typedef struct {
+	char *p;
+	size_t n;
+	int pinned;
+} alloc_t;
+static alloc_t allocs[4096];
+static size_t used;
+
+static int add_alloc(void *p, size_t n, int pinned) {
+	for (int i = 0; i < 4096; i++) {
+		if (!allocs[i].p) {
+			allocs[i] = (alloc_t){p, n, pinned};
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static alloc_t *find(const void *p, size_t n, int pinned) {
+	const char *c = p;
+	for (int i = 0; i < 4096; i++) {
+		alloc_t *a = &allocs[i];
+		if (a->p && a->pinned == pinned && c >= a->p && c + n <= a->p + a->n) {
+			return a;
+		}
+	}
+	return NULL;
+}
+
+static const char *names[][2] = {
+	{"0", "CUDA_SUCCESS"},
+	{"1", "CUDA_ERROR_INVALID_VALUE"},
+	{"2", "CUDA_ERROR_OUT_OF_MEMORY"},
+	{"100", "CUDA_ERROR_NO_DEVICE"},
+	{"201", "CUDA_ERROR_INVALID_CONTEXT"},
+	{"209", "CUDA_ERROR_NO_BINARY_FOR_GPU"},
+	{"500", "CUDA_ERROR_NOT_FOUND"},
+	{"700", "CUDA_ERROR_ILLEGAL_ADDRESS"},
+	{"719", "CUDA_ERROR_LAUNCH_FAILED"},
+};
+
+CUresult cuGetErrorName(CUresult r, const char **s) {
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (atoi(names[i][0]) == r) {
+			*s = names[i][1];
+			return 0;
+		}
+	}
+	return 1;
+}
+
+CUresult cuInit(unsigned flags) {
+	FAULT("cuInit");
+	return flags ? 1 : 0;
+}
+
+CUresult cuDriverGetVersion(int *v) {
+	*v = 13000;
+	return 0;
+}
+
+CUresult cuDeviceGetCount(int *n) {
+	FAULT("cuDeviceGetCount");
+	*n = (int)envll("SF_FAKE_CUDA_DEVICES", 1);
+	return 0;
+}
+
+CUresult cuDeviceGet(int *d, int ordinal) {
+	if (ordinal < 0 || ordinal >= envll("SF_FAKE_CUDA_DEVICES", 1)) {
+		return 101;
+	}
+	*d = ordinal;
+	return 0;
+}
+
+CUresult cuDeviceGetName(char *name, int len, int d) {
+	snprintf(name, len, "Fake CUDA GPU %d", d);
+	return 0;
+}
+
+CUresult cuDeviceTotalMem_v2(size_t *n, int d) {
+	*n = (size_t)envll("SF_FAKE_CUDA_MEM", 1 << 30);
+	return 0;
+}
+
+CUresult cuDeviceGetAttribute(int *v, int attr, int d) {
+	long long cc = envll("SF_FAKE_CUDA_CC", 90);
+	switch (attr) {
+	case 1: *v = 1024; break;
+	case 5: *v = 2147483647; break;
+	case 6: case 7: *v = 65535; break;
+	case 8: *v = 49152; break;
+	case 10: *v = 32; break;
+	case 16: *v = 4; break;
+	case 18: *v = 0; break;
+	case 75: *v = (int)(cc / 10); break;
+	case 76: *v = (int)(cc % 10); break;
+	case 115: *v = !getenv("SF_FAKE_CUDA_NO_POOLS"); break;
+	default: return 1;
+	}
+	return 0;
+}
+
+CUresult cuDevicePrimaryCtxRetain(void **ctx, int d) {
+	FAULT("cuDevicePrimaryCtxRetain");
+	*ctx = &ctx_storage[d & 7];
+	retained++;
+	logf_("retain %d", d);
+	return 0;
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(int d) {
+	retained--;
+	logf_("release %d", d);
+	return 0;
+}
+
+CUresult cuCtxSetCurrent(void *ctx) {
+	current = ctx;
+	return 0;
+}
+
+static int streams;
+
+CUresult cuStreamCreate(void **s, unsigned flags) {
+	NEED_CTX();
+	*s = &streams;
+	logf_("stream create flags=%u", flags);
+	return 0;
+}
+
+CUresult cuStreamDestroy_v2(void *s) {
+	logf_("stream destroy");
+	return 0;
+}
+
+CUresult cuStreamSynchronize(void *s) {
+	NEED_CTX();
+	FAULT("cuStreamSynchronize");
+	return 0;
+}
+
+static CUresult alloc(CUdeviceptr *p, size_t n, const char *how) {
+	NEED_CTX();
+	FAULT(how);
+	if (used + n > (size_t)envll("SF_FAKE_CUDA_MEM", 1 << 30)) {
+		return 2;
+	}
+	void *m = malloc(n);
+	if (!m || add_alloc(m, n, 0)) {
+		free(m);
+		return 2;
+	}
+	used += n;
+	*p = (CUdeviceptr)(uintptr_t)m;
+	logf_("%s %zu", how, n);
+	return 0;
+}
+
+static CUresult release(CUdeviceptr p, const char *how) {
+	NEED_CTX();
+	alloc_t *a = find((void *)(uintptr_t)p, 1, 0);
+	if (!a || a->p != (char *)(uintptr_t)p) {
+		logf_("%s of unknown pointer", how);
+		return 1;
+	}
+	used -= a->n;
+	free(a->p);
+	a->p = NULL;
+	logf_("%s", how);
+	return 0;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { return alloc(p, n, "cuMemAlloc"); }
+CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, void *s) { return alloc(p, n, "cuMemAllocAsync"); }
+CUresult cuMemFree_v2(CUdeviceptr p) { return release(p, "cuMemFree"); }
+CUresult cuMemFreeAsync(CUdeviceptr p, void *s) { return release(p, "cuMemFreeAsync"); }
+
+CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags) {
+	NEED_CTX();
+	FAULT("cuMemHostAlloc");
+	*p = malloc(n);
+	if (!*p || add_alloc(*p, n, 1)) {
+		return 2;
+	}
+	logf_("cuMemHostAlloc %zu", n);
+	return 0;
+}
+
+CUresult cuMemFreeHost(void *p) {
+	alloc_t *a = find(p, 1, 1);
+	if (!a) {
+		return 1;
+	}
+	free(a->p);
+	a->p = NULL;
+	logf_("cuMemFreeHost");
+	return 0;
+}
+
+static CUresult copy(void *dst, int dpinned, const void *src, int spinned, size_t n, const char *how) {
+	NEED_CTX();
+	FAULT(how);
+	if (!find(dst, n, dpinned) || !find(src, n, spinned)) {
+		logf_("%s outside an allocation or through unpinned memory", how);
+		return 1;
+	}
+	memcpy(dst, src, n);
+	logf_("%s %zu", how, n);
+	return 0;
+}
+
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, void *st) {
+	return copy((void *)(uintptr_t)d, 0, s, 1, n, "cuMemcpyHtoDAsync");
+}
+
+CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *st) {
+	return copy(d, 1, (void *)(uintptr_t)s, 0, n, "cuMemcpyDtoHAsync");
+}
+
+// Modules are the fake NVRTC's images: "SFFAKE <arch>\n" and the source.
+typedef struct {
+	char *image;
+} module_t;
+
+CUresult cuModuleLoadData(void **m, const void *image) {
+	NEED_CTX();
+	FAULT("cuModuleLoadData");
+	if (strncmp(image, "SFFAKE ", 7) != 0) {
+		return 200; // CUDA_ERROR_INVALID_IMAGE
+	}
+	module_t *mod = malloc(sizeof *mod);
+	mod->image = strdup(image);
+	*m = mod;
+	logf_("cuModuleLoadData %.*s", (int)strcspn(image, "\n"), (const char *)image);
+	return 0;
+}
+
+CUresult cuModuleUnload(void *m) {
+	module_t *mod = m;
+	free(mod->image);
+	free(mod);
+	logf_("cuModuleUnload");
+	return 0;
+}
+
+static int copy_fn;
+
+CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
+	module_t *mod = m;
+	if (strcmp(name, "sf_copy") != 0 || !strstr(mod->image, "void sf_copy(")) {
+		return 500;
+	}
+	*f = &copy_fn;
+	return 0;
+}
+
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+			unsigned shared, void *stream, void **params, void **extra) {
+	NEED_CTX();
+	FAULT("cuLaunchKernel");
+	if (f != &copy_fn || gy != 1 || gz != 1 || by != 1 || bz != 1 || !params || extra || bx > 1024 || gx == 0) {
+		return 1;
+	}
+	char *dst = *(char **)params[0];
+	const char *src = *(char **)params[1];
+	sf_copy_params p = *(sf_copy_params *)params[2];
+	if (!find(dst, 1, 0) || !find(src, 1, 0)) {
+		return 700;
+	}
+	logf_("cuLaunchKernel sf_copy grid=%u block=%u n=%lld rank=%lld elem=%lld", gx, bx, p.n, p.rank, p.elem);
+	gridDim = (sf_dim3){gx, 1, 1};
+	blockDim = (sf_dim3){bx, 1, 1};
+	for (unsigned b = 0; b < gx; b++) {
+		for (unsigned t = 0; t < bx; t++) {
+			blockIdx = (sf_dim3){b, 0, 0};
+			threadIdx = (sf_dim3){t, 0, 0};
+			sf_copy(dst, src, p);
+		}
+	}
+	return 0;
+}
+
+#ifndef FAKE_NO_PROC_ADDRESS
+// cuGetProcAddress_v2 maps the unversioned names to CUDA 12.0's symbols.
+CUresult cuGetProcAddress_v2(const char *name, void **fn, int version, unsigned long long flags, int *status) {
+	static const struct {
+		const char *name;
+		void *fn;
+	} table[] = {
+		{"cuInit", (void *)cuInit},
+		{"cuDriverGetVersion", (void *)cuDriverGetVersion},
+		{"cuGetErrorName", (void *)cuGetErrorName},
+		{"cuDeviceGetCount", (void *)cuDeviceGetCount},
+		{"cuDeviceGet", (void *)cuDeviceGet},
+		{"cuDeviceGetName", (void *)cuDeviceGetName},
+		{"cuDeviceTotalMem", (void *)cuDeviceTotalMem_v2},
+		{"cuDeviceGetAttribute", (void *)cuDeviceGetAttribute},
+		{"cuDevicePrimaryCtxRetain", (void *)cuDevicePrimaryCtxRetain},
+		{"cuDevicePrimaryCtxRelease", (void *)cuDevicePrimaryCtxRelease_v2},
+		{"cuCtxSetCurrent", (void *)cuCtxSetCurrent},
+		{"cuStreamCreate", (void *)cuStreamCreate},
+		{"cuStreamDestroy", (void *)cuStreamDestroy_v2},
+		{"cuStreamSynchronize", (void *)cuStreamSynchronize},
+		{"cuMemAlloc", (void *)cuMemAlloc_v2},
+		{"cuMemFree", (void *)cuMemFree_v2},
+		{"cuMemAllocAsync", (void *)cuMemAllocAsync},
+		{"cuMemFreeAsync", (void *)cuMemFreeAsync},
+		{"cuMemHostAlloc", (void *)cuMemHostAlloc},
+		{"cuMemFreeHost", (void *)cuMemFreeHost},
+		{"cuMemcpyHtoDAsync", (void *)cuMemcpyHtoDAsync_v2},
+		{"cuMemcpyDtoHAsync", (void *)cuMemcpyDtoHAsync_v2},
+		{"cuModuleLoadData", (void *)cuModuleLoadData},
+		{"cuModuleUnload", (void *)cuModuleUnload},
+		{"cuModuleGetFunction", (void *)cuModuleGetFunction},
+		{"cuLaunchKernel", (void *)cuLaunchKernel},
+	};
+	*fn = NULL;
+	if (flags != 0 || version != 12000) {
+		logf_("cuGetProcAddress %s version %d flags %llu", name, version, flags);
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+		if (strcmp(table[i].name, name) == 0) {
+			*fn = table[i].fn;
+			if (status) {
+				*status = 0;
+			}
+			return 0;
+		}
+	}
+	return 500;
+}
+#endif
