@@ -159,6 +159,20 @@ fn op_silu(x: f32) -> f32 {
     return x * op_sigmoid(x);
 }
 
+// op_softplus is log(1 + e^x) as max(x, 0) + log1p(e^-|x|), with log1p from
+// its series where 1 + t would round t away.
+fn op_softplus(x: f32) -> f32 {
+    if (is_nan(x)) {
+        return x;
+    }
+    let t = op_exp(-op_abs(x));
+    var l = log(1.0 + t);
+    if (t < 0.0078125) {
+        l = t * (1.0 - t * (0.5 - t * (0.33333333 - t * 0.25)));
+    }
+    return max(x, 0.0) + l;
+}
+
 // op_round_f16 and op_round_bf16 round to the storage types through the
 // conversions that stores use (device.OpRoundF16, OpRoundBF16).
 fn op_round_f16(x: f32) -> f32 { return f16_to_f32(f32_to_f16(x)); }

@@ -122,6 +122,7 @@ func init() {
 		s := x.Sigmoid()
 		return grads(c.g.Mul(s.Mul(x.Mul(s.RSubScalar(1)).AddScalar(1))))
 	}
+	r["Softplus"] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sigmoid())) }
 	r["Where"] = func(c *gradCtx) []*Tensor {
 		cond := c.in(0)
 		z := ZerosLike(c.g)

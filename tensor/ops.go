@@ -104,6 +104,10 @@ func (t *Tensor) GeluTanh() *Tensor { return t.unaryFloat("GeluTanh", device.OpG
 // Silu returns t*sigmoid(t).
 func (t *Tensor) Silu() *Tensor { return t.unaryFloat("Silu", device.OpSilu) }
 
+// Softplus returns log(1 + exp(t)), a smooth Relu; as PyTorch's with beta 1,
+// computed without overflow for every t.
+func (t *Tensor) Softplus() *Tensor { return t.unaryFloat("Softplus", device.OpSoftplus) }
+
 // Erf returns the error function.
 func (t *Tensor) Erf() *Tensor { return t.unaryFloat("Erf", device.OpErf) }
 

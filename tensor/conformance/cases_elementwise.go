@@ -39,6 +39,14 @@ func unaryOps() []unaryOp {
 		{"gelu", (*tensor.Tensor).Gelu, ref.Gelu, scaled(3)},
 		{"gelu_tanh", (*tensor.Tensor).GeluTanh, ref.GeluTanh, scaled(3)},
 		{"silu", (*tensor.Tensor).Silu, ref.Silu, scaled(3)},
+		{"softplus", (*tensor.Tensor).Softplus, func(a *ref.Array) *ref.Array {
+			return ref.Map(a, func(x float64) float64 {
+				if x > 40 {
+					return x // log1p(e^x) - x is below float64's resolution
+				}
+				return math.Log1p(math.Exp(x))
+			})
+		}, scaled(3)},
 		{"clamp(-0.5,0.7)", func(x *tensor.Tensor) *tensor.Tensor { return x.Clamp(-0.5, 0.7) }, func(a *ref.Array) *ref.Array { return ref.Clamp(a, -0.5, 0.7) }, normal},
 		{"add_scalar(2.5)", func(x *tensor.Tensor) *tensor.Tensor { return x.AddScalar(2.5) }, scalar(func(x, s float64) float64 { return x + s }, 2.5), normal},
 		{"sub_scalar(-1.25)", func(x *tensor.Tensor) *tensor.Tensor { return x.SubScalar(-1.25) }, scalar(func(x, s float64) float64 { return x - s }, -1.25), normal},

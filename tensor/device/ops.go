@@ -36,6 +36,7 @@ const (
 	OpGeluErf
 	OpGeluTanh
 	OpSilu
+	OpSoftplus
 	OpRoundF16  // round to the nearest float16 value as a store does (Float32ToFloat16), kept as float32
 	OpRoundBF16 // round to the nearest bfloat16 value as a store does (Float32ToBFloat16), kept as float32
 	OpFloor
@@ -101,6 +102,13 @@ var opTable = [NumOps]OpInfo{
 		Float: f64(geluTanh64)},
 	OpSilu: {Name: "silu", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_silu",
 		Float: f64(func(x float64) float64 { return x * Sigmoid64(x) })},
+	OpSoftplus: {Name: "softplus", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_softplus",
+		Float: f64(func(x float64) float64 {
+			if x != x {
+				return x
+			}
+			return max(x, 0) + math.Log1p(math.Exp(-math.Abs(x))) // log(1+e^x) without overflow
+		})},
 	OpRoundF16: {Name: "round_f16", Arity: 1, Types: TypesFloat, GPU: "op_round_f16",
 		Float: func(x float32) float32 { return Float16ToFloat32(Float32ToFloat16(x)) }},
 	OpRoundBF16: {Name: "round_bf16", Arity: 1, Types: TypesFloat, GPU: "op_round_bf16",
