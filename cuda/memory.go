@@ -41,9 +41,11 @@ func (d *Device) Alloc(bytes int64) (device.Buffer, error) {
 	}
 	b := &buffer{bytes: bytes, dev: d}
 	if bytes > 0 {
-		if err := d.note(d.drv.check(C.sf_cu_alloc(d.drv.api, d.ctx, C.size_t(bytes), &b.ptr))); err != nil {
+		var ptr C.CUdeviceptr // a local, so C is never handed a pointer into a Go struct
+		if err := d.note(d.drv.check(C.sf_cu_alloc(d.drv.api, d.ctx, C.size_t(bytes), &ptr))); err != nil {
 			return nil, fmt.Errorf("cuda: Alloc(%d): %w", bytes, err)
 		}
+		b.ptr = ptr
 	}
 	d.live[b] = struct{}{}
 	return b, nil
