@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -112,31 +111,16 @@ func openBackend(b device.Backend, idx int) (*Device, error) {
 	return newDevice(raw), nil
 }
 
-// bestAdapter returns the index of the adapter of the most preferred kind:
-// discrete > integrated > virtual > cpu > software.
+// bestAdapter returns the index of the adapter of the most preferred kind
+// (device.Kind.Rank), the first of them on a tie.
 func bestAdapter(ad []device.Info) int {
-	rank := func(k device.Kind) int {
-		switch k {
-		case device.KindDiscreteGPU:
-			return 0
-		case device.KindIntegratedGPU:
-			return 1
-		case device.KindVirtualGPU:
-			return 2
-		case device.KindCPU:
-			return 3
+	best := 0
+	for i, a := range ad {
+		if a.Kind.Rank() < ad[best].Kind.Rank() {
+			best = i
 		}
-		return 4
 	}
-	idx := make([]int, len(ad))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return rank(ad[idx[a]].Kind) < rank(ad[idx[b]].Kind) })
-	if len(idx) == 0 {
-		return 0
-	}
-	return idx[0]
+	return best
 }
 
 // pickAuto chooses the backend and adapter for "auto" and says why.

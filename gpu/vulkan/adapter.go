@@ -38,21 +38,6 @@ type adapter struct {
 	float16         bool
 }
 
-// kindOrder ranks adapter types for the default choice (index 0).
-func kindOrder(t vk.PhysicalDeviceType) int {
-	switch t {
-	case vk.PhysicalDeviceTypeDiscreteGpu:
-		return 0
-	case vk.PhysicalDeviceTypeIntegratedGpu:
-		return 1
-	case vk.PhysicalDeviceTypeVirtualGpu:
-		return 2
-	case vk.PhysicalDeviceTypeOther:
-		return 3
-	}
-	return 4 // cpu
-}
-
 // softwareNames identify Vulkan implementations that run on the CPU even if
 // they report another device type.
 var softwareNames = []string{"llvmpipe", "lavapipe", "swiftshader"}
@@ -105,11 +90,11 @@ func enumerateAdapters(in *instance) ([]*adapter, error) {
 	}
 	var rs []ranked
 	for i, pd := range pds[:n] {
-		a, t := describe(in, pd)
+		a := describe(in, pd)
 		if a == nil {
 			continue
 		}
-		rs = append(rs, ranked{a, kindOrder(t), i})
+		rs = append(rs, ranked{a, a.info.Kind.Rank(), i})
 	}
 	if len(rs) == 0 {
 		return nil, fmt.Errorf("vulkan: no Vulkan device has a compute queue: %w", device.ErrUnavailable)
@@ -125,7 +110,7 @@ func enumerateAdapters(in *instance) ([]*adapter, error) {
 
 // describe queries one physical device; it returns nil when the device has
 // no compute queue.
-func describe(in *instance, pd vk.PhysicalDevice) (*adapter, vk.PhysicalDeviceType) {
+func describe(in *instance, pd vk.PhysicalDevice) *adapter {
 	var props vk.PhysicalDeviceProperties
 	vk.GetPhysicalDeviceProperties(pd, &props)
 	props.Deref()
@@ -136,7 +121,7 @@ func describe(in *instance, pd vk.PhysicalDevice) (*adapter, vk.PhysicalDeviceTy
 
 	var family, tsBits C.uint32_t
 	if C.sf_compute_queue(C.VkPhysicalDevice(unsafe.Pointer(pd)), &family, &tsBits) == 0 {
-		return nil, props.DeviceType
+		return nil
 	}
 	a.queueFamily, a.timestampBits = uint32(family), uint32(tsBits)
 
@@ -199,7 +184,7 @@ func describe(in *instance, pd vk.PhysicalDevice) (*adapter, vk.PhysicalDeviceTy
 			Timestamps: a.timestampBits > 0 && a.timestampPeriod > 0,
 		},
 	}
-	return a, props.DeviceType
+	return a
 }
 
 // largestDeviceHeap returns the size of the largest device-local heap (or

@@ -33,21 +33,9 @@ func TestAdapters(t *testing.T) {
 		assert.Positive(t, in.Limits.MaxBuffersPerKernel)
 		assert.Positive(t, in.Limits.MaxWorkgroups[0])
 		if i > 0 {
-			assert.LessOrEqual(t, kindRank(infos[i-1].Kind), kindRank(in.Kind), "adapters sorted by kind")
+			assert.LessOrEqual(t, infos[i-1].Kind.Rank(), in.Kind.Rank(), "adapters sorted by kind")
 		}
 	}
-}
-
-func kindRank(k device.Kind) int {
-	switch k {
-	case device.KindDiscreteGPU:
-		return 0
-	case device.KindIntegratedGPU:
-		return 1
-	case device.KindVirtualGPU:
-		return 2
-	}
-	return 3
 }
 
 func TestOpenBadIndex(t *testing.T) {

@@ -57,26 +57,13 @@ func (b *backend) load() {
 		for i, a := range all {
 			es[i] = entry{a, adapterInfo(a)}
 		}
-		slices.SortStableFunc(es, func(x, y entry) int { return cmp.Compare(kindRank(x.info.Kind), kindRank(y.info.Kind)) })
+		slices.SortStableFunc(es, func(x, y entry) int { return cmp.Compare(x.info.Kind.Rank(), y.info.Kind.Rank()) })
 		for i, e := range es {
 			e.info.Index = i
 			b.adapters = append(b.adapters, e.a)
 			b.infos = append(b.infos, e.info)
 		}
 	})
-}
-
-// kindRank orders adapters: discrete, integrated, virtual, software.
-func kindRank(k device.Kind) int {
-	switch k {
-	case device.KindDiscreteGPU:
-		return 0
-	case device.KindIntegratedGPU:
-		return 1
-	case device.KindVirtualGPU:
-		return 2
-	}
-	return 3
 }
 
 // Adapters lists the Vulkan (Metal) adapters, discrete GPUs first.

@@ -54,7 +54,7 @@ func TestAdapters(t *testing.T) {
 	for i, in := range infos {
 		assert.Equal(t, i, in.Index)
 		if i > 0 {
-			assert.LessOrEqual(t, kindRank(infos[i-1].Kind), kindRank(in.Kind), "adapters are ordered discrete, integrated, virtual, software")
+			assert.LessOrEqual(t, infos[i-1].Kind.Rank(), in.Kind.Rank(), "adapters are ordered discrete, integrated, virtual, software")
 		}
 	}
 }

@@ -82,6 +82,24 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
+// Rank orders kinds for choosing a default adapter, lower first: discrete,
+// integrated and virtual GPUs, then the CPU, then software GPUs (a GPU API
+// emulated on the CPU is slower than the CPU backend). Backends list their
+// adapters in this order and tensor.Open picks the first.
+func (k Kind) Rank() int {
+	switch k {
+	case KindDiscreteGPU:
+		return 0
+	case KindIntegratedGPU:
+		return 1
+	case KindVirtualGPU:
+		return 2
+	case KindCPU:
+		return 3
+	}
+	return 4
+}
+
 // IsHardwareGPU reports whether the kind is a real GPU.
 func (k Kind) IsHardwareGPU() bool { return k >= KindDiscreteGPU && k <= KindVirtualGPU }
 
