@@ -227,3 +227,13 @@ func TestSIMDSeamsMatchGo(t *testing.T) {
 		exact("fma (rounded once)", ref, got)
 	}
 }
+
+// TestVectorized checks which ops report SIMD kernels (docs/ops.md shows them).
+func TestVectorized(t *testing.T) {
+	for _, op := range []device.Op{device.OpExp, device.OpAdd, device.OpLt, device.OpWhere, device.OpFma} {
+		assert.True(t, Vectorized(op), "%s", op)
+	}
+	for _, op := range []device.Op{device.OpFloor, device.OpPow, device.OpSoftplus, device.OpInput, device.NumOps} {
+		assert.False(t, Vectorized(op), "%s", op)
+	}
+}
