@@ -27,58 +27,37 @@ func init() {
 	installSIMD()
 }
 
-// vecUnary maps the float unary ops that vec's kernel set s vectorizes to
-// its kernels: the one place an op meets its SIMD kernel.
-func vecUnary(s *vec.Set) map[device.Op]func(dst, x []float32) {
-	return map[device.Op]func(dst, x []float32){
-		device.OpNeg: s.Neg, device.OpAbs: s.Abs, device.OpRelu: s.Relu,
-		device.OpSqrt: s.Sqrt, device.OpRsqrt: s.Rsqrt, device.OpRecip: s.Recip,
-		device.OpExp: s.Exp, device.OpLog: s.Log, device.OpTanh: s.Tanh,
-		device.OpSigmoid: s.Sigmoid, device.OpErf: s.Erf, device.OpGeluErf: s.GeluErf,
-		device.OpGeluTanh: s.GeluTanh, device.OpSilu: s.Silu, device.OpSin: s.Sin, device.OpCos: s.Cos,
-	}
-}
-
-// vecBinary maps the float binary ops that s vectorizes to its kernels.
-func vecBinary(s *vec.Set) map[device.Op]func(dst, x, y []float32) {
-	return map[device.Op]func(dst, x, y []float32){
-		device.OpAdd: s.Add, device.OpSub: s.Sub, device.OpMul: s.Mul,
-		device.OpDiv: s.Div, device.OpMax: s.Maximum, device.OpMin: s.Minimum,
-	}
-}
-
 // Vectorized reports whether the CPU backend runs op on float32 values with
 // a SIMD kernel (where the CPU has one) rather than a scalar Go loop.
 func Vectorized(op device.Op) bool {
-	_, u := vecUnary(&vec.Sets[vec.Cached])[op]
-	_, b := vecBinary(&vec.Sets[vec.Cached])[op]
+	if op >= device.NumOps {
+		return false
+	}
+	s := &vec.Sets[vec.Cached]
 	_, c := vecCmp[op]
-	return u || b || c || op == device.OpFma || op == device.OpWhere
+	return s.Unary[op] != nil || s.Binary[op] != nil || c || op == device.OpFma || op == device.OpWhere
 }
 
 // vecKernels returns the float slice kernels of vec's kernel set s: the
 // ops s has, and base's kernels for the others.
 func vecKernels(s *vec.Set, base f32Kernels) f32Kernels {
 	k := base
-	for op, f := range vecUnary(s) {
-		k.unary[op] = trimmed1(f)
-	}
-	for op, f := range vecBinary(s) {
-		k.binary[op] = trimmed2(f)
-	}
-	for op, f := range map[device.Op]func(dst, x []float32, s float32){
-		device.OpAdd: s.AddScalar, device.OpSub: s.SubScalar, device.OpMul: s.MulScalar,
-		device.OpDiv: s.DivScalar, device.OpMax: s.MaximumScalar, device.OpMin: s.MinimumScalar,
-	} {
-		k.binaryScalar[op] = trimmedS(f)
-	}
-	// op(s, x[i]): Add and Mul commute exactly; Max and Min do not (signed
-	// zeros), so they keep base's kernels.
-	for op, f := range map[device.Op]func(dst, x []float32, s float32){
-		device.OpAdd: s.AddScalar, device.OpMul: s.MulScalar,
-		device.OpSub: s.ScalarSub, device.OpDiv: s.ScalarDiv,
-	} {
-		k.scalarBinary[op] = trimmedS(f)
+	for op := range device.NumOps {
+		if f := s.Unary[op]; f != nil {
+			k.unary[op] = trimmed1(f)
+		}
+		if f := s.Binary[op]; f != nil {
+			k.binary[op] = trimmed2(f)
+			k.binaryScalar[op] = trimmedS(s.Scalar[op])
+		}
+		// op(s, x[i]): Add and Mul commute exactly; Max and Min do not
+		// (signed zeros), so they keep base's kernels.
+		switch {
+		case s.ScalarLeft[op] != nil:
+			k.scalarBinary[op] = trimmedS(s.ScalarLeft[op])
+		case op == device.OpAdd || op == device.OpMul:
+			k.scalarBinary[op] = trimmedS(s.Scalar[op])
+		}
 	}
 	fma := s.Fma
 	k.fma = func(dst, x, y, z []float32) { fma(dst, x[:len(dst)], y[:len(dst)], z[:len(dst)]) }

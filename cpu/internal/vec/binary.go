@@ -1,77 +1,80 @@
 package vec
 
+import "github.com/shaderflow/shaderflow/tensor/device"
+
 // Elementwise kernels of two operands. All slices must have the same length
 // (they panic otherwise); dst may be the same slice as an operand but must not
 // otherwise overlap one. Maximum and Minimum propagate NaN like device.BinaryF32: the
 // result is the first operand when it is NaN, else the second when that is
 // NaN.
 
-func binary(op binaryOp, dst, a, b []float32) {
-	checkLen(op.String(), "dst, a, b", len(dst), len(a), len(b))
+func binary(op device.Op, dst, a, b []float32) {
+	checkLen(kernelName(op, ""), "dst, a, b", len(dst), len(a), len(b))
 	current.binary[op](dst, a, b)
 }
 
-func scalarOp(op binaryOp, dst, a []float32, s float32) {
-	checkScalarLen(op, len(dst), len(a))
+func scalarOp(op device.Op, dst, a []float32, s float32) {
+	checkScalarLen(op, "scalar", len(dst), len(a))
 	current.scalar[op](dst, a, s)
+}
+
+func rscalarOp(op device.Op, dst, a []float32, s float32) {
+	checkScalarLen(op, "rscalar", len(dst), len(a))
+	current.rscalar[op](dst, a, s)
 }
 
 // checkScalarLen panics unless a scalar kernel's slices have equal
 // lengths.
-func checkScalarLen(op binaryOp, nd, na int) {
+func checkScalarLen(op device.Op, form string, nd, na int) {
 	if nd != na { // the name is built only on the panic path: no allocation per call
-		name := op.String()
-		if op < numBinary {
-			name += "Scalar"
-		}
-		checkLen(name, "dst, a", nd, na)
+		checkLen(kernelName(op, form), "dst, a", nd, na)
 	}
 }
 
 // Add sets dst[i] = a[i] + b[i].
-func Add(dst, a, b []float32) { binary(opAdd, dst, a, b) }
+func Add(dst, a, b []float32) { binary(device.OpAdd, dst, a, b) }
 
 // Sub sets dst[i] = a[i] - b[i].
-func Sub(dst, a, b []float32) { binary(opSub, dst, a, b) }
+func Sub(dst, a, b []float32) { binary(device.OpSub, dst, a, b) }
 
 // Mul sets dst[i] = a[i] * b[i].
-func Mul(dst, a, b []float32) { binary(opMul, dst, a, b) }
+func Mul(dst, a, b []float32) { binary(device.OpMul, dst, a, b) }
 
 // Div sets dst[i] = a[i] / b[i].
-func Div(dst, a, b []float32) { binary(opDiv, dst, a, b) }
+func Div(dst, a, b []float32) { binary(device.OpDiv, dst, a, b) }
 
 // Maximum sets dst[i] = max(a[i], b[i]), propagating NaN (torch.maximum).
-func Maximum(dst, a, b []float32) { binary(opMax, dst, a, b) }
+func Maximum(dst, a, b []float32) { binary(device.OpMax, dst, a, b) }
 
 // Minimum sets dst[i] = min(a[i], b[i]), propagating NaN (torch.minimum).
-func Minimum(dst, a, b []float32) { binary(opMin, dst, a, b) }
+func Minimum(dst, a, b []float32) { binary(device.OpMin, dst, a, b) }
 
 // AddScalar sets dst[i] = a[i] + s.
-func AddScalar(dst, a []float32, s float32) { scalarOp(opAdd, dst, a, s) }
+func AddScalar(dst, a []float32, s float32) { scalarOp(device.OpAdd, dst, a, s) }
 
 // SubScalar sets dst[i] = a[i] - s.
-func SubScalar(dst, a []float32, s float32) { scalarOp(opSub, dst, a, s) }
+func SubScalar(dst, a []float32, s float32) { scalarOp(device.OpSub, dst, a, s) }
 
 // MulScalar sets dst[i] = a[i] * s.
-func MulScalar(dst, a []float32, s float32) { scalarOp(opMul, dst, a, s) }
+func MulScalar(dst, a []float32, s float32) { scalarOp(device.OpMul, dst, a, s) }
 
 // DivScalar sets dst[i] = a[i] / s.
-func DivScalar(dst, a []float32, s float32) { scalarOp(opDiv, dst, a, s) }
+func DivScalar(dst, a []float32, s float32) { scalarOp(device.OpDiv, dst, a, s) }
 
 // MaximumScalar sets dst[i] = max(a[i], s), propagating NaN.
-func MaximumScalar(dst, a []float32, s float32) { scalarOp(opMax, dst, a, s) }
+func MaximumScalar(dst, a []float32, s float32) { scalarOp(device.OpMax, dst, a, s) }
 
 // MinimumScalar sets dst[i] = min(a[i], s), propagating NaN.
-func MinimumScalar(dst, a []float32, s float32) { scalarOp(opMin, dst, a, s) }
+func MinimumScalar(dst, a []float32, s float32) { scalarOp(device.OpMin, dst, a, s) }
 
 // ScalarSub sets dst[i] = s - a[i].
-func ScalarSub(dst, a []float32, s float32) { scalarOp(opScalarSub, dst, a, s) }
+func ScalarSub(dst, a []float32, s float32) { rscalarOp(device.OpSub, dst, a, s) }
 
 // ScalarDiv sets dst[i] = s / a[i].
-func ScalarDiv(dst, a []float32, s float32) { scalarOp(opScalarDiv, dst, a, s) }
+func ScalarDiv(dst, a []float32, s float32) { rscalarOp(device.OpDiv, dst, a, s) }
 
 // Fma sets dst[i] = a[i]*b[i] + c[i], rounded once.
 func Fma(dst, a, b, c []float32) {
-	checkLen("Fma", "dst, a, b, c", len(dst), len(a), len(b), len(c))
+	checkLen(kernelName(device.OpFma, ""), "dst, a, b, c", len(dst), len(a), len(b), len(c))
 	current.fma(dst, a, b, c)
 }

@@ -1,6 +1,8 @@
 package vec
 
 import (
+	"github.com/shaderflow/shaderflow/tensor/device"
+
 	"math"
 	"testing"
 
@@ -32,13 +34,13 @@ func TestGeluPhiTableRange(t *testing.T) {
 	}
 	refs := make([]float64, len(xs))
 	for i, x := range xs {
-		refs[i] = ref64(opGeluErf, x)
+		refs[i] = ref64(device.OpGeluErf, x)
 	}
 	got := make([]float32, len(xs))
-	bound := sweeps[opGeluErf].b
+	bound := sweeps[device.OpGeluErf].b
 	forEachLevel(t, func(t *testing.T, l Level) {
 		GeluErf(got, xs)
-		u, worst, a := measure(opGeluErf, xs, got, refs, bound.absBelow)
+		u, worst, a := measure(device.OpGeluErf, xs, got, refs, bound.absBelow)
 		t.Logf("GeluErf %v, |x| < %g: max %.3f ulp (at x=%g)", l, geluPhiMax, u, worst)
 		want := geluTableULP
 		if l == LevelAVX2 {

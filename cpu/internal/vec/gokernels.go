@@ -31,46 +31,55 @@ func goKernels() *kernels {
 		},
 		copy: func(dst, x []float32) { copy(dst, x) },
 	}
-	fns := [numUnary]func(float32) float32{
-		opNeg:      func(x float32) float32 { return -x },
-		opAbs:      abs32,
-		opRelu:     relu32,
-		opSqrt:     func(x float32) float32 { return float32(math.Sqrt(float64(x))) },
-		opRsqrt:    func(x float32) float32 { return 1 / float32(math.Sqrt(float64(x))) },
-		opRecip:    func(x float32) float32 { return 1 / x },
-		opExp:      exp32,
-		opLog:      log32,
-		opTanh:     tanh32,
-		opSigmoid:  sigmoid32,
-		opErf:      erf32,
-		opGeluErf:  geluErf32,
-		opGeluTanh: geluTanh32,
-		opSilu:     silu32,
-		opSin:      func(x float32) float32 { return sincos32(x, false) },
-		opCos:      func(x float32) float32 { return sincos32(x, true) },
-	}
-	for op, f := range fns {
-		k.unary[op] = goUnary(f)
+	for op, f := range goUnaryFns {
+		if f != nil {
+			k.unary[op] = goUnary(f)
+		}
 	}
 	goSelects(k)
-	bfns := [numScalar]func(a, b float32) float32{
-		opAdd:       func(a, b float32) float32 { return a + b },
-		opSub:       func(a, b float32) float32 { return a - b },
-		opMul:       func(a, b float32) float32 { return a * b },
-		opDiv:       func(a, b float32) float32 { return a / b },
-		opMax:       max32,
-		opMin:       min32,
-		opScalarSub: func(a, s float32) float32 { return s - a },
-		opScalarDiv: func(a, s float32) float32 { return s / a },
-	}
-	for op, f := range bfns {
-		if binaryOp(op) < numBinary {
+	for op, f := range goBinaryFns {
+		if f != nil {
 			k.binary[op] = goBinary(f)
+			k.scalar[op] = goScalar(f)
 		}
-		k.scalar[op] = goScalar(f)
+	}
+	for _, op := range []device.Op{device.OpSub, device.OpDiv} {
+		f := goBinaryFns[op]
+		k.rscalar[op] = goScalar(func(a, s float32) float32 { return f(s, a) })
 	}
 	k.setModes(ewSet{}, ewSet{}) // pure Go has no prefetching or streaming stores
 	return k
+}
+
+// goUnaryFns holds the scalar form of each unary kernel, by op: the ops
+// that have a kernel in this package at every level.
+var goUnaryFns = [device.NumOps]func(float32) float32{
+	device.OpNeg:      func(x float32) float32 { return -x },
+	device.OpAbs:      abs32,
+	device.OpRelu:     relu32,
+	device.OpSqrt:     func(x float32) float32 { return float32(math.Sqrt(float64(x))) },
+	device.OpRsqrt:    func(x float32) float32 { return 1 / float32(math.Sqrt(float64(x))) },
+	device.OpRecip:    func(x float32) float32 { return 1 / x },
+	device.OpExp:      exp32,
+	device.OpLog:      log32,
+	device.OpTanh:     tanh32,
+	device.OpSigmoid:  sigmoid32,
+	device.OpErf:      erf32,
+	device.OpGeluErf:  geluErf32,
+	device.OpGeluTanh: geluTanh32,
+	device.OpSilu:     silu32,
+	device.OpSin:      func(x float32) float32 { return sincos32(x, false) },
+	device.OpCos:      func(x float32) float32 { return sincos32(x, true) },
+}
+
+// goBinaryFns holds the scalar form of each binary kernel, by op.
+var goBinaryFns = [device.NumOps]func(a, b float32) float32{
+	device.OpAdd: func(a, b float32) float32 { return a + b },
+	device.OpSub: func(a, b float32) float32 { return a - b },
+	device.OpMul: func(a, b float32) float32 { return a * b },
+	device.OpDiv: func(a, b float32) float32 { return a / b },
+	device.OpMax: max32,
+	device.OpMin: min32,
 }
 
 // relu32 is device.UnaryF32's Relu: x when x > 0 or NaN, else +0.

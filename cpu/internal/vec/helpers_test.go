@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
 var seedFlag = flag.Uint64("vec.seed", 0, "random seed (0: from the clock)")
@@ -29,4 +31,26 @@ func forEachLevel(t *testing.T, f func(t *testing.T, l Level)) {
 			f(t, l)
 		})
 	}
+}
+
+// unaryOps lists the ops this package has unary kernels for.
+func unaryOps() []device.Op {
+	var ops []device.Op
+	for op, f := range goUnaryFns {
+		if f != nil {
+			ops = append(ops, device.Op(op))
+		}
+	}
+	return ops
+}
+
+// binaryOps lists the ops this package has binary kernels for.
+func binaryOps() []device.Op {
+	var ops []device.Op
+	for op, f := range goBinaryFns {
+		if f != nil {
+			ops = append(ops, device.Op(op))
+		}
+	}
+	return ops
 }

@@ -50,18 +50,18 @@ func poison(n int) []float32 {
 
 // unaryBound returns the error allowed for op in the kernel tests: the
 // sweep's documented bound, or exactness for the correctly rounded ops.
-func unaryBound(op unaryOp) bound {
+func unaryBound(op device.Op) bound {
 	if sw, ok := sweeps[op]; ok {
 		return sw.b
 	}
-	if op == opRsqrt {
+	if op == device.OpRsqrt {
 		return bound{maxULP: 1.5}
 	}
 	return bound{maxULP: 0.5}
 }
 
 // checkUnary compares got against the reference for every element.
-func checkUnary(t *testing.T, op unaryOp, x, got []float32) {
+func checkUnary(t *testing.T, op device.Op, x, got []float32) {
 	t.Helper()
 	b := unaryBound(op)
 	bad := 0
@@ -80,10 +80,10 @@ func checkUnary(t *testing.T, op unaryOp, x, got []float32) {
 func TestUnary(t *testing.T) {
 	r := newRand(t)
 	forEachLevel(t, func(t *testing.T, l Level) {
-		for op := unaryOp(0); op < numUnary; op++ {
+		for _, op := range unaryOps() {
 			for _, n := range testLengths {
 				scale := float32(10)
-				if op == opSin || op == opCos {
+				if op == device.OpSin || op == device.OpCos {
 					scale = 1e4
 				}
 				x := randInput(r, n, scale)
@@ -105,11 +105,11 @@ func TestUnary(t *testing.T) {
 func TestUnaryMatchesDevice(t *testing.T) {
 	r := newRand(t)
 	x := randInput(r, 10000, 5)
-	for op := unaryOp(0); op < numUnary; op++ {
+	for _, op := range unaryOps() {
 		for _, v := range x {
-			want := device.UnaryF32(deviceOp[op], v)
+			want := device.UnaryF32(op, v)
 			got := float32(ref64(op, v))
-			if (op == opGeluErf || op == opGeluTanh) && v < -3 {
+			if (op == device.OpGeluErf || op == device.OpGeluTanh) && v < -3 {
 				continue
 			}
 			if want != got && !(want != want && got != got) {
@@ -120,15 +120,7 @@ func TestUnaryMatchesDevice(t *testing.T) {
 	}
 }
 
-func refBinary(op binaryOp, a, b float32) float32 {
-	switch op {
-	case opScalarSub:
-		return b - a
-	case opScalarDiv:
-		return b / a
-	}
-	return device.BinaryF32([...]device.Op{device.OpAdd, device.OpSub, device.OpMul, device.OpDiv, device.OpMax, device.OpMin}[op], a, b)
-}
+func refBinary(op device.Op, a, b float32) float32 { return device.BinaryF32(op, a, b) }
 
 // sameBits reports whether a and b are identical, treating all NaNs alike.
 func sameBits(a, b float32) bool {
@@ -141,33 +133,31 @@ func TestBinary(t *testing.T) {
 		for _, n := range testLengths {
 			a, b := randInput(r, n, 10), randInput(r, n, 10)
 			s := randInput(r, 1, 10)[0]
-			for op := binaryOp(0); op < numScalar; op++ {
-				if op < numBinary {
-					got := poison(n)
-					binary(op, got, a, b)
-					for i := range got {
-						if !sameBits(got[i], refBinary(op, a[i], b[i])) {
-							t.Fatalf("%v(%g, %g) = %g [i=%d of %d]", op, a[i], b[i], got[i], i, n)
-						}
+			for _, op := range binaryOps() {
+				got := poison(n)
+				binary(op, got, a, b)
+				for i := range got {
+					if !sameBits(got[i], refBinary(op, a[i], b[i])) {
+						t.Fatalf("%v(%g, %g) = %g [i=%d of %d]", op, a[i], b[i], got[i], i, n)
 					}
-					// Aliasing: dst is a, then b.
-					for k, alias := range [][]float32{a, b} {
-						d := append([]float32(nil), alias...)
-						aa, bb := a, b
-						if k == 0 {
-							aa = d
-						} else {
-							bb = d
-						}
-						binary(op, d, aa, bb)
-						for i := range d {
-							if !sameBits(d[i], refBinary(op, a[i], b[i])) {
-								t.Fatalf("aliased %v(%g, %g) = %g", op, a[i], b[i], d[i])
-							}
+				}
+				// Aliasing: dst is a, then b.
+				for k, alias := range [][]float32{a, b} {
+					d := append([]float32(nil), alias...)
+					aa, bb := a, b
+					if k == 0 {
+						aa = d
+					} else {
+						bb = d
+					}
+					binary(op, d, aa, bb)
+					for i := range d {
+						if !sameBits(d[i], refBinary(op, a[i], b[i])) {
+							t.Fatalf("aliased %v(%g, %g) = %g", op, a[i], b[i], d[i])
 						}
 					}
 				}
-				got := poison(n)
+				got = poison(n)
 				scalarOp(op, got, a, s)
 				for i := range got {
 					if !sameBits(got[i], refBinary(op, a[i], s)) {
@@ -175,9 +165,18 @@ func TestBinary(t *testing.T) {
 					}
 				}
 			}
+			for _, op := range []device.Op{device.OpSub, device.OpDiv} {
+				got := poison(n)
+				rscalarOp(op, got, a, s)
+				for i := range got {
+					if !sameBits(got[i], refBinary(op, s, a[i])) {
+						t.Fatalf("%v reversed scalar form (%g, %g) = %g [i=%d of %d]", op, s, a[i], got[i], i, n)
+					}
+				}
+			}
 			// NaN in either operand of Maximum/Minimum.
 			nan := float32(math.NaN())
-			for _, op := range []binaryOp{opMax, opMin} {
+			for _, op := range []device.Op{device.OpMax, device.OpMin} {
 				got := []float32{0}
 				binary(op, got, []float32{nan}, []float32{1})
 				assert.True(t, got[0] != got[0])
@@ -212,7 +211,7 @@ func TestFma(t *testing.T) {
 }
 
 func TestPanicsOnLengthMismatch(t *testing.T) {
-	assert.PanicsWithValue(t, "vec.Add: slices of unequal length (dst, a, b = [2 2 3])", func() {
+	assert.PanicsWithValue(t, "vec.add: slices of unequal length (dst, a, b = [2 2 3])", func() {
 		Add(make([]float32, 2), make([]float32, 2), make([]float32, 3))
 	})
 	assert.Panics(t, func() { Exp(make([]float32, 1), nil) })
@@ -231,7 +230,7 @@ func TestSpecialValues(t *testing.T) {
 			for i := range x {
 				x[i] = specials[i%len(specials)]
 			}
-			for op := unaryOp(0); op < numUnary; op++ {
+			for _, op := range unaryOps() {
 				got := poison(n)
 				unary(op, got, x)
 				checkUnary(t, op, x, got)

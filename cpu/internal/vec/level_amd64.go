@@ -39,22 +39,26 @@ type asmEW struct {
 	geluErf, geluTanh                                                            func(dst, x []float32)
 }
 
-// set returns e as the op-indexed tables of an ewSet.
+// set returns e as the op-indexed tables of an ewSet: the one place where
+// a device.Op meets its generated SIMD kernel.
 func (e *asmEW) set() ewSet {
 	return ewSet{
-		unary: [numUnary]func(dst, x []float32){
-			opNeg: e.neg, opAbs: e.abs, opRelu: e.relu, opSqrt: e.sqrt, opRsqrt: e.rsqrt, opRecip: e.recip,
-			opExp: e.exp, opLog: e.log, opTanh: e.tanh, opSigmoid: e.sigmoid, opErf: e.erf,
-			opGeluErf: e.geluErf, opGeluTanh: e.geluTanh, opSilu: e.silu,
+		unary: [device.NumOps]func(dst, x []float32){
+			device.OpNeg: e.neg, device.OpAbs: e.abs, device.OpRelu: e.relu, device.OpSqrt: e.sqrt,
+			device.OpRsqrt: e.rsqrt, device.OpRecip: e.recip, device.OpExp: e.exp, device.OpLog: e.log,
+			device.OpTanh: e.tanh, device.OpSigmoid: e.sigmoid, device.OpErf: e.erf,
+			device.OpGeluErf: e.geluErf, device.OpGeluTanh: e.geluTanh, device.OpSilu: e.silu,
 		},
-		binary: [numBinary]func(dst, a, b []float32){
-			opAdd: e.add, opSub: e.sub, opMul: e.mul, opDiv: e.div, opMax: e.maximum, opMin: e.minimum,
+		binary: [device.NumOps]func(dst, a, b []float32){
+			device.OpAdd: e.add, device.OpSub: e.sub, device.OpMul: e.mul, device.OpDiv: e.div,
+			device.OpMax: e.maximum, device.OpMin: e.minimum,
 		},
-		scalar: [numScalar]func(dst, a []float32, s float32){
-			opAdd: e.addScalar, opSub: e.subScalar, opMul: e.mulScalar, opDiv: e.divScalar,
-			opMax: e.maximumScalar, opMin: e.minimumScalar, opScalarSub: e.scalarSub, opScalarDiv: e.scalarDiv,
+		scalar: [device.NumOps]func(dst, a []float32, s float32){
+			device.OpAdd: e.addScalar, device.OpSub: e.subScalar, device.OpMul: e.mulScalar,
+			device.OpDiv: e.divScalar, device.OpMax: e.maximumScalar, device.OpMin: e.minimumScalar,
 		},
-		fma: e.fma, copy: e.copy,
+		rscalar: [device.NumOps]func(dst, a []float32, s float32){device.OpSub: e.scalarSub, device.OpDiv: e.scalarDiv},
+		fma:     e.fma, copy: e.copy,
 	}
 }
 
@@ -78,11 +82,12 @@ func archKernels(l Level) *kernels {
 	}
 	a := &asmSets[l]
 	cached := a.ew[Cached].set()
-	cached.unary[opSin], cached.unary[opCos] = trig(a.sin, false), trig(a.cos, true)
+	cached.unary[device.OpSin], cached.unary[device.OpCos] = trig(a.sin, false), trig(a.cos, true)
 	k := &kernels{
 		unary:      cached.unary,
 		binary:     cached.binary,
 		scalar:     cached.scalar,
+		rscalar:    cached.rscalar,
 		fma:        cached.fma,
 		sum:        a.sum,
 		dot:        a.dot,

@@ -1,6 +1,8 @@
 package vec
 
 import (
+	"github.com/shaderflow/shaderflow/tensor/device"
+
 	"fmt"
 	"os"
 	"os/exec"
@@ -53,7 +55,7 @@ func TestTrigFallback(t *testing.T) {
 			for _, pos := range []int{0, n / 2, n - 1} {
 				x := randInput(r, n, 100)
 				x[pos] = 2e6 + float32(pos)
-				for _, op := range []unaryOp{opSin, opCos} {
+				for _, op := range []device.Op{device.OpSin, device.OpCos} {
 					got := poison(n)
 					unary(op, got, x)
 					checkUnary(t, op, x, got)

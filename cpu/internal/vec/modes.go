@@ -1,6 +1,10 @@
 package vec
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
 
 // Mode is how an elementwise kernel moves its data. Every mode gives the
 // same results, bit for bit; they differ in speed only.
@@ -29,62 +33,59 @@ var modeNames = [numModes]string{"cached", "prefetch", "stream"}
 // String returns the mode's name.
 func (m Mode) String() string { return modeNames[m] }
 
-// Set holds the elementwise kernels of one Mode. Each field behaves as the
-// package function of the same name (the same results, length checks and
-// aliasing rules); Sin and Cos have no prefetching or streaming forms and
+// Set holds the elementwise kernels of one Mode, by the contract's op
+// identity. Each behaves as the package function of the op (the same
+// results, length checks and aliasing rules); an op this package has no
+// kernel for is nil. Sin and Cos have no prefetching or streaming forms and
 // run as the package functions, as does every kernel at LevelGo.
 type Set struct {
-	Neg, Abs, Relu, Sqrt, Rsqrt, Recip, Exp, Log, Tanh, Sigmoid, Erf, GeluErf, GeluTanh, Silu, Sin, Cos func(dst, x []float32)
-	Add, Sub, Mul, Div, Maximum, Minimum                                                                func(dst, a, b []float32)
-	AddScalar, SubScalar, MulScalar, DivScalar, MaximumScalar, MinimumScalar, ScalarSub, ScalarDiv      func(dst, a []float32, s float32)
-	Fma                                                                                                 func(dst, a, b, c []float32)
+	// Unary[op] sets dst[i] = op(x[i]).
+	Unary [device.NumOps]func(dst, x []float32)
+	// Binary[op] sets dst[i] = op(a[i], b[i]).
+	Binary [device.NumOps]func(dst, a, b []float32)
+	// Scalar[op] sets dst[i] = op(a[i], s); ScalarLeft[op] sets
+	// dst[i] = op(s, a[i]), for Sub and Div only (the others commute).
+	Scalar, ScalarLeft [device.NumOps]func(dst, a []float32, s float32)
+	// Fma sets dst[i] = a[i]*b[i] + c[i], rounded once.
+	Fma func(dst, a, b, c []float32)
 	// Copy sets dst[i] = x[i] (dst and x must not overlap).
 	Copy func(dst, x []float32)
 }
 
-// Sets holds the kernels of each mode: Sets[Stream].Tanh is the streaming
-// tanh.
+// Sets holds the kernels of each mode: Sets[Stream].Unary[device.OpTanh] is
+// the streaming tanh.
 var Sets = [numModes]Set{makeSet(Cached), makeSet(Prefetch), makeSet(Stream)}
 
 // makeSet returns the kernels of mode m, which look the current level's
 // kernel up at each call (SetLevel may change it).
 func makeSet(m Mode) Set {
 	var s Set
-	unary := [numUnary]*func(dst, x []float32){
-		opNeg: &s.Neg, opAbs: &s.Abs, opRelu: &s.Relu, opSqrt: &s.Sqrt, opRsqrt: &s.Rsqrt, opRecip: &s.Recip,
-		opExp: &s.Exp, opLog: &s.Log, opTanh: &s.Tanh, opSigmoid: &s.Sigmoid, opErf: &s.Erf,
-		opGeluErf: &s.GeluErf, opGeluTanh: &s.GeluTanh, opSilu: &s.Silu, opSin: &s.Sin, opCos: &s.Cos,
-	}
-	for op, f := range unary {
-		op := unaryOp(op)
-		*f = func(dst, x []float32) {
-			checkLen(op.String(), "dst, x", len(dst), len(x))
-			current.modes[m.effective(dst)].unary[op](dst, x)
+	for op := range device.NumOps {
+		if goUnaryFns[op] != nil {
+			s.Unary[op] = func(dst, x []float32) {
+				checkLen(kernelName(op, ""), "dst, x", len(dst), len(x))
+				current.modes[m.effective(dst)].unary[op](dst, x)
+			}
 		}
-	}
-	binary := [numBinary]*func(dst, a, b []float32){
-		opAdd: &s.Add, opSub: &s.Sub, opMul: &s.Mul, opDiv: &s.Div, opMax: &s.Maximum, opMin: &s.Minimum,
-	}
-	for op, f := range binary {
-		op := binaryOp(op)
-		*f = func(dst, a, b []float32) {
-			checkLen(op.String(), "dst, a, b", len(dst), len(a), len(b))
-			current.modes[m.effective(dst)].binary[op](dst, a, b)
+		if goBinaryFns[op] != nil {
+			s.Binary[op] = func(dst, a, b []float32) {
+				checkLen(kernelName(op, ""), "dst, a, b", len(dst), len(a), len(b))
+				current.modes[m.effective(dst)].binary[op](dst, a, b)
+			}
+			s.Scalar[op] = func(dst, a []float32, x float32) {
+				checkScalarLen(op, "scalar", len(dst), len(a))
+				current.modes[m.effective(dst)].scalar[op](dst, a, x)
+			}
 		}
-	}
-	scalar := [numScalar]*func(dst, a []float32, s float32){
-		opAdd: &s.AddScalar, opSub: &s.SubScalar, opMul: &s.MulScalar, opDiv: &s.DivScalar,
-		opMax: &s.MaximumScalar, opMin: &s.MinimumScalar, opScalarSub: &s.ScalarSub, opScalarDiv: &s.ScalarDiv,
-	}
-	for op, f := range scalar {
-		op := binaryOp(op)
-		*f = func(dst, a []float32, s float32) {
-			checkScalarLen(op, len(dst), len(a))
-			current.modes[m.effective(dst)].scalar[op](dst, a, s)
+		if op == device.OpSub || op == device.OpDiv {
+			s.ScalarLeft[op] = func(dst, a []float32, x float32) {
+				checkScalarLen(op, "rscalar", len(dst), len(a))
+				current.modes[m.effective(dst)].rscalar[op](dst, a, x)
+			}
 		}
 	}
 	s.Fma = func(dst, a, b, c []float32) {
-		checkLen("Fma", "dst, a, b, c", len(dst), len(a), len(b), len(c))
+		checkLen(kernelName(device.OpFma, ""), "dst, a, b, c", len(dst), len(a), len(b), len(c))
 		current.modes[m.effective(dst)].fma(dst, a, b, c)
 	}
 	s.Copy = func(dst, x []float32) {

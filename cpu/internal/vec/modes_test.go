@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/shaderflow/shaderflow/tensor/device"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -27,44 +28,30 @@ type modeCase struct {
 
 func modeCases() []modeCase {
 	var cs []modeCase
-	for op := unaryOp(0); op < numUnary; op++ {
+	for _, op := range unaryOps() {
 		cs = append(cs, modeCase{name: op.String(), ins: 1, run: func(s *Set, dst []float32, in [][]float32) {
-			setUnary(s, op)(dst, in[0])
+			s.Unary[op](dst, in[0])
 		}})
 	}
-	for op := binaryOp(0); op < numBinary; op++ {
+	for _, op := range binaryOps() {
 		cs = append(cs, modeCase{name: op.String(), ins: 2, run: func(s *Set, dst []float32, in [][]float32) {
-			setBinary(s, op)(dst, in[0], in[1])
+			s.Binary[op](dst, in[0], in[1])
 		}})
 	}
-	for op := binaryOp(0); op < numScalar; op++ {
-		name := op.String()
-		if op < numBinary {
-			name += "Scalar"
-		}
-		cs = append(cs, modeCase{name: name, ins: 1, run: func(s *Set, dst []float32, in [][]float32) {
-			setScalar(s, op)(dst, in[0], 1.5)
+	for _, op := range binaryOps() {
+		cs = append(cs, modeCase{name: kernelName(op, "scalar"), ins: 1, run: func(s *Set, dst []float32, in [][]float32) {
+			s.Scalar[op](dst, in[0], 1.5)
+		}})
+	}
+	for _, op := range []device.Op{device.OpSub, device.OpDiv} {
+		cs = append(cs, modeCase{name: kernelName(op, "rscalar"), ins: 1, run: func(s *Set, dst []float32, in [][]float32) {
+			s.ScalarLeft[op](dst, in[0], 1.5)
 		}})
 	}
 	cs = append(cs,
 		modeCase{name: "Fma", ins: 3, run: func(s *Set, dst []float32, in [][]float32) { s.Fma(dst, in[0], in[1], in[2]) }},
 		modeCase{name: "Copy", ins: 1, run: func(s *Set, dst []float32, in [][]float32) { s.Copy(dst, in[0]) }})
 	return cs
-}
-
-// setUnary, setBinary and setScalar return a Set's kernel of an op.
-func setUnary(s *Set, op unaryOp) func(dst, x []float32) {
-	return [numUnary]func(dst, x []float32){s.Neg, s.Abs, s.Relu, s.Sqrt, s.Rsqrt, s.Recip, s.Exp, s.Log, s.Tanh,
-		s.Sigmoid, s.Erf, s.GeluErf, s.GeluTanh, s.Silu, s.Sin, s.Cos}[op]
-}
-
-func setBinary(s *Set, op binaryOp) func(dst, a, b []float32) {
-	return [numBinary]func(dst, a, b []float32){s.Add, s.Sub, s.Mul, s.Div, s.Maximum, s.Minimum}[op]
-}
-
-func setScalar(s *Set, op binaryOp) func(dst, a []float32, x float32) {
-	return [numScalar]func(dst, a []float32, x float32){s.AddScalar, s.SubScalar, s.MulScalar, s.DivScalar,
-		s.MaximumScalar, s.MinimumScalar, s.ScalarSub, s.ScalarDiv}[op]
 }
 
 // TestModesMatchCached checks every kernel of every mode against the
@@ -141,18 +128,21 @@ func TestModesMisalignedFloats(t *testing.T) {
 	for i := range x {
 		x[i] = float32(i) - 50
 	}
-	Sets[Stream].Relu(dst, x)
+	Sets[Stream].Unary[device.OpRelu](dst, x)
 	for i, v := range x {
 		assert.Equal(t, max(v, 0), dst[i])
 	}
 }
 
 func TestModeLengthMismatchPanics(t *testing.T) {
-	assert.PanicsWithValue(t, "vec.Tanh: slices of unequal length (dst, x = [3 4])", func() {
-		Sets[Stream].Tanh(make([]float32, 3), make([]float32, 4))
+	assert.PanicsWithValue(t, "vec.tanh: slices of unequal length (dst, x = [3 4])", func() {
+		Sets[Stream].Unary[device.OpTanh](make([]float32, 3), make([]float32, 4))
 	})
-	assert.PanicsWithValue(t, "vec.AddScalar: slices of unequal length (dst, a = [3 4])", func() {
-		Sets[Prefetch].AddScalar(make([]float32, 3), make([]float32, 4), 1)
+	assert.PanicsWithValue(t, "vec.add_scalar: slices of unequal length (dst, a = [3 4])", func() {
+		Sets[Prefetch].Scalar[device.OpAdd](make([]float32, 3), make([]float32, 4), 1)
+	})
+	assert.PanicsWithValue(t, "vec.scalar_div: slices of unequal length (dst, a = [3 4])", func() {
+		Sets[Prefetch].ScalarLeft[device.OpDiv](make([]float32, 3), make([]float32, 4), 1)
 	})
 	assert.Equal(t, "stream", Stream.String())
 }

@@ -10,46 +10,37 @@ import (
 // without the final rounding, so that errors can be measured in fractions
 // of an ulp.
 
-// deviceOp maps each unary kernel to the device op whose semantics it has.
-var deviceOp = [numUnary]device.Op{
-	opNeg: device.OpNeg, opAbs: device.OpAbs, opRelu: device.OpRelu, opSqrt: device.OpSqrt,
-	opRsqrt: device.OpRsqrt, opRecip: device.OpRecip, opExp: device.OpExp, opLog: device.OpLog,
-	opTanh: device.OpTanh, opSigmoid: device.OpSigmoid, opErf: device.OpErf,
-	opGeluErf: device.OpGeluErf, opGeluTanh: device.OpGeluTanh, opSilu: device.OpSilu,
-	opSin: device.OpSin, opCos: device.OpCos,
-}
-
 // ref64 returns op(x) in float64.
-func ref64(op unaryOp, x float32) float64 {
+func ref64(op device.Op, x float32) float64 {
 	f := float64(x)
 	switch op {
-	case opExp:
+	case device.OpExp:
 		return math.Exp(f)
-	case opLog:
+	case device.OpLog:
 		return math.Log(f)
-	case opTanh:
+	case device.OpTanh:
 		return math.Tanh(f)
-	case opSigmoid:
+	case device.OpSigmoid:
 		return device.Sigmoid64(f)
-	case opErf:
+	case device.OpErf:
 		return math.Erf(f)
-	case opGeluErf:
+	case device.OpGeluErf:
 		if f < 0 && !math.IsInf(f, -1) {
 			return 0.5 * f * math.Erfc(-f/math.Sqrt2) // 1+erf cancels
 		}
 		return 0.5 * f * (1 + math.Erf(f/math.Sqrt2))
-	case opGeluTanh:
+	case device.OpGeluTanh:
 		return geluTanh64(f)
-	case opSilu:
+	case device.OpSilu:
 		return f * device.Sigmoid64(f)
-	case opSin:
+	case device.OpSin:
 		return math.Sin(f)
-	case opCos:
+	case device.OpCos:
 		return math.Cos(f)
-	case opRsqrt:
+	case device.OpRsqrt:
 		return 1 / math.Sqrt(f)
 	}
-	return float64(device.UnaryF32(deviceOp[op], x))
+	return float64(device.UnaryF32(op, x))
 }
 
 // geluTanh64 is the tanh GELU in float64, written as x*sigmoid(2u) where the

@@ -1,6 +1,10 @@
 package vec
 
-import "math"
+import (
+	"math"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
 
 // SoftmaxRow sets dst to the softmax of the row src: exp(src[i]-m)/sum with
 // m the row's maximum, the sum accumulated in float64. Like PyTorch, a row
@@ -14,7 +18,7 @@ func SoftmaxRow(dst, src []float32) {
 	k := current
 	m := k.max(src)
 	s := k.expSub(dst, src, m)
-	k.scalar[opMul](dst, dst, float32(1/s))
+	k.scalar[device.OpMul](dst, dst, float32(1/s))
 }
 
 // LogSoftmaxRow sets dst to the log-softmax of the row src:
@@ -29,6 +33,6 @@ func LogSoftmaxRow(dst, src []float32) {
 	k := current
 	m := k.max(src)
 	ls := float32(math.Log(k.sumExpSub(src, m)))
-	k.scalar[opSub](dst, src, m)
-	k.scalar[opSub](dst, dst, ls)
+	k.scalar[device.OpSub](dst, src, m)
+	k.scalar[device.OpSub](dst, dst, ls)
 }

@@ -1,6 +1,8 @@
 package vec
 
 import (
+	"github.com/shaderflow/shaderflow/tensor/device"
+
 	"flag"
 	"math"
 	"regexp"
@@ -31,20 +33,20 @@ type bound struct {
 }
 
 // sweeps lists, per transcendental, the swept range and its documented bound.
-var sweeps = map[unaryOp]struct {
+var sweeps = map[device.Op]struct {
 	r sweepRange
 	b bound
 }{
-	opExp:      {sweepRange{0, 105, false}, bound{1.5, 0x1p-149, 0x1p-126}},
-	opLog:      {sweepRange{0, math.MaxFloat32, true}, bound{1, 0, 0}},
-	opTanh:     {sweepRange{0, 12, false}, bound{3, 0, 0}},
-	opSigmoid:  {sweepRange{0, 110, false}, bound{3, 0x1p-148, 0x1p-126}},
-	opErf:      {sweepRange{0, 12, false}, bound{2, 0, 0}},
-	opGeluErf:  {sweepRange{0, 20, false}, bound{3.5, 1e-42, 0x1p-118}},
-	opGeluTanh: {sweepRange{0, 35, false}, bound{3, 1e-42, 0x1p-118}},
-	opSilu:     {sweepRange{0, 110, false}, bound{3, 1e-42, 0x1p-118}},
-	opSin:      {sweepRange{0, trigMax, false}, bound{2.5, 0, 0}},
-	opCos:      {sweepRange{0, trigMax, false}, bound{2.5, 0, 0}},
+	device.OpExp:      {sweepRange{0, 105, false}, bound{1.5, 0x1p-149, 0x1p-126}},
+	device.OpLog:      {sweepRange{0, math.MaxFloat32, true}, bound{1, 0, 0}},
+	device.OpTanh:     {sweepRange{0, 12, false}, bound{3, 0, 0}},
+	device.OpSigmoid:  {sweepRange{0, 110, false}, bound{3, 0x1p-148, 0x1p-126}},
+	device.OpErf:      {sweepRange{0, 12, false}, bound{2, 0, 0}},
+	device.OpGeluErf:  {sweepRange{0, 20, false}, bound{3.5, 1e-42, 0x1p-118}},
+	device.OpGeluTanh: {sweepRange{0, 35, false}, bound{3, 1e-42, 0x1p-118}},
+	device.OpSilu:     {sweepRange{0, 110, false}, bound{3, 1e-42, 0x1p-118}},
+	device.OpSin:      {sweepRange{0, trigMax, false}, bound{2.5, 0, 0}},
+	device.OpCos:      {sweepRange{0, trigMax, false}, bound{2.5, 0, 0}},
 }
 
 // sweepInputs returns n evenly spaced bit patterns of [lo, hi] and their
@@ -65,7 +67,7 @@ func sweepInputs(r sweepRange, n int) []float32 {
 
 // measure returns the largest ulp error over results with |ref| >= absBelow
 // (and the input giving it), and the largest absolute error below it.
-func measure(op unaryOp, xs, got []float32, refs []float64, absBelow float64) (maxULP float64, worst float32, maxAbs float64) {
+func measure(op device.Op, xs, got []float32, refs []float64, absBelow float64) (maxULP float64, worst float32, maxAbs float64) {
 	for i, x := range xs {
 		u, a := errULP(got[i], refs[i])
 		if math.Abs(refs[i]) < absBelow {
@@ -82,7 +84,7 @@ func measure(op unaryOp, xs, got []float32, refs []float64, absBelow float64) (m
 // TestErrorSweep checks every transcendental's documented error bound at
 // every available level over a sweep of its input range.
 func TestErrorSweep(t *testing.T) {
-	for op := unaryOp(0); op < numUnary; op++ {
+	for _, op := range unaryOps() {
 		sw, ok := sweeps[op]
 		if !ok || (*sweepOps != "" && !regexp.MustCompile(*sweepOps).MatchString(op.String())) {
 			continue
@@ -116,7 +118,7 @@ func TestTrigNearMultiples(t *testing.T) {
 		}
 	}
 	got := make([]float32, len(xs))
-	for _, op := range []unaryOp{opSin, opCos} {
+	for _, op := range []device.Op{device.OpSin, device.OpCos} {
 		refs := make([]float64, len(xs))
 		for i, x := range xs {
 			refs[i] = ref64(op, x)

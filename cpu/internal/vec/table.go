@@ -1,69 +1,35 @@
 package vec
 
+import "github.com/shaderflow/shaderflow/tensor/device"
+
 // The kernel table: one per ISA level, filled by the pure-Go code and, on
 // amd64, by the assembly stubs. The exported functions check lengths and call
 // through the table of the current level.
 
-// unaryOp names an elementwise one-argument kernel.
-type unaryOp uint8
+// The elementwise tables are indexed by the contract's op identity
+// (device.Op): unary[device.OpTanh] is the tanh kernel, nil for an op this
+// package has no kernel for. scalar[op] computes op(a[i], s) and rscalar[op]
+// op(s, a[i]), which only Sub and Div have (the others commute).
 
-// The unary kernels.
-const (
-	opNeg unaryOp = iota
-	opAbs
-	opRelu
-	opSqrt
-	opRsqrt
-	opRecip
-	opExp
-	opLog
-	opTanh
-	opSigmoid
-	opErf
-	opGeluErf
-	opGeluTanh
-	opSilu
-	opSin
-	opCos
-	numUnary
-)
-
-var unaryNames = [numUnary]string{"Neg", "Abs", "Relu", "Sqrt", "Rsqrt", "Recip", "Exp", "Log", "Tanh",
-	"Sigmoid", "Erf", "GeluErf", "GeluTanh", "Silu", "Sin", "Cos"}
-
-// String returns the exported function's name.
-func (o unaryOp) String() string { return unaryNames[o] }
-
-// binaryOp names an elementwise two-argument kernel; the scalar forms use the
-// same names with the second operand a scalar, plus the reversed forms.
-type binaryOp uint8
-
-// The binary kernels.
-const (
-	opAdd binaryOp = iota
-	opSub
-	opMul
-	opDiv
-	opMax
-	opMin
-	numBinary
-	opScalarSub = numBinary     // s - a (scalar forms only)
-	opScalarDiv = numBinary + 1 // s / a (scalar forms only)
-	numScalar   = numBinary + 2
-)
-
-var binaryNames = [numScalar]string{"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "ScalarSub", "ScalarDiv"}
-
-// String returns the exported function's name.
-func (o binaryOp) String() string { return binaryNames[o] }
+// kernelName is the name of op's kernel in panics and reports: the op's
+// name, with "_scalar" for op(a[i], s) and "scalar_" before it for op(s, a[i]).
+func kernelName(op device.Op, form string) string {
+	switch form {
+	case "scalar":
+		return op.String() + "_scalar"
+	case "rscalar":
+		return "scalar_" + op.String()
+	}
+	return op.String()
+}
 
 // kernels is the set of kernels of one ISA level. Slices passed in have
 // been checked to have equal lengths.
 type kernels struct {
-	unary  [numUnary]func(dst, x []float32)
-	binary [numBinary]func(dst, a, b []float32)
-	scalar [numScalar]func(dst, a []float32, s float32)
-	fma    func(dst, a, b, c []float32)
+	unary           [device.NumOps]func(dst, x []float32)
+	binary          [device.NumOps]func(dst, a, b []float32)
+	scalar, rscalar [device.NumOps]func(dst, a []float32, s float32)
+	fma             func(dst, a, b, c []float32)
 
 	sum       func(x []float32) float64
 	dot       func(a, b []float32) float64
@@ -101,18 +67,18 @@ type kernels struct {
 
 // ewSet is the elementwise kernels of one Mode.
 type ewSet struct {
-	unary  [numUnary]func(dst, x []float32)
-	binary [numBinary]func(dst, a, b []float32)
-	scalar [numScalar]func(dst, a []float32, s float32)
-	fma    func(dst, a, b, c []float32)
-	copy   func(dst, x []float32)
+	unary           [device.NumOps]func(dst, x []float32)
+	binary          [device.NumOps]func(dst, a, b []float32)
+	scalar, rscalar [device.NumOps]func(dst, a []float32, s float32)
+	fma             func(dst, a, b, c []float32)
+	copy            func(dst, x []float32)
 }
 
 // setModes fills k.modes: the cached kernels from k's fields, then the
 // prefetching and streaming ones from pf and nt, where each kernel that
 // has no such form (a nil entry: Sin and Cos) is the cached one.
 func (k *kernels) setModes(pf, nt ewSet) {
-	cached := ewSet{unary: k.unary, binary: k.binary, scalar: k.scalar, fma: k.fma, copy: k.copy}
+	cached := ewSet{unary: k.unary, binary: k.binary, scalar: k.scalar, rscalar: k.rscalar, fma: k.fma, copy: k.copy}
 	k.modes = [numModes]ewSet{Cached: cached, Prefetch: pf, Stream: nt}
 	for m := Prefetch; m < numModes; m++ {
 		e := &k.modes[m]
@@ -129,6 +95,11 @@ func (k *kernels) setModes(pf, nt ewSet) {
 		for op, f := range e.scalar {
 			if f == nil {
 				e.scalar[op] = cached.scalar[op]
+			}
+		}
+		for op, f := range e.rscalar {
+			if f == nil {
+				e.rscalar[op] = cached.rscalar[op]
 			}
 		}
 		if e.fma == nil {
