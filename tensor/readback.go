@@ -16,6 +16,7 @@ func (t *Tensor) Realize() error {
 	d := t.n.dev
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.maybeReclaim()
 	if err := d.realize(t.n); err != nil {
 		return err
 	}
@@ -70,6 +71,7 @@ func (t *Tensor) read(op string, alloc func(nbytes int) []byte) error {
 	d := t.n.dev
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.maybeReclaim()
 	if err := d.realize(t.n); err != nil {
 		return err
 	}
