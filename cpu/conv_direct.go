@@ -8,15 +8,11 @@ import "github.com/shaderflow/shaderflow/cpu/internal/vec"
 // while a direct kernel (vec.Conv3x3, vec.Corr3x3) reads each input row
 // from L1 nine times and keeps its sums in registers.
 //
-// Measured on the CNN's first layer (64 images of 28×28, 32 filters, CPU
-// time): the weight gradient takes half the time of im2col + sgemm with one
-// input channel and four fifths with two; the forward is 5% slower with one
-// input channel and twice as slow with two (each channel is another pass
-// over the output). On a depthwise layer (64 images of 32 channels, 28×28,
-// 32 groups of one filter) direct runs 10× faster forward and 25× faster
-// for the weight gradient. So the forward runs directly only for single
-// channels feeding few filters per group (directMaxFilters, a threshold
-// between the two measured points, 1 and 32).
+// Direct kernels won for the weight gradient with one or two input channels
+// and for depthwise layers, but each input channel is another forward pass
+// over the output (docs/measurements.md). So the forward runs directly only
+// for single channels feeding few filters per group (directMaxFilters, a
+// threshold between the two measured points, 1 and 32).
 
 // directMaxChannels is the most input channels per group that the direct
 // kernels take: forward, and weight gradient.

@@ -211,10 +211,8 @@ func (j *convJob) col2im(col []float32, ldc int, n, gi int, dxst [5]int) {
 // the shape sgemm runs faster, and the sum transposes it back.
 //
 // Images of at least minImageChunk output positions are one chunk each: a
-// chunk of several images copies their dY rows side by side first. The
-// CNN's padded first layer (64 images of 28×28, 32 filters, one channel)
-// took 850-870 µs in chunks of five images, 580-620 µs in chunks of one;
-// 16×16 and 40×40 layers measured the same either way.
+// chunk of several images copies their dY rows side by side first, which
+// made small images slower in larger chunks (docs/measurements.md).
 func (d *Device) convBackwardWeight(j *convJob) error {
 	g := &j.g
 	size := g.o * j.cgk

@@ -63,9 +63,7 @@ func (d *Device) runSpan(p *plan, lo, hi int) error {
 
 // runSpanSplit is runSpan where the caller decides whether a pass with
 // enough work is split among the workers: after a parallel product, whose
-// result lies in the caches of all the workers that computed it, it is
-// (the MLP's SGD update of a 128×784 weight fused into its gradient
-// product: 33 µs on one worker, 23 µs on two).
+// result lies in the caches of all the workers that computed it, it is.
 func (d *Device) runSpanSplit(p *plan, lo, hi int, split bool) error {
 	n := hi - lo
 	if n <= 0 {
@@ -84,10 +82,7 @@ func (d *Device) runSpanSplit(p *plan, lo, hi int, split bool) error {
 // together, at 4 bytes an element) that a cheap elementwise pass runs on one
 // worker. Such operands are mostly still in the cache of the core that wrote
 // them, and a pass over them is bound by that cache: splitting it makes the
-// other core fetch its half from there. Measured on the development machine
-// (2 cores, 2 MiB L2 each) for an SGD update of a 128×784 weight (two inputs,
-// one output, 1.2 MB): 19-21 µs on one worker against 23-30 µs on two, and
-// the MLP's training step 341-390 µs against 356-433 µs.
+// other core fetch its half from there (docs/measurements.md).
 const cacheResidentSpan = 3 << 19
 
 // cheapInCache reports whether n positions of p are a cache-resident pass

@@ -10,10 +10,8 @@ import (
 
 // chunkLen is the number of elements the interpreter evaluates at a time:
 // small enough that a program's live registers stay in the L1/L2 caches
-// (8 KiB each), large enough to amortize the per-instruction dispatch. 2048
-// measured 10-20% faster than 1024 on a fused chain of four ops over 10M
-// elements, mostly because each SIMD kernel call has a fixed cost (at the
-// time, an allocation in vec's length check).
+// (8 KiB each), large enough to amortize each SIMD kernel call's fixed cost
+// (docs/measurements.md).
 const chunkLen = 2048
 
 // inPlaceChunk is the chunk of a plan whose registers all live in its
@@ -408,12 +406,9 @@ func (p *plan) markScalar(outputs []device.Reg) {
 // streamMinBytes is the size from which a kernel's float32 output counts as
 // far larger than the caches: results written straight into it use
 // streaming (non-temporal) stores, and instructions reading an input in
-// place from a buffer of that size prefetch it (see chooseModes). Measured
-// on the development machine (2 MiB of L2 per core; TestModeReport with
-// -cpu.modereportn): with 4 MiB outputs streaming gained nothing on single
-// ops and made four unfused ops, each reading the last one's output, 21%
-// slower; at 8 MiB both were even; at 16 MiB single ops gained 15-33%,
-// and at 40 MiB 25-40%.
+// place from a buffer of that size prefetch it (see chooseModes). Below it,
+// streaming slowed chains that read an output back; from it, single ops
+// gained (docs/measurements.md; TestModeReport with -cpu.modereportn).
 var streamMinBytes = 8 << 20
 
 // chooseModes picks the kernel mode of each float instruction (see

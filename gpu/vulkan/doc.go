@@ -87,20 +87,10 @@
 //   - fresh: a new set per dispatch from the batch's pool, reset when the
 //     batch completes (the behaviour before the cache; for measurements).
 //
-// Measured on lavapipe (2 shared cores, load average 9 to 11; medians of 5
-// to 7 runs alternating the modes, host CPU per recorded kernel, encoding
-// in package gpu, about 0.9 µs, included): with the same bindings every
-// time (BenchmarkHostOverhead) the cache takes 2.3 µs, fresh sets 2.6 to
-// 2.8 µs, the code before the cache 2.6 µs and push descriptors 3.3 µs;
-// with bindings that never repeat (BenchmarkHostOverheadNewBindings) the
-// cache takes 2.6 µs, fresh sets 2.3 µs and the code before the cache
-// 2.0 µs. So the cache is the default and push is not (on a real GPU the
-// balance may differ: measure with EnvDescriptors). In a small MLP's
-// training loop (32 dispatches a step) only about 13% of lookups hit (25%
-// when every miss was cached): the memory pool hands a step's intermediates
-// out in an order that changes from step to step, so their bindings rarely
-// repeat within the cache's reach. There, on lavapipe, descriptor handling
-// is lost in the kernels' own cost.
+// The cache is the default because it cost the least per dispatch on
+// lavapipe when bindings repeat and little more when they do not; push
+// descriptors cost more there (figures in docs/measurements.md; on a real
+// GPU the balance may differ: measure with EnvDescriptors).
 //
 // # Kernels
 //
@@ -127,45 +117,14 @@
 //
 // # Performance on lavapipe
 //
-// lavapipe is a correctness device; its numbers are CPU numbers. Measured
-// on the development machine (2 shared cores under a load average of 8 to
-// 17, so roughly; medians of three rounds that alternate the former
-// bytecode interpreter with the emitted code, Mesa's shader cache disabled):
-//
-//   - recording one small elementwise kernel costs about 2.3 µs of host CPU,
-//     2.9 µs of wall time (encoding and the pipeline lookup included;
-//     BenchmarkHostOverhead; 2.7 and 4.7 µs with the interpreter);
-//   - a float32 add on 2^22 elements runs at about 0.54 GB/s, 22 ns per
-//     element (BenchmarkAddBandwidth; the interpreter: 5 MB/s, 2.3 µs); in
-//     three later runs at a load of 5 it reached 1.25 GB/s against 2.5 GB/s
-//     for a hand-written WGSL add on plain arrays (BenchmarkPlainAdd);
-//   - an eight-op fused chain on 2^18 elements takes about 23 ns per
-//     element (BenchmarkFusedChain; the interpreter: 6.6 µs);
-//   - a 256³ matmul with a bias-and-relu epilogue runs at 0.33 GFLOP/s
-//     (BenchmarkMatMulEpilogue; the interpreter: 0.12), a 512³ matmul at
-//     0.35 GFLOP/s (BenchmarkMatMulFlops; 0.17);
-//   - a new program's first run (module generation, pipeline creation and
-//     lavapipe's LLVM compilation at first dispatch) takes about 46 ms for
-//     an elementwise chain and 2 s for a matmul with an epilogue
-//     (BenchmarkFirstDispatch; the interpreter, compiled once per kind:
-//     2.8 s and 6.6 s). Mesa caches compiled shaders on disk
-//     (~/.cache/mesa_shader_cache), so later processes skip most of this.
-//
-// Specialized code makes every distinct program signature a pipeline of its
-// own: the kernel tests (TestKernels) create 97 and take 23 s with an empty
-// shader cache, against 81 s for the interpreter's dozen; the package's
-// whole test suite (conformance with fusion on and off, validation layer on)
-// 63 s against 113 at a load of 4. nn/train's runs on lavapipe (empty cache,
-// load 9 to 11): the memory test takes 24 s instead of 112, the MLP 50 s
-// instead of 284, and the CNN smoke run, where compiling each new conv and
-// matmul variant costs about what the interpreter lost in running them,
-// 560 s against 503.
-//
-// lavapipe compiles a shader at its first dispatch; naga's
-// zero-initialization of workgroup memory, which tools/spirv drops, made one
-// matmul variant's first dispatch take 35 s instead of 1.7 s, and an
-// interpreter inlined at sixteen epilogue call sites ran for minutes: the
-// kernels call each hook from one site.
+// lavapipe is a correctness device; its numbers are CPU numbers
+// (docs/measurements.md records them). Specialized code makes every
+// distinct program signature a pipeline of its own, which lavapipe compiles
+// with LLVM at its first dispatch (tens of milliseconds for an elementwise
+// chain, seconds for a matmul with an epilogue); Mesa caches compiled
+// shaders on disk (~/.cache/mesa_shader_cache), so later processes skip
+// most of this. The kernels call each hook from one site, because code
+// inlined at many call sites multiplies that compilation time.
 //
 // # Errors
 //

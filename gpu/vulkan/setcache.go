@@ -65,10 +65,10 @@ type setCache struct {
 	declined int // misses not admitted since the last admitted one
 }
 
-// Admission: writing a cached set on a miss costs more than a fresh set (on
-// lavapipe about 0.5 µs more, as the least recently used set and its
-// bookkeeping are cold), a hit about 0.3 to 0.5 µs less; below about half
-// hits, caching every miss loses. Bindings that never repeat (or repeat
+// Admission: writing a cached set on a miss costs more than a fresh set (the
+// least recently used set and its bookkeeping are cold) and a hit saves
+// about as much, so below about half hits caching every miss loses
+// (docs/measurements.md). Bindings that never repeat (or repeat
 // after more than setCacheSize other sets) then cost a lookup more than
 // fresh sets, and a sampled miss keeps the cache learning.
 const (

@@ -143,9 +143,8 @@
 // of dst with non-temporal stores (VMOVNTPS after a head that aligns dst,
 // then SFENCE): no read of dst's lines before they are overwritten and no
 // eviction of cached data, for destinations far larger than the caches.
-// All three give identical results. On the development machine (10M
-// floats, two cores) Stream made tanh, sigmoid, GELU and exp 35-40%
-// faster and add 25%; on cache-resident data it is slower. The assembly
+// All three give identical results; Stream pays off only on data far
+// larger than the caches (docs/measurements.md). The assembly
 // of the three modes comes from one generator loop (storeMode in
 // tools/asmgen/vec).
 //
@@ -162,11 +161,11 @@
 // (with more transcendentals the generator's register allocator gives
 // up), and AVX2 (eight ymm accumulators) without the transcendentals,
 // which AVX-512 also uses for the programs it can run (half the
-// dispatches per float: a memory-bound chain of four ops ran 6% faster).
+// dispatches per float).
 // Instructions are dispatched per block by a binary search over the
 // opcodes, which every block repeats, so the branches are predicted. The
-// CPU backend runs chains of two or more ops on it; on the development
-// machine such a chain over 10M floats then ran as fast as one add.
+// CPU backend runs chains of two or more ops on it, which then cost about
+// as much as one add (docs/measurements.md).
 //
 // # Bandwidth
 //

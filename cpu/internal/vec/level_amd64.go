@@ -126,10 +126,10 @@ func archKernels(l Level) *kernels {
 		goSelScalar(dst, c, x, s, true, len(x)&^15)
 	}
 	k.setModes(a.ew[Prefetch].set(), a.ew[Stream].set())
-	// The AVX2 machine (eight ymm accumulators, 64 floats a block) ran a
-	// memory-bound chain of four ops 6% faster than the AVX-512 one (four
-	// zmm accumulators: twice the dispatches per float) on the development
-	// machine, so AVX-512 runs it too for programs it can run.
+	// The AVX2 machine (eight ymm accumulators, 64 floats a block) needs half
+	// the dispatches per float of the AVX-512 one and ran memory-bound chains
+	// faster (docs/measurements.md), so AVX-512 runs it too for programs it
+	// can run.
 	k.fusedLight, k.fusedHas = fusedAVX2, fusedOnAVX2
 	k.fused = fusedAVX2
 	if l == LevelAVX512 {
