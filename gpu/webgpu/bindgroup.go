@@ -10,9 +10,15 @@ import (
 	"github.com/shaderflow/shaderflow/gpu"
 )
 
+// maxBindGroups bounds the bind-group cache: the pool hands a step's
+// intermediates different buffers from step to step, so the combinations of
+// live buffers a training loop binds keep changing and an unbounded cache
+// grows by thousands of groups a minute.
+const maxBindGroups = 1024
+
 // bindGroupCache keeps one bind group per distinct list of bound ranges;
-// freeing a buffer drops the groups that name it (their release waits until
-// the queue is idle).
+// freeing a buffer drops the groups that name it, and a full cache drops
+// all of them (their release waits until the queue is idle).
 type bindGroupCache struct {
 	groups map[string]*wgpu.BindGroup
 	byBuf  map[*buffer][]string
@@ -38,6 +44,9 @@ func (c *bindGroupCache) get(d *Device, bs []gpu.Binding, bufs []*buffer) (*wgpu
 		return g, nil
 	}
 	key := string(k)
+	if len(c.groups) >= maxBindGroups {
+		c.dropAll(d)
+	}
 	lay, err := d.pipes.layout(d, len(bs))
 	if err != nil {
 		return nil, err
@@ -71,6 +80,15 @@ func (c *bindGroupCache) forget(b *buffer) {
 		}
 	}
 	delete(c.byBuf, b)
+}
+
+// dropAll forgets every group, releasing each once the queue is idle (work
+// recorded in the current batch may still use them).
+func (c *bindGroupCache) dropAll(d *Device) {
+	for _, g := range c.groups {
+		d.graveyard = append(d.graveyard, g.Release)
+	}
+	c.init()
 }
 
 func (c *bindGroupCache) releaseAll() {
