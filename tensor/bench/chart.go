@@ -13,16 +13,29 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Bar colours: this library's results and the peer's.
+// Chart colours: this library's bars, the peer's, and the 100% line.
 var (
-	oursColor = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
-	peerColor = color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}
+	oursColor  = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
+	peerColor  = color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}
+	limitColor = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
 )
+
+// limitNames says in words which limit a Limits key is.
+var limitNames = map[string]string{LimitFLOPs: "FMA peak", LimitBandwidth: "memory bandwidth"}
+
+// limitName returns the words for a Limits key, or the key itself.
+func limitName(key string) string {
+	if n, ok := limitNames[key]; ok {
+		return n
+	}
+	return key
+}
 
 // WritePNG draws the report as a bar chart and writes it to path as PNG. When
 // every result has a limit fraction (see LimitFraction), bars show the
-// percentage of the machine's limit reached; otherwise they show the median
-// time in milliseconds. Peer figures, where present, are drawn beside each
+// percentage of the machine's limit reached, each bar's label names its limit
+// (FMA peak or memory bandwidth) and a line marks 100%; otherwise they show
+// the median time in milliseconds. Peer figures, where present, are drawn beside each
 // bar.
 func (r Report) WritePNG(path string) error {
 	if len(r.Results) == 0 {
@@ -75,6 +88,9 @@ func (r Report) chart() (*plot.Plot, error) {
 	hasPeer := false
 	for i, res := range r.Results {
 		names[i] = res.Name
+		if _, key, ok := r.LimitFraction(res); ok && byLimit {
+			names[i] += "\n(" + limitName(key) + ")"
+		}
 		ours[i] = value(res)
 		if pr, ok := r.Peers[res.Name]; ok && pr.Median > 0 {
 			if pr.Bytes == 0 && pr.Flops == 0 { // the same work as ours
@@ -125,6 +141,18 @@ func (r Report) chart() (*plot.Plot, error) {
 	top := 0.0
 	for i := range ours {
 		top = max(top, ours[i], peers[i])
+	}
+	if byLimit {
+		full, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 100}, {X: float64(len(names)) - 0.5, Y: 100}})
+		if err != nil {
+			return nil, err
+		}
+		full.Color = limitColor
+		full.Width = vg.Points(2)
+		p.Add(full)
+		p.Legend.Add("100% = the limit", full)
+		p.Legend.Top = true
+		top = max(top, 100)
 	}
 	if top > 0 {
 		p.Y.Max = 1.15 * top // room for the legend

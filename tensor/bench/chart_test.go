@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// decodePNG reads path as PNG and counts the pixels of each bar colour.
+// decodePNG reads path as PNG and counts the pixels of each chart colour.
 func decodePNG(t *testing.T, path string) (image.Image, map[color.RGBA]int) {
 	t.Helper()
 	f, err := os.Open(path)
@@ -26,7 +27,7 @@ func decodePNG(t *testing.T, path string) (image.Image, map[color.RGBA]int) {
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
 			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
-			if c == oursColor || c == peerColor {
+			if c == oursColor || c == peerColor || c == limitColor {
 				counts[c]++
 			}
 		}
@@ -43,6 +44,20 @@ func TestWritePNGWithLimitsAndPeers(t *testing.T) {
 	assert.Greater(t, img.Bounds().Dy(), 200)
 	assert.Greater(t, counts[oursColor], 100, "our bars are drawn")
 	assert.Greater(t, counts[peerColor], 100, "the peer's bar is drawn")
+	assert.Greater(t, counts[limitColor], 50, "the 100% line is drawn")
+}
+
+func TestChartNamesEachBarsLimit(t *testing.T) {
+	p, err := sampleReport().chart()
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, p.Y.Max, 100.0, "the 100% line is inside the plot")
+	var labels []string
+	for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		labels = append(labels, tk.Label)
+	}
+	joined := strings.Join(labels, "|")
+	assert.Contains(t, joined, "(FMA peak)")
+	assert.Contains(t, joined, "(memory bandwidth)")
 }
 
 func TestWritePNGTimesWithoutPeers(t *testing.T) {
