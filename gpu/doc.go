@@ -59,29 +59,16 @@
 //
 // A program block (one fused program) is:
 //
-//	+0  rank r of the program's iteration space
-//	+1  nin: views loaded by OpInput (not counting the accumulator)
-//	+2  nout: views stored (0: the hook returns its single output instead)
-//	+3  acc: 1 when OpInput 0 is the accumulator the kernel passes in
-//	+4  ncode: bytecode instructions
-//	+5  word offset of the bytecode
-//	+6  word offset of the output list (one word per program output:
-//	    register | compute type << 8)
-//	+7  the space's shape (r words), dimensions of size one dropped and
+//	+0  the space's shape (r words), dimensions of size one dropped and
 //	    mergeable neighbours merged (row-major positions are unchanged)
-//	then nin+nout view descriptors (rank r): the inputs, then the outputs,
-//	the bytecode, the output list and one word: the position base, which
-//	OpIndex and the random streams add to the hook's position (non-zero
-//	in the slabs of a kernel split because its views span more than one
-//	binding; see slabs.go)
-//
-// Bytecode is 5 words per instruction: op | result type<<8 | type of
-// argument 0<<16 | destination register<<24, three argument registers, and
-// an immediate (OpConst: the value's compute-type bits; OpInput: the input
-// index; OpRandUniform/OpRandNormal: device.StreamKey(Seed)). Registers are
-// allocated by liveness; at most MaxRegisters are used. Generated hooks read
-// only the immediates (the register fields served the bytecode interpreter
-// the Vulkan kernels once ran).
+//	then the views' descriptors (rank r): the inputs, then the outputs;
+//	one immediate per instruction (OpConst: the value's compute-type bits;
+//	OpInput: the input index; OpRandUniform/OpRandNormal:
+//	device.StreamKey(Seed); 0 for the others), which generated hooks read
+//	at Hook.ImmWord; and one word: the position base, which OpIndex and the
+//	random streams add to the hook's position (non-zero in the slabs of a
+//	kernel split because its views span more than one binding; see
+//	slabs.go)
 //
 // Kind-specific layouts (entry points in parentheses):
 //
@@ -146,7 +133,7 @@
 // switch over bindings or dtypes: lavapipe compiles shaders with LLVM at
 // their first dispatch, and an epilogue inlined with such switches once made
 // that take 20 s), ranks, descriptor offsets and contiguity written in.
-// Constants and stream keys are read from the bytecode immediates in the
+// Constants and stream keys are read from the block's immediates in the
 // params, so programs differing only in them share a pipeline; HooksKey
 // identifies the generated text without generating it (the pipeline cache
 // key). Both generators make the same lowering decisions (lowering.go):

@@ -59,42 +59,6 @@ func TestGrid(t *testing.T) {
 	}
 }
 
-// runBytecode interprets encoded bytecode like interp.wgsl, in Go, with
-// EvalProgram's scalar semantics per instruction.
-func runBytecode(t *testing.T, p device.Program, code, outs []uint32, pos int, in func(int) float64) []float64 {
-	regs := make([]float64, MaxRegisters)
-	for i := 0; i < len(code)/instrWords; i++ {
-		w := code[i*instrWords:]
-		src := p.Code[i] // the op, types and immediate are checked against the source
-		require.Equal(t, uint32(src.Op), w[0]&0xff)
-		require.Equal(t, uint32(src.Type), w[0]>>8&0xff)
-		one := device.Program{Code: make([]device.Instr, 0, 4)}
-		for a := 0; a < src.Op.Arity(); a++ {
-			one.Code = append(one.Code, device.Instr{Op: device.OpInput, Type: p.Code[src.Args[a]].Type, Index: a})
-		}
-		x := src
-		for a := 0; a < src.Op.Arity(); a++ {
-			x.Args[a] = device.Reg(a)
-		}
-		one.Code = append(one.Code, x)
-		one.Outputs = []device.Reg{device.Reg(len(one.Code) - 1)}
-		args := [3]float64{regs[w[1]], regs[w[2]], regs[w[3]]}
-		v := gputest.EvalProgram(one, pos, func(k int) float64 {
-			if x.Op == device.OpInput {
-				return in(x.Index)
-			}
-			return args[k]
-		})[0]
-		regs[w[0]>>24] = v
-	}
-	res := make([]float64, len(outs))
-	for j, o := range outs {
-		res[j] = regs[o&0xff]
-		assert.Equal(t, uint32(p.Code[p.Outputs[j]].Type), o>>8&0xff)
-	}
-	return res
-}
-
 // randomProgram builds a valid program over inputs of the given types.
 func randomProgram(r *rand.Rand, inputs []device.DType, n int) device.Program {
 	var b device.Builder
@@ -130,30 +94,38 @@ func randomProgram(r *rand.Rand, inputs []device.DType, n int) device.Program {
 	return b.P
 }
 
-func TestBytecodeMatchesProgram(t *testing.T) {
-	r := gputest.NewRand(t)
-	inputs := []device.DType{device.Float32, device.Int32, device.Float32}
-	for trial := 0; trial < 200; trial++ {
-		p := randomProgram(r, inputs, 5+r.IntN(60))
-		require.NoError(t, p.Validate(inputs))
-		code, outs, err := bytecode(p)
-		require.NoError(t, err)
-		in := []float64{float64(float32(r.NormFloat64())), float64(r.IntN(20) - 10), float64(float32(r.NormFloat64()))}
-		get := func(k int) float64 { return in[k] }
-		want := gputest.EvalProgram(p, trial, get)
-		got := runBytecode(t, p, code, outs, trial, get)
-		for j := range want {
-			if !(math.IsNaN(want[j]) && math.IsNaN(got[j])) {
-				require.Equal(t, want[j], got[j], "trial %d output %d\n%s", trial, j, p)
-			}
-		}
+// TestImmediates checks that every instruction's immediate is where
+// ImmWord says: an input's index, a constant's compute-type bits, a random
+// stream's key, zero for the others.
+func TestImmediates(t *testing.T) {
+	var b device.Builder
+	x := b.Input(0, device.Float32)
+	i := b.Input(1, device.Int32)
+	f := b.Binary(device.OpMul, x, b.Const(-2.5, device.Float32))
+	n := b.Binary(device.OpAdd, i, b.Const(-7, device.Int32))
+	c := b.Binary(device.OpAnd, b.Binary(device.OpLt, n, i), b.Const(1, device.Bool))
+	b.Output(b.Where(c, f, b.Rand(99, true)))
+	sh := []int{4, 3}
+	mk := func(dt device.DType) device.View { return device.Contiguous(&fakeBuf{64}, dt, 0, sh) }
+	k := &device.ElementwiseKernel{Shape: sh, Program: b.P, Inputs: []device.View{mk(device.Float32), mk(device.Int32)},
+		Outputs: []device.View{mk(device.Float32)}}
+	l, err := EncodeElementwise(k, testTarget)
+	require.NoError(t, err)
+	h := l.Hooks[0]
+	blk := int(l.Params[h.Header])
+	want := []uint32{0, 1, math.Float32bits(-2.5), 0, 0xfffffff9, 0, 0, 1, 0, device.StreamKey(99), 0}
+	require.Len(t, b.P.Code, len(want))
+	for j, w := range want {
+		assert.Equal(t, w, l.Params[blk+h.ImmWord(j)], "r%d = %s", j, b.P.Code[j].Op)
 	}
 }
 
-func TestBytecodeRegisterLimit(t *testing.T) {
+// TestManyLiveValues checks that a program with more live values than the
+// former bytecode encoding had registers (64) encodes.
+func TestManyLiveValues(t *testing.T) {
 	var b device.Builder
 	var live []device.Reg
-	for i := 0; i <= MaxRegisters; i++ {
+	for i := 0; i < 100; i++ {
 		live = append(live, b.Const(float64(i), device.Float32))
 	}
 	s := live[0]
@@ -161,8 +133,9 @@ func TestBytecodeRegisterLimit(t *testing.T) {
 		s = b.Binary(device.OpAdd, s, x)
 	}
 	b.Output(s)
-	_, _, err := bytecode(b.P)
-	assert.ErrorContains(t, err, "registers")
+	out := device.Contiguous(&fakeBuf{64}, device.Float32, 0, []int{4})
+	_, err := EncodeElementwise(&device.ElementwiseKernel{Shape: []int{4}, Program: b.P, Outputs: []device.View{out}}, testTarget)
+	require.NoError(t, err)
 }
 
 func TestPlanDedupesAndRebases(t *testing.T) {
@@ -299,7 +272,7 @@ func TestHooksKeyIdentifiesText(t *testing.T) {
 }
 
 // BenchmarkEncodeElementwise measures the shared encoding cost of a small
-// elementwise kernel (validation, coalescing, bytecode, binding plan) and
+// elementwise kernel (validation, coalescing, immediates, binding plan) and
 // the hooks key a backend looks its pipeline up by.
 func BenchmarkEncodeElementwise(b *testing.B) {
 	var p device.Builder

@@ -37,7 +37,6 @@ func OpFunction(op device.Op, arg device.DType) string {
 
 // Layout facts of the params that generated hooks use (see doc.go).
 const (
-	BlockShapeWord = pbShape    // word offset of the space's shape from a program block's start
-	ViewOffsetWord = vdOffset   // word offset of the element offset in a view descriptor
-	InstrWords     = instrWords // words per bytecode instruction; the immediate is the last
+	BlockShapeWord = 0        // word offset of the space's shape from a program block's start
+	ViewOffsetWord = vdOffset // word offset of the element offset in a view descriptor
 )

@@ -19,7 +19,7 @@ import (
 // NaN and infinity semantics (lavapipe turns x/0.0 into 0), and programs
 // that differ only in constants or seeds (a learning rate, a dropout mask
 // per step) share one pipeline. It is what the WebGPU backend splices into
-// a kernel in place of interp.wgsl (shaders.Compose); the text is also the
+// a kernel in place of hooks.wgsl's placeholders (shaders.Compose); the text is also the
 // pipeline's cache key.
 func GenerateHooks(l *Launch) string {
 	var b strings.Builder
@@ -136,7 +136,7 @@ func viewElem(h Hook, v HookView) string {
 	if v.Contiguous {
 		return fmt.Sprintf("params[%s + 2u] + p", d)
 	}
-	return fmt.Sprintf("view_elem(%s, blk + %du, %du, p)", d, pbShape, h.Rank)
+	return fmt.Sprintf("view_elem(%s, blk + %du, %du, p)", d, BlockShapeWord, h.Rank)
 }
 
 func genHook(b *strings.Builder, h Hook, acc *accessors) {
@@ -147,7 +147,7 @@ func genHook(b *strings.Builder, h Hook, acc *accessors) {
 	fmt.Fprintf(b, "%s {\n    let blk = params[%du];\n", s.sig, h.Header)
 	p := h.Program
 	for i, in := range p.Code {
-		imm := fmt.Sprintf("params[blk + %du]", h.Code+i*instrWords+instrWords-1)
+		imm := fmt.Sprintf("params[blk + %du]", h.ImmWord(i))
 		fmt.Fprintf(b, "    let r%d: %s = %s;\n", i, wgslType(in.Type), genExpr(p, in, h, s.acc, imm, acc))
 	}
 	for j := 0; j < h.NOut; j++ {
@@ -264,7 +264,7 @@ func AppendHooksKey(k []byte, l *Launch) []byte {
 	}
 	for _, h := range l.Hooks {
 		k = append(k, h.Name...)
-		put(0, h.Header, int(b2u(h.Acc)), h.NIn, h.NOut, h.Rank, h.Code, h.Base, len(h.Views))
+		put(0, h.Header, int(b2u(h.Acc)), h.NIn, h.NOut, h.Rank, h.Imm, h.Base, len(h.Views))
 		for _, v := range h.Views {
 			put(v.Desc, v.Binding, int(v.DType), int(b2u(v.Contiguous)))
 		}

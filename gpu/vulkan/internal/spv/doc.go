@@ -20,7 +20,7 @@
 // so that neighbouring elements never race; whole-word f32 and i32
 // elements use plain loads and stores, which lavapipe vectorizes where it
 // runs atomics lane by lane), and a
-// program's constants and random-stream keys are loaded from the bytecode
+// program's constants and random-stream keys are loaded from the block's
 // immediates in the params buffer, never written as literals (drivers fold
 // literal constants without IEEE semantics).
 package spv

@@ -35,7 +35,7 @@ func (g *hookGen) instr(i int, in device.Instr) (uint32, error) {
 		at = p.Code[in.Args[0]].Type
 	}
 	t := g.regType(in.Type)
-	imm := func() uint32 { return g.param(g.blkWord(g.h.Code + i*gpu.InstrWords + gpu.InstrWords - 1)) }
+	imm := func() uint32 { return g.param(g.blkWord(g.h.ImmWord(i))) }
 	switch op := in.Op; {
 	case op == device.OpInput:
 		if g.h.Acc && in.Index == 0 {

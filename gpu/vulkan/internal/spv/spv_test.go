@@ -58,11 +58,13 @@ func everyOp(first int) (pb device.Builder, f, i, bl device.Reg) {
 	n := pb.Input(first+3, device.Int32)
 	c := pb.Input(first+4, device.Bool)
 	f = pb.Binary(device.OpAdd, pb.Binary(device.OpMul, x, h), bf)
-	for op := device.OpNeg; op <= device.OpCeil; op++ {
-		f = pb.Unary(op, f)
-	}
-	for op := device.OpAdd; op <= device.OpMin; op++ {
-		f = pb.Binary(op, f, pb.Const(0.5, device.Float32))
+	for _, op := range device.Ops() {
+		switch {
+		case op.IsArith(1):
+			f = pb.Unary(op, f)
+		case op.IsArith(2):
+			f = pb.Binary(op, f, pb.Const(0.5, device.Float32))
+		}
 	}
 	f = pb.Fma(f, x, pb.Rand(7, false))
 	f = pb.Binary(device.OpAdd, f, pb.Rand(9, true))
@@ -145,7 +147,7 @@ func TestElementwiseEveryOpValidates(t *testing.T) {
 // hook builds a hook directly (the kinds' encoders are tested in package
 // gpu): views of the given dtypes, inputs then outputs.
 func hook(name string, p device.Program, acc bool, nin int, dts ...device.DType) gpu.Hook {
-	h := gpu.Hook{Name: name, Program: p, Header: 1, Acc: acc, NIn: nin, NOut: len(dts) - nin, Rank: 2, Code: 100}
+	h := gpu.Hook{Name: name, Program: p, Header: 1, Acc: acc, NIn: nin, NOut: len(dts) - nin, Rank: 2, Imm: 100}
 	for i, dt := range dts {
 		h.Views = append(h.Views, gpu.HookView{Desc: 10 + 5*i, Binding: 1 + i, DType: dt, Contiguous: i%2 == 0})
 	}
@@ -254,7 +256,7 @@ func TestSpliceErrors(t *testing.T) {
 // present in every kind that has hooks.
 func TestBaseFindsHelpers(t *testing.T) {
 	need := []string{gpu.FnViewElem, gpu.FnF16ToF32, gpu.FnF32ToF16, gpu.FnF32ToBF16, gpu.FnF32ToI32, gpu.FnIsNaN, gpu.FnRandUniform, gpu.FnRandNormal}
-	for op := device.OpNeg; op <= device.OpMin; op++ {
+	for _, op := range device.Ops() {
 		for _, t := range []device.DType{device.Float32, device.Int32} {
 			if f := gpu.OpFunction(op, t); f != "" {
 				need = append(need, f)
