@@ -80,6 +80,7 @@ func TestFusionKernelCounts(t *testing.T) {
 		{"linear→relu", func() *tensor.Tensor { return x.MatMul(w).Add(b).Relu() }, 1, 3},
 		{"matmul→add", func() *tensor.Tensor { return x.MatMul(w).Add(b) }, 1, 2},
 		{"sum of exp", func() *tensor.Tensor { return x.Exp().Sum(1) }, 1, 2},
+		{"mish (composed)", func() *tensor.Tensor { return x.Mish() }, 1, 3},
 		{"conv→batchnorm→relu", func() *tensor.Tensor {
 			return img.Conv2d(k, nil, tensor.ConvOptions{Padding: []int{1}}).
 				BatchNorm(mean, vr.AddScalar(0.5), nil, nil, false, 0.1, 1e-5).Relu()

@@ -47,6 +47,9 @@ func unaryOps() []unaryOp {
 				return math.Log1p(math.Exp(x))
 			})
 		}, scaled(3)},
+		{"mish", (*tensor.Tensor).Mish, func(a *ref.Array) *ref.Array {
+			return ref.Map(a, func(x float64) float64 { return x * math.Tanh(math.Log1p(math.Exp(x))) })
+		}, scaled(3)},
 		{"clamp(-0.5,0.7)", func(x *tensor.Tensor) *tensor.Tensor { return x.Clamp(-0.5, 0.7) }, func(a *ref.Array) *ref.Array { return ref.Clamp(a, -0.5, 0.7) }, normal},
 		{"add_scalar(2.5)", func(x *tensor.Tensor) *tensor.Tensor { return x.AddScalar(2.5) }, scalar(func(x, s float64) float64 { return x + s }, 2.5), normal},
 		{"sub_scalar(-1.25)", func(x *tensor.Tensor) *tensor.Tensor { return x.SubScalar(-1.25) }, scalar(func(x, s float64) float64 { return x - s }, -1.25), normal},
