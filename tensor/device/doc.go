@@ -20,4 +20,12 @@
 // generator and kernel validation live here so that backends share them rather
 // than copy them. Backends register themselves with Register from an init
 // function; backends never import each other nor the tensor front end.
+//
+// Each program op is one row of the op table (ops.go), from which validation,
+// the CPU interpreter and the GPU code generators derive what they do. A new
+// elementwise op is its row, its op_<name> function in shaders/ops.wgsl, its
+// Tensor method and gradient rule in package tensor, and its conformance case;
+// then go generate regenerates the SPIR-V and go run ./tools/opsdoc
+// docs/ops.md (an op built from existing ones needs only the method and the
+// case).
 package device
