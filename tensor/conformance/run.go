@@ -50,6 +50,7 @@ func groups() []group {
 		{"conv", convCases()},
 		{"pool", poolCases()},
 		{"norm", normCases()},
+		{"attention", attentionCases()},
 		{"edge", edgeCases()},
 		{"errors", errorCases()},
 		{"fusion", fusionCases()},

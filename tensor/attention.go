@@ -1,0 +1,129 @@
+package tensor
+
+import (
+	"math"
+	"slices"
+)
+
+// AttentionOptions are the optional parts of ScaledDotProductAttention.
+type AttentionOptions struct {
+	// Mask is nil, a Bool tensor (true = attend, as PyTorch's boolean
+	// attn_mask) or a floating-point tensor added to the scores; it must
+	// broadcast to the scores' shape [..., L, S].
+	Mask *Tensor
+	// Causal lets query i attend only keys j <= i (the mask's top-left
+	// aligned lower triangle, as PyTorch's is_causal); with Mask both apply.
+	Causal bool
+	// Scale multiplies q@kᵀ; 0 means 1/sqrt(E), E the queries' last size.
+	Scale float64
+}
+
+// ScaledDotProductAttention is softmax(q@kᵀ·scale + mask)@v over queries q
+// [..., L, E], keys k [..., S, E] and values v [..., S, Ev], batch
+// dimensions broadcast, giving [..., L, Ev]; it is PyTorch 2's
+// F.scaled_dot_product_attention (math path, no dropout).
+//
+// Masked-out scores become -Inf inside the fused program (the causal
+// triangle is a comparison of row and column indices, never a stored mask),
+// so a query whose every key is masked out gets NaN outputs, as PyTorch's
+// softmax of an all -Inf row does: loud rather than an average of masked
+// values. Gradients flow to q, k, v and a float mask through the composed
+// operations.
+func ScaledDotProductAttention(q, k, v *Tensor, o AttentionOptions) *Tensor {
+	const op = "ScaledDotProductAttention"
+	checkAttention(op, q, k, v, o)
+	return attentionWeights(q, k, o).MatMul(v)
+}
+
+// AttentionWeights is softmax(q@kᵀ·scale + mask) [..., L, S], the weights
+// ScaledDotProductAttention applies to the values, for callers that transform
+// them first (dropout) or return them (nn.MultiheadAttention). q, k and o
+// are as there; a fully masked row is NaN.
+func AttentionWeights(q, k *Tensor, o AttentionOptions) *Tensor {
+	checkAttention("AttentionWeights", q, k, nil, o)
+	return attentionWeights(q, k, o)
+}
+
+// attentionWeights computes the weights of checked operands.
+func attentionWeights(q, k *Tensor, o AttentionOptions) *Tensor {
+	scale := o.Scale
+	if scale == 0 {
+		scale = 1 / math.Sqrt(float64(q.Size(-1)))
+	}
+	scores := q.MatMul(k.Transpose(-2, -1)).MulScalar(scale)
+	return maskScores(scores, o.Mask, o.Causal).Softmax(-1)
+}
+
+// checkAttention panics naming op unless q, k, v (nil for none) and the
+// mask have the shapes, types and device attention needs.
+func checkAttention(op string, q, k, v *Tensor, o AttentionOptions) {
+	ts := []*Tensor{q, k}
+	if v != nil {
+		ts = append(ts, v)
+	}
+	for _, t := range ts {
+		t.check(op)
+		if t.Dim() < 2 || !t.DType().IsFloat() {
+			usage(op, "q, k and v must be floating point with at least 2 dimensions, got %s %v", t.DType(), t.shape)
+		}
+	}
+	sameDevice(op, q.n.dev, ts...)
+	L, E := q.Size(-2), q.Size(-1)
+	S := k.Size(-2)
+	batches := [][]int{q.shape[:q.Dim()-2], k.shape[:k.Dim()-2]}
+	if k.Size(-1) != E || v != nil && v.Size(-2) != S {
+		usage(op, "q %v, k %v, v %v: want q [..., L, E], k [..., S, E], v [..., S, Ev]", q.shape, k.shape, shapeOf(v))
+	}
+	if v != nil {
+		batches = append(batches, v.shape[:v.Dim()-2])
+	}
+	scoreShape := append(slices.Clone(broadcastShapes(op, batches...)), L, S)
+	if m := o.Mask; m != nil {
+		m.check(op)
+		sameDevice(op, q.n.dev, m)
+		if m.DType() != Bool && !m.DType().IsFloat() {
+			usage(op, "mask must be Bool or floating point, got %s %v", m.DType(), m.shape)
+		}
+		if !slices.Equal(broadcastShapes(op, m.shape, scoreShape), scoreShape) {
+			usage(op, "mask %v does not broadcast to the scores' shape %v", m.shape, scoreShape)
+		}
+	}
+	if math.IsNaN(o.Scale) || math.IsInf(o.Scale, 0) {
+		usage(op, "scale %g is not finite", o.Scale)
+	}
+}
+
+// shapeOf is t's shape, or nil for a nil tensor (for messages).
+func shapeOf(t *Tensor) []int {
+	if t == nil {
+		return nil
+	}
+	return t.shape
+}
+
+// maskScores applies a boolean or additive mask and the causal triangle to
+// scores [..., L, S]; masked-out entries become -Inf.
+func maskScores(scores, mask *Tensor, causal bool) *Tensor {
+	var keep *Tensor // Bool, true where a score is kept
+	if mask != nil && mask.DType() == Bool {
+		keep = mask
+	} else if mask != nil {
+		scores = scores.Add(mask)
+	}
+	if causal {
+		L, S := scores.Size(-2), scores.Size(-1)
+		d := scores.n.dev
+		rows := Arange(d, 0, float64(L), 1).Unsqueeze(1) // [L, 1]
+		cols := Arange(d, 0, float64(S), 1).Unsqueeze(0) // [1, S]
+		tri := rows.Ge(cols)                             // broadcast inside the fused program
+		if keep == nil {
+			keep = tri
+		} else {
+			keep = keep.LogicalAnd(tri)
+		}
+	}
+	if keep == nil {
+		return scores
+	}
+	return Where(keep, scores, scores.scalarLike(math.Inf(-1)))
+}
