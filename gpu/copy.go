@@ -24,7 +24,7 @@ func EncodeCopySlabs(k *device.CopyKernel, t Target) ([]*Launch, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
-	slabs := splitSpace(t, k.Src.Shape, []device.View{k.Dst, k.Src})
+	slabs := splitSpace(t, k.Src.Shape, []device.View{k.Dst, k.Src}, nil)
 	if slabs == nil {
 		l, err := encodeCopy(k, t)
 		if err != nil {

@@ -25,7 +25,7 @@ func EncodeElementwiseSlabs(k *device.ElementwiseKernel, t Target) ([]*Launch, e
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
-	slabs := splitSpace(t, k.Shape, slices.Concat(k.Inputs, k.Outputs))
+	slabs := splitSpace(t, k.Shape, slices.Concat(k.Inputs, k.Outputs), nil)
 	if slabs == nil {
 		l, err := encodeElementwise(k, t, 0)
 		if err != nil {

@@ -20,12 +20,15 @@ func EncodeGather(k *device.GatherKernel, t Target, st StatusTarget) (*Launch, e
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
-	size := k.Src.Shape[k.Axis]
-	describe := func(bad int32) error {
+	return encodeIndexed("gather", shaders.Gather, k.Axis, k.Src, k.Index, k.Out, t, st, describeGather(k))
+}
+
+// describeGather renders a gather's out-of-range index error.
+func describeGather(k *device.GatherKernel) func(int32) error {
+	return func(bad int32) error {
 		return fmt.Errorf("gather: index %d out of range [0,%d) along axis %d (Src shape %v, Index shape %v)",
-			bad, size, k.Axis, k.Src.Shape, k.Index.Shape)
+			bad, k.Src.Shape[k.Axis], k.Axis, k.Src.Shape, k.Index.Shape)
 	}
-	return encodeIndexed("gather", shaders.Gather, k.Axis, size, k.Src, k.Index, k.Out, t, st, describe)
 }
 
 // EncodeScatter validates and encodes torch.scatter_add_: one invocation
@@ -34,26 +37,33 @@ func EncodeScatter(k *device.ScatterKernel, t Target, st StatusTarget) (*Launch,
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
-	size := k.Dst.Shape[k.Axis]
-	describe := func(bad int32) error {
+	return encodeIndexed("scatter", shaders.Scatter, k.Axis, k.Dst, k.Index, k.Src, t, st, describeScatter(k))
+}
+
+// describeScatter renders a scatter's out-of-range index error.
+func describeScatter(k *device.ScatterKernel) func(int32) error {
+	return func(bad int32) error {
 		return fmt.Errorf("scatter: index %d out of range [0,%d) along axis %d (Dst shape %v, Index shape %v)",
-			bad, size, k.Axis, k.Dst.Shape, k.Index.Shape)
+			bad, k.Dst.Shape[k.Axis], k.Axis, k.Dst.Shape, k.Index.Shape)
 	}
-	return encodeIndexed("scatter", shaders.Scatter, k.Axis, size, k.Dst, k.Index, k.Src, t, st, describe)
+}
+
+// statusView is the view of a status slot.
+func statusView(st StatusTarget) device.View {
+	return device.View{Buf: st.Buf, DType: device.Int32, Offset: StatusWords * st.Slot, Shape: []int{StatusWords}, Strides: []int{1}}
 }
 
 // encodeIndexed encodes gather (data Src, other Out) or scatter (data Dst,
 // other Src): the layout is shared (see doc.go).
-func encodeIndexed(kn string, kind shaders.Kind, axis, size int, data, index, other device.View,
+func encodeIndexed(kn string, kind shaders.Kind, axis int, data, index, other device.View,
 	t Target, st StatusTarget, describe func(int32) error) (*Launch, error) {
 	e := newEncoder(kn, t)
 	n := index.NumElements()
 	e.set(hN, e.count(n))
 	e.set(hK, uint32(axis))
 	e.set(hK+1, uint32(len(index.Shape)))
-	e.set(hK+2, e.count(size))
-	slot := device.View{Buf: st.Buf, DType: device.Int32, Offset: StatusWords * st.Slot, Shape: []int{StatusWords}, Strides: []int{1}}
-	e.set(hK+3, uint32(e.view(slot, nil, false)))
+	e.set(hK+2, e.count(data.Shape[axis]))
+	e.set(hK+3, uint32(e.view(statusView(st), nil, false)))
 	e.set(hK+5, uint32(e.here()))
 	e.putInts(index.Shape)
 	for i, v := range []device.View{data, index, other} {

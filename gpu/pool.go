@@ -6,11 +6,57 @@ import (
 )
 
 // EncodePool validates and encodes pooling: one invocation per element of
-// Out (see doc.go).
+// Out (see doc.go). A pooling whose views span more than one binding is
+// refused: EncodePoolSlabs runs it.
 func EncodePool(k *device.PoolKernel, t Target) (*Launch, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
+	return encodePool(k, t)
+}
+
+// EncodePoolSlabs validates and encodes pooling as one launch, or, when
+// its views span more than one binding on t, one launch per slab of its
+// images and channels (slabs.go: every view is [N, C, spatial...], and a
+// window never leaves its image and channel); a single channel of an image
+// whose views span more stays one slab, which the binding plan refuses.
+// The launches may run in any order.
+func EncodePoolSlabs(k *device.PoolKernel, t Target) ([]*Launch, error) {
+	if err := k.Validate(); err != nil {
+		return nil, err
+	}
+	views := []device.View{k.X, k.Out}
+	if k.Indices.Buf != nil {
+		views = append(views, k.Indices)
+	}
+	slabs := splitSpace(t, []int{k.Geom.N, k.Geom.C}, views, nil)
+	if slabs == nil {
+		l, err := encodePool(k, t)
+		if err != nil {
+			return nil, err
+		}
+		return []*Launch{l}, nil
+	}
+	ls := make([]*Launch, len(slabs))
+	for i, s := range slabs {
+		sub := *k
+		sub.Geom.N, sub.Geom.C = s.shape[0], s.shape[1]
+		sub.Geom.O, sub.Geom.Groups = sub.Geom.C, sub.Geom.C
+		sub.X, sub.Out = s.view(k.X), s.view(k.Out)
+		if k.Indices.Buf != nil {
+			sub.Indices = s.view(k.Indices)
+		}
+		l, err := encodePool(&sub, t)
+		if err != nil {
+			return nil, err
+		}
+		ls[i] = l
+	}
+	return ls, nil
+}
+
+// encodePool encodes a validated pooling.
+func encodePool(k *device.PoolKernel, t Target) (*Launch, error) {
 	e := newEncoder("pool", t)
 	g := k.Geom
 	e.putGeometry(g)

@@ -105,7 +105,7 @@ type reduceSlab struct {
 // reduced values alone span more stays one slab, which the binding plan
 // refuses.
 func reduceSlabs(k *device.ReduceKernel, t Target) []reduceSlab {
-	slabs := splitSpace(t, k.OutShape, slices.Concat(k.Inputs, k.EpilogueInputs, k.Outputs))
+	slabs := splitSpace(t, k.OutShape, slices.Concat(k.Inputs, k.EpilogueInputs, k.Outputs), nil)
 	if slabs == nil {
 		return []reduceSlab{{k: k}}
 	}

@@ -62,13 +62,15 @@ func fitsBindings(t Target, views []device.View) bool {
 
 // splitSpace returns the slabs of the space shape over which views (each
 // with shape's dimensions leading) fit one binding each on t, or nil when
-// the whole space fits. Each slab takes as long a range of its dimension
+// the whole space fits. Every slab also binds the fixed views whole (a
+// convolution's weights, a gather's source indexed along its leading
+// axis). Each slab takes as long a range of its dimension
 // as fits; where a single index of a dimension does not fit, the slab
 // fixes it and splits the next dimension. A single element that does not
 // fit (views of one buffer far apart) becomes a slab of its own, which the
 // binding plan then refuses with its error.
-func splitSpace(t Target, shape []int, views []device.View) []slab {
-	if len(shape) == 0 || fitsBindings(t, views) {
+func splitSpace(t Target, shape []int, views, fixed []device.View) []slab {
+	if len(shape) == 0 || fitsBindings(t, slices.Concat(views, fixed)) {
 		return nil
 	}
 	contig := device.ContiguousStrides(shape)
@@ -84,7 +86,7 @@ func splitSpace(t Target, shape []int, views []device.View) []slab {
 	}
 	fits := func(d, c int) bool {
 		s := slab{start: start, shape: box(d, c)}
-		return fitsBindings(t, s.views(views))
+		return fitsBindings(t, append(s.views(views), fixed...))
 	}
 	var split func(d int)
 	split = func(d int) {

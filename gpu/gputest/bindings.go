@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,20 +21,30 @@ const LimitBindingBytes = 4096
 // RunBindingLimits runs kernels whose views span just below and above one
 // storage-buffer binding, on d and on the CPU backend, and compares the
 // results, with d's binding limit lowered to LimitBindingBytes by
-// setBindingLimit (-1 restores the device's own); kernels the planner does
-// not split must fail with the binding error. With realSizes it also runs
-// a 2^26-element float32 add (256 MiB per operand) at the device's own
-// limit.
-func RunBindingLimits(t *testing.T, d device.Device, setBindingLimit func(int64), realSizes bool) {
+// setBindingLimit (-1 restores the device's own), and then also its loop
+// limit lowered to LimitLoops by setLoopLimit (products split over both
+// their batch and their depth); kernels the planner does not split must
+// fail with the binding error. With realSizes it also runs a 2^26-element
+// float32 add (256 MiB per operand) at the device's own limit.
+func RunBindingLimits(t *testing.T, d device.Device, setBindingLimit func(int64), setLoopLimit func(int), realSizes bool) {
 	cpu := Open(t, "cpu")
 	seed := NewRand(t).Uint64()
 	t.Run("Lowered", func(t *testing.T) {
 		setBindingLimit(LimitBindingBytes)
 		defer setBindingLimit(-1)
-		for _, c := range bindingCases() {
+		for _, c := range slices.Concat(bindingCases(), batchBindingCases(), indexBindingCases()) {
 			t.Run(c.name, func(t *testing.T) { compareCase(t, d, cpu, seed, c) })
 		}
 		testBindingRefusals(t, d)
+	})
+	t.Run("LoweredWithLoops", func(t *testing.T) {
+		setBindingLimit(LimitBindingBytes)
+		defer setBindingLimit(-1)
+		setLoopLimit(LimitLoops)
+		defer setLoopLimit(-1)
+		for _, c := range loopBindingCases() {
+			t.Run(c.name, func(t *testing.T) { compareCase(t, d, cpu, seed, c) })
+		}
 	})
 	if realSizes {
 		t.Run("Real", func(t *testing.T) { testBigAdd(t, d) })
@@ -109,15 +120,14 @@ func copyBuild(t *testing.T, d device.Device, rng *rand.Rand) (func() error, []d
 
 // testBindingRefusals checks that kernels the planner cannot split under
 // the lowered binding size fail with the binding error: a reduction whose
-// single output reads more than one binding, and matmul (batches are not
-// split).
+// single output reads more than one binding, and the batch-split kernels
+// whose smallest slab does (batchBindingRefusals).
 func testBindingRefusals(t *testing.T, d device.Device) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, c := range []limitCase{
+	for _, c := range append([]limitCase{
 		{"sum of one row of 2000", Exact, reduceBuild(device.ReduceSum, 1, 2000, Contiguous, Normal)},
 		{"sum of transposed rows [300,50]", Exact, reduceBuild(device.ReduceSum, 300, 50, Reversed, Normal)},
-		{"matmul batch 12 of 16x16x16", Exact, matmulBuild([]int{12}, 16, 16, 16, Reversed, Normal)},
-	} {
+	}, batchBindingRefusals()...) {
 		run, _ := c.build(t, d, rng)
 		err := run()
 		if err == nil {

@@ -107,8 +107,9 @@ func matmulBuild(batch []int, m, n, k int, la Layout, g func(device.DType) Gen) 
 	}
 }
 
-// convBuild builds a convolution of geometry g in a mode.
-func convBuild(mode device.ConvMode, g device.ConvGeometry, gen func(device.DType) Gen) func(*testing.T, device.Device, *rand.Rand) (func() error, []device.View) {
+// convBuild builds a convolution of geometry g in a mode, X (the input
+// or, backward-weight, B) in layout lx.
+func convBuild(mode device.ConvMode, g device.ConvGeometry, lx Layout, gen func(device.DType) Gen) func(*testing.T, device.Device, *rand.Rand) (func() error, []device.View) {
 	return func(t *testing.T, d device.Device, rng *rand.Rand) (func() error, []device.View) {
 		f32 := device.Float32
 		xs := slices.Concat([]int{g.N, g.C}, g.In)
@@ -117,26 +118,26 @@ func convBuild(mode device.ConvMode, g device.ConvGeometry, gen func(device.DTyp
 		k := &device.ConvKernel{Mode: mode, Geom: g, Epilogue: device.Identity(f32)}
 		switch mode {
 		case device.ConvForward:
-			k.A, k.B = Make(t, d, rng, f32, xs, Reversed, gen(f32)).View, Make(t, d, rng, f32, ws, Contiguous, gen(f32)).View
+			k.A, k.B = Make(t, d, rng, f32, xs, lx, gen(f32)).View, Make(t, d, rng, f32, ws, Contiguous, gen(f32)).View
 			k.Outputs = []device.View{Output(t, d, f32, 1, ys)}
 		case device.ConvBackwardInput:
 			k.A, k.B = Make(t, d, rng, f32, ys, Offset, gen(f32)).View, Make(t, d, rng, f32, ws, Contiguous, gen(f32)).View
 			k.Outputs = []device.View{Output(t, d, f32, 1, xs)}
 		default:
-			k.A, k.B = Make(t, d, rng, f32, ys, Offset, gen(f32)).View, Make(t, d, rng, f32, xs, Reversed, gen(f32)).View
+			k.A, k.B = Make(t, d, rng, f32, ys, Offset, gen(f32)).View, Make(t, d, rng, f32, xs, lx, gen(f32)).View
 			k.Outputs = []device.View{Output(t, d, f32, 1, ws)}
 		}
 		return func() error { return d.Conv(k) }, k.Outputs
 	}
 }
 
-// poolBuild builds a pooling and its backward pass.
-func poolBuild(op device.PoolOp, adaptive bool, g device.ConvGeometry) func(*testing.T, device.Device, *rand.Rand) (func() error, []device.View) {
+// poolBuild builds a pooling and its backward pass, X in layout lx.
+func poolBuild(op device.PoolOp, adaptive bool, g device.ConvGeometry, lx Layout) func(*testing.T, device.Device, *rand.Rand) (func() error, []device.View) {
 	return func(t *testing.T, d device.Device, rng *rand.Rand) (func() error, []device.View) {
 		f32 := device.Float32
 		xs := slices.Concat([]int{g.N, g.C}, g.In)
 		ys := slices.Concat([]int{g.N, g.C}, g.Out)
-		x := Make(t, d, rng, f32, xs, Reversed, Normal(f32))
+		x := Make(t, d, rng, f32, xs, lx, Normal(f32))
 		dy := Make(t, d, rng, f32, ys, Offset, Normal(f32))
 		k := &device.PoolKernel{Op: op, Adaptive: adaptive, Geom: g, X: x.View, Out: Output(t, d, f32, 1, ys)}
 		if op == device.PoolMax {
@@ -211,19 +212,19 @@ func loweredCases() []limitCase {
 	for _, c := range []int{28, 29, 40} { // 252, 261, 360 with 3x3 taps
 		g := convGeom(2, c, c, 1, []int{12, 12}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1})
 		for _, m := range []device.ConvMode{device.ConvForward, device.ConvBackwardInput, device.ConvBackwardWeight} {
-			cs = append(cs, limitCase{fmt.Sprintf("conv mode %d C=O=%d", m, c), sumTol(2000), convBuild(m, g, Normal)})
+			cs = append(cs, limitCase{fmt.Sprintf("conv mode %d C=O=%d", m, c), sumTol(2000), convBuild(m, g, Reversed, Normal)})
 		}
 	}
 	grouped := convGeom(1, 8, 4, 2, []int{520}, []int{3}, []int{2}, []int{1}, []int{2}) // backward weight depth 259
 	for _, m := range []device.ConvMode{device.ConvForward, device.ConvBackwardInput, device.ConvBackwardWeight} {
-		cs = append(cs, limitCase{fmt.Sprintf("conv grouped mode %d", m), sumTol(200), convBuild(m, grouped, Normal)})
+		cs = append(cs, limitCase{fmt.Sprintf("conv grouped mode %d", m), sumTol(200), convBuild(m, grouped, Reversed, Normal)})
 	}
 	for _, op := range []device.PoolOp{device.PoolMax, device.PoolAvg} {
 		cs = append(cs, limitCase{fmt.Sprintf("pool %v 2x2 window", op), Tol{Abs: 1e-6, Rel: 1e-6},
-			poolBuild(op, false, convGeom(2, 2, 2, 2, []int{9, 9}, []int{2, 2}, []int{2, 2}, []int{1, 1}, []int{1, 1}))})
+			poolBuild(op, false, convGeom(2, 2, 2, 2, []int{9, 9}, []int{2, 2}, []int{2, 2}, []int{1, 1}, []int{1, 1}), Reversed)})
 	}
 	cs = append(cs, limitCase{"pool max 3x3 window stride 2 (21 iterations)", Tol{Abs: 1e-6, Rel: 1e-6},
-		poolBuild(device.PoolMax, false, convGeom(2, 2, 2, 2, []int{9, 9}, []int{3, 3}, []int{2, 2}, []int{1, 1}, []int{1, 1}))})
+		poolBuild(device.PoolMax, false, convGeom(2, 2, 2, 2, []int{9, 9}, []int{3, 3}, []int{2, 2}, []int{1, 1}, []int{1, 1}), Reversed)})
 	cs = append(cs, limitCase{"gather, scatter, copy, elementwise", Tol{Abs: 1e-5, Rel: 1e-5}, indexBuild})
 	return cs
 }
@@ -237,7 +238,7 @@ func testLoweredRefusals(t *testing.T, d device.Device) {
 		if adaptive {
 			g = device.ConvGeometry{N: 1, C: 1, O: 1, Groups: 1, In: []int{12, 12}, Out: []int{1, 1}}
 		}
-		run, _ := poolBuild(device.PoolAvg, adaptive, g)(t, d, rng)
+		run, _ := poolBuild(device.PoolAvg, adaptive, g, Reversed)(t, d, rng)
 		err := run()
 		require.Error(t, err, "a window of %v taps", g.In)
 		require.Contains(t, err.Error(), "loop iterations")
@@ -264,6 +265,6 @@ func realCases() []limitCase {
 		{"argmax of 0..2^24-1", Exact, reduceBuild(device.ReduceArgMax, 1, big, Contiguous, counting)},
 		{"matmul [1,600000]x[600000,1] of ones", Exact, matmulBuild(nil, 1, 1, 600000, Contiguous, ones)},
 		{"conv1d depth 600000 of ones", Exact, convBuild(device.ConvForward,
-			convGeom(1, 600000, 1, 1, []int{1}, []int{1}, []int{1}, []int{0}, []int{1}), ones)},
+			convGeom(1, 600000, 1, 1, []int{1}, []int{1}, []int{1}, []int{0}, []int{1}), Reversed, ones)},
 	}
 }

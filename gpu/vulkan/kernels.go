@@ -11,14 +11,6 @@ import (
 // launch of the kind's precompiled SPIR-V, which record adds to the current
 // batch. Every method holds the device lock while encoding and recording.
 
-// encodeAndRecord runs one encoded kernel; writes are the buffers it writes.
-func (d *Device) encodeAndRecord(encode func(gpu.Target) (*gpu.Launch, error), writes ...device.View) error {
-	return d.encodeAllAndRecord(func(t gpu.Target) ([]*gpu.Launch, error) {
-		l, err := encode(t)
-		return []*gpu.Launch{l}, err
-	}, writes...)
-}
-
 // encodeAllAndRecord runs a kernel encoded as launches that each write
 // (parts of) writes, such as the slabs of a split kernel.
 func (d *Device) encodeAllAndRecord(encode func(gpu.Target) ([]*gpu.Launch, error), writes ...device.View) error {
@@ -126,36 +118,39 @@ func (d *Device) Conv(k *device.ConvKernel) error {
 	}, k.Outputs...)
 }
 
-// Pool runs max or average pooling, forward or backward.
+// Pool runs max or average pooling, forward or backward, in slabs when its
+// views span more than one binding.
 func (d *Device) Pool(k *device.PoolKernel) error {
 	writes := []device.View{k.Out}
 	if !k.Backward {
 		writes = append(writes, k.Indices)
 	}
-	return d.encodeAndRecord(func(t gpu.Target) (*gpu.Launch, error) { return gpu.EncodePool(k, t) }, writes...)
+	return d.encodeAllAndRecord(func(t gpu.Target) ([]*gpu.Launch, error) { return gpu.EncodePoolSlabs(k, t) }, writes...)
 }
 
-// Gather runs torch.gather. An out-of-range index is clamped and reported
-// by the next Sync or Read.
+// Gather runs torch.gather, in slabs when its views span more than one
+// binding. An out-of-range index is clamped and reported by the next Sync
+// or Read.
 func (d *Device) Gather(k *device.GatherKernel) error {
-	return d.encodeAndRecord(func(t gpu.Target) (*gpu.Launch, error) {
+	return d.encodeAllAndRecord(func(t gpu.Target) ([]*gpu.Launch, error) {
 		st, err := d.statusTarget()
 		if err != nil {
 			return nil, err
 		}
-		return gpu.EncodeGather(k, t, st)
+		return gpu.EncodeGatherSlabs(k, t, st)
 	}, k.Out)
 }
 
-// Scatter runs torch.scatter_add_ in place. An out-of-range index adds
-// nothing and is reported by the next Sync or Read.
+// Scatter runs torch.scatter_add_ in place, in slabs when its views span
+// more than one binding. An out-of-range index adds nothing and is
+// reported by the next Sync or Read.
 func (d *Device) Scatter(k *device.ScatterKernel) error {
-	return d.encodeAndRecord(func(t gpu.Target) (*gpu.Launch, error) {
+	return d.encodeAllAndRecord(func(t gpu.Target) ([]*gpu.Launch, error) {
 		st, err := d.statusTarget()
 		if err != nil {
 			return nil, err
 		}
-		return gpu.EncodeScatter(k, t, st)
+		return gpu.EncodeScatterSlabs(k, t, st)
 	}, k.Dst)
 }
 

@@ -30,15 +30,21 @@ func TestLimits(t *testing.T) {
 }
 
 // TestBindingLimits runs the shared binding-size tests (package gputest):
-// kernels whose views span just below and above a lowered binding size,
-// and a 2^26-element float32 add at lavapipe's own 128 MiB.
+// kernels whose views span just below and above a lowered binding size
+// (also with the loop limit lowered, for products split over both batch
+// and depth), and a 2^26-element float32 add at lavapipe's own 128 MiB.
 func TestBindingLimits(t *testing.T) {
 	d := openDevice(t)
-	own := d.bindingLimit
+	own, ownLoops := d.bindingLimit, d.loopLimit
 	gputest.RunBindingLimits(t, d, func(n int64) {
 		if n < 0 {
 			n = own
 		}
 		d.bindingLimit = n
+	}, func(n int) {
+		if n < 0 {
+			n = ownLoops
+		}
+		d.loopLimit = n
 	}, true)
 }

@@ -90,21 +90,23 @@ func (d *Device) Conv(k *device.ConvKernel) error {
 	})
 }
 
-// Pool runs max or average pooling, forward or backward.
+// Pool runs max or average pooling, forward or backward, in slabs when its
+// views span more than one binding.
 func (d *Device) Pool(k *device.PoolKernel) error {
-	return d.run(func() (*gpu.Launch, error) { return gpu.EncodePool(k, d.target) })
+	return d.runSplit(0, func(device.Buffer) ([]*gpu.Launch, error) { return gpu.EncodePoolSlabs(k, d.target) })
 }
 
-// Gather runs torch.gather; an index out of range is reported by this call
+// Gather runs torch.gather, in slabs when its views span more than one
+// binding; an index out of range is reported by this call
 // or a later Read or Sync.
 func (d *Device) Gather(k *device.GatherKernel) error {
-	return d.runIndexed(func(st gpu.StatusTarget) (*gpu.Launch, error) { return gpu.EncodeGather(k, d.target, st) })
+	return d.runIndexed(func(st gpu.StatusTarget) ([]*gpu.Launch, error) { return gpu.EncodeGatherSlabs(k, d.target, st) })
 }
 
-// Scatter runs torch.scatter_add_ in place; an index out of range adds
-// nothing and is reported by this call or a later Read or Sync.
+// Scatter runs torch.scatter_add_ in place, in slabs when its views span
+// more than one binding; an index out of range adds nothing and is reported by this call or a later Read or Sync.
 func (d *Device) Scatter(k *device.ScatterKernel) error {
-	return d.runIndexed(func(st gpu.StatusTarget) (*gpu.Launch, error) { return gpu.EncodeScatter(k, d.target, st) })
+	return d.runIndexed(func(st gpu.StatusTarget) ([]*gpu.Launch, error) { return gpu.EncodeScatterSlabs(k, d.target, st) })
 }
 
 // Copy copies one view into another.
@@ -112,8 +114,10 @@ func (d *Device) Copy(k *device.CopyKernel) error {
 	return d.runSplit(0, func(device.Buffer) ([]*gpu.Launch, error) { return gpu.EncodeCopySlabs(k, d.target) })
 }
 
-// runIndexed is run for kernels that report errors in a status slot.
-func (d *Device) runIndexed(enc func(gpu.StatusTarget) (*gpu.Launch, error)) error {
+// runIndexed is run for kernels that report errors in a status slot: their
+// launches (the slabs of one kernel) share the slot, which the launches
+// carrying a StatusUse register.
+func (d *Device) runIndexed(enc func(gpu.StatusTarget) ([]*gpu.Launch, error)) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.usable(); err != nil {
@@ -123,15 +127,17 @@ func (d *Device) runIndexed(enc func(gpu.StatusTarget) (*gpu.Launch, error)) err
 	if err != nil {
 		return err
 	}
-	l, err := enc(gpu.StatusTarget{Buf: d.status.buf, Slot: slot})
+	ls, err := enc(gpu.StatusTarget{Buf: d.status.buf, Slot: slot})
 	if err != nil {
 		return err
 	}
-	if err := d.record(l); err != nil {
-		return err
-	}
-	if l.Workgroups > 0 {
-		d.status.uses = append(d.status.uses, *l.Status)
+	for _, l := range ls {
+		if err := d.record(l); err != nil {
+			return err
+		}
+		if l.Workgroups > 0 && l.Status != nil {
+			d.status.uses = append(d.status.uses, *l.Status)
+		}
 	}
 	return nil
 }

@@ -27,15 +27,20 @@ func TestLimits(t *testing.T) {
 }
 
 // TestBindingLimits runs the shared binding-size tests (package gputest)
-// with the device's binding size lowered; the real-size case runs on
-// Vulkan only (the plans are shared).
+// with the device's binding size (and then its loop limit) lowered; the
+// real-size case runs on Vulkan only (the plans are shared).
 func TestBindingLimits(t *testing.T) {
 	d := gputest.Open(t, Name).(*Device)
-	own := d.target.MaxBindingBytes
+	own, ownLoops := d.target.MaxBindingBytes, d.target.MaxLoopIterations
 	gputest.RunBindingLimits(t, d, func(n int64) {
 		if n < 0 {
 			n = own
 		}
 		d.target.MaxBindingBytes = n
+	}, func(n int) {
+		if n < 0 {
+			n = ownLoops
+		}
+		d.target.MaxLoopIterations = n
 	}, false)
 }
