@@ -139,13 +139,12 @@ func TestOtherKindsAreNotImplemented(t *testing.T) {
 	f := buildFake(t, nil, nil)
 	d := f.open(t, 64)
 	for kind, err := range map[string]error{
-		"elementwise": d.Elementwise(&device.ElementwiseKernel{}),
-		"reduce":      d.Reduce(&device.ReduceKernel{}),
-		"matmul":      d.MatMul(&device.MatMulKernel{}),
-		"conv":        d.Conv(&device.ConvKernel{}),
-		"pool":        d.Pool(&device.PoolKernel{}),
-		"gather":      d.Gather(&device.GatherKernel{}),
-		"scatter":     d.Scatter(&device.ScatterKernel{}),
+		"reduce":  d.Reduce(&device.ReduceKernel{}),
+		"matmul":  d.MatMul(&device.MatMulKernel{}),
+		"conv":    d.Conv(&device.ConvKernel{}),
+		"pool":    d.Pool(&device.PoolKernel{}),
+		"gather":  d.Gather(&device.GatherKernel{}),
+		"scatter": d.Scatter(&device.ScatterKernel{}),
 	} {
 		require.ErrorIs(t, err, ErrNotImplemented)
 		assert.EqualError(t, err, "cuda: "+kind+" not implemented yet")

@@ -32,8 +32,9 @@ type Device struct {
 	cc       int // compute capability, e.g. 90 for sm_90
 	live     map[*buffer]struct{}
 	modules  map[moduleKey]*module
-	deferred error // an error of Free, returned by the next Sync
-	lost     error // the sticky error after which nothing runs
+	programs map[string]*module // generated kernels' modules by signature (ewSignature)
+	deferred error              // an error of Free, returned by the next Sync
+	lost     error              // the sticky error after which nothing runs
 	closed   bool
 }
 
@@ -56,8 +57,9 @@ func open(drv *driver, nv *nvrtc, ordinal int, staging int) (*Device, error) {
 	}
 	return &Device{
 		drv: drv, nv: nv, ctx: ctx, info: info, cc: cc,
-		live:    map[*buffer]struct{}{},
-		modules: map[moduleKey]*module{},
+		live:     map[*buffer]struct{}{},
+		modules:  map[moduleKey]*module{},
+		programs: map[string]*module{},
 	}, nil
 }
 
@@ -111,6 +113,6 @@ func (d *Device) Close() error {
 	}
 	errs = append(errs, d.drv.check(C.sf_cu_close(d.drv.api, d.ctx)))
 	C.free(unsafe.Pointer(d.ctx))
-	d.ctx, d.closed, d.live, d.modules = nil, true, nil, nil
+	d.ctx, d.closed, d.live, d.modules, d.programs = nil, true, nil, nil, nil
 	return errors.Join(errs...)
 }

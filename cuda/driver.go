@@ -112,7 +112,7 @@ func (a *driver) adapterInfo(ordinal int) (device.Info, int, error) {
 	}, cc, nil
 }
 
-// maxBuffersPerKernel bounds the buffers one kernel binds: pointers are
-// kernel parameters, and 64 of them leave most of the 4 KiB parameter space
-// to shapes and strides.
-const maxBuffersPerKernel = 64
+// maxBuffersPerKernel bounds the buffers one kernel binds: addresses,
+// offsets and strides are kernel parameters, and 32 views (ten words an
+// input) leave a quarter of the 4 KiB parameter space to constants.
+const maxBuffersPerKernel = 32

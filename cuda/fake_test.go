@@ -17,16 +17,19 @@ type fake struct {
 	dir, driver, nvrtc, log string
 }
 
-// buildFake compiles testdata's fake libcuda (running kernels/copy.cu on the
-// host) and fake NVRTC with its builtins into a temporary directory, with
-// extra C flags for each, and points SF_FAKE_CUDA_LOG at a fresh log.
+// buildFake compiles testdata's fake libcuda and fake NVRTC (which compiles
+// kernels for the host with g++ and fakeprelude.h) with its builtins into a
+// temporary directory, with extra C flags for each, and points
+// SF_FAKE_CUDA_LOG at a fresh log and SF_FAKE_NVRTC_DIR at the directory.
 func buildFake(t *testing.T, driverFlags, nvrtcFlags []string) *fake {
 	t.Helper()
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc is needed to build the fake CUDA driver: ", err)
+	for _, tool := range []string{"gcc", "g++"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip("gcc and g++ are needed to build the fake CUDA driver: ", err)
+		}
 	}
 	dir := t.TempDir()
-	kernel, err := filepath.Abs("kernels/copy.cu")
+	prelude, err := filepath.Abs("testdata/fakeprelude.h")
 	require.NoError(t, err)
 	f := &fake{
 		dir:    dir,
@@ -39,10 +42,11 @@ func buildFake(t *testing.T, driverFlags, nvrtcFlags []string) *fake {
 		b, err := exec.Command("gcc", args...).CombinedOutput()
 		require.NoError(t, err, "gcc %s: %s", strings.Join(args, " "), b)
 	}
-	gcc(f.driver, "fakecuda.c", append([]string{`-DSF_KERNEL_FILE="` + kernel + `"`}, driverFlags...)...)
-	gcc(f.nvrtc, "fakenvrtc.c", append([]string{"-ldl"}, nvrtcFlags...)...)
+	gcc(f.driver, "fakecuda.c", append([]string{"-ldl"}, driverFlags...)...)
+	gcc(f.nvrtc, "fakenvrtc.c", append([]string{"-ldl", `-DSF_FAKE_PRELUDE="` + prelude + `"`}, nvrtcFlags...)...)
 	gcc(filepath.Join(dir, "libnvrtc-builtins.so.13.0"), "fakebuiltins.c")
 	t.Setenv("SF_FAKE_CUDA_LOG", f.log)
+	t.Setenv("SF_FAKE_NVRTC_DIR", dir)
 	t.Setenv("SF_FAKE_CUDA_FAIL", "")
 	t.Setenv("SF_FAKE_NVRTC_FAIL", "")
 	return f

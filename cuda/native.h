@@ -107,6 +107,9 @@ sf_status sf_cu_module_load(sf_cu_api *a, sf_ctx *c, const void *image, const ch
 sf_status sf_cu_module_unload(sf_cu_api *a, sf_ctx *c, CUmodule mod);
 sf_status sf_cu_launch_copy(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid, unsigned block, CUdeviceptr dst,
 			    CUdeviceptr src, const sf_copy_params *p);
+// sf_cu_launch launches a kernel whose one parameter is a struct, copied
+// from params (a generated kernel's parameter words) at launch.
+sf_status sf_cu_launch(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid, unsigned block, const void *params);
 
 sf_nvrtc_api *sf_nvrtc_load(const char *path, const char *builtins, char *err, int errlen);
 const char *sf_nvrtc_error_string(sf_nvrtc_api *a, int code);

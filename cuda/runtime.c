@@ -198,3 +198,10 @@ sf_status sf_cu_launch_copy(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid
 	SF_TRY("cuLaunchKernel", a->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, c->stream, args, NULL));
 	return SF_OK;
 }
+
+sf_status sf_cu_launch(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid, unsigned block, const void *params) {
+	SF_CURRENT(a, c);
+	void *args[] = {(void *)params};
+	SF_TRY("cuLaunchKernel", a->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, c->stream, args, NULL));
+	return SF_OK;
+}

@@ -4,10 +4,15 @@
 // moved as raw bits, so every dtype shares this kernel. The launch is a
 // grid-stride loop, so any grid size covers any n. The file needs no CUDA
 // header: NVRTC and clang compile it as it is, and the test double compiles
-// it for the host with SF_KERNEL and the thread indices defined as C.
+// it as host C++ with the thread indices defined and SF_CHECK checking that
+// every access lies in an allocation.
 
 #ifndef SF_KERNEL
 #define SF_KERNEL extern "C" __global__
+#endif
+
+#ifndef SF_CHECK
+#define SF_CHECK(ptr, bytes) ((void)0)
 #endif
 
 #define SF_COPY_MAX_RANK 8
@@ -29,6 +34,8 @@ SF_KERNEL void sf_copy(char *dst, const char *src, sf_copy_params p) {
 			d += x * p.dst_stride[k];
 			s += x * p.src_stride[k];
 		}
+		SF_CHECK(dst + d * p.elem, p.elem);
+		SF_CHECK(src + s * p.elem, p.elem);
 		switch (p.elem) {
 		case 1:
 			dst[d] = src[s];

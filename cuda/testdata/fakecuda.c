@@ -1,14 +1,18 @@
 // A fake libcuda for tests: the driver entry points the backend calls,
 // implemented with host memory (cuMemAlloc is malloc, copies are memcpy),
-// a module loader that accepts the fake NVRTC's images and a launcher that
-// runs the backend's own copy kernel (SF_KERNEL_FILE, compiled here as C)
-// over the grid one thread at a time. It checks what a driver would refuse
-// (a context not current, a copy through unpinned host memory or outside an
-// allocation) and injects faults named by SF_FAKE_CUDA_FAIL, a list of
-// entry=code or entry=code*count (fail only the first count calls). Calls
-// are logged, one a line, to the file SF_FAKE_CUDA_LOG names.
-// Build with -DFAKE_NO_PROC_ADDRESS to leave out cuGetProcAddress.
+// a module loader that accepts the fake NVRTC's images (the kernels
+// compiled for the host into a shared library, which it dlopens) and a
+// launcher that runs a kernel over the grid one thread at a time, through
+// the shim the fake NVRTC added. It checks what a driver would refuse (a
+// context not current, a copy through unpinned host memory or outside an
+// allocation, a kernel access outside every allocation, reported as
+// CUDA_ERROR_ILLEGAL_ADDRESS) and injects faults named by
+// SF_FAKE_CUDA_FAIL, a list of entry=code or entry=code*count (fail only
+// the first count calls). Calls are logged, one a line, to the file
+// SF_FAKE_CUDA_LOG names. Build with -DFAKE_NO_PROC_ADDRESS to leave out
+// cuGetProcAddress.
 
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,14 +21,6 @@
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
-
-// The copy kernel, compiled for the host: the grid's indices are globals.
-typedef struct {
-	unsigned x, y, z;
-} sf_dim3;
-static sf_dim3 threadIdx, blockIdx, blockDim, gridDim;
-#define SF_KERNEL static
-#include SF_KERNEL_FILE
 
 static void logf_(const char *fmt, ...) {
 	const char *path = getenv("SF_FAKE_CUDA_LOG");
@@ -328,64 +324,102 @@ CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *st) {
 	return copy(d, 1, (void *)(uintptr_t)s, 0, n, "cuMemcpyDtoHAsync");
 }
 
-// Modules are the fake NVRTC's images: "SFFAKE <arch>\n" and the source.
+// in_alloc is the kernels' access check: n bytes at p lie in a device
+// allocation.
+static int in_alloc(const void *p, size_t n) { return find(p, n, 0) != NULL; }
+
+// Modules are the fake NVRTC's images: "SFFAKE <arch> ...\n<library>\n" and
+// the source; loading one dlopens the library.
 typedef struct {
-	char *image;
+	void *lib;
 } module_t;
+
+// A function is a kernel's host shim and its parameter count.
+typedef struct {
+	char name[256];
+	int (*host)(void **args);
+	void (*ids)(unsigned block, unsigned thread, unsigned grid, unsigned size);
+	int nargs;
+} function_t;
 
 CUresult cuModuleLoadData(void **m, const void *image) {
 	NEED_CTX();
 	FAULT("cuModuleLoadData");
-	if (strncmp(image, "SFFAKE ", 7) != 0) {
+	const char *img = image;
+	if (strncmp(img, "SFFAKE ", 7) != 0) {
 		return 200; // CUDA_ERROR_INVALID_IMAGE
 	}
+	const char *path = strchr(img, '\n');
+	if (!path) {
+		return 200;
+	}
+	path++;
+	char lib[4096];
+	snprintf(lib, sizeof lib, "%.*s", (int)strcspn(path, "\n"), path);
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		logf_("dlopen %s: %s", lib, dlerror());
+		return 200;
+	}
+	int (**checker)(const void *, size_t) = dlsym(h, "sf_fake_checker");
+	if (checker) {
+		*checker = in_alloc;
+	}
 	module_t *mod = malloc(sizeof *mod);
-	mod->image = strdup(image);
+	mod->lib = h;
 	*m = mod;
-	logf_("cuModuleLoadData %.*s", (int)strcspn(image, "\n"), (const char *)image);
+	logf_("cuModuleLoadData %.*s", (int)strcspn(img, "\n"), img);
 	return 0;
 }
 
 CUresult cuModuleUnload(void *m) {
 	module_t *mod = m;
-	free(mod->image);
+	dlclose(mod->lib);
 	free(mod);
 	logf_("cuModuleUnload");
 	return 0;
 }
 
-static int copy_fn;
-
 CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
 	module_t *mod = m;
-	if (strcmp(name, "sf_copy") != 0 || !strstr(mod->image, "void sf_copy(")) {
+	char sym[300];
+	snprintf(sym, sizeof sym, "%s__sf_host", name);
+	void *host = dlsym(mod->lib, sym);
+	snprintf(sym, sizeof sym, "%s__sf_nargs", name);
+	const int *nargs = dlsym(mod->lib, sym);
+	void *ids = dlsym(mod->lib, "sf_fake_ids");
+	if (!host || !nargs || !ids) {
 		return 500;
 	}
-	*f = &copy_fn;
+	function_t *fn = calloc(1, sizeof *fn); // leaked with the module, as tests load few
+	snprintf(fn->name, sizeof fn->name, "%s", name);
+	fn->host = (int (*)(void **))host;
+	fn->ids = (void (*)(unsigned, unsigned, unsigned, unsigned))ids;
+	fn->nargs = *nargs;
+	*f = fn;
 	return 0;
 }
 
+// The launcher logs the first two 64-bit words of the last parameter, which
+// the backend's kernels start with n and rank.
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
 			unsigned shared, void *stream, void **params, void **extra) {
 	NEED_CTX();
 	FAULT("cuLaunchKernel");
-	if (f != &copy_fn || gy != 1 || gz != 1 || by != 1 || bz != 1 || !params || extra || bx > 1024 || gx == 0) {
+	function_t *fn = f;
+	if (!fn || gy != 1 || gz != 1 || by != 1 || bz != 1 || !params || extra || bx > 1024 || gx == 0 ||
+	    fn->nargs < 1) {
 		return 1;
 	}
-	char *dst = *(char **)params[0];
-	const char *src = *(char **)params[1];
-	sf_copy_params p = *(sf_copy_params *)params[2];
-	if (!find(dst, 1, 0) || !find(src, 1, 0)) {
-		return 700;
-	}
-	logf_("cuLaunchKernel sf_copy grid=%u block=%u n=%lld rank=%lld elem=%lld", gx, bx, p.n, p.rank, p.elem);
-	gridDim = (sf_dim3){gx, 1, 1};
-	blockDim = (sf_dim3){bx, 1, 1};
+	const long long *w = params[fn->nargs - 1];
+	logf_("cuLaunchKernel %s grid=%u block=%u n=%lld rank=%lld", fn->name, gx, bx, w[0], w[1]);
 	for (unsigned b = 0; b < gx; b++) {
 		for (unsigned t = 0; t < bx; t++) {
-			blockIdx = (sf_dim3){b, 0, 0};
-			threadIdx = (sf_dim3){t, 0, 0};
-			sf_copy(dst, src, p);
+			fn->ids(b, t, gx, bx);
+			if (fn->host(params)) {
+				logf_("illegal address in %s", fn->name);
+				return 700; // CUDA_ERROR_ILLEGAL_ADDRESS
+			}
 		}
 	}
 	return 0;

@@ -1,7 +1,12 @@
-// A fake libnvrtc for tests. Compiling "succeeds" by returning an image the
-// fake libcuda accepts: "SFFAKE <arch> <cubin|ptx> builtins=<0|1>\n" and the
-// source. SF_FAKE_NVRTC_FAIL=compile fails with a log, =arch fails sm_ targets
-// with NVRTC_ERROR_INVALID_OPTION. Options are logged to SF_FAKE_CUDA_LOG.
+// A fake libnvrtc for tests. Compiling compiles the CUDA C for the host:
+// SF_FAKE_PRELUDE (fakeprelude.h, built in with -D) and the source, plus a
+// shim per __global__ function, go through the C++ compiler SF_FAKE_CXX
+// (default g++) into a shared library in SF_FAKE_NVRTC_DIR (default /tmp).
+// The image is "SFFAKE <arch> <cubin|ptx> builtins=<0|1>\n<library>\n" and
+// the source, which the fake libcuda loads; a compiler error is a failed
+// compilation with the compiler's messages as the log. SF_FAKE_NVRTC_FAIL=
+// compile fails with a canned log, =arch fails sm_ targets with
+// NVRTC_ERROR_INVALID_OPTION. Options are logged to SF_FAKE_CUDA_LOG.
 // Build with -DFAKE_NO_CUBIN to leave out nvrtcGetCUBIN (NVRTC before 11.1).
 
 #define _GNU_SOURCE
@@ -9,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
 	char *src, *out, *log;
@@ -56,6 +62,83 @@ int nvrtcDestroyProgram(prog_t **p) {
 	return 0;
 }
 
+// entry_name reads the identifier after "void " at s into name.
+static int entry_name(const char *s, char *name, size_t n) {
+	size_t i = 0;
+	while (i + 1 < n && (s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+			     (s[i] >= '0' && s[i] <= '9'))) {
+		name[i] = s[i];
+		i++;
+	}
+	name[i] = 0;
+	return i > 0;
+}
+
+// write_shims appends a shim for every "__global__ void NAME(" and
+// "SF_KERNEL void NAME(" of src (the kernels' spellings) to f.
+static void write_shims(FILE *f, const char *src) {
+	static const char *marks[] = {"__global__ void ", "SF_KERNEL void "};
+	for (int m = 0; m < 2; m++) {
+		for (const char *s = src; (s = strstr(s, marks[m])) != NULL;) {
+			s += strlen(marks[m]);
+			char name[256];
+			if (!entry_name(s, name, sizeof name) || s[strlen(name)] != '(') {
+				continue;
+			}
+			fprintf(f, "\nextern \"C\" int %s__sf_host(void **args) { return sf_fake_call(%s, args); }\n", name, name);
+			fprintf(f, "extern \"C\" const int %s__sf_nargs = sf_fake_nargs(%s);\n", name, name);
+		}
+	}
+}
+
+// host_compile compiles p's source for the host into a shared library
+// whose path it writes to lib; on failure it sets p->log and returns -1.
+static int host_compile(prog_t *p, char *lib, size_t n) {
+	static int serial;
+	const char *dir = getenv("SF_FAKE_NVRTC_DIR"), *cxx = getenv("SF_FAKE_CXX");
+	if (!dir || !*dir) {
+		dir = "/tmp";
+	}
+	if (!cxx || !*cxx) {
+		cxx = "g++";
+	}
+	char src[4096], log[4096], cmd[16384];
+	snprintf(src, sizeof src, "%s/sffake-%d-%d.cpp", dir, (int)getpid(), serial);
+	snprintf(lib, n, "%s/sffake-%d-%d.so", dir, (int)getpid(), serial);
+	snprintf(log, sizeof log, "%s/sffake-%d-%d.log", dir, (int)getpid(), serial);
+	serial++;
+	FILE *f = fopen(src, "w");
+	if (!f) {
+		p->log = strdup("fake nvrtc: cannot write the host source\n");
+		return -1;
+	}
+	fprintf(f, "#include \"%s\"\n#line 1 \"program.cu\"\n%s\n", SF_FAKE_PRELUDE, p->src);
+	write_shims(f, p->src);
+	fclose(f);
+	// The source as given, for tests that compile it with clang too.
+	char cu[4096];
+	snprintf(cu, sizeof cu, "%s/sffake-%d-%d.cu", dir, (int)getpid(), serial - 1);
+	if ((f = fopen(cu, "w")) != NULL) {
+		fputs(p->src, f);
+		fclose(f);
+	}
+	snprintf(cmd, sizeof cmd, "'%s' -std=c++17 -shared -fPIC -O1 -w -o '%s' '%s' >'%s' 2>&1", cxx, lib, src, log);
+	int rc = system(cmd);
+	logline("host compile", rc == 0 ? "ok" : "failed");
+	if (rc == 0) {
+		return 0;
+	}
+	FILE *l = fopen(log, "r");
+	size_t cap = 1 << 16, got = 0;
+	p->log = calloc(1, cap);
+	if (l) {
+		got = fread(p->log, 1, cap - 1, l);
+		fclose(l);
+	}
+	p->log[got] = 0;
+	return -1;
+}
+
 int nvrtcCompileProgram(prog_t *p, int n, const char *const *opts) {
 	const char *fail = getenv("SF_FAKE_NVRTC_FAIL");
 	const char *arch = "?";
@@ -74,10 +157,14 @@ int nvrtcCompileProgram(prog_t *p, int n, const char *const *opts) {
 		return 5;
 	}
 	p->cubin = strncmp(arch, "sm_", 3) == 0;
+	char lib[4096];
+	if (host_compile(p, lib, sizeof lib)) {
+		return 6;
+	}
 	int builtins = dlsym(RTLD_DEFAULT, "sf_fake_builtins_marker") != NULL;
-	size_t len = strlen(p->src) + 128;
+	size_t len = strlen(p->src) + strlen(lib) + 128;
 	p->out = malloc(len);
-	snprintf(p->out, len, "SFFAKE %s %s builtins=%d\n%s", arch, p->cubin ? "cubin" : "ptx", builtins, p->src);
+	snprintf(p->out, len, "SFFAKE %s %s builtins=%d\n%s\n%s", arch, p->cubin ? "cubin" : "ptx", builtins, lib, p->src);
 	p->log = strdup("");
 	return 0;
 }

@@ -27,3 +27,11 @@ func RunKernels(t *testing.T, d device.Device) {
 		t.Run(c.name, func(t *testing.T) { c.f(t, d) })
 	}
 }
+
+// RunElementwise runs the elementwise kernel tests alone, for a backend
+// whose other kinds do not exist yet.
+func RunElementwise(t *testing.T, d device.Device) {
+	t.Run("ElementwiseOps", func(t *testing.T) { testElementwiseOps(t, d) })
+	t.Run("ElementwiseDTypes", func(t *testing.T) { testElementwiseDTypes(t, d) })
+	t.Run("ElementwiseLarge", func(t *testing.T) { testElementwiseLarge(t, d) })
+}

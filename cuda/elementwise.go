@@ -1,0 +1,76 @@
+//go:build cgo && linux
+
+package cuda
+
+/*
+#include "native.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// ewBlock is the generated elementwise kernel's block size.
+const ewBlock = 256
+
+// Elementwise runs k's program with a kernel generated from it (see
+// renderElementwise), after validating the kernel and checking that every
+// buffer is a live buffer of this device. Kernels of one signature share a
+// module: the shapes, strides, offsets, constants and seeds are launch
+// parameters.
+func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
+	if err := d.usable(); err != nil {
+		return err
+	}
+	if err := k.Validate(); err != nil {
+		return fmt.Errorf("cuda: %w", err)
+	}
+	ptrs := make([]uint64, 0, len(k.Inputs)+len(k.Outputs))
+	for i, v := range append(append([]device.View{}, k.Inputs...), k.Outputs...) {
+		b, err := d.own(v.Buf, fmt.Sprintf("elementwise: view %d", i))
+		if err != nil {
+			return err
+		}
+		ptrs = append(ptrs, uint64(b.ptr))
+	}
+	launches, err := planElementwise(k, ptrs)
+	if err != nil || len(launches) == 0 {
+		return err
+	}
+	m, err := d.elementwiseModule(k)
+	if err != nil {
+		return err
+	}
+	for _, w := range launches {
+		if err := d.launchWords(m, w); err != nil {
+			return fmt.Errorf("cuda: elementwise: %w", err)
+		}
+	}
+	return nil
+}
+
+// launchWords launches m's kernel over w[0] positions (a generated kernel's
+// n) with the parameter words w.
+func (d *Device) launchWords(m *module, w []int64) error {
+	st := C.sf_cu_launch(d.drv.api, d.ctx, m.fn, C.uint(d.copyGrid(w[0])), ewBlock, unsafe.Pointer(&w[0]))
+	return d.note(d.drv.check(st))
+}
+
+// elementwiseModule returns the module of k's signature, rendering and
+// compiling it at first use.
+func (d *Device) elementwiseModule(k *device.ElementwiseKernel) (*module, error) {
+	sig := ewSignature(k)
+	if m, ok := d.programs[sig]; ok {
+		return m, nil
+	}
+	m, err := d.kernel(renderElementwise(k), "elementwise.cu", ewEntry)
+	if err != nil {
+		return nil, err
+	}
+	d.programs[sig] = m
+	return m, nil
+}

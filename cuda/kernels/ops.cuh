@@ -1,0 +1,351 @@
+// ops.cuh: the scalar semantics of the program ops (device.Op) for CUDA,
+// mirroring the Go definitions of tensor/device's op table, dtype.go and
+// random.go, as shaders/ops.wgsl does for WGSL. Generated kernels (see
+// cuda/render.go) start with this file and call op_<name> for every op of
+// arity one or more, where <name> is the op's name in the op table; a test
+// checks that this file defines exactly those, one overload per argument
+// type the op's type rule accepts. The file needs no CUDA header: NVRTC,
+// clang (-nocudainc, with __device__ and __global__ defined as attributes)
+// and the test double's host C++ compiler all accept it.
+
+#ifndef SF_OPS_CUH
+#define SF_OPS_CUH
+
+// SF_FN marks a device helper; generated code inlines them all.
+#define SF_FN static __device__ inline
+
+// SF_SPEC marks an explicit specialization, which takes no storage class.
+#define SF_SPEC __device__ inline
+
+// SF_MATH names a libm-style float function: NVRTC has the CUDA math API
+// built in, clang without CUDA's headers calls libdevice's __nv_ functions
+// directly, and the host compiler (the test double) uses <math.h>.
+#if defined(__CUDACC_RTC__)
+#define SF_MATH(f) f
+#elif defined(__CUDA__)
+#define SF_MATH(f) __nv_##f
+extern "C" {
+__device__ float __nv_expf(float);
+__device__ float __nv_logf(float);
+__device__ float __nv_log1pf(float);
+__device__ float __nv_sqrtf(float);
+__device__ float __nv_sinf(float);
+__device__ float __nv_cosf(float);
+__device__ float __nv_tanhf(float);
+__device__ float __nv_erff(float);
+__device__ float __nv_erfcf(float);
+__device__ float __nv_powf(float, float);
+__device__ float __nv_floorf(float);
+__device__ float __nv_ceilf(float);
+__device__ float __nv_fmaf(float, float, float);
+}
+#else
+#include <math.h>
+#define SF_MATH(f) f
+#endif
+
+// SF_CHECK(ptr, bytes) lets the test double check that every access of a
+// generated kernel lies inside an allocation; on a GPU it is nothing.
+#ifndef SF_CHECK
+#define SF_CHECK(ptr, bytes) ((void)0)
+#endif
+
+// ---- bits (unions: the one reinterpretation all three compilers accept) ----
+
+SF_FN unsigned sf_f32_bits(float x) {
+	union {
+		float f;
+		unsigned u;
+	} v;
+	v.f = x;
+	return v.u;
+}
+
+SF_FN float sf_bits_f32(unsigned x) {
+	union {
+		float f;
+		unsigned u;
+	} v;
+	v.u = x;
+	return v.f;
+}
+
+SF_FN bool sf_is_nan(float x) { return (sf_f32_bits(x) & 0x7fffffffu) > 0x7f800000u; }
+SF_FN bool sf_is_inf(float x) { return (sf_f32_bits(x) & 0x7fffffffu) == 0x7f800000u; }
+SF_FN float sf_inf(void) { return sf_bits_f32(0x7f800000u); }
+SF_FN float sf_nan(void) { return sf_bits_f32(0x7fc00000u); }
+
+// ---- storage types (device.Float16ToFloat32, Float32ToFloat16, bfloat16) ----
+
+SF_FN float sf_f16_to_f32(unsigned h) {
+	unsigned sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+	if (e == 0x1fu) {
+		return sf_bits_f32(sign | 0x7f800000u | (m << 13));
+	}
+	if (e == 0u) {
+		float f = (float)m * (1.0f / 16777216.0f);
+		return sign ? -f : f;
+	}
+	return sf_bits_f32(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+// sf_f32_to_f16 rounds to nearest even; overflow gives infinity and NaN
+// stays a quiet NaN.
+SF_FN unsigned sf_f32_to_f16(float f) {
+	unsigned b = sf_f32_bits(f);
+	unsigned sign = (b >> 16) & 0x8000u, e = (b >> 23) & 0xffu, m = b & 0x7fffffu;
+	if (e == 0xffu) {
+		return m ? (sign | 0x7e00u) : (sign | 0x7c00u);
+	}
+	if (e > 142u) {
+		return sign | 0x7c00u;
+	}
+	if (e < 102u) {
+		return sign;
+	}
+	if (e < 113u) {
+		unsigned mm = m | 0x800000u, shift = 126u - e;
+		unsigned half = mm >> shift, rem = mm & ((1u << shift) - 1u), mid = 1u << (shift - 1u);
+		if (rem > mid || (rem == mid && (half & 1u))) {
+			half++;
+		}
+		return sign | half;
+	}
+	unsigned half = ((e - 112u) << 10) | (m >> 13), rem = m & 0x1fffu;
+	if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) {
+		half++; // may carry into the exponent, which is the correct rounding
+	}
+	return sign | half;
+}
+
+SF_FN float sf_bf16_to_f32(unsigned h) { return sf_bits_f32(h << 16); }
+
+SF_FN unsigned sf_f32_to_bf16(float f) {
+	unsigned b = sf_f32_bits(f);
+	if ((b & 0x7fffffffu) > 0x7f800000u) {
+		return (b >> 16) | 0x40u;
+	}
+	return (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
+}
+
+// ---- view access: element e of a buffer at address a, by dtype ----
+
+SF_FN float sf_ld_f32(unsigned long long a, long long e) {
+	SF_CHECK((const float *)a + e, 4);
+	return ((const float *)a)[e];
+}
+SF_FN float sf_ld_f16(unsigned long long a, long long e) {
+	SF_CHECK((const unsigned short *)a + e, 2);
+	return sf_f16_to_f32(((const unsigned short *)a)[e]);
+}
+SF_FN float sf_ld_bf16(unsigned long long a, long long e) {
+	SF_CHECK((const unsigned short *)a + e, 2);
+	return sf_bf16_to_f32(((const unsigned short *)a)[e]);
+}
+SF_FN int sf_ld_i32(unsigned long long a, long long e) {
+	SF_CHECK((const int *)a + e, 4);
+	return ((const int *)a)[e];
+}
+SF_FN bool sf_ld_bool(unsigned long long a, long long e) {
+	SF_CHECK((const unsigned char *)a + e, 1);
+	return ((const unsigned char *)a)[e] != 0;
+}
+
+SF_FN void sf_st_f32(unsigned long long a, long long e, float v) {
+	SF_CHECK((float *)a + e, 4);
+	((float *)a)[e] = v;
+}
+SF_FN void sf_st_f16(unsigned long long a, long long e, float v) {
+	SF_CHECK((unsigned short *)a + e, 2);
+	((unsigned short *)a)[e] = (unsigned short)sf_f32_to_f16(v);
+}
+SF_FN void sf_st_bf16(unsigned long long a, long long e, float v) {
+	SF_CHECK((unsigned short *)a + e, 2);
+	((unsigned short *)a)[e] = (unsigned short)sf_f32_to_bf16(v);
+}
+SF_FN void sf_st_i32(unsigned long long a, long long e, int v) {
+	SF_CHECK((int *)a + e, 4);
+	((int *)a)[e] = v;
+}
+SF_FN void sf_st_bool(unsigned long long a, long long e, bool v) {
+	SF_CHECK((unsigned char *)a + e, 1);
+	((unsigned char *)a)[e] = v ? 1 : 0;
+}
+
+// ---- random numbers (device.Hash32, RandomBits, Uniform, Normal) ----
+
+SF_FN unsigned sf_pcg_hash(unsigned x) {
+	unsigned state = x * 747796405u + 2891336453u;
+	unsigned word = ((state >> ((state >> 28) + 4u)) ^ state) * 277803737u;
+	return (word >> 22) ^ word;
+}
+
+SF_FN unsigned sf_random_bits(unsigned key, unsigned c) { return sf_pcg_hash(sf_pcg_hash(c ^ key) + key); }
+
+SF_FN float sf_rand_uniform(unsigned key, unsigned i) {
+	return (float)(sf_random_bits(key, 2u * i) >> 8) * (1.0f / 16777216.0f);
+}
+
+SF_FN float sf_rand_normal(unsigned key, unsigned i) {
+	float u1 = ((float)(sf_random_bits(key, 2u * i) >> 8) + 1.0f) * (1.0f / 16777216.0f);
+	float u2 = (float)(sf_random_bits(key, 2u * i + 1u) >> 8) * (1.0f / 16777216.0f);
+	float l = -2.0f * SF_MATH(logf)(u1);
+	return SF_MATH(sqrtf)(l > 0.0f ? l : 0.0f) * SF_MATH(cosf)(6.283185307179586f * u2);
+}
+
+// ---- float unary ops ----
+
+SF_FN float op_neg(float x) { return -x; }
+SF_FN float op_abs(float x) { return sf_bits_f32(sf_f32_bits(x) & 0x7fffffffu); }
+SF_FN float op_sign(float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x); }
+SF_FN float op_exp(float x) { return SF_MATH(expf)(x); }
+SF_FN float op_log(float x) { return SF_MATH(logf)(x); }
+SF_FN float op_sqrt(float x) { return SF_MATH(sqrtf)(x); }
+SF_FN float op_rsqrt(float x) { return 1.0f / SF_MATH(sqrtf)(x); }
+SF_FN float op_recip(float x) { return 1.0f / x; }
+SF_FN float op_sin(float x) { return SF_MATH(sinf)(x); }
+SF_FN float op_cos(float x) { return SF_MATH(cosf)(x); }
+SF_FN float op_tanh(float x) { return SF_MATH(tanhf)(x); }
+
+// op_sigmoid is stable for large |x|: e^-x never overflows where it is used.
+SF_FN float op_sigmoid(float x) {
+	if (x >= 0.0f) {
+		return 1.0f / (1.0f + SF_MATH(expf)(-x));
+	}
+	float e = SF_MATH(expf)(x);
+	return e / (1.0f + e);
+}
+
+SF_FN float op_relu(float x) { return (x > 0.0f || sf_is_nan(x)) ? x : 0.0f; }
+SF_FN float op_erf(float x) { return SF_MATH(erff)(x); }
+
+// The activations below give NaN at -Inf, like their definitions (-Inf
+// times zero) and PyTorch.
+SF_FN float op_gelu_erf(float x) {
+	if (sf_is_inf(x)) {
+		return x > 0.0f ? x : sf_nan();
+	}
+	return 0.5f * x * SF_MATH(erfcf)(-x * 0.70710678118654752f);
+}
+
+// op_gelu_tanh uses 0.5*(1+tanh(z)) = sigmoid(2z), accurate where 1+tanh(z)
+// would cancel.
+SF_FN float op_gelu_tanh(float x) {
+	if (sf_is_inf(x)) {
+		return x > 0.0f ? x : sf_nan();
+	}
+	float z = 0.79788456080286536f * (x + 0.044715f * x * x * x);
+	return x * op_sigmoid(2.0f * z);
+}
+
+SF_FN float op_silu(float x) {
+	if (sf_is_inf(x)) {
+		return x > 0.0f ? x : sf_nan();
+	}
+	return x * op_sigmoid(x);
+}
+
+// op_softplus is log(1 + e^x) as max(x, 0) + log1p(e^-|x|), which cannot
+// overflow.
+SF_FN float op_softplus(float x) {
+	if (sf_is_nan(x)) {
+		return x;
+	}
+	return (x > 0.0f ? x : 0.0f) + SF_MATH(log1pf)(SF_MATH(expf)(-op_abs(x)));
+}
+
+// op_round_f16 and op_round_bf16 round through the conversions stores use.
+SF_FN float op_round_f16(float x) { return sf_f16_to_f32(sf_f32_to_f16(x)); }
+SF_FN float op_round_bf16(float x) { return sf_bf16_to_f32(sf_f32_to_bf16(x)); }
+SF_FN float op_floor(float x) { return SF_MATH(floorf)(x); }
+SF_FN float op_ceil(float x) { return SF_MATH(ceilf)(x); }
+SF_FN bool op_is_nan(float x) { return sf_is_nan(x); }
+
+// ---- float binary and ternary ops ----
+
+SF_FN float op_add(float a, float b) { return a + b; }
+SF_FN float op_sub(float a, float b) { return a - b; }
+SF_FN float op_mul(float a, float b) { return a * b; }
+SF_FN float op_div(float a, float b) { return a / b; }
+
+// op_pow is C's powf, whose special cases are Go's math.Pow's.
+SF_FN float op_pow(float a, float b) { return SF_MATH(powf)(a, b); }
+
+// op_max and op_min propagate a NaN in either operand.
+SF_FN float op_max(float a, float b) { return (sf_is_nan(a) || a > b) ? a : b; }
+SF_FN float op_min(float a, float b) { return (sf_is_nan(a) || a < b) ? a : b; }
+SF_FN float op_fma(float a, float b, float c) { return SF_MATH(fmaf)(a, b, c); }
+
+// ---- integer ops: wrapping (through unsigned, as signed overflow is
+// undefined in C++); Div is floor division with x/0 = 0 ----
+
+SF_FN int op_neg(int x) { return (int)(0u - (unsigned)x); }
+SF_FN int op_abs(int x) { return x < 0 ? op_neg(x) : x; }
+SF_FN int op_sign(int x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
+SF_FN int op_add(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+SF_FN int op_sub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
+SF_FN int op_mul(int a, int b) { return (int)((unsigned)a * (unsigned)b); }
+
+SF_FN int op_div(int a, int b) {
+	if (b == 0) {
+		return 0;
+	}
+	if (b == -1) {
+		return op_neg(a);
+	}
+	int q = a / b;
+	if (a - q * b != 0 && ((a < 0) != (b < 0))) {
+		return q - 1;
+	}
+	return q;
+}
+
+SF_FN int op_max(int a, int b) { return a > b ? a : b; }
+SF_FN int op_min(int a, int b) { return a < b ? a : b; }
+
+// ---- comparisons (false with NaN except ne) ----
+
+SF_FN bool op_eq(float a, float b) { return a == b; }
+SF_FN bool op_eq(int a, int b) { return a == b; }
+SF_FN bool op_ne(float a, float b) { return !(a == b); }
+SF_FN bool op_ne(int a, int b) { return a != b; }
+SF_FN bool op_lt(float a, float b) { return a < b; }
+SF_FN bool op_lt(int a, int b) { return a < b; }
+SF_FN bool op_le(float a, float b) { return a <= b; }
+SF_FN bool op_le(int a, int b) { return a <= b; }
+SF_FN bool op_gt(float a, float b) { return a > b; }
+SF_FN bool op_gt(int a, int b) { return a > b; }
+SF_FN bool op_ge(float a, float b) { return a >= b; }
+SF_FN bool op_ge(int a, int b) { return a >= b; }
+
+// ---- logic and selection ----
+
+SF_FN bool op_not(bool x) { return !x; }
+SF_FN bool op_and(bool a, bool b) { return a && b; }
+SF_FN bool op_or(bool a, bool b) { return a || b; }
+
+template <typename T> SF_FN T op_where(bool c, T a, T b) { return c ? a : b; }
+
+// ---- casts: op_cast<To>(x); float to int is device.FloatToInt32
+// (truncation, NaN to 0, saturation), a number to bool is x != 0 (NaN is
+// true), bool to a number is 0 or 1 ----
+
+template <typename To, typename From> SF_FN To op_cast(From x) { return (To)x; }
+
+template <> SF_SPEC int op_cast<int, float>(float x) {
+	if (sf_is_nan(x)) {
+		return 0;
+	}
+	if (x >= 2147483647.0f) {
+		return 2147483647;
+	}
+	if (x <= -2147483648.0f) {
+		return -2147483647 - 1;
+	}
+	return (int)x;
+}
+
+template <> SF_SPEC bool op_cast<bool, float>(float x) { return x != 0.0f || sf_is_nan(x); }
+template <> SF_SPEC bool op_cast<bool, int>(int x) { return x != 0; }
+
+#endif

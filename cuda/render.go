@@ -1,0 +1,223 @@
+package cuda
+
+import (
+	_ "embed"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// opsSource is the CUDA C of every op's scalar semantics, which generated
+// kernels start with.
+//
+//go:embed kernels/ops.cuh
+var opsSource string
+
+// ewEntry is the generated elementwise kernel's entry point.
+const ewEntry = "sf_elementwise"
+
+// ewMaxRank is the rank the elementwise kernel's parameters hold; more
+// dimensions (after merging) are looped over on the host.
+const ewMaxRank = 8
+
+// maxParamBytes is the kernel parameter space every CUDA device has.
+const maxParamBytes = 4096
+
+// OpFunction returns the ops.cuh function that generated CUDA C calls for an
+// op of arity one or more: "op_" and the op's name in device's op table,
+// overloaded on the argument types (the same spelling as ops.wgsl's float
+// functions).
+func OpFunction(op device.Op) string { return "op_" + op.Info().Name }
+
+// cType is the CUDA C type of a register type.
+func cType(t device.DType) string {
+	switch t {
+	case device.Int32:
+		return "int"
+	case device.Bool:
+		return "bool"
+	}
+	return "float"
+}
+
+// dtypeSuffix names a storage dtype in the sf_ld_* and sf_st_* helpers.
+var dtypeSuffix = map[device.DType]string{device.Float32: "f32", device.Float16: "f16", device.BFloat16: "bf16",
+	device.Int32: "i32", device.Bool: "bool"}
+
+// ewLayout is the shape of a generated elementwise kernel's parameter
+// struct, a sequence of 64-bit words: n, rank, base, shape[ewMaxRank], then
+// the input addresses, offsets and strides, the output addresses and
+// offsets, and the immediates (constants' bits, random streams' keys).
+// Arrays that would be empty hold one unused word.
+type ewLayout struct{ nin, nout, nimm int }
+
+// Word offsets of the parameter struct's fields.
+func (l ewLayout) inPtr() int    { return 3 + ewMaxRank }
+func (l ewLayout) inOff() int    { return l.inPtr() + max(l.nin, 1) }
+func (l ewLayout) inStride() int { return l.inOff() + max(l.nin, 1) }
+func (l ewLayout) outPtr() int   { return l.inStride() + max(l.nin, 1)*ewMaxRank }
+func (l ewLayout) outOff() int   { return l.outPtr() + max(l.nout, 1) }
+func (l ewLayout) imm() int      { return l.outOff() + max(l.nout, 1) }
+func (l ewLayout) words() int    { return l.imm() + max(l.nimm, 1) }
+
+// immSlots returns, for each instruction of p, its slot among the
+// immediates (constants and random streams), or -1, and the slot count.
+func immSlots(p device.Program) ([]int, int) {
+	slots := make([]int, len(p.Code))
+	n := 0
+	for i, in := range p.Code {
+		slots[i] = -1
+		switch in.Op {
+		case device.OpConst, device.OpRandUniform, device.OpRandNormal:
+			slots[i] = n
+			n++
+		}
+	}
+	return slots, n
+}
+
+// immWord is the parameter word of a constant or random instruction: a
+// float's float32 bits, an int32 or bool's value, a stream's key.
+func immWord(in device.Instr) int64 {
+	switch in.Op {
+	case device.OpRandUniform, device.OpRandNormal:
+		return int64(device.StreamKey(in.Seed))
+	}
+	switch in.Type {
+	case device.Float32:
+		return int64(math.Float32bits(float32(in.Imm)))
+	case device.Bool:
+		if in.Imm != 0 {
+			return 1
+		}
+		return 0
+	}
+	return int64(int32(in.Imm))
+}
+
+// ewSignature is what a generated elementwise kernel depends on: the
+// program's code without its constants and seeds, and the dtypes of its
+// inputs and outputs. Kernels with equal signatures share one module,
+// whatever their shapes, strides, offsets, constants and seeds.
+func ewSignature(k *device.ElementwiseKernel) string {
+	var b []byte
+	put := func(vs ...int) {
+		for _, v := range vs {
+			b = binary.AppendUvarint(b, uint64(v))
+		}
+	}
+	put(len(k.Inputs), len(k.Outputs), len(k.Program.Code))
+	for _, v := range k.Inputs {
+		put(int(v.DType))
+	}
+	for _, v := range k.Outputs {
+		put(int(v.DType))
+	}
+	for _, in := range k.Program.Code {
+		put(int(in.Op), int(in.Type), in.Index)
+		for a := 0; a < in.Op.Arity(); a++ {
+			put(int(in.Args[a]))
+		}
+	}
+	for _, r := range k.Program.Outputs {
+		put(int(r))
+	}
+	return string(b)
+}
+
+// renderElementwise returns the CUDA C of a validated elementwise kernel:
+// ops.cuh, the parameter struct and one kernel whose grid-stride loop runs
+// the program at every output position, reading each input through its
+// strided view and storing each output with its dtype's conversion. Only
+// the signature (ewSignature) shapes the text.
+func renderElementwise(k *device.ElementwiseKernel) string {
+	p := k.Program
+	slots, nimm := immSlots(p)
+	l := ewLayout{nin: len(k.Inputs), nout: len(k.Outputs), nimm: nimm}
+	var b strings.Builder
+	b.WriteString(opsSource)
+	fmt.Fprintf(&b, "\n// A generated elementwise kernel: %d inputs, %d outputs, %d instructions.\n",
+		l.nin, l.nout, len(p.Code))
+	fmt.Fprintf(&b, "struct sf_ew_params {\n\tlong long n, rank, base;\n\tlong long shape[%d];\n", ewMaxRank)
+	fmt.Fprintf(&b, "\tunsigned long long in[%d];\n\tlong long in_off[%d];\n\tlong long in_stride[%d][%d];\n",
+		max(l.nin, 1), max(l.nin, 1), max(l.nin, 1), ewMaxRank)
+	fmt.Fprintf(&b, "\tunsigned long long out[%d];\n\tlong long out_off[%d];\n\tlong long imm[%d];\n};\n\n",
+		max(l.nout, 1), max(l.nout, 1), max(nimm, 1))
+	fmt.Fprintf(&b, "extern \"C\" __global__ void %s(const sf_ew_params p) {\n", ewEntry)
+	b.WriteString("\tconst long long step = (long long)gridDim.x * blockDim.x;\n")
+	b.WriteString("\tfor (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += step) {\n")
+	if l.nin > 0 {
+		b.WriteString("\t\tlong long ")
+		for j := 0; j < l.nin; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "e%d = p.in_off[%d]", j, j)
+		}
+		b.WriteString(";\n\t\tlong long rest = i;\n")
+		b.WriteString("\t\tfor (int k = (int)p.rank - 1; k >= 0; k--) {\n")
+		b.WriteString("\t\t\tconst long long x = rest % p.shape[k];\n\t\t\trest /= p.shape[k];\n")
+		for j := 0; j < l.nin; j++ {
+			fmt.Fprintf(&b, "\t\t\te%d += x * p.in_stride[%d][k];\n", j, j)
+		}
+		b.WriteString("\t\t}\n")
+	}
+	if usesPosition(p) {
+		b.WriteString("\t\tconst long long pos = p.base + i;\n")
+	}
+	for i, in := range p.Code {
+		fmt.Fprintf(&b, "\t\tconst %s r%d = %s;\n", cType(in.Type), i, instrExpr(k, in, slots[i]))
+	}
+	for j, r := range p.Outputs {
+		fmt.Fprintf(&b, "\t\tsf_st_%s(p.out[%d], p.out_off[%d] + i, r%d);\n", dtypeSuffix[k.Outputs[j].DType], j, j, r)
+	}
+	b.WriteString("\t}\n}\n")
+	return b.String()
+}
+
+// usesPosition reports whether p reads the linear output position.
+func usesPosition(p device.Program) bool {
+	for _, in := range p.Code {
+		switch in.Op {
+		case device.OpIndex, device.OpRandUniform, device.OpRandNormal:
+			return true
+		}
+	}
+	return false
+}
+
+// instrExpr returns the CUDA C expression of one validated instruction;
+// slot is its immediate's slot.
+func instrExpr(k *device.ElementwiseKernel, in device.Instr, slot int) string {
+	arg := func(a int) string { return fmt.Sprintf("r%d", in.Args[a]) }
+	imm := fmt.Sprintf("p.imm[%d]", slot)
+	switch in.Op {
+	case device.OpInput:
+		return fmt.Sprintf("sf_ld_%s(p.in[%d], e%d)", dtypeSuffix[k.Inputs[in.Index].DType], in.Index, in.Index)
+	case device.OpConst:
+		switch in.Type {
+		case device.Int32:
+			return "(int)" + imm
+		case device.Bool:
+			return "(" + imm + " != 0)"
+		}
+		return "sf_bits_f32((unsigned)" + imm + ")"
+	case device.OpIndex:
+		return "(int)(unsigned)pos"
+	case device.OpRandUniform:
+		return "sf_rand_uniform((unsigned)" + imm + ", (unsigned)pos)"
+	case device.OpRandNormal:
+		return "sf_rand_normal((unsigned)" + imm + ", (unsigned)pos)"
+	case device.OpCast:
+		from := k.Program.Code[in.Args[0]].Type
+		return fmt.Sprintf("op_cast<%s, %s>(%s)", cType(in.Type), cType(from), arg(0))
+	}
+	args := make([]string, in.Op.Arity())
+	for a := range args {
+		args[a] = arg(a)
+	}
+	return OpFunction(in.Op) + "(" + strings.Join(args, ", ") + ")"
+}
