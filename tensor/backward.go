@@ -146,8 +146,8 @@ func accumulateLeaf(x, g *Tensor) {
 	d := g.n.dev
 	d.mu.Lock()
 	d.detachFromScopes(g.h)
-	g.collectable()
 	d.mu.Unlock()
+	g.collectable()
 	x.ag.grad = g
 }
 

@@ -16,7 +16,6 @@ func (t *Tensor) Realize() error {
 	d := t.n.dev
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.maybeReclaim()
 	if err := d.realize(t.n); err != nil {
 		return err
 	}
@@ -71,7 +70,6 @@ func (t *Tensor) read(op string, alloc func(nbytes int) []byte) error {
 	d := t.n.dev
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.maybeReclaim()
 	if err := d.realize(t.n); err != nil {
 		return err
 	}
