@@ -67,7 +67,7 @@ func (l libs) adapters(experimental bool) ([]device.Info, error) {
 		for i, in := range l.infos {
 			names[i] = fmt.Sprintf("%q", in.Name)
 		}
-		return nil, fmt.Errorf("cuda: found %s, but the backend is incomplete (only Copy and Elementwise are implemented; see docs/cuda.md), so it lists no adapters unless %s=1: %w",
+		return nil, fmt.Errorf("cuda: found %s, but the backend is incomplete (only Copy, Elementwise and Reduce are implemented; see docs/cuda.md), so it lists no adapters unless %s=1: %w",
 			strings.Join(names, ", "), EnvExperimental, device.ErrUnavailable)
 	}
 	return l.infos, nil

@@ -139,7 +139,6 @@ func TestOtherKindsAreNotImplemented(t *testing.T) {
 	f := buildFake(t, nil, nil)
 	d := f.open(t, 64)
 	for kind, err := range map[string]error{
-		"reduce":  d.Reduce(&device.ReduceKernel{}),
 		"matmul":  d.MatMul(&device.MatMulKernel{}),
 		"conv":    d.Conv(&device.ConvKernel{}),
 		"pool":    d.Pool(&device.PoolKernel{}),

@@ -16,12 +16,13 @@
 // driver. Memory is stream-ordered (cuMemAllocAsync) where the device
 // supports memory pools; host transfers go through a pinned staging buffer.
 // Kernels are CUDA C, compiled by NVRTC at first use for the device's own
-// sm_XY: Copy is embedded as it is; Elementwise kernels are generated from
-// each device.Program (render.go) on top of kernels/ops.cuh, which defines
-// every op's scalar semantics once, and cached per program signature.
+// sm_XY: Copy is embedded as it is; Elementwise and Reduce kernels are
+// generated from their device.Programs (render.go, render_reduce.go) on top
+// of kernels/ops.cuh, which defines every op's scalar semantics once, and
+// cached per signature.
 //
-// The backend is incomplete: Copy and Elementwise exist, and the other
-// kinds return an error saying so. Until they all exist the backend lists no
+// The backend is incomplete: Copy, Elementwise and Reduce exist, and the
+// other kinds return an error saying so. Until they all exist the backend lists no
 // adapters (so tensor.Open("auto") never picks it) unless
 // SHADERFLOW_CUDA_EXPERIMENTAL=1 is set. docs/cuda.md says what ran where.
 package cuda

@@ -28,12 +28,12 @@ func TestElementwiseKernels(t *testing.T) {
 	gputest.RunElementwise(t, d)
 	assert.Equal(t, f.count(t, "nvrtcCreateProgram elementwise.cu"), len(d.programs), "one compilation per signature")
 	assert.Zero(t, f.count(t, "illegal address"))
-	t.Run("PTX", func(t *testing.T) { compileSourcesToPTX(t, generatedSources(t, f)) })
+	t.Run("PTX", func(t *testing.T) { compileSourcesToPTX(t, generatedSources(t, f, ewEntry), ewEntry) })
 }
 
-// generatedSources returns the distinct elementwise sources the fake NVRTC
-// was given.
-func generatedSources(t *testing.T, f *fake) []string {
+// generatedSources returns the files of the distinct sources defining entry
+// that the fake NVRTC was given.
+func generatedSources(t *testing.T, f *fake, entry string) []string {
 	files, err := filepath.Glob(filepath.Join(f.dir, "sffake-*.cu"))
 	require.NoError(t, err)
 	seen := map[string]bool{}
@@ -41,7 +41,7 @@ func generatedSources(t *testing.T, f *fake) []string {
 	for _, p := range files {
 		b, err := os.ReadFile(p)
 		require.NoError(t, err)
-		if s := string(b); strings.Contains(s, ewEntry) && !seen[s] {
+		if s := string(b); strings.Contains(s, " "+entry+"(") && !seen[s] {
 			seen[s] = true
 			out = append(out, p)
 		}
@@ -53,9 +53,9 @@ func generatedSources(t *testing.T, f *fake) []string {
 
 // compileSourcesToPTX compiles each source with clang-19 (CUDA without the
 // toolkit) for sm_80 and sm_90, many files per run, and checks each PTX has
-// the kernel's entry point. It skips without clang-19 unless
+// the entry point. It skips without clang-19 unless
 // SHADERFLOW_REQUIRE_CLANG=1.
-func compileSourcesToPTX(t *testing.T, sources []string) {
+func compileSourcesToPTX(t *testing.T, sources []string, entry string) {
 	clang := requireClang(t)
 	for _, arch := range []string{"sm_80", "sm_90"} {
 		dir := t.TempDir()
@@ -76,7 +76,7 @@ func compileSourcesToPTX(t *testing.T, sources []string) {
 			ptx, err := os.ReadFile(strings.TrimSuffix(cu, ".cu") + "-cuda-nvptx64-nvidia-cuda-" + arch + ".s")
 			require.NoError(t, err)
 			assert.Contains(t, string(ptx), ".target "+arch, cu)
-			assert.Contains(t, string(ptx), ".visible .entry "+ewEntry+"(", cu)
+			assert.Contains(t, string(ptx), ".visible .entry "+entry+"(", cu)
 		}
 	}
 }

@@ -31,7 +31,11 @@ func planElementwise(k *device.ElementwiseKernel, ptrs []uint64) ([][]int64, err
 	if n == 0 {
 		return nil, nil
 	}
-	dims := mergeDims(k)
+	strides := make([][]int, len(k.Inputs))
+	for j, v := range k.Inputs {
+		strides[j] = v.Strides
+	}
+	dims := mergeDims(k.Shape, strides)
 	split := len(dims) - min(len(dims), ewMaxRank)
 	inner := dims[split:]
 	count := 1
@@ -60,18 +64,31 @@ func planElementwise(k *device.ElementwiseKernel, ptrs []uint64) ([][]int64, err
 	}
 	var out [][]int64
 	offs := make([]int, l.nin)
+	for j, v := range k.Inputs {
+		offs[j] = v.Offset
+	}
+	splitLeading(dims[:split], count, offs, func(pos int, offs []int) {
+		w := append([]int64(nil), base...)
+		w[2] = int64(pos)
+		for j := range k.Inputs {
+			w[l.inOff()+j] = int64(offs[j])
+		}
+		for j, v := range k.Outputs {
+			w[l.outOff()+j] = int64(v.Offset + pos)
+		}
+		out = append(out, w)
+	})
+	return out, nil
+}
+
+// splitLeading calls emit once per index of the leading dimensions lead,
+// with the position base of that index (count positions follow each) and
+// the strided views' offsets moved to it from offs.
+func splitLeading(lead []ewDim, count int, offs []int, emit func(pos int, offs []int)) {
 	var walk func(lead []ewDim, pos int)
 	walk = func(lead []ewDim, pos int) {
 		if len(lead) == 0 {
-			w := append([]int64(nil), base...)
-			w[2] = int64(pos)
-			for j, v := range k.Inputs {
-				w[l.inOff()+j] = int64(v.Offset + offs[j])
-			}
-			for j, v := range k.Outputs {
-				w[l.outOff()+j] = int64(v.Offset + pos)
-			}
-			out = append(out, w)
+			emit(pos, offs)
 			return
 		}
 		step := count
@@ -88,21 +105,21 @@ func planElementwise(k *device.ElementwiseKernel, ptrs []uint64) ([][]int64, err
 			}
 		}
 	}
-	walk(dims[:split], 0)
-	return out, nil
+	walk(lead, 0)
 }
 
-// mergeDims returns the kernel's dimensions without those of size one,
-// with neighbours that are contiguous in every input merged.
-func mergeDims(k *device.ElementwiseKernel) []ewDim {
+// mergeDims returns the dimensions of shape without those of size one,
+// with neighbours that address like one dimension in every stride list
+// (strides[j][i] is view j's stride along dimension i) merged.
+func mergeDims(shape []int, strides [][]int) []ewDim {
 	var dims []ewDim
-	for i, s := range k.Shape {
+	for i, s := range shape {
 		if s == 1 {
 			continue
 		}
-		d := ewDim{size: s, strides: make([]int, len(k.Inputs))}
-		for j, v := range k.Inputs {
-			d.strides[j] = v.Strides[i]
+		d := ewDim{size: s, strides: make([]int, len(strides))}
+		for j, st := range strides {
+			d.strides[j] = st[i]
 		}
 		if last := len(dims) - 1; last >= 0 && mergeable(dims[last], d) {
 			for j := range d.strides {

@@ -11,9 +11,6 @@ import (
 // notImplemented says that kind does not exist in this backend yet.
 func notImplemented(kind string) error { return fmt.Errorf("cuda: %s %w", kind, ErrNotImplemented) }
 
-// Reduce is not implemented yet: it returns an error.
-func (d *Device) Reduce(*device.ReduceKernel) error { return notImplemented("reduce") }
-
 // MatMul is not implemented yet: it returns an error.
 func (d *Device) MatMul(*device.MatMulKernel) error { return notImplemented("matmul") }
 

@@ -65,9 +65,13 @@ func (l ewLayout) words() int    { return l.imm() + max(l.nimm, 1) }
 
 // immSlots returns, for each instruction of p, its slot among the
 // immediates (constants and random streams), or -1, and the slot count.
-func immSlots(p device.Program) ([]int, int) {
+func immSlots(p device.Program) ([]int, int) { return immSlotsFrom(p, 0) }
+
+// immSlotsFrom is immSlots numbering from slot first; it returns the next
+// free slot.
+func immSlotsFrom(p device.Program, first int) ([]int, int) {
 	slots := make([]int, len(p.Code))
-	n := 0
+	n := first
 	for i, in := range p.Code {
 		slots[i] = -1
 		switch in.Op {
@@ -103,29 +107,14 @@ func immWord(in device.Instr) int64 {
 // inputs and outputs. Kernels with equal signatures share one module,
 // whatever their shapes, strides, offsets, constants and seeds.
 func ewSignature(k *device.ElementwiseKernel) string {
-	var b []byte
-	put := func(vs ...int) {
+	b := []byte{'e'}
+	for _, vs := range [][]device.View{k.Inputs, k.Outputs} {
+		b = binary.AppendUvarint(b, uint64(len(vs)))
 		for _, v := range vs {
-			b = binary.AppendUvarint(b, uint64(v))
+			b = append(b, byte(v.DType))
 		}
 	}
-	put(len(k.Inputs), len(k.Outputs), len(k.Program.Code))
-	for _, v := range k.Inputs {
-		put(int(v.DType))
-	}
-	for _, v := range k.Outputs {
-		put(int(v.DType))
-	}
-	for _, in := range k.Program.Code {
-		put(int(in.Op), int(in.Type), in.Index)
-		for a := 0; a < in.Op.Arity(); a++ {
-			put(int(in.Args[a]))
-		}
-	}
-	for _, r := range k.Program.Outputs {
-		put(int(r))
-	}
-	return string(b)
+	return string(appendProgram(b, k.Program))
 }
 
 // renderElementwise returns the CUDA C of a validated elementwise kernel:
@@ -168,9 +157,10 @@ func renderElementwise(k *device.ElementwiseKernel) string {
 	if usesPosition(p) {
 		b.WriteString("\t\tconst long long pos = p.base + i;\n")
 	}
-	for i, in := range p.Code {
-		fmt.Fprintf(&b, "\t\tconst %s r%d = %s;\n", cType(in.Type), i, instrExpr(k, in, slots[i]))
+	load := func(j int) string {
+		return fmt.Sprintf("sf_ld_%s(p.in[%d], e%d)", dtypeSuffix[k.Inputs[j].DType], j, j)
 	}
+	writeProgram(&b, "\t\t", p, "r", slots, load)
 	for j, r := range p.Outputs {
 		fmt.Fprintf(&b, "\t\tsf_st_%s(p.out[%d], p.out_off[%d] + i, r%d);\n", dtypeSuffix[k.Outputs[j].DType], j, j, r)
 	}
@@ -189,14 +179,24 @@ func usesPosition(p device.Program) bool {
 	return false
 }
 
-// instrExpr returns the CUDA C expression of one validated instruction;
-// slot is its immediate's slot.
-func instrExpr(k *device.ElementwiseKernel, in device.Instr, slot int) string {
-	arg := func(a int) string { return fmt.Sprintf("r%d", in.Args[a]) }
+// writeProgram writes p's instructions as constants named prefix and the
+// register number, one a line after indent; slots are the instructions'
+// immediate slots and input(k) is the expression that loads input k.
+func writeProgram(b *strings.Builder, indent string, p device.Program, prefix string, slots []int, input func(k int) string) {
+	for i, in := range p.Code {
+		fmt.Fprintf(b, "%sconst %s %s%d = %s;\n", indent, cType(in.Type), prefix, i, instrExpr(p, in, prefix, slots[i], input))
+	}
+}
+
+// instrExpr returns the CUDA C expression of one validated instruction of
+// p, whose registers are named prefix and their number; slot is its
+// immediate's slot.
+func instrExpr(p device.Program, in device.Instr, prefix string, slot int, input func(k int) string) string {
+	arg := func(a int) string { return fmt.Sprintf("%s%d", prefix, in.Args[a]) }
 	imm := fmt.Sprintf("p.imm[%d]", slot)
 	switch in.Op {
 	case device.OpInput:
-		return fmt.Sprintf("sf_ld_%s(p.in[%d], e%d)", dtypeSuffix[k.Inputs[in.Index].DType], in.Index, in.Index)
+		return input(in.Index)
 	case device.OpConst:
 		switch in.Type {
 		case device.Int32:
@@ -212,7 +212,7 @@ func instrExpr(k *device.ElementwiseKernel, in device.Instr, slot int) string {
 	case device.OpRandNormal:
 		return "sf_rand_normal((unsigned)" + imm + ", (unsigned)pos)"
 	case device.OpCast:
-		from := k.Program.Code[in.Args[0]].Type
+		from := p.Code[in.Args[0]].Type
 		return fmt.Sprintf("op_cast<%s, %s>(%s)", cType(in.Type), cType(from), arg(0))
 	}
 	args := make([]string, in.Op.Arity())

@@ -194,3 +194,64 @@ func TestPlanRefusesOversizedParameters(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotImplemented)
 	assert.Contains(t, err.Error(), "more than 4096")
 }
+
+// rdKernel makes a sum of a contiguous float32 input of out ++ red with a
+// prologue that scales by c and an identity epilogue.
+func rdKernel(out, red []int, c float64) *device.ReduceKernel {
+	f32 := device.Float32
+	full := append(append([]int{}, out...), red...)
+	return &device.ReduceKernel{Op: device.ReduceSum, OutShape: out, RedShape: red,
+		Inputs:   []device.View{device.Contiguous(fakeBuf(4*max(1, device.NumElements(full))), f32, 0, full)},
+		Prologue: program(func(b *device.Builder) { b.Output(b.Binary(device.OpMul, b.Input(0, f32), b.Const(c, f32))) }),
+		Epilogue: device.Identity(f32),
+		Outputs:  []device.View{device.Contiguous(fakeBuf(4*max(1, device.NumElements(out))), f32, 0, out)}}
+}
+
+func TestRenderReduceIsShapedBySignatureOnly(t *testing.T) {
+	a, b := rdKernel([]int{3}, []int{4, 5}, 2), rdKernel([]int{2, 7}, []int{9}, -1)
+	require.NoError(t, a.Validate())
+	require.NoError(t, b.Validate())
+	assert.Equal(t, rdSignature(a), rdSignature(b))
+	src := renderReduce(a)
+	assert.Equal(t, src, renderReduce(b))
+	assert.Contains(t, src, `extern "C" __global__ void sf_reduce(const sf_rd_params p)`)
+	assert.Contains(t, src, "const float a2 = op_mul(a0, a1);")
+	assert.Contains(t, src, "const float b0 = acc;")
+	b.Op = device.ReduceArgMax
+	b.Epilogue = device.Identity(device.Int32)
+	b.Outputs[0].DType = device.Int32
+	require.NoError(t, b.Validate())
+	assert.NotEqual(t, rdSignature(a), rdSignature(b), "the reduction is part of the signature")
+	assert.Contains(t, renderReduce(b), "const int b0 = (int)arg;")
+	assert.NotEqual(t, ewSignature(&device.ElementwiseKernel{Program: a.Prologue}), rdSignature(a))
+}
+
+func TestPlanReduce(t *testing.T) {
+	k := rdKernel([]int{3, 4}, []int{5, 6}, 2)
+	require.NoError(t, k.Validate())
+	ls, err := planReduce(k, []uint64{1, 2})
+	require.NoError(t, err)
+	require.Len(t, ls, 1)
+	l := rdLayout{nin: 1, nep: 0, nout: 1, nimm: 1}
+	w := ls[0]
+	require.Len(t, w, l.words())
+	assert.Equal(t, []int64{12, 1, 0, 12}, w[:4], "n, rank, base and the merged output shape")
+	assert.Equal(t, []int64{30, 1, 30}, w[l.rn():l.rn()+3], "the merged reduced shape")
+	assert.Equal(t, int64(30), w[l.inStride()])
+	assert.Equal(t, int64(1), w[l.inRStride()])
+	assert.Equal(t, int64(math.Float32bits(2)), w[l.imm()])
+
+	transposed := rdKernel([]int{2}, []int{3, 3, 3, 3, 3, 3, 3, 3, 3}, 1)
+	st := transposed.Inputs[0].Strides
+	for i, j := 1, len(st)-1; i < j; i, j = i+1, j-1 {
+		st[i], st[j] = st[j], st[i] // reversed reduced dimensions: nothing merges
+	}
+	require.NoError(t, transposed.Validate())
+	_, err = planReduce(transposed, []uint64{1, 2})
+	require.ErrorIs(t, err, ErrNotImplemented)
+	assert.Contains(t, err.Error(), "9 reduced dimensions")
+
+	ls, err = planReduce(rdKernel([]int{0, 3}, []int{4}, 1), []uint64{1, 2})
+	require.NoError(t, err)
+	assert.Empty(t, ls, "no output element, no launch")
+}

@@ -35,3 +35,9 @@ func RunElementwise(t *testing.T, d device.Device) {
 	t.Run("ElementwiseDTypes", func(t *testing.T) { testElementwiseDTypes(t, d) })
 	t.Run("ElementwiseLarge", func(t *testing.T) { testElementwiseLarge(t, d) })
 }
+
+// RunReduce runs the reduction kernel tests alone, for a backend whose
+// other kinds do not exist yet.
+func RunReduce(t *testing.T, d device.Device) {
+	t.Run("Reduce", func(t *testing.T) { testReduce(t, d) })
+}
