@@ -1,17 +1,26 @@
 package tensor
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
 	"github.com/shaderflow/shaderflow/tensor/pool"
 )
 
+// errFreed is what realizing a node whose memory and sources are gone
+// returns: its last handle was released (by Release, or by a Scope that ended
+// on another goroutine) while an operation still used it.
+var errFreed = errors.New("tensor: a tensor was released while in use (by Release, or by a Scope ended on another goroutine)")
+
 // realize computes n (and whatever it needs) unless it already holds data.
 // The caller holds d.mu.
 func (d *Device) realize(n *node) error {
 	if n.err != nil { // sticky, also on a value whose kernel failed after it ran
 		return n.err
+	}
+	if n.freed {
+		return errFreed
 	}
 	if n.block != nil {
 		return nil
