@@ -15,7 +15,7 @@ import (
 // CPU, checking that it exits cleanly and prints what it trained.
 func TestExamplesRun(t *testing.T) {
 	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./mlp", "./cnn", "./regression", "./customloop")
+	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./fashion", "./regression", "./customloop")
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 
@@ -27,9 +27,9 @@ func TestExamplesRun(t *testing.T) {
 		needData bool
 		want     string
 	}{
-		{"mlp", []string{"--steps", "5", "--eval", "256", "--checkpoint", ckpt}, true, "test accuracy"},
-		{"mlp", []string{"--steps", "5", "--eval", "256", "--checkpoint", ckpt, "--resume"}, true, "resumed from"},
-		{"cnn", []string{"--steps", "2", "--eval", "64", "--checkpoint", ckpt + ".cnn"}, true, "test accuracy"},
+		{"fashion", []string{"--steps", "5", "--eval", "256", "--checkpoint", ckpt}, true, "test accuracy"},
+		{"fashion", []string{"--steps", "5", "--eval", "256", "--checkpoint", ckpt, "--resume"}, true, "resumed from"},
+		{"fashion", []string{"--model", "cnn", "--steps", "2", "--eval", "64", "--checkpoint", ckpt + ".cnn"}, true, "test accuracy"},
 		{"regression", []string{"--steps", "20"}, false, "step 20: mean squared error"},
 		{"customloop", []string{"--steps", "20"}, false, "step 20: loss"},
 	} {
@@ -46,7 +46,7 @@ func TestExamplesRun(t *testing.T) {
 	}
 	_, err = os.Stat(ckpt)
 	if dataErr == nil {
-		require.NoError(t, err, "mlp wrote its checkpoint")
+		require.NoError(t, err, "fashion --model mlp wrote its checkpoint")
 	}
 }
 
@@ -54,13 +54,13 @@ func TestExamplesRun(t *testing.T) {
 // empty directory: they must fail with a message, not a panic.
 func TestExamplesReportMissingData(t *testing.T) {
 	bin := t.TempDir()
-	out, err := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./mlp").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./fashion").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	cmd := exec.Command(filepath.Join(bin, "mlp"), "--backend", "cpu", "--data", t.TempDir())
+	cmd := exec.Command(filepath.Join(bin, "fashion"), "--backend", "cpu", "--data", t.TempDir())
 	out, err = cmd.CombinedOutput()
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit, "%s", out)
 	require.Equal(t, 2, exit.ExitCode(), "%s", out)
-	require.Contains(t, string(out), "mlp: ")
+	require.Contains(t, string(out), "fashion: ")
 	require.NotContains(t, string(out), "panic")
 }

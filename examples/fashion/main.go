@@ -1,9 +1,10 @@
-// Command cnn trains the reference convolutional network on Fashion-MNIST
+// Command fashion trains a reference model, the multilayer perceptron (--model
+// mlp) or the convolutional network (--model cnn), on Fashion-MNIST
 // with train.Trainer, evaluates it on the test set after every epoch and
-// saves a safetensors checkpoint (which --resume loads before training).
-// A CNN epoch is much slower than the MLP's; --steps and --eval shorten a run:
+// saves a safetensors checkpoint (which --resume loads before training):
 //
-//	go run ./examples/cnn --steps 100 --eval 1000
+//	go run ./examples/fashion --epochs 5 --backend vulkan
+//	go run ./examples/fashion --model cnn --steps 100 --eval 1000
 package main
 
 import (
@@ -27,11 +28,20 @@ func main() {
 	steps := flag.Int("steps", 0, "batches per epoch (0: the whole training set)")
 	evalN := flag.Int("eval", 0, "test samples to evaluate on (0: all)")
 	dataDir := flag.String("data", "", "Fashion-MNIST directory (default $SHADERFLOW_DATA, then /usr/share/datasets/fashion-mnist)")
-	ckpt := flag.String("checkpoint", "cnn.safetensors", "checkpoint file written after every epoch")
+	name := flag.String("model", "mlp", "model to train: mlp, or cnn (much slower per epoch; --steps and --eval shorten a run)")
+	ckpt := flag.String("checkpoint", "", "checkpoint file written after every epoch (default MODEL.safetensors)")
 	resume := flag.Bool("resume", false, "load --checkpoint before training")
 	flag.Parse()
-	if err := run(*backend, *dataDir, *ckpt, *epochs, *steps, *evalN, *resume); err != nil {
-		fmt.Fprintln(os.Stderr, "cnn:", err)
+	newModel, ok := models[*name]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "fashion: --model %q: want mlp or cnn\n", *name)
+		os.Exit(2)
+	}
+	if *ckpt == "" {
+		*ckpt = *name + ".safetensors"
+	}
+	if err := run(newModel, *backend, *dataDir, *ckpt, *epochs, *steps, *evalN, *resume); err != nil {
+		fmt.Fprintln(os.Stderr, "fashion:", err)
 		if errors.Is(err, data.ErrDatasetNotFound) {
 			os.Exit(2)
 		}
@@ -39,7 +49,13 @@ func main() {
 	}
 }
 
-func run(backend, dataDir, ckpt string, epochs, steps, evalN int, resume bool) error {
+// models are the reference models by --model name.
+var models = map[string]func(*tensor.Device, *tensor.Generator) nn.Module{
+	"mlp": func(d *tensor.Device, g *tensor.Generator) nn.Module { return train.MLP(d, g) },
+	"cnn": func(d *tensor.Device, g *tensor.Generator) nn.Module { return train.CNN(d, g) },
+}
+
+func run(newModel func(*tensor.Device, *tensor.Generator) nn.Module, backend, dataDir, ckpt string, epochs, steps, evalN int, resume bool) error {
 	trainSet, testSet, err := data.LoadFashionMNIST(dataDir)
 	if err != nil {
 		return err
@@ -54,7 +70,7 @@ func run(backend, dataDir, ckpt string, epochs, steps, evalN int, resume bool) e
 	defer dev.Close()
 	fmt.Printf("device %s (%s)\n", dev.Name(), dev.Why())
 
-	model := train.CNN(dev, tensor.NewGenerator(1))
+	model := newModel(dev, tensor.NewGenerator(1))
 	if resume {
 		if err := nn.Load(ckpt, model); err != nil {
 			return err
