@@ -56,7 +56,7 @@ func goKernels() *kernels {
 var goUnaryFns = [device.NumOps]func(float32) float32{
 	device.OpNeg:      func(x float32) float32 { return -x },
 	device.OpAbs:      abs32,
-	device.OpRelu:     relu32,
+	device.OpRelu:     device.OpRelu.Info().Float,
 	device.OpSqrt:     func(x float32) float32 { return float32(math.Sqrt(float64(x))) },
 	device.OpRsqrt:    func(x float32) float32 { return 1 / float32(math.Sqrt(float64(x))) },
 	device.OpRecip:    func(x float32) float32 { return 1 / x },
@@ -78,32 +78,8 @@ var goBinaryFns = [device.NumOps]func(a, b float32) float32{
 	device.OpSub: func(a, b float32) float32 { return a - b },
 	device.OpMul: func(a, b float32) float32 { return a * b },
 	device.OpDiv: func(a, b float32) float32 { return a / b },
-	device.OpMax: max32,
-	device.OpMin: min32,
-}
-
-// relu32 is device.UnaryF32's Relu: x when x > 0 or NaN, else +0.
-func relu32(x float32) float32 {
-	if x > 0 || x != x {
-		return x
-	}
-	return 0
-}
-
-// max32 is device.BinaryF32's Max.
-func max32(a, b float32) float32 {
-	if a != a || a > b {
-		return a
-	}
-	return b
-}
-
-// min32 is device.BinaryF32's Min.
-func min32(a, b float32) float32 {
-	if a != a || a < b {
-		return a
-	}
-	return b
+	device.OpMax: device.OpMax.Info().Float2,
+	device.OpMin: device.OpMin.Info().Float2,
 }
 
 func goUnary(f func(float32) float32) func(dst, x []float32) {
