@@ -36,12 +36,7 @@ func planElementwise(k *device.ElementwiseKernel, ptrs []uint64) ([][]int64, err
 		strides[j] = v.Strides
 	}
 	dims := mergeDims(k.Shape, strides)
-	split := len(dims) - min(len(dims), ewMaxRank)
-	inner := dims[split:]
-	count := 1
-	for _, d := range inner {
-		count *= d.size
-	}
+	outer, inner, count := splitKernelDims(dims)
 	base := make([]int64, l.words())
 	base[0], base[1] = int64(count), int64(len(inner))
 	for i, d := range inner {
@@ -67,7 +62,7 @@ func planElementwise(k *device.ElementwiseKernel, ptrs []uint64) ([][]int64, err
 	for j, v := range k.Inputs {
 		offs[j] = v.Offset
 	}
-	splitLeading(dims[:split], count, offs, func(pos int, offs []int) {
+	splitLeading(outer, count, offs, func(pos int, offs []int) {
 		w := append([]int64(nil), base...)
 		w[2] = int64(pos)
 		for j := range k.Inputs {
@@ -106,6 +101,18 @@ func splitLeading(lead []ewDim, count int, offs []int, emit func(pos int, offs [
 		}
 	}
 	walk(lead, 0)
+}
+
+// splitKernelDims splits merged dimensions into the leading ones looped on
+// the host and the last ewMaxRank that one launch covers, with the launch's
+// element count.
+func splitKernelDims(dims []ewDim) (outer, inner []ewDim, count int) {
+	split := len(dims) - min(len(dims), ewMaxRank)
+	outer, inner, count = dims[:split], dims[split:], 1
+	for _, d := range inner {
+		count *= d.size
+	}
+	return outer, inner, count
 }
 
 // mergeDims returns the dimensions of shape without those of size one,

@@ -37,12 +37,7 @@ func planReduce(k *device.ReduceKernel, ptrs []uint64) ([][]int64, error) {
 		return nil, fmt.Errorf("cuda: reduce: %d reduced dimensions remain after merging, more than %d: %w", len(red), ewMaxRank, ErrNotImplemented)
 	}
 	dims := mergeDims(k.OutShape, outStrides)
-	split := len(dims) - min(len(dims), ewMaxRank)
-	inner := dims[split:]
-	count := 1
-	for _, d := range inner {
-		count *= d.size
-	}
+	outer, inner, count := splitKernelDims(dims)
 	base := make([]int64, l.words())
 	base[0], base[1] = int64(count), int64(len(inner))
 	for i, d := range inner {
@@ -89,7 +84,7 @@ func planReduce(k *device.ReduceKernel, ptrs []uint64) ([][]int64, error) {
 		offs = append(offs, v.Offset)
 	}
 	var out [][]int64
-	splitLeading(dims[:split], count, offs, func(pos int, offs []int) {
+	splitLeading(outer, count, offs, func(pos int, offs []int) {
 		w := append([]int64(nil), base...)
 		w[2] = int64(pos)
 		for j := range k.Inputs {
