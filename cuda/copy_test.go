@@ -135,21 +135,6 @@ func TestCopyLaunchFailureLosesDevice(t *testing.T) {
 	require.ErrorIs(t, d.Copy(k), device.ErrDeviceLost)
 }
 
-func TestOtherKindsAreNotImplemented(t *testing.T) {
-	f := buildFake(t, nil, nil)
-	d := f.open(t, 64)
-	for kind, err := range map[string]error{
-		"matmul":  d.MatMul(&device.MatMulKernel{}),
-		"conv":    d.Conv(&device.ConvKernel{}),
-		"pool":    d.Pool(&device.PoolKernel{}),
-		"gather":  d.Gather(&device.GatherKernel{}),
-		"scatter": d.Scatter(&device.ScatterKernel{}),
-	} {
-		require.ErrorIs(t, err, ErrNotImplemented)
-		assert.EqualError(t, err, "cuda: "+kind+" not implemented yet")
-	}
-}
-
 func TestCopyParamsLayout(t *testing.T) {
 	assert.Equal(t, copyParamBytes, int(copyParamsBytes), "the host struct matches the kernel's 64-bit fields")
 }
