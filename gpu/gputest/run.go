@@ -41,3 +41,15 @@ func RunElementwise(t *testing.T, d device.Device) {
 func RunReduce(t *testing.T, d device.Device) {
 	t.Run("Reduce", func(t *testing.T) { testReduce(t, d) })
 }
+
+// RunConv runs the convolution kernel tests alone, for a backend whose
+// other kinds do not exist yet.
+func RunConv(t *testing.T, d device.Device) {
+	t.Run("Conv", func(t *testing.T) { testConv(t, d) })
+}
+
+// RunPool runs the pooling kernel tests alone, for a backend whose other
+// kinds do not exist yet.
+func RunPool(t *testing.T, d device.Device) {
+	t.Run("Pool", func(t *testing.T) { testPool(t, d) })
+}
