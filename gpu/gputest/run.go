@@ -53,3 +53,21 @@ func RunConv(t *testing.T, d device.Device) {
 func RunPool(t *testing.T, d device.Device) {
 	t.Run("Pool", func(t *testing.T) { testPool(t, d) })
 }
+
+// RunGather runs the gather kernel tests alone, for a backend whose other
+// kinds do not exist yet.
+func RunGather(t *testing.T, d device.Device) {
+	t.Run("Gather", func(t *testing.T) { testGather(t, d) })
+}
+
+// RunScatter runs the scatter kernel tests alone, for a backend whose other
+// kinds do not exist yet.
+func RunScatter(t *testing.T, d device.Device) {
+	t.Run("Scatter", func(t *testing.T) { testScatter(t, d) })
+}
+
+// RunIndexErrors runs the out-of-range index tests of gather and scatter
+// alone, for a backend whose other kinds do not exist yet.
+func RunIndexErrors(t *testing.T, d device.Device) {
+	t.Run("IndexErrors", func(t *testing.T) { testIndexErrors(t, d) })
+}
