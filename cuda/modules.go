@@ -80,3 +80,18 @@ func (d *Device) load(img []byte, fn string) (*module, error) {
 	}
 	return m, nil
 }
+
+// generated returns the module of a generated kernel's signature sig,
+// rendering it (render) and compiling it as file name at first use; every
+// generated kind caches its modules so, by signature in d.programs.
+func (d *Device) generated(sig string, render func() string, name, entry string) (*module, error) {
+	if m, ok := d.programs[sig]; ok {
+		return m, nil
+	}
+	m, err := d.kernel(render(), name, entry)
+	if err != nil {
+		return nil, err
+	}
+	d.programs[sig] = m
+	return m, nil
+}
