@@ -32,7 +32,7 @@ type progBuilder struct {
 	b       device.Builder
 	shape   []int
 	inputs  []device.View
-	srcs    []*node
+	srcs    []*node // the nodes pinned while the builder is in use (see pin)
 	memo    []memoEntry
 	contrib []contribution
 	ops     []string
@@ -56,8 +56,23 @@ func (d *Device) newProgBuilder(shape []int, absorbOK bool) *progBuilder {
 	return pb
 }
 
-// putProgBuilder recycles pb, keeping its slices' capacity.
+// pin takes a consumer reference on n for as long as pb is in use: a nested
+// realization while the program is built (of a node that the program also
+// inlines) may drop the last other reference, and a node the program reads
+// or absorbs must not be freed, nor its block reused, before the kernel is
+// launched.
+func (pb *progBuilder) pin(n *node) {
+	n.consumers++
+	pb.srcs = append(pb.srcs, n)
+}
+
+// putProgBuilder drops pb's pins, freeing what nothing else reads, and
+// recycles pb, keeping its slices' capacity.
 func (d *Device) putProgBuilder(pb *progBuilder) {
+	for _, n := range pb.srcs {
+		n.consumers--
+		n.maybeFree()
+	}
 	clear(pb.inputs)
 	clear(pb.srcs)
 	clear(pb.memo)
@@ -120,6 +135,7 @@ func (pb *progBuilder) build(n *node, v view) device.Reg {
 		}
 	case pb.canAbsorb(n, v):
 		pb.absorbed = n
+		pb.pin(n)
 		r = pb.b.Round(pb.b.Input(accInput, n.dtype), n.dtype)
 		pb.ops = append(pb.ops, n.kind.String())
 	default:
@@ -229,7 +245,7 @@ func (pb *progBuilder) materialized(n *node, v view) device.Reg {
 		return pb.b.Const(0, n.dtype.ComputeType())
 	}
 	pb.inputs = append(pb.inputs, n.deviceView(v))
-	pb.srcs = append(pb.srcs, n)
+	pb.pin(n)
 	return pb.b.Input(len(pb.inputs)-1, n.dtype)
 }
 

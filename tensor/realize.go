@@ -154,7 +154,8 @@ func (d *Device) tryElementwise(n *node, pb *progBuilder) (bool, error) {
 		return true, pb.err
 	}
 	if pb.absorbed != nil && pb.absorbed.realized() {
-		// A nested realization (a reduction reading the same producer)
+		// A nested realization (a reduction reading the same producer, or
+		// a node the program inlines, which finds the producer pinned)
 		// computed the absorbed producer while the program was built:
 		// rebuild, reading its result.
 		return false, nil
