@@ -71,3 +71,9 @@ func RunScatter(t *testing.T, d device.Device) {
 func RunIndexErrors(t *testing.T, d device.Device) {
 	t.Run("IndexErrors", func(t *testing.T) { testIndexErrors(t, d) })
 }
+
+// RunMatMul runs the matrix product kernel tests alone, for a backend whose
+// other kinds do not exist yet.
+func RunMatMul(t *testing.T, d device.Device) {
+	t.Run("MatMul", func(t *testing.T) { testMatMul(t, d) })
+}
