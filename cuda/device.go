@@ -34,6 +34,7 @@ type Device struct {
 	modules  map[moduleKey]*module
 	programs map[string]*module // generated kernels' modules by signature (ewSignature)
 	deferred error              // an error of Free, returned by the next Sync
+	index    indexStatus        // where gather and scatter report out-of-range indices
 	lost     error              // the sticky error after which nothing runs
 	closed   bool
 }
@@ -92,6 +93,9 @@ func (d *Device) Sync() error {
 		return err
 	}
 	err := d.note(d.drv.check(C.sf_cu_sync(d.drv.api, d.ctx)))
+	if err == nil {
+		err = d.takeIndexErrors()
+	}
 	err, d.deferred = errors.Join(d.deferred, err), nil
 	return err
 }

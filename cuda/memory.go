@@ -119,7 +119,8 @@ func (d *Device) Write(buf device.Buffer, off int64, src []byte) error {
 }
 
 // Read waits for queued work and copies len(dst) bytes of buf from byte
-// offset off into dst.
+// offset off into dst. It also returns the out-of-range index error of a
+// gather or scatter since the last check.
 func (d *Device) Read(buf device.Buffer, off int64, dst []byte) error {
 	if err := d.usable(); err != nil {
 		return err
@@ -136,5 +137,8 @@ func (d *Device) Read(buf device.Buffer, off int64, dst []byte) error {
 		p = unsafe.Pointer(&dst[0])
 	}
 	st := C.sf_cu_read(d.drv.api, d.ctx, p, b.ptr+C.CUdeviceptr(off), C.size_t(len(dst)))
-	return d.note(d.drv.check(st))
+	if err := d.note(d.drv.check(st)); err != nil {
+		return err
+	}
+	return d.takeIndexErrors()
 }
