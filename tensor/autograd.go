@@ -14,7 +14,7 @@ type gradInfo struct {
 
 // gradNode records one differentiable operation for the backward pass.
 type gradNode struct {
-	op     string
+	op     gradOp
 	inputs []*Tensor
 	out    *Tensor
 	params any
@@ -58,18 +58,15 @@ func (c *gradCtx) needs(i int) bool {
 }
 
 // backwardFn returns the gradient for each input (nil where an input needs
-// none). Rules are registered by op name in gradRules.
+// none). Rules are kept by operation in gradRules.
 type backwardFn func(c *gradCtx) []*Tensor
-
-// gradRules maps op names to their backward rules.
-var gradRules = map[string]backwardFn{}
 
 func (t *Tensor) requiresGrad() bool { return t.ag != nil && t.ag.requires }
 
 // recordGrad attaches the backward record of op to out when an input needs a
 // gradient and the device's grad mode is on; params are the op's parameters
 // for its rule.
-func recordGrad(op string, out *Tensor, ins []*Tensor, params any) *Tensor {
+func recordGrad(op gradOp, out *Tensor, ins []*Tensor, params any) *Tensor {
 	if !out.n.dtype.IsFloat() || !out.n.dev.GradEnabled() {
 		return out
 	}

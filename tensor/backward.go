@@ -45,11 +45,11 @@ func (t *Tensor) BackwardWith(g *Tensor) error {
 // backward propagates g, t's gradient (recording nothing itself), to the
 // leaves. A usage error raised by a gradient rule is returned as an error.
 func (t *Tensor) backward(g *Tensor) (err error) {
-	op := ""
+	var op gradOp // the operation whose rule is running; zero before the first
 	defer func() {
 		if r := recover(); r != nil {
 			if ue, ok := r.(*UsageError); ok {
-				if op == "" {
+				if op == 0 {
 					err = fmt.Errorf("tensor.Backward: %w", ue)
 				} else {
 					err = fmt.Errorf("tensor.Backward: gradient of %s: %w", op, ue)
@@ -73,7 +73,7 @@ func (t *Tensor) backward(g *Tensor) (err error) {
 			continue
 		}
 		op = x.ag.fn.op
-		rule := gradRules[op]
+		rule := op.rule()
 		if rule == nil {
 			return fmt.Errorf("tensor.Backward: no gradient rule for %s", op)
 		}

@@ -51,7 +51,7 @@ func Cat(dim int, ts ...*Tensor) *Tensor {
 	n.attrs = gatherAttrs{axis: dim}
 	res := whole(n)
 	d.mu.Unlock()
-	return recordGrad("Cat", res, in, dim)
+	return recordGrad(opCat, res, in, dim)
 }
 
 // Stack joins tensors of one shape along a new dimension dim.

@@ -75,31 +75,35 @@ func convGeometry(op string, nd int, x, w *Tensor, o ConvOptions) device.ConvGeo
 // Conv1d convolves [N, C, L] with weight [O, C/groups, K], adding bias [O]
 // when not nil.
 func (t *Tensor) Conv1d(w, bias *Tensor, o ConvOptions) *Tensor {
-	return t.conv("Conv1d", 1, w, bias, o)
+	return t.conv(opConv1d, 1, w, bias, o)
 }
 
 // Conv2d convolves [N, C, H, W] with weight [O, C/groups, KH, KW], adding
 // bias [O] when not nil.
 func (t *Tensor) Conv2d(w, bias *Tensor, o ConvOptions) *Tensor {
-	return t.conv("Conv2d", 2, w, bias, o)
+	return t.conv(opConv2d, 2, w, bias, o)
 }
 
 // Conv3d convolves [N, C, D, H, W] with weight [O, C/groups, KD, KH, KW],
 // adding bias [O] when not nil.
 func (t *Tensor) Conv3d(w, bias *Tensor, o ConvOptions) *Tensor {
-	return t.conv("Conv3d", 3, w, bias, o)
+	return t.conv(opConv3d, 3, w, bias, o)
 }
 
-func (t *Tensor) conv(op string, nd int, w, bias *Tensor, o ConvOptions) *Tensor {
-	t.check(op)
-	w.check(op)
-	sameDevice(op, t.n.dev, w)
-	g := convGeometry(op, nd, t, w, o)
-	y := convNode(op, device.ConvForward, g, t, w)
+// conv records the nd-dimensional convolution op of t by w, plus bias.
+func (t *Tensor) conv(op gradOp, nd int, w, bias *Tensor, o ConvOptions) *Tensor {
+	name := op.String()
+	t.check(name)
+	w.check(name)
+	sameDevice(name, t.n.dev, w)
+	g := convGeometry(name, nd, t, w, o)
+	x, wf := t.asFloat32(), w.asFloat32()
+	y := convNode(device.ConvForward, g, x, wf)
+	y = recordGrad(op, y, []*Tensor{x, wf}, convAttrs{mode: device.ConvForward, geom: g})
 	if bias != nil {
-		bias.check(op)
+		bias.check(name)
 		if bias.Dim() != 1 || bias.shape[0] != g.O {
-			usage(op, "bias %v must be [%d]", bias.shape, g.O)
+			usage(name, "bias %v must be [%d]", bias.shape, g.O)
 		}
 		shape := make([]int, nd+2)
 		for i := range shape {
@@ -111,8 +115,9 @@ func (t *Tensor) conv(op string, nd int, w, bias *Tensor, o ConvOptions) *Tensor
 	return y
 }
 
-// convNode records a convolution of mode over a and b.
-func convNode(op string, mode device.ConvMode, g device.ConvGeometry, a, b *Tensor) *Tensor {
+// convNode records a convolution of mode over a and b (as Float32) with no
+// backward record: the forward's is conv's, and the backward modes need none.
+func convNode(mode device.ConvMode, g device.ConvGeometry, a, b *Tensor) *Tensor {
 	a, b = a.asFloat32(), b.asFloat32()
 	d := a.n.dev
 	k := device.ConvKernel{Mode: mode, Geom: g}
@@ -121,7 +126,7 @@ func convNode(op string, mode device.ConvMode, g device.ConvGeometry, a, b *Tens
 	n.attrs = convAttrs{mode: mode, geom: g}
 	res := whole(n)
 	d.mu.Unlock()
-	return recordGrad(op, res, []*Tensor{a, b}, convAttrs{mode: mode, geom: g})
+	return res
 }
 
 // runConv launches a convolution with ep as its epilogue (nil for none).

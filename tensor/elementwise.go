@@ -29,9 +29,16 @@ func (d *Device) ewNode(op device.Op, dt, argType DType, shape []int, ts ...*Ten
 	return n
 }
 
-// elementwise records op over ts and returns the result tensor with autograd
-// attached by grad (which may be nil for non-differentiable ops).
-func elementwise(name string, op device.Op, dt, argType DType, ts []*Tensor, params any) *Tensor {
+// elementwise records the differentiable elementwise operation op, computed
+// by dop, over ts and attaches op's backward record to the result.
+func elementwise(op gradOp, dop device.Op, dt, argType DType, ts []*Tensor) *Tensor {
+	return recordGrad(op, elementwiseNoGrad(op.String(), dop, dt, argType, ts), ts, nil)
+}
+
+// elementwiseNoGrad records dop over ts, broadcast to their common shape,
+// with no backward record: name is the operation's name for usage errors.
+// Operations without a gradient (comparisons, logic) use it directly.
+func elementwiseNoGrad(name string, dop device.Op, dt, argType DType, ts []*Tensor) *Tensor {
 	d := ts[0].n.dev
 	sameDevice(name, d, ts...)
 	shape := ts[0].shape
@@ -46,43 +53,44 @@ func elementwise(name string, op device.Op, dt, argType DType, ts []*Tensor, par
 		}
 	}
 	d.mu.Lock()
-	out := whole(d.ewNode(op, dt, argType, shape, ts...))
+	out := whole(d.ewNode(dop, dt, argType, shape, ts...))
 	d.mu.Unlock()
-	return recordGrad(name, out, ts, params)
+	return out
 }
 
 // unaryFloat applies a float op, converting integer inputs to Float32.
-func (t *Tensor) unaryFloat(name string, op device.Op) *Tensor {
-	t.check(name)
+func (t *Tensor) unaryFloat(op gradOp, dop device.Op) *Tensor {
+	t.check(op.String())
 	dt := floatType(t.n.dtype)
-	return elementwise(name, op, dt, Float32, []*Tensor{t}, nil)
+	return elementwise(op, dop, dt, Float32, []*Tensor{t})
 }
 
 // unaryKeep applies an op that keeps the input's type (neg, abs, sign).
-func (t *Tensor) unaryKeep(name string, op device.Op) *Tensor {
-	t.check(name)
+func (t *Tensor) unaryKeep(op gradOp, dop device.Op) *Tensor {
+	t.check(op.String())
 	dt := t.n.dtype
 	if dt == Bool {
 		dt = Int32
 	}
-	return elementwise(name, op, dt, dt.ComputeType(), []*Tensor{t}, nil)
+	return elementwise(op, dop, dt, dt.ComputeType(), []*Tensor{t})
 }
 
 // binaryArith applies an arithmetic op with type promotion.
-func (t *Tensor) binaryArith(name string, op device.Op, o *Tensor) *Tensor {
+func (t *Tensor) binaryArith(op gradOp, dop device.Op, o *Tensor) *Tensor {
+	name := op.String()
 	t.check(name)
 	o.check(name)
 	dt := promote(t.n.dtype, o.n.dtype)
 	if dt == Bool {
 		dt = Int32
 	}
-	if op == device.OpPow || op == device.OpDiv && !dt.IsFloat() {
+	if dop == device.OpPow || dop == device.OpDiv && !dt.IsFloat() {
 		dt = floatType(dt)
 	}
-	return elementwise(name, op, dt, dt.ComputeType(), []*Tensor{t, o}, nil)
+	return elementwise(op, dop, dt, dt.ComputeType(), []*Tensor{t, o})
 }
 
-// compare applies a comparison op, yielding Bool.
+// compare applies a comparison op, yielding Bool (which has no gradient).
 func (t *Tensor) compare(name string, op device.Op, o *Tensor) *Tensor {
 	t.check(name)
 	o.check(name)
@@ -90,7 +98,7 @@ func (t *Tensor) compare(name string, op device.Op, o *Tensor) *Tensor {
 	if at == Bool {
 		at = Int32
 	}
-	return elementwise(name, op, Bool, at, []*Tensor{t, o}, nil)
+	return elementwiseNoGrad(name, op, Bool, at, []*Tensor{t, o})
 }
 
 // scalarType is the type of a constant v combined with t: Int32 when t is
@@ -108,20 +116,20 @@ func (t *Tensor) scalarLike(v float64) *Tensor { return constant(t.n.dev, v, t.s
 
 // scalarOp records t op v (or v op t when reverse) without a tensor for the
 // constant: the constant is a literal of the fused program.
-func (t *Tensor) scalarOp(name string, op device.Op, v float64, reverse bool) *Tensor {
-	t.check(name)
+func (t *Tensor) scalarOp(op gradOp, dop device.Op, v float64, reverse bool) *Tensor {
+	t.check(op.String())
 	ct := t.scalarType(v)
 	dt := promote(t.n.dtype, ct)
 	if dt == Bool {
 		dt = Int32
 	}
-	if op == device.OpPow || op == device.OpDiv && !dt.IsFloat() {
+	if dop == device.OpPow || dop == device.OpDiv && !dt.IsFloat() {
 		dt = floatType(dt)
 	}
 	d := t.n.dev
 	d.mu.Lock()
 	n := d.newNode(kindElementwise, dt, t.shape, []src{{n: t.n, v: t.view()}})
-	n.op, n.argType, n.imm, n.lit = op, dt.ComputeType(), v, 2
+	n.op, n.argType, n.imm, n.lit = dop, dt.ComputeType(), v, 2
 	if reverse {
 		n.lit = 1
 	}
@@ -130,7 +138,7 @@ func (t *Tensor) scalarOp(name string, op device.Op, v float64, reverse bool) *T
 	if !t.requiresGrad() {
 		return out
 	}
-	return recordGrad(name, out, []*Tensor{t}, v)
+	return recordGrad(op, out, []*Tensor{t}, v)
 }
 
 // constNode records a scalar constant. The caller holds d.mu.

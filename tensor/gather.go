@@ -39,7 +39,7 @@ func (t *Tensor) Gather(dim int, index *Tensor) *Tensor {
 	n.attrs = gatherAttrs{axis: dim}
 	res := whole(n)
 	d.mu.Unlock()
-	return recordGrad("Gather", res, []*Tensor{t, index}, gatherParams{dim: dim, inShape: t.Shape()})
+	return recordGrad(opGather, res, []*Tensor{t, index}, gatherParams{dim: dim, inShape: t.Shape()})
 }
 
 // gatherParams are what Gather's gradient needs.
@@ -84,7 +84,7 @@ func ScatterAdd(shape []int, dim int, index, srcT *Tensor) *Tensor {
 	n.attrs = gatherAttrs{axis: dim}
 	res := whole(n)
 	d.mu.Unlock()
-	return recordGrad("ScatterAdd", res, []*Tensor{nil, index, srcT}, gatherParams{dim: dim})
+	return recordGrad(opScatterAdd, res, []*Tensor{nil, index, srcT}, gatherParams{dim: dim})
 }
 
 // runGather launches a gather.

@@ -59,7 +59,7 @@ func maskedMaxPoolGrad(y, g *Tensor) *Tensor {
 		return nil
 	}
 	masked := Where(s.pooled.GtScalar(0), s.grad, ZerosLike(s.grad))
-	return poolNode("PoolBackward", s.attrs, masked, s.pooled.n)
+	return poolNode(s.attrs, masked, s.pooled.n)
 }
 
 // pooledSummand returns the tensor to sum in place of g when g is a max-pool

@@ -6,22 +6,22 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-// The backward rules of the differentiable operations, registered by op name.
-// Each returns one gradient per recorded input (broadcast inputs are summed
+// The backward rules of the differentiable operations (gradops.go), kept by
+// operation in gradRules. Each returns one gradient per recorded input (broadcast inputs are summed
 // back to their shape by the engine).
 
 func grads(g ...*Tensor) []*Tensor { return g }
 
 func init() {
-	r := gradRules
-	r["Add"] = func(c *gradCtx) []*Tensor { return grads(c.g, c.g) }
-	r["Sub"] = func(c *gradCtx) []*Tensor { return grads(c.g, c.g.Neg()) }
-	r["Mul"] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(1)), c.g.Mul(c.in(0))) }
-	r["Div"] = func(c *gradCtx) []*Tensor {
+	r := &gradRules
+	r[opAdd] = func(c *gradCtx) []*Tensor { return grads(c.g, c.g) }
+	r[opSub] = func(c *gradCtx) []*Tensor { return grads(c.g, c.g.Neg()) }
+	r[opMul] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(1)), c.g.Mul(c.in(0))) }
+	r[opDiv] = func(c *gradCtx) []*Tensor {
 		b := c.in(1)
 		return grads(c.g.Div(b), c.g.Mul(c.out()).Div(b).Neg())
 	}
-	r["Pow"] = func(c *gradCtx) []*Tensor {
+	r[opPow] = func(c *gradCtx) []*Tensor {
 		// As in PyTorch: no gradient through a zero exponent (0·a^-1 is NaN
 		// at a = 0), nor to the exponent where a = 0 and b ≥ 0 (a^b·log a
 		// is 0·-Inf there, while a^b is flat in b at 0 or 1).
@@ -45,41 +45,41 @@ func init() {
 		share := c.g.Div(ma.Add(mb).Maximum(OnesLike(ma))) // ties split evenly
 		return grads(share.Mul(ma), share.Mul(mb))
 	}
-	r["Maximum"], r["Minimum"] = minmax, minmax
+	r[opMaximum], r[opMinimum] = minmax, minmax
 	scalar := func(c *gradCtx) float64 { return c.node.params.(float64) }
-	r["AddScalar"] = func(c *gradCtx) []*Tensor { return grads(c.g) }
-	r["SubScalar"] = r["AddScalar"]
-	r["RSubScalar"] = func(c *gradCtx) []*Tensor { return grads(c.g.Neg()) }
-	r["MulScalar"] = func(c *gradCtx) []*Tensor { return grads(c.g.MulScalar(scalar(c))) }
-	r["DivScalar"] = func(c *gradCtx) []*Tensor { return grads(c.g.DivScalar(scalar(c))) }
-	r["PowScalar"] = func(c *gradCtx) []*Tensor {
+	r[opAddScalar] = func(c *gradCtx) []*Tensor { return grads(c.g) }
+	r[opSubScalar] = r[opAddScalar]
+	r[opRSubScalar] = func(c *gradCtx) []*Tensor { return grads(c.g.Neg()) }
+	r[opMulScalar] = func(c *gradCtx) []*Tensor { return grads(c.g.MulScalar(scalar(c))) }
+	r[opDivScalar] = func(c *gradCtx) []*Tensor { return grads(c.g.DivScalar(scalar(c))) }
+	r[opPowScalar] = func(c *gradCtx) []*Tensor {
 		v := scalar(c)
 		if v == 0 { // x^0 is constant; v·x^-1 would be NaN at 0
 			return grads(ZerosLike(c.g))
 		}
 		return grads(c.g.Mul(c.in(0).PowScalar(v - 1)).MulScalar(v))
 	}
-	r["Neg"] = func(c *gradCtx) []*Tensor { return grads(c.g.Neg()) }
-	r["Abs"] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sign())) }
-	r["Exp"] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.out())) }
-	r["Log"] = func(c *gradCtx) []*Tensor { return grads(c.g.Div(c.in(0))) }
-	r["Sqrt"] = func(c *gradCtx) []*Tensor { return grads(c.g.Div(c.out()).MulScalar(0.5)) }
-	r["Rsqrt"] = func(c *gradCtx) []*Tensor {
+	r[opNeg] = func(c *gradCtx) []*Tensor { return grads(c.g.Neg()) }
+	r[opAbs] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sign())) }
+	r[opExp] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.out())) }
+	r[opLog] = func(c *gradCtx) []*Tensor { return grads(c.g.Div(c.in(0))) }
+	r[opSqrt] = func(c *gradCtx) []*Tensor { return grads(c.g.Div(c.out()).MulScalar(0.5)) }
+	r[opRsqrt] = func(c *gradCtx) []*Tensor {
 		o := c.out()
 		return grads(c.g.Mul(o.Mul(o).Mul(o)).MulScalar(-0.5))
 	}
-	r["Reciprocal"] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.out().Mul(c.out())).Neg()) }
-	r["Sin"] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Cos())) }
-	r["Cos"] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sin()).Neg()) }
-	r["Tanh"] = func(c *gradCtx) []*Tensor {
+	r[opReciprocal] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.out().Mul(c.out())).Neg()) }
+	r[opSin] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Cos())) }
+	r[opCos] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sin()).Neg()) }
+	r[opTanh] = func(c *gradCtx) []*Tensor {
 		o := c.out()
 		return grads(c.g.Mul(o.Mul(o).RSubScalar(1)))
 	}
-	r["Sigmoid"] = func(c *gradCtx) []*Tensor {
+	r[opSigmoid] = func(c *gradCtx) []*Tensor {
 		o := c.out()
 		return grads(c.g.Mul(o).Mul(o.RSubScalar(1)))
 	}
-	r["Relu"] = func(c *gradCtx) []*Tensor {
+	r[opRelu] = func(c *gradCtx) []*Tensor {
 		if g := maskedMaxPoolGrad(c.out(), c.g); g != nil {
 			return grads(g)
 		}
@@ -88,8 +88,8 @@ func init() {
 	// Piecewise-constant ops have gradient zero wherever it exists, and
 	// PyTorch gives zero at their jumps too.
 	stepFn := func(c *gradCtx) []*Tensor { return grads(ZerosLike(c.g)) }
-	r["Sign"], r["Floor"], r["Ceil"] = stepFn, stepFn, stepFn
-	r["Clamp"] = func(c *gradCtx) []*Tensor {
+	r[opSign], r[opFloor], r[opCeil] = stepFn, stepFn, stepFn
+	r[opClamp] = func(c *gradCtx) []*Tensor {
 		// PyTorch passes the gradient where lo ≤ x ≤ hi, bounds included
 		// (NaN gets none).
 		b := c.node.params.([2]float64)
@@ -97,17 +97,17 @@ func init() {
 		inside := x.Ge(x.scalarLike(b[0])).LogicalAnd(x.Le(x.scalarLike(b[1])))
 		return grads(Where(inside, c.g, c.g.scalarLike(0)))
 	}
-	r["Erf"] = func(c *gradCtx) []*Tensor {
+	r[opErf] = func(c *gradCtx) []*Tensor {
 		x := c.in(0)
 		return grads(c.g.Mul(x.Mul(x).Neg().Exp().MulScalar(2 / math.Sqrt(math.Pi))))
 	}
-	r["Gelu"] = func(c *gradCtx) []*Tensor {
+	r[opGelu] = func(c *gradCtx) []*Tensor {
 		x := c.in(0)
 		cdf := x.MulScalar(1 / math.Sqrt2).Erf().AddScalar(1).MulScalar(0.5)
 		pdf := x.Mul(x).MulScalar(-0.5).Exp().MulScalar(1 / math.Sqrt(2*math.Pi))
 		return grads(c.g.Mul(cdf.Add(x.Mul(pdf))))
 	}
-	r["GeluTanh"] = func(c *gradCtx) []*Tensor {
+	r[opGeluTanh] = func(c *gradCtx) []*Tensor {
 		x := c.in(0)
 		k := math.Sqrt(2 / math.Pi)
 		x2 := x.Mul(x)
@@ -117,28 +117,28 @@ func init() {
 		d := th.AddScalar(1).MulScalar(0.5).Add(x.Mul(sech2).Mul(dinner).MulScalar(0.5))
 		return grads(c.g.Mul(d))
 	}
-	r["Silu"] = func(c *gradCtx) []*Tensor {
+	r[opSilu] = func(c *gradCtx) []*Tensor {
 		x := c.in(0)
 		s := x.Sigmoid()
 		return grads(c.g.Mul(s.Mul(x.Mul(s.RSubScalar(1)).AddScalar(1))))
 	}
-	r["Softplus"] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sigmoid())) }
-	r["Where"] = func(c *gradCtx) []*Tensor {
+	r[opSoftplus] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sigmoid())) }
+	r[opWhere] = func(c *gradCtx) []*Tensor {
 		cond := c.in(0)
 		z := ZerosLike(c.g)
 		return grads(nil, Where(cond, c.g, z), Where(cond, z, c.g))
 	}
-	r["Fma"] = func(c *gradCtx) []*Tensor {
+	r[opFma] = func(c *gradCtx) []*Tensor {
 		return grads(c.g.Mul(c.in(1)), c.g.Mul(c.in(0)), c.g)
 	}
-	r["Cast"] = func(c *gradCtx) []*Tensor { return grads(c.g.Cast(c.node.inputs[0].DType())) }
-	r["Contiguous"] = func(c *gradCtx) []*Tensor { return grads(c.g) }
+	r[opCast] = func(c *gradCtx) []*Tensor { return grads(c.g.Cast(c.node.inputs[0].DType())) }
+	r[opContiguous] = func(c *gradCtx) []*Tensor { return grads(c.g) }
 	registerReductionRules(r)
 	registerViewRules(r)
 	registerLayerRules(r)
 }
 
-func registerReductionRules(r map[string]backwardFn) {
+func registerReductionRules(r *[numGradOps]backwardFn) {
 	// expandBack returns g (and out) shaped to broadcast against the input.
 	expandBack := func(c *gradCtx, t *Tensor) *Tensor {
 		a := c.node.params.(reduceAttrs)
@@ -149,10 +149,10 @@ func registerReductionRules(r map[string]backwardFn) {
 		}
 		return t
 	}
-	r["Sum"] = func(c *gradCtx) []*Tensor {
+	r[opSum] = func(c *gradCtx) []*Tensor {
 		return grads(expandBack(c, c.g).Expand(c.inShape(0)...))
 	}
-	r["Prod"] = func(c *gradCtx) []*Tensor { return grads(expandBack(c, c.g).Mul(prodOfOthers(c))) }
+	r[opProd] = func(c *gradCtx) []*Tensor { return grads(expandBack(c, c.g).Mul(prodOfOthers(c))) }
 	extreme := func(c *gradCtx) []*Tensor {
 		x := c.in(0)
 		a := c.node.params.(reduceAttrs)
@@ -160,23 +160,23 @@ func registerReductionRules(r map[string]backwardFn) {
 		count := mask.SumKeepDim(a.axes...)
 		return grads(mask.Mul(expandBack(c, c.g)).Div(count))
 	}
-	r["Max"], r["Min"] = extreme, extreme
-	r["Softmax"] = func(c *gradCtx) []*Tensor {
+	r[opMax], r[opMin] = extreme, extreme
+	r[opSoftmax] = func(c *gradCtx) []*Tensor {
 		axis := c.node.params.(int)
 		y := c.out()
 		return grads(y.Mul(c.g.Sub(c.g.Mul(y).SumKeepDim(axis))))
 	}
-	r["LogSoftmax"] = func(c *gradCtx) []*Tensor {
+	r[opLogSoftmax] = func(c *gradCtx) []*Tensor {
 		axis := c.node.params.(int)
 		return grads(c.g.Sub(c.out().Exp().Mul(c.g.SumKeepDim(axis))))
 	}
 }
 
-func registerViewRules(r map[string]backwardFn) {
+func registerViewRules(r *[numGradOps]backwardFn) {
 	reshapeBack := func(c *gradCtx) []*Tensor { return grads(c.g.Reshape(c.in(0).shape...)) }
-	r["Reshape"], r["Squeeze"], r["Unsqueeze"] = reshapeBack, reshapeBack, reshapeBack
-	r["Expand"] = func(c *gradCtx) []*Tensor { return grads(c.g) } // summed back by the engine
-	r["Permute"] = func(c *gradCtx) []*Tensor {
+	r[opReshape], r[opSqueeze], r[opUnsqueeze] = reshapeBack, reshapeBack, reshapeBack
+	r[opExpand] = func(c *gradCtx) []*Tensor { return grads(c.g) } // summed back by the engine
+	r[opPermute] = func(c *gradCtx) []*Tensor {
 		perm := c.node.params.([]int)
 		inv := make([]int, len(perm))
 		for i, p := range perm {
@@ -184,7 +184,7 @@ func registerViewRules(r map[string]backwardFn) {
 		}
 		return grads(c.g.Permute(inv...))
 	}
-	r["Slice"] = func(c *gradCtx) []*Tensor {
+	r[opSlice] = func(c *gradCtx) []*Tensor {
 		p := c.node.params.(sliceParams)
 		g := c.g
 		shape := make([]int, g.Dim())
@@ -196,18 +196,18 @@ func registerViewRules(r map[string]backwardFn) {
 			Cast(Int32).Reshape(shape...).Expand(g.shape...)
 		return grads(ScatterAdd(c.inShape(0), p.dim, pos, g))
 	}
-	r["Gather"] = func(c *gradCtx) []*Tensor {
+	r[opGather] = func(c *gradCtx) []*Tensor {
 		p := c.node.params.(gatherParams)
 		if g := pickGrad(p, c.in(1), c.g); g != nil {
 			return grads(g, nil)
 		}
 		return grads(ScatterAdd(p.inShape, p.dim, c.in(1), c.g), nil)
 	}
-	r["ScatterAdd"] = func(c *gradCtx) []*Tensor {
+	r[opScatterAdd] = func(c *gradCtx) []*Tensor {
 		p := c.node.params.(gatherParams)
 		return grads(nil, nil, c.g.Gather(p.dim, c.in(1)))
 	}
-	r["Cat"] = func(c *gradCtx) []*Tensor {
+	r[opCat] = func(c *gradCtx) []*Tensor {
 		dim := c.node.params.(int)
 		out := make([]*Tensor, len(c.node.inputs))
 		at := 0
@@ -219,8 +219,8 @@ func registerViewRules(r map[string]backwardFn) {
 	}
 }
 
-func registerLayerRules(r map[string]backwardFn) {
-	r["MatMul"] = func(c *gradCtx) []*Tensor {
+func registerLayerRules(r *[numGradOps]backwardFn) {
+	r[opMatMul] = func(c *gradCtx) []*Tensor {
 		a, b := c.in(0), c.in(1)
 		var ga, gb *Tensor
 		if c.needs(0) {
@@ -236,14 +236,14 @@ func registerLayerRules(r map[string]backwardFn) {
 		x, w := c.in(0), c.in(1)
 		var gx, gw *Tensor
 		if c.needs(0) {
-			gx = convNode("ConvBackwardInput", device.ConvBackwardInput, p.geom, c.g, w)
+			gx = convNode(device.ConvBackwardInput, p.geom, c.g, w)
 		}
 		if c.needs(1) {
-			gw = convNode("ConvBackwardWeight", device.ConvBackwardWeight, p.geom, c.g, x)
+			gw = convNode(device.ConvBackwardWeight, p.geom, c.g, x)
 		}
 		return grads(gx, gw)
 	}
-	r["Conv1d"], r["Conv2d"], r["Conv3d"] = conv, conv, conv
+	r[opConv1d], r[opConv2d], r[opConv3d] = conv, conv, conv
 	pool := func(c *gradCtx) []*Tensor {
 		fwd := c.node.params.(*node)
 		a := fwd.attrs.(poolAttrs)
@@ -252,9 +252,9 @@ func registerLayerRules(r map[string]backwardFn) {
 		if a.op == device.PoolMax {
 			idx = fwd
 		}
-		return grads(poolNode("PoolBackward", a, c.g, idx))
+		return grads(poolNode(a, c.g, idx))
 	}
-	r["MaxPool2d"], r["AvgPool2d"], r["AdaptiveAvgPool2d"] = pool, pool, pool
+	r[opMaxPool2d], r[opAvgPool2d], r[opAdaptiveAvgPool2d] = pool, pool, pool
 }
 
 // pickGrad is the gradient of a Gather that picks one entry per line along
@@ -292,7 +292,7 @@ func prodOfOthers(c *gradCtx) *Tensor {
 	isZero := x.EqScalar(0)
 	zero, one := x.scalarLike(0), x.scalarLike(1)
 	zeros := isZero.Cast(Float32).SumKeepDim(a.axes...)
-	p := Where(isZero, one, x).reduce("Prod", device.ReduceProd, a.axes, true)
+	p := Where(isZero, one, x).reduce(opProd, device.ReduceProd, a.axes, true)
 	atZero := Where(zeros.EqScalar(1), p, zero)
 	elsewhere := Where(zeros.EqScalar(0), p.Div(x), zero)
 	return Where(isZero, atZero, elsewhere)

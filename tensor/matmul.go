@@ -62,7 +62,7 @@ func mm(a, b *Tensor, batch []int, m, n, k int) *Tensor {
 	nd.attrs = matmulAttrs{batch: batch, m: m, n: n, k: k}
 	res := whole(nd)
 	d.mu.Unlock()
-	return recordGrad("MatMul", res, []*Tensor{a, b}, nil)
+	return recordGrad(opMatMul, res, []*Tensor{a, b}, nil)
 }
 
 // asFloat32 returns t converted to Float32 when it is not already.

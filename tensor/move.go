@@ -84,6 +84,6 @@ func (t *Tensor) takeOver(c *Tensor) {
 func (t *Tensor) Clone() *Tensor {
 	t.check("Clone")
 	// The identity copy has Contiguous's gradient rule, so it is recorded
-	// under that name.
-	return elementwise("Contiguous", device.OpCast, t.n.dtype, t.n.dtype.ComputeType(), []*Tensor{t}, nil)
+	// as that operation.
+	return elementwise(opContiguous, device.OpCast, t.n.dtype, t.n.dtype.ComputeType(), []*Tensor{t})
 }

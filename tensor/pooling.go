@@ -30,20 +30,22 @@ type poolAttrs struct {
 }
 
 // MaxPool2d takes the maximum over windows of [N, C, H, W].
-func (t *Tensor) MaxPool2d(o PoolOptions) *Tensor { return t.pool2d("MaxPool2d", device.PoolMax, o) }
+func (t *Tensor) MaxPool2d(o PoolOptions) *Tensor { return t.pool2d(opMaxPool2d, device.PoolMax, o) }
 
 // AvgPool2d averages over windows of [N, C, H, W].
-func (t *Tensor) AvgPool2d(o PoolOptions) *Tensor { return t.pool2d("AvgPool2d", device.PoolAvg, o) }
+func (t *Tensor) AvgPool2d(o PoolOptions) *Tensor { return t.pool2d(opAvgPool2d, device.PoolAvg, o) }
 
-func (t *Tensor) pool2d(op string, kind device.PoolOp, o PoolOptions) *Tensor {
-	t.check(op)
+// pool2d records the windowed pooling op (of kind) over t.
+func (t *Tensor) pool2d(op gradOp, kind device.PoolOp, o PoolOptions) *Tensor {
+	name := op.String()
+	t.check(name)
 	if t.Dim() != 4 {
-		usage(op, "needs [N, C, H, W], got %v", t.shape)
+		usage(name, "needs [N, C, H, W], got %v", t.shape)
 	}
 	if len(o.Kernel) == 0 {
-		usage(op, "kernel size required")
+		usage(name, "kernel size required")
 	}
-	k := spatial(op, "kernel", o.Kernel, 2, 1)
+	k := spatial(name, "kernel", o.Kernel, 2, 1)
 	stride := o.Stride
 	if len(stride) == 0 {
 		stride = k
@@ -51,23 +53,23 @@ func (t *Tensor) pool2d(op string, kind device.PoolOp, o PoolOptions) *Tensor {
 	g := device.ConvGeometry{
 		N: t.shape[0], C: t.shape[1], O: t.shape[1], Groups: t.shape[1],
 		In: slices.Clone(t.shape[2:]), Kernel: k,
-		Stride:   spatial(op, "stride", stride, 2, 1),
-		Padding:  spatial(op, "padding", o.Padding, 2, 0),
-		Dilation: spatial(op, "dilation", o.Dilation, 2, 1),
+		Stride:   spatial(name, "stride", stride, 2, 1),
+		Padding:  spatial(name, "padding", o.Padding, 2, 0),
+		Dilation: spatial(name, "dilation", o.Dilation, 2, 1),
 	}
 	g.Out = make([]int, 2)
 	for i := range 2 {
 		if g.Padding[i]*2 > g.Kernel[i] {
-			usage(op, "padding %v must be at most half the kernel %v", g.Padding, g.Kernel)
+			usage(name, "padding %v must be at most half the kernel %v", g.Padding, g.Kernel)
 		}
 		var ok bool
 		if g.Out[i], ok = convOutSize(g.In[i], g.Kernel[i], g.Stride[i], g.Padding[i], g.Dilation[i]); !ok {
-			usage(op, "window %v (stride %v, padding %v) does not fit input %v", g.Kernel, g.Stride, g.Padding, t.shape)
+			usage(name, "window %v (stride %v, padding %v) does not fit input %v", g.Kernel, g.Stride, g.Padding, t.shape)
 		}
 	}
-	checkExtent(op, append([]int{g.N, g.C}, g.Out...))
+	checkExtent(name, append([]int{g.N, g.C}, g.Out...))
 	a := poolAttrs{op: kind, includePad: !o.CountExcludePad, geom: g, wantIndices: kind == device.PoolMax && t.recordsGrad()}
-	return poolNode(op, a, t, nil)
+	return poolForward(op, a, t)
 }
 
 // AdaptiveAvgPool2d averages [N, C, H, W] over the windows that divide it
@@ -82,12 +84,20 @@ func (t *Tensor) AdaptiveAvgPool2d(outH, outW int) *Tensor {
 		In: slices.Clone(t.shape[2:]), Out: []int{outH, outW}, Kernel: []int{1, 1},
 		Stride: []int{1, 1}, Padding: []int{0, 0}, Dilation: []int{1, 1},
 	}
-	return poolNode("AdaptiveAvgPool2d", poolAttrs{op: device.PoolAvg, adaptive: true, includePad: true, geom: g}, t, nil)
+	return poolForward(opAdaptiveAvgPool2d, poolAttrs{op: device.PoolAvg, adaptive: true, includePad: true, geom: g}, t)
 }
 
-// poolNode records a pooling node; fwd is the forward node whose winner
-// indices a max-pool backward reads.
-func poolNode(op string, a poolAttrs, x *Tensor, fwd *node) *Tensor {
+// poolForward records the forward pooling op over t (as Float32) and attaches
+// op's backward record, whose parameter is the pooling node.
+func poolForward(op gradOp, a poolAttrs, t *Tensor) *Tensor {
+	x := t.asFloat32()
+	res := poolNode(a, x, nil)
+	return recordGrad(op, res, []*Tensor{x}, res.n)
+}
+
+// poolNode records a pooling node with no backward record; fwd is the
+// forward node whose winner indices a max-pool backward reads.
+func poolNode(a poolAttrs, x *Tensor, fwd *node) *Tensor {
 	x = x.asFloat32()
 	d := x.n.dev
 	g := a.geom
@@ -107,10 +117,7 @@ func poolNode(op string, a poolAttrs, x *Tensor, fwd *node) *Tensor {
 	n.attrs = a
 	res := whole(n)
 	d.mu.Unlock()
-	if a.backward {
-		return res
-	}
-	return recordGrad(op, res, []*Tensor{x}, n)
+	return res
 }
 
 // runPool launches a pooling kernel.

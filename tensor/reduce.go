@@ -34,8 +34,24 @@ func normAxes(op string, axes []int, rank int) []int {
 	return out
 }
 
-// reduce records a reduction of t over axes.
-func (t *Tensor) reduce(name string, op device.ReduceOp, axes []int, keep bool) *Tensor {
+// reduce records the differentiable reduction op, computed by rop, of t over
+// axes and attaches op's backward record to the result.
+func (t *Tensor) reduce(op gradOp, rop device.ReduceOp, axes []int, keep bool) *Tensor {
+	res, attrs := t.reduceNoGrad(op.String(), rop, axes, keep)
+	return recordGrad(op, res, []*Tensor{t}, attrs)
+}
+
+// argReduce records an index reduction (ArgMax, ArgMin) of t along axis,
+// which has no gradient; name is the operation's name for usage errors.
+func (t *Tensor) argReduce(name string, op device.ReduceOp, axis int, keep bool) *Tensor {
+	res, _ := t.reduceNoGrad(name, op, []int{axis}, keep)
+	return res
+}
+
+// reduceNoGrad records a reduction of t over axes with no backward record and
+// returns it with its attributes; name is the operation's name for usage
+// errors.
+func (t *Tensor) reduceNoGrad(name string, op device.ReduceOp, axes []int, keep bool) (*Tensor, reduceAttrs) {
 	t.check(name)
 	ax := normAxes(name, axes, len(t.shape))
 	red := 1
@@ -68,54 +84,54 @@ func (t *Tensor) reduce(name string, op device.ReduceOp, axes []int, keep bool) 
 	n.attrs = reduceAttrs{op: op, axes: ax, keep: keep}
 	res := whole(n)
 	d.mu.Unlock()
-	return recordGrad(name, res, []*Tensor{t}, reduceAttrs{op: op, axes: ax, keep: keep})
+	return res, reduceAttrs{op: op, axes: ax, keep: keep}
 }
 
 // Sum sums over axes (all when none), dropping them.
-func (t *Tensor) Sum(axes ...int) *Tensor { return t.reduce("Sum", device.ReduceSum, axes, false) }
+func (t *Tensor) Sum(axes ...int) *Tensor { return t.reduce(opSum, device.ReduceSum, axes, false) }
 
 // SumKeepDim sums over axes, keeping them with size one.
 func (t *Tensor) SumKeepDim(axes ...int) *Tensor {
-	return t.reduce("Sum", device.ReduceSum, axes, true)
+	return t.reduce(opSum, device.ReduceSum, axes, true)
 }
 
 // Prod multiplies over axes (all when none), dropping them.
-func (t *Tensor) Prod(axes ...int) *Tensor { return t.reduce("Prod", device.ReduceProd, axes, false) }
+func (t *Tensor) Prod(axes ...int) *Tensor { return t.reduce(opProd, device.ReduceProd, axes, false) }
 
 // Max takes the maximum over axes (all when none), dropping them; NaN wins.
-func (t *Tensor) Max(axes ...int) *Tensor { return t.reduce("Max", device.ReduceMax, axes, false) }
+func (t *Tensor) Max(axes ...int) *Tensor { return t.reduce(opMax, device.ReduceMax, axes, false) }
 
 // MaxKeepDim is Max keeping the reduced axes with size one.
 func (t *Tensor) MaxKeepDim(axes ...int) *Tensor {
-	return t.reduce("Max", device.ReduceMax, axes, true)
+	return t.reduce(opMax, device.ReduceMax, axes, true)
 }
 
 // Min takes the minimum over axes (all when none), dropping them; NaN wins.
-func (t *Tensor) Min(axes ...int) *Tensor { return t.reduce("Min", device.ReduceMin, axes, false) }
+func (t *Tensor) Min(axes ...int) *Tensor { return t.reduce(opMin, device.ReduceMin, axes, false) }
 
 // MinKeepDim is Min keeping the reduced axes with size one.
 func (t *Tensor) MinKeepDim(axes ...int) *Tensor {
-	return t.reduce("Min", device.ReduceMin, axes, true)
+	return t.reduce(opMin, device.ReduceMin, axes, true)
 }
 
 // ArgMax returns the Int32 index of the first maximum along axis.
 func (t *Tensor) ArgMax(axis int) *Tensor {
-	return t.reduce("ArgMax", device.ReduceArgMax, []int{axis}, false)
+	return t.argReduce("ArgMax", device.ReduceArgMax, axis, false)
 }
 
 // ArgMaxKeepDim is ArgMax keeping the axis with size one.
 func (t *Tensor) ArgMaxKeepDim(axis int) *Tensor {
-	return t.reduce("ArgMax", device.ReduceArgMax, []int{axis}, true)
+	return t.argReduce("ArgMax", device.ReduceArgMax, axis, true)
 }
 
 // ArgMin returns the Int32 index of the first minimum along axis.
 func (t *Tensor) ArgMin(axis int) *Tensor {
-	return t.reduce("ArgMin", device.ReduceArgMin, []int{axis}, false)
+	return t.argReduce("ArgMin", device.ReduceArgMin, axis, false)
 }
 
 // ArgMinKeepDim is ArgMin keeping the axis with size one.
 func (t *Tensor) ArgMinKeepDim(axis int) *Tensor {
-	return t.reduce("ArgMin", device.ReduceArgMin, []int{axis}, true)
+	return t.argReduce("ArgMin", device.ReduceArgMin, axis, true)
 }
 
 // reducedCount returns how many elements each output of a reduction over

@@ -10,7 +10,7 @@ func (t *Tensor) Softmax(axis int) *Tensor {
 	x := t.Detach().asFloat32() // recorded below as one op
 	e := x.Sub(rowMax(x, axis)).Exp()
 	out := e.Div(e.SumKeepDim(axis)).Cast(floatType(t.DType()))
-	return recordGrad("Softmax", out, []*Tensor{t}, axis)
+	return recordGrad(opSoftmax, out, []*Tensor{t}, axis)
 }
 
 // LogSoftmax is log(Softmax(t)) computed stably.
@@ -20,7 +20,7 @@ func (t *Tensor) LogSoftmax(axis int) *Tensor {
 	x := t.Detach().asFloat32() // recorded below as one op
 	z := x.Sub(rowMax(x, axis))
 	out := z.Sub(z.Exp().SumKeepDim(axis).Log()).Cast(floatType(t.DType()))
-	return recordGrad("LogSoftmax", out, []*Tensor{t}, axis)
+	return recordGrad(opLogSoftmax, out, []*Tensor{t}, axis)
 }
 
 // rowMax is x's maximum along axis, kept as a size-one dimension. An empty

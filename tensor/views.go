@@ -9,7 +9,7 @@ import (
 
 // reView returns a new handle onto t's node through v, recording op for
 // autograd with params.
-func (t *Tensor) reView(op string, v view, params any) *Tensor {
+func (t *Tensor) reView(op gradOp, v view, params any) *Tensor {
 	d := t.n.dev
 	d.mu.Lock()
 	out := wrap(t.n, v)
@@ -24,10 +24,10 @@ func (t *Tensor) Reshape(shape ...int) *Tensor {
 	t.check("Reshape")
 	shape = inferShape("Reshape", t.shape, shape)
 	if st, ok := reshapeStrides(t.shape, t.strides, shape); ok {
-		return t.reView("Reshape", view{shape: shape, strides: st, offset: t.offset}, nil)
+		return t.reView(opReshape, view{shape: shape, strides: st, offset: t.offset}, nil)
 	}
 	c := t.Contiguous()
-	return c.reView("Reshape", contiguousViewAt(shape, c.offset), nil)
+	return c.reView(opReshape, contiguousViewAt(shape, c.offset), nil)
 }
 
 func contiguousViewAt(shape []int, off int) view {
@@ -158,7 +158,7 @@ func (t *Tensor) Permute(dims ...int) *Tensor {
 	if r := t.transposedProduct(perm); r != nil {
 		return r
 	}
-	return t.reView("Permute", permuteView(t.view(), perm), perm)
+	return t.reView(opPermute, permuteView(t.view(), perm), perm)
 }
 
 // transposedProduct rewrites the transpose of a pending matrix product
@@ -245,7 +245,7 @@ func (t *Tensor) Slice(dim, start, end, step int) *Tensor {
 	v.offset += start * v.strides[dim]
 	v.shape[dim] = (end - start + step - 1) / step
 	v.strides[dim] *= step
-	return t.reView("Slice", v, sliceParams{dim, start, end, step})
+	return t.reView(opSlice, v, sliceParams{dim, start, end, step})
 }
 
 // Expand broadcasts size-one dimensions (and new leading ones) to shape
@@ -269,7 +269,7 @@ func (t *Tensor) Expand(shape ...int) *Tensor {
 		}
 	}
 	checkExtent("Expand", shape)
-	return t.reView("Expand", broadcastView(t.view(), shape), nil)
+	return t.reView(opExpand, broadcastView(t.view(), shape), nil)
 }
 
 // Squeeze removes the given size-one dimensions, or all of them when none
@@ -290,7 +290,7 @@ func (t *Tensor) Squeeze(dims ...int) *Tensor {
 	if sh == nil {
 		sh, st = []int{}, []int{}
 	}
-	return t.reView("Squeeze", view{shape: sh, strides: st, offset: t.offset}, nil)
+	return t.reView(opSqueeze, view{shape: sh, strides: st, offset: t.offset}, nil)
 }
 
 // Unsqueeze inserts a size-one dimension at dim (which may equal Dim()).
@@ -299,7 +299,7 @@ func (t *Tensor) Unsqueeze(dim int) *Tensor {
 	dim = normAxis("Unsqueeze", dim, t.Dim()+1)
 	sh := slices.Insert(slices.Clone(t.shape), dim, 1)
 	st := slices.Insert(slices.Clone(t.strides), dim, 0)
-	return t.reView("Unsqueeze", view{shape: sh, strides: st, offset: t.offset}, nil)
+	return t.reView(opUnsqueeze, view{shape: sh, strides: st, offset: t.offset}, nil)
 }
 
 // Contiguous returns t itself when it is row-major without gaps, and a
@@ -309,7 +309,7 @@ func (t *Tensor) Contiguous() *Tensor {
 	if t.IsContiguous() {
 		return t
 	}
-	return elementwise("Contiguous", device.OpCast, t.n.dtype, t.n.dtype.ComputeType(), []*Tensor{t}, nil)
+	return elementwise(opContiguous, device.OpCast, t.n.dtype, t.n.dtype.ComputeType(), []*Tensor{t})
 }
 
 // Cast converts the elements to dt (float to int truncates toward zero and
@@ -322,5 +322,5 @@ func (t *Tensor) Cast(dt DType) *Tensor {
 	if dt == t.n.dtype {
 		return t
 	}
-	return elementwise("Cast", device.OpCast, dt, t.n.dtype.ComputeType(), []*Tensor{t}, nil)
+	return elementwise(opCast, device.OpCast, dt, t.n.dtype.ComputeType(), []*Tensor{t})
 }
