@@ -15,6 +15,7 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
+typedef struct CUevent_st *CUevent;
 
 enum {
 	SF_CUDA_SUCCESS = 0,
@@ -23,6 +24,7 @@ enum {
 	SF_CUDA_ERROR_NOT_INITIALIZED = 3,
 	SF_CUDA_ERROR_NO_DEVICE = 100,
 	SF_CUDA_ERROR_NOT_FOUND = 500,
+	SF_CUDA_ERROR_NOT_READY = 600,
 	SF_CUDA_ERROR_NOT_SUPPORTED = 801,
 };
 
@@ -75,6 +77,11 @@ typedef CUresult (*sf_pfn_cuModuleUnload)(CUmodule);
 typedef CUresult (*sf_pfn_cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
 typedef CUresult (*sf_pfn_cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
 					   unsigned, CUstream, void **, void **);
+typedef CUresult (*sf_pfn_cuEventCreate)(CUevent *, unsigned);
+typedef CUresult (*sf_pfn_cuEventRecord)(CUevent, CUstream);
+typedef CUresult (*sf_pfn_cuEventQuery)(CUevent);
+typedef CUresult (*sf_pfn_cuEventElapsedTime)(float *, CUevent, CUevent);
+typedef CUresult (*sf_pfn_cuEventDestroy)(CUevent);
 
 // NVRTC.
 typedef int nvrtcResult;

@@ -67,7 +67,9 @@ func open(drv *driver, nv *nvrtc, ordinal int, staging int) (*Device, error) {
 // Info describes the device.
 func (d *Device) Info() device.Info { return d.info }
 
-// usable returns the error that stops any operation: a closed or lost device.
+// usable returns the error that stops any operation: a closed or lost
+// device. Every operation starts with it, so it also starts a new epoch:
+// the launches of one epoch are one kernel call (see KernelCalls).
 func (d *Device) usable() error {
 	if d.closed {
 		return fmt.Errorf("cuda: %w", device.ErrClosed)
@@ -75,6 +77,7 @@ func (d *Device) usable() error {
 	if d.lost != nil {
 		return fmt.Errorf("cuda: the device was lost earlier: %w", d.lost)
 	}
+	d.ctx.epoch++
 	return nil
 }
 

@@ -106,8 +106,9 @@ func (a *driver) adapterInfo(ordinal int) (device.Info, int, error) {
 			SharedMemoryBytes:   int(di.shared_mem),
 		},
 		Features: device.Features{
-			Float16:   cc >= 53,
-			Subgroups: di.warp > 0,
+			Float16:    cc >= 53,
+			Subgroups:  di.warp > 0,
+			Timestamps: a.api.cuEventCreate != nil, // see timing.go
 		},
 	}, cc, nil
 }

@@ -47,6 +47,11 @@ static const sf_cu_entry entries[] = {
 	SF_ENTRY(cuModuleUnload, "cuModuleUnload", 0),
 	SF_ENTRY(cuModuleGetFunction, "cuModuleGetFunction", 0),
 	SF_ENTRY(cuLaunchKernel, "cuLaunchKernel", 0),
+	SF_ENTRY(cuEventCreate, "cuEventCreate", 1),
+	SF_ENTRY(cuEventRecord, "cuEventRecord", 1),
+	SF_ENTRY(cuEventQuery, "cuEventQuery", 1),
+	SF_ENTRY(cuEventElapsedTime, "cuEventElapsedTime", 1),
+	SF_ENTRY(cuEventDestroy, "cuEventDestroy_v2", 1),
 };
 
 // lookup resolves one entry point, preferring cuGetProcAddress.
@@ -96,6 +101,10 @@ sf_cu_api *sf_cu_load(const char *path, char *err, int errlen) {
 	if (!a->cuMemAllocAsync || !a->cuMemFreeAsync) {
 		a->cuMemAllocAsync = NULL;
 		a->cuMemFreeAsync = NULL;
+	}
+	if (!a->cuEventCreate || !a->cuEventRecord || !a->cuEventQuery || !a->cuEventElapsedTime ||
+	    !a->cuEventDestroy) {
+		a->cuEventCreate = NULL; // kernel timing needs them all (see timing.c)
 	}
 	return a;
 }

@@ -22,7 +22,8 @@ type moduleKey [sha256.Size]byte
 type module struct {
 	mod   C.CUmodule
 	fn    C.CUfunction
-	cubin bool // loaded from a CUBIN rather than PTX
+	cubin bool   // loaded from a CUBIN rather than PTX
+	entry string // fn's name, which kernel times report
 }
 
 // imageErrors are the cuModuleLoadData results after which the backend
@@ -74,7 +75,7 @@ func (d *Device) load(img []byte, fn string) (*module, error) {
 	defer C.free(cimg)
 	cfn := C.CString(fn)
 	defer C.free(unsafe.Pointer(cfn))
-	m := &module{}
+	m := &module{entry: fn}
 	if err := d.drv.check(C.sf_cu_module_load(d.drv.api, d.ctx, cimg, cfn, &m.mod, &m.fn)); err != nil {
 		return nil, err
 	}

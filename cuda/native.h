@@ -44,6 +44,11 @@ typedef struct {
 	sf_pfn_cuModuleUnload cuModuleUnload;
 	sf_pfn_cuModuleGetFunction cuModuleGetFunction;
 	sf_pfn_cuLaunchKernel cuLaunchKernel;
+	sf_pfn_cuEventCreate cuEventCreate; // optional, with the four below (NULL unless all exist)
+	sf_pfn_cuEventRecord cuEventRecord;
+	sf_pfn_cuEventQuery cuEventQuery;
+	sf_pfn_cuEventElapsedTime cuEventElapsedTime;
+	sf_pfn_cuEventDestroy cuEventDestroy;
 } sf_cu_api;
 
 // sf_nvrtc_api holds NVRTC's entry points.
@@ -69,8 +74,14 @@ typedef struct {
 	int attr_max_threads, grid_x, grid_y, grid_z, shared_mem, warp, sms, integrated, cc_major, cc_minor, pools;
 } sf_device_info;
 
+// sf_timer is a device's kernel timing state (timing.c).
+typedef struct sf_timer sf_timer;
+
 // sf_ctx is one opened device: its primary context, its stream and the
-// pinned staging buffer that host transfers go through.
+// pinned staging buffer that host transfers go through; and the kernel
+// calls counted for the profiler: every Go operation starts a new epoch
+// (Device.usable), and a launch in an epoch with no launch yet starts a
+// new call.
 typedef struct {
 	CUdevice dev;
 	CUcontext ctx;
@@ -78,6 +89,8 @@ typedef struct {
 	void *staging;
 	size_t staging_bytes;
 	int async_alloc;
+	unsigned long long epoch, launch_epoch, calls;
+	sf_timer *timer; // NULL until profiling is first turned on
 } sf_ctx;
 
 // SF_COPY_MAX_RANK is the rank the copy kernel's parameters hold.
@@ -110,6 +123,27 @@ sf_status sf_cu_launch_copy(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid
 // sf_cu_launch launches a kernel whose one parameter is a struct, copied
 // from params (a generated kernel's parameter words) at launch.
 sf_status sf_cu_launch(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid, unsigned block, const void *params);
+
+// Kernel timing (timing.c). Every launch wrapper calls sf_timing_begin
+// just before cuLaunchKernel and sf_timing_end with its result just after:
+// they count the call and, while profiling, record events around the launch.
+void sf_timing_begin(sf_cu_api *a, sf_ctx *c);
+void sf_timing_end(sf_cu_api *a, sf_ctx *c, CUfunction f, CUresult launched);
+// sf_timing_set turns timing of later launches on or off.
+sf_status sf_timing_set(sf_cu_api *a, sf_ctx *c, int on);
+// sf_kernel_time is one timed launch that completed: its call, its kernel,
+// its start on the host's clock (nanoseconds since the Unix epoch, an
+// estimate) and its duration on the device.
+typedef struct {
+	unsigned long long call;
+	CUfunction fn;
+	long long start_ns, duration_ns;
+} sf_kernel_time;
+// sf_timing_collect stores up to max completed launches, oldest first, in
+// out, forgets them, and returns how many it stored.
+int sf_timing_collect(sf_cu_api *a, sf_ctx *c, sf_kernel_time *out, int max);
+// sf_timing_free destroys the timer's events (sf_cu_close calls it).
+void sf_timing_free(sf_cu_api *a, sf_ctx *c);
 
 sf_nvrtc_api *sf_nvrtc_load(const char *path, const char *builtins, char *err, int errlen);
 const char *sf_nvrtc_error_string(sf_nvrtc_api *a, int code);

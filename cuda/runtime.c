@@ -96,6 +96,7 @@ sf_status sf_cu_close(sf_cu_api *a, sf_ctx *c) {
 	}
 	SF_STEP("cuCtxSetCurrent", a->cuCtxSetCurrent(c->ctx));
 	SF_STEP("cuStreamSynchronize", a->cuStreamSynchronize(c->stream));
+	sf_timing_free(a, c);
 	SF_STEP("cuStreamDestroy", a->cuStreamDestroy(c->stream));
 	SF_STEP("cuMemFreeHost", a->cuMemFreeHost(c->staging));
 	SF_STEP("cuDevicePrimaryCtxRelease", a->cuDevicePrimaryCtxRelease(c->dev));
@@ -195,13 +196,19 @@ sf_status sf_cu_launch_copy(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid
 	SF_CURRENT(a, c);
 	sf_copy_params local = *p;
 	void *args[] = {&dst, &src, &local};
-	SF_TRY("cuLaunchKernel", a->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, c->stream, args, NULL));
+	sf_timing_begin(a, c);
+	CUresult r = a->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, c->stream, args, NULL);
+	sf_timing_end(a, c, f, r);
+	SF_TRY("cuLaunchKernel", r);
 	return SF_OK;
 }
 
 sf_status sf_cu_launch(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid, unsigned block, const void *params) {
 	SF_CURRENT(a, c);
 	void *args[] = {(void *)params};
-	SF_TRY("cuLaunchKernel", a->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, c->stream, args, NULL));
+	sf_timing_begin(a, c);
+	CUresult r = a->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, c->stream, args, NULL);
+	sf_timing_end(a, c, f, r);
+	SF_TRY("cuLaunchKernel", r);
 	return SF_OK;
 }
