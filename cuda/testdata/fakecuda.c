@@ -2,10 +2,11 @@
 // implemented with host memory (cuMemAlloc is malloc, copies are memcpy),
 // a module loader that accepts the fake NVRTC's images (the kernels
 // compiled for the host into a shared library, which it dlopens) and a
-// launcher that runs a kernel over the grid one thread at a time, through
-// the shim the fake NVRTC added. It checks what a driver would refuse (a
-// context not current, a copy through unpinned host memory or outside an
-// allocation, a kernel access outside every allocation, reported as
+// launcher that runs a kernel over the grid one block at a time through
+// the shim the fake NVRTC added (fakeprelude.h's sf_fake_block runs the
+// block's threads). It checks what a driver would refuse (a context not
+// current, a copy through unpinned host memory or outside an allocation, a
+// kernel access outside every allocation, reported as
 // CUDA_ERROR_ILLEGAL_ADDRESS) and injects faults named by
 // SF_FAKE_CUDA_FAIL, a list of entry=code or entry=code*count (fail only
 // the first count calls). Calls are logged, one a line, to the file
@@ -338,7 +339,7 @@ typedef struct {
 typedef struct {
 	char name[256];
 	int (*host)(void **args);
-	void (*ids)(unsigned block, unsigned thread, unsigned grid, unsigned size);
+	int (*block)(int (*host)(void **), void **args, const unsigned *dims, unsigned bx, unsigned by, unsigned bz);
 	int nargs;
 } function_t;
 
@@ -387,38 +388,55 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
 	void *host = dlsym(mod->lib, sym);
 	snprintf(sym, sizeof sym, "%s__sf_nargs", name);
 	const int *nargs = dlsym(mod->lib, sym);
-	void *ids = dlsym(mod->lib, "sf_fake_ids");
-	if (!host || !nargs || !ids) {
+	void *block = dlsym(mod->lib, "sf_fake_block");
+	if (!host || !nargs || !block) {
 		return 500;
 	}
 	function_t *fn = calloc(1, sizeof *fn); // leaked with the module, as tests load few
 	snprintf(fn->name, sizeof fn->name, "%s", name);
 	fn->host = (int (*)(void **))host;
-	fn->ids = (void (*)(unsigned, unsigned, unsigned, unsigned))ids;
+	fn->block = (int (*)(int (*)(void **), void **, const unsigned *, unsigned, unsigned, unsigned))block;
 	fn->nargs = *nargs;
 	*f = fn;
 	return 0;
 }
 
-// The launcher logs the first two 64-bit words of the last parameter, which
-// the backend's kernels start with n and rank.
+// The launcher runs the grid one block at a time (blocks whose kernel calls
+// __syncthreads as coroutines, see fakeprelude.h), with the limits of the
+// attributes above: at most 1024 threads a block, 2^31-1 blocks along x and
+// 65535 along y and z, 48 KiB of dynamic shared memory (which the fake
+// kernels cannot use: their shared memory is static). It logs the first two
+// 64-bit words of the last parameter, which the backend's kernels start
+// with n and rank.
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
 			unsigned shared, void *stream, void **params, void **extra) {
 	NEED_CTX();
 	FAULT("cuLaunchKernel");
 	function_t *fn = f;
-	if (!fn || gy != 1 || gz != 1 || by != 1 || bz != 1 || !params || extra || bx > 1024 || gx == 0 ||
-	    fn->nargs < 1) {
+	if (!fn || !params || extra || fn->nargs < 1 || gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 ||
+	    bz == 0 || gx > 2147483647u || gy > 65535 || gz > 65535 || bx > 1024 || by > 1024 || bz > 64 ||
+	    (unsigned long long)bx * by * bz > 1024 || shared > 49152) {
 		return 1;
 	}
 	const long long *w = params[fn->nargs - 1];
-	logf_("cuLaunchKernel %s grid=%u block=%u n=%lld rank=%lld", fn->name, gx, bx, w[0], w[1]);
-	for (unsigned b = 0; b < gx; b++) {
-		for (unsigned t = 0; t < bx; t++) {
-			fn->ids(b, t, gx, bx);
-			if (fn->host(params)) {
-				logf_("illegal address in %s", fn->name);
-				return 700; // CUDA_ERROR_ILLEGAL_ADDRESS
+	if (gy == 1 && gz == 1 && by == 1 && bz == 1) {
+		logf_("cuLaunchKernel %s grid=%u block=%u n=%lld rank=%lld", fn->name, gx, bx, w[0], w[1]);
+	} else {
+		logf_("cuLaunchKernel %s grid=%ux%ux%u block=%ux%ux%u n=%lld rank=%lld", fn->name, gx, gy, gz, bx, by,
+		      bz, w[0], w[1]);
+	}
+	const unsigned dims[6] = {gx, gy, gz, bx, by, bz};
+	for (unsigned z = 0; z < gz; z++) {
+		for (unsigned y = 0; y < gy; y++) {
+			for (unsigned x = 0; x < gx; x++) {
+				switch (fn->block(fn->host, params, dims, x, y, z)) {
+				case 1:
+					logf_("illegal address in %s", fn->name);
+					return 700; // CUDA_ERROR_ILLEGAL_ADDRESS
+				case 2:
+					logf_("barrier not reached by every thread in %s", fn->name);
+					return 719; // CUDA_ERROR_LAUNCH_FAILED
+				}
 			}
 		}
 	}

@@ -75,8 +75,10 @@ static int entry_name(const char *s, char *name, size_t n) {
 }
 
 // write_shims appends a shim for every "__global__ void NAME(" and
-// "SF_KERNEL void NAME(" of src (the kernels' spellings) to f.
+// "SF_KERNEL void NAME(" of src (the kernels' spellings) to f, and
+// sf_fake_barriers, which tells the prelude to run blocks as coroutines.
 static void write_shims(FILE *f, const char *src) {
+	fprintf(f, "\nextern \"C\" const int sf_fake_barriers = %d;\n", strstr(src, "__syncthreads") != NULL);
 	static const char *marks[] = {"__global__ void ", "SF_KERNEL void "};
 	for (int m = 0; m < 2; m++) {
 		for (const char *s = src; (s = strstr(s, marks[m])) != NULL;) {
