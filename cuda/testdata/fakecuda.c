@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -443,6 +444,73 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 	return 0;
 }
 
+#ifndef FAKE_NO_EVENTS
+// Events hold the host's monotonic time of their last recording. Launches
+// run to completion inside cuLaunchKernel, so a recorded event is always
+// complete; cuEventQuery=600 in SF_FAKE_CUDA_FAIL makes one look pending.
+// Creation and destruction are logged so tests can see none leaks. Build
+// with -DFAKE_NO_EVENTS to leave the events out (an older driver).
+typedef struct {
+	long long ns;
+	int recorded;
+} event_t;
+
+static long long mono_ns(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+CUresult cuEventCreate(void **e, unsigned flags) {
+	NEED_CTX();
+	FAULT("cuEventCreate");
+	if (!e || flags != 0) {
+		return 1;
+	}
+	*e = calloc(1, sizeof(event_t));
+	logf_("cuEventCreate");
+	return 0;
+}
+
+CUresult cuEventRecord(void *e, void *stream) {
+	NEED_CTX();
+	FAULT("cuEventRecord");
+	if (!e) {
+		return 400; // CUDA_ERROR_INVALID_HANDLE
+	}
+	event_t *ev = e;
+	ev->ns = mono_ns();
+	ev->recorded = 1;
+	return 0;
+}
+
+CUresult cuEventQuery(void *e) {
+	NEED_CTX();
+	FAULT("cuEventQuery");
+	return e ? 0 : 400;
+}
+
+CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
+	NEED_CTX();
+	FAULT("cuEventElapsedTime");
+	event_t *s = start, *t = end;
+	if (!ms || !s || !t || !s->recorded || !t->recorded) {
+		return 400;
+	}
+	*ms = (float)((double)(t->ns - s->ns) / 1e6);
+	return 0;
+}
+
+CUresult cuEventDestroy_v2(void *e) {
+	if (!e) {
+		return 400;
+	}
+	free(e);
+	logf_("cuEventDestroy");
+	return 0;
+}
+#endif
+
 #ifndef FAKE_NO_PROC_ADDRESS
 // cuGetProcAddress_v2 maps the unversioned names to CUDA 12.0's symbols.
 CUresult cuGetProcAddress_v2(const char *name, void **fn, int version, unsigned long long flags, int *status) {
@@ -476,6 +544,13 @@ CUresult cuGetProcAddress_v2(const char *name, void **fn, int version, unsigned 
 		{"cuModuleUnload", (void *)cuModuleUnload},
 		{"cuModuleGetFunction", (void *)cuModuleGetFunction},
 		{"cuLaunchKernel", (void *)cuLaunchKernel},
+#ifndef FAKE_NO_EVENTS
+		{"cuEventCreate", (void *)cuEventCreate},
+		{"cuEventRecord", (void *)cuEventRecord},
+		{"cuEventQuery", (void *)cuEventQuery},
+		{"cuEventElapsedTime", (void *)cuEventElapsedTime},
+		{"cuEventDestroy", (void *)cuEventDestroy_v2},
+#endif
 	};
 	*fn = NULL;
 	if (flags != 0 || version != 12000) {
