@@ -146,8 +146,8 @@ func accumulateLeaf(x, g *Tensor) {
 	d := g.n.dev
 	d.mu.Lock()
 	d.detachFromScopes(g.h)
-	d.mu.Unlock()
 	g.collectable()
+	d.mu.Unlock()
 	x.ag.grad = g
 }
 

@@ -32,6 +32,7 @@ func FromBytes(d *Device, dt DType, raw []byte, shape ...int) (*Tensor, error) {
 	if d.closed {
 		return nil, device.ErrClosed
 	}
+	d.maybeReclaim()
 	blk, err := d.alloc(dt, n)
 	if err != nil {
 		return nil, err

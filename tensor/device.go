@@ -33,6 +33,7 @@ type Device struct {
 	closed    bool
 	maxBufs   int
 	noGrad    atomic.Int64 // depth of NoGrad calls running on this device
+	rc        reclaimer    // returns unreachable unscoped tensors' memory early
 }
 
 func newDevice(raw device.Device) *Device {

@@ -12,6 +12,7 @@ import (
 func (d *Device) realizeMany(ts []*Tensor) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.maybeReclaim()
 	var groups [][]*node
 	var others []*node
 	for _, t := range ts {

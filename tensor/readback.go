@@ -16,6 +16,7 @@ func (t *Tensor) Realize() error {
 	d := t.n.dev
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.maybeReclaim()
 	t.check("Realize") // a Scope on another goroutine may have released it meanwhile
 	if err := d.realize(t.n); err != nil {
 		return err
@@ -71,6 +72,7 @@ func (t *Tensor) read(op string, alloc func(nbytes int) []byte) error {
 	d := t.n.dev
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.maybeReclaim()
 	t.check(op) // a Scope on another goroutine may have released it meanwhile
 	if err := d.realize(t.n); err != nil {
 		return err

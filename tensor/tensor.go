@@ -56,11 +56,14 @@ func bind(t *Tensor, n *node, v view) {
 }
 
 // collectable attaches the safety net: a cleanup that releases the handle
-// when the garbage collector finds the tensor unreachable before Release.
+// when the garbage collector finds the tensor unreachable before Release,
+// and the device's reclaimer, which releases it sooner when the pool grows.
+// The caller holds the device lock.
 func (t *Tensor) collectable() {
 	if !t.h.collected {
 		t.h.collected = true
 		runtime.AddCleanup(t, func(h *handle) { h.n.dev.releaseHandle(h) }, t.h)
+		t.n.dev.track(t)
 	}
 }
 

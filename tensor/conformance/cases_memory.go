@@ -3,6 +3,7 @@ package conformance
 import (
 	"math"
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/shaderflow/shaderflow/tensor"
@@ -75,6 +76,7 @@ func memoryCases() []testCase {
 				e.errorf("the pool reused no block over %d steps (reuses %d -> %d)", flatIterations, before.Reuses, after.Reuses)
 			}
 		}},
+		{name: "pool_bounded_unscoped_loop", run: unscopedLoop},
 		{name: "scope_releases", run: func(e *env) {
 			before := e.dev.PoolStats().BytesInUse
 			var kept *tensor.Tensor
@@ -94,4 +96,50 @@ func memoryCases() []testCase {
 			}
 		}},
 	}
+}
+
+// unscopedLoop runs 200 steps that never release their 4 MB results, with
+// the garbage collector's own pacing off (device memory is not Go heap, so
+// on a GPU nothing else would prompt a collection), and checks that the
+// pool's reserved bytes grow within the reclaimer's bound: twice the live
+// set plus its 64 MiB floor and one result, where keeping every result
+// would take 800 MB. Every tenth result stays reachable and must keep its
+// values. Keep takes each result out of the case's scope, so that nothing
+// but the garbage collector and the reclaimer releases the others.
+func unscopedLoop(e *env) {
+	const n, steps = 1 << 20, 200
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	a := e.randn(n)
+	e.noErr(a.T.Realize(), "Realize")
+	settle(e)
+	before := e.dev.PoolStats()
+	held := before.BytesInUse // a, and what earlier cases still hold
+	kept := map[int]*tensor.Tensor{}
+	var peak int64
+	for i := range steps {
+		c := a.T.MulScalar(float64(i)).Keep()
+		e.noErr(c.Realize(), "Realize")
+		if i%10 == 0 {
+			kept[i] = c
+		}
+		peak = max(peak, e.dev.PoolStats().ReservedBytes)
+	}
+	live := held + int64(len(kept))*4*n
+	if grew, bound := peak-before.ReservedBytes, 2*live+64<<20+4*n; grew > bound {
+		e.errorf("%d unscoped steps reserved up to %d more bytes, more than %d (twice the %d live bytes, the 64 MiB floor and one result)",
+			steps, grew, bound, live)
+	}
+	want := a.R.Values()
+	for i, c := range kept {
+		got, err := c.Float32s()
+		e.noErr(err, "Float32s")
+		for j := 0; j < n; j += 4099 {
+			if w := want[j] * float64(i); math.Abs(float64(got[j])-w) > 1e-5*(1+math.Abs(w)) {
+				e.fatalf("step %d's kept result [%d] = %v, want %v", i, j, got[j], w)
+			}
+		}
+		c.Release()
+	}
+	// Return the garbage of the loop now, while no later case measures.
+	settle(e)
 }

@@ -301,6 +301,7 @@ func TestStatsAgainstModel(t *testing.T) {
 		require.Equal(t, reuses, s.Reuses, "seed %d step %d", seed, step)
 		require.Equal(t, s.Allocs, s.Reuses+s.DeviceAllocs, "seed %d step %d", seed, step)
 		require.Equal(t, inUse, s.BytesInUse, "seed %d step %d", seed, step)
+		require.Equal(t, inUse, p.BytesInUse(), "seed %d step %d", seed, step)
 		require.Equal(t, requested, s.RequestedBytes, "seed %d step %d", seed, step)
 		require.Equal(t, peak, s.PeakBytesInUse, "seed %d step %d", seed, step)
 		require.Equal(t, cached, s.CachedBytes, "seed %d step %d", seed, step)

@@ -86,3 +86,12 @@ func FormatBytes(n int64) string {
 	}
 	return fmt.Sprintf("%.2f %ciB", v, units[i])
 }
+
+// BytesInUse returns the bytes of the blocks handed out and not yet freed,
+// as Stats().BytesInUse does, without building the whole snapshot: callers
+// check it before every operation.
+func (p *Pool) BytesInUse() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.st.inUse
+}
