@@ -79,3 +79,24 @@ func TestVarWithCorrectionAboveCount(t *testing.T) {
 	_, got := values(t, tensor.Ones(dev, 1).Var(2))
 	require.True(t, math.IsNaN(float64(got[0])), "0/0 is NaN, got %v", got)
 }
+
+// TestNormOverEmptyShapes follows PyTorch: layer_norm over a normalized
+// shape holding no element, or of a batch of none, and group_norm of no
+// channels return empty results of the input's shape.
+func TestNormOverEmptyShapes(t *testing.T) {
+	dev := openCPU(t)
+	for _, c := range []struct {
+		shape []int
+		norm  func(x *tensor.Tensor) *tensor.Tensor
+	}{
+		{[]int{3, 0}, func(x *tensor.Tensor) *tensor.Tensor { return x.LayerNorm(1, nil, nil, 1e-5) }},
+		{[]int{0, 4}, func(x *tensor.Tensor) *tensor.Tensor { return x.LayerNorm(1, nil, nil, 1e-5) }},
+		{[]int{2, 0, 3}, func(x *tensor.Tensor) *tensor.Tensor { return x.GroupNorm(1, nil, nil, 1e-5) }},
+	} {
+		y := c.norm(tensor.Zeros(dev, c.shape...))
+		require.Equal(t, c.shape, y.Shape())
+		v, err := y.Float32s()
+		require.NoError(t, err)
+		require.Empty(t, v)
+	}
+}

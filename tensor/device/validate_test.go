@@ -1,6 +1,7 @@
 package device
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -350,4 +351,14 @@ func TestGatherScatterCopyValidate(t *testing.T) {
 	badc = *ck
 	badc.Dst.DType = Int32
 	require.ErrorContains(t, badc.Validate(), "dtype int32, want float32")
+}
+
+func TestNumElementsRefusesOverflow(t *testing.T) {
+	assert.Equal(t, 0, NumElements([]int{3, 0, 1 << 62}))
+	assert.Equal(t, 24, NumElements([]int{2, 3, 4}))
+	assert.Equal(t, 1, NumElements(nil))
+	for _, shape := range [][]int{{(1 << 62) + 1, 4}, {1 << 32, 1 << 32}, {3, -1}} {
+		assert.PanicsWithValue(t, fmt.Sprintf("device.NumElements: shape %v has a negative dimension or more elements than an int holds", shape),
+			func() { NumElements(shape) }, "%v", shape)
+	}
 }

@@ -1,5 +1,11 @@
 package device
 
+import (
+	"fmt"
+
+	"github.com/shaderflow/shaderflow/internal/checked"
+)
+
 // View is a strided window onto a buffer: element (i0, i1, ...) lives at
 // element index Offset + i0*Strides[0] + i1*Strides[1] + ... of Buf, in units of
 // DType. Strides may be zero (broadcasting) and need not be ordered
@@ -12,11 +18,14 @@ type View struct {
 	Strides []int
 }
 
-// NumElements returns the product of the shape.
+// NumElements returns the product of the shape. A negative dimension or a
+// product that does not fit in an int panics rather than wrapping: shapes
+// that reach a backend have passed Validate, so only a caller that skipped
+// it can get here with one.
 func NumElements(shape []int) int {
-	n := 1
-	for _, s := range shape {
-		n *= s
+	n, ok := checked.Product(shape...)
+	if !ok {
+		panic(fmt.Sprintf("device.NumElements: shape %v has a negative dimension or more elements than an int holds", shape))
 	}
 	return n
 }
