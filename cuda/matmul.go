@@ -14,11 +14,13 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-// MatMul runs k with a tiled matrix product kernel generated from its
-// epilogue (see renderMatMul), after validating the kernel and checking
-// that every buffer is a live buffer of this device. Products of one
-// signature share a module: shapes, strides, offsets, addresses and
-// constants are launch parameters.
+// MatMul runs k, after validating the kernel and checking that every
+// buffer is a live buffer of this device: with cuBLAS where it is loaded
+// and can express the operands (planBLAS; the epilogue then runs as an
+// elementwise kernel), else with a tiled matrix product kernel generated
+// from its epilogue (see renderMatMul). Products of one signature share a
+// module: shapes, strides, offsets, addresses and constants are launch
+// parameters.
 func (d *Device) MatMul(k *device.MatMulKernel) error {
 	if err := d.usable(); err != nil {
 		return err
@@ -35,6 +37,11 @@ func (d *Device) MatMul(k *device.MatMulKernel) error {
 			return err
 		}
 		ptrs = append(ptrs, uint64(b.ptr))
+	}
+	if g, ok := planBLAS(k); ok {
+		if h := d.blas(); h != nil {
+			return d.matMulBLAS(k, g, h, ptrs)
+		}
 	}
 	launches, err := planMatMul(k, ptrs)
 	if err != nil || len(launches) == 0 {
