@@ -110,6 +110,7 @@ func (d *Device) Close() error {
 		return nil
 	}
 	var errs []error
+	errs = append(errs, d.closeBLAS()) // before the context goes
 	if d.lost == nil {
 		for b := range d.live {
 			errs = append(errs, d.release(b))
