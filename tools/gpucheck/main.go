@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/shaderflow/shaderflow/tensor"
+	_ "github.com/shaderflow/shaderflow/tensor/backends" // every backend
+)
+
+func main() {
+	backend := flag.String("backend", "cuda", "device to measure, as tensor.Open takes it")
+	out := flag.String("out", ".", "folder for report.md and report.json")
+	torchScript := flag.String("torch", "", "torch_cuda.py, to measure PyTorch in the same run (skipped when empty)")
+	python := flag.String("python", "python3", "the Python interpreter that has torch")
+	flag.Parse()
+	if err := run(*backend, *out, *torchScript, *python); err != nil {
+		fmt.Fprintln(os.Stderr, "gpucheck:", err)
+		os.Exit(1)
+	}
+}
+
+// run measures every case on backend, and on PyTorch when torchScript is
+// set, and writes the reports into out.
+func run(backend, out, torchScript, python string) error {
+	d, err := tensor.Open(backend)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	rep := report{Device: d.Info().String(), Date: time.Now().UTC().Format(time.RFC3339)}
+	for _, c := range cases() {
+		s, err := measure(d, c)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		fmt.Fprintf(os.Stderr, "%-24s %10.1f us\n", c.name, s*1e6)
+		rep.Rows = append(rep.Rows, row{Name: c.name, Seconds: s, Bytes: c.bytes, Flops: c.flops})
+	}
+	if torchScript != "" {
+		if err := rep.addTorch(python, torchScript); err != nil {
+			rep.TorchError = err.Error()
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, "report.json"), js, 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(out, "report.md"))
+	if err != nil {
+		return err
+	}
+	rep.writeMarkdown(io.MultiWriter(f, os.Stdout))
+	return f.Close()
+}
+
+// measure runs c's warm-up, then times each run (the operation and a wait
+// for its result) and returns the median in seconds.
+func measure(d *tensor.Device, c benchCase) (float64, error) {
+	in := c.setup(d)
+	defer func() {
+		for _, t := range in {
+			t.Release()
+		}
+	}()
+	warmup, runs := c.warmup, c.runs
+	if runs == 0 {
+		warmup, runs = 3, 10
+	}
+	once := func() (time.Duration, error) {
+		start := time.Now()
+		y := c.op(in)
+		err := y.Realize()
+		el := time.Since(start)
+		y.Release()
+		return el, err
+	}
+	for range warmup {
+		if _, err := once(); err != nil {
+			return 0, err
+		}
+	}
+	times := make([]float64, runs)
+	for i := range times {
+		el, err := once()
+		if err != nil {
+			return 0, err
+		}
+		times[i] = el.Seconds()
+	}
+	slices.Sort(times)
+	return times[len(times)/2], nil
+}
+
+// addTorch runs the PyTorch script and records its times beside ours.
+func (r *report) addTorch(python, script string) error {
+	cmd := exec.Command(python, script)
+	cmd.Stderr = os.Stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", python, script, err)
+	}
+	var t struct {
+		Torch   string             `json:"torch"`
+		Device  string             `json:"device"`
+		Seconds map[string]float64 `json:"seconds"`
+	}
+	if err := json.Unmarshal(b, &t); err != nil {
+		return fmt.Errorf("reading %s's output: %w", script, err)
+	}
+	r.Torch = fmt.Sprintf("PyTorch %s on %s", t.Torch, t.Device)
+	for i := range r.Rows {
+		r.Rows[i].TorchSeconds = t.Seconds[r.Rows[i].Name]
+	}
+	return nil
+}
