@@ -111,7 +111,8 @@ func mmWant(a, b mmOperand, batch, m, n, k int) []float64 {
 
 // testMatMulEdges checks products whose sizes leave partial tiles along
 // every dimension, M or N or K of one, K=0 (the epilogue sees 0), a
-// broadcast batch, transposed and reversed (negative-stride) operands, a
+// broadcast batch (with cuBLAS on a GPU, a batch stride of 0), transposed
+// and reversed (negative-stride) operands, a
 // batch of 300 small products on a grid capped at 7 blocks (each block
 // loops over tiles), and nine batch dimensions that do not merge (the host
 // loops over the first), each with a fused epilogue: 2·AB - bias, stored as float32 and
@@ -137,6 +138,8 @@ func testMatMulEdges(t *testing.T, d *Device) {
 		{nil, 5, 3, 1, "neg", "neg", 0},
 		{[]int{3}, 33, 20, 50, "bcast", "neg", 0},
 		{[]int{2, 2}, 19, 71, 18, "neg", "bcast", 0},
+		{[]int{3}, 40, 20, 50, "bcast", "row", 0},
+		{[]int{2, 3}, 19, 71, 18, "trans", "bcast", 0},
 		{[]int{300}, 2, 3, 5, "row", "trans", 7},
 		{[]int{2, 2, 2, 2, 2, 2, 2, 2, 2}, 2, 3, 2, "perm", "row", 0},
 	}
