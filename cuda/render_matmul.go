@@ -76,7 +76,9 @@ func mmSignature(k *device.MatMulKernel) string {
 // parameter struct: tile loads through any strides (zero outside the
 // matrices, the threads of a load running along the operand's unit-stride
 // dimension when it has one), the float32 FMA accumulation in K order and
-// the loop over the launch's tiles. %s is the per-element epilogue.
+// the loop over the launch's tiles. Its three verbs are the epilogue
+// inputs' offset declarations, their steps along each batch dimension, and
+// the per-element epilogue.
 const mmKernelSource = `
 extern "C" __global__ void sf_matmul(const sf_mm_params p) {
 	__shared__ float as[SF_MM_BK][SF_MM_BM + SF_MM_PAD];
