@@ -68,6 +68,7 @@ const (
 	opGather
 	opScatterAdd
 	opCat
+	opFlip
 	// Layers.
 	opMatMul
 	opConv1d
@@ -97,7 +98,7 @@ var gradOpNames = [numGradOps]string{
 	opSoftmax: "Softmax", opLogSoftmax: "LogSoftmax",
 	opReshape: "Reshape", opSqueeze: "Squeeze", opUnsqueeze: "Unsqueeze",
 	opExpand: "Expand", opPermute: "Permute", opSlice: "Slice",
-	opGather: "Gather", opScatterAdd: "ScatterAdd", opCat: "Cat",
+	opGather: "Gather", opScatterAdd: "ScatterAdd", opCat: "Cat", opFlip: "Flip",
 	opMatMul: "MatMul", opConv1d: "Conv1d", opConv2d: "Conv2d", opConv3d: "Conv3d",
 	opMaxPool2d: "MaxPool2d", opAvgPool2d: "AvgPool2d",
 	opAdaptiveAvgPool2d: "AdaptiveAvgPool2d",
