@@ -5,7 +5,7 @@
 # kernel tests under compute-sanitizer (memcheck and racecheck), and the
 # benchmarks beside PyTorch CUDA. Writes summary.md and the logs and
 # reports into OUTDIR. Each step has a time limit so that the whole stays
-# within about seven minutes. Usage: ./run.sh OUTDIR
+# within about six minutes. Usage: ./run.sh OUTDIR
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
@@ -31,15 +31,15 @@ count() {
 }
 
 # The three backends' suites run side by side (correctness only).
-SHADERFLOW_REQUIRE_BACKENDS=cuda timeout 200 ./cuda.test -test.run 'TestHardware|TestConformance' -test.v -test.timeout 190s >"$out/cuda.log" 2>&1 &
+SHADERFLOW_REQUIRE_BACKENDS=cuda timeout 150 ./cuda.test -test.run 'TestHardware|TestConformance' -test.v -test.timeout 145s >"$out/cuda.log" 2>&1 &
 cuda=$!
 (
-	SHADERFLOW_REQUIRE_BACKENDS=vulkan timeout 150 ./vulkan.test -test.run 'TestConformance' -test.short -test.v -test.timeout 140s 2>&1
+	SHADERFLOW_REQUIRE_BACKENDS=vulkan timeout 140 ./vulkan.test -test.run 'TestConformance' -test.short -test.v -test.timeout 135s 2>&1
 	echo "vulkan exit $?"
 ) >"$out/vulkan.log" &
 vk=$!
 (
-	SHADERFLOW_REQUIRE_BACKENDS=webgpu timeout 150 ./webgpu.test -test.run 'TestConformance' -test.short -test.v -test.timeout 140s 2>&1
+	SHADERFLOW_REQUIRE_BACKENDS=webgpu timeout 140 ./webgpu.test -test.run 'TestConformance' -test.short -test.v -test.timeout 135s 2>&1
 	echo "webgpu exit $?"
 ) >"$out/webgpu.log" &
 wg=$!
@@ -53,9 +53,9 @@ count "webgpu conformance (-short)" "$(tail -1 "$out/webgpu.log")" "$out/webgpu.
 # compute-sanitizer over the CUDA kernel tests.
 if command -v compute-sanitizer >/dev/null; then
 	{
-		timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 ./cuda.test -test.run 'TestHardwareKernels' -test.short 2>&1
+		timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 ./cuda.test -test.run 'TestHardwareKernels' -test.short 2>&1
 		echo "memcheck exit $?"
-		timeout 90 compute-sanitizer --tool racecheck --error-exitcode 9 ./cuda.test -test.run 'TestHardwareKernels/(MatMul|Reduce|Scatter)' -test.short 2>&1
+		timeout 60 compute-sanitizer --tool racecheck --error-exitcode 9 ./cuda.test -test.run 'TestHardwareKernels/(MatMul|Reduce|Scatter)' -test.short 2>&1
 		echo "racecheck exit $?"
 	} >"$out/sanitizer.log"
 	grep -E '^(memcheck|racecheck) exit|ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | sed 's/^/- /' >>"$summary"
@@ -64,6 +64,6 @@ else
 fi
 
 # The benchmarks, alone on the GPU, beside PyTorch.
-timeout 150 ./gpucheck -backend cuda -out "$out" -torch torch_cuda.py -python "${PYTHON:-python3}" >"$out/bench.log" 2>&1
+timeout 100 ./gpucheck -backend cuda -out "$out" -torch torch_cuda.py -python "${PYTHON:-python3}" >"$out/bench.log" 2>&1
 echo "- gpucheck benchmarks: exit $? (report.md)" >>"$summary"
 cat "$summary"
