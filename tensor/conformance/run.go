@@ -35,6 +35,7 @@ func groups() []group {
 		{"creation", creationCases()},
 		{"views", viewCases()},
 		{"indexing", indexingCases()},
+		{"shapeops", shapeOpCases()},
 		{"unary", unaryCases()},
 		{"binary", binaryCases()},
 		{"compare", compareCases()},
