@@ -75,18 +75,33 @@ func (c CrossEntropyLoss) Loss(logits, target *tensor.Tensor) *tensor.Tensor {
 // pickTargets returns logp[n, target[n, d...], d...] for Int32 class
 // indices target [N, d...].
 func pickTargets(op string, logp, target *tensor.Tensor) *tensor.Tensor {
+	checkClassTarget(op, logp, target)
+	return logp.Gather(1, target.Unsqueeze(1)).Squeeze(1)
+}
+
+// checkClassTarget refuses a target that is not Int32 class indices
+// [N, d...] for input [N, C, d...].
+func checkClassTarget(op string, logp, target *tensor.Tensor) {
 	want := slices.Delete(logp.Shape(), 1, 2)
 	if target.DType() != tensor.Int32 || !slices.Equal(target.Shape(), want) {
 		usage(op, "target must be Int32 class indices of shape %v for input %v, got %s %v",
 			want, logp.Shape(), target.DType(), target.Shape())
 	}
-	return logp.Gather(1, target.Unsqueeze(1)).Squeeze(1)
 }
 
-// NLLLoss is torch.nn.NLLLoss: -input[n, target[n]] for log-probabilities
-// input [N, C, d...] and Int32 targets [N, d...].
+// NLLLoss is torch.nn.NLLLoss: -weight[target[n]]·input[n, target[n]] for
+// log-probabilities input [N, C, d...] and Int32 targets [N, d...]. Weight
+// ([C], nil for all ones) is torch's weight; Mean divides the weighted sum
+// by the sum of the weights of the targets counted, as PyTorch does. With
+// Ignore set, targets equal to IgnoreIndex (torch's ignore_index) contribute
+// nothing and are not counted; the mean over no counted target is NaN, as in
+// PyTorch. Unlike PyTorch, whose ignore_index is -100 by default, the zero
+// value ignores nothing.
 type NLLLoss struct {
-	Reduction Reduction
+	Weight      *tensor.Tensor
+	IgnoreIndex int32
+	Ignore      bool
+	Reduction   Reduction
 }
 
 // NLL is NLLLoss{} (mean over samples).
@@ -97,7 +112,10 @@ func (l NLLLoss) Loss(logp, target *tensor.Tensor) *tensor.Tensor {
 	if logp.Dim() < 2 {
 		usage("NLL", "input %v must be [N, C, ...]", logp.Shape())
 	}
-	return l.Reduction.reduce(pickTargets("NLL", logp, target).Neg())
+	if l.Weight == nil && !l.Ignore {
+		return l.Reduction.reduce(pickTargets("NLL", logp, target).Neg())
+	}
+	return weightedNLL("NLL", logp, target, l.Weight, l.Ignore, l.IgnoreIndex, l.Reduction)
 }
 
 // MSELoss is torch.nn.MSELoss: (input - target)², with broadcasting.
@@ -116,9 +134,13 @@ func (l MSELoss) Loss(input, target *tensor.Tensor) *tensor.Tensor {
 
 // BCEWithLogitsLoss is torch.nn.BCEWithLogitsLoss: binary cross-entropy of
 // sigmoid(x) against targets y in [0, 1], computed stably as
-// max(x, 0) - x*y + log(1 + exp(-|x|)).
+// max(x, 0) - x*y + log(1 + exp(-|x|)). PosWeight (torch's pos_weight,
+// broadcast against x, typically one value per class of the last dimension)
+// weighs the positive term: (1-y)·x + (1 + (PosWeight-1)·y)·softplus(-x).
+// Weight (torch's weight), when not nil, multiplies each element's loss.
 type BCEWithLogitsLoss struct {
-	Reduction Reduction
+	Weight, PosWeight *tensor.Tensor
+	Reduction         Reduction
 }
 
 // BCEWithLogits is BCEWithLogitsLoss{} (mean over elements).
@@ -132,8 +154,17 @@ func (l BCEWithLogitsLoss) Loss(x, y *tensor.Tensor) *tensor.Tensor {
 	// Maximum splits its gradient evenly at the tie x = 0, where the kinks of
 	// max(x, 0) and log(1+exp(-|x|)) cancel, so the gradient is sigmoid(x) - y
 	// there too.
-	per := x.Maximum(tensor.ZerosLike(x)).Sub(x.Mul(y)).Add(x.Abs().Neg().Exp().AddScalar(1).Log())
-	return l.Reduction.reduce(per)
+	tail := x.Abs().Neg().Exp().AddScalar(1).Log() // log(1 + exp(-|x|))
+	var per *tensor.Tensor
+	if l.PosWeight == nil {
+		per = x.Maximum(tensor.ZerosLike(x)).Sub(x.Mul(y)).Add(tail)
+	} else {
+		// softplus(-x) = max(-x, 0) + log(1 + exp(-|x|)).
+		sp := x.Neg().Maximum(tensor.ZerosLike(x)).Add(tail)
+		lw := l.PosWeight.SubScalar(1).Mul(y).AddScalar(1)
+		per = y.RSubScalar(1).Mul(x).Add(lw.Mul(sp))
+	}
+	return l.Reduction.reduce(weighted(per, l.Weight))
 }
 
 // Accuracy returns the fraction of rows of logits [N, C] whose largest entry
