@@ -1,0 +1,46 @@
+package tensor
+
+// Inclusive scans built as a Hillis–Steele network: step k adds (or
+// multiplies) each element with the one 2^k before it, so a dimension of n
+// elements takes ceil(log2 n) steps of a shifted copy (Narrow and Cat) and
+// one fused elementwise op. Each result combines its prefix in a balanced
+// tree, so the rounding error grows with log2 n rather than n, and the
+// gradient follows from the parts'.
+
+// Cumsum returns the running sums along axis, as torch.cumsum. Float16 and
+// BFloat16 are accumulated in Float32 and rounded once; Int32 stays Int32
+// (exact, wrapping on overflow) and Bool counts as Int32, where PyTorch
+// gives Int64.
+func (t *Tensor) Cumsum(axis int) *Tensor {
+	return t.scan("Cumsum", axis, 0, (*Tensor).Add)
+}
+
+// Cumprod returns the running products along axis, as torch.cumprod, with
+// Cumsum's dtypes. Its gradient is exact where elements are zero.
+func (t *Tensor) Cumprod(axis int) *Tensor {
+	return t.scan("Cumprod", axis, 1, (*Tensor).Mul)
+}
+
+// scan runs the network with identity as the value shifted in.
+func (t *Tensor) scan(op string, axis int, identity float64, combine func(a, b *Tensor) *Tensor) *Tensor {
+	t.check(op)
+	if t.Dim() == 0 {
+		return t.Reshape(1).scan(op, 0, identity, combine).Reshape()
+	}
+	a := normAxis(op, axis, t.Dim())
+	x := t
+	switch dt := t.DType(); {
+	case dt == Bool:
+		x = t.Cast(Int32)
+	case dt.IsFloat() && dt != Float32:
+		x = t.Cast(Float32)
+	}
+	n := t.shape[a]
+	for s := 1; s < n; s *= 2 {
+		x = combine(x, x.padAxis(a, s, -s, PadConstant, identity))
+	}
+	if dt := t.DType(); dt.IsFloat() && dt != Float32 {
+		x = x.Cast(dt)
+	}
+	return x
+}
