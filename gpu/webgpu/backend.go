@@ -5,6 +5,7 @@ package webgpu
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -97,8 +98,8 @@ func adapterInfo(a *wgpu.Adapter) device.Info {
 		Driver:  fmt.Sprintf("%s (wgpu-native 0.17, %s)", p.DriverDescription, p.BackendType),
 		Kind:    adapterKind(p.AdapterType),
 		Limits: device.Limits{
-			MaxAllocBytes:       int64(l.MaxBufferSize),
-			MaxBindingBytes:     int64(l.MaxStorageBufferBindingSize),
+			MaxAllocBytes:       saturatingInt64(l.MaxBufferSize),
+			MaxBindingBytes:     saturatingInt64(uint64(l.MaxStorageBufferBindingSize)),
 			MaxBuffersPerKernel: int(l.MaxStorageBuffersPerShaderStage) - 1, // binding 0 holds the params
 			MaxWorkgroups:       [3]int{int(l.MaxComputeWorkgroupsPerDimension), int(l.MaxComputeWorkgroupsPerDimension), int(l.MaxComputeWorkgroupsPerDimension)},
 			MaxWorkgroupSize:    int(l.MaxComputeInvocationsPerWorkgroup),
@@ -109,6 +110,17 @@ func adapterInfo(a *wgpu.Adapter) device.Info {
 		info.MemoryBytes = systemMemory()
 	}
 	return info
+}
+
+// saturatingInt64 converts an adapter limit to int64, keeping a limit above
+// math.MaxInt64 (NVIDIA's Vulkan driver reports a largest buffer of
+// 2^64-1 bytes, "no limit") at MaxInt64 instead of wrapping it to -1, which
+// made every allocation on an H200 fail as larger than the largest buffer.
+func saturatingInt64(v uint64) int64 {
+	if v > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(v)
 }
 
 // adapterKind maps WebGPU's adapter types; WebGPU has no "virtual" type, so

@@ -1,0 +1,19 @@
+//go:build cgo
+
+package webgpu
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestSaturatingLimits: NVIDIA's driver reports a largest buffer of 2^64-1
+// bytes; read as int64 that was -1, and every allocation failed on an H200.
+func TestSaturatingLimits(t *testing.T) {
+	assert.Equal(t, int64(math.MaxInt64), saturatingInt64(math.MaxUint64))
+	assert.Equal(t, int64(math.MaxInt64), saturatingInt64(1<<63))
+	assert.Equal(t, int64(1<<31), saturatingInt64(1<<31))
+	assert.Equal(t, int64(0), saturatingInt64(0))
+}
