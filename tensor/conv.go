@@ -100,19 +100,20 @@ func (t *Tensor) conv(op gradOp, nd int, w, bias *Tensor, o ConvOptions) *Tensor
 	x, wf := t.asFloat32(), w.asFloat32()
 	y := convNode(device.ConvForward, g, x, wf)
 	y = recordGrad(op, y, []*Tensor{x, wf}, convAttrs{mode: device.ConvForward, geom: g})
-	if bias != nil {
-		bias.check(name)
-		if bias.Dim() != 1 || bias.shape[0] != g.O {
-			usage(name, "bias %v must be [%d]", bias.shape, g.O)
-		}
-		shape := make([]int, nd+2)
-		for i := range shape {
-			shape[i] = 1
-		}
-		shape[1] = g.O
-		y = y.Add(bias.Reshape(shape...))
+	return addChannelBias(name, y, bias)
+}
+
+// addChannelBias adds bias [C] (when not nil) along dimension 1 of y
+// [N, C, ...].
+func addChannelBias(name string, y, bias *Tensor) *Tensor {
+	if bias == nil {
+		return y
 	}
-	return y
+	bias.check(name)
+	if bias.Dim() != 1 || bias.shape[0] != y.shape[1] {
+		usage(name, "bias %v must be [%d]", bias.shape, y.shape[1])
+	}
+	return y.Add(channelShape(y.Dim())(bias))
 }
 
 // convNode records a convolution of mode over a and b (as Float32) with no

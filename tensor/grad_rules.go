@@ -244,6 +244,22 @@ func registerLayerRules(r *[numGradOps]backwardFn) {
 		return grads(gx, gw)
 	}
 	r[opConv1d], r[opConv2d], r[opConv3d] = conv, conv, conv
+	// A transposed convolution is its convolution's input gradient: its
+	// input's gradient is that convolution, its weight's the weight
+	// gradient with the roles of the two activations swapped.
+	convT := func(c *gradCtx) []*Tensor {
+		p := c.node.params.(convAttrs)
+		x, w := c.in(0), c.in(1)
+		var gx, gw *Tensor
+		if c.needs(0) {
+			gx = convNode(device.ConvForward, p.geom, c.g, w)
+		}
+		if c.needs(1) {
+			gw = convNode(device.ConvBackwardWeight, p.geom, x, c.g)
+		}
+		return grads(gx, gw)
+	}
+	r[opConvTranspose1d], r[opConvTranspose2d], r[opConvTranspose3d] = convT, convT, convT
 	pool := func(c *gradCtx) []*Tensor {
 		fwd := c.node.params.(*node)
 		a := fwd.attrs.(poolAttrs)
@@ -255,6 +271,7 @@ func registerLayerRules(r *[numGradOps]backwardFn) {
 		return grads(poolNode(a, c.g, idx))
 	}
 	r[opMaxPool2d], r[opAvgPool2d], r[opAdaptiveAvgPool2d] = pool, pool, pool
+	r[opMaxPool1d], r[opMaxPool3d], r[opAvgPool1d], r[opAvgPool3d] = pool, pool, pool, pool
 }
 
 // pickGrad is the gradient of a Gather that picks one entry per line along

@@ -77,6 +77,13 @@ const (
 	opMaxPool2d
 	opAvgPool2d
 	opAdaptiveAvgPool2d
+	opMaxPool1d
+	opMaxPool3d
+	opAvgPool1d
+	opAvgPool3d
+	opConvTranspose1d
+	opConvTranspose2d
+	opConvTranspose3d
 
 	numGradOps // one past the last operation
 )
@@ -101,7 +108,9 @@ var gradOpNames = [numGradOps]string{
 	opGather: "Gather", opScatterAdd: "ScatterAdd", opCat: "Cat", opFlip: "Flip",
 	opMatMul: "MatMul", opConv1d: "Conv1d", opConv2d: "Conv2d", opConv3d: "Conv3d",
 	opMaxPool2d: "MaxPool2d", opAvgPool2d: "AvgPool2d",
-	opAdaptiveAvgPool2d: "AdaptiveAvgPool2d",
+	opAdaptiveAvgPool2d: "AdaptiveAvgPool2d", opMaxPool1d: "MaxPool1d", opMaxPool3d: "MaxPool3d",
+	opAvgPool1d: "AvgPool1d", opAvgPool3d: "AvgPool3d",
+	opConvTranspose1d: "ConvTranspose1d", opConvTranspose2d: "ConvTranspose2d", opConvTranspose3d: "ConvTranspose3d",
 }
 
 // String returns the operation's front-end name.

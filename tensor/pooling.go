@@ -8,10 +8,13 @@ import (
 
 // PoolOptions are the parameters of a pooling window. Kernel is required;
 // Stride defaults to Kernel, Padding to 0, Dilation to 1 (max pooling only);
-// one value applies to every spatial dimension.
+// one value applies to every spatial dimension. CeilMode is PyTorch's
+// ceil_mode: the output size rounds up, keeping a last window that starts
+// inside the input or its left padding.
 type PoolOptions struct {
 	Kernel, Stride, Padding, Dilation []int
 	CountExcludePad                   bool // average pooling: divide by the unpadded window size
+	CeilMode                          bool
 }
 
 // poolAttrs are the parameters of a pool node.
@@ -29,23 +32,39 @@ type poolAttrs struct {
 	inputView view
 }
 
-// MaxPool2d takes the maximum over windows of [N, C, H, W].
-func (t *Tensor) MaxPool2d(o PoolOptions) *Tensor { return t.pool2d(opMaxPool2d, device.PoolMax, o) }
+// MaxPool1d takes the maximum over windows of [N, C, L]
+// (torch.nn.functional.max_pool1d).
+func (t *Tensor) MaxPool1d(o PoolOptions) *Tensor { return t.poolNd(opMaxPool1d, device.PoolMax, 1, o) }
 
-// AvgPool2d averages over windows of [N, C, H, W].
-func (t *Tensor) AvgPool2d(o PoolOptions) *Tensor { return t.pool2d(opAvgPool2d, device.PoolAvg, o) }
+// MaxPool2d takes the maximum over windows of [N, C, H, W]
+// (torch.nn.functional.max_pool2d).
+func (t *Tensor) MaxPool2d(o PoolOptions) *Tensor { return t.poolNd(opMaxPool2d, device.PoolMax, 2, o) }
 
-// pool2d records the windowed pooling op (of kind) over t.
-func (t *Tensor) pool2d(op gradOp, kind device.PoolOp, o PoolOptions) *Tensor {
+// MaxPool3d takes the maximum over windows of [N, C, D, H, W]
+// (torch.nn.functional.max_pool3d).
+func (t *Tensor) MaxPool3d(o PoolOptions) *Tensor { return t.poolNd(opMaxPool3d, device.PoolMax, 3, o) }
+
+// AvgPool1d averages over windows of [N, C, L] (torch.nn.functional.avg_pool1d).
+func (t *Tensor) AvgPool1d(o PoolOptions) *Tensor { return t.poolNd(opAvgPool1d, device.PoolAvg, 1, o) }
+
+// AvgPool2d averages over windows of [N, C, H, W] (torch.nn.functional.avg_pool2d).
+func (t *Tensor) AvgPool2d(o PoolOptions) *Tensor { return t.poolNd(opAvgPool2d, device.PoolAvg, 2, o) }
+
+// AvgPool3d averages over windows of [N, C, D, H, W]
+// (torch.nn.functional.avg_pool3d).
+func (t *Tensor) AvgPool3d(o PoolOptions) *Tensor { return t.poolNd(opAvgPool3d, device.PoolAvg, 3, o) }
+
+// poolNd records the nd-dimensional windowed pooling op (of kind) over t.
+func (t *Tensor) poolNd(op gradOp, kind device.PoolOp, nd int, o PoolOptions) *Tensor {
 	name := op.String()
 	t.check(name)
-	if t.Dim() != 4 {
-		usage(name, "needs [N, C, H, W], got %v", t.shape)
+	if t.Dim() != nd+2 {
+		usage(name, "needs [N, C] and %d spatial dimensions, got %v", nd, t.shape)
 	}
 	if len(o.Kernel) == 0 {
 		usage(name, "kernel size required")
 	}
-	k := spatial(name, "kernel", o.Kernel, 2, 1)
+	k := spatial(name, "kernel", o.Kernel, nd, 1)
 	stride := o.Stride
 	if len(stride) == 0 {
 		stride = k
@@ -53,12 +72,12 @@ func (t *Tensor) pool2d(op gradOp, kind device.PoolOp, o PoolOptions) *Tensor {
 	g := device.ConvGeometry{
 		N: t.shape[0], C: t.shape[1], O: t.shape[1], Groups: t.shape[1],
 		In: slices.Clone(t.shape[2:]), Kernel: k,
-		Stride:   spatial(name, "stride", stride, 2, 1),
-		Padding:  spatial(name, "padding", o.Padding, 2, 0),
-		Dilation: spatial(name, "dilation", o.Dilation, 2, 1),
+		Stride:   spatial(name, "stride", stride, nd, 1),
+		Padding:  spatial(name, "padding", o.Padding, nd, 0),
+		Dilation: spatial(name, "dilation", o.Dilation, nd, 1),
 	}
-	g.Out = make([]int, 2)
-	for i := range 2 {
+	g.Out = make([]int, nd)
+	for i := range nd {
 		if g.Padding[i]*2 > g.Kernel[i] {
 			usage(name, "padding %v must be at most half the kernel %v", g.Padding, g.Kernel)
 		}
@@ -66,9 +85,15 @@ func (t *Tensor) pool2d(op gradOp, kind device.PoolOp, o PoolOptions) *Tensor {
 		if g.Out[i], ok = convOutSize(g.In[i], g.Kernel[i], g.Stride[i], g.Padding[i], g.Dilation[i]); !ok {
 			usage(name, "window %v (stride %v, padding %v) does not fit input %v", g.Kernel, g.Stride, g.Padding, t.shape)
 		}
+		if o.CeilMode {
+			g.Out[i] = ceilOutSize(g, i)
+		}
 	}
 	checkExtent(name, append([]int{g.N, g.C}, g.Out...))
 	a := poolAttrs{op: kind, includePad: !o.CountExcludePad, geom: g, wantIndices: kind == device.PoolMax && t.recordsGrad()}
+	if o.CeilMode {
+		return ceilPool(op, a, t)
+	}
 	return poolForward(op, a, t)
 }
 

@@ -51,6 +51,7 @@ func groups() []group {
 		{"conv", convCases()},
 		{"pool", poolCases()},
 		{"norm", normCases()},
+		{"nnfunc", nnFuncCases()},
 		{"attention", attentionCases()},
 		{"edge", edgeCases()},
 		{"errors", errorCases()},
