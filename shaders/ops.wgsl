@@ -183,6 +183,114 @@ fn op_floor(x: f32) -> f32 { return floor(x); }
 
 fn op_ceil(x: f32) -> f32 { return ceil(x); }
 
+// op_log1p is log(1 + x): 2·atanh(s) with s = x/(2+x) from its odd series
+// where 1 + x would round x away (|x| < 1/4, |s| < 1/7), log(1 + x) elsewhere.
+fn op_log1p(x: f32) -> f32 {
+    if (op_abs(x) < 0.25) {
+        let s = x / (2.0 + x);
+        let z = s * s;
+        return 2.0 * s * (1.0 + z * (0.33333333 + z * (0.2 + z * (0.14285714 + z * (0.11111111 + z * 0.09090909)))));
+    }
+    return op_log(1.0 + x);
+}
+
+// op_expm1 is e^x - 1: its Taylor series where e^x - 1 would cancel
+// (|x| < 1/2), e^x - 1 elsewhere.
+fn op_expm1(x: f32) -> f32 {
+    if (op_abs(x) < 0.5) {
+        return x * (1.0 + x * (0.5 + x * (0.16666667 + x * (0.041666668 + x * (0.008333334
+            + x * (0.0013888889 + x * (0.0001984127 + x * (0.0000248016 + x * 0.0000027557319))))))));
+    }
+    return op_exp(x) - 1.0;
+}
+
+fn op_log2(x: f32) -> f32 {
+    if (x == 0.0) {
+        return -f32_inf();
+    }
+    if (x < 0.0) {
+        return f32_nan();
+    }
+    if (is_nan(x) || is_inf(x)) {
+        return x;
+    }
+    return log2(x);
+}
+
+// op_sinh and op_cosh take e^|x| - 1 from op_expm1 below |x| = 1, where
+// e^x - e^-x cancels, and e^(|x|/2) squared above (so that e^|x| does not
+// overflow before the halving).
+fn op_sinh(x: f32) -> f32 {
+    let a = op_abs(x);
+    var r: f32;
+    if (a < 1.0) {
+        let e = op_expm1(a);
+        r = 0.5 * (e + e / (e + 1.0));
+    } else {
+        let h = op_exp(0.5 * a);
+        r = (0.5 * h) * h - 0.5 / (h * h);
+    }
+    return select(r, -r, x < 0.0);
+}
+
+fn op_cosh(x: f32) -> f32 {
+    let a = op_abs(x);
+    if (a < 1.0) {
+        let e = op_expm1(a);
+        return 1.0 + 0.5 * e * e / (e + 1.0);
+    }
+    let h = op_exp(0.5 * a);
+    return (0.5 * h) * h + 0.5 / (h * h);
+}
+
+// op_atan is Cephes' atanf: reduction to |x| <= tan(pi/8), then a minimax
+// polynomial (about 2 ulp); WGSL's atan promises only 4096 ulp.
+fn op_atan(x: f32) -> f32 {
+    if (is_nan(x)) {
+        return x;
+    }
+    var a = op_abs(x);
+    var base = 0.0;
+    if (a > 2.4142137) {
+        base = 1.5707964;
+        a = -1.0 / a;
+    } else if (a > 0.41421357) {
+        base = 0.78539819;
+        a = (a - 1.0) / (a + 1.0);
+    }
+    let z = a * a;
+    let r = base + ((((0.0805374449538 * z - 0.138776856032) * z + 0.199777106478) * z - 0.333329491539) * z * a + a);
+    return select(r, -r, x < 0.0);
+}
+
+// op_asin and op_acos go through op_atan: asin x = atan(x/sqrt((1-x)(1+x))),
+// acos x = 2·atan(sqrt((1-x)/(1+x))), whose factors are exact near ±1.
+fn op_asin(x: f32) -> f32 {
+    let a = op_abs(x);
+    if (a > 1.0 || is_nan(x)) {
+        return f32_nan();
+    }
+    if (a == 1.0) {
+        return select(1.5707964, -1.5707964, x < 0.0);
+    }
+    return op_atan(x / op_sqrt((1.0 - x) * (1.0 + x)));
+}
+
+fn op_acos(x: f32) -> f32 {
+    if (op_abs(x) > 1.0 || is_nan(x)) {
+        return f32_nan();
+    }
+    if (x == -1.0) {
+        return 3.1415927;
+    }
+    return 2.0 * op_atan(op_sqrt((1.0 - x) / (1.0 + x)));
+}
+
+// op_round rounds halves to even, as WGSL's round does.
+fn op_round(x: f32) -> f32 { return round(x); }
+
+fn op_trunc(x: f32) -> f32 { return trunc(x); }
+
 // ---- float binary ops ----
 
 fn op_add(a: f32, b: f32) -> f32 { return a + b; }
@@ -193,6 +301,77 @@ fn op_div(a: f32, b: f32) -> f32 { return a / b; }
 fn op_max(a: f32, b: f32) -> f32 { return select(b, a, is_nan(a) || a > b); }
 
 fn op_min(a: f32, b: f32) -> f32 { return select(b, a, is_nan(a) || a < b); }
+
+// op_atan2 follows Go's math.Atan2 special cases (signed zeros, infinities)
+// and takes the rest from op_atan of y/x by quadrant.
+fn op_atan2(y: f32, x: f32) -> f32 {
+    if (is_nan(y) || is_nan(x)) {
+        return f32_nan();
+    }
+    let neg = (bitcast<u32>(y) & 0x80000000u) != 0u;
+    let xneg = (bitcast<u32>(x) & 0x80000000u) != 0u;
+    var r: f32;
+    if (y == 0.0) {
+        r = select(0.0, 3.1415927, xneg);
+    } else if (x == 0.0) {
+        r = 1.5707964;
+    } else if (is_inf(x)) {
+        if (is_inf(y)) {
+            r = select(0.78539819, 2.3561945, xneg);
+        } else {
+            r = select(0.0, 3.1415927, xneg);
+        }
+    } else if (is_inf(y)) {
+        r = 1.5707964;
+    } else {
+        r = op_atan(op_abs(y) / op_abs(x));
+        if (xneg) {
+            r = 3.1415927 - r;
+        }
+    }
+    return select(r, -r, neg);
+}
+
+// exponent_f32 is floor(log2(x)) for a finite x > 0, subnormals included.
+fn exponent_f32(x: f32) -> i32 {
+    if (x < 1.17549435e-38) {
+        return i32((bitcast<u32>(x * 8388608.0) >> 23u) & 0xffu) - 150;
+    }
+    return i32((bitcast<u32>(x) >> 23u) & 0xffu) - 127;
+}
+
+// scale_f32 is x·2^k for k >= 0, exact unless it overflows, in steps of at
+// most 2^127 (whose bits can be written directly).
+fn scale_f32(x: f32, k: i32) -> f32 {
+    var t = x;
+    var j = k;
+    for (var i = 0; i < 3 && j > 0; i++) {
+        let s = min(j, 127);
+        t = t * bitcast<f32>(u32(s + 127) << 23u);
+        j = j - s;
+    }
+    return t;
+}
+
+// op_fmod is C's fmod, exact: |a| less the multiple of |b| below it, taken
+// off as |b|·2^k for decreasing k (each subtraction is exact, since
+// |b|·2^k <= r < |b|·2^(k+1)), with the sign of a.
+fn op_fmod(a: f32, b: f32) -> f32 {
+    if (is_nan(a) || is_nan(b) || is_inf(a) || b == 0.0) {
+        return f32_nan();
+    }
+    var r = op_abs(a);
+    let d = op_abs(b);
+    for (var i = 0; i < 300 && r >= d; i++) {
+        let k = exponent_f32(r) - exponent_f32(d);
+        var t = scale_f32(d, k);
+        if (t > r) {
+            t = scale_f32(d, k - 1);
+        }
+        r = r - t;
+    }
+    return bitcast<f32>(bitcast<u32>(r) | (bitcast<u32>(a) & 0x80000000u));
+}
 
 // op_pow follows Go's math.Pow special cases.
 fn op_pow(x: f32, y: f32) -> f32 {

@@ -46,6 +46,18 @@ const (
 	opErf
 	opFloor
 	opCeil
+	opLog1p
+	opExpm1
+	opLog2
+	opSinh
+	opCosh
+	opAtan
+	opAsin
+	opAcos
+	opRound
+	opTrunc
+	opAtan2
+	opFmod
 	opClamp
 	opWhere
 	opFma
@@ -100,6 +112,9 @@ var gradOpNames = [numGradOps]string{
 	opCos: "Cos", opTanh: "Tanh", opSigmoid: "Sigmoid", opRelu: "Relu",
 	opGelu: "Gelu", opGeluTanh: "GeluTanh", opSilu: "Silu", opSoftplus: "Softplus",
 	opErf: "Erf", opFloor: "Floor", opCeil: "Ceil", opClamp: "Clamp",
+	opLog1p: "Log1p", opExpm1: "Expm1", opLog2: "Log2", opSinh: "Sinh", opCosh: "Cosh",
+	opAtan: "Atan", opAsin: "Asin", opAcos: "Acos", opRound: "Round", opTrunc: "Trunc",
+	opAtan2: "Atan2", opFmod: "Fmod",
 	opWhere: "Where", opFma: "Fma", opCast: "Cast", opContiguous: "Contiguous",
 	opSum: "Sum", opProd: "Prod", opMax: "Max", opMin: "Min",
 	opSoftmax: "Softmax", opLogSoftmax: "LogSoftmax",

@@ -38,6 +38,17 @@ __device__ float __nv_powf(float, float);
 __device__ float __nv_floorf(float);
 __device__ float __nv_ceilf(float);
 __device__ float __nv_fmaf(float, float, float);
+__device__ float __nv_expm1f(float);
+__device__ float __nv_log2f(float);
+__device__ float __nv_sinhf(float);
+__device__ float __nv_coshf(float);
+__device__ float __nv_atanf(float);
+__device__ float __nv_asinf(float);
+__device__ float __nv_acosf(float);
+__device__ float __nv_rintf(float);
+__device__ float __nv_truncf(float);
+__device__ float __nv_atan2f(float, float);
+__device__ float __nv_fmodf(float, float);
 }
 #else
 #include <math.h>
@@ -259,6 +270,17 @@ SF_FN float op_round_f16(float x) { return sf_f16_to_f32(sf_f32_to_f16(x)); }
 SF_FN float op_round_bf16(float x) { return sf_bf16_to_f32(sf_f32_to_bf16(x)); }
 SF_FN float op_floor(float x) { return SF_MATH(floorf)(x); }
 SF_FN float op_ceil(float x) { return SF_MATH(ceilf)(x); }
+SF_FN float op_log1p(float x) { return SF_MATH(log1pf)(x); }
+SF_FN float op_expm1(float x) { return SF_MATH(expm1f)(x); }
+SF_FN float op_log2(float x) { return SF_MATH(log2f)(x); }
+SF_FN float op_sinh(float x) { return SF_MATH(sinhf)(x); }
+SF_FN float op_cosh(float x) { return SF_MATH(coshf)(x); }
+SF_FN float op_atan(float x) { return SF_MATH(atanf)(x); }
+SF_FN float op_asin(float x) { return SF_MATH(asinf)(x); }
+SF_FN float op_acos(float x) { return SF_MATH(acosf)(x); }
+// op_round rounds halves to even (rintf in the default rounding mode).
+SF_FN float op_round(float x) { return SF_MATH(rintf)(x); }
+SF_FN float op_trunc(float x) { return SF_MATH(truncf)(x); }
 SF_FN bool op_is_nan(float x) { return sf_is_nan(x); }
 
 // ---- float binary and ternary ops ----
@@ -274,6 +296,9 @@ SF_FN float op_pow(float a, float b) { return SF_MATH(powf)(a, b); }
 // op_max and op_min propagate a NaN in either operand.
 SF_FN float op_max(float a, float b) { return (sf_is_nan(a) || a > b) ? a : b; }
 SF_FN float op_min(float a, float b) { return (sf_is_nan(a) || a < b) ? a : b; }
+SF_FN float op_atan2(float y, float x) { return SF_MATH(atan2f)(y, x); }
+// op_fmod is C's fmod, exact, with the sign of a.
+SF_FN float op_fmod(float a, float b) { return SF_MATH(fmodf)(a, b); }
 SF_FN float op_fma(float a, float b, float c) { return SF_MATH(fmaf)(a, b, c); }
 
 // ---- integer ops: wrapping (through unsigned, as signed overflow is

@@ -55,7 +55,7 @@ func runProgram(t testing.TB, d device.Device, what string, prog device.Program,
 func unaryTol(op device.Op) Tol {
 	switch op {
 	case device.OpNeg, device.OpAbs, device.OpSign, device.OpRelu, device.OpFloor, device.OpCeil,
-		device.OpRoundF16, device.OpRoundBF16:
+		device.OpRoundF16, device.OpRoundBF16, device.OpRound, device.OpTrunc:
 		return Exact
 	case device.OpRecip, device.OpSqrt:
 		return Tol{Rel: 3e-7}
@@ -75,7 +75,7 @@ func testElementwiseOps(t *testing.T, d device.Device) {
 	c := Make(t, d, r, bl, shape, Strided, Normal(bl))
 	c2 := Make(t, d, r, bl, shape, Contiguous, Normal(bl))
 
-	for op := device.OpNeg; op <= device.OpCeil; op++ {
+	for op := device.OpNeg; op <= device.OpTrunc; op++ {
 		in := x
 		if op == device.OpSin || op == device.OpCos {
 			in = small
@@ -93,11 +93,14 @@ func testElementwiseOps(t *testing.T, d device.Device) {
 		var b device.Builder
 		b.Output(b.Binary(op, b.Input(0, f32), b.Input(1, f32)))
 		tl := Exact
-		if op == device.OpPow {
+		switch op {
+		case device.OpPow:
 			tl = Tol{Abs: 1e-6, Rel: 2e-5}
+		case device.OpAtan2:
+			tl = Tol{Abs: 1e-6, Rel: 1e-5}
 		}
 		RunProgram(t, d, "float "+op.String(), b.P, shape, []Tensor{x, y}, []device.DType{b.TypeOf(b.P.Outputs[0])}, tl)
-		if op == device.OpPow {
+		if op.Info().Types == device.TypesFloat { // pow, atan2, fmod: no int32 form
 			continue
 		}
 		var bi device.Builder

@@ -41,6 +41,16 @@ const (
 	OpRoundBF16 // round to the nearest bfloat16 value as a store does (Float32ToBFloat16), kept as float32
 	OpFloor
 	OpCeil
+	OpLog1p // log(1+x), accurate near 0
+	OpExpm1 // e^x-1, accurate near 0
+	OpLog2
+	OpSinh
+	OpCosh
+	OpAtan
+	OpAsin
+	OpAcos
+	OpRound // to the nearest integer, halves to even
+	OpTrunc // toward zero
 	OpIsNaN // Bool
 	OpNot   // Bool -> Bool
 	OpCast  // convert Args[0] to Type: float->int as FloatToInt32; number->bool is x != 0 (NaN is true); bool->number is 0 or 1
@@ -52,6 +62,8 @@ const (
 	OpPow
 	OpMax
 	OpMin
+	OpAtan2 // atan2(Args[0], Args[1]), the angle of the point (x=Args[1], y=Args[0])
+	OpFmod  // Args[0] - trunc(Args[0]/Args[1])*Args[1] computed exactly (C fmod): the sign of Args[0]
 	OpEq
 	OpNe
 	OpLt
@@ -115,6 +127,16 @@ var opTable = [NumOps]OpInfo{
 		Float: func(x float32) float32 { return BFloat16ToFloat32(Float32ToBFloat16(x)) }},
 	OpFloor: {Name: "floor", Arity: 1, Types: TypesFloat, GPU: "op_floor", Float: func(x float32) float32 { return float32(math.Floor(float64(x))) }},
 	OpCeil:  {Name: "ceil", Arity: 1, Types: TypesFloat, GPU: "op_ceil", Float: func(x float32) float32 { return float32(math.Ceil(float64(x))) }},
+	OpLog1p: {Name: "log1p", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_log1p", Float: f64(math.Log1p)},
+	OpExpm1: {Name: "expm1", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_expm1", Float: f64(math.Expm1)},
+	OpLog2:  {Name: "log2", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_log2", Float: f64(math.Log2)},
+	OpSinh:  {Name: "sinh", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_sinh", Float: f64(math.Sinh)},
+	OpCosh:  {Name: "cosh", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_cosh", Float: f64(math.Cosh)},
+	OpAtan:  {Name: "atan", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_atan", Float: f64(math.Atan)},
+	OpAsin:  {Name: "asin", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_asin", Float: f64(math.Asin)},
+	OpAcos:  {Name: "acos", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_acos", Float: f64(math.Acos)},
+	OpRound: {Name: "round", Arity: 1, Types: TypesFloat, GPU: "op_round", Float: f64(math.RoundToEven)},
+	OpTrunc: {Name: "trunc", Arity: 1, Types: TypesFloat, GPU: "op_trunc", Float: f64(math.Trunc)},
 	OpIsNaN: {Name: "is_nan", Arity: 1, Types: TypesTest},
 	OpNot:   {Name: "not", Arity: 1, Types: TypesLogic},
 	OpCast:  {Name: "cast", Arity: 1, Types: TypesCast},
@@ -131,6 +153,10 @@ var opTable = [NumOps]OpInfo{
 		Float2: func(a, b float32) float32 { return float32(math.Pow(float64(a), float64(b))) }},
 	OpMax: {Name: "max", Arity: 2, Types: TypesNumeric, GPU: "op_max", Float2: maxF32, Int2: maxI32},
 	OpMin: {Name: "min", Arity: 2, Types: TypesNumeric, GPU: "op_min", Float2: minF32, Int2: minI32},
+	OpAtan2: {Name: "atan2", Arity: 2, Types: TypesFloat, Cost: Expensive, GPU: "op_atan2",
+		Float2: func(y, x float32) float32 { return float32(math.Atan2(float64(y), float64(x))) }},
+	OpFmod: {Name: "fmod", Arity: 2, Types: TypesFloat, Cost: Expensive, GPU: "op_fmod",
+		Float2: func(a, b float32) float32 { return float32(math.Mod(float64(a), float64(b))) }},
 	OpEq:  {Name: "eq", Arity: 2, Types: TypesCompare},
 	OpNe:  {Name: "ne", Arity: 2, Types: TypesCompare},
 	OpLt:  {Name: "lt", Arity: 2, Types: TypesCompare},
