@@ -4,7 +4,6 @@ package cuda
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -56,19 +55,10 @@ func loadLibs(env searchEnv) libs {
 	return l
 }
 
-// adapters applies the experimental gate to l: the incomplete backend lists
-// its devices only when experimental is set.
-func (l libs) adapters(experimental bool) ([]device.Info, error) {
+// adapters returns l's devices, or the reason the libraries did not load.
+func (l libs) adapters() ([]device.Info, error) {
 	if l.err != nil {
 		return nil, l.err
-	}
-	if !experimental {
-		names := make([]string, len(l.infos))
-		for i, in := range l.infos {
-			names[i] = fmt.Sprintf("%q", in.Name)
-		}
-		return nil, fmt.Errorf("cuda: found %s, but the backend is incomplete (only Copy, Elementwise and Reduce are implemented; see docs/cuda.md), so it lists no adapters unless %s=1: %w",
-			strings.Join(names, ", "), EnvExperimental, device.ErrUnavailable)
 	}
 	return l.infos, nil
 }
@@ -77,14 +67,12 @@ func (l libs) adapters(experimental bool) ([]device.Info, error) {
 func (Backend) Name() string { return "cuda" }
 
 // Adapters lists the CUDA devices, or returns an error wrapping
-// device.ErrUnavailable that says what to install, or that the backend is
-// incomplete and SHADERFLOW_CUDA_EXPERIMENTAL=1 is not set.
+// device.ErrUnavailable that says what to install.
 func (Backend) Adapters() ([]device.Info, error) {
-	return getLibs().adapters(experimentalOn(hostEnv))
+	return getLibs().adapters()
 }
 
-// Open opens CUDA device index; it works without the experimental gate, for
-// code (and tests) that want the incomplete backend explicitly.
+// Open opens CUDA device index.
 func (Backend) Open(index int) (device.Device, error) {
 	l := getLibs()
 	if l.err != nil {
@@ -92,6 +80,3 @@ func (Backend) Open(index int) (device.Device, error) {
 	}
 	return open(l.drv, l.nv, index, defaultStagingBytes)
 }
-
-// experimentalOn reports whether EnvExperimental is set to 1.
-func experimentalOn(env searchEnv) bool { return strings.TrimSpace(env.getenv(EnvExperimental)) == "1" }

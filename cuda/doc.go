@@ -21,8 +21,8 @@
 // of kernels/ops.cuh, which defines every op's scalar semantics once, and
 // cached per signature.
 //
-// The backend is incomplete: Copy, Elementwise and Reduce exist, and the
-// other kinds return an error saying so. Until they all exist the backend lists no
-// adapters (so tensor.Open("auto") never picks it) unless
-// SHADERFLOW_CUDA_EXPERIMENTAL=1 is set. docs/cuda.md says what ran where.
+// Every kernel kind exists (MatMul also through cuBLAS where it is
+// installed), so tensor.Open("auto"), which tries cuda first, picks an
+// NVIDIA GPU when the driver and NVRTC load. docs/cuda.md says what ran
+// where, on hardware and through the test double.
 package cuda

@@ -12,8 +12,7 @@ import (
 
 // TestHardwareKernels runs the shared GPU kernel tests of every kind on CUDA
 // device 0 of the machine's real driver. It skips with the reason where no
-// driver is installed (or SHADERFLOW_CUDA_EXPERIMENTAL=1 is not set while
-// the backend is incomplete) unless SHADERFLOW_REQUIRE_BACKENDS names cuda.
+// driver is installed unless SHADERFLOW_REQUIRE_BACKENDS names cuda.
 func TestHardwareKernels(t *testing.T) {
 	gputest.RunKernels(t, gputest.Open(t, "cuda"))
 }

@@ -81,20 +81,15 @@ func TestNVRTCPreloadsBuiltins(t *testing.T) {
 	assert.Equal(t, 1, f.count(t, "cuModuleLoadData SFFAKE sm_90 cubin builtins=1"), "%v", f.calls(t))
 }
 
-func TestAdaptersGate(t *testing.T) {
+func TestAdaptersListsDevices(t *testing.T) {
 	f := buildFake(t, nil, nil)
 	l := loadLibs(f.env(nil))
 	require.NoError(t, l.err)
-	_, err := l.adapters(false)
-	require.ErrorIs(t, err, device.ErrUnavailable)
-	assert.Contains(t, err.Error(), `"Fake CUDA GPU 0"`)
-	assert.Contains(t, err.Error(), EnvExperimental+"=1")
-	ad, err := l.adapters(true)
+	ad, err := l.adapters()
 	require.NoError(t, err)
 	require.Len(t, ad, 1)
+	assert.Equal(t, "Fake CUDA GPU 0", ad[0].Name)
 	assert.Equal(t, device.KindDiscreteGPU, ad[0].Kind)
-	assert.True(t, experimentalOn(f.env(map[string]string{EnvExperimental: "1"})))
-	assert.False(t, experimentalOn(f.env(nil)))
 }
 
 func TestRegisteredBackend(t *testing.T) {

@@ -15,9 +15,6 @@ const (
 	EnvCuBLAS = "SHADERFLOW_CUDA_CUBLAS"
 )
 
-// EnvExperimental set to 1 makes the incomplete backend list its adapters.
-const EnvExperimental = "SHADERFLOW_CUDA_EXPERIMENTAL"
-
 // library describes where one CUDA library may be found.
 type library struct {
 	env     string   // the variable naming the file

@@ -40,7 +40,8 @@ func Backends() []BackendStatus {
 }
 
 // autoOrder is the backend preference of Open("auto"): real GPUs first
-// ("cuda" is skipped while no CUDA backend registers itself).
+// (a backend is skipped when its libraries are missing, or when the program
+// does not import it).
 var autoOrder = []string{"cuda", "vulkan", "webgpu", "cpu"}
 
 // Open opens a device: "auto" (or ""), a registered backend's name ("cpu",

@@ -10,7 +10,6 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 cd "$here"
-export SHADERFLOW_CUDA_EXPERIMENTAL=1
 summary=$out/summary.md
 echo "# gpucheck run, $(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$summary"
 nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv >>"$summary" 2>&1
