@@ -8,11 +8,12 @@ import (
 )
 
 // The neural-network functionals: InstanceNorm, OneHot, 1-D and 3-D and
-// ceil-mode pooling, transposed convolutions.
+// ceil-mode pooling, transposed convolutions, interpolation.
 
 func nnFuncCases() []testCase {
 	rows := append(normFuncRows(), poolFuncRows()...)
 	rows = append(rows, convTransposeRows()...)
+	rows = append(rows, interpolateRows()...)
 	return append(rowCases(rows), oneHotRangeCase())
 }
 
@@ -172,6 +173,52 @@ func convTransposeRows() []opRow {
 			func(a []*ref.Array) *ref.Array { return refOf(a, false) }).
 			within(func(a []*ref.Array, _ *ref.Array) tol { return sumTol(1e-5, taps+1, refOf(a, true)) }).
 			differentiable())
+	}
+	return rows
+}
+
+// interpRow is one Interpolate call on an input shape.
+type interpRow struct {
+	shape []int
+	opt   tensor.InterpolateOptions
+}
+
+func interpolateRows() []opRow {
+	near, lin := tensor.InterpolateNearest, tensor.InterpolateLinear
+	cases := []interpRow{
+		{[]int{2, 3, 4, 6}, tensor.InterpolateOptions{Size: []int{7, 5}, Mode: near}},
+		{[]int{2, 3, 5}, tensor.InterpolateOptions{Scale: []float64{2}, Mode: near}},
+		{[]int{1, 2, 4, 6}, tensor.InterpolateOptions{Scale: []float64{1.5, 0.5}, Mode: near}},
+		{[]int{1, 2, 3, 4, 2}, tensor.InterpolateOptions{Size: []int{5, 2, 3}, Mode: near}},
+		{[]int{2, 3, 4, 5}, tensor.InterpolateOptions{Size: []int{7, 9}, Mode: lin}},
+		{[]int{2, 3, 4, 5}, tensor.InterpolateOptions{Size: []int{7, 9}, Mode: lin, AlignCorners: true}},
+		{[]int{1, 2, 3, 4}, tensor.InterpolateOptions{Scale: []float64{2}, Mode: lin}},
+		{[]int{1, 2, 7, 5}, tensor.InterpolateOptions{Size: []int{3, 2}, Mode: lin}},
+		{[]int{1, 2, 7, 5}, tensor.InterpolateOptions{Size: []int{3, 1}, Mode: lin, AlignCorners: true}},
+		{[]int{2, 3, 5}, tensor.InterpolateOptions{Size: []int{8}, Mode: lin, AlignCorners: true}},
+		{[]int{2, 3, 5}, tensor.InterpolateOptions{Scale: []float64{1.7}, Mode: lin}},
+		{[]int{1, 2, 2, 3, 4}, tensor.InterpolateOptions{Size: []int{3, 4, 5}, Mode: lin}},
+	}
+	rows := make([]opRow, 0, len(cases))
+	for _, c := range cases {
+		o := c.opt
+		nd := len(c.shape) - 2
+		out, scale := make([]int, nd), make([]float64, nd)
+		for i, in := range c.shape[2:] {
+			if o.Size != nil {
+				out[i] = o.Size[i]
+				scale[i] = float64(in) / float64(out[i])
+			} else {
+				s := o.Scale[min(i, len(o.Scale)-1)]
+				out[i] = int(float64(in) * s)
+				scale[i] = 1 / s
+			}
+		}
+		name := fmt.Sprintf("interpolate(size=%v,scale=%v,linear=%v,align_corners=%v)", o.Size, o.Scale, o.Mode == lin, o.AlignCorners)
+		rows = append(rows, unary(name, in(c.shape...),
+			func(t *tensor.Tensor) *tensor.Tensor { return t.Interpolate(o) },
+			func(a *ref.Array) *ref.Array { return ref.Interpolate(a, out, scale, o.Mode == near, o.AlignCorners) }).
+			within(relTol(1e-5)).differentiable())
 	}
 	return rows
 }
