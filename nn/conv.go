@@ -38,6 +38,24 @@ func NewConv2d(dev *tensor.Device, in, out, kernel int, opts ...Option) *Conv {
 
 func newConv(dev *tensor.Device, name string, nd, in, out, kernel int, opts []Option) *Conv {
 	c := configure(name, convOptions, opts)
+	k := convKernel(name, nd, in, out, kernel, c)
+	shape := append([]int{out, in / c.groups}, k...)
+	l := &Conv{
+		In: in, Out: out, dims: nd, name: name,
+		Options: tensor.ConvOptions{Stride: c.stride, Padding: c.padding, Dilation: c.dilation, Groups: c.groups},
+		Weight:  newParameter(name, defaultWeight(dev, c.gen, shape...)),
+	}
+	if !c.noBias {
+		fanIn, _ := Fans(shape)
+		l.Bias = newParameter(name, defaultBias(dev, c.gen, fanIn, out))
+	}
+	return l
+}
+
+// convKernel returns a convolution layer's window (kernel, or the
+// KernelSize option, for nd dimensions), refusing sizes and channel counts
+// that do not fit groups.
+func convKernel(name string, nd, in, out, kernel int, c config) []int {
 	k := c.kernel
 	if len(k) == 0 {
 		k = []int{kernel}
@@ -56,17 +74,7 @@ func newConv(dev *tensor.Device, name string, nd, in, out, kernel int, opts []Op
 			usage(name, "kernel size %v must be positive", k)
 		}
 	}
-	shape := append([]int{out, in / c.groups}, k...)
-	l := &Conv{
-		In: in, Out: out, dims: nd, name: name,
-		Options: tensor.ConvOptions{Stride: c.stride, Padding: c.padding, Dilation: c.dilation, Groups: c.groups},
-		Weight:  newParameter(name, defaultWeight(dev, c.gen, shape...)),
-	}
-	if !c.noBias {
-		fanIn, _ := Fans(shape)
-		l.Bias = newParameter(name, defaultBias(dev, c.gen, fanIn, out))
-	}
-	return l
+	return k
 }
 
 // repeat returns n copies of v.

@@ -24,12 +24,13 @@ const (
 	optEps
 	optMomentum
 	optNoAffine
+	optOutputPadding
 )
 
 var optionNames = map[optionBit]string{
 	optGenerator: "WithGenerator", optNoBias: "NoBias", optStride: "Stride", optPadding: "Padding",
 	optDilation: "Dilation", optGroups: "Groups", optKernel: "KernelSize", optEps: "Eps",
-	optMomentum: "Momentum", optNoAffine: "NoAffine",
+	optMomentum: "Momentum", optNoAffine: "NoAffine", optOutputPadding: "OutputPadding",
 }
 
 // config collects the options given to a constructor.
@@ -45,6 +46,7 @@ type config struct {
 	eps      float64
 	momentum float64
 	noAffine bool
+	outPad   []int
 }
 
 // WithGenerator draws the layer's initial weights from g instead of the
@@ -96,6 +98,13 @@ func Momentum(m float64) Option {
 // NoAffine leaves out a normalization layer's learnable weight and bias.
 func NoAffine() Option { return func(c *config) { c.set |= optNoAffine; c.noAffine = true } }
 
+// OutputPadding sets the extra size a transposed convolution adds on one
+// side of each spatial dimension (PyTorch's output_padding, below the
+// stride), to pick among the output sizes that a stride maps to one input.
+func OutputPadding(p ...int) Option {
+	return func(c *config) { c.set |= optOutputPadding; c.outPad = p }
+}
+
 // configure applies opts, panicking when one is not in allowed.
 func configure(op string, allowed optionBit, opts []Option) config {
 	c := config{eps: 1e-5, momentum: 0.1, groups: 1}
@@ -104,7 +113,7 @@ func configure(op string, allowed optionBit, opts []Option) config {
 	}
 	if bad := c.set &^ allowed; bad != 0 {
 		var names []string
-		for bit := optGenerator; bit <= optNoAffine; bit <<= 1 {
+		for bit := optGenerator; bit <= optOutputPadding; bit <<= 1 {
 			if bad&bit != 0 {
 				names = append(names, optionNames[bit])
 			}
