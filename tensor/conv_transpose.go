@@ -83,12 +83,26 @@ func convTransposeGeometry(op string, nd int, x, w *Tensor, o ConvTransposeOptio
 		if outPad[i] >= s {
 			usage(op, "output padding %v must be smaller than the stride %v", outPad, g.Stride)
 		}
-		in := (g.Out[i]-1)*s - 2*p + d*(g.Kernel[i]-1) + outPad[i] + 1
-		if g.Out[i] < 1 || in < 1 {
-			usage(op, "input %v with kernel %v, stride %v, padding %v, dilation %v gives no output", x.shape, g.Kernel, g.Stride, g.Padding, g.Dilation)
+		if g.Out[i] < 1 {
+			usage(op, "input %v has an empty spatial dimension", x.shape)
 		}
-		g.In[i] = in
+		g.In[i] = transposedSize(op, g.Out[i], g.Kernel[i], s, p, d, outPad[i])
 	}
 	checkExtent(op, append([]int{g.N, g.C}, g.In...))
 	return g
+}
+
+// transposedSize returns (in-1)·stride - 2·pad + dilation·(kernel-1) +
+// outPad + 1, refusing a size that overflows an int or is not positive.
+func transposedSize(op string, in, kernel, stride, pad, dilation, outPad int) int {
+	span, ok1 := checked.Mul(in-1, stride)
+	reach, ok2 := checked.Mul(dilation, kernel-1)
+	twoPad, ok3 := checked.Mul(pad, 2)
+	total, ok4 := checked.Add(span, reach)
+	total, ok5 := checked.Add(total, outPad+1)
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || total-twoPad < 1 {
+		usage(op, "input size %d with kernel %d, stride %d, padding %d, dilation %d, output padding %d gives no output or an overflow",
+			in, kernel, stride, pad, dilation, outPad)
+	}
+	return total - twoPad
 }

@@ -59,6 +59,9 @@ func (t *Tensor) Interpolate(o InterpolateOptions) *Tensor {
 		if in == 0 && out > 0 {
 			usage(op, "cannot resample an empty input %v", t.shape)
 		}
+		shape := x.Shape()
+		shape[2+i] = out
+		checkExtent(op, shape)
 		if out == in && o.Scale == nil {
 			continue // the identity, in every mode
 		}

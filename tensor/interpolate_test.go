@@ -48,6 +48,8 @@ func TestInterpolateMisuse(t *testing.T) {
 		"scale to nothing":       func() { x.Interpolate(tensor.InterpolateOptions{Scale: []float64{0.1}}) },
 		"three sizes for 2 dims": func() { x.Interpolate(tensor.InterpolateOptions{Size: []int{2, 3, 4}}) },
 		"unknown mode":           func() { x.Interpolate(tensor.InterpolateOptions{Size: []int{2}, Mode: 9}) },
+		"size over the limit":    func() { x.Interpolate(tensor.InterpolateOptions{Size: []int{1 << 40}}) },
+		"scale over the limit":   func() { x.Interpolate(tensor.InterpolateOptions{Scale: []float64{1e12}}) },
 	} {
 		t.Run(name, func(t *testing.T) { requireUsage(t, fn) })
 	}

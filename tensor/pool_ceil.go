@@ -16,10 +16,15 @@ import (
 // ceilOutSize returns the ceil-mode output size along dimension i of g,
 // whose Out[i] holds the floor-mode size: PyTorch's pooling_output_shape.
 func ceilOutSize(g device.ConvGeometry, i int) int {
-	in, k, s, p, d := g.In[i], g.Kernel[i], g.Stride[i], g.Padding[i], g.Dilation[i]
-	out := (in+2*p-d*(k-1)-1+s-1)/s + 1
-	if (out-1)*s >= in+p {
-		out-- // the last window would start in the right padding
+	in, s, p := g.In[i], g.Stride[i], g.Padding[i]
+	out := g.Out[i] // (in+2p-span)/s + 1, whose terms convOutSize checked
+	if (in+2*p-g.Dilation[i]*(g.Kernel[i]-1)-1)%s != 0 {
+		out++
+	}
+	// (out-1)·s >= in+p, written without the product: the last window
+	// would start in the right padding.
+	if out-1 > (in+p-1)/s {
+		out--
 	}
 	return out
 }
