@@ -138,7 +138,7 @@ func TestCommonOpsMisuseIsAUsageError(t *testing.T) {
 		"Einsum sizes":      func() { tensor.Einsum("ij,ij->i", x, tensor.Zeros(dev, 3, 5)) },
 		"Einsum letter":     func() { tensor.Einsum("i2->i", x) },
 		"Einsum trace":      func() { tensor.Einsum("ii->", tensor.Zeros(dev, 3, 3)) },
-		"Einsum ellipsis":   func() { tensor.Einsum("...j->j", x) },
+		"Einsum ellipsis":   func() { tensor.Einsum("...ijk->k", x) },
 		"Einsum output":     func() { tensor.Einsum("ij->k", x) },
 	} {
 		t.Run(name, func(t *testing.T) { requireUsage(t, fn) })

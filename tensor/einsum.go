@@ -11,8 +11,10 @@ import (
 // letters that occur once, in alphabetical order. A letter's dimensions
 // must have equal sizes or size one (broadcast). Operands are contracted
 // left to right, each pair lowered to Sum, Permute, Reshape and one batched
-// MatMul, so gradients follow. Ellipses ("...") and a letter repeated
-// within one operand (diagonals, traces) are refused.
+// MatMul, so gradients follow. An ellipsis ("...ij,...jk->...ik") stands
+// for the leading dimensions, broadcast across operands and placed first in
+// an implicit output. A letter repeated within one operand (diagonals,
+// traces) is refused.
 func Einsum(subscripts string, operands ...*Tensor) *Tensor {
 	if len(operands) == 0 {
 		usage("Einsum", "no operands")
@@ -40,16 +42,22 @@ func Einsum(subscripts string, operands ...*Tensor) *Tensor {
 }
 
 // parseEinsum splits and checks the subscripts: one letter per dimension of
-// each operand, no repeats, sizes that agree, an output of known letters.
+// each operand (an ellipsis standing for the leading ones, right-aligned
+// across operands), no repeats, sizes that agree, an output of known
+// letters.
 func parseEinsum(subscripts string, operands []*Tensor) (ins []string, out string) {
 	s := strings.ReplaceAll(subscripts, " ", "")
-	if strings.Contains(s, "...") {
-		usage("Einsum", "ellipses are not supported in %q", subscripts)
-	}
 	lhs, rhs, explicit := strings.Cut(s, "->")
 	ins = strings.Split(lhs, ",")
 	if len(ins) != len(operands) {
 		usage("Einsum", "%q names %d operands, got %d", subscripts, len(ins), len(operands))
+	}
+	ell := ellipsisLetters(subscripts, ins, operands)
+	for k, in := range ins {
+		if strings.Contains(in, "...") {
+			e := operands[k].Dim() - (len(in) - 3)
+			ins[k] = strings.Replace(in, "...", ell[len(ell)-max(e, 0):], 1)
+		}
 	}
 	count := map[rune]int{}
 	size := map[rune]int{}
@@ -73,7 +81,7 @@ func parseEinsum(subscripts string, operands []*Tensor) (ins []string, out strin
 		}
 	}
 	if explicit {
-		out = rhs
+		out = strings.Replace(rhs, "...", ell, 1) // without one, its dimensions are summed
 		for _, c := range out {
 			if count[c] == 0 || strings.Count(out, string(c)) > 1 {
 				usage("Einsum", "%q: output letter %q is repeated or not an input's", subscripts, c)
@@ -82,14 +90,41 @@ func parseEinsum(subscripts string, operands []*Tensor) (ins []string, out strin
 	} else {
 		var once []rune
 		for c, n := range count {
-			if n == 1 {
+			if n == 1 && !strings.ContainsRune(ell, c) {
 				once = append(once, c)
 			}
 		}
 		slices.Sort(once)
-		out = string(once)
+		out = ell + string(once) // as torch: the ellipsis first
 	}
 	return ins, out
+}
+
+// ellipsisLetters returns stand-ins for the dimensions the ellipses cover,
+// as many as the widest covers: letters the subscripts do not use.
+func ellipsisLetters(subscripts string, ins []string, operands []*Tensor) string {
+	width := 0
+	for k, in := range ins {
+		if n := strings.Count(in, "..."); n > 1 || strings.Count(in, ".") != 3*n {
+			usage("Einsum", "%q: operand %d has a stray '.' or several ellipses", subscripts, k)
+		} else if n == 1 {
+			e := operands[k].Dim() - (len(in) - 3)
+			if e < 0 {
+				usage("Einsum", "%q: operand %d %v has fewer dimensions than %q names", subscripts, k, operands[k].shape, in)
+			}
+			width = max(width, e)
+		}
+	}
+	var free []byte
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") {
+		if len(free) < width && !strings.ContainsRune(subscripts, rune(c)) {
+			free = append(free, c)
+		}
+	}
+	if len(free) < width {
+		usage("Einsum", "%q: too few unused letters for the %d dimensions of its ellipsis", subscripts, width)
+	}
+	return string(free)
 }
 
 func isLetter(c rune) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

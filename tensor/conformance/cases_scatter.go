@@ -91,14 +91,22 @@ func scatterRows() []opRow {
 		{"ij,kj->ikj", [][]int{{3, 1}, {2, 4}}},
 		{"abc,cd->dba", [][]int{{2, 3, 4}, {4, 5}}},
 		{"ij,jk,kl->", [][]int{{2, 3}, {3, 4}, {4, 2}}},
+		{"...ij,...jk->...ik", [][]int{{2, 3, 4}, {2, 4, 5}}},
+		{"...ij,jk", [][]int{{2, 1, 3, 4}, {4, 5}}},
+		{"b...i,b...i->b...", [][]int{{2, 3, 4}, {2, 1, 4}}},
+		{"...,...->...", [][]int{{3, 1}, {4}}},
+		{"...ij->j", [][]int{{2, 3, 4}}},
 	} {
 		ins := make([]gradIn, len(e.shapes))
 		for i, s := range e.shapes {
 			ins[i] = in(s...)
 		}
-		full := e.sub
-		if full == "ij,jk" {
-			full = "ij,jk->ik"
+		full := map[string]string{ // implicit outputs and ellipses made explicit for ref.Einsum
+			"ij,jk": "ij,jk->ik", "...ij,...jk->...ik": "zij,zjk->zik", "...ij,jk": "yzij,jk->yzik",
+			"b...i,b...i->b...": "bzi,bzi->bz", "...,...->...": "yz,z->yz", "...ij->j": "zij->j",
+		}[e.sub]
+		if full == "" {
+			full = e.sub
 		}
 		rows = append(rows, row(fmt.Sprintf("einsum(%s)", e.sub), ins,
 			func(t []*tensor.Tensor) *tensor.Tensor { return tensor.Einsum(e.sub, t...) },
@@ -118,7 +126,7 @@ func scatterCases() []testCase {
 		}},
 		testCase{name: "einsum:refusals", run: func(e *env) {
 			x := e.randn(3, 3)
-			for _, sub := range []string{"ii->i", "ii", "...ij->ij", "ij,jk->ik", "ij->k", "ij->ii", "i1->i"} {
+			for _, sub := range []string{"ii->i", "ii", "...ijk->k", "i...j.->ij", "...i...->i", "ij,jk->ik", "ij->k", "ij->ii", "i1->i"} {
 				if err := tensor.Catch(func() { tensor.Einsum(sub, x.T) }); err == nil {
 					e.errorf("Einsum(%q) of one 3x3 operand: no usage error", sub)
 				}
