@@ -36,8 +36,19 @@ func (r Reduction) reduce(l *tensor.Tensor) *tensor.Tensor {
 // -log_softmax(logits)[target], computed stably from LogSoftmax and a
 // gather; with LabelSmoothing ε it is (1-ε) times that plus ε times the mean
 // of -log_softmax over the classes.
+//
+// Weight ([C], nil for all ones) and Ignore/IgnoreIndex are torch's weight
+// and ignore_index, as in NLLLoss: with class targets a sample's loss is
+// weighed by its class's weight (the smoothing term by each class's), Mean
+// divides by the counted samples' weights, and ignored samples contribute
+// nothing; with probability targets each class's term is weighed, Mean
+// divides by the number of samples, and Ignore is refused (PyTorch applies
+// ignore_index to class targets only).
 type CrossEntropyLoss struct {
 	LabelSmoothing float64
+	Weight         *tensor.Tensor
+	IgnoreIndex    int32
+	Ignore         bool
 	Reduction      Reduction
 }
 
@@ -56,6 +67,17 @@ func (c CrossEntropyLoss) Loss(logits, target *tensor.Tensor) *tensor.Tensor {
 		usage(op, "label smoothing %g outside [0, 1]", c.LabelSmoothing)
 	}
 	logp := logits.LogSoftmax(1)
+	checkClassWeight(op, logp, c.Weight)
+	if !target.DType().IsFloat() && (c.Weight != nil || c.Ignore) {
+		return classLoss(op, logp, target, c.Weight, c.Ignore, c.IgnoreIndex, c.LabelSmoothing, c.Reduction)
+	}
+	if c.Ignore && target.DType().IsFloat() {
+		usage(op, "ignore index applies to class-index targets only")
+	}
+	if c.Weight != nil {
+		// Weighing each class's log-probability weighs both terms below.
+		logp = logp.Mul(classAxis(c.Weight, logp.Dim()))
+	}
 	var per *tensor.Tensor
 	if target.DType().IsFloat() {
 		if !slices.Equal(target.Shape(), logits.Shape()) {
@@ -115,7 +137,8 @@ func (l NLLLoss) Loss(logp, target *tensor.Tensor) *tensor.Tensor {
 	if l.Weight == nil && !l.Ignore {
 		return l.Reduction.reduce(pickTargets("NLL", logp, target).Neg())
 	}
-	return weightedNLL("NLL", logp, target, l.Weight, l.Ignore, l.IgnoreIndex, l.Reduction)
+	checkClassWeight("NLL", logp, l.Weight)
+	return classLoss("NLL", logp, target, l.Weight, l.Ignore, l.IgnoreIndex, 0, l.Reduction)
 }
 
 // MSELoss is torch.nn.MSELoss: (input - target)², with broadcasting.

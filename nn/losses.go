@@ -156,13 +156,32 @@ func (l KLDivLoss) Loss(input, target *tensor.Tensor) *tensor.Tensor {
 	return l.Reduction.reduce(per)
 }
 
-// weightedNLL is the negative log-likelihood with per-class weights and an
-// ignored class (see NLLLoss).
-func weightedNLL(op string, logp, target, weight *tensor.Tensor, ignore bool, ignoreIndex int32, r Reduction) *tensor.Tensor {
-	checkClassTarget(op, logp, target)
+// checkClassWeight refuses a class weight that is not [C] for input
+// [N, C, ...].
+func checkClassWeight(op string, logp, weight *tensor.Tensor) {
 	if c := logp.Size(1); weight != nil && (weight.Dim() != 1 || weight.Size(0) != c) {
 		usage(op, "weight %v must be [%d]", weight.Shape(), c)
 	}
+}
+
+// classAxis reshapes a [C] weight to broadcast along dimension 1 of a
+// rank-r tensor.
+func classAxis(weight *tensor.Tensor, r int) *tensor.Tensor {
+	shape := make([]int, r)
+	for i := range shape {
+		shape[i] = 1
+	}
+	shape[1] = weight.Size(0)
+	return weight.Reshape(shape...)
+}
+
+// classLoss is the cross-entropy of log-probabilities logp against class
+// targets with per-class weights, an ignored class and label smoothing eps,
+// PyTorch's formula: (1-eps)·w[t]·(-logp[t]) + eps/C·Σ_c w[c]·(-logp[c]) per
+// sample, 0 for ignored ones, and Mean dividing by Σ w[t] over the counted
+// samples (NaN when none). eps 0 is NLLLoss.
+func classLoss(op string, logp, target, weight *tensor.Tensor, ignore bool, ignoreIndex int32, eps float64, r Reduction) *tensor.Tensor {
+	checkClassTarget(op, logp, target)
 	t := target
 	var w, hit *tensor.Tensor // each sample's weight; the ignored samples
 	if ignore {
@@ -178,10 +197,21 @@ func weightedNLL(op string, logp, target, weight *tensor.Tensor, ignore bool, ig
 		per = per.Mul(cw)
 		w = weighted(cw, w)
 	}
+	if eps > 0 {
+		all := logp
+		if weight != nil {
+			all = all.Mul(classAxis(weight, logp.Dim()))
+		}
+		smooth := all.Sum(1).Neg().MulScalar(eps / float64(logp.Size(1)))
+		per = per.MulScalar(1 - eps).Add(smooth)
+	}
 	if hit != nil {
 		per = tensor.Where(hit, tensor.ZerosLike(per), per)
 	}
 	if r == Mean {
+		if w == nil {
+			return per.Mean()
+		}
 		return per.Sum().Div(w.Sum())
 	}
 	return r.reduce(per)

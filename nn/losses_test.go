@@ -221,3 +221,77 @@ func TestNewLossArgumentsPanic(t *testing.T) {
 		require.Contains(t, err.Error(), "nn.", name)
 	}
 }
+
+// PyTorch's cross-entropy with class weights, ignore_index and label
+// smoothing (formula checked against torch 1.13): per sample
+// (1-ε)·w[t]·(-logp[t]) + ε/C·Σ_c w[c]·(-logp[c]), 0 when ignored, and the
+// mean divides by Σ w[t] over the counted samples.
+func TestCrossEntropyWeightsIgnoreSmoothing(t *testing.T) {
+	nntest.ForEachBackend(t, func(t *testing.T, dev *tensor.Device) {
+		r := nntest.Rand(t)
+		logits := randn(dev, r, 5, 4)
+		lp := ref.LogSoftmax(logits.R, 1)
+		target := []int32{0, 3, -100, 1, 2}
+		weight := []float64{0.5, 2, 1, 3}
+		wt := tensor.FromFloat32s(dev, []float32{0.5, 2, 1, 3}, 4)
+		tt := tensor.FromInt32s(dev, target)
+		for _, eps := range []float64{0, 0.2} {
+			for _, useWeight := range []bool{false, true} {
+				w := func(c int) float64 {
+					if useWeight {
+						return weight[c]
+					}
+					return 1
+				}
+				per := make([]float64, len(target))
+				sum, wsum := 0.0, 0.0
+				for n, k := range target {
+					if k == -100 {
+						continue
+					}
+					smooth := 0.0
+					for c := range 4 {
+						smooth -= w(c) * lp.At(n, c)
+					}
+					per[n] = -(1-eps)*w(int(k))*lp.At(n, int(k)) + eps/4*smooth
+					sum += per[n]
+					wsum += w(int(k))
+				}
+				l := nn.CrossEntropyLoss{LabelSmoothing: eps, Ignore: true, IgnoreIndex: -100}
+				if useWeight {
+					l.Weight = wt
+				}
+				l.Reduction = nn.None
+				requireClose(t, "CrossEntropy none", l.Loss(logits.T, tt), ref.New(per, len(per)), 1e-5, 1e-6)
+				l.Reduction = nn.Sum
+				requireClose(t, "CrossEntropy sum", l.Loss(logits.T, tt), ref.Scalar(sum), 1e-5, 1e-5)
+				l.Reduction = nn.Mean
+				requireClose(t, "CrossEntropy mean", l.Loss(logits.T, tt), ref.Scalar(sum/wsum), 1e-5, 1e-6)
+			}
+		}
+		// Probability targets: each class's term weighed, the mean over samples.
+		probs := fromValues(dev, []float32{0.1, 0.2, 0.3, 0.4, 1, 0, 0, 0, 0.25, 0.25, 0.25, 0.25, 0, 0.5, 0.5, 0, 0.7, 0.1, 0.1, 0.1}, 5, 4)
+		per := make([]float64, 5)
+		for n := range 5 {
+			for c := range 4 {
+				p := probs.R.At(n, c)*(1-0.2) + 0.2/4
+				per[n] -= weight[c] * p * lp.At(n, c)
+			}
+		}
+		requireClose(t, "CrossEntropy weighted probabilities", nn.CrossEntropyLoss{LabelSmoothing: 0.2, Weight: wt, Reduction: nn.None}.Loss(logits.T, probs.T),
+			ref.New(per, 5), 1e-5, 1e-6)
+		require.Error(t, tensor.Catch(func() { nn.CrossEntropyLoss{Ignore: true}.Loss(logits.T, probs.T) }))
+	})
+}
+
+func TestCrossEntropyWeightedGradient(t *testing.T) {
+	nntest.ForEachBackend(t, func(t *testing.T, dev *tensor.Device) {
+		r := nntest.Rand(t)
+		logits := leaf(randn(dev, r, 2, 4, 3))
+		target := tensor.FromInt32s(dev, []int32{0, 3, -1, 1, 2, 2}, 2, 3)
+		wt := tensor.FromFloat32s(dev, []float32{0.5, 2, 1, 3}, 4)
+		gradCheck(t, r, "CrossEntropy weighted, ignoring, smoothed", []*tensor.Tensor{logits.T}, func() *tensor.Tensor {
+			return nn.CrossEntropyLoss{LabelSmoothing: 0.1, Weight: wt, Ignore: true, IgnoreIndex: -1}.Loss(logits.T, target)
+		})
+	})
+}
