@@ -137,7 +137,8 @@ func TestCommonOpsMisuseIsAUsageError(t *testing.T) {
 		"Einsum operands":   func() { tensor.Einsum("ij,jk->ik", x) },
 		"Einsum sizes":      func() { tensor.Einsum("ij,ij->i", x, tensor.Zeros(dev, 3, 5)) },
 		"Einsum letter":     func() { tensor.Einsum("i2->i", x) },
-		"Einsum trace":      func() { tensor.Einsum("ii->", tensor.Zeros(dev, 3, 3)) },
+		"Einsum diagonal":   func() { tensor.Einsum("ii->", tensor.Zeros(dev, 3, 4)) },
+		"Diagonal dims":     func() { x.Diagonal(0, 1, -1) },
 		"Einsum ellipsis":   func() { tensor.Einsum("...ijk->k", x) },
 		"Einsum output":     func() { tensor.Einsum("ij->k", x) },
 	} {

@@ -13,8 +13,8 @@ import (
 // left to right, each pair lowered to Sum, Permute, Reshape and one batched
 // MatMul, so gradients follow. An ellipsis ("...ij,...jk->...ik") stands
 // for the leading dimensions, broadcast across operands and placed first in
-// an implicit output. A letter repeated within one operand (diagonals,
-// traces) is refused.
+// an implicit output. A letter repeated within one operand takes that
+// operand's diagonal ("ii->i", and "ii->" its trace).
 func Einsum(subscripts string, operands ...*Tensor) *Tensor {
 	if len(operands) == 0 {
 		usage("Einsum", "no operands")
@@ -24,6 +24,10 @@ func Einsum(subscripts string, operands ...*Tensor) *Tensor {
 	}
 	sameDevice("Einsum", operands[0].n.dev, operands...)
 	ins, out := parseEinsum(subscripts, operands)
+	operands = slices.Clone(operands)
+	for k := range operands {
+		operands[k], ins[k] = diagonals(operands[k], ins[k])
+	}
 	x, xs := operands[0], ins[0]
 	for i := 1; i < len(operands); i++ {
 		// Keep the letters the output or a later operand still needs.
@@ -69,11 +73,11 @@ func parseEinsum(subscripts string, operands []*Tensor) (ins []string, out strin
 			if !isLetter(c) {
 				usage("Einsum", "%q: subscripts must be letters, got %q", subscripts, c)
 			}
-			if strings.Count(in, string(c)) > 1 {
-				usage("Einsum", "%q: letter %q repeats in operand %d (diagonals and traces are not supported)", subscripts, c, k)
+			n := operands[k].shape[i]
+			if j := strings.IndexRune(in, c); j < i && operands[k].shape[j] != n {
+				usage("Einsum", "%q: letter %q repeats in operand %d with sizes %d and %d", subscripts, c, k, operands[k].shape[j], n)
 			}
 			count[c]++
-			n := operands[k].shape[i]
 			if m, ok := size[c]; ok && m != n && m != 1 && n != 1 {
 				usage("Einsum", "%q: letter %q has sizes %d and %d", subscripts, c, m, n)
 			}
@@ -125,6 +129,20 @@ func ellipsisLetters(subscripts string, ins []string, operands []*Tensor) string
 		usage("Einsum", "%q: too few unused letters for the %d dimensions of its ellipsis", subscripts, width)
 	}
 	return string(free)
+}
+
+// diagonals takes the diagonal of each pair of dimensions that share a
+// letter in xs, which then names the diagonal, moved last.
+func diagonals(x *Tensor, xs string) (*Tensor, string) {
+	for i := 0; i < len(xs); i++ {
+		if j := strings.IndexByte(xs[i+1:], xs[i]); j >= 0 {
+			j += i + 1
+			x = x.Diagonal(0, i, j)
+			xs = xs[:i] + xs[i+1:j] + xs[j+1:] + xs[i:i+1]
+			i--
+		}
+	}
+	return x, xs
 }
 
 func isLetter(c rune) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

@@ -96,6 +96,11 @@ func scatterRows() []opRow {
 		{"b...i,b...i->b...", [][]int{{2, 3, 4}, {2, 1, 4}}},
 		{"...,...->...", [][]int{{3, 1}, {4}}},
 		{"...ij->j", [][]int{{2, 3, 4}}},
+		{"ii->i", [][]int{{4, 4}}},
+		{"ii", [][]int{{4, 4}}},
+		{"bii->bi", [][]int{{2, 3, 3}}},
+		{"iji->j", [][]int{{3, 2, 3}}},
+		{"ij,jj->i", [][]int{{2, 3}, {3, 3}}},
 	} {
 		ins := make([]gradIn, len(e.shapes))
 		for i, s := range e.shapes {
@@ -103,7 +108,7 @@ func scatterRows() []opRow {
 		}
 		full := map[string]string{ // implicit outputs and ellipses made explicit for ref.Einsum
 			"ij,jk": "ij,jk->ik", "...ij,...jk->...ik": "zij,zjk->zik", "...ij,jk": "yzij,jk->yzik",
-			"b...i,b...i->b...": "bzi,bzi->bz", "...,...->...": "yz,z->yz", "...ij->j": "zij->j",
+			"b...i,b...i->b...": "bzi,bzi->bz", "...,...->...": "yz,z->yz", "...ij->j": "zij->j", "ii": "ii->",
 		}[e.sub]
 		if full == "" {
 			full = e.sub
@@ -126,7 +131,7 @@ func scatterCases() []testCase {
 		}},
 		testCase{name: "einsum:refusals", run: func(e *env) {
 			x := e.randn(3, 3)
-			for _, sub := range []string{"ii->i", "ii", "...ijk->k", "i...j.->ij", "...i...->i", "ij,jk->ik", "ij->k", "ij->ii", "i1->i"} {
+			for _, sub := range []string{"ii->i3", "...ijk->k", "i...j.->ij", "...i...->i", "ij,jk->ik", "ij->k", "ij->ii", "i1->i"} {
 				if err := tensor.Catch(func() { tensor.Einsum(sub, x.T) }); err == nil {
 					e.errorf("Einsum(%q) of one 3x3 operand: no usage error", sub)
 				}

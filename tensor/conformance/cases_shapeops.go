@@ -113,6 +113,14 @@ func shapeOpRows() []opRow {
 					func(a *ref.Array) *ref.Array { return ref.Triangle(a, k, false) }).differentiable())
 		}
 	}
+	for _, dg := range []struct {
+		shape              []int
+		offset, dim1, dim2 int
+	}{{[]int{4, 4}, 0, 0, 1}, {[]int{3, 5}, 1, 0, 1}, {[]int{5, 3}, -2, 0, 1}, {[]int{2, 3, 4}, 0, 2, 0}, {[]int{2, 3, 4}, -1, -1, 1}, {[]int{3, 4}, 5, 0, 1}} {
+		rows = append(rows, unary(fmt.Sprintf("diagonal(%d,%d,%d)", dg.offset, dg.dim1, dg.dim2), in(dg.shape...),
+			func(t *tensor.Tensor) *tensor.Tensor { return t.Diagonal(dg.offset, dg.dim1, dg.dim2) },
+			func(a *ref.Array) *ref.Array { return ref.Diagonal(a, dg.offset, dg.dim1, dg.dim2) }).differentiable())
+	}
 	rows = append(rows,
 		row("masked_fill(2.5)", []gradIn{in(3, 4), in(4).boolean()},
 			func(t []*tensor.Tensor) *tensor.Tensor { return t[0].MaskedFill(t[1], 2.5) },

@@ -247,3 +247,33 @@ func Median(a *Array, axis int) (values, indices *Array) {
 	indices = Reduce("Median", ix, []int{axis}, false, func(line []float64) float64 { r := line[choice[at]]; at++; return r })
 	return values, indices
 }
+
+// Diagonal is torch.diagonal(a, offset, dim1, dim2): the elements (i,
+// i+offset) of the two dimensions, which are removed, as a last dimension.
+func Diagonal(a *Array, offset, dim1, dim2 int) *Array {
+	d1, d2 := normAxis("Diagonal", dim1, a.Dim()), normAxis("Diagonal", dim2, a.Dim())
+	var shape []int
+	for i, s := range a.shape {
+		if i != d1 && i != d2 {
+			shape = append(shape, s)
+		}
+	}
+	r0, c0 := max(-offset, 0), max(offset, 0)
+	n := max(min(a.shape[d1]-r0, a.shape[d2]-c0), 0)
+	shape = append(shape, n)
+	out := Zeros(shape...)
+	forEachIndex(shape, func(idx []int) {
+		src := make([]int, a.Dim())
+		k := 0
+		for i := range src {
+			if i != d1 && i != d2 {
+				src[i] = idx[k]
+				k++
+			}
+		}
+		last := idx[len(idx)-1]
+		src[d1], src[d2] = r0+last, c0+last
+		out.data[out.offsetOf(idx)] = a.At(src...)
+	})
+	return out
+}
