@@ -8,10 +8,10 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-// Reduce runs k with a kernel generated from its reduction and programs
-// (see renderReduce), after validating the kernel and checking that every
-// buffer is a live buffer of this device. Kernels of one signature share a
-// module.
+// Reduce runs k with kernels generated from its reduction and programs
+// (see renderReduce and renderReduceBlock), after validating the kernel
+// and checking that every buffer is a live buffer of this device. Kernels
+// of one signature share a module per kernel kind.
 func (d *Device) Reduce(k *device.ReduceKernel) error {
 	if err := d.usable(); err != nil {
 		return err
@@ -33,18 +33,82 @@ func (d *Device) Reduce(k *device.ReduceKernel) error {
 	if err != nil || len(launches) == 0 {
 		return err
 	}
-	sig := rdSignature(k)
-	m, ok := d.programs[sig]
-	if !ok {
-		if m, err = d.kernel(renderReduce(k), "reduce.cu", rdEntry); err != nil {
+	_, _, l := rdPrograms(k)
+	for _, w := range launches {
+		if err := d.reduceLaunch(k, l, w); err != nil {
 			return err
 		}
-		d.programs[sig] = m
 	}
-	for _, w := range launches {
-		if err := d.launchWords(m, w); err != nil {
-			return fmt.Errorf("cuda: reduce: %w", err)
+	return nil
+}
+
+// reduceLaunch runs one launch of planReduce: the serial kernel, the block
+// kernel, or the block kernel's two stages over a scratch buffer.
+func (d *Device) reduceLaunch(k *device.ReduceKernel, l rdLayout, w []int64) error {
+	n, groups, parts := w[0], w[l.groups()], w[l.parts()]
+	if groups == 0 {
+		m, err := d.reduceModule(rdSignature(k), "reduce.cu", rdEntry, func() string { return renderReduce(k) })
+		if err != nil {
+			return err
 		}
+		return d.reduceErr(d.launchWords(m, w))
+	}
+	m, err := d.reduceModule(rdBlockSignature(k), "reduce_block.cu", rdBlockEntry, func() string { return renderReduceBlock(k) })
+	if err != nil {
+		return err
+	}
+	if parts == 1 {
+		return d.reduceErr(d.launchBlocks(m, d.tileGrid((n+groups-1)/groups), rdThreads, w))
+	}
+	return d.reduceSplit(m, l, w, isArgReduce(k.Op))
+}
+
+// reduceSplit runs a split launch w of the block kernel m: stage rdPart
+// writes each output's parts' partial results (values, and indices for an
+// arg reduction) to a scratch buffer, then stage rdFold folds each
+// output's parts and runs the epilogue. The scratch is freed in stream
+// order.
+func (d *Device) reduceSplit(m *module, l rdLayout, w []int64, arg bool) error {
+	n, groups, parts := w[0], w[l.groups()], w[l.parts()]
+	vals := (4*n*parts + 7) &^ 7
+	bytes := vals
+	if arg {
+		bytes += 8 * n * parts
+	}
+	buf, err := d.Alloc(bytes)
+	if err != nil {
+		return fmt.Errorf("cuda: reduce: scratch: %w", err)
+	}
+	defer d.Free(buf)
+	ptr := int64(buf.(*buffer).ptr)
+	w = append([]int64(nil), w...)
+	w[l.scratch()], w[l.scratch()+1] = ptr, ptr+vals
+	if err := d.launchBlocks(m, d.tileGrid((n+groups-1)/groups*parts), rdThreads, w); err != nil {
+		return d.reduceErr(err)
+	}
+	fold := rdRowGroups(int(parts))
+	w[l.rn()], w[l.groups()], w[l.parts()], w[l.stage()] = parts, int64(fold), 1, rdFold
+	return d.reduceErr(d.launchBlocks(m, d.tileGrid((n+int64(fold)-1)/int64(fold)), rdThreads, w))
+}
+
+// reduceModule returns the module of signature sig, rendering (render)
+// and compiling it as file name with entry point entry at first use.
+func (d *Device) reduceModule(sig, name, entry string, render func() string) (*module, error) {
+	if m, ok := d.programs[sig]; ok {
+		return m, nil
+	}
+	m, err := d.kernel(render(), name, entry)
+	if err != nil {
+		return nil, err
+	}
+	d.programs[sig] = m
+	return m, nil
+}
+
+// reduceErr wraps a failed reduction launch.
+func (d *Device) reduceErr(err error) error {
+	if err != nil {
+		return fmt.Errorf("cuda: reduce: %w", err)
 	}
 	return nil
 }

@@ -16,14 +16,22 @@ import (
 // contiguous and transposed inputs with NaN and infinities mixed in, long
 // and short rows, a scalar result, epilogues with broadcast inputs and int32
 // results, a fused f16 prologue, empty sums and products) on generated CUDA
-// C through the fake driver, then compiles every generated source with
-// clang-19 for sm_80 and sm_90.
+// C through the fake driver, where both the serial and the block kernel
+// run, then compiles every generated source with clang-19 for sm_80 and
+// sm_90.
 func TestReduceKernels(t *testing.T) {
 	f := buildFake(t, nil, nil)
 	d := f.open(t, 1<<20)
 	gputest.RunReduce(t, d)
-	assert.Equal(t, f.count(t, "nvrtcCreateProgram reduce.cu"), len(d.programs), "one compilation per signature")
-	t.Run("PTX", func(t *testing.T) { compileSourcesToPTX(t, generatedSources(t, f, rdEntry), rdEntry) })
+	compiled := f.count(t, "nvrtcCreateProgram reduce.cu") + f.count(t, "nvrtcCreateProgram reduce_block.cu")
+	assert.Equal(t, compiled, len(d.programs), "one compilation per signature and kernel")
+	assert.Positive(t, f.count(t, "cuLaunchKernel "+rdEntry+" "), "the serial kernel ran")
+	assert.Positive(t, f.count(t, "cuLaunchKernel "+rdBlockEntry+" "), "the block kernel ran")
+	t.Run("PTX", func(t *testing.T) {
+		for _, entry := range []string{rdEntry, rdBlockEntry} {
+			compileSourcesToPTX(t, generatedSources(t, f, entry), entry)
+		}
+	})
 }
 
 // TestReducePositionsAndHighRank checks the prologue's and epilogue's

@@ -12,13 +12,14 @@ import (
 // neighbours contiguous in every view merged); more than ewMaxRank output
 // dimensions are looped over here with a position base, and more than
 // ewMaxRank reduced ones are refused, as are parameters beyond the kernel
-// parameter space. A reduction with no output element needs no launch.
+// parameter space. Each launch's groups and parts (rdBlocking) pick the
+// serial kernel (groups 0) or the block kernel, in one stage or split in
+// two. A reduction with no output element needs no launch.
 func planReduce(k *device.ReduceKernel, ptrs []uint64) ([][]int64, error) {
-	_, _, nimm := rdSlots(k)
-	l := rdLayout{nin: len(k.Inputs), nep: len(k.EpilogueInputs), nout: len(k.Outputs), nimm: nimm}
+	pro, epi, l := rdPrograms(k)
 	if l.words()*8 > maxParamBytes {
 		return nil, fmt.Errorf("cuda: reduce: %d inputs, %d epilogue inputs, %d outputs and %d constants need %d bytes of kernel parameters, more than %d: %w",
-			l.nin, l.nep, l.nout, nimm, l.words()*8, maxParamBytes, ErrNotImplemented)
+			l.nin, l.nep, l.nout, l.nimm, l.words()*8, maxParamBytes, ErrNotImplemented)
 	}
 	if device.NumElements(k.OutShape) == 0 {
 		return nil, nil
@@ -49,7 +50,13 @@ func planReduce(k *device.ReduceKernel, ptrs []uint64) ([][]int64, error) {
 			base[l.epStride()+j*ewMaxRank+i] = int64(d.strides[l.nin+j])
 		}
 	}
-	base[l.rn()], base[l.rn()+1] = int64(device.NumElements(k.RedShape)), int64(len(red))
+	rn := device.NumElements(k.RedShape)
+	base[l.rn()], base[l.rn()+1] = int64(rn), int64(len(red))
+	groups, parts := rdBlocking(count, rn, rdAccessOf(inner, red, l.nin))
+	base[l.groups()], base[l.parts()], base[l.stage()] = int64(groups), int64(parts), rdWhole
+	if parts > 1 {
+		base[l.stage()] = rdPart
+	}
 	for i, d := range red {
 		base[l.rn()+2+i] = int64(d.size)
 		for j := range k.Inputs {
@@ -65,7 +72,6 @@ func planReduce(k *device.ReduceKernel, ptrs []uint64) ([][]int64, error) {
 	for j := range k.Outputs {
 		base[l.outPtr()+j] = int64(ptrs[l.nin+l.nep+j])
 	}
-	pro, epi, _ := rdSlots(k)
 	for _, prog := range []struct {
 		p     device.Program
 		slots []int
