@@ -66,6 +66,9 @@ func (t *Tensor) Scatter(dim int, index, src *Tensor) (*Tensor, error) {
 	if n == 0 {
 		return t, nil
 	}
+	if t.NumElements() == 0 {
+		usage("Scatter", "index %v names positions of the empty input %v", index.shape, t.shape)
+	}
 	count := t.writes(dim, index)
 	most, err := count.Max().Item()
 	if err != nil {

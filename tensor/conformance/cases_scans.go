@@ -65,6 +65,9 @@ func scanRows() []opRow {
 		// Zeros among the factors: the gradient must stay exact.
 		unary("cumprod(1):zeros", in(3, 6).from(ints(-1, 1)), func(t *tensor.Tensor) *tensor.Tensor { return t.Cumprod(1) }, cumprodRef(1)).
 			differentiable(),
+		unary("cumsum(1):float16", gradIn{shape: []int{3, 40}, g: normal, dt: tensor.Float16, l: contiguous},
+			func(t *tensor.Tensor) *tensor.Tensor { return t.Cumsum(1) }, cumsumRef(1)).
+			within(func(ins []*ref.Array, _ *ref.Array) tol { return scanTol(1)(ins, nil).forDType(tensor.Float16) }).giving(tensor.Float16),
 		unary("cumsum(0):int32", in(33).index(1<<20), func(t *tensor.Tensor) *tensor.Tensor { return t.Cumsum(0) }, cumsumRef(0)).
 			giving(tensor.Int32),
 		unary("cumsum(1):bool", in(3, 10).boolean(), func(t *tensor.Tensor) *tensor.Tensor { return t.Cumsum(1) }, cumsumRef(1)).

@@ -70,6 +70,12 @@ func sortRows() []opRow {
 	rows = append(rows,
 		unary("sort(1):int32", in(3, 11).index(1<<30), func(t *tensor.Tensor) *tensor.Tensor { v, _ := t.Sort(1, false); return v },
 			func(a *ref.Array) *ref.Array { v, _ := ref.Sort(a, 1, false); return v }).giving(tensor.Int32),
+		unary("sort(1):float16", gradIn{shape: []int{3, 9}, g: fewValues, dt: tensor.Float16, l: contiguous},
+			func(t *tensor.Tensor) *tensor.Tensor { v, _ := t.Sort(1, false); return v },
+			func(a *ref.Array) *ref.Array { v, _ := ref.Sort(a, 1, false); return v }).giving(tensor.Float16),
+		unary("median(0):bfloat16:indices", gradIn{shape: []int{6, 4}, g: fewValues, dt: tensor.BFloat16, l: contiguous},
+			func(t *tensor.Tensor) *tensor.Tensor { _, i := t.Median(0, false); return i },
+			func(a *ref.Array) *ref.Array { _, i := ref.Median(a, 0); return i }).giving(tensor.Int32),
 		unary("sort(0,desc):int32", in(19, 2).index(5), func(t *tensor.Tensor) *tensor.Tensor { _, i := t.Sort(0, true); return i },
 			func(a *ref.Array) *ref.Array { _, i := ref.Sort(a, 0, true); return i }).giving(tensor.Int32),
 	)
