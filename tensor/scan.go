@@ -1,9 +1,9 @@
 package tensor
 
 // Inclusive scans built as a Hillis–Steele network: step k adds (or
-// multiplies) each element with the one 2^k before it, so a dimension of n
-// elements takes ceil(log2 n) steps of a shifted copy (Narrow and Cat) and
-// one fused elementwise op. Each result combines its prefix in a balanced
+// multiplies) each element from position s = 2^k on with the one s before
+// it, so a dimension of n elements takes ceil(log2 n) steps of one fused
+// elementwise op over two views and a Cat that keeps the first s elements. Each result combines its prefix in a balanced
 // tree, so the rounding error grows with log2 n rather than n, and the
 // gradient follows from the parts'.
 
@@ -12,20 +12,20 @@ package tensor
 // (exact, wrapping on overflow) and Bool counts as Int32, where PyTorch
 // gives Int64.
 func (t *Tensor) Cumsum(axis int) *Tensor {
-	return t.scan("Cumsum", axis, 0, (*Tensor).Add)
+	return t.scan("Cumsum", axis, (*Tensor).Add)
 }
 
 // Cumprod returns the running products along axis, as torch.cumprod, with
 // Cumsum's dtypes. Its gradient is exact where elements are zero.
 func (t *Tensor) Cumprod(axis int) *Tensor {
-	return t.scan("Cumprod", axis, 1, (*Tensor).Mul)
+	return t.scan("Cumprod", axis, (*Tensor).Mul)
 }
 
-// scan runs the network with identity as the value shifted in.
-func (t *Tensor) scan(op string, axis int, identity float64, combine func(a, b *Tensor) *Tensor) *Tensor {
+// scan runs the network.
+func (t *Tensor) scan(op string, axis int, combine func(a, b *Tensor) *Tensor) *Tensor {
 	t.check(op)
 	if t.Dim() == 0 {
-		return t.Reshape(1).scan(op, 0, identity, combine).Reshape()
+		return t.Reshape(1).scan(op, 0, combine).Reshape()
 	}
 	a := normAxis(op, axis, t.Dim())
 	x := t
@@ -37,7 +37,7 @@ func (t *Tensor) scan(op string, axis int, identity float64, combine func(a, b *
 	}
 	n := t.shape[a]
 	for s := 1; s < n; s *= 2 {
-		x = combine(x, x.padAxis(a, s, -s, PadConstant, identity))
+		x = Cat(a, x.Narrow(a, 0, s), combine(x.Narrow(a, s, n-s), x.Narrow(a, 0, n-s)))
 	}
 	if dt := t.DType(); dt.IsFloat() && dt != Float32 {
 		x = x.Cast(dt)
