@@ -94,6 +94,19 @@ func TestMaxDimAndMedianPickNaN(t *testing.T) {
 	require.Equal(t, []int32{1}, readI32(t, i.Reshape(1)), "the first of ties")
 }
 
+func TestComposedOpsOverAnEmptyAxis(t *testing.T) {
+	dev := openCPU(t)
+	x := tensor.Zeros(dev, 2, 0)
+	v, i := x.Sort(1, false)
+	require.Equal(t, []int{2, 0}, v.Shape())
+	require.Equal(t, []int{2, 0}, i.Shape())
+	require.Empty(t, readF32(t, v))
+	require.Equal(t, []float32{0, 0}, readF32(t, x.Norm(2, 1)))
+	require.Equal(t, []float32{0, 0}, readF32(t, x.Norm(0, 1)))
+	require.Equal(t, []int{2, 0}, x.Cumprod(1).Shape())
+	requireUsage(t, func() { x.MaxDim(1, false) })
+}
+
 func TestMaskedSelectWithNothingSelected(t *testing.T) {
 	dev := openCPU(t)
 	y, err := tensor.Ones(dev, 2, 3).MaskedSelect(tensor.FromBools(dev, []bool{false, false, false}, 3))
