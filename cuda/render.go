@@ -120,8 +120,10 @@ func ewSignature(k *device.ElementwiseKernel) string {
 // renderElementwise returns the CUDA C of a validated elementwise kernel:
 // ops.cuh, the parameter struct and one kernel whose grid-stride loop runs
 // the program at every output position, reading each input through its
-// strided view and storing each output with its dtype's conversion. Only
-// the signature (ewSignature) shapes the text.
+// strided view and storing each output with its dtype's conversion. A
+// launch of at most one dimension (after merging) and fewer than 2^31
+// positions takes a loop with 32-bit positions and no division. Only the
+// signature (ewSignature) shapes the text.
 func renderElementwise(k *device.ElementwiseKernel) string {
 	p := k.Program
 	slots, nimm := immSlots(p)
@@ -136,34 +138,32 @@ func renderElementwise(k *device.ElementwiseKernel) string {
 	fmt.Fprintf(&b, "\tunsigned long long out[%d];\n\tlong long out_off[%d];\n\tlong long imm[%d];\n};\n\n",
 		max(l.nout, 1), max(l.nout, 1), max(nimm, 1))
 	fmt.Fprintf(&b, "extern \"C\" __global__ void %s(const sf_ew_params p) {\n", ewEntry)
-	b.WriteString("\tconst long long step = (long long)gridDim.x * blockDim.x;\n")
-	b.WriteString("\tfor (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += step) {\n")
-	if l.nin > 0 {
-		b.WriteString("\t\tlong long ")
-		for j := 0; j < l.nin; j++ {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "e%d = p.in_off[%d]", j, j)
-		}
-		b.WriteString(";\n\t\tlong long rest = i;\n")
-		b.WriteString("\t\tfor (int k = (int)p.rank - 1; k >= 0; k--) {\n")
-		b.WriteString("\t\t\tconst long long x = rest % p.shape[k];\n\t\t\trest /= p.shape[k];\n")
-		for j := 0; j < l.nin; j++ {
-			fmt.Fprintf(&b, "\t\t\te%d += x * p.in_stride[%d][k];\n", j, j)
-		}
-		b.WriteString("\t\t}\n")
-	}
-	if usesPosition(p) {
-		b.WriteString("\t\tconst long long pos = p.base + i;\n")
-	}
 	load := func(j int) string {
 		return fmt.Sprintf("sf_ld_%s(p.in[%d], e%d)", dtypeSuffix[k.Inputs[j].DType], j, j)
 	}
-	writeProgram(&b, "\t\t", p, "r", slots, load)
-	for j, r := range p.Outputs {
-		fmt.Fprintf(&b, "\t\tsf_st_%s(p.out[%d], p.out_off[%d] + i, r%d);\n", dtypeSuffix[k.Outputs[j].DType], j, j, r)
+	// body writes the program at position i and the stores.
+	body := func(indent string) {
+		if usesPosition(p) {
+			fmt.Fprintf(&b, "%sconst long long pos = p.base + i;\n", indent)
+		}
+		writeProgram(&b, indent, p, "r", slots, load)
+		for j, r := range p.Outputs {
+			fmt.Fprintf(&b, "%ssf_st_%s(p.out[%d], p.out_off[%d] + i, r%d);\n", indent, dtypeSuffix[k.Outputs[j].DType], j, j, r)
+		}
 	}
+	b.WriteString("\tif (p.rank <= 1 && p.n <= 0x7fffffff) {\n")
+	b.WriteString("\t\t// At most one dimension of fewer than 2^31 positions: 32-bit positions, no division.\n")
+	b.WriteString("\t\tconst unsigned step = gridDim.x * blockDim.x;\n")
+	b.WriteString("\t\tfor (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < (unsigned)p.n; i += step) {\n")
+	for j := 0; j < l.nin; j++ {
+		fmt.Fprintf(&b, "\t\t\tconst long long e%d = p.in_off[%d] + (long long)i * p.in_stride[%d][0];\n", j, j, j)
+	}
+	body("\t\t\t")
+	b.WriteString("\t\t}\n\t\treturn;\n\t}\n")
+	b.WriteString("\tconst long long step = (long long)gridDim.x * blockDim.x;\n")
+	b.WriteString("\tfor (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += step) {\n")
+	writeOutOffsets(&b, "\t\t", "i", l.nin, 0)
+	body("\t\t")
 	b.WriteString("\t}\n}\n")
 	return b.String()
 }

@@ -137,7 +137,8 @@ func writeRdHeader(b *strings.Builder, k *device.ReduceKernel, l rdLayout) {
 
 // writeOutOffsets writes, after indent, the offsets of output element idx
 // in the first nin inputs (e0, e1, …) and the first nep epilogue inputs
-// (f0, f1, …).
+// (f0, f1, …) of a reduction's parameters, or of an elementwise kernel's
+// (nep 0): one division per output dimension.
 func writeOutOffsets(b *strings.Builder, indent, idx string, nin, nep int) {
 	var decl []string
 	for j := 0; j < nin; j++ {

@@ -2,7 +2,9 @@
 // over shape goes from src[src_off + sum(idx*src_stride)] to
 // dst[dst_off + sum(idx*dst_stride)]. Elements are 1, 2 or 4 bytes and are
 // moved as raw bits, so every dtype shares this kernel. The launch is a
-// grid-stride loop, so any grid size covers any n. The file needs no CUDA
+// grid-stride loop, so any grid size covers any n; a launch of at most one
+// dimension below 2^31 elements loops with 32-bit positions and no
+// division. The file needs no CUDA
 // header: NVRTC and clang compile it as it is, and the test double compiles
 // it as host C++ with the thread indices defined and SF_CHECK checking that
 // every access lies in an allocation.
@@ -24,7 +26,33 @@ typedef struct {
 	long long src_stride[SF_COPY_MAX_RANK];
 } sf_copy_params;
 
+// sf_copy_elem moves element s of src to element d of dst.
+static __device__ inline void sf_copy_elem(char *dst, const char *src, long long d, long long s, long long elem) {
+	SF_CHECK(dst + d * elem, elem);
+	SF_CHECK(src + s * elem, elem);
+	switch (elem) {
+	case 1:
+		dst[d] = src[s];
+		break;
+	case 2:
+		((unsigned short *)dst)[d] = ((const unsigned short *)src)[s];
+		break;
+	default:
+		((unsigned int *)dst)[d] = ((const unsigned int *)src)[s];
+		break;
+	}
+}
+
 SF_KERNEL void sf_copy(char *dst, const char *src, sf_copy_params p) {
+	if (p.rank <= 1 && p.n <= 0x7fffffff) {
+		// At most one dimension of fewer than 2^31 elements: 32-bit
+		// positions, no division.
+		const unsigned step = gridDim.x * blockDim.x;
+		for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < (unsigned)p.n; i += step) {
+			sf_copy_elem(dst, src, p.dst_off + (long long)i * p.dst_stride[0], p.src_off + (long long)i * p.src_stride[0], p.elem);
+		}
+		return;
+	}
 	long long step = (long long)gridDim.x * blockDim.x;
 	for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += step) {
 		long long d = p.dst_off, s = p.src_off, rest = i;
@@ -34,18 +62,6 @@ SF_KERNEL void sf_copy(char *dst, const char *src, sf_copy_params p) {
 			d += x * p.dst_stride[k];
 			s += x * p.src_stride[k];
 		}
-		SF_CHECK(dst + d * p.elem, p.elem);
-		SF_CHECK(src + s * p.elem, p.elem);
-		switch (p.elem) {
-		case 1:
-			dst[d] = src[s];
-			break;
-		case 2:
-			((unsigned short *)dst)[d] = ((const unsigned short *)src)[s];
-			break;
-		default:
-			((unsigned int *)dst)[d] = ((const unsigned int *)src)[s];
-			break;
-		}
+		sf_copy_elem(dst, src, d, s, p.elem);
 	}
 }
