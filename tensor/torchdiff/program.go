@@ -211,6 +211,7 @@ var (
 	unaryOps = []string{
 		"neg", "abs", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh", "relu",
 		"sin", "cos", "erf", "gelu", "silu", "square", "logabs", "sqrtabs",
+		"expm1", "log1pabs", "atan", "leakyrelu",
 		"addscalar", "mulscalar", "rsubscalar", "divscalar", "powscalar", "clamp",
 		"half", "bfloat",
 	}

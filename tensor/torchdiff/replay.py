@@ -115,6 +115,14 @@ def run(p, dtype):
             v = x.pow(fl[0])
         elif op == "clamp":
             v = x.clamp(fl[0], fl[1])
+        elif op == "expm1":
+            v = x.expm1()
+        elif op == "log1pabs":
+            v = x.abs().log1p()
+        elif op == "atan":
+            v = x.atan()
+        elif op == "leakyrelu":
+            v = F.leaky_relu(x, 0.1)
         elif op == "half":
             v = x.to(torch.float16).to(dtype)
         elif op == "bfloat":

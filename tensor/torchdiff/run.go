@@ -133,6 +133,14 @@ func apply(dev *tensor.Device, s Step, vals, leaves []*tensor.Tensor, p *Program
 		return x.PowScalar(f(0)), nil
 	case "clamp":
 		return x.Clamp(f(0), f(1)), nil
+	case "expm1":
+		return x.Expm1(), nil
+	case "log1pabs":
+		return x.Abs().Log1p(), nil
+	case "atan":
+		return x.Atan(), nil
+	case "leakyrelu":
+		return x.LeakyRelu(0.1), nil
 	case "half":
 		return x.Cast(tensor.Float16).Cast(tensor.Float32), nil
 	case "bfloat":
