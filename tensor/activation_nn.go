@@ -21,12 +21,13 @@ func (t *Tensor) LeakyRelu(slope float64) *Tensor {
 }
 
 // Elu returns t where t > 0 and alpha*(e^t - 1) elsewhere, as
-// torch.nn.functional.elu(t, alpha) (PyTorch's default alpha is 1).
+// torch.nn.functional.elu(t, alpha) (PyTorch's default alpha is 1); at NaN
+// the gradient passes, as PyTorch's.
 func (t *Tensor) Elu(alpha float64) *Tensor {
 	t.check("Elu")
-	pos := t.GtScalar(0)
-	neg := Where(pos, t.scalarLike(0), t) // e^t of a large t would overflow
-	return Where(pos, t, neg.Expm1().MulScalar(alpha))
+	neg := t.Le(t.scalarLike(0))
+	x := Where(neg, t, t.scalarLike(0)) // e^t of a large t would overflow
+	return Where(neg, x.Expm1().MulScalar(alpha), t)
 }
 
 // Selu returns scale*Elu(alpha) with PyTorch's constants alpha ≈ 1.6733 and
@@ -46,10 +47,12 @@ func (t *Tensor) Hardsigmoid() *Tensor {
 }
 
 // Hardswish returns t*clamp(t+3, 0, 6)/6, as torch.nn.functional.hardswish
-// (so -Inf gives NaN, as there).
+// (so -Inf gives NaN, as there); at NaN the gradient passes, as PyTorch's.
 func (t *Tensor) Hardswish() *Tensor {
 	t.check("Hardswish")
-	return t.Mul(t.AddScalar(3).Clamp(0, 6)).DivScalar(6)
+	nan := t.IsNaN()
+	x := Where(nan, t.scalarLike(0), t) // a finite stand-in: 0·NaN would be NaN
+	return Where(nan, t, x.Mul(x.AddScalar(3).Clamp(0, 6)).DivScalar(6))
 }
 
 // Glu splits t in halves a, b along axis and returns a*sigmoid(b), as

@@ -102,4 +102,26 @@ func TestActivationsMatchTorch(t *testing.T) {
 		require.NoError(t, err)
 		sameFloats(t, c.name+" grad", c.grad, g, 1e-6)
 	}
+	// At NaN the value is NaN and the gradient is PyTorch's.
+	for _, c := range []struct {
+		name string
+		f    func(*tensor.Tensor) *tensor.Tensor
+		grad float32
+	}{
+		{"elu", func(x *tensor.Tensor) *tensor.Tensor { return x.Elu(1) }, 1},
+		{"selu", (*tensor.Tensor).Selu, 1.0507010221481323},
+		{"hardswish", (*tensor.Tensor).Hardswish, 1},
+		{"hardsigmoid", (*tensor.Tensor).Hardsigmoid, 0},
+		{"leaky_relu", func(x *tensor.Tensor) *tensor.Tensor { return x.LeakyRelu(0.1) }, 0.1},
+	} {
+		x := tensor.FromFloat32s(d, []float32{float32(math.NaN())}, 1).SetRequiresGrad(true)
+		y := c.f(x)
+		v, err := y.Float32s()
+		require.NoError(t, err)
+		assert.True(t, math.IsNaN(float64(v[0])), c.name)
+		require.NoError(t, y.Sum().Backward())
+		g, err := x.Grad().Float32s()
+		require.NoError(t, err)
+		sameFloats(t, c.name+" grad at NaN", []float32{c.grad}, g, 1e-6)
+	}
 }
