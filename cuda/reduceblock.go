@@ -65,9 +65,8 @@ func renderReduceBlock(k *device.ReduceKernel) string {
 	b.WriteString("\t\t} else if (i < p.n) {\n")
 	writeOutOffsets(&b, "\t\t\t", "i", l.nin, 0)
 	b.WriteString("\t\t\tconst long long opos = p.base + i;\n")
-	b.WriteString("\t\t\tfor (long long r = part * L + q; r < p.rn; r += p.parts * L) {\n")
-	writeRdElement(&b, "\t\t\t\t", k, pro)
-	b.WriteString("\t\t\t\tsf_rd_combine(acc, arg, v, r);\n\t\t\t}\n\t\t}\n")
+	writeRdLoop(&b, "\t\t\t", k, pro, "part * L + q", "p.parts * L")
+	b.WriteString("\t\t}\n")
 	b.WriteString("\t\tsf_acc[t] = acc;\n")
 	if isArgReduce(k.Op) {
 		b.WriteString("\t\tsf_arg[t] = arg;\n")

@@ -187,6 +187,32 @@ func writeRdElement(b *strings.Builder, indent string, k *device.ReduceKernel, p
 	fmt.Fprintf(b, "%sconst float v = a%d;\n", indent, k.Prologue.Outputs[0])
 }
 
+// rdUnroll is how many elements a thread's reduction loop loads before
+// folding them, so that their loads overlap.
+const rdUnroll = 4
+
+// writeRdLoop writes, after indent, the fold into acc and arg of reduced
+// elements first, first + step, … below p.rn of the output at opos whose
+// input offsets are e0, e1, …: rdUnroll elements at a time (each
+// writeRdElement in its own scope, so that the loads of all come before
+// any fold), then one at a time; always folded in increasing order.
+func writeRdLoop(b *strings.Builder, indent string, k *device.ReduceKernel, pro []int, first, step string) {
+	fmt.Fprintf(b, "%sconst long long sf_step = %s;\n%slong long sf_r = %s;\n", indent, step, indent, first)
+	fmt.Fprintf(b, "%sfor (; sf_r + %d * sf_step < p.rn; sf_r += %d * sf_step) {\n%s\tfloat sf_v[%d];\n",
+		indent, rdUnroll-1, rdUnroll, indent, rdUnroll)
+	for u := 0; u < rdUnroll; u++ {
+		fmt.Fprintf(b, "%s\t{\n%s\t\tconst long long r = sf_r + %d * sf_step;\n", indent, indent, u)
+		writeRdElement(b, indent+"\t\t", k, pro)
+		fmt.Fprintf(b, "%s\t\tsf_v[%d] = v;\n%s\t}\n", indent, u, indent)
+	}
+	for u := 0; u < rdUnroll; u++ {
+		fmt.Fprintf(b, "%s\tsf_rd_combine(acc, arg, sf_v[%d], sf_r + %d * sf_step);\n", indent, u, u)
+	}
+	fmt.Fprintf(b, "%s}\n%sfor (; sf_r < p.rn; sf_r += sf_step) {\n%s\tconst long long r = sf_r;\n", indent, indent, indent)
+	writeRdElement(b, indent+"\t", k, pro)
+	fmt.Fprintf(b, "%s\tsf_rd_combine(acc, arg, v, r);\n%s}\n", indent, indent)
+}
+
 // writeRdEpilogue writes, after indent, the epilogue of output element idx
 // at position opos (input 0: acc, or arg as int32 for an arg reduction;
 // the epilogue inputs at offsets f0, f1, …) and the stores of its outputs.
@@ -225,9 +251,7 @@ func renderReduce(k *device.ReduceKernel) string {
 	b.WriteString("\tfor (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += step) {\n")
 	writeOutOffsets(&b, "\t\t", "i", l.nin, l.nep)
 	fmt.Fprintf(&b, "\t\tconst long long opos = p.base + i;\n\t\tfloat acc = %s;\n\t\tlong long arg = -1;\n", rdInit[k.Op])
-	b.WriteString("\t\tfor (long long r = 0; r < p.rn; r++) {\n")
-	writeRdElement(&b, "\t\t\t", k, pro)
-	b.WriteString("\t\t\tsf_rd_combine(acc, arg, v, r);\n\t\t}\n")
+	writeRdLoop(&b, "\t\t", k, pro, "0", "1")
 	writeRdEpilogue(&b, "\t\t", "i", k, epi)
 	b.WriteString("\t}\n}\n")
 	return b.String()
