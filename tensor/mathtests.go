@@ -68,31 +68,48 @@ func (t *Tensor) openBound(v float64, sign int) float64 {
 }
 
 // ClampTensor limits every element of t to [lo, hi] elementwise with
-// broadcasting, as torch.clamp(t, min=lo, max=hi) with tensor bounds; either
-// bound may be nil, not both. A NaN in t or in a bound gives NaN. Gradients
-// are PyTorch's: t's passes where lo ≤ t ≤ hi, lo's where t < lo, hi's where
-// t > hi.
+// broadcasting, as torch.clamp(t, min=lo, max=hi) with tensor bounds: the
+// value is min(max(t, lo), hi), either bound may be nil (not both), and a NaN
+// in t or in a bound gives NaN. Gradients are PyTorch's: t's passes where
+// lo ≤ t ≤ hi, lo's where t < lo < hi, hi's where t > hi or hi < lo (so
+// neither bound gets one where t < lo = hi).
 func (t *Tensor) ClampTensor(lo, hi *Tensor) *Tensor {
 	t.check("ClampTensor")
 	if lo == nil && hi == nil {
 		usage("ClampTensor", "needs at least one of lo and hi")
 	}
-	out := t
+	x := t.Detach()
+	v := x // the value, with NaN propagated by Maximum and Minimum
+	inside := x.Eq(x)
+	var below, above *Tensor
 	if lo != nil {
 		lo.check("ClampTensor")
-		out = Where(out.Lt(lo), lo, out)
+		l := lo.Detach()
+		v = v.Maximum(l)
+		inside = inside.LogicalAnd(x.Ge(l))
+		below = x.Lt(l)
 	}
 	if hi != nil {
 		hi.check("ClampTensor")
-		out = Where(out.Gt(hi), hi, out)
+		h := hi.Detach()
+		v = v.Minimum(h)
+		inside = inside.LogicalAnd(x.Le(h))
+		above = x.Gt(h)
 	}
-	for _, b := range []*Tensor{lo, hi} {
-		if b != nil && b.DType().IsFloat() {
-			b = b.Detach()
-			out = Where(b.IsNaN(), b, out)
-		}
+	if lo != nil && hi != nil {
+		l, h := lo.Detach(), hi.Detach()
+		below = below.LogicalAnd(l.Lt(h))
+		above = above.LogicalOr(h.Lt(l))
 	}
-	return out
+	// Each branch is taken where its value equals v, so that the gradient
+	// goes where PyTorch sends it and v (no gradient) is left for the rest.
+	if hi != nil {
+		v = Where(above, hi, v)
+	}
+	if lo != nil {
+		v = Where(below, lo, v)
+	}
+	return Where(inside, t, v)
 }
 
 // NanToNum replaces NaN by nan, +Inf by posinf and -Inf by neginf, as
