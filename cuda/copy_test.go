@@ -138,3 +138,27 @@ func TestCopyLaunchFailureLosesDevice(t *testing.T) {
 func TestCopyParamsLayout(t *testing.T) {
 	assert.Equal(t, copyParamBytes, int(copyParamsBytes), "the host struct matches the kernel's 64-bit fields")
 }
+
+// TestCopyContiguousTails copies contiguous float32 runs whose lengths and
+// offsets take the 16-byte moves with and without a tail, and unaligned
+// ones that move an element at a time.
+func TestCopyContiguousTails(t *testing.T) {
+	f := buildFake(t, nil, nil)
+	d := f.open(t, 1<<16)
+	const size = 1031
+	data := make([]byte, 4*size)
+	for i := 0; i < size; i++ {
+		binary.LittleEndian.PutUint32(data[4*i:], uint32(i*7+1))
+	}
+	sb := upload(t, d, data)
+	for _, c := range []struct{ n, dstOff, srcOff int }{{1024, 0, 0}, {1027, 4, 0}, {1001, 8, 4}, {1030, 1, 1}, {999, 3, 0}, {3, 0, 0}} {
+		db := upload(t, d, make([]byte, 4*size))
+		require.NoError(t, d.Copy(&device.CopyKernel{Dst: device.Contiguous(db, device.Float32, c.dstOff, []int{c.n}),
+			Src: device.Contiguous(sb, device.Float32, c.srcOff, []int{c.n})}))
+		got := make([]byte, 4*size)
+		require.NoError(t, d.Read(db, 0, got))
+		want := make([]byte, 4*size)
+		copy(want[4*c.dstOff:], data[4*c.srcOff:4*(c.srcOff+c.n)])
+		assert.Equal(t, want, got, "%+v", c)
+	}
+}
