@@ -110,20 +110,26 @@ func (t *Tensor) sortPositions(a int, descending bool) *Tensor {
 	line := func(ts *Tensor) *Tensor { // a [P] tensor broadcast over the lines
 		return ts.Reshape(append(slices.Repeat([]int{1}, len(shape)-1), p)...).Expand(shape...)
 	}
-	idx := line(positions(d, p))
+	pos := positions(d, p)
+	idx := line(pos)
 	v := x
-	partner := make([]int32, p)
-	wantMin := make([]bool, p)
+	// bit(b) is bit b (a power of two) of each position; the partner of
+	// position i at step j is i XOR j, the same for every k, so it is
+	// computed once per j. An element keeps the smaller of its pair where
+	// bit k and bit j of its position agree.
+	bit := func(b int) *Tensor {
+		return pos.FloorDiv(pos.scalarLike(float64(b))).Sub(pos.FloorDiv(pos.scalarLike(float64(2 * b))).MulScalar(2))
+	}
+	partners := map[int]*Tensor{}
+	for j := 1; j < p; j *= 2 {
+		partners[j] = line(pos.AddScalar(float64(j)).Sub(bit(j).MulScalar(float64(2 * j))))
+	}
 	for k := 2; k <= p; k *= 2 {
 		for j := k / 2; j >= 1; j /= 2 {
-			for i := range partner {
-				partner[i] = int32(i ^ j)
-				wantMin[i] = (i&k == 0) == (i < i^j)
-			}
-			pi := line(FromInt32s(d, partner, p))
+			pi := partners[j]
 			pv, pIdx := v.Gather(-1, pi), idx.Gather(-1, pi)
 			first := sortsBefore(v, idx, pv, pIdx, n, descending)
-			take := Where(line(FromBools(d, wantMin, p)), first, first.Not())
+			take := Where(line(bit(k).Eq(bit(j))), first, first.Not())
 			v, idx = Where(take, v, pv), Where(take, idx, pIdx)
 		}
 	}
