@@ -158,3 +158,26 @@ func TestCommonOpsMisuseIsAUsageError(t *testing.T) {
 		t.Run(name, func(t *testing.T) { requireUsage(t, fn) })
 	}
 }
+
+// TestComposedShapeOpsFuse pins that the elementwise compositions run as one
+// kernel each: a flipped operand is read through negative strides, and the
+// masks of Tril and MaskedFill and the broadcast of Outer are computed in
+// the kernel.
+func TestComposedShapeOpsFuse(t *testing.T) {
+	dev := openCPU(t)
+	x := tensor.Randn(dev, 5, 6)
+	m := tensor.Randn(dev, 6).GtScalar(0)
+	a, b := tensor.Randn(dev, 5), tensor.Randn(dev, 6)
+	require.NoError(t, tensor.Realize(x, m, a, b))
+	for name, build := range map[string]func() *tensor.Tensor{
+		"Flip":       func() *tensor.Tensor { return x.Flip(0, 1).Add(x) },
+		"Tril":       func() *tensor.Tensor { return x.Tril(-1) },
+		"Triu":       func() *tensor.Tensor { return x.Triu(2) },
+		"MaskedFill": func() *tensor.Tensor { return x.MaskedFill(m, 0.5) },
+		"Outer":      func() *tensor.Tensor { return a.Outer(b) },
+	} {
+		dev.ResetFusionStats()
+		require.NoError(t, build().Realize())
+		require.Equal(t, 1, dev.FusionStats().Kernels, name)
+	}
+}

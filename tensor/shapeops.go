@@ -200,10 +200,13 @@ func (t *Tensor) triangle(op string, k int, lower bool) *Tensor {
 	if t.Dim() < 2 {
 		usage(op, "needs at least 2 dimensions, got %v", t.shape)
 	}
-	d := t.n.dev
-	rows := positions(d, t.shape[t.Dim()-2]).Unsqueeze(1)
-	cols := positions(d, t.shape[t.Dim()-1]).Unsqueeze(0)
-	diff := cols.Sub(rows) // column - row, Int32
+	// Column minus row of each position of the last two dimensions, from
+	// one index node of their shape, so that for a matrix the mask is
+	// computed inside the kernel.
+	r, c := t.shape[t.Dim()-2], t.shape[t.Dim()-1]
+	pos := positions(t.n.dev, r, c)
+	row := pos.FloorDiv(pos.scalarLike(float64(max(c, 1))))
+	diff := pos.Sub(row.MulScalar(float64(c))).Sub(row)
 	var keep *Tensor
 	if lower {
 		keep = diff.Le(diff.scalarLike(float64(k)))
@@ -249,13 +252,14 @@ func (t *Tensor) Outer(o *Tensor) *Tensor {
 	return t.Unsqueeze(1).Mul(o.Unsqueeze(0))
 }
 
-// positions returns the Int32 tensor 0, 1, ..., n-1 (exact for every n,
-// unlike Arange's Float32).
-func positions(d *Device, n int) *Tensor {
-	checkExtent("positions", []int{n})
+// positions returns the Int32 tensor of the given shape whose elements are
+// their row-major positions 0, 1, ... (exact for every size, unlike
+// Arange's Float32).
+func positions(d *Device, shape ...int) *Tensor {
+	checkExtent("positions", shape)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	idx := d.newNode(kindElementwise, Int32, []int{n}, nil)
+	idx := d.newNode(kindElementwise, Int32, slices.Clone(shape), nil)
 	idx.op = device.OpIndex
 	idx.argType = Int32
 	return whole(idx)
