@@ -46,11 +46,21 @@ func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
 		return err
 	}
 	for _, w := range launches {
-		if err := d.launchWords(m, w); err != nil {
+		if err := d.launchBlocks(m, d.ewGrid(w), ewBlock, w); err != nil {
 			return fmt.Errorf("cuda: elementwise: %w", err)
 		}
 	}
 	return nil
+}
+
+// ewGrid returns the blocks of an elementwise launch with words w: as for
+// a copy of w[0] elements, except that a launch of at most one dimension
+// takes ewUnroll positions a thread.
+func (d *Device) ewGrid(w []int64) int {
+	if w[1] <= 1 {
+		return d.copyGrid((w[0] + ewUnroll - 1) / ewUnroll)
+	}
+	return d.copyGrid(w[0])
 }
 
 // launchWords launches m's kernel over w[0] positions (a generated kernel's

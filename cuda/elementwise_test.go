@@ -198,3 +198,40 @@ func TestFakeCatchesIllegalAccess(t *testing.T) {
 	assert.Contains(t, err.Error(), "CUDA_ERROR_ILLEGAL_ADDRESS")
 	assert.Equal(t, 1, f.count(t, "illegal address in sf_elementwise"))
 }
+
+// TestElementwiseOneDimensionUnrolled runs one-dimensional launches long
+// enough for the loop that loads ewUnroll positions a thread before
+// storing (with a remainder), over an f16 input with an offset, a float32
+// one read backwards, a broadcast int32 one and the position, into
+// float32 and bool outputs.
+func TestElementwiseOneDimensionUnrolled(t *testing.T) {
+	f := buildFake(t, nil, nil)
+	d := f.open(t, 1<<18)
+	f32, f16, i32, bl := device.Float32, device.Float16, device.Int32, device.Bool
+	for _, n := range []int{1030, 4096, 70001} {
+		a, c := make([]float64, n+3), make([]float64, n)
+		for i := range a {
+			a[i] = float64(i%97) - 40
+		}
+		for i := range c {
+			c[i] = float64(i%13) * 0.5
+		}
+		va := device.View{Buf: gputest.Upload(t, d, f16, a), DType: f16, Shape: []int{n}, Strides: []int{1}, Offset: 3}
+		vc := device.View{Buf: gputest.Upload(t, d, f32, c), DType: f32, Shape: []int{n}, Strides: []int{-1}, Offset: n - 1}
+		vk := device.View{Buf: gputest.Upload(t, d, i32, []float64{5}), DType: i32, Shape: []int{n}, Strides: []int{0}}
+		var b device.Builder
+		s := b.Binary(device.OpAdd, b.Binary(device.OpMul, b.Input(0, f16), b.Input(1, f32)), b.Cast(b.Input(2, i32), f32))
+		b.Output(b.Binary(device.OpAdd, s, b.Cast(b.Index(), f32)))
+		b.Output(b.Binary(device.OpGt, s, b.Const(0, f32)))
+		out, gt := gputest.Alloc(t, d, int64(4*n)), gputest.Alloc(t, d, int64(n))
+		k := &device.ElementwiseKernel{Shape: []int{n}, Inputs: []device.View{va, vc, vk}, Program: b.P,
+			Outputs: []device.View{device.Contiguous(out, f32, 0, []int{n}), device.Contiguous(gt, bl, 0, []int{n})}}
+		require.NoError(t, d.Elementwise(k))
+		got, gotGt := gputest.Download(t, d, out, f32, 0, n), gputest.Download(t, d, gt, bl, 0, n)
+		for i := 0; i < n; i++ {
+			v := float64(float32(a[i+3]*c[n-1-i]) + 5)
+			require.Equal(t, float64(float32(v+float64(i))), got[i], "n=%d position %d", n, i)
+			require.Equal(t, map[bool]float64{true: 1, false: 0}[v > 0], gotGt[i], "n=%d position %d", n, i)
+		}
+	}
+}

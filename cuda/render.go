@@ -23,6 +23,10 @@ const ewEntry = "sf_elementwise"
 // dimensions (after merging) are looped over on the host.
 const ewMaxRank = 8
 
+// ewUnroll is how many positions a thread of a one-dimensional
+// elementwise launch loads at once, so that their loads overlap.
+const ewUnroll = 4
+
 // maxParamBytes is the kernel parameter space every CUDA device has.
 const maxParamBytes = 4096
 
@@ -122,7 +126,8 @@ func ewSignature(k *device.ElementwiseKernel) string {
 // the program at every output position, reading each input through its
 // strided view and storing each output with its dtype's conversion. A
 // launch of at most one dimension (after merging) and fewer than 2^31
-// positions takes a loop with 32-bit positions and no division. Only the
+// positions takes a loop with 32-bit positions and no division that loads
+// ewUnroll positions' inputs before running the program on each. Only the
 // signature (ewSignature) shapes the text.
 func renderElementwise(k *device.ElementwiseKernel) string {
 	p := k.Program
@@ -141,29 +146,44 @@ func renderElementwise(k *device.ElementwiseKernel) string {
 	load := func(j int) string {
 		return fmt.Sprintf("sf_ld_%s(p.in[%d], e%d)", dtypeSuffix[k.Inputs[j].DType], j, j)
 	}
-	// body writes the program at position i and the stores.
-	body := func(indent string) {
+	// body writes the program at position i, its inputs read by in, and
+	// the stores.
+	body := func(indent string, in func(j int) string) {
 		if usesPosition(p) {
 			fmt.Fprintf(&b, "%sconst long long pos = p.base + i;\n", indent)
 		}
-		writeProgram(&b, indent, p, "r", slots, load)
+		writeProgram(&b, indent, p, "r", slots, in)
 		for j, r := range p.Outputs {
 			fmt.Fprintf(&b, "%ssf_st_%s(p.out[%d], p.out_off[%d] + i, r%d);\n", indent, dtypeSuffix[k.Outputs[j].DType], j, j, r)
 		}
 	}
 	b.WriteString("\tif (p.rank <= 1 && p.n <= 0x7fffffff) {\n")
-	b.WriteString("\t\t// At most one dimension of fewer than 2^31 positions: 32-bit positions, no division.\n")
-	b.WriteString("\t\tconst unsigned step = gridDim.x * blockDim.x;\n")
-	b.WriteString("\t\tfor (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < (unsigned)p.n; i += step) {\n")
+	fmt.Fprintf(&b, "\t\t// At most one dimension of fewer than 2^31 positions: 32-bit positions, no\n"+
+		"\t\t// division, and %d positions a step whose loads all come before their stores.\n", ewUnroll)
+	b.WriteString("\t\tconst unsigned n = (unsigned)p.n, step = gridDim.x * blockDim.x;\n")
+	b.WriteString("\t\tunsigned i0 = blockIdx.x * blockDim.x + threadIdx.x;\n")
+	fmt.Fprintf(&b, "\t\tfor (; i0 + %d * step < n; i0 += %d * step) {\n", ewUnroll-1, ewUnroll)
+	for u := 0; u < ewUnroll; u++ {
+		for j := 0; j < l.nin; j++ {
+			fmt.Fprintf(&b, "\t\t\tconst auto l%d_%d = sf_ld_%s(p.in[%d], p.in_off[%d] + (long long)(i0 + %d * step) * p.in_stride[%d][0]);\n",
+				u, j, dtypeSuffix[k.Inputs[j].DType], j, j, u, j)
+		}
+	}
+	for u := 0; u < ewUnroll; u++ {
+		fmt.Fprintf(&b, "\t\t\t{\n\t\t\t\tconst unsigned i = i0 + %d * step;\n", u)
+		body("\t\t\t\t", func(j int) string { return fmt.Sprintf("l%d_%d", u, j) })
+		b.WriteString("\t\t\t}\n")
+	}
+	b.WriteString("\t\t}\n\t\tfor (unsigned i = i0; i < n; i += step) {\n")
 	for j := 0; j < l.nin; j++ {
 		fmt.Fprintf(&b, "\t\t\tconst long long e%d = p.in_off[%d] + (long long)i * p.in_stride[%d][0];\n", j, j, j)
 	}
-	body("\t\t\t")
+	body("\t\t\t", load)
 	b.WriteString("\t\t}\n\t\treturn;\n\t}\n")
 	b.WriteString("\tconst long long step = (long long)gridDim.x * blockDim.x;\n")
 	b.WriteString("\tfor (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += step) {\n")
 	writeOutOffsets(&b, "\t\t", "i", l.nin, 0)
-	body("\t\t")
+	body("\t\t", load)
 	b.WriteString("\t}\n}\n")
 	return b.String()
 }
