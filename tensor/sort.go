@@ -2,16 +2,17 @@ package tensor
 
 import "slices"
 
-// Sorting as a bitonic network of Gather and Where: the sorted dimension is
-// moved last and padded to a power of two P, and each of the
+// Sorting as a bitonic network of Gather and Where (dimensions of up to
+// maxRankSort elements are ranked instead, see rankSort): the sorted
+// dimension is moved last and padded to a power of two P, and each of the
 // log2(P)·(log2(P)+1)/2 stages gathers every element's partner (position
 // i XOR j) and keeps the smaller or larger of the two in one fused
 // elementwise step. Elements are compared as (class, value, position):
 // numbers before NaN before padding (NaN first when descending, as PyTorch
 // orders it), equal values by position, so the order is total and the
-// result is torch.sort's with stable=True. The network runs on positions
-// only; the values are one Gather of the input, through which gradients
-// flow.
+// result is torch.sort's with stable=True. The network runs on detached
+// values and positions; the values returned are one Gather of the input,
+// through which gradients flow.
 
 // Sort returns the values along axis in ascending (or descending) order and
 // their Int32 positions, as torch.sort(input, dim, descending, stable=True):
@@ -101,6 +102,9 @@ func (t *Tensor) sortPositions(a int, descending bool) *Tensor {
 	if x.DType() == Bool {
 		x = x.Cast(Int32)
 	}
+	if n <= maxRankSort {
+		return rankSort(x, descending).Transpose(a, -1).Contiguous()
+	}
 	p := 1
 	for p < n {
 		p *= 2
@@ -134,6 +138,25 @@ func (t *Tensor) sortPositions(a int, descending bool) *Tensor {
 		}
 	}
 	return idx.Narrow(-1, 0, n).Transpose(a, -1).Contiguous()
+}
+
+// maxRankSort is the longest dimension sorted by ranking instead of the
+// network: n² comparisons per line, but one reduction and one scatter
+// instead of log2(P)(log2(P)+1)/2 stages (on the CPU backend, 1024 lines of
+// 256 took 0.79 s ranked and 1.1 s through the network; of 32, 0.02 s
+// against 0.3 s).
+const maxRankSort = 256
+
+// rankSort returns the positions that sort x's last dimension: each
+// element's rank is how many elements precede it in the total order (one
+// Sum over broadcast comparisons), and position i is scattered to its rank.
+func rankSort(x *Tensor, descending bool) *Tensor {
+	n := x.shape[x.Dim()-1]
+	idx := positions(x.n.dev, n).Expand(x.shape...)
+	col := func(t *Tensor) *Tensor { return t.Unsqueeze(-1) } // element i, against every j
+	row := func(t *Tensor) *Tensor { return t.Unsqueeze(-2) } // element j
+	rank := sortsBefore(row(x), row(idx), col(x), col(idx), n, descending).Cast(Float32).Sum(-1).Cast(Int32)
+	return ScatterAdd(x.shape, -1, rank, idx.Cast(Float32)).Cast(Int32)
 }
 
 // sortsBefore reports whether element (v, i) precedes (w, j) in the

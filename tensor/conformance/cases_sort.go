@@ -67,6 +67,23 @@ func sortRows() []opRow {
 					func(a *ref.Array) *ref.Array { _, i := ref.Median(a, s.axis); return kept(i) }).giving(tensor.Int32))
 		}
 	}
+	// Longer than maxRankSort: through the bitonic network.
+	for _, s := range []struct {
+		shape []int
+		axis  int
+	}{{[]int{3, 300}, 1}, {[]int{260, 2}, 0}} {
+		for _, desc := range []bool{false, true} {
+			name := fmt.Sprintf("network:sort(%d,desc=%v)", s.axis, desc)
+			rows = append(rows,
+				unary(name+":values", in(s.shape...).spacedOut(), func(t *tensor.Tensor) *tensor.Tensor { v, _ := t.Sort(s.axis, desc); return v },
+					func(a *ref.Array) *ref.Array { v, _ := ref.Sort(a, s.axis, desc); return v }).differentiable(),
+				unary(name+":indices", in(s.shape...).from(fewValues), func(t *tensor.Tensor) *tensor.Tensor { _, i := t.Sort(s.axis, desc); return i },
+					func(a *ref.Array) *ref.Array { _, i := ref.Sort(a, s.axis, desc); return i }).giving(tensor.Int32))
+		}
+		rows = append(rows, unary(fmt.Sprintf("network:median(%d):indices", s.axis), in(s.shape...).from(fewValues),
+			func(t *tensor.Tensor) *tensor.Tensor { _, i := t.Median(s.axis, false); return i },
+			func(a *ref.Array) *ref.Array { _, i := ref.Median(a, s.axis); return i }).giving(tensor.Int32))
+	}
 	rows = append(rows,
 		unary("sort(1):int32", in(3, 11).index(1<<30), func(t *tensor.Tensor) *tensor.Tensor { v, _ := t.Sort(1, false); return v },
 			func(a *ref.Array) *ref.Array { v, _ := ref.Sort(a, 1, false); return v }).giving(tensor.Int32),
