@@ -68,7 +68,12 @@ func groups() []group {
 }
 
 // Run runs the conformance suite against the named backend.
-func Run(t *testing.T, backend string) {
+func Run(t *testing.T, backend string) { RunGroups(t, backend, nil) }
+
+// RunGroups runs the groups of the suite that keep accepts (every group
+// when keep is nil) against the named backend: for a backend too slow for
+// the whole suite in every run, such as a test double.
+func RunGroups(t *testing.T, backend string, keep func(group string) bool) {
 	t.Helper()
 	dev, err := tensor.Open(backend)
 	if err != nil {
@@ -96,6 +101,9 @@ func Run(t *testing.T, backend string) {
 		t.Run(fusionName(fusion), func(t *testing.T) {
 			tensor.SetFusion(fusion)
 			for _, g := range groups() {
+				if keep != nil && !keep(g.name) {
+					continue
+				}
 				t.Run(g.name, func(t *testing.T) {
 					for _, c := range g.cases {
 						t.Run(c.name, func(t *testing.T) {
