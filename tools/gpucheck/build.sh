@@ -2,7 +2,7 @@
 # Builds what run.sh needs into one folder (default .gpucheck/ at the
 # repository root): the test binaries of the CUDA, Vulkan and WebGPU
 # backends, the gpucheck benchmark, the PyTorch script, run.sh itself, and
-# the Vulkan loader's Debian package for machines that lack one. Run it on
+# the Vulkan loader's Debian packages for machines that lack them. Run it on
 # a machine with Go (amd64 Linux); copy the folder to the GPU machine and run
 # ./run.sh OUTDIR there. See docs/gpucheck.md.
 set -euo pipefail
@@ -16,8 +16,12 @@ go test -c -ldflags="-s -w" -o "$dest/vulkan.test" ./gpu/vulkan
 go test -c -ldflags="-s -w" -o "$dest/webgpu.test" ./gpu/webgpu
 go build -ldflags="-s -w" -tags shaderflow_nowebgpu -o "$dest/gpucheck" ./tools/gpucheck
 cp tools/gpucheck/run.sh tools/gpucheck/torch_cuda.py "$dest/"
-if [ ! -e "$dest/libvulkan1.deb" ] && command -v apt-get >/dev/null; then
-	(cd "$dest" && apt-get download libvulkan1 >/dev/null 2>&1 && mv libvulkan1_*.deb libvulkan1.deb) ||
-		echo "build.sh: could not download libvulkan1; run.sh will use the GPU machine's loader" >&2
+# The Vulkan loader and the GL dispatch libraries NVIDIA's Vulkan driver
+# needs, for GPU machines that have the driver but not these (run.sh
+# unpacks them beside itself, never into the system).
+if [ ! -d "$dest/vk-debs" ] && command -v apt-get >/dev/null; then
+	mkdir -p "$dest/vk-debs"
+	(cd "$dest/vk-debs" && apt-get download libvulkan1 libglvnd0 libglx0 libegl1 libgl1 libopengl0 libgles2 >/dev/null 2>&1) ||
+		echo "build.sh: could not download the Vulkan loader's packages; run.sh will use the GPU machine's" >&2
 fi
 du -sh "$dest"

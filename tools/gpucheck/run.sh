@@ -14,9 +14,11 @@ summary=$out/summary.md
 echo "# gpucheck run, $(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$summary"
 nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv >>"$summary" 2>&1
 
-# The Vulkan loader: the machine's, else the packaged one unpacked here.
-if ! ldconfig -p | grep -q 'libvulkan.so.1' && [ -e libvulkan1.deb ]; then
-	dpkg -x libvulkan1.deb "$here/vk" && export LD_LIBRARY_PATH="$here/vk/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+# The Vulkan loader and GL dispatch libraries: the machine's, else the
+# packaged ones unpacked here (not into the system).
+if ! ldconfig -p | grep -q 'libvulkan.so.1' && [ -d vk-debs ]; then
+	for f in vk-debs/*.deb; do dpkg -x "$f" "$here/vk"; done
+	export LD_LIBRARY_PATH="$here/vk/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
 fi
 icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 if [ -z "${VK_DRIVER_FILES:-}" ] && [ -e $icd ] && [ ! -e /usr/share/vulkan/icd.d/nvidia_icd.json ] && [ ! -e /etc/vulkan/icd.d/nvidia_icd.json ]; then
