@@ -218,17 +218,24 @@ fn op_log2(x: f32) -> f32 {
 }
 
 // op_sinh and op_cosh take e^|x| - 1 from op_expm1 below |x| = 1, where
-// e^x - e^-x cancels, and e^(|x|/2) squared above (so that e^|x| does not
-// overflow before the halving).
+// e^x - e^-x cancels; e^|x| and its reciprocal up to |x| = 9; and above,
+// where e^-|x| is below float32's resolution of the result, e^(|x| - ln 2),
+// which overflows only where the result does. (Halving e^(|x|/2) squared
+// overflowed on NVIDIA's driver for |x| in (88.7, 89.4]: the compiler may
+// reassociate (0.5 * h) * h into 0.5 * (h * h).)
+const SINH_LN2: f32 = 0.6931471805599453;
+
 fn op_sinh(x: f32) -> f32 {
     let a = op_abs(x);
     var r: f32;
     if (a < 1.0) {
         let e = op_expm1(a);
         r = 0.5 * (e + e / (e + 1.0));
+    } else if (a < 9.0) {
+        let h = op_exp(a);
+        r = 0.5 * h - 0.5 / h;
     } else {
-        let h = op_exp(0.5 * a);
-        r = (0.5 * h) * h - 0.5 / (h * h);
+        r = op_exp(a - SINH_LN2);
     }
     return select(r, -r, x < 0.0);
 }
@@ -239,8 +246,11 @@ fn op_cosh(x: f32) -> f32 {
         let e = op_expm1(a);
         return 1.0 + 0.5 * e * e / (e + 1.0);
     }
-    let h = op_exp(0.5 * a);
-    return (0.5 * h) * h + 0.5 / (h * h);
+    if (a < 9.0) {
+        let h = op_exp(a);
+        return 0.5 * h + 0.5 / h;
+    }
+    return op_exp(a - SINH_LN2);
 }
 
 // op_atan is Cephes' atanf: reduction to |x| <= tan(pi/8), then a minimax
