@@ -4,12 +4,13 @@ package cuda
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/shaderflow/shaderflow/cuda/internal/fakecuda"
 )
 
 // fake is a fake driver and NVRTC built for one test.
@@ -23,30 +24,14 @@ type fake struct {
 // SF_FAKE_CUDA_LOG at a fresh log and SF_FAKE_NVRTC_DIR at the directory.
 func buildFake(t *testing.T, driverFlags, nvrtcFlags []string) *fake {
 	t.Helper()
-	for _, tool := range []string{"gcc", "g++"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skip("gcc and g++ are needed to build the fake CUDA driver: ", err)
-		}
+	if err := fakecuda.Tools(); err != nil {
+		t.Skip(err)
 	}
-	dir := t.TempDir()
-	prelude, err := filepath.Abs("testdata/fakeprelude.h")
+	l, err := fakecuda.Build(t.TempDir(), "testdata", driverFlags, nvrtcFlags)
 	require.NoError(t, err)
-	f := &fake{
-		dir:    dir,
-		driver: filepath.Join(dir, "libcuda.so.1"),
-		nvrtc:  filepath.Join(dir, "libnvrtc.so.13"),
-		log:    filepath.Join(dir, "calls.log"),
-	}
-	gcc := func(out, src string, flags ...string) {
-		args := append([]string{"-shared", "-fPIC", "-O0", "-Wall", "-Werror", "-o", out, filepath.Join("testdata", src)}, flags...)
-		b, err := exec.Command("gcc", args...).CombinedOutput()
-		require.NoError(t, err, "gcc %s: %s", strings.Join(args, " "), b)
-	}
-	gcc(f.driver, "fakecuda.c", append([]string{"-ldl"}, driverFlags...)...)
-	gcc(f.nvrtc, "fakenvrtc.c", append([]string{"-ldl", `-DSF_FAKE_PRELUDE="` + prelude + `"`}, nvrtcFlags...)...)
-	gcc(filepath.Join(dir, "libnvrtc-builtins.so.13.0"), "fakebuiltins.c")
+	f := &fake{dir: l.Dir, driver: l.Driver, nvrtc: l.NVRTC, log: l.Log}
 	t.Setenv("SF_FAKE_CUDA_LOG", f.log)
-	t.Setenv("SF_FAKE_NVRTC_DIR", dir)
+	t.Setenv("SF_FAKE_NVRTC_DIR", f.dir)
 	t.Setenv("SF_FAKE_CUDA_FAIL", "")
 	t.Setenv("SF_FAKE_NVRTC_FAIL", "")
 	return f

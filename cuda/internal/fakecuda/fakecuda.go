@@ -1,0 +1,62 @@
+// Package fakecuda builds the CUDA backend's test double for tests: a fake
+// libcuda and a fake NVRTC (cuda/testdata) that compile the generated CUDA C
+// for the host with g++ and run each launch's grid on the CPU. It is a test
+// double: nothing it runs says anything about a GPU's speed or a real
+// driver's behaviour (docs/cuda.md, "Through the test double").
+package fakecuda
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Libs are the built libraries, in Dir.
+type Libs struct {
+	Dir    string // holds the libraries and the fake NVRTC's compiled kernels
+	Driver string // the fake libcuda.so.1
+	NVRTC  string // the fake libnvrtc.so.13
+	Log    string // where the fake logs its calls when SF_FAKE_CUDA_LOG names it
+}
+
+// Tools returns an error when gcc or g++, which Build and the fake NVRTC
+// need, is not installed.
+func Tools() error {
+	for _, tool := range []string{"gcc", "g++"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("gcc and g++ are needed to build the fake CUDA driver: %w", err)
+		}
+	}
+	return nil
+}
+
+// Build compiles testdata's (cuda/testdata's) fake driver, fake NVRTC and
+// NVRTC builtins into dir, with extra C flags for the driver and NVRTC.
+func Build(dir, testdata string, driverFlags, nvrtcFlags []string) (Libs, error) {
+	testdata, err := filepath.Abs(testdata)
+	if err != nil {
+		return Libs{}, err
+	}
+	l := Libs{
+		Dir:    dir,
+		Driver: filepath.Join(dir, "libcuda.so.1"),
+		NVRTC:  filepath.Join(dir, "libnvrtc.so.13"),
+		Log:    filepath.Join(dir, "calls.log"),
+	}
+	gcc := func(out, src string, flags ...string) error {
+		args := append([]string{"-shared", "-fPIC", "-O0", "-Wall", "-Werror", "-o", out, filepath.Join(testdata, src)}, flags...)
+		if b, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+			return fmt.Errorf("gcc %s: %w: %s", strings.Join(args, " "), err, b)
+		}
+		return nil
+	}
+	prelude := filepath.Join(testdata, "fakeprelude.h")
+	if err := gcc(l.Driver, "fakecuda.c", append([]string{"-ldl"}, driverFlags...)...); err != nil {
+		return l, err
+	}
+	if err := gcc(l.NVRTC, "fakenvrtc.c", append([]string{"-ldl", `-DSF_FAKE_PRELUDE="` + prelude + `"`}, nvrtcFlags...)...); err != nil {
+		return l, err
+	}
+	return l, gcc(filepath.Join(dir, "libnvrtc-builtins.so.13.0"), "fakebuiltins.c")
+}
