@@ -58,7 +58,7 @@ func (c *gradCtx) needs(i int) bool {
 }
 
 // backwardFn returns the gradient for each input (nil where an input needs
-// none). Rules are kept by operation in gradRules.
+// none). Each gradOp holds its rule.
 type backwardFn func(c *gradCtx) []*Tensor
 
 func (t *Tensor) requiresGrad() bool { return t.ag != nil && t.ag.requires }

@@ -49,7 +49,7 @@ func (t *Tensor) backward(g *Tensor) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if ue, ok := r.(*UsageError); ok {
-				if op == 0 {
+				if op == nil {
 					err = fmt.Errorf("tensor.Backward: %w", ue)
 				} else {
 					err = fmt.Errorf("tensor.Backward: gradient of %s: %w", op, ue)

@@ -6,22 +6,21 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-// The backward rules of the differentiable operations (gradops.go), kept by
-// operation in gradRules. Each returns one gradient per recorded input (broadcast inputs are summed
-// back to their shape by the engine).
+// The backward rules of the operations declared in gradops.go, set on each
+// operation. Each returns one gradient per recorded input (broadcast inputs
+// are summed back to their shape by the engine).
 
 func grads(g ...*Tensor) []*Tensor { return g }
 
 func init() {
-	r := &gradRules
-	r[opAdd] = func(c *gradCtx) []*Tensor { return grads(c.g, c.g) }
-	r[opSub] = func(c *gradCtx) []*Tensor { return grads(c.g, c.g.Neg()) }
-	r[opMul] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(1)), c.g.Mul(c.in(0))) }
-	r[opDiv] = func(c *gradCtx) []*Tensor {
+	opAdd.backward = func(c *gradCtx) []*Tensor { return grads(c.g, c.g) }
+	opSub.backward = func(c *gradCtx) []*Tensor { return grads(c.g, c.g.Neg()) }
+	opMul.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(1)), c.g.Mul(c.in(0))) }
+	opDiv.backward = func(c *gradCtx) []*Tensor {
 		b := c.in(1)
 		return grads(c.g.Div(b), c.g.Mul(c.out()).Div(b).Neg())
 	}
-	r[opPow] = func(c *gradCtx) []*Tensor {
+	opPow.backward = func(c *gradCtx) []*Tensor {
 		// As in PyTorch: no gradient through a zero exponent (0·a^-1 is NaN
 		// at a = 0), nor to the exponent where a = 0 and b ≥ 0 (a^b·log a
 		// is 0·-Inf there, while a^b is flat in b at 0 or 1).
@@ -45,41 +44,41 @@ func init() {
 		share := c.g.Div(ma.Add(mb).Maximum(OnesLike(ma))) // ties split evenly
 		return grads(share.Mul(ma), share.Mul(mb))
 	}
-	r[opMaximum], r[opMinimum] = minmax, minmax
+	opMaximum.backward, opMinimum.backward = minmax, minmax
 	scalar := func(c *gradCtx) float64 { return c.node.params.(float64) }
-	r[opAddScalar] = func(c *gradCtx) []*Tensor { return grads(c.g) }
-	r[opSubScalar] = r[opAddScalar]
-	r[opRSubScalar] = func(c *gradCtx) []*Tensor { return grads(c.g.Neg()) }
-	r[opMulScalar] = func(c *gradCtx) []*Tensor { return grads(c.g.MulScalar(scalar(c))) }
-	r[opDivScalar] = func(c *gradCtx) []*Tensor { return grads(c.g.DivScalar(scalar(c))) }
-	r[opPowScalar] = func(c *gradCtx) []*Tensor {
+	opAddScalar.backward = func(c *gradCtx) []*Tensor { return grads(c.g) }
+	opSubScalar.backward = opAddScalar.backward
+	opRSubScalar.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Neg()) }
+	opMulScalar.backward = func(c *gradCtx) []*Tensor { return grads(c.g.MulScalar(scalar(c))) }
+	opDivScalar.backward = func(c *gradCtx) []*Tensor { return grads(c.g.DivScalar(scalar(c))) }
+	opPowScalar.backward = func(c *gradCtx) []*Tensor {
 		v := scalar(c)
 		if v == 0 { // x^0 is constant; v·x^-1 would be NaN at 0
 			return grads(ZerosLike(c.g))
 		}
 		return grads(c.g.Mul(c.in(0).PowScalar(v - 1)).MulScalar(v))
 	}
-	r[opNeg] = func(c *gradCtx) []*Tensor { return grads(c.g.Neg()) }
-	r[opAbs] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sign())) }
-	r[opExp] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.out())) }
-	r[opLog] = func(c *gradCtx) []*Tensor { return grads(c.g.Div(c.in(0))) }
-	r[opSqrt] = func(c *gradCtx) []*Tensor { return grads(c.g.Div(c.out()).MulScalar(0.5)) }
-	r[opRsqrt] = func(c *gradCtx) []*Tensor {
+	opNeg.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Neg()) }
+	opAbs.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sign())) }
+	opExp.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.out())) }
+	opLog.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Div(c.in(0))) }
+	opSqrt.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Div(c.out()).MulScalar(0.5)) }
+	opRsqrt.backward = func(c *gradCtx) []*Tensor {
 		o := c.out()
 		return grads(c.g.Mul(o.Mul(o).Mul(o)).MulScalar(-0.5))
 	}
-	r[opReciprocal] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.out().Mul(c.out())).Neg()) }
-	r[opSin] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Cos())) }
-	r[opCos] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sin()).Neg()) }
-	r[opTanh] = func(c *gradCtx) []*Tensor {
+	opReciprocal.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.out().Mul(c.out())).Neg()) }
+	opSin.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Cos())) }
+	opCos.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sin()).Neg()) }
+	opTanh.backward = func(c *gradCtx) []*Tensor {
 		o := c.out()
 		return grads(c.g.Mul(o.Mul(o).RSubScalar(1)))
 	}
-	r[opSigmoid] = func(c *gradCtx) []*Tensor {
+	opSigmoid.backward = func(c *gradCtx) []*Tensor {
 		o := c.out()
 		return grads(c.g.Mul(o).Mul(o.RSubScalar(1)))
 	}
-	r[opRelu] = func(c *gradCtx) []*Tensor {
+	opRelu.backward = func(c *gradCtx) []*Tensor {
 		if g := maskedMaxPoolGrad(c.out(), c.g); g != nil {
 			return grads(g)
 		}
@@ -88,8 +87,8 @@ func init() {
 	// Piecewise-constant ops have gradient zero wherever it exists, and
 	// PyTorch gives zero at their jumps too.
 	stepFn := func(c *gradCtx) []*Tensor { return grads(ZerosLike(c.g)) }
-	r[opSign], r[opFloor], r[opCeil] = stepFn, stepFn, stepFn
-	r[opClamp] = func(c *gradCtx) []*Tensor {
+	opSign.backward, opFloor.backward, opCeil.backward = stepFn, stepFn, stepFn
+	opClamp.backward = func(c *gradCtx) []*Tensor {
 		// PyTorch passes the gradient where lo ≤ x ≤ hi, bounds included
 		// (NaN gets none).
 		b := c.node.params.([2]float64)
@@ -97,17 +96,17 @@ func init() {
 		inside := x.Ge(x.scalarLike(b[0])).LogicalAnd(x.Le(x.scalarLike(b[1])))
 		return grads(Where(inside, c.g, c.g.scalarLike(0)))
 	}
-	r[opErf] = func(c *gradCtx) []*Tensor {
+	opErf.backward = func(c *gradCtx) []*Tensor {
 		x := c.in(0)
 		return grads(c.g.Mul(x.Mul(x).Neg().Exp().MulScalar(2 / math.Sqrt(math.Pi))))
 	}
-	r[opGelu] = func(c *gradCtx) []*Tensor {
+	opGelu.backward = func(c *gradCtx) []*Tensor {
 		x := c.in(0)
 		cdf := x.MulScalar(1 / math.Sqrt2).Erf().AddScalar(1).MulScalar(0.5)
 		pdf := x.Mul(x).MulScalar(-0.5).Exp().MulScalar(1 / math.Sqrt(2*math.Pi))
 		return grads(c.g.Mul(cdf.Add(x.Mul(pdf))))
 	}
-	r[opGeluTanh] = func(c *gradCtx) []*Tensor {
+	opGeluTanh.backward = func(c *gradCtx) []*Tensor {
 		x := c.in(0)
 		k := math.Sqrt(2 / math.Pi)
 		x2 := x.Mul(x)
@@ -117,28 +116,28 @@ func init() {
 		d := th.AddScalar(1).MulScalar(0.5).Add(x.Mul(sech2).Mul(dinner).MulScalar(0.5))
 		return grads(c.g.Mul(d))
 	}
-	r[opSilu] = func(c *gradCtx) []*Tensor {
+	opSilu.backward = func(c *gradCtx) []*Tensor {
 		x := c.in(0)
 		s := x.Sigmoid()
 		return grads(c.g.Mul(s.Mul(x.Mul(s.RSubScalar(1)).AddScalar(1))))
 	}
-	r[opSoftplus] = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sigmoid())) }
-	r[opWhere] = func(c *gradCtx) []*Tensor {
+	opSoftplus.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sigmoid())) }
+	opWhere.backward = func(c *gradCtx) []*Tensor {
 		cond := c.in(0)
 		z := ZerosLike(c.g)
 		return grads(nil, Where(cond, c.g, z), Where(cond, z, c.g))
 	}
-	r[opFma] = func(c *gradCtx) []*Tensor {
+	opFma.backward = func(c *gradCtx) []*Tensor {
 		return grads(c.g.Mul(c.in(1)), c.g.Mul(c.in(0)), c.g)
 	}
-	r[opCast] = func(c *gradCtx) []*Tensor { return grads(c.g.Cast(c.node.inputs[0].DType())) }
-	r[opContiguous] = func(c *gradCtx) []*Tensor { return grads(c.g) }
-	registerReductionRules(r)
-	registerViewRules(r)
-	registerLayerRules(r)
+	opCast.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Cast(c.node.inputs[0].DType())) }
+	opContiguous.backward = func(c *gradCtx) []*Tensor { return grads(c.g) }
+	registerReductionRules()
+	registerViewRules()
+	registerLayerRules()
 }
 
-func registerReductionRules(r *[numGradOps]backwardFn) {
+func registerReductionRules() {
 	// expandBack returns g (and out) shaped to broadcast against the input.
 	expandBack := func(c *gradCtx, t *Tensor) *Tensor {
 		a := c.node.params.(reduceAttrs)
@@ -149,10 +148,10 @@ func registerReductionRules(r *[numGradOps]backwardFn) {
 		}
 		return t
 	}
-	r[opSum] = func(c *gradCtx) []*Tensor {
+	opSum.backward = func(c *gradCtx) []*Tensor {
 		return grads(expandBack(c, c.g).Expand(c.inShape(0)...))
 	}
-	r[opProd] = func(c *gradCtx) []*Tensor { return grads(expandBack(c, c.g).Mul(prodOfOthers(c))) }
+	opProd.backward = func(c *gradCtx) []*Tensor { return grads(expandBack(c, c.g).Mul(prodOfOthers(c))) }
 	extreme := func(c *gradCtx) []*Tensor {
 		x := c.in(0)
 		a := c.node.params.(reduceAttrs)
@@ -160,23 +159,23 @@ func registerReductionRules(r *[numGradOps]backwardFn) {
 		count := mask.SumKeepDim(a.axes...)
 		return grads(mask.Mul(expandBack(c, c.g)).Div(count))
 	}
-	r[opMax], r[opMin] = extreme, extreme
-	r[opSoftmax] = func(c *gradCtx) []*Tensor {
+	opMax.backward, opMin.backward = extreme, extreme
+	opSoftmax.backward = func(c *gradCtx) []*Tensor {
 		axis := c.node.params.(int)
 		y := c.out()
 		return grads(y.Mul(c.g.Sub(c.g.Mul(y).SumKeepDim(axis))))
 	}
-	r[opLogSoftmax] = func(c *gradCtx) []*Tensor {
+	opLogSoftmax.backward = func(c *gradCtx) []*Tensor {
 		axis := c.node.params.(int)
 		return grads(c.g.Sub(c.out().Exp().Mul(c.g.SumKeepDim(axis))))
 	}
 }
 
-func registerViewRules(r *[numGradOps]backwardFn) {
+func registerViewRules() {
 	reshapeBack := func(c *gradCtx) []*Tensor { return grads(c.g.Reshape(c.in(0).shape...)) }
-	r[opReshape], r[opSqueeze], r[opUnsqueeze] = reshapeBack, reshapeBack, reshapeBack
-	r[opExpand] = func(c *gradCtx) []*Tensor { return grads(c.g) } // summed back by the engine
-	r[opPermute] = func(c *gradCtx) []*Tensor {
+	opReshape.backward, opSqueeze.backward, opUnsqueeze.backward = reshapeBack, reshapeBack, reshapeBack
+	opExpand.backward = func(c *gradCtx) []*Tensor { return grads(c.g) } // summed back by the engine
+	opPermute.backward = func(c *gradCtx) []*Tensor {
 		perm := c.node.params.([]int)
 		inv := make([]int, len(perm))
 		for i, p := range perm {
@@ -184,7 +183,7 @@ func registerViewRules(r *[numGradOps]backwardFn) {
 		}
 		return grads(c.g.Permute(inv...))
 	}
-	r[opSlice] = func(c *gradCtx) []*Tensor {
+	opSlice.backward = func(c *gradCtx) []*Tensor {
 		p := c.node.params.(sliceParams)
 		g := c.g
 		shape := make([]int, g.Dim())
@@ -196,18 +195,18 @@ func registerViewRules(r *[numGradOps]backwardFn) {
 			Cast(Int32).Reshape(shape...).Expand(g.shape...)
 		return grads(ScatterAdd(c.inShape(0), p.dim, pos, g))
 	}
-	r[opGather] = func(c *gradCtx) []*Tensor {
+	opGather.backward = func(c *gradCtx) []*Tensor {
 		p := c.node.params.(gatherParams)
 		if g := pickGrad(p, c.in(1), c.g); g != nil {
 			return grads(g, nil)
 		}
 		return grads(ScatterAdd(p.inShape, p.dim, c.in(1), c.g), nil)
 	}
-	r[opScatterAdd] = func(c *gradCtx) []*Tensor {
+	opScatterAdd.backward = func(c *gradCtx) []*Tensor {
 		p := c.node.params.(gatherParams)
 		return grads(nil, nil, c.g.Gather(p.dim, c.in(1)))
 	}
-	r[opCat] = func(c *gradCtx) []*Tensor {
+	opCat.backward = func(c *gradCtx) []*Tensor {
 		dim := c.node.params.(int)
 		out := make([]*Tensor, len(c.node.inputs))
 		at := 0
@@ -219,8 +218,8 @@ func registerViewRules(r *[numGradOps]backwardFn) {
 	}
 }
 
-func registerLayerRules(r *[numGradOps]backwardFn) {
-	r[opMatMul] = func(c *gradCtx) []*Tensor {
+func registerLayerRules() {
+	opMatMul.backward = func(c *gradCtx) []*Tensor {
 		a, b := c.in(0), c.in(1)
 		var ga, gb *Tensor
 		if c.needs(0) {
@@ -243,7 +242,7 @@ func registerLayerRules(r *[numGradOps]backwardFn) {
 		}
 		return grads(gx, gw)
 	}
-	r[opConv1d], r[opConv2d], r[opConv3d] = conv, conv, conv
+	opConv1d.backward, opConv2d.backward, opConv3d.backward = conv, conv, conv
 	// A transposed convolution is its convolution's input gradient: its
 	// input's gradient is that convolution, its weight's the weight
 	// gradient with the roles of the two activations swapped.
@@ -259,7 +258,7 @@ func registerLayerRules(r *[numGradOps]backwardFn) {
 		}
 		return grads(gx, gw)
 	}
-	r[opConvTranspose1d], r[opConvTranspose2d], r[opConvTranspose3d] = convT, convT, convT
+	opConvTranspose1d.backward, opConvTranspose2d.backward, opConvTranspose3d.backward = convT, convT, convT
 	pool := func(c *gradCtx) []*Tensor {
 		fwd := c.node.params.(*node)
 		a := fwd.attrs.(poolAttrs)
@@ -270,8 +269,8 @@ func registerLayerRules(r *[numGradOps]backwardFn) {
 		}
 		return grads(poolNode(a, c.g, idx))
 	}
-	r[opMaxPool2d], r[opAvgPool2d], r[opAdaptiveAvgPool2d] = pool, pool, pool
-	r[opMaxPool1d], r[opMaxPool3d], r[opAvgPool1d], r[opAvgPool3d] = pool, pool, pool, pool
+	opMaxPool2d.backward, opAvgPool2d.backward, opAdaptiveAvgPool2d.backward = pool, pool, pool
+	opMaxPool1d.backward, opMaxPool3d.backward, opAvgPool1d.backward, opAvgPool3d.backward = pool, pool, pool, pool
 }
 
 // pickGrad is the gradient of a Gather that picks one entry per line along

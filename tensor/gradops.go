@@ -1,149 +1,122 @@
 package tensor
 
-import "fmt"
+// gradOpDef is a differentiable front-end operation: its name (the spelling
+// its usage errors and Backward's errors print, the name of its front-end
+// function) and its backward rule.
+type gradOpDef struct {
+	name     string
+	backward backwardFn
+}
 
-// gradOp identifies a differentiable front-end operation: what a gradNode
-// records and what its backward rule is looked up by, so that a misspelt op
-// fails to compile instead of meaning "no gradient rule" at Backward time.
-type gradOp uint8
+// gradOp identifies a differentiable operation: what a gradNode records and
+// what its rule is looked up by, so that a misspelt op fails to compile
+// instead of meaning "no gradient rule" at Backward time. nil is no
+// operation.
+type gradOp = *gradOpDef
 
-// The differentiable operations, each listed once. Zero is no operation, so
-// a gradOp left unset is caught.
-const (
-	// Elementwise arithmetic between tensors.
-	opAdd gradOp = iota + 1
-	opSub
-	opMul
-	opDiv
-	opPow
-	opMaximum
-	opMinimum
-	// Elementwise arithmetic with a constant.
-	opAddScalar
-	opSubScalar
-	opRSubScalar
-	opMulScalar
-	opDivScalar
-	opPowScalar
-	// Elementwise functions of one tensor.
-	opNeg
-	opAbs
-	opSign
-	opExp
-	opLog
-	opSqrt
-	opRsqrt
-	opReciprocal
-	opSin
-	opCos
-	opTanh
-	opSigmoid
-	opRelu
-	opGelu
-	opGeluTanh
-	opSilu
-	opSoftplus
-	opErf
-	opFloor
-	opCeil
-	opLog1p
-	opExpm1
-	opLog2
-	opSinh
-	opCosh
-	opAtan
-	opAsin
-	opAcos
-	opRound
-	opTrunc
-	opAtan2
-	opFmod
-	opClamp
-	opWhere
-	opFma
-	opCast
-	opContiguous
-	// Reductions and normalizations along axes.
-	opSum
-	opProd
-	opMax
-	opMin
-	opSoftmax
-	opLogSoftmax
-	// Views and index operations.
-	opReshape
-	opSqueeze
-	opUnsqueeze
-	opExpand
-	opPermute
-	opSlice
-	opGather
-	opScatterAdd
-	opCat
-	opFlip
-	// Layers.
-	opMatMul
-	opConv1d
-	opConv2d
-	opConv3d
-	opMaxPool2d
-	opAvgPool2d
-	opAdaptiveAvgPool2d
-	opMaxPool1d
-	opMaxPool3d
-	opAvgPool1d
-	opAvgPool3d
-	opConvTranspose1d
-	opConvTranspose2d
-	opConvTranspose3d
+// gradOps lists every operation defined, in order, for TestGradOpTable.
+var gradOps []gradOp
 
-	numGradOps // one past the last operation
-)
-
-// gradOpNames spells each operation as its usage errors and Backward's
-// errors print it: the name of its front-end method.
-var gradOpNames = [numGradOps]string{
-	opAdd: "Add", opSub: "Sub", opMul: "Mul", opDiv: "Div", opPow: "Pow",
-	opMaximum: "Maximum", opMinimum: "Minimum",
-	opAddScalar: "AddScalar", opSubScalar: "SubScalar", opRSubScalar: "RSubScalar",
-	opMulScalar: "MulScalar", opDivScalar: "DivScalar", opPowScalar: "PowScalar",
-	opNeg: "Neg", opAbs: "Abs", opSign: "Sign", opExp: "Exp", opLog: "Log",
-	opSqrt: "Sqrt", opRsqrt: "Rsqrt", opReciprocal: "Reciprocal", opSin: "Sin",
-	opCos: "Cos", opTanh: "Tanh", opSigmoid: "Sigmoid", opRelu: "Relu",
-	opGelu: "Gelu", opGeluTanh: "GeluTanh", opSilu: "Silu", opSoftplus: "Softplus",
-	opErf: "Erf", opFloor: "Floor", opCeil: "Ceil", opClamp: "Clamp",
-	opLog1p: "Log1p", opExpm1: "Expm1", opLog2: "Log2", opSinh: "Sinh", opCosh: "Cosh",
-	opAtan: "Atan", opAsin: "Asin", opAcos: "Acos", opRound: "Round", opTrunc: "Trunc",
-	opAtan2: "Atan2", opFmod: "Fmod",
-	opWhere: "Where", opFma: "Fma", opCast: "Cast", opContiguous: "Contiguous",
-	opSum: "Sum", opProd: "Prod", opMax: "Max", opMin: "Min",
-	opSoftmax: "Softmax", opLogSoftmax: "LogSoftmax",
-	opReshape: "Reshape", opSqueeze: "Squeeze", opUnsqueeze: "Unsqueeze",
-	opExpand: "Expand", opPermute: "Permute", opSlice: "Slice",
-	opGather: "Gather", opScatterAdd: "ScatterAdd", opCat: "Cat", opFlip: "Flip",
-	opMatMul: "MatMul", opConv1d: "Conv1d", opConv2d: "Conv2d", opConv3d: "Conv3d",
-	opMaxPool2d: "MaxPool2d", opAvgPool2d: "AvgPool2d",
-	opAdaptiveAvgPool2d: "AdaptiveAvgPool2d", opMaxPool1d: "MaxPool1d", opMaxPool3d: "MaxPool3d",
-	opAvgPool1d: "AvgPool1d", opAvgPool3d: "AvgPool3d",
-	opConvTranspose1d: "ConvTranspose1d", opConvTranspose2d: "ConvTranspose2d", opConvTranspose3d: "ConvTranspose3d",
+// defineGradOp defines an operation named name. An operation is declared
+// once, as a package variable, and its rule set in an init function next to
+// its front-end function (or in grad_rules.go); TestGradOpTable checks that
+// every operation has one.
+func defineGradOp(name string) gradOp {
+	o := &gradOpDef{name: name}
+	gradOps = append(gradOps, o)
+	return o
 }
 
 // String returns the operation's front-end name.
-func (o gradOp) String() string {
-	if o > 0 && o < numGradOps && gradOpNames[o] != "" {
-		return gradOpNames[o]
+func (o *gradOpDef) String() string {
+	if o == nil {
+		return "no operation"
 	}
-	return fmt.Sprintf("gradOp(%d)", uint8(o))
+	return o.name
 }
 
-// gradRules holds each operation's backward rule, set by grad_rules.go's
-// init; TestGradOpTable checks that none is missing.
-var gradRules [numGradOps]backwardFn
-
-// rule returns o's backward rule, or nil for a value outside the table.
-func (o gradOp) rule() backwardFn {
-	if o >= numGradOps {
+// rule returns o's backward rule (nil for none).
+func (o *gradOpDef) rule() backwardFn {
+	if o == nil {
 		return nil
 	}
-	return gradRules[o]
+	return o.backward
 }
+
+// The differentiable operations of the package's files; operations defined
+// since (mathops.go's and later) are declared beside their functions.
+var (
+	// Elementwise arithmetic between tensors.
+	opAdd     = defineGradOp("Add")
+	opSub     = defineGradOp("Sub")
+	opMul     = defineGradOp("Mul")
+	opDiv     = defineGradOp("Div")
+	opPow     = defineGradOp("Pow")
+	opMaximum = defineGradOp("Maximum")
+	opMinimum = defineGradOp("Minimum")
+	// Elementwise arithmetic with a constant.
+	opAddScalar  = defineGradOp("AddScalar")
+	opSubScalar  = defineGradOp("SubScalar")
+	opRSubScalar = defineGradOp("RSubScalar")
+	opMulScalar  = defineGradOp("MulScalar")
+	opDivScalar  = defineGradOp("DivScalar")
+	opPowScalar  = defineGradOp("PowScalar")
+	// Elementwise functions of one tensor.
+	opNeg        = defineGradOp("Neg")
+	opAbs        = defineGradOp("Abs")
+	opSign       = defineGradOp("Sign")
+	opExp        = defineGradOp("Exp")
+	opLog        = defineGradOp("Log")
+	opSqrt       = defineGradOp("Sqrt")
+	opRsqrt      = defineGradOp("Rsqrt")
+	opReciprocal = defineGradOp("Reciprocal")
+	opSin        = defineGradOp("Sin")
+	opCos        = defineGradOp("Cos")
+	opTanh       = defineGradOp("Tanh")
+	opSigmoid    = defineGradOp("Sigmoid")
+	opRelu       = defineGradOp("Relu")
+	opGelu       = defineGradOp("Gelu")
+	opGeluTanh   = defineGradOp("GeluTanh")
+	opSilu       = defineGradOp("Silu")
+	opSoftplus   = defineGradOp("Softplus")
+	opErf        = defineGradOp("Erf")
+	opFloor      = defineGradOp("Floor")
+	opCeil       = defineGradOp("Ceil")
+	opClamp      = defineGradOp("Clamp")
+	opWhere      = defineGradOp("Where")
+	opFma        = defineGradOp("Fma")
+	opCast       = defineGradOp("Cast")
+	opContiguous = defineGradOp("Contiguous")
+	// Reductions and normalizations along axes.
+	opSum        = defineGradOp("Sum")
+	opProd       = defineGradOp("Prod")
+	opMax        = defineGradOp("Max")
+	opMin        = defineGradOp("Min")
+	opSoftmax    = defineGradOp("Softmax")
+	opLogSoftmax = defineGradOp("LogSoftmax")
+	// Views and index operations.
+	opReshape    = defineGradOp("Reshape")
+	opSqueeze    = defineGradOp("Squeeze")
+	opUnsqueeze  = defineGradOp("Unsqueeze")
+	opExpand     = defineGradOp("Expand")
+	opPermute    = defineGradOp("Permute")
+	opSlice      = defineGradOp("Slice")
+	opGather     = defineGradOp("Gather")
+	opScatterAdd = defineGradOp("ScatterAdd")
+	opCat        = defineGradOp("Cat")
+	// Layers.
+	opMatMul            = defineGradOp("MatMul")
+	opConv1d            = defineGradOp("Conv1d")
+	opConv2d            = defineGradOp("Conv2d")
+	opConv3d            = defineGradOp("Conv3d")
+	opMaxPool2d         = defineGradOp("MaxPool2d")
+	opAvgPool2d         = defineGradOp("AvgPool2d")
+	opAdaptiveAvgPool2d = defineGradOp("AdaptiveAvgPool2d")
+	opMaxPool1d         = defineGradOp("MaxPool1d")
+	opMaxPool3d         = defineGradOp("MaxPool3d")
+	opAvgPool1d         = defineGradOp("AvgPool1d")
+	opAvgPool3d         = defineGradOp("AvgPool3d")
+	opConvTranspose1d   = defineGradOp("ConvTranspose1d")
+	opConvTranspose2d   = defineGradOp("ConvTranspose2d")
+	opConvTranspose3d   = defineGradOp("ConvTranspose3d")
+)

@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"fmt"
 	"reflect"
 	"testing"
 )
@@ -14,20 +13,17 @@ func TestGradOpTable(t *testing.T) {
 	// Package-level front-end functions; the other names are methods.
 	funcs := map[string]any{"Where": Where, "Cat": Cat, "ScatterAdd": ScatterAdd}
 	methods := reflect.TypeOf(&Tensor{})
-	seen := map[string]gradOp{}
-	for op := gradOp(1); op < numGradOps; op++ {
-		name := gradOpNames[op]
+	seen := map[string]bool{}
+	for _, op := range gradOps {
+		name := op.String()
 		if name == "" {
-			t.Errorf("gradOp %d has no name", op)
+			t.Errorf("an operation has no name")
 			continue
 		}
-		if op.String() != name {
-			t.Errorf("gradOp %d prints as %q, not %q", op, op.String(), name)
+		if seen[name] {
+			t.Errorf("two operations are named %q", name)
 		}
-		if prev, dup := seen[name]; dup {
-			t.Errorf("gradOps %d and %d are both named %q", prev, op, name)
-		}
-		seen[name] = op
+		seen[name] = true
 		if op.rule() == nil {
 			t.Errorf("%s has no backward rule", name)
 		}
@@ -35,10 +31,8 @@ func TestGradOpTable(t *testing.T) {
 			t.Errorf("%s is neither a Tensor method nor a front-end function", name)
 		}
 	}
-	if gradRules[0] != nil || gradOpNames[0] != "" {
-		t.Errorf("gradOp 0, which means no operation, has a name or a rule")
-	}
-	if got, want := numGradOps.String(), fmt.Sprintf("gradOp(%d)", uint8(numGradOps)); got != want || numGradOps.rule() != nil {
-		t.Errorf("a value outside the table prints as %q (want %q) or has a rule", got, want)
+	var none gradOp
+	if none.rule() != nil || none.String() != "no operation" {
+		t.Errorf("the nil operation prints as %q or has a rule", none.String())
 	}
 }

@@ -120,3 +120,56 @@ func (t *Tensor) LerpScalar(end *Tensor, weight float64) *Tensor {
 	}
 	return end.Sub(diff.MulScalar(1 - weight))
 }
+
+// The primitive math operations of this file, with their backward rules
+// (PyTorch's formulas, derivatives.yaml).
+var (
+	opLog1p = defineGradOp("Log1p")
+	opExpm1 = defineGradOp("Expm1")
+	opLog2  = defineGradOp("Log2")
+	opSinh  = defineGradOp("Sinh")
+	opCosh  = defineGradOp("Cosh")
+	opAtan  = defineGradOp("Atan")
+	opAsin  = defineGradOp("Asin")
+	opAcos  = defineGradOp("Acos")
+	opRound = defineGradOp("Round")
+	opTrunc = defineGradOp("Trunc")
+	opAtan2 = defineGradOp("Atan2")
+	opFmod  = defineGradOp("Fmod")
+)
+
+func init() {
+	opLog1p.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Div(c.in(0).AddScalar(1))) }
+	opExpm1.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.out().AddScalar(1))) }
+	opLog2.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Div(c.in(0).MulScalar(math.Ln2))) }
+	opSinh.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Cosh())) }
+	opCosh.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Mul(c.in(0).Sinh())) }
+	opAtan.backward = func(c *gradCtx) []*Tensor {
+		x := c.in(0)
+		return grads(c.g.Div(x.Mul(x).AddScalar(1)))
+	}
+	// d asin = 1/sqrt(1 - x²), d acos = -1/sqrt(1 - x²).
+	opAsin.backward = func(c *gradCtx) []*Tensor {
+		x := c.in(0)
+		return grads(c.g.Mul(x.Mul(x).RSubScalar(1).Rsqrt()))
+	}
+	opAcos.backward = func(c *gradCtx) []*Tensor {
+		x := c.in(0)
+		return grads(c.g.Mul(x.Mul(x).RSubScalar(1).Rsqrt()).Neg())
+	}
+	opRound.backward = func(c *gradCtx) []*Tensor { return grads(ZerosLike(c.g)) }
+	opTrunc.backward = opRound.backward
+	opAtan2.backward = func(c *gradCtx) []*Tensor {
+		y, x := c.in(0), c.in(1)
+		recip := x.Mul(x).Add(y.Mul(y)).Reciprocal()
+		return grads(c.g.Mul(x).Mul(recip), c.g.Mul(y).Mul(recip).Neg())
+	}
+	opFmod.backward = func(c *gradCtx) []*Tensor {
+		a, b := c.in(0), c.in(1)
+		var gb *Tensor
+		if c.needs(1) {
+			gb = c.g.Mul(a.Div(b).Trunc()).Neg()
+		}
+		return grads(c.g, gb)
+	}
+}

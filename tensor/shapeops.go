@@ -9,8 +9,11 @@ import (
 // Shape and layout operations composed of views, Cat and Where: they need
 // no kernel of their own and their gradients follow from the parts'.
 
+// opFlip is Flip, a view with negative strides.
+var opFlip = defineGradOp("Flip")
+
 func init() {
-	gradRules[opFlip] = func(c *gradCtx) []*Tensor { return grads(c.g.Flip(c.node.params.([]int)...)) }
+	opFlip.backward = func(c *gradCtx) []*Tensor { return grads(c.g.Flip(c.node.params.([]int)...)) }
 }
 
 // Flip reverses the order of the elements along each of axes, as torch.flip.
