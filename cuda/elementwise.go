@@ -73,14 +73,5 @@ func (d *Device) launchWords(m *module, w []int64) error {
 // elementwiseModule returns the module of k's signature, rendering and
 // compiling it at first use.
 func (d *Device) elementwiseModule(k *device.ElementwiseKernel) (*module, error) {
-	sig := ewSignature(k)
-	if m, ok := d.programs[sig]; ok {
-		return m, nil
-	}
-	m, err := d.kernel(renderElementwise(k), "elementwise.cu", ewEntry)
-	if err != nil {
-		return nil, err
-	}
-	d.programs[sig] = m
-	return m, nil
+	return d.generated(ewSignature(k), func() string { return renderElementwise(k) }, "elementwise.cu", ewEntry)
 }

@@ -47,13 +47,13 @@ func (d *Device) Reduce(k *device.ReduceKernel) error {
 func (d *Device) reduceLaunch(k *device.ReduceKernel, l rdLayout, w []int64) error {
 	n, groups, parts := w[0], w[l.groups()], w[l.parts()]
 	if groups == 0 {
-		m, err := d.reduceModule(rdSignature(k), "reduce.cu", rdEntry, func() string { return renderReduce(k) })
+		m, err := d.generated(rdSignature(k), func() string { return renderReduce(k) }, "reduce.cu", rdEntry)
 		if err != nil {
 			return err
 		}
 		return d.reduceErr(d.launchWords(m, w))
 	}
-	m, err := d.reduceModule(rdBlockSignature(k), "reduce_block.cu", rdBlockEntry, func() string { return renderReduceBlock(k) })
+	m, err := d.generated(rdBlockSignature(k), func() string { return renderReduceBlock(k) }, "reduce_block.cu", rdBlockEntry)
 	if err != nil {
 		return err
 	}
@@ -89,20 +89,6 @@ func (d *Device) reduceSplit(m *module, l rdLayout, w []int64, arg bool) error {
 	fold := rdRowGroups(int(parts))
 	w[l.rn()], w[l.groups()], w[l.parts()], w[l.stage()] = parts, int64(fold), 1, rdFold
 	return d.reduceErr(d.launchBlocks(m, d.tileGrid((n+int64(fold)-1)/int64(fold)), rdThreads, w))
-}
-
-// reduceModule returns the module of signature sig, rendering (render)
-// and compiling it as file name with entry point entry at first use.
-func (d *Device) reduceModule(sig, name, entry string, render func() string) (*module, error) {
-	if m, ok := d.programs[sig]; ok {
-		return m, nil
-	}
-	m, err := d.kernel(render(), name, entry)
-	if err != nil {
-		return nil, err
-	}
-	d.programs[sig] = m
-	return m, nil
 }
 
 // reduceErr wraps a failed reduction launch.
