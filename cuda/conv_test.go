@@ -18,7 +18,7 @@ import (
 func TestConvKernels(t *testing.T) {
 	f := buildFake(t, nil, nil)
 	d := f.open(t, 1<<20)
-	gputest.RunConv(t, d)
+	gputest.RunKinds(t, d, "Conv")
 	assert.Equal(t, f.count(t, "nvrtcCreateProgram conv.cu"), len(d.programs), "one compilation per signature")
 	t.Run("PTX", func(t *testing.T) { compileSourcesToPTX(t, generatedSources(t, f, cvEntry), cvEntry) })
 }

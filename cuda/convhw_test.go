@@ -13,8 +13,8 @@ import (
 // the machine's real driver, skipping as TestHardwareKernels does.
 func TestHardwareConvPool(t *testing.T) {
 	d := gputest.Open(t, "cuda")
-	gputest.RunConv(t, d)
-	gputest.RunPool(t, d)
+	gputest.RunKinds(t, d, "Conv")
+	gputest.RunKinds(t, d, "Pool")
 	t.Run("ConvEdgeCases", func(t *testing.T) { convEdgeCases(hardwareTwins(t, d)) })
 	t.Run("PoolEdgeCases", func(t *testing.T) { poolEdgeCases(hardwareTwins(t, d)) })
 }

@@ -25,7 +25,7 @@ import (
 func TestElementwiseKernels(t *testing.T) {
 	f := buildFake(t, nil, nil)
 	d := f.open(t, 1<<20)
-	gputest.RunElementwise(t, d)
+	gputest.RunKinds(t, d, "Elementwise")
 	assert.Equal(t, f.count(t, "nvrtcCreateProgram elementwise.cu"), len(d.programs), "one compilation per signature")
 	assert.Zero(t, f.count(t, "illegal address"))
 	t.Run("PTX", func(t *testing.T) { compileSourcesToPTX(t, generatedSources(t, f, ewEntry), ewEntry) })

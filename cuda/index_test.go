@@ -23,9 +23,9 @@ import (
 func TestIndexKernels(t *testing.T) {
 	f := buildFake(t, nil, nil)
 	d := f.open(t, 1<<20)
-	gputest.RunGather(t, d)
-	gputest.RunScatter(t, d)
-	gputest.RunIndexErrors(t, d)
+	gputest.RunKinds(t, d, "Gather")
+	gputest.RunKinds(t, d, "Scatter")
+	gputest.RunKinds(t, d, "IndexErrors")
 	assert.Equal(t, 2, f.count(t, "nvrtcCreateProgram index.cu"), "one compilation per entry point")
 	assert.Zero(t, f.count(t, "illegal address"))
 	t.Run("PTX", func(t *testing.T) {

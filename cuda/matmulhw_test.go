@@ -29,7 +29,7 @@ func TestHardwareMatMul(t *testing.T) {
 				deviceBLAS[d] = &blasHandle{err: errors.New("cuda: cuBLAS turned off by the test")}
 				blasMu.Unlock()
 			}
-			gputest.RunMatMul(t, d)
+			gputest.RunKinds(t, d, "MatMul")
 			t.Run("Edges", func(t *testing.T) { testMatMulEdges(t, d) })
 			t.Run("Positions", func(t *testing.T) { testMatMulPositions(t, d) })
 			t.Run("Speed", func(t *testing.T) { logMatMulSpeed(t, d) })

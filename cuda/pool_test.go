@@ -19,7 +19,7 @@ import (
 func TestPoolKernels(t *testing.T) {
 	f := buildFake(t, nil, nil)
 	d := f.open(t, 1<<20)
-	gputest.RunPool(t, d)
+	gputest.RunKinds(t, d, "Pool")
 	assert.Equal(t, f.count(t, "nvrtcCreateProgram pool.cu"), len(d.programs), "one compilation per signature")
 	t.Run("PTX", func(t *testing.T) { compileSourcesToPTX(t, generatedSources(t, f, plEntry), plEntry) })
 }

@@ -22,7 +22,7 @@ import (
 func TestReduceKernels(t *testing.T) {
 	f := buildFake(t, nil, nil)
 	d := f.open(t, 1<<20)
-	gputest.RunReduce(t, d)
+	gputest.RunKinds(t, d, "Reduce")
 	compiled := f.count(t, "nvrtcCreateProgram reduce.cu") + f.count(t, "nvrtcCreateProgram reduce_block.cu")
 	assert.Equal(t, compiled, len(d.programs), "one compilation per signature and kernel")
 	assert.Positive(t, f.count(t, "cuLaunchKernel "+rdEntry+" "), "the serial kernel ran")
