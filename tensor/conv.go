@@ -92,14 +92,23 @@ func (t *Tensor) Conv3d(w, bias *Tensor, o ConvOptions) *Tensor {
 
 // conv records the nd-dimensional convolution op of t by w, plus bias.
 func (t *Tensor) conv(op gradOp, nd int, w, bias *Tensor, o ConvOptions) *Tensor {
+	return t.convLayer(op, device.ConvForward, w, bias, func(name string) device.ConvGeometry {
+		return convGeometry(name, nd, t, w, o)
+	})
+}
+
+// convLayer records the convolution kernel of mode (forward, or the
+// transposed convolution) of t by w as the differentiable op, with the
+// geometry that geom validates and returns, plus bias.
+func (t *Tensor) convLayer(op gradOp, mode device.ConvMode, w, bias *Tensor, geom func(name string) device.ConvGeometry) *Tensor {
 	name := op.String()
 	t.check(name)
 	w.check(name)
 	sameDevice(name, t.n.dev, w)
-	g := convGeometry(name, nd, t, w, o)
+	g := geom(name)
 	x, wf := t.asFloat32(), w.asFloat32()
-	y := convNode(device.ConvForward, g, x, wf)
-	y = recordGrad(op, y, []*Tensor{x, wf}, convAttrs{mode: device.ConvForward, geom: g})
+	y := convNode(mode, g, x, wf)
+	y = recordGrad(op, y, []*Tensor{x, wf}, convAttrs{mode: mode, geom: g})
 	return addChannelBias(name, y, bias)
 }
 

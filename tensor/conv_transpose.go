@@ -41,15 +41,9 @@ func (t *Tensor) ConvTranspose3d(w, bias *Tensor, o ConvTransposeOptions) *Tenso
 // input gradient of the convolution whose output has t's shape (the
 // device's ConvBackwardInput mode), with its own gradient rule.
 func (t *Tensor) convTranspose(op gradOp, nd int, w, bias *Tensor, o ConvTransposeOptions) *Tensor {
-	name := op.String()
-	t.check(name)
-	w.check(name)
-	sameDevice(name, t.n.dev, w)
-	g := convTransposeGeometry(name, nd, t, w, o)
-	x, wf := t.asFloat32(), w.asFloat32()
-	y := convNode(device.ConvBackwardInput, g, x, wf)
-	y = recordGrad(op, y, []*Tensor{x, wf}, convAttrs{mode: device.ConvBackwardInput, geom: g})
-	return addChannelBias(name, y, bias)
+	return t.convLayer(op, device.ConvBackwardInput, w, bias, func(name string) device.ConvGeometry {
+		return convTransposeGeometry(name, nd, t, w, o)
+	})
 }
 
 // convTransposeGeometry validates x and w and returns the geometry of the
