@@ -220,9 +220,8 @@ fn op_log2(x: f32) -> f32 {
 // op_sinh and op_cosh take e^|x| - 1 from op_expm1 below |x| = 1, where
 // e^x - e^-x cancels; e^|x| and its reciprocal up to |x| = 9; and above,
 // where e^-|x| is below float32's resolution of the result, e^(|x| - ln 2),
-// which overflows only where the result does. (Halving e^(|x|/2) squared
-// overflowed on NVIDIA's driver for |x| in (88.7, 89.4]: the compiler may
-// reassociate (0.5 * h) * h into 0.5 * (h * h).)
+// which overflows only where the result does: no intermediate may exceed
+// the result, since a driver's compiler may reassociate products.
 const SINH_LN2: f32 = 0.6931471805599453;
 
 fn op_sinh(x: f32) -> f32 {

@@ -11,10 +11,9 @@ import (
 // TestNestedRealizationKeepsAbsorbedProducer builds e + sum(e @ c) with
 // e = (a @ b) + 1 and every intermediate released: the kernel for the sum
 // inlines e and absorbs a @ b as its epilogue, then realizing the reduction
-// realizes e on its own (through the second matmul), which frees a @ b. The
-// outer kernel must notice and read e instead of running a freed product
-// (it used to panic in prepareProduct), and nothing it reads may be reused
-// while it is being built.
+// realizes e on its own (through the second matmul), which would free a @ b
+// if the outer kernel did not hold it: the outer kernel must then read e
+// rather than run a freed product.
 func TestNestedRealizationKeepsAbsorbedProducer(t *testing.T) {
 	dev := openCPU(t)
 	const m, k, n, p = 5, 4, 3, 6
@@ -70,8 +69,8 @@ func ramp(n int, step float32) []float32 {
 // TestNestedRealizationKeepsKernelInputs builds (x·2) + sum((x·2) @ c) with
 // x released after use: the outer kernel reads x's block and inlines x·2,
 // and realizing the sum realizes x·2 on its own, dropping the last other
-// reference to x. x's block must stay x's until the outer kernel has run
-// (the matmul's result, of x's size, used to be stored over it).
+// reference to x. x's block must stay x's until the outer kernel has run,
+// although the matmul's result, of x's size, is allocated meanwhile.
 func TestNestedRealizationKeepsKernelInputs(t *testing.T) {
 	dev := openCPU(t)
 	const m, n = 4, 8

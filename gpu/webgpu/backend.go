@@ -114,8 +114,8 @@ func adapterInfo(a *wgpu.Adapter) device.Info {
 
 // saturatingInt64 converts an adapter limit to int64, keeping a limit above
 // math.MaxInt64 (NVIDIA's Vulkan driver reports a largest buffer of
-// 2^64-1 bytes, "no limit") at MaxInt64 instead of wrapping it to -1, which
-// made every allocation on an H200 fail as larger than the largest buffer.
+// 2^64-1 bytes, "no limit") at MaxInt64: wrapped to -1, it would refuse
+// every allocation as larger than the largest buffer.
 func saturatingInt64(v uint64) int64 {
 	if v > math.MaxInt64 {
 		return math.MaxInt64

@@ -9,8 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestSaturatingLimits: NVIDIA's driver reports a largest buffer of 2^64-1
-// bytes; read as int64 that was -1, and every allocation failed on an H200.
+// TestSaturatingLimits checks that limits above math.MaxInt64 (NVIDIA's
+// driver reports a largest buffer of 2^64-1 bytes) saturate instead of
+// wrapping to a negative size.
 func TestSaturatingLimits(t *testing.T) {
 	assert.Equal(t, int64(math.MaxInt64), saturatingInt64(math.MaxUint64))
 	assert.Equal(t, int64(math.MaxInt64), saturatingInt64(1<<63))

@@ -94,9 +94,9 @@ func TestReadHeaderAllocation(t *testing.T) {
 			runtime.KeepAlive(f)
 			// Headers of many tiny records are bound by what the result
 			// holds per record (a Tensor, a map slot, a name), several
-			// times the record's few header bytes (3.9x and 5.5x measured
-			// on 2026-11-26, 10.2x and 10.5x before the entries and the
-			// metadata map were sized by counting members first).
+			// times the record's few header bytes; the lists are sized by
+			// counting members first, so they are not grown by doubling
+			// (docs/limits-frontend.md gives the measured ratios).
 			limit := 3.0
 			if name == "many tensors" || name == "many metadata keys" {
 				limit = 6
