@@ -218,11 +218,9 @@ func interpolateRows() []opRow {
 		rows = append(rows, unary(name, in(c.shape...),
 			func(t *tensor.Tensor) *tensor.Tensor { return t.Interpolate(o) },
 			func(a *ref.Array) *ref.Array { return ref.Interpolate(a, out, scale, o.Mode == near, o.AlignCorners) }).
-			within(func(ins []*ref.Array, _ *ref.Array) tol {
-				// A mix of values of both signs cancels: bound by the mix of magnitudes.
-				mag := ref.Interpolate(ref.Abs(ins[0]), out, scale, o.Mode == near, o.AlignCorners)
-				return relTol(1e-5)(nil, nil).withScale(mag)
-			}).differentiable())
+			within(magnitudeTol(1e-5, func(a []*ref.Array) *ref.Array {
+				return ref.Interpolate(a[0], out, scale, o.Mode == near, o.AlignCorners)
+			})).differentiable())
 	}
 	return rows
 }

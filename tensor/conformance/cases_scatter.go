@@ -54,10 +54,12 @@ func scatterRows() []opRow {
 			}).differentiable(),
 		row("index_add(0)", []gradIn{in(4, 3), in(6).index(4), in(6, 3)},
 			func(t []*tensor.Tensor) *tensor.Tensor { return t[0].IndexAdd(0, t[1], t[2]) },
-			func(a []*ref.Array) *ref.Array { return ref.IndexAdd(a[0], 0, a[1], a[2]) }).within(relTol(1e-6)).differentiable(),
+			func(a []*ref.Array) *ref.Array { return ref.IndexAdd(a[0], 0, a[1], a[2]) }).
+			within(magnitudeTol(1e-6, func(a []*ref.Array) *ref.Array { return ref.IndexAdd(a[0], 0, a[1], a[2]) })).differentiable(),
 		row("index_add(-1)", []gradIn{in(2, 3, 5), in(7).index(5), in(2, 3, 7)},
 			func(t []*tensor.Tensor) *tensor.Tensor { return t[0].IndexAdd(-1, t[1], t[2]) },
-			func(a []*ref.Array) *ref.Array { return ref.IndexAdd(a[0], -1, a[1], a[2]) }).within(relTol(1e-6)).differentiable(),
+			func(a []*ref.Array) *ref.Array { return ref.IndexAdd(a[0], -1, a[1], a[2]) }).
+			within(magnitudeTol(1e-6, func(a []*ref.Array) *ref.Array { return ref.IndexAdd(a[0], -1, a[1], a[2]) })).differentiable(),
 	)
 	sel := func(t []*tensor.Tensor) *tensor.Tensor {
 		y, err := t[0].MaskedSelect(t[1])
@@ -115,7 +117,8 @@ func scatterRows() []opRow {
 		}
 		rows = append(rows, row(fmt.Sprintf("einsum(%s)", e.sub), ins,
 			func(t []*tensor.Tensor) *tensor.Tensor { return tensor.Einsum(e.sub, t...) },
-			func(a []*ref.Array) *ref.Array { return ref.Einsum(full, a...) }).within(relTol(1e-5)).differentiable())
+			func(a []*ref.Array) *ref.Array { return ref.Einsum(full, a...) }).
+			within(magnitudeTol(1e-5, func(a []*ref.Array) *ref.Array { return ref.Einsum(full, a...) })).differentiable())
 	}
 	return rows
 }

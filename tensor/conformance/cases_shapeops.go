@@ -22,14 +22,10 @@ func shapeOpRows() []opRow {
 	}
 	rows = append(rows,
 		// A flipped operand read by a fused elementwise op and a reduction.
-		unary("flip_add_sum", in(4, 6), func(t *tensor.Tensor) *tensor.Tensor { return t.Flip(1).Add(t).Mul(t.Flip(0)).Sum(0) },
-			func(a *ref.Array) *ref.Array {
-				return ref.Sum(ref.Mul(ref.Add(ref.Flip(a, 1), a), ref.Flip(a, 0)), false, 0)
-			}).
-			within(relTol(1e-5)).differentiable(),
-		unary("flip_matmul", in(4, 3), func(t *tensor.Tensor) *tensor.Tensor { return t.Flip(0).MatMul(t.Flip(1).T()) },
-			func(a *ref.Array) *ref.Array { return ref.MatMul(ref.Flip(a, 0), ref.Flip(a, 1).T()) }).
-			within(relTol(1e-5)).differentiable(),
+		unary("flip_add_sum", in(4, 6), func(t *tensor.Tensor) *tensor.Tensor { return t.Flip(1).Add(t).Mul(t.Flip(0)).Sum(0) }, flipAddSum).
+			within(magnitudeTol(1e-5, func(a []*ref.Array) *ref.Array { return flipAddSum(a[0]) })).differentiable(),
+		unary("flip_matmul", in(4, 3), func(t *tensor.Tensor) *tensor.Tensor { return t.Flip(0).MatMul(t.Flip(1).T()) }, flipMatMul).
+			within(magnitudeTol(1e-5, func(a []*ref.Array) *ref.Array { return flipMatMul(a[0]) })).differentiable(),
 	)
 	for _, r := range []struct {
 		shape, shifts, axes []int
@@ -150,3 +146,11 @@ func shapeOpInt32Cases() []testCase {
 		})
 	}}}
 }
+
+// flipAddSum and flipMatMul are the references of the rows that read flipped
+// operands in a fused elementwise op, a reduction and a matrix product.
+func flipAddSum(a *ref.Array) *ref.Array {
+	return ref.Sum(ref.Mul(ref.Add(ref.Flip(a, 1), a), ref.Flip(a, 0)), false, 0)
+}
+
+func flipMatMul(a *ref.Array) *ref.Array { return ref.MatMul(ref.Flip(a, 0), ref.Flip(a, 1).T()) }

@@ -75,3 +75,17 @@ func normTol(n int) tol {
 	k := math.Sqrt(float64(max(n, 1)))
 	return tol{rel: 1e-5 * k, abs: 1e-5 * k}
 }
+
+// magnitudeTol bounds an op that sums products of its inputs with nonnegative
+// weights (einsum, interpolation, index_add): its reference on the inputs'
+// magnitudes is the sum of the terms' magnitudes, so cancellation between
+// terms of opposite sign cannot shrink the bound below their rounding error.
+func magnitudeTol(rel float64, r func([]*ref.Array) *ref.Array) func([]*ref.Array, *ref.Array) tol {
+	return func(ins []*ref.Array, _ *ref.Array) tol {
+		mag := make([]*ref.Array, len(ins))
+		for i, a := range ins {
+			mag[i] = ref.Abs(a)
+		}
+		return tol{rel: rel, abs: rel / 10, scale: r(mag)}
+	}
+}
