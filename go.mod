@@ -9,6 +9,7 @@ require (
 	github.com/vulkan-go/vulkan v0.0.0-20210402152248-956e3850d8f9
 	golang.org/x/sys v0.49.0
 	gonum.org/v1/plot v0.17.0
+	google.golang.org/protobuf v1.36.12
 )
 
 require (
