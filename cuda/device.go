@@ -11,6 +11,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"os"
 	"unsafe"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -33,6 +34,8 @@ type Device struct {
 	live     map[*buffer]struct{}
 	modules  map[moduleKey]*module
 	programs map[string]*module // generated kernels' modules by signature (ewSignature)
+	disk     *diskCache         // compiled modules on disk; nil when off
+	cacheErr error              // the last failure to store a module on disk (the module still loaded)
 	deferred error              // an error of Free, returned by the next Sync
 	index    indexStatus        // where gather and scatter report out-of-range indices
 	lost     error              // the sticky error after which nothing runs
@@ -61,6 +64,7 @@ func open(drv *driver, nv *nvrtc, ordinal int, staging int) (*Device, error) {
 		live:     map[*buffer]struct{}{},
 		modules:  map[moduleKey]*module{},
 		programs: map[string]*module{},
+		disk:     openDiskCache(os.Getenv),
 	}, nil
 }
 

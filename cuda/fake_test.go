@@ -21,7 +21,8 @@ type fake struct {
 // buildFake compiles testdata's fake libcuda and fake NVRTC (which compiles
 // kernels for the host with g++ and fakeprelude.h) with its builtins into a
 // temporary directory, with extra C flags for each, and points
-// SF_FAKE_CUDA_LOG at a fresh log and SF_FAKE_NVRTC_DIR at the directory.
+// SF_FAKE_CUDA_LOG at a fresh log, SF_FAKE_NVRTC_DIR at the directory and
+// the disk cache of modules (EnvCache) at an empty directory in it.
 func buildFake(t *testing.T, driverFlags, nvrtcFlags []string) *fake {
 	t.Helper()
 	if err := fakecuda.Tools(); err != nil {
@@ -34,6 +35,7 @@ func buildFake(t *testing.T, driverFlags, nvrtcFlags []string) *fake {
 	t.Setenv("SF_FAKE_NVRTC_DIR", f.dir)
 	t.Setenv("SF_FAKE_CUDA_FAIL", "")
 	t.Setenv("SF_FAKE_NVRTC_FAIL", "")
+	t.Setenv(EnvCache, filepath.Join(f.dir, "modcache"))
 	return f
 }
 

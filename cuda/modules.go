@@ -39,6 +39,11 @@ var imageErrors = map[int]bool{
 // first use: a CUBIN for the device's sm_XY, or PTX for compute_XY (which
 // the driver compiles) when NVRTC cannot produce a CUBIN or the driver
 // refuses it.
+//
+// The image comes from the disk cache (diskcache.go) when it holds one for
+// the source, NVRTC's version and the architecture; an image the driver
+// refuses is dropped from the cache and compiled again. A compiled image
+// is stored there as the one that loaded (PTX after a refused CUBIN).
 func (d *Device) kernel(src, name, fn string) (*module, error) {
 	key := moduleKey(sha256.Sum256([]byte(src)))
 	if m, ok := d.modules[key]; ok {
@@ -47,6 +52,18 @@ func (d *Device) kernel(src, name, fn string) (*module, error) {
 	arch := fmt.Sprintf("sm_%d", d.cc)
 	if !d.nv.cubin() {
 		arch = fmt.Sprintf("compute_%d", d.cc)
+	}
+	var dkey cacheKey
+	if d.disk != nil {
+		dkey = d.disk.key(key, arch, d.nv.major, d.nv.minor)
+		if img, cubin, ok := d.disk.get(dkey); ok {
+			if m, err := d.load(img, fn); err == nil {
+				m.cubin = cubin
+				d.modules[key] = m
+				return m, nil
+			}
+			d.disk.remove(dkey)
+		}
 	}
 	img, cubin, err := d.nv.compile(src, name, arch)
 	if err != nil {
@@ -66,6 +83,9 @@ func (d *Device) kernel(src, name, fn string) (*module, error) {
 	}
 	m.cubin = cubin
 	d.modules[key] = m
+	if d.disk != nil {
+		d.cacheErr = d.disk.put(dkey, img, cubin)
+	}
 	return m, nil
 }
 

@@ -5,6 +5,7 @@ package fakeconf_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	_ "github.com/shaderflow/shaderflow/cuda"
@@ -16,7 +17,10 @@ import (
 var skipReason string
 
 // TestMain builds the double and points the CUDA backend at it before
-// anything loads the backend's libraries (they are loaded once per process).
+// anything loads the backend's libraries (they are loaded once per process),
+// with the disk cache of modules in the same temporary directory: the
+// devices the suite opens one after another load the kernels the first
+// compiled instead of compiling them again.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "sf-fakeconf-")
 	if err != nil {
@@ -38,6 +42,7 @@ func TestMain(m *testing.M) {
 			"SHADERFLOW_CUDA_DRIVER": l.Driver,
 			"SHADERFLOW_CUDA_NVRTC":  l.NVRTC,
 			"SF_FAKE_NVRTC_DIR":      l.Dir,
+			"SHADERFLOW_CUDA_CACHE":  filepath.Join(l.Dir, "modcache"),
 		} {
 			os.Setenv(k, v)
 		}
