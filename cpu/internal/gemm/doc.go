@@ -46,10 +46,18 @@
 // (inplace.go), and a product may be computed transposed into a buffer when
 // that pads or packs less (orient.go).
 //
+// On arm64 the kernel is an 8×12 NEON kernel on packed panels (24
+// accumulators, FMLA by element: ./neongen writes it, with its partial-row
+// variants, a 4×4 register transpose for packing and the peak loop; see
+// docs/arm64.md). It flushes denormals too (FPCR.FZ, restored before
+// return).
+//
 // The level is chosen once at init from golang.org/x/sys/cpu (AVX-512F with
-// BMI2, then AVX2 with FMA, then Go); the purego build tag and non-amd64
-// builds use Go, and the environment variable SHADERFLOW_CPU_ISA=avx512|avx2|go
-// caps the level (unknown values are ignored). ISA reports the level in use.
+// BMI2, then AVX2 with FMA, then Go) on amd64 and is NEON on arm64; the
+// purego build tag and other architectures use Go, and the environment
+// variable SHADERFLOW_CPU_ISA=avx512|avx2|neon|go caps the level (unknown
+// values and another architecture's levels are ignored). ISA reports the
+// level in use.
 //
 // Sgemm runs on up to GOMAXPROCS goroutines: the caller's and helpers of
 // internal/workpool (shared with the rest of the CPU backend), which poll
@@ -72,3 +80,4 @@
 package gemm
 
 //go:generate go run ./asmgen -dir .
+//go:generate go run ./neongen -dir .

@@ -14,3 +14,6 @@ func detectLevel() level {
 	}
 	return levelGo
 }
+
+// archLevels are the assembly levels of this architecture, lowest first.
+var archLevels = []level{levelAVX2, levelAVX512}

@@ -18,14 +18,14 @@ func PeakGFLOPS(threads int, dur time.Duration) float64 {
 }
 
 // PeakGFLOPSFor is PeakGFLOPS with the vectors of one instruction set:
-// "avx512", "avx2" or "go". It returns an error when this machine or build
+// "avx512", "avx2", "neon" or "go". It returns an error when this machine or build
 // cannot run that set.
 func PeakGFLOPSFor(isa string, threads int, dur time.Duration) (float64, error) {
 	l, ok := parseLevel(isa)
 	if !ok {
-		return 0, fmt.Errorf("gemm: unknown instruction set %q (want avx512, avx2 or go)", isa)
+		return 0, fmt.Errorf("gemm: unknown instruction set %q (want avx512, avx2, neon or go)", isa)
 	}
-	if l > hwLevel {
+	if !levelSupported(l) {
 		return 0, fmt.Errorf("gemm: instruction set %s is not supported here (best: %s)", l, hwLevel)
 	}
 	return peakGFLOPS(l, threads, dur), nil

@@ -141,7 +141,7 @@ func TestSgemmPanics(t *testing.T) {
 }
 
 func TestISA(t *testing.T) {
-	require.Contains(t, []string{"avx512", "avx2", "go"}, ISA())
+	require.Contains(t, []string{"avx512", "avx2", "neon", "go"}, ISA())
 	require.Equal(t, levelGo, capLevel(levelAVX512, "go"))
 	require.Equal(t, levelAVX2, capLevel(levelAVX512, " AVX2 "))
 	require.Equal(t, levelAVX2, capLevel(levelAVX2, "avx512"), "the cap never raises the level")

@@ -1,0 +1,204 @@
+package neonasm
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// form is how an instruction's operands are laid out.
+type form int
+
+const (
+	same3   form = iota // vd, vn, vm of one arrangement
+	misc2               // vd, vn of one arrangement
+	elem                // vd.4s, vn.4s, vm.s[i]
+	dupElem             // vd.4s, vn.s[i]
+	across              // sd, vn.4s
+	widen               // vd.2d, vn.2s (or vn.4s for the upper half)
+)
+
+// op is one mnemonic's encoding: the word with every register field zero,
+// and the arrangements it takes ("4s", "2d", "16b"; "2d" sets the size bit).
+type op struct {
+	base  uint32
+	form  form
+	kinds []string
+}
+
+var (
+	fp  = []string{"4s", "2d"}
+	f32 = []string{"4s"}
+	byt = []string{"16b"}
+	ops = map[string]op{
+		"fadd":   {0x4e20d400, same3, fp},
+		"fsub":   {0x4ea0d400, same3, fp},
+		"fmul":   {0x6e20dc00, same3, fp},
+		"fdiv":   {0x6e20fc00, same3, fp},
+		"fmax":   {0x4e20f400, same3, fp},
+		"fmin":   {0x4ea0f400, same3, fp},
+		"fmla":   {0x4e20cc00, same3, fp},
+		"fmls":   {0x4ea0cc00, same3, fp},
+		"fcmeq":  {0x4e20e400, same3, fp},
+		"fcmge":  {0x6e20e400, same3, fp},
+		"fcmgt":  {0x6ea0e400, same3, fp},
+		"faddp":  {0x6e20d400, same3, fp},
+		"and":    {0x4e201c00, same3, byt},
+		"orr":    {0x4ea01c00, same3, byt},
+		"eor":    {0x6e201c00, same3, byt},
+		"bsl":    {0x6e601c00, same3, byt},
+		"bit":    {0x6ea01c00, same3, byt},
+		"bif":    {0x6ee01c00, same3, byt},
+		"fneg":   {0x6ea0f800, misc2, fp},
+		"fabs":   {0x4ea0f800, misc2, fp},
+		"fsqrt":  {0x6ea1f800, misc2, fp},
+		"frintn": {0x4e218800, misc2, fp},
+		"fcvtzs": {0x4ea1b800, misc2, fp},
+		"fcvtns": {0x4e21a800, misc2, fp},
+		"scvtf":  {0x4e21d800, misc2, fp},
+		"fmaxv":  {0x6e30f800, across, f32},
+		"fminv":  {0x6eb0f800, across, f32},
+		"fcvtl":  {0x0e617800, widen, nil},
+		"fcvtl2": {0x4e617800, widen, nil},
+		"dup":    {0x4e000400, dupElem, f32},
+	}
+	// elemOps are the by-element forms, chosen when the last operand is
+	// an element.
+	elemOps = map[string]uint32{"fmla": 0x4f801000, "fmls": 0x4f805000, "fmul": 0x4f809000}
+)
+
+// sizeBit marks the float64 arrangement in the same3 and misc2 forms.
+const sizeBit = 1 << 22
+
+// operand is a parsed register operand: v5.4s, v5.s[2], s5 or d5.
+type operand struct {
+	reg   uint32
+	kind  string // "4s", "2d", "2s", "16b", "s" (element or scalar), "d"
+	index int    // element index, -1 if none
+}
+
+func parseOperand(s string) (operand, error) {
+	s = strings.TrimSpace(s)
+	bad := fmt.Errorf("neonasm: bad operand %q", s)
+	if len(s) < 2 {
+		return operand{}, bad
+	}
+	o := operand{index: -1}
+	body := s[1:]
+	switch s[0] {
+	case 'v':
+		dot := strings.IndexByte(body, '.')
+		if dot < 0 {
+			return operand{}, bad
+		}
+		body, o.kind = body[:dot], body[dot+1:]
+		if strings.HasPrefix(o.kind, "s[") && strings.HasSuffix(o.kind, "]") {
+			i, err := strconv.Atoi(o.kind[2 : len(o.kind)-1])
+			if err != nil || i < 0 || i > 3 {
+				return operand{}, bad
+			}
+			o.kind, o.index = "s", i
+		}
+	case 's', 'd':
+		o.kind = s[:1]
+	default:
+		return operand{}, bad
+	}
+	r, err := strconv.Atoi(body)
+	if err != nil || r < 0 || r > 31 {
+		return operand{}, bad
+	}
+	o.reg = uint32(r)
+	return o, nil
+}
+
+// Encode returns the instruction word of one instruction in Arm syntax.
+func Encode(ins string) (uint32, error) {
+	ins = strings.TrimSpace(ins)
+	sp := strings.IndexByte(ins, ' ')
+	if sp < 0 {
+		return 0, fmt.Errorf("neonasm: no operands in %q", ins)
+	}
+	name := ins[:sp]
+	var args []operand
+	for _, f := range strings.Split(ins[sp+1:], ",") {
+		o, err := parseOperand(f)
+		if err != nil {
+			return 0, fmt.Errorf("%w in %q", err, ins)
+		}
+		args = append(args, o)
+	}
+	bad := fmt.Errorf("neonasm: unsupported instruction %q", ins)
+	if len(args) == 3 && args[2].index >= 0 {
+		base, ok := elemOps[name]
+		if !ok || args[0].kind != "4s" || args[1].kind != "4s" {
+			return 0, bad
+		}
+		i, m := uint32(args[2].index), args[2].reg
+		return base | (i&1)<<21 | m<<16 | (i>>1)<<11 | args[1].reg<<5 | args[0].reg, nil
+	}
+	o, ok := ops[name]
+	if !ok {
+		return 0, bad
+	}
+	of := func(kinds ...string) bool {
+		if len(args) != len(kinds) {
+			return false
+		}
+		for i, k := range kinds {
+			if args[i].kind != k || (k == "s" && args[i].index >= 0 && i == 0) {
+				return false
+			}
+		}
+		return true
+	}
+	switch o.form {
+	case same3, misc2:
+		for _, k := range o.kinds {
+			n := 3
+			if o.form == misc2 {
+				n = 2
+			}
+			kinds := []string{k, k, k}[:n]
+			if !of(kinds...) {
+				continue
+			}
+			w := o.base | args[1].reg<<5 | args[0].reg
+			if n == 3 {
+				w |= args[2].reg << 16
+			}
+			if k == "2d" {
+				w |= sizeBit
+			}
+			return w, nil
+		}
+	case dupElem:
+		if len(args) == 2 && args[0].kind == "4s" && args[1].kind == "s" && args[1].index >= 0 {
+			return o.base | uint32(args[1].index<<3|4)<<16 | args[1].reg<<5 | args[0].reg, nil
+		}
+	case across:
+		if len(args) == 2 && args[0].kind == "s" && args[0].index < 0 && args[1].kind == "4s" {
+			return o.base | args[1].reg<<5 | args[0].reg, nil
+		}
+	case widen:
+		src := "2s"
+		if name == "fcvtl2" {
+			src = "4s"
+		}
+		if of("2d", src) {
+			return o.base | args[1].reg<<5 | args[0].reg, nil
+		}
+	}
+	return 0, bad
+}
+
+// Word returns the Go assembler line for one instruction: a WORD directive
+// with the instruction as its comment. It panics on an instruction it
+// cannot encode (a bug in the generator calling it).
+func Word(ins string) string {
+	w, err := Encode(ins)
+	if err != nil {
+		panic(err)
+	}
+	return fmt.Sprintf("WORD $0x%08x // %s", w, strings.Join(strings.Fields(ins), " "))
+}
