@@ -12,7 +12,7 @@ import (
 // reproduces it (the exported fields, sent to the script as JSON).
 type benchCase struct {
 	Name    string `json:"name"`
-	Kind    string `json:"kind"` // matmul, binary, unary, chain, sum_rows, softmax_rows, conv2d, to_f16
+	Kind    string `json:"kind"` // matmul, binary, unary, chain, sum_rows, softmax_rows, log_softmax_rows, layernorm_rows, conv2d, to_f16
 	Op      string `json:"op,omitempty"`
 	N       int    `json:"n,omitempty"` // elements of elementwise inputs
 	M       int    `json:"m,omitempty"`
@@ -53,6 +53,7 @@ func cases() []benchCase {
 		cs = append(cs, unaryCase(op, elems))
 	}
 	cs = append(cs, chainCase(false, elems), chainCase(true, elems), sumRowsCase(rowsN, colsN), softmaxRowsCase(rowsN, colsN))
+	cs = append(cs, logSoftmaxRowsCase(rowsN, colsN), layerNormRowsCase(rowsN, colsN))
 	cs = append(cs, convCase([]int{64, 1, 28, 28}, []int{32, 1, 3, 3}), convCase([]int{64, 32, 13, 13}, []int{64, 32, 3, 3}))
 	return append(cs, castCase(elems))
 }
@@ -137,12 +138,29 @@ func sumRowsCase(rows, cols int) benchCase {
 // softmaxRowsCase is the softmax of each row of a rows×cols matrix; bytes
 // count one read and one write, what a single-pass kernel moves.
 func softmaxRowsCase(rows, cols int) benchCase {
+	return rowsOpCase("softmax rows", "softmax_rows", rows, cols, func(x *tensor.Tensor) *tensor.Tensor { return x.Softmax(1) })
+}
+
+// logSoftmaxRowsCase is softmaxRowsCase's log-softmax.
+func logSoftmaxRowsCase(rows, cols int) benchCase {
+	return rowsOpCase("log-softmax rows", "log_softmax_rows", rows, cols, func(x *tensor.Tensor) *tensor.Tensor { return x.LogSoftmax(1) })
+}
+
+// layerNormRowsCase is the layer norm of each row (no weight or bias, eps
+// 1e-5), counted as softmaxRowsCase is.
+func layerNormRowsCase(rows, cols int) benchCase {
+	return rowsOpCase("layernorm rows", "layernorm_rows", rows, cols, func(x *tensor.Tensor) *tensor.Tensor { return x.LayerNorm(1, nil, nil, 1e-5) })
+}
+
+// rowsOpCase is f applied to a rows×cols matrix row by row; bytes count one
+// read and one write.
+func rowsOpCase(name, kind string, rows, cols int, f func(*tensor.Tensor) *tensor.Tensor) benchCase {
 	return benchCase{
-		Name: fmt.Sprintf("softmax rows %dx%d", rows, cols), Kind: "softmax_rows", Rows: rows, Cols: cols, Threads: []int{2},
+		Name: fmt.Sprintf("%s %dx%d", name, rows, cols), Kind: kind, Rows: rows, Cols: cols, Threads: []int{2},
 		bytes: 8 * float64(rows*cols), limit: limitDRAM,
 		build: func(dev *tensor.Device) (func() *tensor.Tensor, []*tensor.Tensor) {
 			x := tensor.Randn(dev, rows, cols)
-			return func() *tensor.Tensor { return x.Softmax(1) }, ins(x)
+			return func() *tensor.Tensor { return f(x) }, ins(x)
 		},
 	}
 }

@@ -13,9 +13,9 @@
 // device synchronized before each clock stop), matrix products of
 // 1024³, 512³ and 64×784×128; add, mul and relu on 10M floats; tanh,
 // sigmoid, gelu and exp on 10M; a chain of four elementwise ops fused and
-// unfused; sums and softmax over the rows of a 10000×1000 matrix; the two
-// convolutions of the reference CNN; and a conversion of 10M floats to
-// float16.
+// unfused; sums, softmax, log-softmax and layer norm over the rows of a
+// 10000×1000 matrix; the two convolutions of the reference CNN; and a
+// conversion of 10M floats to float16.
 //
 // Each result shows its median, GB/s or GFLOP/s, the fraction of the
 // machine's limit it reaches and, with PyTorch, PyTorch's median for the same

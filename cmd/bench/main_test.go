@@ -19,7 +19,7 @@ import (
 func smallCases() []benchCase {
 	return []benchCase{
 		matmulCase(33, 17, 9), binaryCase("add", 5000), unaryCase("gelu", 4000), chainCase(false, 3000),
-		chainCase(true, 3000), sumRowsCase(20, 30), softmaxRowsCase(20, 30),
+		chainCase(true, 3000), sumRowsCase(20, 30), softmaxRowsCase(20, 30), logSoftmaxRowsCase(20, 30), layerNormRowsCase(20, 30),
 		convCase([]int{2, 3, 9, 8}, []int{4, 3, 3, 3}), castCase(1000),
 	}
 }

@@ -81,6 +81,12 @@ def variants(c):
     if kind == "softmax_rows":
         x = torch.randn(c["rows"], c["cols"])
         return {"alloc": lambda: torch.softmax(x, 1)}
+    if kind == "log_softmax_rows":
+        x = torch.randn(c["rows"], c["cols"])
+        return {"alloc": lambda: torch.log_softmax(x, 1)}
+    if kind == "layernorm_rows":
+        x = torch.randn(c["rows"], c["cols"])
+        return {"alloc": lambda: torch.nn.functional.layer_norm(x, (c["cols"],), eps=1e-5)}
     if kind == "conv2d":
         x = torch.randn(*c["x"])
         w = torch.randn(*c["w"])
