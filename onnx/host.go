@@ -210,3 +210,9 @@ func tensorValue(t *TensorProto, data []byte) (*hostValue, error) {
 	}
 	return h, nil
 }
+
+// checkedCount returns the product of shape and whether it fits.
+func checkedCount(shape []int) (int, bool) { return checked.Product(shape...) }
+
+// ceilDiv is ceil(a/b) in float64.
+func ceilDiv(a, b float64) float64 { return math.Ceil(a / b) }

@@ -1,0 +1,162 @@
+package onnx
+
+import (
+	"fmt"
+	"slices"
+)
+
+// broadcastShapes returns the NumPy broadcast of shapes.
+func broadcastShapes(shapes ...[]int) ([]int, error) {
+	r := 0
+	for _, s := range shapes {
+		r = max(r, len(s))
+	}
+	out := make([]int, r)
+	for i := range out {
+		out[i] = 1
+	}
+	for _, s := range shapes {
+		for i, d := range s {
+			j := r - len(s) + i
+			switch {
+			case d == out[j] || d == 1:
+			case out[j] == 1:
+				out[j] = d
+			default:
+				return nil, fmt.Errorf("shapes %v do not broadcast", shapes)
+			}
+		}
+	}
+	return out, nil
+}
+
+// stridesFor returns the element strides of shape as read into an output
+// of rank r (0 for broadcast dimensions).
+func stridesFor(shape []int, r int) []int {
+	st := make([]int, r)
+	acc := 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		j := r - len(shape) + i
+		if shape[i] != 1 {
+			st[j] = acc
+		}
+		acc *= shape[i]
+	}
+	return st
+}
+
+// eachIndex calls fn with the linear source offsets of every element of the
+// broadcast output shape, in row-major order.
+func eachIndex(out []int, strides [][]int, fn func(k int, src []int)) {
+	n := numel(out)
+	idx := make([]int, len(out))
+	src := make([]int, len(strides))
+	for k := 0; k < n; k++ {
+		fn(k, src)
+		for d := len(out) - 1; d >= 0; d-- {
+			idx[d]++
+			for s := range src {
+				src[s] += strides[s][d]
+			}
+			if idx[d] < out[d] {
+				break
+			}
+			for s := range src {
+				src[s] -= strides[s][d] * idx[d]
+			}
+			idx[d] = 0
+		}
+	}
+}
+
+// hostMap computes out[k] = f(inputs at k) with broadcasting; the result
+// has type dt.
+func hostMap(dt DataType, f func(x []float64) float64, ins ...*hostValue) (*hostValue, error) {
+	shapes := make([][]int, len(ins))
+	for i, h := range ins {
+		shapes[i] = h.shape
+	}
+	shape, err := broadcastShapes(shapes...)
+	if err != nil {
+		return nil, err
+	}
+	st := make([][]int, len(ins))
+	for i, h := range ins {
+		st[i] = stridesFor(h.shape, len(shape))
+	}
+	out := newHost(dt, shape)
+	x := make([]float64, len(ins))
+	eachIndex(shape, st, func(k int, src []int) {
+		for i, h := range ins {
+			x[i] = h.at(src[i])
+		}
+		out.set(k, f(x))
+	})
+	return out, nil
+}
+
+// hostMapInt is hostMap over int64 values, exact for 64-bit integers.
+func hostMapInt(dt DataType, f func(x []int64) int64, ins ...*hostValue) (*hostValue, error) {
+	shapes := make([][]int, len(ins))
+	for i, h := range ins {
+		shapes[i] = h.shape
+	}
+	shape, err := broadcastShapes(shapes...)
+	if err != nil {
+		return nil, err
+	}
+	st := make([][]int, len(ins))
+	for i, h := range ins {
+		st[i] = stridesFor(h.shape, len(shape))
+	}
+	out := newHost(dt, shape)
+	x := make([]int64, len(ins))
+	eachIndex(shape, st, func(k int, src []int) {
+		for i, h := range ins {
+			x[i] = h.i[src[i]]
+		}
+		out.i[k] = wrapInt(dt, f(x))
+	})
+	return out, nil
+}
+
+// hostPick builds a value of shape out whose element k is element src(idx)
+// of h, where idx is k's multi-index (structural operations: Transpose,
+// Slice, Gather, Expand, Concat pieces).
+func hostPick(h *hostValue, out []int, src func(idx []int) int) *hostValue {
+	r := newHost(h.dt, slices.Clone(out))
+	idx := make([]int, len(out))
+	n := numel(out)
+	for k := 0; k < n; k++ {
+		s := src(idx)
+		if h.dt.IsFloat() {
+			r.f[k] = h.f[s]
+		} else {
+			r.i[k] = h.i[s]
+		}
+		for d := len(out) - 1; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < out[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	return r
+}
+
+// contiguousStrides returns the row-major strides of shape.
+func contiguousStrides(shape []int) []int {
+	st := make([]int, len(shape))
+	acc := 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		st[i] = acc
+		acc *= shape[i]
+	}
+	return st
+}
+
+// reshaped returns h with a new shape of the same size (sharing data).
+func (h *hostValue) reshaped(shape []int) *hostValue {
+	return &hostValue{dt: h.dt, shape: shape, f: h.f, i: h.i}
+}
