@@ -19,15 +19,16 @@ func (p *plan) runRange(ws *workspace, lo, hi int) {
 	ws.prepare(p)
 	step := p.chunk()
 	for lo < hi {
-		m := min(step, hi-lo)
+		m := p.take(lo, min(step, hi-lo))
 		p.eval(ws, lo, m)
 		p.store(ws, lo, m)
 		lo += m
 	}
 }
 
-// eval computes every register for positions [lo, lo+m), m <= p.chunk().
-// The workspace must have been prepared for the plan.
+// eval computes every register for positions [lo, lo+m): m <= p.chunk(),
+// within one run when the plan has perRun sources (see take). The workspace
+// must have been prepared for the plan.
 func (p *plan) eval(ws *workspace, lo, m int) {
 	for i := range p.code {
 		in := &p.code[i]

@@ -129,7 +129,7 @@ func (p *plan) fusedOperand(op vec.FusedOp, r device.Reg) bool {
 			p.fetched[r] = true
 		}
 		return true
-	case in.Op == device.OpInput && ri.uniform && p.srcs[in.Index].dt == device.Float32:
+	case in.Op == device.OpInput && ri.uniform && !p.srcs[in.Index].perRun && p.srcs[in.Index].dt == device.Float32:
 		s := &p.srcs[in.Index]
 		v = s.f32[s.off]
 	case in.Op == device.OpConst && in.Type == device.Float32:

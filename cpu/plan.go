@@ -86,6 +86,11 @@ type source struct {
 	off     int
 	strides []int // coalesced, one per plan dimension
 	kind    srcKind
+	// perRun: strided, but the same element along each run of the
+	// innermost dimension (a row's maximum broadcast along the row, a
+	// channel's bias along an image), so within a chunk that stays inside
+	// one run the source is uniform (see plan.run).
+	perRun bool
 }
 
 // sink is one output of a plan: a contiguous range starting at off.
@@ -100,7 +105,7 @@ type regInfo struct {
 	class   int8
 	slot    int32 // scratch slot of its class, or -1
 	alias   bool  // an input read in place from its buffer
-	uniform bool  // the same value at every position (a constant or scalar input)
+	uniform bool  // the same value at every position of a chunk (a constant, a scalar or perRun input)
 	// scalar: uniform and read only as the scalar operand of float binary
 	// ops, comparisons and selections, so a chunk evaluates its one value
 	// rather than filling a slot (see markScalar).
@@ -134,6 +139,25 @@ type plan struct {
 	prefetch bool        // compileFused: the plan is large, prefetch inputs
 	vm       vec.FusedProgram
 	vmConst  []vec.FusedConst // the machine's constant operands, by register
+	// run is the length of the innermost dimension when some source is
+	// perRun, else 0: chunks then end at the runs' ends (see take), so that
+	// those sources are uniform in each and run on the scalar kernels
+	// instead of being expanded into a chunk first.
+	run int
+}
+
+// minRun is the shortest run of the innermost dimension along which a
+// broadcast source is treated as uniform: shorter runs would cut chunks so
+// short that each kernel call's fixed cost outweighs expanding the source.
+const minRun = 128
+
+// take returns how many of m positions from lo one chunk evaluates: m,
+// or fewer so as to end with lo's run when the plan has perRun sources.
+func (p *plan) take(lo, m int) int {
+	if p.run > 0 {
+		m = min(m, p.run-lo%p.run)
+	}
+	return m
 }
 
 // reset starts a plan for code over shape.
@@ -227,6 +251,7 @@ func (p *plan) coalesce() {
 		}
 		nd = 1
 	}
+	p.run = 0
 	for k := range p.srcs {
 		s := &p.srcs[k]
 		s.strides = p.coal[k*rr : k*rr+nd]
@@ -236,6 +261,10 @@ func (p *plan) coalesce() {
 			s.kind = srcContiguous
 		case allZero(s.strides):
 			s.kind = srcScalar
+		}
+		s.perRun = s.kind == srcStrided && s.strides[nd-1] == 0 && p.dims[nd-1] >= minRun
+		if s.perRun {
+			p.run = p.dims[nd-1]
 		}
 	}
 }
@@ -312,7 +341,7 @@ func (p *plan) allocate(outputs []device.Reg) {
 		if in.Op == device.OpInput {
 			s := &p.srcs[in.Index]
 			ri.alias = inPlace && s.kind == srcContiguous && (s.dt == device.Float32 || s.dt == device.Int32)
-			ri.uniform = s.kind == srcScalar || p.n == 1
+			ri.uniform = s.kind == srcScalar || s.perRun || p.n == 1
 		}
 		p.regs[i] = ri
 	}

@@ -109,7 +109,7 @@ func (rd *reduction) outputs(ws *workspace, o0, o1 int) {
 	ws.prepare(p)
 	o, st := o0, identity(rd.op)
 	for pos, end := o0*r, o1*r; pos < end; {
-		m := min(chunkLen, end-pos)
+		m := p.take(pos, min(chunkLen, end-pos))
 		p.eval(ws, pos, m)
 		x := ws.rf32[rd.reg]
 		for j := 0; j < m; {
@@ -132,7 +132,7 @@ func (rd *reduction) span(ws *workspace, o, lo, hi int, st *accState) {
 	ws.prepare(p)
 	base := o * rd.r
 	for pos := lo; pos < hi; {
-		m := min(chunkLen, hi-pos)
+		m := p.take(base+pos, min(chunkLen, hi-pos))
 		p.eval(ws, base+pos, m)
 		st.add(rd.op, ws.rf32[rd.reg], pos)
 		pos += m

@@ -110,7 +110,7 @@ func (rd *reduction) rows(ws *workspace, lo, hi, o int, totals []float64, acc []
 	clear(acc)
 	col, pending := 0, 0
 	for pos, end := lo*o, hi*o; pos < end; {
-		m := min(chunkLen, end-pos)
+		m := p.take(pos, min(chunkLen, end-pos))
 		p.eval(ws, pos, m)
 		x := ws.rf32[rd.reg][:m]
 		for len(x) > 0 {
