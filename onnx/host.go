@@ -216,3 +216,6 @@ func checkedCount(shape []int) (int, bool) { return checked.Product(shape...) }
 
 // ceilDiv is ceil(a/b) in float64.
 func ceilDiv(a, b float64) float64 { return math.Ceil(a / b) }
+
+func f16bits(f float32) uint16  { return device.Float32ToFloat16(f) }
+func bf16bits(f float32) uint16 { return device.Float32ToBFloat16(f) }

@@ -148,7 +148,7 @@ func decodeTensor(b []byte) (TensorProto, error) {
 		if t.External.Length < 0 {
 			return t, nil
 		}
-		got, size = int(min(t.External.Length, math.MaxInt32*8)), 1
+		got = int(min(t.External.Length, math.MaxInt64/2))
 	case t.Raw != nil:
 		got = len(t.Raw)
 	case t.Floats != nil:
