@@ -121,7 +121,7 @@ func TestRunChecksItsInputs(t *testing.T) {
 func TestInt64BeyondInt32IsAnError(t *testing.T) {
 	dev := openBackend(t, "cpu")
 	p := &ModelProto{IRVersion: 8, Opsets: []OpsetID{{Version: 17}}, HasGraph: true, Graph: GraphProto{
-		Nodes: []NodeProto{{Name: "add", OpType: "Add", Inputs: []string{"x", "big"}, Outputs: []string{"y"}}},
+		Nodes:        []NodeProto{{Name: "add", OpType: "Add", Inputs: []string{"x", "big"}, Outputs: []string{"y"}}},
 		Initializers: []TensorProto{{Name: "big", DataType: Int64, Dims: []int64{1}, Ints: []int64{math.MaxInt32 + 1}}},
 		Inputs:       []ValueInfo{{Name: "x", ElemType: Int64}},
 		Outputs:      []ValueInfo{{Name: "y", ElemType: Int64}},
