@@ -16,7 +16,11 @@ func TestParseArgsRefusesWhatWouldBeIgnored(t *testing.T) {
 		{"--train", "mlp", "--epochs", "-2"},
 		{"--epochs", "3"},
 		{"--seed", "1"},
-		{"--train", "gpt"},
+		{"--train", "rnn"},
+		{"--train", "gpt", "--steps", "1"},
+		{"--train", "gpt", "--epochs", "2"},
+		{"--train", "mlp", "--steps", "10"},
+		{"--steps", "10"},
 		{"--train", "mlp", "--schedule", "linear"},
 		{"--train", "mlp", "--torch-device", "tpu"},
 		{"--list", "--train", "cnn"},
@@ -42,6 +46,13 @@ func TestParseArgsDefaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, opts.train.epochs)
 	assert.Equal(t, "cpu", opts.backend)
+	opts, err = parseArgs([]string{"--train", "gpt"}, &out)
+	require.NoError(t, err)
+	assert.Equal(t, gptDefaultStep, opts.train.steps)
+	opts, err = parseArgs([]string{"--train", "gpt", "--steps", "20", "--bench"}, &out)
+	require.NoError(t, err)
+	assert.Equal(t, 20, opts.train.steps)
+	assert.True(t, opts.train.bench)
 }
 
 func TestHelpStartsWithWhatTheDemoDoes(t *testing.T) {

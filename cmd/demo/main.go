@@ -2,13 +2,15 @@
 // with --backend), shows what it is and why it was chosen, runs a few
 // operations and checks their results, measures matmul GFLOP/s and
 // elementwise GB/s, and prints the profiler summary and pool statistics.
-// With --train it trains a reference model on Fashion-MNIST instead (with
-// --bench, side by side with PyTorch on the same protocol).
+// With --train it trains a reference model on Fashion-MNIST instead, or with
+// --train gpt a character-level GPT on the King James Bible (with --bench,
+// side by side with PyTorch on the same protocol).
 //
 //	go run ./cmd/demo
 //	go run ./cmd/demo --backend vulkan
 //	go run ./cmd/demo --backend cpu --train mlp --epochs 5
 //	go run ./cmd/demo --train cnn --bench
+//	go run ./cmd/demo --train gpt --steps 500 --bench
 package main
 
 import (
@@ -58,9 +60,10 @@ func parseArgs(args []string, out io.Writer) (options, error) {
 	fs.SetOutput(out)
 	backend := fs.String("backend", "auto", `device to use: auto, cpu, vulkan, webgpu, or NAME:INDEX (--list shows them)`)
 	list := fs.Bool("list", false, "list the backends and their adapters, then exit")
-	model := fs.String("train", "", "train a reference model on Fashion-MNIST instead of the checks: mlp or cnn")
+	model := fs.String("train", "", "train a reference model instead of the checks: mlp or cnn (Fashion-MNIST), gpt (a character GPT on the King James Bible)")
 	epochs := fs.Int("epochs", 0, "training epochs, at least 1 (default 5 for mlp, 1 for cnn)")
-	dataDir := fs.String("data", "", "directory of the Fashion-MNIST files (default: $SHADERFLOW_DATA, /usr/share/datasets/fashion-mnist)")
+	steps := fs.Int("steps", 0, fmt.Sprintf("with --train gpt: training steps of 32x128 tokens, at least 2 (default %d)", gptDefaultStep))
+	dataDir := fs.String("data", "", "directory of the Fashion-MNIST files (default: $SHADERFLOW_DATA, /usr/share/datasets/fashion-mnist); with --train gpt, a text file to train on instead of the King James Bible")
 	bench := fs.Bool("bench", false, "with --train: also train with PyTorch (/usr/bin/python3) on the same protocol and compare")
 	quiet := fs.Bool("quiet", false, "with --train: no progress bar (none is drawn when stderr is not a terminal)")
 	schedule := fs.String("schedule", "constant", "with --train: learning-rate schedule, constant (the reference protocol) or cosine (to 0 over the run, per batch)")
@@ -76,10 +79,16 @@ func parseArgs(args []string, out io.Writer) (options, error) {
 	switch {
 	case fs.NArg() > 0:
 		return opts, fmt.Errorf("unexpected argument %q (flags start with --)", fs.Arg(0))
-	case *model == "" && (set["bench"] || set["epochs"] || set["data"] || set["quiet"] || set["schedule"] || set["seed"] || set["torch-device"]):
-		return opts, fmt.Errorf("--bench, --epochs, --data, --quiet, --schedule, --seed and --torch-device need --train mlp or --train cnn")
-	case *model != "" && *model != "mlp" && *model != "cnn":
-		return opts, fmt.Errorf("--train %q: want mlp or cnn", *model)
+	case *model == "" && (set["bench"] || set["epochs"] || set["steps"] || set["data"] || set["quiet"] || set["schedule"] || set["seed"] || set["torch-device"]):
+		return opts, fmt.Errorf("--bench, --epochs, --steps, --data, --quiet, --schedule, --seed and --torch-device need --train")
+	case *model != "" && *model != "mlp" && *model != "cnn" && *model != "gpt":
+		return opts, fmt.Errorf("--train %q: want mlp, cnn or gpt", *model)
+	case *model == "gpt" && (set["epochs"] || set["schedule"] || set["torch-device"]):
+		return opts, fmt.Errorf("--train gpt trains for --steps on its own schedule on the CPU's PyTorch: --epochs, --schedule and --torch-device do not apply")
+	case *model != "gpt" && set["steps"]:
+		return opts, fmt.Errorf("--steps is for --train gpt; mlp and cnn train for --epochs")
+	case set["steps"] && *steps < 2:
+		return opts, fmt.Errorf("--steps %d: want at least 2", *steps)
 	case set["epochs"] && *epochs < 1:
 		return opts, fmt.Errorf("--epochs %d: want at least 1", *epochs)
 	case *schedule != "constant" && *schedule != "cosine":
@@ -91,7 +100,10 @@ func parseArgs(args []string, out io.Writer) (options, error) {
 	}
 	if *model != "" {
 		opts.train = &trainConfig{model: *model, epochs: *epochs, dataDir: *dataDir, bench: *bench, quiet: *quiet,
-			schedule: *schedule, seed: *seed, torchDevice: *torchDevice}
+			schedule: *schedule, seed: *seed, torchDevice: *torchDevice, steps: *steps}
+		if !set["steps"] {
+			opts.train.steps = gptDefaultStep
+		}
 		if !set["epochs"] {
 			opts.train.epochs = defaultEpochs(*model)
 		}
@@ -103,11 +115,13 @@ func parseArgs(args []string, out io.Writer) (options, error) {
 func usage(fs *flag.FlagSet) {
 	fmt.Fprint(fs.Output(), `demo: Shaderflow's demo. Picks the best device (or the one --backend names),
 checks a few results, measures matmul and elementwise speed and prints the
-profiler's summary; with --train it trains a reference model on Fashion-MNIST.
+profiler's summary; with --train it trains a reference model on Fashion-MNIST
+(mlp, cnn) or a character-level GPT on the King James Bible (gpt).
 
 Usage:
   go run ./cmd/demo [--backend NAME] [--list]
   go run ./cmd/demo --train mlp|cnn [--epochs N] [--bench] [--schedule constant|cosine] [--seed N]
+  go run ./cmd/demo --train gpt [--steps N] [--bench] [--seed N] [--data FILE]
 
 Flags:
 `)

@@ -16,8 +16,9 @@ import (
 
 // trainConfig is what --train, --epochs, --data and --bench ask for.
 type trainConfig struct {
-	model   string // "mlp" or "cnn"
+	model   string // "mlp", "cnn" or "gpt"
 	epochs  int
+	steps   int    // training steps of gpt
 	dataDir string // "" searches the usual places
 	bench   bool   // also run PyTorch on the same protocol and compare
 	quiet   bool   // no progress bar
@@ -81,6 +82,9 @@ func newModel(dev *tensor.Device, name string, seed uint64) (nn.Module, optim.Op
 // epoch's loss, test accuracy and time, then the profiler summary and pool
 // statistics; with cfg.bench it then runs PyTorch on the same protocol.
 func runTraining(dev *tensor.Device, cfg trainConfig) error {
+	if cfg.model == "gpt" {
+		return runGPT(dev, cfg)
+	}
 	model, opt, err := newModel(dev, cfg.model, cfg.seed)
 	if err != nil {
 		return err
