@@ -103,6 +103,14 @@ func asU32(b []byte) []uint32 {
 	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
 }
 
+// asU64 views b as uint64 elements (raw 8-byte elements).
+func asU64(b []byte) []uint64 {
+	if len(b) < 8 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
+}
+
 // data returns the bytes of a buffer of this device, or an error for a
 // foreign, freed or nil buffer.
 func (d *Device) data(b device.Buffer) ([]byte, error) {

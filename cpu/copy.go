@@ -4,8 +4,10 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-// elems views a buffer as raw elements of one size: 1, 2 or 4 bytes.
-type elems interface{ ~uint8 | ~uint16 | ~uint32 }
+// elems views a buffer as raw elements of one size: 1, 2, 4 or 8 bytes.
+type elems interface {
+	~uint8 | ~uint16 | ~uint32 | ~uint64
+}
 
 // Copy copies one view into another of the same shape and dtype.
 func (d *Device) Copy(k *device.CopyKernel) error {
@@ -25,6 +27,8 @@ func (d *Device) Copy(k *device.CopyKernel) error {
 		return err
 	}
 	switch k.Src.DType.Size() {
+	case 8:
+		return copyViewT(d, asU64(dst), asU64(src), k)
 	case 4:
 		return copyViewT(d, asU32(dst), asU32(src), k)
 	case 2:

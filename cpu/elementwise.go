@@ -13,6 +13,9 @@ func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
 		return err
 	}
 	defer d.mu.Unlock()
+	if isWide([][]device.View{k.Inputs, k.Outputs}, k.Program) {
+		return d.elementwiseWide(k)
+	}
 	p := &d.plans[0]
 	p.reset(k.Program.Code, k.Shape)
 	if err := d.addViews(p, k.Inputs); err != nil {

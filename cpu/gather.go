@@ -61,6 +61,8 @@ func (d *Device) Gather(k *device.GatherKernel) error {
 		return err
 	}
 	switch k.Src.DType.Size() {
+	case 8:
+		return gatherT(d, asU64(out), asU64(src), asI32(idx), k)
 	case 4:
 		return gatherT(d, asU32(out), asU32(src), asI32(idx), k)
 	case 2:

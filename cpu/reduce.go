@@ -148,6 +148,9 @@ func (d *Device) Reduce(k *device.ReduceKernel) error {
 		return err
 	}
 	defer d.mu.Unlock()
+	if k.Accumulator() != device.Float32 || isWide([][]device.View{k.Inputs, k.EpilogueInputs, k.Outputs}, k.Prologue, k.Epilogue) {
+		return d.reduceWide(k)
+	}
 	o, r := device.NumElements(k.OutShape), device.NumElements(k.RedShape)
 	rd := reduction{op: k.Op, r: r}
 	arg := k.Op == device.ReduceArgMax || k.Op == device.ReduceArgMin

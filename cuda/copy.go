@@ -35,6 +35,9 @@ func (d *Device) Copy(k *device.CopyKernel) error {
 	if err := k.Validate(); err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}
+	if err := checkDTypes(k); err != nil {
+		return err
+	}
 	dst, err := d.own(k.Dst.Buf, "copy: Dst")
 	if err != nil {
 		return err

@@ -29,6 +29,9 @@ func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
 	if err := k.Validate(); err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}
+	if err := checkDTypes(k); err != nil {
+		return err
+	}
 	ptrs := make([]uint64, 0, len(k.Inputs)+len(k.Outputs))
 	for i, v := range append(append([]device.View{}, k.Inputs...), k.Outputs...) {
 		b, err := d.own(v.Buf, fmt.Sprintf("elementwise: view %d", i))

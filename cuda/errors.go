@@ -74,3 +74,11 @@ func (a *driver) check(st C.sf_status) error {
 	}
 	return &Error{Call: call, Code: code, Name: name}
 }
+
+// checkDTypes refuses a kernel that uses an element type the generated CUDA
+// C does not handle yet (Int64, Float64, Uint8, Int8), or a reduction
+// accumulating in another type than Float32, with an error naming the
+// type: the tensor front end refuses such tensors on this backend earlier.
+func checkDTypes(k any) error {
+	return device.CheckDTypes("cuda", device.BaseDTypes, device.DTypes(device.Float32), k)
+}

@@ -19,6 +19,9 @@ func (d *Device) Gather(k *device.GatherKernel) error {
 	if err := k.Validate(); err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}
+	if err := checkDTypes(k); err != nil {
+		return err
+	}
 	c := indexCall{kernel: "gather", data: "Src", axis: k.Axis, dataShape: k.Src.Shape, shape: k.Index.Shape}
 	return d.runIndexed(gatherEntry, c, [3]device.View{k.Src, k.Index, k.Out})
 }

@@ -19,6 +19,9 @@ func (d *Device) Reduce(k *device.ReduceKernel) error {
 	if err := k.Validate(); err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}
+	if err := checkDTypes(k); err != nil {
+		return err
+	}
 	var views []device.View
 	views = append(append(append(views, k.Inputs...), k.EpilogueInputs...), k.Outputs...)
 	ptrs := make([]uint64, 0, len(views))

@@ -14,6 +14,9 @@ func EncodeCopy(k *device.CopyKernel, t Target) (*Launch, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkDTypes(k); err != nil {
+		return nil, err
+	}
 	return encodeCopy(k, t)
 }
 
@@ -22,6 +25,9 @@ func EncodeCopy(k *device.CopyKernel, t Target) (*Launch, error) {
 // (slabs.go). The launches may run in any order.
 func EncodeCopySlabs(k *device.CopyKernel, t Target) ([]*Launch, error) {
 	if err := k.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkDTypes(k); err != nil {
 		return nil, err
 	}
 	slabs := splitSpace(t, k.Src.Shape, []device.View{k.Dst, k.Src}, nil)

@@ -15,6 +15,9 @@ func EncodeElementwise(k *device.ElementwiseKernel, t Target) (*Launch, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkDTypes(k); err != nil {
+		return nil, err
+	}
 	return encodeElementwise(k, t, 0)
 }
 
@@ -23,6 +26,9 @@ func EncodeElementwise(k *device.ElementwiseKernel, t Target) (*Launch, error) {
 // per slab of its shape (slabs.go). The launches may run in any order.
 func EncodeElementwiseSlabs(k *device.ElementwiseKernel, t Target) ([]*Launch, error) {
 	if err := k.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkDTypes(k); err != nil {
 		return nil, err
 	}
 	slabs := splitSpace(t, k.Shape, slices.Concat(k.Inputs, k.Outputs), nil)

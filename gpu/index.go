@@ -20,6 +20,9 @@ func EncodeGather(k *device.GatherKernel, t Target, st StatusTarget) (*Launch, e
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkDTypes(k); err != nil {
+		return nil, err
+	}
 	return encodeIndexed("gather", shaders.Gather, k.Axis, k.Src, k.Index, k.Out, t, st, describeGather(k))
 }
 

@@ -13,6 +13,9 @@ func EncodeGatherSlabs(k *device.GatherKernel, t Target, st StatusTarget) ([]*La
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkDTypes(k); err != nil {
+		return nil, err
+	}
 	return indexedSlabs("gather", shaders.Gather, k.Axis, k.Src, k.Index, k.Out, t, st, describeGather(k))
 }
 

@@ -160,3 +160,11 @@ func constBits(in device.Instr) uint32 {
 	}
 	return math.Float32bits(float32(in.Imm))
 }
+
+// checkDTypes refuses a kernel that uses an element type the WGSL kernels
+// lack (they have no 64-bit or 8-bit integer and no float64 arithmetic), or
+// a reduction accumulating in another type than Float32, with an error
+// naming the type.
+func checkDTypes(k any) error {
+	return device.CheckDTypes("gpu (vulkan, webgpu)", device.BaseDTypes, device.DTypes(device.Float32), k)
+}

@@ -19,6 +19,9 @@ func EncodeReduce(k *device.ReduceKernel, t Target) (*Launch, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkDTypes(k); err != nil {
+		return nil, err
+	}
 	return encodeReduceOne(k, t, 0)
 }
 
@@ -127,6 +130,9 @@ func reduceSlabs(k *device.ReduceKernel, t Target) []reduceSlab {
 // they are done.
 func EncodeReduceSplit(k *device.ReduceKernel, t Target, scratch device.Buffer) ([]*Launch, error) {
 	if err := k.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkDTypes(k); err != nil {
 		return nil, err
 	}
 	var ls []*Launch

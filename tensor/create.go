@@ -32,6 +32,9 @@ func FromBytes(d *Device, dt DType, raw []byte, shape ...int) (*Tensor, error) {
 	if d.closed {
 		return nil, device.ErrClosed
 	}
+	if err := d.dtypeError(dt); err != nil {
+		return nil, err
+	}
 	d.maybeReclaim()
 	blk, err := d.alloc(dt, n)
 	if err != nil {

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"math"
 	"slices"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -58,11 +59,12 @@ func elementwiseNoGrad(name string, dop device.Op, dt, argType DType, ts []*Tens
 	return out
 }
 
-// unaryFloat applies a float op, converting integer inputs to Float32.
+// unaryFloat applies a float op, converting integer inputs to Float32; it
+// computes in Float64 for Float64 and in Float32 otherwise.
 func (t *Tensor) unaryFloat(op gradOp, dop device.Op) *Tensor {
 	t.check(op.String())
 	dt := floatType(t.n.dtype)
-	return elementwise(op, dop, dt, Float32, []*Tensor{t})
+	return elementwise(op, dop, dt, dt.ComputeType(), []*Tensor{t})
 }
 
 // unaryKeep applies an op that keeps the input's type (neg, abs, sign).
@@ -104,10 +106,24 @@ func (t *Tensor) compare(name string, op device.Op, o *Tensor) *Tensor {
 // scalarType is the type of a constant v combined with t: Int32 when t is
 // integral and v is integral, else t's float type.
 func (t *Tensor) scalarType(v float64) DType {
-	if (t.n.dtype == Int32 || t.n.dtype == Bool) && v == float64(int32(v)) {
+	switch dt := t.n.dtype; {
+	case v != math.Trunc(v):
+	case dt == Int64 && v >= -(1<<63) && v < 1<<63:
+		return Int64
+	case (dt == Uint8 || dt == Int8) && castsExactly(v, dt):
+		return dt // PyTorch keeps an integer tensor's type for an integer scalar
+	case (dt.IsInt() || dt == Bool) && v == float64(int32(v)):
 		return Int32
 	}
 	return floatType(t.n.dtype)
+}
+
+// castsExactly reports whether the integer v is a value of the 8-bit type dt.
+func castsExactly(v float64, dt DType) bool {
+	if dt == Uint8 {
+		return v >= 0 && v <= 255
+	}
+	return v >= -128 && v <= 127
 }
 
 // scalarLike returns a constant tensor of shape [] holding v, typed to combine

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"math"
 	"slices"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -10,16 +11,17 @@ import (
 type gatherAttrs struct{ axis int }
 
 // Gather is torch.gather: out[i] = t[i with i[dim] replaced by index[i]],
-// for Int32 index of t's rank; out has index's shape. An index out of range
+// for an Int32 or Int64 index of t's rank; out has index's shape. An index out of range
 // is reported as an error when the result is read.
 func (t *Tensor) Gather(dim int, index *Tensor) *Tensor {
 	t.check("Gather")
 	index.check("Gather")
 	sameDevice("Gather", t.n.dev, index)
 	dim = normAxis("Gather", dim, t.Dim())
-	if index.DType() != Int32 || index.Dim() != t.Dim() {
-		usage("Gather", "index must be Int32 of rank %d, got %s %v for input %v", t.Dim(), index.DType(), index.shape, t.shape)
+	if !isIndexType(index.DType()) || index.Dim() != t.Dim() {
+		usage("Gather", "index must be Int32 or Int64 of rank %d, got %s %v for input %v", t.Dim(), index.DType(), index.shape, t.shape)
 	}
+	index = index.index32()
 	for i, s := range index.shape {
 		if i != dim && s > t.shape[i] {
 			usage("Gather", "index %v larger than input %v outside dimension %d", index.shape, t.shape, dim)
@@ -48,13 +50,13 @@ type gatherParams struct {
 	inShape []int
 }
 
-// IndexSelect picks the entries index (1-D Int32) along dim.
+// IndexSelect picks the entries index (1-D Int32 or Int64) along dim.
 func (t *Tensor) IndexSelect(dim int, index *Tensor) *Tensor {
 	t.check("IndexSelect")
 	index.check("IndexSelect")
 	dim = normAxis("IndexSelect", dim, t.Dim())
-	if index.Dim() != 1 || index.DType() != Int32 {
-		usage("IndexSelect", "index must be 1-D Int32, got %s %v", index.DType(), index.shape)
+	if index.Dim() != 1 || !isIndexType(index.DType()) {
+		usage("IndexSelect", "index must be 1-D Int32 or Int64, got %s %v", index.DType(), index.shape)
 	}
 	shape := slices.Clone(t.shape)
 	shape[dim] = index.shape[0]
@@ -72,9 +74,10 @@ func ScatterAdd(shape []int, dim int, index, srcT *Tensor) *Tensor {
 	index.check("ScatterAdd")
 	srcT.check("ScatterAdd")
 	dim = normAxis("ScatterAdd", dim, len(shape))
-	if index.DType() != Int32 || !slices.Equal(index.shape, srcT.shape) || index.Dim() != len(shape) {
-		usage("ScatterAdd", "index (%s %v) and src %v must match, with rank of %v", index.DType(), index.shape, srcT.shape, shape)
+	if !isIndexType(index.DType()) || !slices.Equal(index.shape, srcT.shape) || index.Dim() != len(shape) {
+		usage("ScatterAdd", "index (%s %v, Int32 or Int64) and src %v must match, with rank of %v", index.DType(), index.shape, srcT.shape, shape)
 	}
+	index = index.index32()
 	srcT = srcT.asFloat32()
 	d := srcT.n.dev
 	d.mu.Lock()
@@ -144,4 +147,20 @@ func constProgram(v float64) device.Program {
 	var b device.Builder
 	b.Output(b.Const(v, Float32))
 	return b.P
+}
+
+// isIndexType reports whether dt may index: Int32 or Int64, as PyTorch's
+// int64 indices and labels.
+func isIndexType(dt DType) bool { return dt == Int32 || dt == Int64 }
+
+// index32 returns an index tensor as the Int32 the Gather and Scatter
+// kernels read: an Int64 index is clamped to the int32 range first, so an
+// index past it stays out of range (and is reported) instead of wrapping
+// into range.
+func (t *Tensor) index32() *Tensor {
+	if t.n.dtype == Int32 {
+		return t
+	}
+	d := t.n.dev
+	return t.Maximum(FullOf(d, Int64, math.MinInt32)).Minimum(FullOf(d, Int64, math.MaxInt32)).Cast(Int32)
 }

@@ -60,7 +60,8 @@ func (t *Tensor) binaryFloat(op gradOp, dop device.Op, o *Tensor) *Tensor {
 	name := op.String()
 	t.check(name)
 	o.check(name)
-	return elementwise(op, dop, floatType(promote(t.n.dtype, o.n.dtype)), Float32, []*Tensor{t, o})
+	dt := floatType(promote(t.n.dtype, o.n.dtype))
+	return elementwise(op, dop, dt, dt.ComputeType(), []*Tensor{t, o})
 }
 
 // Atan2 returns the angle of the point (o, t), t being y and o being x, in

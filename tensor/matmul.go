@@ -11,10 +11,17 @@ type matmulAttrs struct {
 // MatMul is torch.matmul: the matrix product over the last two dimensions
 // with NumPy-broadcast batch dimensions; a 1-D operand is treated as a row
 // (left) or column (right) vector and that dimension is removed again.
+// Float32, Float16 and BFloat16 products accumulate in Float32; a Float64
+// operand makes the product Float64, accumulated in Float64 (as a Sum of
+// products, on backends with Float64). Integer and Bool products are refused
+// with a UsageError: cast them to a float type first.
 func (t *Tensor) MatMul(o *Tensor) *Tensor {
 	t.check("MatMul")
 	o.check("MatMul")
 	sameDevice("MatMul", t.n.dev, o)
+	if dt := promote(t.DType(), o.DType()); !dt.IsFloat() {
+		usage("MatMul", "%s @ %s: integer matrix products are not supported (a Float32 product would round sums past 2^24); cast the operands to Float32 or Float64", t.DType(), o.DType())
+	}
 	if t.Dim() == 0 || o.Dim() == 0 {
 		usage("MatMul", "both operands need at least one dimension, got %v and %v", t.shape, o.shape)
 	}
@@ -48,6 +55,9 @@ func (t *Tensor) MatMul(o *Tensor) *Tensor {
 
 // mm records the batched product of a (…, m, k) and b (…, k, n).
 func mm(a, b *Tensor, batch []int, m, n, k int) *Tensor {
+	if a.n.dtype == Float64 || b.n.dtype == Float64 {
+		return mm64(a.Cast(Float64), b.Cast(Float64))
+	}
 	a, b = a.asFloat32(), b.asFloat32()
 	d := a.n.dev
 	shapeA := append(append([]int{}, batch...), m, k)
@@ -63,6 +73,14 @@ func mm(a, b *Tensor, batch []int, m, n, k int) *Tensor {
 	res := whole(nd)
 	d.mu.Unlock()
 	return recordGrad(opMatMul, res, []*Tensor{a, b}, nil)
+}
+
+// mm64 is the Float64 product of a (…, m, k) and b (…, k, n): the sum over
+// k of their broadcast products, one reduction whose prologue multiplies, so
+// that it accumulates in Float64 (the MatMul kernel computes in Float32).
+func mm64(a, b *Tensor) *Tensor {
+	p := a.Unsqueeze(a.Dim()).Mul(b.Unsqueeze(b.Dim() - 2)) // (…, m, k, n)
+	return p.Sum(p.Dim() - 2)
 }
 
 // asFloat32 returns t converted to Float32 when it is not already.

@@ -50,7 +50,7 @@ func multinomial(probs *Tensor, n int, replacement bool, rand func(shape []int) 
 		shape := append(append([]int{}, p.shape[:p.Dim()-1]...), n, k)
 		idx = logp.Unsqueeze(-2).Add(gumbel(rand(shape))).ArgMax(-1)
 	} else {
-		valid = valid.LogicalAnd(p.Gt(zero).Cast(Int32).SumKeepDim(-1).Ge(FullOf(p.Device(), Int32, float64(n))))
+		valid = valid.LogicalAnd(p.Gt(zero).Cast(Float32).SumKeepDim(-1).Ge(FullOf(p.Device(), Float32, float64(n))))
 		_, idx = logp.Add(gumbel(rand(p.shape))).TopK(n, -1, true)
 	}
 	return Where(valid, idx, FullOf(p.Device(), Int32, -1))

@@ -75,6 +75,7 @@ func (n *node) realized() bool { return n.block != nil }
 // caller holds dev.mu.
 func (d *Device) newNode(kind nodeKind, dt DType, shape []int, srcs []src) *node {
 	n := &node{dev: d, kind: kind, dtype: dt, shape: shape}
+	n.err = d.dtypeError(dt)
 	if len(srcs) <= len(n.sbuf) {
 		n.srcs = n.sbuf[:copy(n.sbuf[:], srcs)]
 	} else {

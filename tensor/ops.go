@@ -120,7 +120,7 @@ func (t *Tensor) Ceil() *Tensor { return t.unaryFloat(opCeil, device.OpCeil) }
 // IsNaN returns a Bool tensor marking NaN elements.
 func (t *Tensor) IsNaN() *Tensor {
 	t.check("IsNaN")
-	return elementwiseNoGrad("IsNaN", device.OpIsNaN, Bool, Float32, []*Tensor{t})
+	return elementwiseNoGrad("IsNaN", device.OpIsNaN, Bool, floatType(t.n.dtype).ComputeType(), []*Tensor{t})
 }
 
 // Not negates a Bool tensor.
@@ -187,8 +187,15 @@ func Where(cond, x, y *Tensor) *Tensor {
 	return elementwise(opWhere, device.OpWhere, dt, dt.ComputeType(), []*Tensor{cond.Cast(Bool), x, y})
 }
 
-// Fma returns t*a + b in one rounding step, with broadcasting.
+// Fma returns t*a + b in one rounding step, with broadcasting: in Float64
+// when an operand is Float64, else in Float32.
 func (t *Tensor) Fma(a, b *Tensor) *Tensor {
 	t.check("Fma")
-	return elementwise(opFma, device.OpFma, Float32, Float32, []*Tensor{t, a, b})
+	a.check("Fma")
+	b.check("Fma")
+	dt := Float32
+	if t.n.dtype == Float64 || a.n.dtype == Float64 || b.n.dtype == Float64 {
+		dt = Float64
+	}
+	return elementwise(opFma, device.OpFma, dt, dt, []*Tensor{t, a, b})
 }

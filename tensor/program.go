@@ -214,8 +214,8 @@ func (pb *progBuilder) exactIn(r device.Reg, dt DType) bool {
 		return dt == Float16
 	case device.OpRoundBF16:
 		return dt == BFloat16
-	case device.OpNeg, device.OpAbs, device.OpRelu:
-		return pb.exactIn(in.Args[0], dt)
+	case device.OpNeg, device.OpAbs, device.OpRelu: // exact for floats, not for a uint8's negation
+		return dt.IsFloat() && pb.exactIn(in.Args[0], dt)
 	case device.OpMax, device.OpMin:
 		return pb.exactIn(in.Args[0], dt) && pb.exactIn(in.Args[1], dt)
 	case device.OpWhere:

@@ -147,9 +147,13 @@ func (t *Tensor) Float32s() ([]float32, error) {
 		for i := range out {
 			out[i] = float32(int32(binary.LittleEndian.Uint32(raw[4*i:])))
 		}
-	case Bool:
+	case Int64:
 		for i := range out {
-			out[i] = float32(raw[i])
+			out[i] = float32(int64(binary.LittleEndian.Uint64(raw[8*i:]))) // one rounding
+		}
+	default: // Bool, Float64, Uint8, Int8
+		for i := range out {
+			out[i] = float32(hostFloat64(raw, t.n.dtype, i))
 		}
 	}
 	return out, nil
@@ -167,6 +171,20 @@ func (t *Tensor) Int32s() ([]int32, error) {
 		out := make([]int32, len(raw)/4)
 		for i := range out {
 			out[i] = int32(binary.LittleEndian.Uint32(raw[4*i:]))
+		}
+		return out, nil
+	}
+	if dt := t.DType(); dt == Float64 || !dt.IsFloat() {
+		v, err := t.Int64s() // integers exactly
+		if err != nil {
+			return nil, err
+		}
+		out := make([]int32, len(v))
+		for i, x := range v {
+			out[i] = int32(x) // wraps, as Cast(Int32) of an Int64 does
+			if dt == Float64 {
+				out[i] = device.Float64ToInt32(float64(x))
+			}
 		}
 		return out, nil
 	}
@@ -195,19 +213,19 @@ func (t *Tensor) Bools() ([]bool, error) {
 	return out, nil
 }
 
-// Item returns the single element of a one-element tensor; an Int32 element
-// is returned exactly.
+// Item returns the single element of a one-element tensor; integer and
+// Float64 elements are returned exactly (Int64 within 2^53).
 func (t *Tensor) Item() (float64, error) {
 	t.check("Item")
 	if t.NumElements() != 1 {
 		usage("Item", "tensor %v has %d elements, not one", t.shape, t.NumElements())
 	}
-	if t.DType() == Int32 {
-		v, err := t.Int32s()
+	if dt := t.DType(); dt == Float64 || !dt.IsFloat() {
+		v, err := t.Float64s() // exact, and Int64 within 2^53
 		if err != nil {
 			return 0, err
 		}
-		return float64(v[0]), nil
+		return v[0], nil
 	}
 	f, err := t.Float32s()
 	if err != nil {

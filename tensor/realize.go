@@ -174,6 +174,9 @@ func (d *Device) tryElementwise(n *node, pb *progBuilder) (bool, error) {
 		}
 		return true, fmt.Errorf("tensor: kernel needs %d buffers, device allows %d", pb.bindings(extra), d.maxBufs)
 	}
+	if pb.absorbed != nil && pb.absorbed.kind != kindReduce && !baseTypes(pb, n.dtype) {
+		return false, nil // products' epilogues stay in device.BaseDTypes: retry without absorbing
+	}
 	if pb.absorbed != nil {
 		ep := &epilogue{prog: pb.finish(), inputs: pb.inputs, ops: pb.ops, target: n}
 		switch a := pb.absorbed; a.kind {
@@ -266,4 +269,23 @@ func kernelOps(producer string, epilogueOps []string) []string {
 		return []string{producer}
 	}
 	return epilogueOps
+}
+
+// baseTypes reports whether the program pb built, its inputs and its output
+// type out all stay within device.BaseDTypes.
+func baseTypes(pb *progBuilder, out DType) bool {
+	if !device.BaseDTypes.Has(out) {
+		return false
+	}
+	for _, v := range pb.inputs {
+		if !device.BaseDTypes.Has(v.DType) {
+			return false
+		}
+	}
+	for _, in := range pb.b.P.Code {
+		if !device.BaseDTypes.Has(in.Type) {
+			return false
+		}
+	}
+	return true
 }

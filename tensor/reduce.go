@@ -37,6 +37,10 @@ func normAxes(op string, axes []int, rank int) []int {
 // reduce records the differentiable reduction op, computed by rop, of t over
 // axes and attaches op's backward record to the result.
 func (t *Tensor) reduce(op gradOp, rop device.ReduceOp, axes []int, keep bool) *Tensor {
+	t.check(op.String())
+	if r := t.reduceInt(op, rop, axes, keep); r != nil {
+		return r
+	}
 	res, attrs := t.reduceNoGrad(op.String(), rop, axes, keep)
 	return recordGrad(op, res, []*Tensor{t}, attrs)
 }
@@ -44,6 +48,10 @@ func (t *Tensor) reduce(op gradOp, rop device.ReduceOp, axes []int, keep bool) *
 // argReduce records an index reduction (ArgMax, ArgMin) of t along axis,
 // which has no gradient; name is the operation's name for usage errors.
 func (t *Tensor) argReduce(name string, op device.ReduceOp, axis int, keep bool) *Tensor {
+	t.check(name)
+	if r := t.argInt(name, op, axis, keep); r != nil {
+		return r
+	}
 	res, _ := t.reduceNoGrad(name, op, []int{axis}, keep)
 	return res
 }
@@ -72,11 +80,9 @@ func (t *Tensor) reduceNoGrad(name string, op device.ReduceOp, axes []int, keep 
 	if out == nil {
 		out = []int{}
 	}
-	dt := Float32
+	dt := t.n.dtype // reduceInt has made integer sums Int64
 	if op == device.ReduceArgMax || op == device.ReduceArgMin {
 		dt = Int32
-	} else if t.n.dtype.IsFloat() {
-		dt = t.n.dtype
 	}
 	d := t.n.dev
 	d.mu.Lock()
@@ -145,13 +151,16 @@ func (t *Tensor) reducedCount(op string, axes []int) int {
 }
 
 // Mean averages over axes (all when none), dropping them.
+// An integer or Bool tensor is averaged in Float32 (PyTorch refuses it).
 func (t *Tensor) Mean(axes ...int) *Tensor {
-	return t.Sum(axes...).MulScalar(1 / float64(t.reducedCount("Mean", axes)))
+	t.check("Mean")
+	return t.asFloat().Sum(axes...).MulScalar(1 / float64(t.reducedCount("Mean", axes)))
 }
 
 // MeanKeepDim is Mean keeping the reduced axes with size one.
 func (t *Tensor) MeanKeepDim(axes ...int) *Tensor {
-	return t.SumKeepDim(axes...).MulScalar(1 / float64(t.reducedCount("Mean", axes)))
+	t.check("Mean")
+	return t.asFloat().SumKeepDim(axes...).MulScalar(1 / float64(t.reducedCount("Mean", axes)))
 }
 
 // Var is the variance over axes (all when none) with the given correction
@@ -165,6 +174,7 @@ func (t *Tensor) VarKeepDim(correction int, axes ...int) *Tensor {
 
 func (t *Tensor) variance(correction int, axes []int, keep bool) *Tensor {
 	t.check("Var")
+	t = t.asFloat()
 	n := t.reducedCount("Var", axes)
 	dev := t.Sub(t.MeanKeepDim(axes...)) // NaN over an empty axis, as in PyTorch
 	sq := dev.Mul(dev)
@@ -200,7 +210,7 @@ func (d *Device) runReduce(n *node, ep *epilogue) error {
 		pb := d.newProgBuilder(iter.shape, false)
 		defer d.putProgBuilder(pb)
 		r := pb.build(s.n, iter)
-		pb.b.Output(pb.b.Cast(r, Float32))
+		pb.b.Output(pb.b.Cast(r, d.accumulator(n)))
 		if pb.err != nil {
 			return pb.err
 		}

@@ -8,9 +8,9 @@ package tensor
 // gradient follows from the parts'.
 
 // Cumsum returns the running sums along axis, as torch.cumsum. Float16 and
-// BFloat16 are accumulated in Float32 and rounded once; Int32 stays Int32
-// (exact, wrapping on overflow) and Bool counts as Int32, where PyTorch
-// gives Int64.
+// BFloat16 are accumulated in Float32 and rounded once, Float64 in Float64;
+// integers and Bool give Int64 as in PyTorch, or, on a device without Int64
+// (the GPU backends), Int32 (exact, wrapping on overflow).
 func (t *Tensor) Cumsum(axis int) *Tensor {
 	return t.scan("Cumsum", axis, (*Tensor).Add)
 }
@@ -30,16 +30,18 @@ func (t *Tensor) scan(op string, axis int, combine func(a, b *Tensor) *Tensor) *
 	a := normAxis(op, axis, t.Dim())
 	x := t
 	switch dt := t.DType(); {
-	case dt == Bool:
+	case !dt.IsFloat() && t.n.dev.Supports(Int64):
+		x = t.Cast(Int64)
+	case !dt.IsFloat():
 		x = t.Cast(Int32)
-	case dt.IsFloat() && dt != Float32:
+	case dt != Float32 && dt != Float64:
 		x = t.Cast(Float32)
 	}
 	n := t.shape[a]
 	for s := 1; s < n; s *= 2 {
 		x = Cat(a, x.Narrow(a, 0, s), combine(x.Narrow(a, s, n-s), x.Narrow(a, 0, n-s)))
 	}
-	if dt := t.DType(); dt.IsFloat() && dt != Float32 {
+	if dt := t.DType(); dt.IsFloat() && dt != Float32 && dt != Float64 {
 		x = x.Cast(dt)
 	}
 	return x

@@ -22,15 +22,15 @@ const maxScatterPositions = 1 << 24
 // undefined, so Shaderflow refuses.
 var ErrDuplicateIndex = errors.New("tensor: Scatter: index names a position more than once")
 
-// scatterCheck validates index (Int32, t's rank, no larger than t outside
+// scatterCheck validates index (Int32 or Int64, t's rank, no larger than t outside
 // dim nor than other) and returns the normalized dim.
 func (t *Tensor) scatterCheck(op string, dim int, index *Tensor, other []int) int {
 	t.check(op)
 	index.check(op)
 	sameDevice(op, t.n.dev, index)
 	dim = normAxis(op, dim, t.Dim())
-	if index.DType() != Int32 || index.Dim() != t.Dim() {
-		usage(op, "index must be Int32 of rank %d, got %s %v", t.Dim(), index.DType(), index.shape)
+	if !isIndexType(index.DType()) || index.Dim() != t.Dim() {
+		usage(op, "index must be Int32 or Int64 of rank %d, got %s %v", t.Dim(), index.DType(), index.shape)
 	}
 	for i, s := range index.shape {
 		if (i != dim && s > t.shape[i]) || (other != nil && s > other[i]) {
@@ -107,8 +107,8 @@ func (t *Tensor) IndexAdd(dim int, index, src *Tensor) *Tensor {
 	if !t.DType().IsFloat() {
 		usage("IndexAdd", "needs a float tensor, got %s (sums are Float32)", t.DType())
 	}
-	if index.Dim() != 1 || index.DType() != Int32 {
-		usage("IndexAdd", "index must be 1-D Int32, got %s %v", index.DType(), index.shape)
+	if index.Dim() != 1 || !isIndexType(index.DType()) {
+		usage("IndexAdd", "index must be 1-D Int32 or Int64, got %s %v", index.DType(), index.shape)
 	}
 	want := slices.Clone(t.shape)
 	want[dim] = index.shape[0]
@@ -146,7 +146,7 @@ func (t *Tensor) MaskedSelect(mask *Tensor) (*Tensor, error) {
 		return x, nil
 	}
 	m := mask.Expand(shape...).Reshape(n)
-	rank := m.Cast(Int32).Cumsum(0) // 1-based rank of each selected element
+	rank := m.Cast(Int32).Cumsum(0).Cast(Int32) // 1-based rank of each selected element
 	total, err := rank.Narrow(0, n-1, 1).Item()
 	if err != nil {
 		return nil, fmt.Errorf("tensor: MaskedSelect: %w", err)

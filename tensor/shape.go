@@ -112,25 +112,38 @@ func promote(a, b DType) DType {
 	if a == b {
 		return a
 	}
-	rank := func(t DType) int {
-		switch t {
-		case Bool:
-			return 0
-		case Int32:
-			return 1
-		case Float16, BFloat16:
-			return 2
-		}
-		return 3
-	}
-	ra, rb := rank(a), rank(b)
+	ra, rb := promoteRank(a), promoteRank(b)
 	switch {
-	case ra == 2 && rb == 2:
-		return Float32
+	case ra == rb: // uint8 with int8, float16 with bfloat16
+		if a.IsFloat() {
+			return Float32
+		}
+		return Int32
 	case ra > rb:
 		return a
 	}
 	return b
+}
+
+// promoteRank orders the types for promotion: bool, the 8-bit integers,
+// int32, int64, the 16-bit floats, float32, float64 (PyTorch's categories;
+// within a category the wider type wins).
+func promoteRank(t DType) int {
+	switch t {
+	case Bool:
+		return 0
+	case Uint8, Int8:
+		return 1
+	case Int32:
+		return 2
+	case Int64:
+		return 3
+	case Float16, BFloat16:
+		return 4
+	case Float64:
+		return 6
+	}
+	return 5
 }
 
 // floatType returns t if it is a float type and Float32 otherwise.

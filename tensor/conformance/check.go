@@ -52,6 +52,16 @@ func (e *env) read(x *tensor.Tensor) []float64 {
 		for _, b := range v {
 			out = append(out, b2f(b))
 		}
+	case tensor.Int64, tensor.Uint8, tensor.Int8:
+		v, err := x.Int64s()
+		e.noErr(err, "reading int64s")
+		for _, i := range v {
+			out = append(out, float64(i))
+		}
+	case tensor.Float64:
+		v, err := x.Float64s()
+		e.noErr(err, "reading float64s")
+		out = append(out, v...)
 	default:
 		v, err := x.Float32s()
 		e.noErr(err, "reading float32s")

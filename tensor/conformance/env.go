@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/shaderflow/shaderflow/tensor"
@@ -137,6 +138,8 @@ func round(dt tensor.DType, v float64) float64 {
 			return 1
 		}
 		return 0
+	case tensor.Float64, tensor.Int64, tensor.Uint8, tensor.Int8:
+		return v // generators draw values of these types
 	}
 	return ref.RoundFloat32(v)
 }
@@ -165,6 +168,26 @@ func (e *env) upload(dt tensor.DType, vals []float64, shape ...int) *tensor.Tens
 			d[i] = v != 0
 		}
 		return tensor.FromBools(e.dev, d, shape...)
+	case tensor.Int64:
+		d := make([]int64, len(vals))
+		for i, v := range vals {
+			d[i] = int64(v)
+		}
+		return tensor.FromInt64s(e.dev, d, shape...)
+	case tensor.Uint8:
+		d := make([]uint8, len(vals))
+		for i, v := range vals {
+			d[i] = uint8(v)
+		}
+		return tensor.FromUint8s(e.dev, d, shape...)
+	case tensor.Int8:
+		d := make([]int8, len(vals))
+		for i, v := range vals {
+			d[i] = int8(v)
+		}
+		return tensor.FromInt8s(e.dev, d, shape...)
+	case tensor.Float64:
+		return tensor.FromFloat64s(e.dev, slices.Clone(vals), shape...)
 	}
 	d := make([]float32, len(vals))
 	for i, v := range vals {

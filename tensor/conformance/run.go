@@ -48,6 +48,7 @@ func groups() []group {
 		{"int32", int32Cases()},
 		{"bool", boolCases()},
 		{"halfprec", halfCases()},
+		{"widedtypes", wideCases()},
 		{"narrow", narrowCases()},
 		{"zerostride", zeroStrideCases()},
 		{"padwindow", padWindowCases()},

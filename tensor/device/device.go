@@ -131,6 +131,29 @@ type Info struct {
 	MemoryBytes int64 // device memory, or system memory for the CPU
 	Limits      Limits
 	Features    Features
+	// DTypes are the element types the backend stores and computes; empty
+	// means BaseDTypes. The front end refuses any other type on the device
+	// with an error naming the type and the backend.
+	DTypes DTypeSet
+	// Accumulators are the register types a Reduce kernel's prologue may
+	// yield (see ReduceKernel); empty means Float32 alone.
+	Accumulators DTypeSet
+}
+
+// SupportedDTypes returns DTypes, or BaseDTypes when it is empty.
+func (i Info) SupportedDTypes() DTypeSet {
+	if i.DTypes == 0 {
+		return BaseDTypes
+	}
+	return i.DTypes
+}
+
+// ReduceAccumulators returns Accumulators, or Float32 alone when it is empty.
+func (i Info) ReduceAccumulators() DTypeSet {
+	if i.Accumulators == 0 {
+		return DTypes(Float32)
+	}
+	return i.Accumulators
 }
 
 // String renders the info on one line.

@@ -10,6 +10,10 @@ type DType uint8
 
 // The element types. Float32 is computed everywhere; Float16 and BFloat16 are
 // storage types that load as Float32; Bool is stored as one byte (0 or 1).
+// Int64 and Float64 are computed in their own registers; Uint8 and Int8 are
+// storage types that load as Int32 and store its low byte (PyTorch's
+// wrapping). Backends need not support every type: Info.DTypes says which
+// ones they do.
 const (
 	Invalid DType = iota
 	Float32
@@ -17,9 +21,16 @@ const (
 	BFloat16
 	Int32
 	Bool
+	Int64
+	Float64
+	Uint8
+	Int8
+
+	numDTypes // one more than the largest type
 )
 
-var dtypeNames = [...]string{"invalid", "float32", "float16", "bfloat16", "int32", "bool"}
+var dtypeNames = [...]string{"invalid", "float32", "float16", "bfloat16", "int32", "bool",
+	"int64", "float64", "uint8", "int8"}
 
 // String returns the PyTorch-style name of the type.
 func (d DType) String() string {
@@ -32,29 +43,78 @@ func (d DType) String() string {
 // Size returns the number of bytes one element occupies in a buffer.
 func (d DType) Size() int {
 	switch d {
+	case Int64, Float64:
+		return 8
 	case Float32, Int32:
 		return 4
 	case Float16, BFloat16:
 		return 2
-	case Bool:
+	case Bool, Uint8, Int8:
 		return 1
 	}
 	return 0
 }
 
 // IsFloat reports whether d is one of the floating-point types.
-func (d DType) IsFloat() bool { return d == Float32 || d == Float16 || d == BFloat16 }
+func (d DType) IsFloat() bool { return d == Float32 || d == Float16 || d == BFloat16 || d == Float64 }
+
+// IsInt reports whether d is one of the integer types (not Bool).
+func (d DType) IsInt() bool { return d == Int32 || d == Int64 || d == Uint8 || d == Int8 }
 
 // Valid reports whether d is a defined element type.
-func (d DType) Valid() bool { return d >= Float32 && d <= Bool }
+func (d DType) Valid() bool { return d >= Float32 && d < numDTypes }
 
-// ComputeType is the register type a value of type d is loaded as: floating
-// types compute in Float32, Int32 and Bool keep their type.
+// ComputeType is the register type a value of type d is loaded as: Float16
+// and BFloat16 compute in Float32, Uint8 and Int8 in Int32; Float32,
+// Float64, Int32, Int64 and Bool keep their type.
 func (d DType) ComputeType() DType {
-	if d.IsFloat() {
+	switch d {
+	case Float16, BFloat16:
 		return Float32
+	case Uint8, Int8:
+		return Int32
 	}
 	return d
+}
+
+// IsRegister reports whether d is a program register type: Float32, Int32,
+// Bool, Int64 or Float64.
+func (d DType) IsRegister() bool { return d.Valid() && d.ComputeType() == d && d != Invalid }
+
+// DTypeSet is a set of element types.
+type DTypeSet uint32
+
+// DTypes returns the set holding ts.
+func DTypes(ts ...DType) DTypeSet {
+	var s DTypeSet
+	for _, t := range ts {
+		s |= 1 << t
+	}
+	return s
+}
+
+// BaseDTypes are the types every backend stores and computes: a backend
+// whose Info.DTypes is empty supports these.
+var BaseDTypes = DTypes(Float32, Float16, BFloat16, Int32, Bool)
+
+// AllDTypes is every element type.
+var AllDTypes = DTypes(Float32, Float16, BFloat16, Int32, Bool, Int64, Float64, Uint8, Int8)
+
+// Has reports whether t is in the set.
+func (s DTypeSet) Has(t DType) bool { return t < 32 && s&(1<<t) != 0 }
+
+// String lists the set's types in order, comma-separated.
+func (s DTypeSet) String() string {
+	out := ""
+	for t := Float32; t < numDTypes; t++ {
+		if s.Has(t) {
+			if out != "" {
+				out += ", "
+			}
+			out += t.String()
+		}
+	}
+	return out
 }
 
 // Float32ToFloat16 converts f to IEEE 754 binary16 bits, rounding to nearest even.

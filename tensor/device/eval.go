@@ -43,7 +43,7 @@ func BinaryI32(op Op, a, b int32) int32 {
 
 // Compare applies a comparison op to two values of one ordered type.
 // Comparisons with NaN are false except Ne.
-func Compare[T float32 | int32](op Op, a, b T) bool {
+func Compare[T float32 | int32 | float64 | int64](op Op, a, b T) bool {
 	switch op {
 	case OpEq:
 		return a == b

@@ -37,9 +37,11 @@ func (r ReduceOp) String() string {
 
 // ReduceKernel reduces the iteration space OutShape ++ RedShape over its
 // trailing RedShape dimensions. Each Input view has shape OutShape ++
-// RedShape; Prologue computes, from them, the one Float32 value that is
-// reduced. Epilogue then runs once per output element: its input 0 is the
-// reduced value (Float32, or Int32 for ArgMax/ArgMin) and its input i+1 is
+// RedShape; Prologue computes, from them, the one value that is reduced, in
+// the accumulator type (Accumulator: Float32 on every backend; Int32, Int64
+// or Float64 where Info.Accumulators lists it). Epilogue then runs once per
+// output element: its input 0 is the reduced value (of the accumulator type,
+// or Int32 for ArgMax/ArgMin) and its input i+1 is
 // EpilogueInputs[i] (views of OutShape); its outputs are stored to Outputs,
 // contiguous views of OutShape. An empty RedShape product is allowed only for
 // Sum (0) and Prod (1).
@@ -185,4 +187,18 @@ type ScatterKernel struct {
 // concatenation writes into a region of its result.
 type CopyKernel struct {
 	Dst, Src View
+}
+
+// Accumulator returns the register type the reduction accumulates in: the
+// type of the prologue's output. Sum and Prod of an integer type wrap on
+// overflow; a backend accepts the types its Info.Accumulators lists.
+func (k *ReduceKernel) Accumulator() DType {
+	if len(k.Prologue.Outputs) != 1 {
+		return Invalid
+	}
+	r := k.Prologue.Outputs[0]
+	if r < 0 || int(r) >= len(k.Prologue.Code) {
+		return Invalid
+	}
+	return k.Prologue.Code[r].Type
 }

@@ -115,12 +115,7 @@ var opTable = [NumOps]OpInfo{
 	OpSilu: {Name: "silu", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_silu",
 		Float: f64(func(x float64) float64 { return x * Sigmoid64(x) })},
 	OpSoftplus: {Name: "softplus", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_softplus",
-		Float: f64(func(x float64) float64 {
-			if x != x {
-				return x
-			}
-			return max(x, 0) + math.Log1p(math.Exp(-math.Abs(x))) // log(1+e^x) without overflow
-		})},
+		Float: f64(softplus64)},
 	OpRoundF16: {Name: "round_f16", Arity: 1, Types: TypesFloat, GPU: "op_round_f16",
 		Float: func(x float32) float32 { return Float16ToFloat32(Float32ToFloat16(x)) }},
 	OpRoundBF16: {Name: "round_bf16", Arity: 1, Types: TypesFloat, GPU: "op_round_bf16",

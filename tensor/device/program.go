@@ -104,11 +104,22 @@ func (b *Builder) Cast(x Reg, t DType) Reg {
 }
 
 // Round rounds the Float32 register x to storage type t as storing it in a
-// buffer of type t would (Float16, BFloat16) and returns x for other types:
-// a narrow intermediate computed inside a fused program then has the value it
-// would have if it were stored and loaded again.
+// buffer of type t would (Float16, BFloat16), wraps the Int32 register x to
+// Uint8 or Int8 as such a store does (keeping the low byte, by floor
+// division), and returns x for other types: a narrow intermediate computed
+// inside a fused program then has the value it would have if it were stored
+// and loaded again.
 func (b *Builder) Round(x Reg, t DType) Reg {
 	switch {
+	case b.TypeOf(x) == Int32 && (t == Uint8 || t == Int8):
+		bias := 0.0
+		if t == Int8 {
+			bias = 128
+		}
+		y := b.Binary(OpAdd, x, b.Const(bias, Int32))
+		m := b.Const(256, Int32)
+		low := b.Binary(OpSub, y, b.Binary(OpMul, b.Binary(OpDiv, y, m), m))
+		return b.Binary(OpSub, low, b.Const(bias, Int32))
 	case b.TypeOf(x) != Float32:
 		return x
 	case t == Float16:
@@ -129,9 +140,9 @@ func (b *Builder) Where(cond, x, y Reg) Reg {
 	return b.emit(Instr{Op: OpWhere, Type: b.TypeOf(x), Args: [3]Reg{cond, x, y}})
 }
 
-// Fma returns x*y+z.
+// Fma returns x*y+z, of x's type (Float32 or Float64).
 func (b *Builder) Fma(x, y, z Reg) Reg {
-	return b.emit(Instr{Op: OpFma, Type: Float32, Args: [3]Reg{x, y, z}})
+	return b.emit(Instr{Op: OpFma, Type: b.TypeOf(x), Args: [3]Reg{x, y, z}})
 }
 
 // Output appends r to the program's outputs.

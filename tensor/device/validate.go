@@ -57,8 +57,8 @@ func (p Program) validateInstr(i int, in Instr, inputTypes []DType) error {
 	if ar < 0 {
 		return fmt.Errorf("unknown op %d", uint8(in.Op))
 	}
-	if in.Type != Float32 && in.Type != Int32 && in.Type != Bool {
-		return fmt.Errorf("result type %s is not a register type (float32, int32, bool)", in.Type)
+	if !in.Type.IsRegister() {
+		return fmt.Errorf("result type %s is not a register type (float32, int32, bool, int64, float64)", in.Type)
 	}
 	var at [3]DType
 	for a := 0; a < ar; a++ {
@@ -84,6 +84,9 @@ func (p Program) validateInstr(i int, in Instr, inputTypes []DType) error {
 	if in.Op == OpConst {
 		return validateConst(in)
 	}
+	if w := wideType(in.Type, at[:ar]); w != Invalid && !WideOK(in.Op, w) {
+		return fmt.Errorf("%s is not defined on %s registers", in.Op, w)
+	}
 	if ok, what := typesOK(in.Op, in.Type, at); !ok {
 		args := make([]DType, ar)
 		copy(args, at[:ar])
@@ -105,15 +108,15 @@ func typesOK(op Op, t DType, at [3]DType) (bool, string) {
 		for a := 0; a < op.Arity(); a++ {
 			ok = ok && at[a] == t
 		}
-		return ok, "needs float32 or int32 arguments of the result type"
+		return ok, "needs numeric arguments of the result type"
 	case TypesFloat:
-		ok := t == Float32
+		ok := t == Float32 || t == Float64
 		for a := 0; a < op.Arity(); a++ {
-			ok = ok && at[a] == Float32
+			ok = ok && at[a] == t
 		}
-		return ok, "needs float32"
+		return ok, "needs float32 (or float64) arguments of the result type"
 	case TypesTest:
-		return t == Bool && at[0] == Float32, "needs a float32 argument and yields bool"
+		return t == Bool && (at[0] == Float32 || at[0] == Float64), "needs a float argument and yields bool"
 	case TypesLogic:
 		ok := t == Bool
 		for a := 0; a < op.Arity(); a++ {
@@ -121,11 +124,45 @@ func typesOK(op Op, t DType, at [3]DType) (bool, string) {
 		}
 		return ok, "needs bool"
 	case TypesCompare:
-		return t == Bool && at[0] != Bool && at[0] == at[1], "needs two float32 or two int32 arguments and yields bool"
+		return t == Bool && at[0] != Bool && at[0] == at[1], "needs two numeric arguments of one type and yields bool"
 	case TypesSelect:
 		return at[0] == Bool && at[1] == t && at[2] == t, "needs a bool condition and two arguments of the result type"
 	}
 	return true, "" // TypesCast: every register type converts to every other
+}
+
+// baseEpilogue checks that a matmul or convolution epilogue stays within
+// BaseDTypes (views and registers): the wider types are computed in
+// elementwise and reduce kernels only, so backends need no wide epilogue
+// inside their products.
+func baseEpilogue(kernel string, p Program, views ...[]View) error {
+	for _, vs := range views {
+		for _, v := range vs {
+			if !BaseDTypes.Has(v.DType) {
+				return fmt.Errorf("device: %s: epilogue view of dtype %s (epilogues of products use %s)", kernel, v.DType, BaseDTypes)
+			}
+		}
+	}
+	for i, in := range p.Code {
+		if !BaseDTypes.Has(in.Type) {
+			return fmt.Errorf("device: %s: epilogue register r%d of type %s (epilogues of products use %s)", kernel, i, in.Type, BaseDTypes)
+		}
+	}
+	return nil
+}
+
+// wideType returns the wide register type (Int64 or Float64) among an
+// instruction's result and argument types, or Invalid when there is none.
+func wideType(t DType, args []DType) DType {
+	if t == Int64 || t == Float64 {
+		return t
+	}
+	for _, a := range args {
+		if a == Int64 || a == Float64 {
+			return a
+		}
+	}
+	return Invalid
 }
 
 // validateConst checks that a constant is representable in its type.
@@ -134,6 +171,10 @@ func validateConst(in Instr) error {
 	case Int32:
 		if in.Imm != math.Trunc(in.Imm) || in.Imm < math.MinInt32 || in.Imm > math.MaxInt32 {
 			return fmt.Errorf("int32 constant %g is not an int32", in.Imm)
+		}
+	case Int64:
+		if in.Imm != math.Trunc(in.Imm) || in.Imm < -(1<<63) || in.Imm >= 1<<63 {
+			return fmt.Errorf("int64 constant %g is not an int64", in.Imm)
 		}
 	case Bool:
 		if in.Imm != 0 && in.Imm != 1 {
@@ -385,10 +426,13 @@ func (k *ReduceKernel) Validate() error {
 	if err := k.Prologue.validate(types); err != nil {
 		return fmt.Errorf("device: %s: prologue: %w", kn, err)
 	}
-	if len(k.Prologue.Outputs) != 1 || k.Prologue.Code[k.Prologue.Outputs[0]].Type != Float32 {
-		return fmt.Errorf("device: %s: prologue must have exactly one float32 output, has %d", kn, len(k.Prologue.Outputs))
+	if len(k.Prologue.Outputs) != 1 {
+		return fmt.Errorf("device: %s: prologue must have exactly one output, has %d", kn, len(k.Prologue.Outputs))
 	}
-	first := Float32
+	first := k.Accumulator()
+	if first == Bool {
+		return fmt.Errorf("device: %s: prologue yields bool, which is not reduced (cast it to a number)", kn)
+	}
 	if k.Op == ReduceArgMax || k.Op == ReduceArgMin {
 		first = Int32
 	}
@@ -421,6 +465,9 @@ func (k *MatMulKernel) Validate() error {
 		return err
 	}
 	if err := checkShape(kn, "result", k.Batch, mn[:]); err != nil {
+		return err
+	}
+	if err := baseEpilogue(kn, k.Epilogue, k.EpilogueInputs, k.Outputs); err != nil {
 		return err
 	}
 	return validateEpilogue(kn, Float32, k.EpilogueInputs, k.Epilogue, k.Outputs, k.Batch, mn[:])
@@ -465,6 +512,9 @@ func (k *ConvKernel) Validate() error {
 		return err
 	}
 	if err := checkShape(kn, names[2], rShape[:]...); err != nil {
+		return err
+	}
+	if err := baseEpilogue(kn, k.Epilogue, k.EpilogueInputs, k.Outputs); err != nil {
 		return err
 	}
 	return validateEpilogue(kn, Float32, k.EpilogueInputs, k.Epilogue, k.Outputs, rShape[:]...)

@@ -70,7 +70,12 @@ func TestProgramValidateRejects(t *testing.T) {
 		{"bad type", Program{Code: []Instr{{Op: OpConst, Type: Float16}}, Outputs: []Reg{0}}, nil, "not a register type"},
 		{"exp int", Program{Code: []Instr{in(0, Int32), {Op: OpExp, Type: Int32, Args: [3]Reg{0}}}, Outputs: []Reg{1}}, []DType{Int32}, "needs float32"},
 		{"add mixed", Program{Code: []Instr{in(0, Int32), in(1, Float32), {Op: OpAdd, Type: Float32, Args: [3]Reg{0, 1}}}, Outputs: []Reg{2}}, []DType{Int32, Float32}, "result type"},
-		{"add bool", Program{Code: []Instr{in(0, Bool), {Op: OpAdd, Type: Bool, Args: [3]Reg{0, 0}}}, Outputs: []Reg{1}}, []DType{Bool}, "float32 or int32"},
+		{"add bool", Program{Code: []Instr{in(0, Bool), {Op: OpAdd, Type: Bool, Args: [3]Reg{0, 0}}}, Outputs: []Reg{1}}, []DType{Bool}, "numeric arguments"},
+		{"exp int64", Program{Code: []Instr{in(0, Int64), {Op: OpExp, Type: Int64, Args: [3]Reg{0}}}, Outputs: []Reg{1}}, []DType{Int64}, "exp is not defined on int64"},
+		{"round_f16 float64", Program{Code: []Instr{in(0, Float64), {Op: OpRoundF16, Type: Float64, Args: [3]Reg{0}}}, Outputs: []Reg{1}}, []DType{Float64}, "not defined on float64"},
+		{"add int64 int32", Program{Code: []Instr{in(0, Int64), in(1, Int32), {Op: OpAdd, Type: Int64, Args: [3]Reg{0, 1}}}, Outputs: []Reg{2}}, []DType{Int64, Int32}, "result type"},
+		{"int64 const", Program{Code: []Instr{{Op: OpConst, Type: Int64, Imm: 0.5}}, Outputs: []Reg{0}}, nil, "not an int64"},
+		{"uint8 loads int32", Program{Code: []Instr{in(0, Uint8)}, Outputs: []Reg{0}}, []DType{Uint8}, "not a register type"},
 		{"compare type", Program{Code: []Instr{in(0, Float32), {Op: OpLt, Type: Float32, Args: [3]Reg{0, 0}}}, Outputs: []Reg{1}}, []DType{Float32}, "yields bool"},
 		{"where cond", Program{Code: []Instr{in(0, Float32), {Op: OpWhere, Type: Float32, Args: [3]Reg{0, 0, 0}}}, Outputs: []Reg{1}}, []DType{Float32}, "bool condition"},
 		{"not float", Program{Code: []Instr{in(0, Float32), {Op: OpNot, Type: Bool, Args: [3]Reg{0}}}, Outputs: []Reg{1}}, []DType{Float32}, "needs bool"},
@@ -172,11 +177,15 @@ func TestReduceValidate(t *testing.T) {
 	}{
 		{"op", func(k *ReduceKernel) { k.Op = 99 }, "unknown reduction"},
 		{"input shape", func(k *ReduceKernel) { k.Inputs[0] = f32(2, 15) }, "want [2 3 5]"},
-		{"prologue outputs", func(k *ReduceKernel) { k.Prologue.Outputs = append(k.Prologue.Outputs, 0) }, "exactly one float32 output"},
-		{"prologue int", func(k *ReduceKernel) {
+		{"prologue outputs", func(k *ReduceKernel) { k.Prologue.Outputs = append(k.Prologue.Outputs, 0) }, "exactly one output"},
+		{"prologue bool", func(k *ReduceKernel) {
+			k.Inputs[0] = Contiguous(fakeBuf(30), Bool, 0, []int{2, 3, 5})
+			k.Prologue = Identity(Bool)
+		}, "prologue yields bool"},
+		{"prologue int, epilogue float", func(k *ReduceKernel) {
 			k.Inputs[0] = Contiguous(fakeBuf(120), Int32, 0, []int{2, 3, 5})
 			k.Prologue = Identity(Int32)
-		}, "exactly one float32 output"},
+		}, "loads as int32, not float32"},
 		{"empty max", func(k *ReduceKernel) {
 			k.Op = ReduceMax
 			k.RedShape = []int{0}
