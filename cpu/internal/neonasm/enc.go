@@ -45,6 +45,7 @@ var (
 		"faddp":  {0x6e20d400, same3, fp},
 		"and":    {0x4e201c00, same3, byt},
 		"orr":    {0x4ea01c00, same3, byt},
+		"orn":    {0x4ee01c00, same3, byt},
 		"eor":    {0x6e201c00, same3, byt},
 		"bsl":    {0x6e601c00, same3, byt},
 		"bit":    {0x6ea01c00, same3, byt},
@@ -67,10 +68,13 @@ var (
 	elemOps = map[string]uint32{"fmla": 0x4f801000, "fmls": 0x4f805000, "fmul": 0x4f809000}
 )
 
+// faddpScalar is FADDP's scalar form (dd, vn.2d).
+const faddpScalar = 0x7e70d800
+
 // sizeBit marks the float64 arrangement in the same3 and misc2 forms.
 const sizeBit = 1 << 22
 
-// operand is a parsed register operand: v5.4s, v5.s[2], s5 or d5.
+// operand is a parsed register operand: v5.4s, v5.s[2], v5.d[1], s5 or d5.
 type operand struct {
 	reg   uint32
 	kind  string // "4s", "2d", "2s", "16b", "s" (element or scalar), "d"
@@ -92,12 +96,12 @@ func parseOperand(s string) (operand, error) {
 			return operand{}, bad
 		}
 		body, o.kind = body[:dot], body[dot+1:]
-		if strings.HasPrefix(o.kind, "s[") && strings.HasSuffix(o.kind, "]") {
+		if (strings.HasPrefix(o.kind, "s[") || strings.HasPrefix(o.kind, "d[")) && strings.HasSuffix(o.kind, "]") {
 			i, err := strconv.Atoi(o.kind[2 : len(o.kind)-1])
 			if err != nil || i < 0 || i > 3 {
 				return operand{}, bad
 			}
-			o.kind, o.index = "s", i
+			o.kind, o.index = o.kind[:1], i
 		}
 	case 's', 'd':
 		o.kind = s[:1]
@@ -137,6 +141,9 @@ func Encode(ins string) (uint32, error) {
 		i, m := uint32(args[2].index), args[2].reg
 		return base | (i&1)<<21 | m<<16 | (i>>1)<<11 | args[1].reg<<5 | args[0].reg, nil
 	}
+	if name == "faddp" && len(args) == 2 && args[0].kind == "d" && args[0].index < 0 && args[1].kind == "2d" {
+		return faddpScalar | args[1].reg<<5 | args[0].reg, nil // dd = vn.d[0] + vn.d[1]
+	}
 	o, ok := ops[name]
 	if !ok {
 		return 0, bad
@@ -175,6 +182,9 @@ func Encode(ins string) (uint32, error) {
 	case dupElem:
 		if len(args) == 2 && args[0].kind == "4s" && args[1].kind == "s" && args[1].index >= 0 {
 			return o.base | uint32(args[1].index<<3|4)<<16 | args[1].reg<<5 | args[0].reg, nil
+		}
+		if len(args) == 2 && args[0].kind == "2d" && args[1].kind == "d" && args[1].index >= 0 && args[1].index < 2 {
+			return o.base | uint32(args[1].index<<4|8)<<16 | args[1].reg<<5 | args[0].reg, nil
 		}
 	case across:
 		if len(args) == 2 && args[0].kind == "s" && args[0].index < 0 && args[1].kind == "4s" {

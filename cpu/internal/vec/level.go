@@ -9,15 +9,18 @@ import (
 // Level is an instruction-set level the kernels can run at.
 type Level uint8
 
-// The levels, from the portable fallback up.
+// The levels, from the portable fallback up; an architecture has a subset
+// (Go, AVX2 and AVX-512 on amd64, Go and NEON on arm64), and a level of
+// another architecture caps nothing.
 const (
 	LevelGo     Level = iota // pure Go
 	LevelAVX2                // AVX2 + FMA + F16C, 256-bit vectors
 	LevelAVX512              // AVX-512 F/BW/DQ/VL, 512-bit vectors
+	LevelNEON                // arm64 Advanced SIMD, 128-bit vectors
 	numLevels
 )
 
-var levelNames = [numLevels]string{"go", "avx2", "avx512"}
+var levelNames = [numLevels]string{"go", "avx2", "avx512", "neon"}
 
 // String returns the level's name as SHADERFLOW_CPU_ISA spells it.
 func (l Level) String() string {
@@ -27,14 +30,15 @@ func (l Level) String() string {
 	return fmt.Sprintf("level(%d)", uint8(l))
 }
 
-// ParseLevel parses a level name: "go", "avx2" or "avx512" (case-insensitive).
+// ParseLevel parses a level name: "go", "avx2", "avx512" or "neon"
+// (case-insensitive).
 func ParseLevel(s string) (Level, error) {
 	for l, n := range levelNames {
 		if strings.EqualFold(strings.TrimSpace(s), n) {
 			return Level(l), nil
 		}
 	}
-	return LevelGo, fmt.Errorf("vec: unknown ISA level %q (want go, avx2 or avx512)", s)
+	return LevelGo, fmt.Errorf("vec: unknown ISA level %q (want go, avx2, avx512 or neon)", s)
 }
 
 // EnvVar is the environment variable that caps the level at start-up.
@@ -62,7 +66,7 @@ func init() {
 		l, err := ParseLevel(s)
 		if err != nil {
 			envErr = err
-		} else if l < curLevel {
+		} else if l < curLevel && tables[l] != nil { // another architecture's level is ignored
 			curLevel = l
 		}
 	}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// A reduction reads one or two float32 slices and returns a float64 sum
+// (four float64x2 accumulators, v16–v19, 8 floats a loop iteration) or a
+// float32 extreme (FMAX/FMIN across vectors, NaN propagating), for the
+// first len&^7 elements (sums) or len&^3 (extremes, at least 4).
+type reduction struct {
+	name, doc string
+	nin       int
+	mean      bool // a float32 argument mean, widened into v20
+	extreme   string
+	step      func(w writer, acc int, lo, hi []int) // sums: add the widened halves lo, hi into acc, acc+1
+}
+
+var reductions = []reduction{
+	{name: "sumNEON", doc: "the sum of x[i], in float64", nin: 1,
+		step: func(w writer, acc int, x, _ []int) {
+			w.neon("fadd v%d.2d, v%d.2d, v%d.2d", acc, acc, x[0])
+			w.neon("fadd v%d.2d, v%d.2d, v%d.2d", acc+1, acc+1, x[1])
+		}},
+	{name: "dotNEON", doc: "the sum of a[i]*b[i], in float64 (each product exact)", nin: 2,
+		step: func(w writer, acc int, a, b []int) {
+			w.neon("fmla v%d.2d, v%d.2d, v%d.2d", acc, a[0], b[0])
+			w.neon("fmla v%d.2d, v%d.2d, v%d.2d", acc+1, a[1], b[1])
+		}},
+	{name: "sumSqDiffNEON", doc: "the sum of (x[i]-mean)^2 in float64, each square fused into its sum", nin: 1, mean: true,
+		step: func(w writer, acc int, x, _ []int) {
+			for h := 0; h < 2; h++ {
+				w.neon("fsub v%d.2d, v%d.2d, v20.2d", x[h], x[h])
+				w.neon("fmla v%d.2d, v%d.2d, v%d.2d", acc+h, x[h], x[h])
+			}
+		}},
+	{name: "maxNEON", doc: "the largest x[i], or a NaN if there is one", nin: 1, extreme: "fmax"},
+	{name: "minNEON", doc: "the smallest x[i], or a NaN if there is one", nin: 1, extreme: "fmin"},
+}
+
+func (r reduction) emit(s, g *bytes.Buffer) {
+	w := writer{s}
+	args := "x []float32"
+	if r.nin == 2 {
+		args = "a, b []float32"
+	}
+	if r.mean {
+		args += ", mean float32"
+	}
+	ret, retOff := "float64", 24*r.nin
+	if r.mean {
+		retOff += 8
+	}
+	if r.extreme != "" {
+		ret = "float32"
+	}
+	lenDoc := "len&^7"
+	if r.extreme != "" {
+		lenDoc = "len&^3 (len ≥ 4)"
+	}
+	fmt.Fprintf(g, "\n// %s returns %s over the first %s elements.\n//\n//go:noescape\nfunc %s(%s) %s\n", r.name, r.doc, lenDoc, r.name, args, ret)
+	fmt.Fprintf(s, "\n// func %s(%s) %s\n", r.name, args, ret)
+	retSize := 8
+	if r.extreme != "" {
+		retSize = 4
+	}
+	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", r.name, retOff+retSize)
+	w.op("MOVD %s_base+0(FP), R1", map[bool]string{true: "a", false: "x"}[r.nin == 2])
+	w.op("MOVD %s_len+8(FP), R9", map[bool]string{true: "a", false: "x"}[r.nin == 2])
+	if r.nin == 2 {
+		w.op("MOVD b_base+24(FP), R2")
+	}
+	if r.extreme != "" {
+		w.op("VLD1.P 16(R1), [V16.S4]")
+		w.op("LSR $2, R9")
+		w.op("SUBS $1, R9")
+		w.op("BEQ done")
+		w.label("loop")
+		w.op("VLD1.P 16(R1), [V0.S4]")
+		w.neon("%s v16.4s, v16.4s, v0.4s", r.extreme)
+		w.op("SUBS $1, R9")
+		w.op("BNE loop")
+		w.label("done")
+		w.neon("%sv s0, v16.4s", r.extreme)
+		w.op("FMOVS F0, ret+%d(FP)", retOff)
+		w.op("RET")
+		return
+	}
+	for a := 16; a < 20; a++ {
+		w.op("VEOR V%d.B16, V%d.B16, V%d.B16", a, a, a)
+	}
+	if r.mean {
+		w.op("FMOVS mean+24(FP), F20")
+		w.op("FCVTSD F20, F20")
+		w.neon("dup v20.2d, v20.d[0]")
+	}
+	w.op("LSR $3, R9")
+	w.op("CBZ R9, done")
+	w.label("loop")
+	for j := 0; j < r.nin; j++ {
+		w.op("VLD1.P 32(R%d), [V%d.S4, V%d.S4]", j+1, 8*j, 8*j+1)
+		// widen: vectors 8j, 8j+1 become 8j+2 … 8j+5 (two float64 each)
+		w.neon("fcvtl v%d.2d, v%d.2s", 8*j+2, 8*j)
+		w.neon("fcvtl2 v%d.2d, v%d.4s", 8*j+3, 8*j)
+		w.neon("fcvtl v%d.2d, v%d.2s", 8*j+4, 8*j+1)
+		w.neon("fcvtl2 v%d.2d, v%d.4s", 8*j+5, 8*j+1)
+	}
+	r.step(w, 16, []int{2, 3}, []int{10, 11})
+	r.step(w, 18, []int{4, 5}, []int{12, 13})
+	w.op("SUBS $1, R9")
+	w.op("BNE loop")
+	w.label("done")
+	w.neon("fadd v16.2d, v16.2d, v17.2d")
+	w.neon("fadd v18.2d, v18.2d, v19.2d")
+	w.neon("fadd v16.2d, v16.2d, v18.2d")
+	w.neon("faddp d0, v16.2d")
+	w.op("FMOVD F0, ret+%d(FP)", retOff)
+	w.op("RET")
+}
