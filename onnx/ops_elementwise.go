@@ -73,6 +73,15 @@ func runBinary(c *call) error {
 	if c.n.OpType == "Mod" && x.dt.IsFloat() && c.n.attrInt("fmod", 0) == 0 {
 		return fmt.Errorf("fmod=0 on floating-point inputs")
 	}
+	if c.n.OpType == "Mod" && c.n.attrInt("fmod", 0) != 0 {
+		b.f = math.Mod
+		b.i = func(a, b int64) int64 {
+			if b == 0 {
+				panic("integer modulo by zero")
+			}
+			return a % b
+		}
+	}
 	if c.allHost() {
 		var h *hostValue
 		var err error
@@ -86,6 +95,9 @@ func runBinary(c *call) error {
 		}
 		c.setHost(h)
 		return nil
+	}
+	if c.n.OpType == "Mod" {
+		return runMod(c, dt)
 	}
 	if c.n.OpType == "Pow" && y.host != nil && y.host.size() == 1 && x.dt.IsFloat() {
 		c.setDev(dt, c.t(0).PowScalar(y.host.at(0)))
@@ -101,6 +113,24 @@ func runBinary(c *call) error {
 		r = r.Cast(want)
 	}
 	c.setDev(dt, r)
+	return nil
+}
+
+// runMod runs Mod on the device: C fmod with fmod=1, else the remainder
+// with the divisor's sign; integers go through Float32, exact below 2^24.
+func runMod(c *call, dt DataType) error {
+	a, b := c.t(0), c.t(1)
+	want := a.DType()
+	if !dt.IsFloat() {
+		a, b = a.Cast(tensor.Float32), b.Cast(tensor.Float32)
+	}
+	var r *tensor.Tensor
+	if c.n.attrInt("fmod", 0) != 0 {
+		r = a.Fmod(b)
+	} else {
+		r = a.Remainder(b)
+	}
+	c.setDev(dt, r.Cast(want))
 	return nil
 }
 

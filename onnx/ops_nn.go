@@ -148,6 +148,32 @@ func (c *call) windowOf(shape, kernel []int, ceil bool) (window, error) {
 	return w, nil
 }
 
+// avgPool averages x over w's windows counting padding, with w's padding
+// applied symmetrically by the kernel (it must be symmetric).
+func avgPool(x *tensor.Tensor, w window, ceil bool) *tensor.Tensor {
+	x, pad := w.symmetric(x, 0)
+	o := tensor.PoolOptions{Kernel: w.kernel, Stride: w.strides, Padding: pad, Dilation: w.dilations, CeilMode: ceil}
+	switch len(w.kernel) {
+	case 1:
+		return x.AvgPool1d(o)
+	case 2:
+		return x.AvgPool2d(o)
+	}
+	return x.AvgPool3d(o)
+}
+
+// overHalf reports whether some padding exceeds half the dilated window,
+// which the front end's pooling refuses (as PyTorch does).
+func (w *window) overHalf() bool {
+	for i := range w.begin {
+		half := w.kernel[i] / 2
+		if w.begin[i] > half || w.end[i] > half {
+			return true
+		}
+	}
+	return false
+}
+
 // symmetric returns the padding when it is the same on both sides, and
 // otherwise pads x by the difference with value (so that the rest is
 // symmetric).
@@ -155,8 +181,13 @@ func (w *window) symmetric(x *tensor.Tensor, value float64) (*tensor.Tensor, []i
 	nd := len(w.begin)
 	pad := make([]int, nd)
 	var extra []int
-	asym := false
+	asym := w.overHalf()
 	for i := nd - 1; i >= 0; i-- {
+		if w.overHalf() {
+			// Padding beyond half the window: all of it explicit.
+			extra = append(extra, w.begin[i], w.end[i])
+			continue
+		}
 		p := min(w.begin[i], w.end[i])
 		pad[i] = p
 		extra = append(extra, w.begin[i]-p, w.end[i]-p)
@@ -211,11 +242,21 @@ func runPool(c *call) error {
 	if err := c.need(1); err != nil {
 		return err
 	}
+	isMax := c.n.OpType == "MaxPool"
+	if isMax && !c.in[0].dt.IsFloat() && c.in[0].dt != Bool {
+		// Integers pool through Float32 (exact below 2^24).
+		dt := c.in[0].dt
+		c.in[0] = devVal(Float, c.t(0).Cast(tensor.Float32))
+		defer func() {
+			if len(c.out) > 0 {
+				c.out[0] = devVal(dt, c.out[0].t.Cast(tensor.Int32))
+			}
+		}()
+	}
 	x, err := c.float(0)
 	if err != nil {
 		return err
 	}
-	isMax := c.n.OpType == "MaxPool"
 	if isMax && len(c.n.Outputs) > 1 && c.n.Outputs[1] != "" {
 		return c.unsupported("the Indices output")
 	}
@@ -230,10 +271,20 @@ func runPool(c *call) error {
 	includePad := c.n.attrInt("count_include_pad", 0) != 0
 	fill := math.Inf(-1)
 	if !isMax {
-		if !includePad && !slices.Equal(w.begin, w.end) {
-			return c.unsupported("asymmetric pads without count_include_pad")
-		}
 		fill = 0
+	}
+	if !isMax && !includePad && (!slices.Equal(w.begin, w.end) || w.overHalf()) {
+		// Padding the pooling kernel cannot take: pad explicitly and
+		// divide the windows' sums by their counts of real elements.
+		ones := tensor.OnesLike(x)
+		px, _ := w.symmetric(x, 0)
+		pm, _ := w.symmetric(ones, 0)
+		explicit := w
+		explicit.begin, explicit.end = make([]int, len(w.begin)), make([]int, len(w.end))
+		sum := avgPool(px, explicit, ceil)
+		cnt := avgPool(pm, explicit, ceil)
+		c.setFloat(sum.Div(cnt))
+		return nil
 	}
 	x, pad := w.symmetric(x, fill)
 	o := tensor.PoolOptions{Kernel: w.kernel, Stride: w.strides, Padding: pad, Dilation: w.dilations,
@@ -333,13 +384,6 @@ func runLayerNorm(c *call) error {
 	if err := c.need(2); err != nil {
 		return err
 	}
-	if len(c.n.Outputs) > 1 {
-		for _, o := range c.n.Outputs[1:] {
-			if o != "" {
-				return c.unsupported("the Mean and InvStdDev outputs")
-			}
-		}
-	}
 	x, err := c.float(0)
 	if err != nil {
 		return err
@@ -357,13 +401,25 @@ func runLayerNorm(c *call) error {
 	}
 	if slices.Equal(scale.Shape(), norm) && (bias == nil || slices.Equal(bias.Shape(), norm)) {
 		c.setFloat(x.LayerNorm(x.Dim()-a, scale, bias, eps))
-		return nil
+	} else {
+		y := x.LayerNorm(x.Dim()-a, nil, nil, eps).Mul(scale)
+		if bias != nil {
+			y = y.Add(bias)
+		}
+		c.setFloat(y)
 	}
-	y := x.LayerNorm(x.Dim()-a, nil, nil, eps).Mul(scale)
-	if bias != nil {
-		y = y.Add(bias)
+	if len(c.n.Outputs) > 1 {
+		// Mean and InvStdDev over the normalized axes, kept as size one.
+		var axes []int
+		for i := a; i < x.Dim(); i++ {
+			axes = append(axes, i)
+		}
+		xf := x.Cast(tensor.Float32)
+		mean := xf.MeanKeepDim(axes...)
+		d := xf.Sub(mean)
+		inv := d.Mul(d).MeanKeepDim(axes...).AddScalar(eps).Rsqrt()
+		c.setDev(Float, mean, inv)
 	}
-	c.setFloat(y)
 	return nil
 }
 
@@ -538,15 +594,17 @@ func runArgMax(c *call) error {
 	if err := c.need(1); err != nil {
 		return err
 	}
-	if c.n.attrInt("select_last_index", 0) != 0 {
-		return c.unsupported("select_last_index")
-	}
 	a, err := axis(int(c.n.attrInt("axis", 0)), c.rank(0))
 	if err != nil {
 		return err
 	}
 	keep := c.n.attrInt("keepdims", 1) != 0
 	x := c.t(0)
+	last := c.n.attrInt("select_last_index", 0) != 0
+	if last {
+		// The first extreme of the reversed axis is the last one.
+		x = x.Flip(a)
+	}
 	var y *tensor.Tensor
 	switch {
 	case c.n.OpType == "ArgMax" && keep:
@@ -558,6 +616,10 @@ func runArgMax(c *call) error {
 	default:
 		y = x.ArgMin(a)
 	}
-	c.setDev(Int64, y.Cast(tensor.Int32))
+	y = y.Cast(tensor.Int32)
+	if last {
+		y = y.Neg().AddScalar(float64(x.Shape()[a] - 1))
+	}
+	c.setDev(Int64, y)
 	return nil
 }

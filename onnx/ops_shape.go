@@ -29,7 +29,11 @@ func runDropout(c *call) error {
 	if err := c.need(1); err != nil {
 		return err
 	}
-	if v := c.arg(2); v != nil && (v.host == nil || v.host.at(0) != 0) {
+	ratio := c.n.attrFloat("ratio", 0.5)
+	if c.arg(1) != nil {
+		ratio = c.h(1).at(0)
+	}
+	if v := c.arg(2); v != nil && (v.host == nil || v.host.at(0) != 0) && ratio != 0 {
 		return c.unsupported("training mode")
 	}
 	c.out = append(c.out, c.in[0])
@@ -172,9 +176,12 @@ func runFlatten(c *call) error {
 		return err
 	}
 	s := c.in[0].shape
-	a, err := axis(int(c.n.attrInt("axis", 1)), len(s)+1)
-	if err != nil {
-		return err
+	a := int(c.n.attrInt("axis", 1))
+	if a < 0 {
+		a += len(s)
+	}
+	if a < 0 || a > len(s) {
+		return fmt.Errorf("axis %d for rank %d", c.n.attrInt("axis", 1), len(s))
 	}
 	c.setReshaped([]int{numel(s[:a]), numel(s[a:])})
 	return nil

@@ -71,13 +71,17 @@ func toDevice(d *tensor.Device, h *hostValue) (*tensor.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	shape := h.shape
+	if shape == nil {
+		shape = []int{} // a scalar, not a vector
+	}
 	switch dt {
 	case tensor.Bool:
 		b := make([]bool, len(h.i))
 		for k, v := range h.i {
 			b[k] = v != 0
 		}
-		return tensor.FromBools(d, b, h.shape...), nil
+		return tensor.FromBools(d, b, shape...), nil
 	case tensor.Int32:
 		v := make([]int32, len(h.i))
 		for k, x := range h.i {
@@ -86,13 +90,13 @@ func toDevice(d *tensor.Device, h *hostValue) (*tensor.Tensor, error) {
 			}
 			v[k] = int32(x)
 		}
-		return tensor.FromInt32s(d, v, h.shape...), nil
+		return tensor.FromInt32s(d, v, shape...), nil
 	}
 	f := make([]float32, len(h.f))
 	for k, x := range h.f {
 		f[k] = float32(x)
 	}
-	return tensor.FromFloat32sAs(d, dt, f, h.shape...), nil
+	return tensor.FromFloat32sAs(d, dt, f, shape...), nil
 }
 
 // fromDevice reads a device tensor back as a host value of ONNX type dt.
