@@ -33,7 +33,6 @@ type Model struct {
 	params []Parameter
 	inputs []ValueInfo // graph inputs that are not initializers
 	mu     sync.Mutex
-	consts map[string]*tensor.Tensor // device copies of static host values
 }
 
 // Parameter is a floating-point initializer held on the device.
@@ -56,7 +55,8 @@ type initializer struct {
 const hostFloatLimit = 64
 
 // Load reads the ONNX model at path and places its weights on dev. External
-// data files are read from path's directory.
+// data files are read from path's directory. Call it outside any Scope of
+// dev (or Keep the parameters), since the weights must outlive the scope.
 func Load(dev *tensor.Device, path string, opts ...Option) (*Model, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -83,7 +83,7 @@ func LoadBytes(dev *tensor.Device, b []byte, dir string, opts ...Option) (*Model
 	if !p.HasGraph {
 		return nil, malformed("the model has no graph")
 	}
-	m := &Model{dev: dev, proto: p, file: b, inits: map[string]*initializer{}, consts: map[string]*tensor.Tensor{}}
+	m := &Model{dev: dev, proto: p, file: b, inits: map[string]*initializer{}}
 	for _, op := range p.Opsets {
 		if op.Domain == "" || op.Domain == "ai.onnx" {
 			m.opset = op.Version

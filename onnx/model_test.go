@@ -162,3 +162,20 @@ func TestHostShapeArithmetic(t *testing.T) {
 		assert.Equal(t, []int{shape[0], numel(shape) / shape[0]}, outs[0].Shape())
 	}
 }
+
+// TestRunInsideScopes runs a model whose small weights are uploaded in each
+// run inside one scope after another: nothing a scope released is reused.
+func TestRunInsideScopes(t *testing.T) {
+	dev := openBackend(t, "cpu")
+	m, err := LoadBytes(dev, Encode(mlpModel(TensorProto{Name: "w", DataType: Float, Dims: []int64{3, 2}, Raw: rawF32(mlpWeights...)})), "")
+	require.NoError(t, err)
+	for range 3 {
+		dev.Scope(func() {
+			outs, err := m.Run(tensor.FromFloat32s(dev, []float32{1, 2, 3, -1, 0, 1}, 2, 3))
+			require.NoError(t, err)
+			got, err := outs[0].Float32s()
+			require.NoError(t, err)
+			assert.Equal(t, mlpWant, got)
+		})
+	}
+}

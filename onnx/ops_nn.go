@@ -490,7 +490,7 @@ func runReduce(c *call) error {
 		if err != nil {
 			return err
 		}
-		c.out = append(c.out, hostVal(h, c.in[0].static))
+		c.out = append(c.out, hostVal(h))
 		return nil
 	}
 	x := c.t(0)

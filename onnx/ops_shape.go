@@ -83,7 +83,7 @@ func runConstant(c *call) error {
 	if err != nil {
 		return err
 	}
-	c.out = append(c.out, hostVal(h, true))
+	c.out = append(c.out, hostVal(h))
 	return nil
 }
 
@@ -102,7 +102,7 @@ func runShape(c *call) error {
 	}
 	start, end = min(max(start, 0), r), min(max(end, 0), r)
 	end = max(end, start)
-	c.out = append(c.out, hostVal(intHost([]int{end - start}, s[start:end]...), c.in[0].static))
+	c.out = append(c.out, hostVal(intHost([]int{end - start}, s[start:end]...)))
 	return nil
 }
 
@@ -110,7 +110,7 @@ func runSize(c *call) error {
 	if err := c.need(1); err != nil {
 		return err
 	}
-	c.out = append(c.out, hostVal(intHost(nil, numel(c.in[0].shape)), c.in[0].static))
+	c.out = append(c.out, hostVal(intHost(nil, numel(c.in[0].shape))))
 	return nil
 }
 
@@ -152,7 +152,7 @@ func reshapeTarget(in []int, spec []int, allowZero bool) ([]int, error) {
 // setReshaped outputs input 0 in shape.
 func (c *call) setReshaped(shape []int) {
 	if c.allHost() || c.in[0].t == nil && c.in[0].host.size() <= hostLimit {
-		c.out = append(c.out, hostVal(c.h(0).reshaped(shape), c.in[0].static))
+		c.out = append(c.out, hostVal(c.h(0).reshaped(shape)))
 		return
 	}
 	c.setDev(c.in[0].dt, c.t(0).Reshape(shape...))
@@ -398,7 +398,7 @@ func runSlice(c *call) error {
 				k += (ranges[d].start + i*ranges[d].step) * st[d]
 			}
 			return k
-		}), c.in[0].static && c.static()))
+		})))
 		return nil
 	}
 	t := c.t(0)
@@ -459,7 +459,7 @@ func runExpand(c *call) error {
 				k += x * st[i]
 			}
 			return k
-		}), c.in[0].static && c.static()))
+		})))
 		return nil
 	}
 	c.setDev(c.in[0].dt, c.t(0).Expand(out...))

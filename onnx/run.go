@@ -151,7 +151,7 @@ func (m *Model) lookup(env map[string]*value, name string) (*value, error) {
 	if !ok {
 		return nil, malformed("value %q is used before it is computed", name)
 	}
-	v := &value{dt: in.proto.DataType, shape: in.proto.Shape(), host: in.host, t: in.dev, static: true, name: name}
+	v := &value{dt: in.proto.DataType, shape: in.proto.Shape(), host: in.host, t: in.dev, name: name}
 	env[name] = v
 	return v, nil
 }
@@ -206,24 +206,16 @@ func (m *Model) runNode(n *NodeProto, env map[string]*value) (err error) {
 	return nil
 }
 
-// device returns v on the device, uploading a host value (once for a value
-// that is the same in every run).
+// device returns v on the device, uploading a host value. Uploads are not
+// kept from one run to the next: a run may be inside a Scope that releases
+// them (they are small: shapes, indices, constants).
 func (m *Model) device(v *value) (*tensor.Tensor, error) {
 	if v.t != nil {
 		return v.t, nil
 	}
-	if v.static && v.name != "" {
-		if t, ok := m.consts[v.name]; ok {
-			v.t = t
-			return t, nil
-		}
-	}
 	t, err := toDevice(m.dev, v.host)
 	if err != nil {
 		return nil, err
-	}
-	if v.static && v.name != "" {
-		m.consts[v.name] = t
 	}
 	v.t = t
 	return t, nil
@@ -258,16 +250,6 @@ func (c *call) need(k int) error {
 func (c *call) allHost() bool {
 	for _, v := range c.in {
 		if v != nil && (v.host == nil || v.host.size() > hostLimit) {
-			return false
-		}
-	}
-	return true
-}
-
-// static reports whether every input is the same in every run.
-func (c *call) static() bool {
-	for _, v := range c.in {
-		if v != nil && !v.static {
 			return false
 		}
 	}
@@ -318,9 +300,8 @@ func clampInt(x int64) int {
 
 // setHost sets the outputs to host values.
 func (c *call) setHost(hs ...*hostValue) {
-	st := c.static()
 	for _, h := range hs {
-		c.out = append(c.out, hostVal(h, st))
+		c.out = append(c.out, hostVal(h))
 	}
 }
 

@@ -12,17 +12,16 @@ import (
 // on the device, or both. dt is its ONNX type (an INT64 value lives on the
 // device as Int32).
 type value struct {
-	dt     DataType
-	shape  []int
-	host   *hostValue
-	t      *tensor.Tensor
-	static bool   // computed from constants only: the same in every run
-	name   string // the graph value's name, for caching and messages
+	dt    DataType
+	shape []int
+	host  *hostValue
+	t     *tensor.Tensor
+	name  string // the graph value's name, for caching and messages
 }
 
 // hostVal wraps a host value.
-func hostVal(h *hostValue, static bool) *value {
-	return &value{dt: h.dt, shape: h.shape, host: h, static: static}
+func hostVal(h *hostValue) *value {
+	return &value{dt: h.dt, shape: h.shape, host: h}
 }
 
 // devVal wraps a device tensor holding a value of ONNX type dt.
