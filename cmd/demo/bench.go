@@ -9,9 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/shaderflow/shaderflow/cpu"
 	"github.com/shaderflow/shaderflow/nn/data"
 	"github.com/shaderflow/shaderflow/tensor"
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -143,15 +146,61 @@ func printComparison(dev *tensor.Device, cfg trainConfig, ours, theirs []epochRe
 		where = on
 	}
 	fmt.Printf("\n%s, batch %d: Shaderflow on %s vs PyTorch %s (%s)\n", cfg.model, batchSize, dev.Info().Name, version, where)
-	fmt.Printf("%-6s %14s %14s %10s %12s %12s\n", "epoch", "shaderflow s", "pytorch s", "speedup", "sf acc %", "torch acc %")
+	// On the CPU each epoch is also read against the FMA peak measured
+	// right after both sides ran (on every core: Shaderflow's setting).
+	peak, flops := 0.0, epochFLOPs(cfg.model)
+	if dev.Info().Kind == device.KindCPU && flops > 0 {
+		peak = cpu.PeakGFLOPS(runtime.GOMAXPROCS(0), 300*time.Millisecond)
+	}
+	fmt.Printf("%-6s %14s %14s %10s %12s %12s", "epoch", "shaderflow s", "pytorch s", "speedup", "sf acc %", "torch acc %")
+	if peak > 0 {
+		fmt.Printf(" %10s %10s", "sf peak %", "torch %")
+	}
+	fmt.Println()
 	for i := range min(len(ours), len(theirs)) {
 		o, t := ours[i], theirs[i]
-		fmt.Printf("%-6d %14.3f %14.3f %9.2fx %12.2f %12.2f\n", i+1, o.Seconds, t.Seconds, t.Seconds/o.Seconds, 100*o.Accuracy, 100*t.Accuracy)
+		fmt.Printf("%-6d %14.3f %14.3f %9.2fx %12.2f %12.2f", i+1, o.Seconds, t.Seconds, t.Seconds/o.Seconds, 100*o.Accuracy, 100*t.Accuracy)
+		if peak > 0 {
+			fmt.Printf(" %10.1f %10.1f", 100*flops/1e9/o.Seconds/peak, 100*flops/1e9/t.Seconds/peak)
+		}
+		fmt.Println()
 	}
 	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("machine load average (1, 5, 15 min) after the runs: %s", la)
 	}
 	fmt.Println("speedup = PyTorch time / Shaderflow time per epoch (training steps only; evaluation excluded)")
+	if peak > 0 {
+		fmt.Printf("peak %% = the epoch's %.1f GFLOP of products and convolutions per second, as a percentage of the %.1f GFLOP/s FMA peak measured after the runs\n", flops/1e9, peak)
+	}
+}
+
+// fashionTrain is the number of Fashion-MNIST training images, one epoch.
+const fashionTrain = 60000
+
+// epochFLOPs returns the floating-point operations of one training epoch
+// of the reference model (nn/train.MLP and CNN, their layers' sizes
+// repeated here): 2·in·out per output element of each product or
+// convolution for the forward pass, as much for the weight gradient and
+// again for the input gradient except in the first layer, which needs
+// none; elementwise work, pooling and the optimizer are not counted. 0 for
+// another model.
+func epochFLOPs(model string) float64 {
+	layer := func(macs int, first bool) float64 {
+		if first {
+			return 4 * float64(macs)
+		}
+		return 6 * float64(macs)
+	}
+	var perSample float64
+	switch model {
+	case "mlp":
+		perSample = layer(784*128, true) + layer(128*10, false)
+	case "cnn": // 3x3 "same" convolutions on 28x28 and 14x14 images
+		perSample = layer(1*32*9*28*28, true) + layer(32*64*9*14*14, false) + layer(64*7*7*128, false) + layer(128*10, false)
+	default:
+		return 0
+	}
+	return perSample * fashionTrain
 }
 
 // fashionDir returns the directory holding the Fashion-MNIST files: dir

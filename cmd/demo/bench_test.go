@@ -3,6 +3,8 @@ package main
 import (
 	"testing"
 
+	"github.com/shaderflow/shaderflow/nn"
+	"github.com/shaderflow/shaderflow/tensor"
 	"github.com/shaderflow/shaderflow/tensor/device"
 	"github.com/stretchr/testify/require"
 )
@@ -31,4 +33,33 @@ func TestPythonPathFromEnvironment(t *testing.T) {
 	require.Equal(t, defaultPython, pythonPath())
 	t.Setenv(pythonEnv, "/opt/torch/bin/python3")
 	require.Equal(t, "/opt/torch/bin/python3", pythonPath())
+}
+
+// TestEpochFLOPsMatchModels recounts an epoch's arithmetic from the
+// reference models' weights: each weight element is one multiply-add per
+// output pixel in the forward pass, the weight gradient and (after the
+// first layer) the input gradient.
+func TestEpochFLOPsMatchModels(t *testing.T) {
+	dev, err := tensor.Open("cpu")
+	require.NoError(t, err)
+	for model, pixels := range map[string][]int{"mlp": {1, 1}, "cnn": {28 * 28, 14 * 14, 1, 1}} {
+		m, _, err := newModel(dev, model, 1)
+		require.NoError(t, err)
+		var flops float64
+		layer := 0
+		for _, p := range nn.Parameters(m) {
+			if p.Dim() < 2 { // a bias
+				continue
+			}
+			passes := 6.0
+			if layer == 0 {
+				passes = 4
+			}
+			flops += passes * float64(p.NumElements()*pixels[layer])
+			layer++
+		}
+		require.Len(t, pixels, layer, model)
+		require.Equal(t, flops*fashionTrain, epochFLOPs(model), model)
+	}
+	require.InDelta(t, 1.5e12, epochFLOPs("cnn"), 0.01e12)
 }
