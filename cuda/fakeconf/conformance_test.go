@@ -57,7 +57,8 @@ const EnvFull = "SHADERFLOW_FAKE_CUDA_FULL"
 
 // coreGroups are the suite's groups that go test ./... runs through the
 // double: every kernel kind (elementwise, reduce, matmul, conv, pool,
-// gather, scatter, copy), views, dtypes, fusion, errors and attention. The
+// gather, scatter, copy), views, dtypes (widedtypes: the refusals and exact
+// Int32 extremes), fusion, errors and attention. The
 // groups left out (math functions, sorts, scans, gradients, the new NN
 // functionals, memory loops) compose the same kernel kinds; each new
 // elementwise op's CUDA code runs through the double in cuda's
@@ -67,7 +68,7 @@ var coreGroups = map[string]bool{
 	"compare": true, "int32": true, "bool": true, "narrow": true, "zerostride": true,
 	"padwindow": true, "reduce": true, "softmax": true, "matmul": true, "conv": true,
 	"pool": true, "norm": true, "attention": true, "edge": true, "errors": true,
-	"fusion": true, "scatter": true,
+	"fusion": true, "scatter": true, "widedtypes": true,
 }
 
 // TestConformance runs the conformance suite, fusion on and off, on the
