@@ -3,6 +3,7 @@ package nn_test
 import (
 	"testing"
 
+	"github.com/shaderflow/shaderflow/internal/cputime"
 	"github.com/shaderflow/shaderflow/nn"
 	"github.com/shaderflow/shaderflow/nn/internal/nntest"
 	"github.com/shaderflow/shaderflow/nn/optim"
@@ -42,6 +43,7 @@ func BenchmarkGPTStep(b *testing.B) {
 		}
 	}
 	step()
+	cpu0 := cpuSeconds()
 	b.ResetTimer()
 	for range b.N {
 		step()
@@ -50,4 +52,14 @@ func BenchmarkGPTStep(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N*batch*ctx)/b.Elapsed().Seconds(), "tokens/s")
+	// On a shared machine the process's CPU time per step is steadier than
+	// the wall clock's.
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+}
+
+// cpuSeconds returns the CPU time the process has used (0 where it cannot
+// be read).
+func cpuSeconds() float64 {
+	d, _ := cputime.Process()
+	return d.Seconds()
 }

@@ -90,8 +90,12 @@ func (l *TransformerEncoderLayer) Encode(x *tensor.Tensor, o AttendOptions) *ten
 		return l.Drop2.Forward(l.Linear2.Forward(l.Drop.Forward(l.Activation.Forward(l.Linear1.Forward(x)))))
 	}
 	if l.NormFirst {
-		x = x.Add(attend(l.Norm1.Forward(x)))
-		return x.Add(ff(l.Norm2.Forward(x)))
+		// The residual sums are stored (Materialize): read lazily, the sum
+		// of a stack's layer n would be recomputed, n+1 terms deep, inside
+		// every kernel that reads it (the next LayerNorm, sum and their
+		// gradients).
+		x = x.Add(attend(l.Norm1.Forward(x))).Materialize()
+		return x.Add(ff(l.Norm2.Forward(x))).Materialize()
 	}
 	x = l.Norm1.Forward(x.Add(attend(x)))
 	return l.Norm2.Forward(x.Add(ff(x)))

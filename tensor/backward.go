@@ -61,6 +61,7 @@ func (t *Tensor) backward(g *Tensor) (err error) {
 	}()
 	order := graphOrder(t)
 	grads := map[*gradInfo]*Tensor{t.ag: g}
+	summed := map[*gradInfo]bool{} // gradients added up from several consumers
 	for i := len(order) - 1; i >= 0; i-- {
 		x := order[i]
 		gx := grads[x.ag]
@@ -71,6 +72,12 @@ func (t *Tensor) backward(g *Tensor) (err error) {
 		if x.ag.fn == nil {
 			accumulateLeaf(x, gx)
 			continue
+		}
+		if summed[x.ag] {
+			// Stored once: a lazy sum would be recomputed in every kernel of
+			// the rule that reads it, and through a residual stack the sum
+			// gains a term per layer.
+			gx.Materialize()
 		}
 		op = x.ag.fn.op
 		rule := op.rule()
@@ -85,6 +92,7 @@ func (t *Tensor) backward(g *Tensor) (err error) {
 			gi := sumToShape(gins[j], in.shape)
 			if prev := grads[in.ag]; prev != nil {
 				gi = prev.Add(gi)
+				summed[in.ag] = true
 			}
 			grads[in.ag] = gi
 		}
