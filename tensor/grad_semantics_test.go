@@ -182,3 +182,20 @@ func TestPowGradientsAtZero(t *testing.T) {
 		requireSameFloats(t, c.want, gradOf(t, dev, x, []int{4}, pow))
 	}
 }
+
+func TestStdGradientOfConstantIsZero(t *testing.T) {
+	dev := openCPU(t)
+	// Rows of equal values have standard deviation 0, where PyTorch gives
+	// the gradient 0 (its std backward masks a zero result).
+	x := tensor.FromFloat32s(dev, []float32{2, 2, 2, 1, 2, 4}, 2, 3).SetRequiresGrad(true)
+	require.NoError(t, x.Std(1, 1).Sum().Backward())
+	g, err := x.Grad().Float32s()
+	require.NoError(t, err)
+	requireSameFloats(t, []float64{0, 0, 0, -0.4364357590675354, -0.10910891741514206, 0.5455447435379028}, g)
+
+	y := tensor.FromFloat32s(dev, []float32{3, 3}, 2).SetRequiresGrad(true)
+	require.NoError(t, y.StdKeepDim(0, 0).Sum().Backward())
+	gy, err := y.Grad().Float32s()
+	require.NoError(t, err)
+	requireSameFloats(t, []float64{0, 0}, gy)
+}

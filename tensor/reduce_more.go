@@ -40,11 +40,28 @@ func (t *Tensor) logSumExp(axes []int, keep bool) *Tensor {
 // Std is the standard deviation over axes (all when none) with the given
 // correction (1 for PyTorch's default unbiased estimate, 0 for the
 // population), as torch.std: the square root of Var.
-func (t *Tensor) Std(correction int, axes ...int) *Tensor { return t.Var(correction, axes...).Sqrt() }
+// As in PyTorch its gradient where the deviation is zero is zero.
+func (t *Tensor) Std(correction int, axes ...int) *Tensor {
+	return rootZeroGrad(t.Var(correction, axes...), 2)
+}
 
 // StdKeepDim is Std keeping the reduced axes with size one.
 func (t *Tensor) StdKeepDim(correction int, axes ...int) *Tensor {
-	return t.VarKeepDim(correction, axes...).Sqrt()
+	return rootZeroGrad(t.VarKeepDim(correction, axes...), 2)
+}
+
+// rootZeroGrad is s^(1/p) for s ≥ 0 with gradient zero where s is zero:
+// the root's slope is infinite there, and PyTorch's norm and std define
+// their gradient as zero. It takes the root of 1 there and selects 0.
+func rootZeroGrad(s *Tensor, p float64) *Tensor {
+	zero := s.EqScalar(0)
+	root := Where(zero, OnesLike(s), s)
+	if p == 2 {
+		root = root.Sqrt()
+	} else {
+		root = root.PowScalar(1 / p)
+	}
+	return Where(zero, ZerosLike(s), root)
 }
 
 // Norm is the vector p-norm over axes (all when none), dropping them, as
@@ -82,16 +99,7 @@ func (t *Tensor) norm(p float64, axes []int, keep bool) *Tensor {
 		} else {
 			s = x.Abs().PowScalar(p).SumKeepDim(axes...)
 		}
-		// s^(1/p) has an infinite slope at s = 0, where the norm's
-		// gradient is zero: take the root of 1 there and select 0.
-		zero := s.EqScalar(0)
-		root := Where(zero, OnesLike(s), s)
-		if p == 2 {
-			root = root.Sqrt()
-		} else {
-			root = root.PowScalar(1 / p)
-		}
-		out = Where(zero, ZerosLike(s), root)
+		out = rootZeroGrad(s, p)
 	}
 	return dropAxes(out, axes, keep)
 }
