@@ -212,12 +212,15 @@ var (
 		"neg", "abs", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh", "relu",
 		"sin", "cos", "erf", "gelu", "silu", "square", "logabs", "sqrtabs",
 		"expm1", "log1pabs", "atan", "leakyrelu",
+		"sinh", "cosh", "tan", "asin", "acos", "log2abs", "log10abs",
+		"round", "trunc", "floor", "ceil", "sign",
+		"softplus", "elu", "selu", "hardswish", "hardsigmoid", "mish", "clampmin", "clampmax",
 		"addscalar", "mulscalar", "rsubscalar", "divscalar", "powscalar", "clamp",
 		"half", "bfloat",
 	}
-	binaryOps  = []string{"add", "sub", "mul", "div", "maximum", "minimum", "pow"}
+	binaryOps  = []string{"add", "sub", "mul", "div", "maximum", "minimum", "pow", "atan2", "remainder", "fmod", "lerp"}
 	compareOps = []string{"gt", "lt", "ge", "le", "ne"}
-	reduceOps  = []string{"sum", "mean", "max", "min", "var"}
+	reduceOps  = []string{"sum", "mean", "max", "min", "var", "std", "logsumexp", "prod", "norm1", "norm2", "norminf"}
 )
 
 // step appends one random operation over existing values.
@@ -240,14 +243,20 @@ func (g *generator) step() {
 			a, b = y, x
 		}
 		s, _ := broadcast(g.vals[a].shape, g.vals[b].shape)
-		g.add(Step{Op: op, Args: []int{a, b}}, value{shape: s})
+		st := Step{Op: op, Args: []int{a, b}}
+		if op == "lerp" {
+			st.Floats = []float64{roundScalar(g.rng.Float64()*1.5 - 0.25)}
+		}
+		g.add(st, value{shape: s})
 	case r < 55:
 		op := compareOps[g.rng.IntN(len(compareOps))]
 		y := g.partner(xs)
 		s, _ := broadcast(xs, g.vals[y].shape)
 		g.add(Step{Op: op, Args: []int{x, y}}, value{shape: s, bool: true})
-	case r < 75:
+	case r < 70:
 		g.view(x)
+	case r < 77:
+		g.axisStep(x)
 	case r < 85:
 		g.reduce(x)
 	case r < 90:
@@ -275,6 +284,8 @@ func (g *generator) unary(x int) {
 		s.Floats = []float64{roundScalar(0.5 + g.rng.Float64()*2)}
 	case "powscalar":
 		s.Floats = []float64{[]float64{2, 3, 0.5, -1, 1.5, -0.5}[g.rng.IntN(6)]}
+	case "clampmin", "clampmax":
+		s.Floats = []float64{roundScalar(g.rng.Float64()*2 - 1)}
 	case "clamp":
 		lo := roundScalar(g.rng.Float64()*2 - 1.5)
 		s.Floats = []float64{lo, roundScalar(lo + 0.25 + g.rng.Float64()*2)}
@@ -435,7 +446,7 @@ func (g *generator) reduce(x int) {
 	if len(axes) == 0 && len(xs) > 0 {
 		axes = []int{g.rng.IntN(len(xs))}
 	}
-	if op == "var" {
+	if op == "var" || op == "std" {
 		// The variance of one element with correction 1 is 0/0.
 		n := 1
 		for _, a := range axes {
@@ -446,20 +457,10 @@ func (g *generator) reduce(x int) {
 		}
 	}
 	s := Step{Op: op, Args: []int{x}, Ints: axes, Keep: g.rng.IntN(2) == 0}
-	if op == "var" {
+	if op == "var" || op == "std" {
 		s.Floats = []float64{float64(g.rng.IntN(2))}
 	}
-	var out []int
-	for i, v := range xs {
-		if contains(axes, i) {
-			if s.Keep {
-				out = append(out, 1)
-			}
-			continue
-		}
-		out = append(out, v)
-	}
-	g.add(s, value{shape: out})
+	g.add(s, value{shape: reducedShape(xs, axes, s.Keep)})
 }
 
 // matmul appends a matrix product of x with a new input, x on either side.

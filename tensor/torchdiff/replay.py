@@ -60,6 +60,8 @@ def run(p, dtype):
         keep = s.get("keep", False)
         x = vals[a[0]] if a else None
         y = vals[a[1]] if len(a) > 1 else None
+        if op in NAN_CONVENTION and any(bool(o.isnan().any()) for o in (x, y) if o is not None):
+            tie[0] = True
         if op == "input":
             v = leaves[ints[0]]
         elif op == "neg":
@@ -112,7 +114,9 @@ def run(p, dtype):
         elif op == "divscalar":
             v = x / fl[0]
         elif op == "powscalar":
-            v = x.pow(fl[0])
+            # + 0.0 turns -0 into +0: PyTorch computes x**-0.5 as rsqrt,
+            # giving -inf at -0 where IEEE pow, and Shaderflow, give +inf.
+            v = (x + 0.0).pow(fl[0])
         elif op == "clamp":
             v = x.clamp(fl[0], fl[1])
         elif op == "expm1":
@@ -204,6 +208,8 @@ def run(p, dtype):
             v = torch.log_softmax(x, ints[0])
         elif op == "matmul":
             v = torch.matmul(x, y)
+        elif op in MORE:
+            v = MORE[op](x, y, ints, fl, keep, tie)
         else:
             raise ValueError("unknown operation %r" % op)
         vals.append(v)
@@ -213,6 +219,119 @@ def run(p, dtype):
         (out * w).sum().backward()
     grads = [l.grad if l.grad is not None else torch.zeros_like(l) for l in leaves]
     return out, grads, tie[0]
+
+
+# Operations whose gradient at a NaN operand is a convention that differs
+# (docs/pytorch-differences.md): those taking an absolute value (PyTorch's
+# sign(NaN) is 0, Shaderflow's NaN) and hardswish (PyTorch's vectorized
+# kernel gives NaN, its scalar one passes the gradient, as Shaderflow does).
+NAN_CONVENTION = {"abs", "logabs", "sqrtabs", "log1pabs", "log2abs", "log10abs", "pow",
+                  "remainder", "fmod", "norm1", "norminf", "hardswish"}
+
+
+def ties_along(x, ax):
+    """Whether a line of x along ax holds equal values, where the gradient
+    of sort, topk and median depends on an order convention."""
+    n = x.shape[ax]
+    if n < 2:
+        return False
+    s = x.detach().sort(dim=ax).values
+    return bool((s.narrow(ax, 1, n - 1) == s.narrow(ax, 0, n - 1)).any())
+
+
+def prod(x, dims, keep):
+    for d in sorted(dims, reverse=True):
+        x = x.prod(d, keepdim=keep)
+    return x
+
+
+def norm(p):
+    def f(x, y, ints, fl, keep, tie):
+        dims = tuple(ints) if ints else tuple(range(x.dim()))
+        if not dims:
+            return torch.linalg.vector_norm(x.reshape(1), ord=p).reshape(())
+        if p == float("inf"):
+            a = x.detach().abs()
+            m = torch.amax(a, dim=dims, keepdim=True)
+            tie[0] = tie[0] or bool(((a == m).sum(dim=dims) > 1).any())
+        return torch.linalg.vector_norm(x, ord=p, dim=dims, keepdim=keep)
+    return f
+
+
+def reduce_dims(x, ints):
+    return tuple(ints) if ints else tuple(range(x.dim()))
+
+
+def ordered(kind):
+    """sort, topk or median along ints[0], flagging ties."""
+    def f(x, y, ints, fl, keep, tie):
+        ax = ints[0]
+        tie[0] = tie[0] or ties_along(x, ax)
+        if kind == "sort":
+            return torch.sort(x, dim=ax, descending=keep, stable=True).values
+        if kind == "topk":
+            return torch.topk(x, ints[1], dim=ax, largest=keep, sorted=True).values
+        return torch.median(x, dim=ax, keepdim=keep).values
+    return f
+
+
+PAD_MODES = ["constant", "reflect", "replicate"]
+
+
+def pad(x, y, ints, fl, keep, tie):
+    mode = PAD_MODES[ints[2]]
+    if mode == "constant":
+        return F.pad(x, (ints[0], ints[1]), mode=mode, value=fl[0])
+    return F.pad(x, (ints[0], ints[1]), mode=mode)
+
+
+# The parity op set (run_more.go and program_axis.go): each takes the
+# operands, the step's ints, floats and keep flag, and the tie flag.
+MORE = {
+    "sinh": lambda x, y, i, fl, k, t: x.sinh(),
+    "cosh": lambda x, y, i, fl, k, t: x.cosh(),
+    "tan": lambda x, y, i, fl, k, t: x.tan(),
+    "asin": lambda x, y, i, fl, k, t: (x.tanh() * 0.875).asin(),
+    "acos": lambda x, y, i, fl, k, t: (x.tanh() * 0.875).acos(),
+    "log2abs": lambda x, y, i, fl, k, t: (x.abs() + 0.25).log2(),
+    "log10abs": lambda x, y, i, fl, k, t: (x.abs() + 0.25).log10(),
+    "round": lambda x, y, i, fl, k, t: x.round(),
+    "trunc": lambda x, y, i, fl, k, t: x.trunc(),
+    "floor": lambda x, y, i, fl, k, t: x.floor(),
+    "ceil": lambda x, y, i, fl, k, t: x.ceil(),
+    # Shaderflow's Sign keeps NaN; see docs/pytorch-differences.md.
+    "sign": lambda x, y, i, fl, k, t: torch.where(x.isnan(), x.detach(), x.sign()),
+    "softplus": lambda x, y, i, fl, k, t: F.softplus(x),
+    "elu": lambda x, y, i, fl, k, t: F.elu(x, 1.0),
+    "selu": lambda x, y, i, fl, k, t: F.selu(x),
+    "hardswish": lambda x, y, i, fl, k, t: F.hardswish(x),
+    "hardsigmoid": lambda x, y, i, fl, k, t: F.hardsigmoid(x),
+    "mish": lambda x, y, i, fl, k, t: F.mish(x),
+    "clampmin": lambda x, y, i, fl, k, t: x.clamp(min=fl[0]),
+    "clampmax": lambda x, y, i, fl, k, t: x.clamp(max=fl[0]),
+    "atan2": lambda x, y, i, fl, k, t: torch.atan2(x, y),
+    "remainder": lambda x, y, i, fl, k, t: torch.remainder(x, y.abs() + 0.5),
+    "fmod": lambda x, y, i, fl, k, t: torch.fmod(x, y.abs() + 0.5),
+    "lerp": lambda x, y, i, fl, k, t: torch.lerp(x, y, fl[0]),
+    "std": lambda x, y, i, fl, k, t: torch.std(x, dim=reduce_dims(x, i), correction=int(fl[0]), keepdim=k),
+    "logsumexp": lambda x, y, i, fl, k, t: torch.logsumexp(x, dim=reduce_dims(x, i), keepdim=k) if reduce_dims(x, i) else x.clone(),
+    "prod": lambda x, y, i, fl, k, t: prod(x, reduce_dims(x, i), k) if reduce_dims(x, i) else x.clone(),
+    "norm1": norm(1),
+    "norm2": norm(2),
+    "norminf": norm(float("inf")),
+    "cumsum": lambda x, y, i, fl, k, t: torch.cumsum(x, i[0]),
+    "cumprod": lambda x, y, i, fl, k, t: torch.cumprod(x, i[0]),
+    "sort": ordered("sort"),
+    "topk": ordered("topk"),
+    "median": ordered("median"),
+    "flip": lambda x, y, i, fl, k, t: torch.flip(x, dims=i),
+    "roll": lambda x, y, i, fl, k, t: torch.roll(x, shifts=i[1], dims=i[0]),
+    "tril": lambda x, y, i, fl, k, t: torch.tril(x, i[0]),
+    "triu": lambda x, y, i, fl, k, t: torch.triu(x, i[0]),
+    "pad": pad,
+    "repeat": lambda x, y, i, fl, k, t: x.repeat(*i),
+    "glu": lambda x, y, i, fl, k, t: F.glu(x, i[0]),
+}
 
 
 def main():

@@ -232,7 +232,7 @@ func apply(dev *tensor.Device, s Step, vals, leaves []*tensor.Tensor, p *Program
 	case "matmul":
 		return x.MatMul(y), nil
 	}
-	return nil, fmt.Errorf("unknown operation %q", s.Op)
+	return applyMore(s, x, y)
 }
 
 // fromFloat32s is tensor.FromFloat32s, with an empty shape meaning a 0-d
