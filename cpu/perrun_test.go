@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -79,5 +80,34 @@ func TestPerRunOperands(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestUniformArithmetic checks that arithmetic on per-run operands (a
+// layer norm's rsqrt(var + eps) of the row's variance) is computed once a
+// chunk and gives each run its own value.
+func TestUniformArithmetic(t *testing.T) {
+	r := newRand(t)
+	for _, workers := range []int{1, 0} {
+		d := newDevice(t, workers)
+		shape := []int{23, 1500}
+		n, rows := 23*1500, 23
+		xv, vv := randVals(r, n), randVals(r, rows)
+		x := device.Contiguous(upload(t, d, device.Float32, xv), device.Float32, 0, shape)
+		v := device.View{Buf: upload(t, d, device.Float32, vv), DType: device.Float32, Shape: shape, Strides: []int{1, 0}}
+		out := device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, shape)
+		var pb device.Builder
+		xi, vi := pb.Input(0, device.Float32), pb.Input(1, device.Float32)
+		scale := pb.Unary(device.OpRsqrt, pb.Binary(device.OpAdd, pb.Binary(device.OpMul, vi, vi), pb.Const(0.5, device.Float32)))
+		pb.Output(pb.Binary(device.OpMul, pb.Binary(device.OpSub, xi, vi), scale))
+		k := &device.ElementwiseKernel{Shape: shape, Inputs: []device.View{x, v}, Program: pb.P, Outputs: []device.View{out}}
+		require.NoError(t, d.Elementwise(k))
+		require.True(t, d.plans[0].regs[scale].scalar, "rsqrt of a per-run operand is computed once a chunk")
+		got := download(t, d, out.Buf, device.Float32, n)
+		for p := range n {
+			ve := float32(vv[p/1500])
+			want := float64(float32(xv[p])-ve) / math.Sqrt(float64(ve*ve+0.5))
+			require.InDelta(t, want, got[p], 1e-6*math.Abs(want)+1e-7, "position %d", p)
+		}
 	}
 }

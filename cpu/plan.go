@@ -345,6 +345,7 @@ func (p *plan) allocate(outputs []device.Reg) {
 		}
 		p.regs[i] = ri
 	}
+	p.propagateUniform()
 	if inPlace {
 		for j, o := range p.sinks {
 			r := &p.regs[o.reg]
@@ -390,20 +391,44 @@ func (p *plan) allocate(outputs []device.Reg) {
 	}
 }
 
+// propagateUniform marks float arithmetic on uniform operands uniform: a
+// log-softmax's log of the row sum, a layer norm's rsqrt(var + eps), which
+// are then computed once a chunk (see markScalar) instead of once an
+// element.
+func (p *plan) propagateUniform() {
+	for i := range p.code {
+		in := &p.code[i]
+		n := in.Op.Arity()
+		if in.Type != device.Float32 || n < 1 || n > 2 || !in.Op.IsArith(n) {
+			continue
+		}
+		u := true
+		for a := range n {
+			u = u && p.regs[in.Args[a]].uniform
+		}
+		p.regs[i].uniform = u
+	}
+}
+
 // markScalar sets regInfo.scalar on the uniform registers that no
 // consumer reads element by element: every use is as the scalar operand of
 // a float binary op, comparison or selection (see plan.binaryF32,
-// compareF32 and whereF32 for which operand that is), and the
-// register is neither stored nor a reduction's input (nor read in place,
-// which costs nothing anyway).
+// compareF32 and whereF32 for which operand that is) or an operand of
+// another scalar register, and the register is neither stored nor a
+// reduction's input (nor read in place, which costs nothing anyway).
+// Consumers come after their operands, so a backward pass knows whether
+// each consumer is itself scalar (reading one element of its operands).
 func (p *plan) markScalar(outputs []device.Reg) {
 	p.full = grow(p.full, len(p.code))
 	clear(p.full)
 	for _, r := range outputs {
 		p.full[r] = true
 	}
-	for i := range p.code {
+	for i := len(p.code) - 1; i >= 0; i-- {
 		in := &p.code[i]
+		if in.Op != device.OpInput && in.Op != device.OpConst && p.isScalar(device.Reg(i)) {
+			continue
+		}
 		floatBinary := in.Op.IsArith(2) && in.Type == device.Float32
 		floatCompare := in.Op.IsComparison() && p.code[in.Args[0]].Type == device.Float32
 		if in.Op == device.OpWhere && in.Type == device.Float32 {
@@ -427,9 +452,15 @@ func (p *plan) markScalar(outputs []device.Reg) {
 		}
 	}
 	for i := range p.regs {
-		ri := &p.regs[i]
-		ri.scalar = ri.uniform && !p.full[i] && ri.class == classF32 && !ri.alias && ri.direct < 0
+		p.regs[i].scalar = p.isScalar(device.Reg(i))
 	}
+}
+
+// isScalar reports whether register r is evaluated as one value a chunk,
+// once markScalar has set p.full for the instructions after r.
+func (p *plan) isScalar(r device.Reg) bool {
+	ri := &p.regs[r]
+	return ri.uniform && !p.full[r] && ri.class == classF32 && !ri.alias && ri.direct < 0
 }
 
 // streamMinBytes is the size from which a kernel's float32 output counts as
