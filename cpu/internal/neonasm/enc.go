@@ -62,11 +62,25 @@ var (
 		"fcvtl":  {0x0e617800, widen, nil},
 		"fcvtl2": {0x4e617800, widen, nil},
 		"dup":    {0x4e000400, dupElem, f32},
+		"add":    {0x4ea08400, same3, f32}, // int32 lanes
+		"sub":    {0x6ea08400, same3, f32}, // int32 lanes
 	}
 	// elemOps are the by-element forms, chosen when the last operand is
 	// an element.
 	elemOps = map[string]uint32{"fmla": 0x4f801000, "fmls": 0x4f805000, "fmul": 0x4f809000}
 )
+
+// shiftOps are the int32 shifts by an immediate (vd.4s, vn.4s, #n), with
+// the immh:immb field of a shift by n.
+var shiftOps = map[string]struct {
+	base     uint32
+	min, max int
+	imm      func(n int) int
+}{
+	"shl":  {0x4f005400, 0, 31, func(n int) int { return 32 + n }},
+	"sshr": {0x4f000400, 1, 32, func(n int) int { return 64 - n }},
+	"ushr": {0x6f000400, 1, 32, func(n int) int { return 64 - n }},
+}
 
 // faddpScalar is FADDP's scalar form (dd, vn.2d).
 const faddpScalar = 0x7e70d800
@@ -74,11 +88,12 @@ const faddpScalar = 0x7e70d800
 // sizeBit marks the float64 arrangement in the same3 and misc2 forms.
 const sizeBit = 1 << 22
 
-// operand is a parsed register operand: v5.4s, v5.s[2], v5.d[1], s5 or d5.
+// operand is a parsed operand: a register (v5.4s, v5.s[2], v5.d[1], s5,
+// d5) or an immediate (#23, kind "#", the value in index).
 type operand struct {
 	reg   uint32
 	kind  string // "4s", "2d", "2s", "16b", "s" (element or scalar), "d"
-	index int    // element index, -1 if none
+	index int    // element index, -1 if none; an immediate's value
 }
 
 func parseOperand(s string) (operand, error) {
@@ -90,6 +105,12 @@ func parseOperand(s string) (operand, error) {
 	o := operand{index: -1}
 	body := s[1:]
 	switch s[0] {
+	case '#':
+		n, err := strconv.Atoi(body)
+		if err != nil {
+			return operand{}, bad
+		}
+		return operand{kind: "#", index: n}, nil
 	case 'v':
 		dot := strings.IndexByte(body, '.')
 		if dot < 0 {
@@ -133,13 +154,20 @@ func Encode(ins string) (uint32, error) {
 		args = append(args, o)
 	}
 	bad := fmt.Errorf("neonasm: unsupported instruction %q", ins)
-	if len(args) == 3 && args[2].index >= 0 {
+	if len(args) == 3 && args[2].kind == "s" && args[2].index >= 0 {
 		base, ok := elemOps[name]
 		if !ok || args[0].kind != "4s" || args[1].kind != "4s" {
 			return 0, bad
 		}
 		i, m := uint32(args[2].index), args[2].reg
 		return base | (i&1)<<21 | m<<16 | (i>>1)<<11 | args[1].reg<<5 | args[0].reg, nil
+	}
+	if sh, ok := shiftOps[name]; ok && len(args) == 3 && args[0].kind == "4s" && args[1].kind == "4s" && args[2].kind == "#" {
+		n := args[2].index
+		if n < sh.min || n > sh.max {
+			return 0, bad
+		}
+		return sh.base | uint32(sh.imm(n))<<16 | args[1].reg<<5 | args[0].reg, nil
 	}
 	if name == "faddp" && len(args) == 2 && args[0].kind == "d" && args[0].index < 0 && args[1].kind == "2d" {
 		return faddpScalar | args[1].reg<<5 | args[0].reg, nil // dd = vn.d[0] + vn.d[1]

@@ -41,6 +41,11 @@ func samples() []string {
 	for range 4 {
 		ins = append(ins, fmt.Sprintf("dup v%d.2d, v%d.d[%d]", v(), v(), rng.IntN(2)), fmt.Sprintf("faddp d%d, v%d.2d", v(), v()))
 	}
+	for name, sh := range shiftOps {
+		for _, n := range []int{sh.min, sh.max, (sh.min + sh.max) / 2} {
+			ins = append(ins, fmt.Sprintf("%s v%d.4s, v%d.4s, #%d", name, v(), v(), n))
+		}
+	}
 	for name := range elemOps {
 		for range 8 {
 			ins = append(ins, fmt.Sprintf("%s v%d.4s, v%d.4s, v%d.s[%d]", name, v(), v(), v(), rng.IntN(4)))

@@ -109,6 +109,11 @@ func recipNEON(dst, x []float32)
 //go:noescape
 func rsqrtNEON(dst, x []float32)
 
+// expNEON sets dst[i] = exp(x[i]) (exp32) for i < len(dst)&^3.
+//
+//go:noescape
+func expNEON(dst, x []float32)
+
 // sumNEON returns the sum of x[i], in float64 over the first len&^7 elements.
 //
 //go:noescape

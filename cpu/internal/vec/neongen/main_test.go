@@ -12,7 +12,7 @@ import (
 // TestGeneratedFilesFresh fails when the committed kernels differ from what
 // the generator writes: run go generate in cpu/internal/vec.
 func TestGeneratedFilesFresh(t *testing.T) {
-	asm, stubs, err := Generate()
+	asm, stubs, err := Generate("../coeffs.go")
 	require.NoError(t, err)
 	for name, want := range map[string][]byte{"../kernels_arm64.s": asm, "../stubs_arm64.go": stubs} {
 		got, err := os.ReadFile(name)
@@ -28,7 +28,7 @@ func TestEncodingsMatchLLVM(t *testing.T) {
 	if mc == "" {
 		t.Skip("llvm-mc is not installed")
 	}
-	asm, _, err := Generate()
+	asm, _, err := Generate("../coeffs.go")
 	require.NoError(t, err)
 	bad, err := neonasm.CheckWords(mc, asm)
 	require.NoError(t, err)
