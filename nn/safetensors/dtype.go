@@ -59,9 +59,17 @@ func (d DType) Size() int {
 func (d DType) Valid() bool { return d.Size() != 0 }
 
 // Device returns the device contract's element type for d, when it has one
-// (F32, F16, BF16, I32 and BOOL).
+// (F32, F16, BF16, I32, BOOL, I64, F64, U8 and I8).
 func (d DType) Device() (device.DType, bool) {
 	switch d {
+	case I64:
+		return device.Int64, true
+	case F64:
+		return device.Float64, true
+	case U8:
+		return device.Uint8, true
+	case I8:
+		return device.Int8, true
 	case F32:
 		return device.Float32, true
 	case F16:
@@ -78,7 +86,7 @@ func (d DType) Device() (device.DType, bool) {
 
 // FromDevice returns the safetensors dtype of a device contract element type.
 func FromDevice(t device.DType) (DType, bool) {
-	for _, d := range []DType{F32, F16, BF16, I32, Bool} {
+	for _, d := range []DType{F32, F16, BF16, I32, Bool, I64, F64, U8, I8} {
 		if dt, _ := d.Device(); dt == t {
 			return d, true
 		}
