@@ -16,8 +16,8 @@ import (
 func PeakGFLOPS(threads int, dur time.Duration) float64 { return gemm.PeakGFLOPS(threads, dur) }
 
 // PeakGFLOPSFor is PeakGFLOPS on the vectors of one instruction set
-// ("avx512", "avx2" or "go"); it returns an error when this machine or build
-// cannot run that set.
+// ("avx512", "avx2", "neon" or "go"); it returns an error when this machine
+// or build cannot run that set.
 func PeakGFLOPSFor(isa string, threads int, dur time.Duration) (float64, error) {
 	return gemm.PeakGFLOPSFor(isa, threads, dur)
 }
@@ -29,9 +29,9 @@ func PeakGFLOPSFor(isa string, threads int, dur time.Duration) (float64, error) 
 func MeasureBandwidth(threads, bytes int) float64 { return vec.MeasureBandwidth(threads, bytes) }
 
 // GemmISA names the instruction set of the matrix-multiply kernels alone
-// ("avx512", "avx2" or "go").
+// ("avx512", "avx2", "neon" or "go").
 func GemmISA() string { return gemm.ISA() }
 
 // DetectedISA names the widest instruction set this CPU and build support
-// ("avx512", "avx2" or "go"), whatever SHADERFLOW_CPU_ISA says.
+// ("avx512", "avx2", "neon" or "go"), whatever SHADERFLOW_CPU_ISA says.
 func DetectedISA() string { return vec.Detected().String() }

@@ -9,8 +9,9 @@ import (
 // The SIMD layer: at init the seams of kernels_f32.go and sgemm.go are
 // pointed at the vectorized kernels of cpu/internal/vec and the packed
 // matrix multiply of cpu/internal/gemm. Both packages choose their
-// instruction set once (AVX-512, AVX2+FMA or pure Go) from the CPU, the
-// purego build tag and SHADERFLOW_CPU_ISA, so the seams follow that choice.
+// instruction set once (AVX-512, AVX2+FMA, NEON on arm64, or pure Go) from
+// the CPU, the purego build tag and SHADERFLOW_CPU_ISA, so the seams follow
+// that choice.
 //
 // Seams without a vec counterpart keep their pure-Go kernels: Sign, Floor,
 // Ceil and Pow, the int32 comparisons, and the binary ops with a scalar on
@@ -116,8 +117,8 @@ func trimmedS(f func(dst, x []float32, s float32)) func(dst, x []float32, s floa
 }
 
 // ISA names the instruction set the CPU backend's kernels use: "avx512",
-// "avx2" or "go", as chosen from the CPU, the purego build tag and the
-// environment variable SHADERFLOW_CPU_ISA. When the elementwise kernels and
+// "avx2", "neon" or "go", as chosen from the CPU, the purego build tag and
+// the environment variable SHADERFLOW_CPU_ISA. When the elementwise kernels and
 // the matrix multiply run at different levels it names both, e.g.
 // "avx512 (gemm avx2)".
 func ISA() string {
