@@ -51,7 +51,9 @@ func attentionWeights(q, k *Tensor, o AttentionOptions) *Tensor {
 		scale = 1 / math.Sqrt(float64(q.Size(-1)))
 	}
 	scores := q.MatMul(k.Transpose(-2, -1)).MulScalar(scale)
-	return maskScores(scores, o.Mask, o.Causal).Softmax(-1)
+	// The masked scores are stored (computed in the product's epilogue)
+	// rather than recomputed, mask and all, in each of softmax's passes.
+	return maskScores(scores, o.Mask, o.Causal).Materialize().Softmax(-1)
 }
 
 // checkAttention panics naming op unless q, k, v (nil for none) and the
