@@ -13,8 +13,8 @@ const addBenchElements = 10_000_000
 // benchAdd times c := a.Add(b); c.Realize() per op in the given style,
 // counting the bytes read and written (12 per element), and reports the
 // pool's peak reserved bytes as a multiple of the live set (a, b and c),
-// how many reclaims (garbage collections) an op ran, and the process CPU
-// time per op.
+// how many reclaims (garbage collections) and device allocations an op ran,
+// and the process CPU time per op.
 func benchAdd(b *testing.B, style func(dev *tensor.Device, a, x *tensor.Tensor) error) {
 	dev := openCPU(b)
 	n := addBenchElements
@@ -30,6 +30,7 @@ func benchAdd(b *testing.B, style func(dev *tensor.Device, a, x *tensor.Tensor) 
 	}
 	b.SetBytes(int64(12 * n))
 	reclaims := tensor.Reclaims(dev)
+	allocs := dev.PoolStats().DeviceAllocs
 	b.ResetTimer()
 	start := processCPUTime()
 	for b.Loop() {
@@ -44,6 +45,7 @@ func benchAdd(b *testing.B, style func(dev *tensor.Device, a, x *tensor.Tensor) 
 	live := float64(3 * 4 * n)
 	b.ReportMetric(float64(dev.PoolStats().PeakReservedBytes)/live, "peak-reserved/live")
 	b.ReportMetric(float64(tensor.Reclaims(dev)-reclaims)/float64(b.N), "reclaims/op")
+	b.ReportMetric(float64(dev.PoolStats().DeviceAllocs-allocs)/float64(b.N), "device-allocs/op")
 }
 
 // BenchmarkAddUnscoped is the allocating loop as PyTorch users write it:
