@@ -16,6 +16,22 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUevent_st *CUevent;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUgraphExec_st *CUgraphExec;
+
+// sf_kernel_node_params is CUDA_KERNEL_NODE_PARAMS_v2 (CUDA 12.0): the
+// last two fields, left NULL, select the function by func and the current
+// context; a driver taking the first version reads only the fields before
+// them.
+typedef struct {
+	CUfunction func;
+	unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes;
+	void **params;
+	void **extra;
+	void *kern;
+	CUcontext ctx;
+} sf_kernel_node_params;
 
 enum {
 	SF_CUDA_SUCCESS = 0,
@@ -47,6 +63,7 @@ enum {
 
 #define SF_CU_STREAM_NON_BLOCKING 1u
 #define SF_CU_MEMHOSTALLOC_PORTABLE 1u
+#define SF_CU_EVENT_DISABLE_TIMING 2u
 
 typedef CUresult (*sf_pfn_cuGetProcAddress)(const char *, void **, int, uint64_t);
 typedef CUresult (*sf_pfn_cuGetProcAddress_v2)(const char *, void **, int, uint64_t, int *);
@@ -82,6 +99,15 @@ typedef CUresult (*sf_pfn_cuEventRecord)(CUevent, CUstream);
 typedef CUresult (*sf_pfn_cuEventQuery)(CUevent);
 typedef CUresult (*sf_pfn_cuEventElapsedTime)(float *, CUevent, CUevent);
 typedef CUresult (*sf_pfn_cuEventDestroy)(CUevent);
+typedef CUresult (*sf_pfn_cuEventSynchronize)(CUevent);
+typedef CUresult (*sf_pfn_cuGraphCreate)(CUgraph *, unsigned);
+typedef CUresult (*sf_pfn_cuGraphAddKernelNode)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+						const sf_kernel_node_params *);
+typedef CUresult (*sf_pfn_cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph, unsigned long long);
+typedef CUresult (*sf_pfn_cuGraphLaunch)(CUgraphExec, CUstream);
+typedef CUresult (*sf_pfn_cuGraphExecKernelNodeSetParams)(CUgraphExec, CUgraphNode, const sf_kernel_node_params *);
+typedef CUresult (*sf_pfn_cuGraphExecDestroy)(CUgraphExec);
+typedef CUresult (*sf_pfn_cuGraphDestroy)(CUgraph);
 
 // NVRTC.
 typedef int nvrtcResult;

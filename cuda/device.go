@@ -59,13 +59,20 @@ func open(drv *driver, nv *nvrtc, ordinal int, staging int) (*Device, error) {
 		C.free(unsafe.Pointer(ctx))
 		return nil, fmt.Errorf("cuda: opening device %d: %w", ordinal, err)
 	}
-	return &Device{
+	d := &Device{
 		drv: drv, nv: nv, ctx: ctx, info: info, cc: cc,
 		live:     map[*buffer]struct{}{},
 		modules:  map[moduleKey]*module{},
 		programs: map[string]*module{},
 		disk:     openDiskCache(os.Getenv),
-	}, nil
+	}
+	if os.Getenv(EnvGraphs) == "1" && drv.api.cuGraphCreate != nil {
+		if err := d.SetGraphs(true); err != nil {
+			_ = d.Close()
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
 // Info describes the device.
@@ -88,6 +95,11 @@ func (d *Device) usable() error {
 // note records err as the sticky error when it means the device is lost,
 // and returns it.
 func (d *Device) note(err error) error {
+	if err != nil {
+		if k := d.queuedKernel(); k != "" {
+			err = fmt.Errorf("cuda: kernel %s (queued for a graph): %w", k, err)
+		}
+	}
 	if err != nil && d.lost == nil && errors.Is(err, device.ErrDeviceLost) {
 		d.lost = err
 	}
@@ -114,6 +126,9 @@ func (d *Device) Close() error {
 		return nil
 	}
 	var errs []error
+	if d.lost == nil {
+		errs = append(errs, d.note(d.drv.check(C.sf_cu_flush(d.drv.api, d.ctx))))
+	}
 	errs = append(errs, d.closeBLAS()) // before the context goes
 	if d.lost == nil {
 		for b := range d.live {

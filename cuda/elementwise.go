@@ -69,7 +69,7 @@ func (d *Device) ewGrid(w []int64) int {
 // launchWords launches m's kernel over w[0] positions (a generated kernel's
 // n) with the parameter words w.
 func (d *Device) launchWords(m *module, w []int64) error {
-	st := C.sf_cu_launch(d.drv.api, d.ctx, m.fn, C.uint(d.copyGrid(w[0])), ewBlock, unsafe.Pointer(&w[0]))
+	st := C.sf_cu_launch(d.drv.api, d.ctx, m.fn, C.uint(d.copyGrid(w[0])), ewBlock, unsafe.Pointer(&w[0]), C.size_t(8*len(w)))
 	return d.note(d.drv.check(st))
 }
 

@@ -23,7 +23,7 @@ type fake struct {
 // temporary directory, with extra C flags for each, and points
 // SF_FAKE_CUDA_LOG at a fresh log, SF_FAKE_NVRTC_DIR at the directory and
 // the disk cache of modules (EnvCache) at an empty directory in it.
-func buildFake(t *testing.T, driverFlags, nvrtcFlags []string) *fake {
+func buildFake(t testing.TB, driverFlags, nvrtcFlags []string) *fake {
 	t.Helper()
 	if err := fakecuda.Tools(); err != nil {
 		t.Skip(err)
@@ -50,7 +50,7 @@ func (f *fake) env(extra map[string]string) searchEnv {
 
 // open loads the fake and opens device 0 with a staging buffer of staging
 // bytes; the device is closed when the test ends.
-func (f *fake) open(t *testing.T, staging int) *Device {
+func (f *fake) open(t testing.TB, staging int) *Device {
 	t.Helper()
 	l := loadLibs(f.env(nil))
 	require.NoError(t, l.err)
@@ -61,7 +61,7 @@ func (f *fake) open(t *testing.T, staging int) *Device {
 }
 
 // calls returns the fake's log lines.
-func (f *fake) calls(t *testing.T) []string {
+func (f *fake) calls(t testing.TB) []string {
 	t.Helper()
 	b, err := os.ReadFile(f.log)
 	if os.IsNotExist(err) {
@@ -72,7 +72,7 @@ func (f *fake) calls(t *testing.T) []string {
 }
 
 // count returns how many log lines start with prefix.
-func (f *fake) count(t *testing.T, prefix string) int {
+func (f *fake) count(t testing.TB, prefix string) int {
 	n := 0
 	for _, l := range f.calls(t) {
 		if strings.HasPrefix(l, prefix) {

@@ -52,6 +52,14 @@ static const sf_cu_entry entries[] = {
 	SF_ENTRY(cuEventQuery, "cuEventQuery", 1),
 	SF_ENTRY(cuEventElapsedTime, "cuEventElapsedTime", 1),
 	SF_ENTRY(cuEventDestroy, "cuEventDestroy_v2", 1),
+	SF_ENTRY(cuEventSynchronize, "cuEventSynchronize", 1),
+	SF_ENTRY(cuGraphCreate, "cuGraphCreate", 1),
+	SF_ENTRY(cuGraphAddKernelNode, "cuGraphAddKernelNode_v2", 1),
+	SF_ENTRY(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", 1),
+	SF_ENTRY(cuGraphLaunch, "cuGraphLaunch", 1),
+	SF_ENTRY(cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2", 1),
+	SF_ENTRY(cuGraphExecDestroy, "cuGraphExecDestroy", 1),
+	SF_ENTRY(cuGraphDestroy, "cuGraphDestroy", 1),
 };
 
 // lookup resolves one entry point, preferring cuGetProcAddress.
@@ -105,6 +113,10 @@ sf_cu_api *sf_cu_load(const char *path, char *err, int errlen) {
 	if (!a->cuEventCreate || !a->cuEventRecord || !a->cuEventQuery || !a->cuEventElapsedTime ||
 	    !a->cuEventDestroy) {
 		a->cuEventCreate = NULL; // kernel timing needs them all (see timing.c)
+	}
+	if (!a->cuGraphCreate || !a->cuGraphAddKernelNode || !a->cuGraphInstantiateWithFlags || !a->cuGraphLaunch ||
+	    !a->cuGraphExecKernelNodeSetParams || !a->cuGraphExecDestroy || !a->cuGraphDestroy) {
+		a->cuGraphCreate = NULL; // graphs need them all (see graph.c)
 	}
 	return a;
 }

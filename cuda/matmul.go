@@ -62,7 +62,7 @@ func (d *Device) MatMul(k *device.MatMulKernel) error {
 // launchBlocks launches m's kernel on grid blocks of block threads with
 // the parameter words w.
 func (d *Device) launchBlocks(m *module, grid, block int, w []int64) error {
-	st := C.sf_cu_launch(d.drv.api, d.ctx, m.fn, C.uint(grid), C.uint(block), unsafe.Pointer(&w[0]))
+	st := C.sf_cu_launch(d.drv.api, d.ctx, m.fn, C.uint(grid), C.uint(block), unsafe.Pointer(&w[0]), C.size_t(8*len(w)))
 	return d.note(d.drv.check(st))
 }
 

@@ -89,6 +89,27 @@ func (d *Device) blas() *blasHandle {
 	return h
 }
 
+// useBLAS gives d a handle of the first cuBLAS of paths that loads, in
+// place of the process's (getBLAS): for tests of the cuBLAS path through
+// the test double's fake cuBLAS.
+func (d *Device) useBLAS(paths []string) error {
+	api, err := loadBLAS(paths)
+	if err != nil {
+		return err
+	}
+	if C.sf_blas_same_driver(d.drv.api) == 0 {
+		return fmt.Errorf("cuda: %s is not the driver cuBLAS would use", d.drv.path)
+	}
+	h := &blasHandle{api: api}
+	if h.err = d.blasCheck(C.sf_blas_create(d.drv.api, d.ctx, api, &h.h)); h.err != nil {
+		return h.err
+	}
+	blasMu.Lock()
+	deviceBLAS[d] = h
+	blasMu.Unlock()
+	return nil
+}
+
 // closeBLAS destroys d's handle, if it has one; Close calls it.
 func (d *Device) closeBLAS() error {
 	blasMu.Lock()
@@ -153,6 +174,12 @@ func (d *Device) matMulBLAS(k *device.MatMulKernel, g blasGemm, h *blasHandle, p
 	}
 	return nil
 }
+
+// blasKernelName names a cuBLAS SGEMM call among the kernel times.
+const blasKernelName = "cublas_sgemm"
+
+// blasTimingFn is the function a cuBLAS call's kernel times carry.
+func blasTimingFn() C.CUfunction { return C.sf_blas_timing_fn() }
 
 // blasOp is cuBLAS's operation for a transposed operand or not.
 func blasOp(trans bool) C.longlong {

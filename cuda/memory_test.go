@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -34,7 +35,7 @@ func TestWriteReadInChunks(t *testing.T) {
 		if !pools {
 			t.Setenv("SF_FAKE_CUDA_NO_POOLS", "1")
 		}
-		d := f.open(t, 64) // a 64-byte staging buffer: 1000 bytes take 16 chunks
+		d := f.open(t, 64) // a 64-byte staging buffer in halves of 32: 1000 bytes take 32 chunks
 		b, err := d.Alloc(1000)
 		require.NoError(t, err)
 		src := make([]byte, 1000)
@@ -47,8 +48,8 @@ func TestWriteReadInChunks(t *testing.T) {
 		require.NoError(t, d.Read(b, 0, got))
 		want := append(append(append([]byte{}, src[:990]...), 1, 2, 3), src[993:]...)
 		assert.Equal(t, want, got)
-		assert.Equal(t, 17, f.count(t, "cuMemcpyHtoDAsync "), "chunks through the pinned staging buffer")
-		assert.Equal(t, 16, f.count(t, "cuMemcpyDtoHAsync "))
+		assert.Equal(t, 33, f.count(t, "cuMemcpyHtoDAsync "), "chunks through the pinned staging buffer's halves")
+		assert.Equal(t, 32, f.count(t, "cuMemcpyDtoHAsync "))
 		d.Free(b)
 		require.NoError(t, d.Sync())
 		if pools {
@@ -141,4 +142,59 @@ func TestDeviceLostIsSticky(t *testing.T) {
 	assert.Contains(t, err.Error(), "cuStreamSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS (700)")
 	require.ErrorIs(t, d.Read(b, 0, make([]byte, 8)), device.ErrDeviceLost, "later calls report the loss")
 	require.ErrorIs(t, d.Sync(), device.ErrDeviceLost)
+}
+
+// TestStagingDoubleBuffered checks the order of a chunked transfer's calls
+// through the fake's log: a read queues the copy of the next chunk into
+// the other half of the staging buffer before it waits for the current
+// one (so the device's copy overlaps the host's), a write waits only for
+// the half it is about to fill, and a read after a write waits for the
+// write's copies before reusing a half. Without events (an old driver)
+// the buffer is one piece and every chunk waits for the stream, as the
+// data shows either way.
+func TestStagingDoubleBuffered(t *testing.T) {
+	f := buildFake(t, nil, nil)
+	d := f.open(t, 64)
+	b, err := d.Alloc(100)
+	require.NoError(t, err)
+	src := make([]byte, 100)
+	for i := range src {
+		src[i] = byte(3*i + 1)
+	}
+	start := len(f.calls(t))
+	require.NoError(t, d.Write(b, 0, src))
+	got := make([]byte, 100)
+	require.NoError(t, d.Read(b, 0, got))
+	assert.Equal(t, src, got)
+	// 100 bytes in halves of 32: chunks of 32, 32, 32 and 4.
+	assert.Equal(t, []string{
+		"HtoDAsync 32", "HtoDAsync 32", "Synchronize", "HtoDAsync 32", "Synchronize", "HtoDAsync 4",
+		"Synchronize", "DtoHAsync 32", "Synchronize", "DtoHAsync 32", "Synchronize",
+		"DtoHAsync 32", "Synchronize", "DtoHAsync 4", "Synchronize", "Synchronize",
+	}, seqWithSizes(f.calls(t)[start:]))
+
+	g := buildFake(t, []string{"-DFAKE_NO_EVENTS"}, nil)
+	e := g.open(t, 64)
+	c, err := e.Alloc(100)
+	require.NoError(t, err)
+	require.NoError(t, e.Write(c, 0, src))
+	require.NoError(t, e.Read(c, 0, got))
+	assert.Equal(t, src, got)
+	assert.Equal(t, 1, g.count(t, "cuMemcpyHtoDAsync 64"), "the whole buffer a chunk")
+	assert.Equal(t, 1, g.count(t, "cuMemcpyDtoHAsync 36"))
+}
+
+// seqWithSizes returns the transfer and event-wait calls of log lines, the
+// transfers with their sizes, without the "cuMemcpy"/"cuEvent" prefixes.
+func seqWithSizes(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "cuMemcpy"):
+			out = append(out, strings.TrimPrefix(l, "cuMemcpy"))
+		case l == "cuEventSynchronize":
+			out = append(out, "Synchronize")
+		}
+	}
+	return out
 }

@@ -49,6 +49,14 @@ typedef struct {
 	sf_pfn_cuEventQuery cuEventQuery;
 	sf_pfn_cuEventElapsedTime cuEventElapsedTime;
 	sf_pfn_cuEventDestroy cuEventDestroy;
+	sf_pfn_cuEventSynchronize cuEventSynchronize; // optional: without it (or the events) staging has one buffer
+	sf_pfn_cuGraphCreate cuGraphCreate; // optional, with the six below (NULL unless all exist)
+	sf_pfn_cuGraphAddKernelNode cuGraphAddKernelNode;
+	sf_pfn_cuGraphInstantiateWithFlags cuGraphInstantiateWithFlags;
+	sf_pfn_cuGraphLaunch cuGraphLaunch;
+	sf_pfn_cuGraphExecKernelNodeSetParams cuGraphExecKernelNodeSetParams;
+	sf_pfn_cuGraphExecDestroy cuGraphExecDestroy;
+	sf_pfn_cuGraphDestroy cuGraphDestroy;
 } sf_cu_api;
 
 // sf_nvrtc_api holds NVRTC's entry points.
@@ -77,8 +85,14 @@ typedef struct {
 // sf_timer is a device's kernel timing state (timing.c).
 typedef struct sf_timer sf_timer;
 
+// sf_graphs is a device's queue of deferred launches and its graphs
+// (graph.c).
+typedef struct sf_graphs sf_graphs;
+
 // sf_ctx is one opened device: its primary context, its stream and the
-// pinned staging buffer that host transfers go through; and the kernel
+// pinned staging buffer that host transfers go through (two halves used
+// in turn, so that one half's copy runs while the host fills or drains the
+// other); and the kernel
 // calls counted for the profiler: every Go operation starts a new epoch
 // (Device.usable), and a launch in an epoch with no launch yet starts a
 // new call.
@@ -91,6 +105,13 @@ typedef struct {
 	int async_alloc;
 	unsigned long long epoch, launch_epoch, calls;
 	sf_timer *timer; // NULL until profiling is first turned on
+	sf_graphs *graphs; // NULL until graphs are first turned on
+	CUfunction failed_fn; // the deferred launch that failed at the last flush, for the error's text
+	// The staging buffer's halves (one whole buffer without events): the
+	// event recorded after the last copy through each, and whether that
+	// copy may still be running.
+	CUevent staged[2];
+	int staged_busy[2];
 } sf_ctx;
 
 // SF_COPY_MAX_RANK is the rank the copy kernel's parameters hold.
@@ -122,7 +143,33 @@ sf_status sf_cu_launch_copy(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid
 			    CUdeviceptr src, const sf_copy_params *p);
 // sf_cu_launch launches a kernel whose one parameter is a struct, copied
 // from params (a generated kernel's parameter words) at launch.
-sf_status sf_cu_launch(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid, unsigned block, const void *params);
+sf_status sf_cu_launch(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid, unsigned block, const void *params,
+		       size_t bytes);
+
+// CUDA graphs (graph.c). While graphs are on and profiling is off, the
+// launch wrappers queue their launches (sf_graph_enqueue) and stream-ordered
+// frees wait behind them (sf_graph_defer_free); every other wrapper that
+// touches the stream first flushes the queue (sf_graph_flush): as a replay
+// of an instantiated graph when the same sequence of launches ran before,
+// else as plain launches.
+typedef struct {
+	unsigned long long segments, eager, built, replays, node_updates, failures;
+	int broken; // the result that turned graphs off (0: working)
+	const char *broken_call;
+} sf_graph_stats;
+sf_status sf_graph_set(sf_cu_api *a, sf_ctx *c, int on);
+int sf_graph_active(sf_cu_api *a, sf_ctx *c);
+sf_status sf_graph_enqueue(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid, unsigned block, int nargs,
+			   void *const *args, const size_t *sizes);
+int sf_graph_defer_free(sf_ctx *c, CUdeviceptr p);
+sf_status sf_graph_flush(sf_cu_api *a, sf_ctx *c);
+sf_status sf_cu_flush(sf_cu_api *a, sf_ctx *c);
+void sf_graph_stats_get(sf_ctx *c, sf_graph_stats *out);
+void sf_graph_free(sf_cu_api *a, sf_ctx *c);
+// sf_timing_on reports whether profiling is on.
+int sf_timing_on(sf_ctx *c);
+// sf_timing_count counts a launch as part of the current kernel call.
+void sf_timing_count(sf_ctx *c);
 
 // Kernel timing (timing.c). Every launch wrapper calls sf_timing_begin
 // just before cuLaunchKernel and sf_timing_end with its result just after:

@@ -16,6 +16,14 @@
 		}                                                                                                      \
 	} while (0)
 #define SF_CURRENT(a, c) SF_TRY("cuCtxSetCurrent", (a)->cuCtxSetCurrent((c)->ctx))
+// SF_FLUSH runs the launches queued for a graph before what follows.
+#define SF_FLUSH(a, c)                                                                                                 \
+	do {                                                                                                           \
+		sf_status f_ = sf_graph_flush((a), (c));                                                               \
+		if (f_.code != 0) {                                                                                    \
+			return f_;                                                                                     \
+		}                                                                                                      \
+	} while (0)
 
 sf_status sf_cu_init(sf_cu_api *a, int *version, int *count) {
 	SF_TRY("cuInit", a->cuInit(0));
@@ -77,6 +85,21 @@ sf_status sf_cu_open(sf_cu_api *a, int ordinal, size_t staging_bytes, sf_ctx *c)
 		goto release;
 	}
 	c->staging_bytes = staging_bytes;
+	if (a->cuEventCreate && a->cuEventSynchronize && staging_bytes >= 2) {
+		for (int h = 0; h < 2; h++) {
+			if (a->cuEventCreate(&c->staged[h], SF_CU_EVENT_DISABLE_TIMING) != SF_CUDA_SUCCESS) {
+				c->staged[h] = NULL;
+			}
+		}
+		if (!c->staged[0] || !c->staged[1]) {
+			for (int h = 0; h < 2; h++) {
+				if (c->staged[h]) {
+					a->cuEventDestroy(c->staged[h]);
+					c->staged[h] = NULL;
+				}
+			}
+		}
+	}
 	return SF_OK;
 release:
 	a->cuDevicePrimaryCtxRelease(c->dev);
@@ -94,9 +117,20 @@ sf_status sf_cu_close(sf_cu_api *a, sf_ctx *c) {
 	if (r != SF_CUDA_SUCCESS && st.code == 0) {                                                                    \
 		st = (sf_status){r, call};                                                                             \
 	}
+	sf_status fl = sf_graph_flush(a, c);
+	if (fl.code != 0) {
+		st = fl;
+	}
 	SF_STEP("cuCtxSetCurrent", a->cuCtxSetCurrent(c->ctx));
 	SF_STEP("cuStreamSynchronize", a->cuStreamSynchronize(c->stream));
 	sf_timing_free(a, c);
+	sf_graph_free(a, c);
+	for (int h = 0; h < 2; h++) {
+		if (c->staged[h]) {
+			a->cuEventDestroy(c->staged[h]);
+			c->staged[h] = NULL;
+		}
+	}
 	SF_STEP("cuStreamDestroy", a->cuStreamDestroy(c->stream));
 	SF_STEP("cuMemFreeHost", a->cuMemFreeHost(c->staging));
 	SF_STEP("cuDevicePrimaryCtxRelease", a->cuDevicePrimaryCtxRelease(c->dev));
@@ -114,7 +148,9 @@ sf_status sf_cu_alloc(sf_cu_api *a, sf_ctx *c, size_t bytes, CUdeviceptr *out) {
 	}
 	CUresult r = a->cuMemAllocAsync(out, bytes, c->stream);
 	if (r == SF_CUDA_ERROR_OUT_OF_MEMORY) {
-		// Frees still pending on the stream may return enough memory.
+		// Frees still pending on the stream (or queued behind launches for
+		// a graph) may return enough memory.
+		SF_FLUSH(a, c);
 		SF_TRY("cuStreamSynchronize", a->cuStreamSynchronize(c->stream));
 		r = a->cuMemAllocAsync(out, bytes, c->stream);
 	}
@@ -127,25 +163,66 @@ sf_status sf_cu_alloc(sf_cu_api *a, sf_ctx *c, size_t bytes, CUdeviceptr *out) {
 sf_status sf_cu_free(sf_cu_api *a, sf_ctx *c, CUdeviceptr p) {
 	SF_CURRENT(a, c);
 	if (c->async_alloc) {
+		if (sf_graph_defer_free(c, p)) {
+			return SF_OK; // freed after the queued launches
+		}
 		SF_TRY("cuMemFreeAsync", a->cuMemFreeAsync(p, c->stream));
 		return SF_OK;
 	}
 	// cuMemFree does not wait for this stream's work: wait first.
+	SF_FLUSH(a, c);
 	SF_TRY("cuStreamSynchronize", a->cuStreamSynchronize(c->stream));
 	SF_TRY("cuMemFree", a->cuMemFree(p));
 	return SF_OK;
 }
 
+// half returns the size of a staging half: half the buffer when there are
+// events to track each half's copy, else the whole buffer (one "half").
+static size_t half(const sf_ctx *c) { return c->staged[0] ? c->staging_bytes / 2 : c->staging_bytes; }
+
+// staged returns staging half h.
+static char *staged(const sf_ctx *c, int h) { return (char *)c->staging + (size_t)h * half(c); }
+
+// wait_half waits until the last copy through half h has finished.
+static sf_status wait_half(sf_cu_api *a, sf_ctx *c, int h) {
+	if (c->staged_busy[h]) {
+		SF_TRY("cuEventSynchronize", a->cuEventSynchronize(c->staged[h]));
+		c->staged_busy[h] = 0;
+	}
+	return SF_OK;
+}
+
+// mark_half notes a copy just queued through half h: an event to wait for,
+// or without events a wait for the stream now.
+static sf_status mark_half(sf_cu_api *a, sf_ctx *c, int h) {
+	if (!c->staged[0]) {
+		SF_TRY("cuStreamSynchronize", a->cuStreamSynchronize(c->stream));
+		return SF_OK;
+	}
+	SF_TRY("cuEventRecord", a->cuEventRecord(c->staged[h], c->stream));
+	c->staged_busy[h] = 1;
+	return SF_OK;
+}
+
 sf_status sf_cu_write(sf_cu_api *a, sf_ctx *c, CUdeviceptr dst, const void *src, size_t n) {
 	SF_CURRENT(a, c);
+	SF_FLUSH(a, c);
 	const char *s = src;
-	for (size_t done = 0; done < n;) {
-		size_t k = n - done < c->staging_bytes ? n - done : c->staging_bytes;
-		// The staging buffer is reused, so the previous chunk's copy must
-		// have finished; the stream also orders this after pending kernels.
-		memcpy(c->staging, s + done, k);
-		SF_TRY("cuMemcpyHtoDAsync", a->cuMemcpyHtoDAsync(dst + done, c->staging, k, c->stream));
-		SF_TRY("cuStreamSynchronize", a->cuStreamSynchronize(c->stream));
+	const size_t step = half(c);
+	int h = 0;
+	for (size_t done = 0; done < n; h = c->staged[0] ? 1 - h : 0) {
+		size_t k = n - done < step ? n - done : step;
+		// The host fills this half while the other half's copy runs; the
+		// stream orders each copy after the kernels queued before it.
+		sf_status st = wait_half(a, c, h);
+		if (st.code) {
+			return st;
+		}
+		memcpy(staged(c, h), s + done, k);
+		SF_TRY("cuMemcpyHtoDAsync", a->cuMemcpyHtoDAsync(dst + done, staged(c, h), k, c->stream));
+		if ((st = mark_half(a, c, h)).code) {
+			return st;
+		}
 		done += k;
 	}
 	return SF_OK;
@@ -153,22 +230,45 @@ sf_status sf_cu_write(sf_cu_api *a, sf_ctx *c, CUdeviceptr dst, const void *src,
 
 sf_status sf_cu_read(sf_cu_api *a, sf_ctx *c, void *dst, CUdeviceptr src, size_t n) {
 	SF_CURRENT(a, c);
+	SF_FLUSH(a, c);
 	char *d = dst;
 	if (n == 0) {
 		SF_TRY("cuStreamSynchronize", a->cuStreamSynchronize(c->stream));
+		return SF_OK;
 	}
-	for (size_t done = 0; done < n;) {
-		size_t k = n - done < c->staging_bytes ? n - done : c->staging_bytes;
-		SF_TRY("cuMemcpyDtoHAsync", a->cuMemcpyDtoHAsync(c->staging, src + done, k, c->stream));
-		SF_TRY("cuStreamSynchronize", a->cuStreamSynchronize(c->stream));
-		memcpy(d + done, c->staging, k);
-		done += k;
+	const size_t step = half(c);
+	const int halves = c->staged[0] ? 2 : 1;
+	const size_t chunks = (n + step - 1) / step;
+	// Chunk i goes through half i % halves; chunk i+1's copy is queued
+	// before the host drains chunk i, so the two overlap.
+	size_t queued = 0;
+	for (size_t i = 0; i < chunks; i++) {
+		for (; queued < chunks && queued < i + (size_t)halves; queued++) {
+			int h = (int)(queued % (size_t)halves);
+			size_t off = queued * step, k = n - off < step ? n - off : step;
+			sf_status st = wait_half(a, c, h);
+			if (st.code) {
+				return st;
+			}
+			SF_TRY("cuMemcpyDtoHAsync", a->cuMemcpyDtoHAsync(staged(c, h), src + off, k, c->stream));
+			if ((st = mark_half(a, c, h)).code) {
+				return st;
+			}
+		}
+		int h = (int)(i % (size_t)halves);
+		sf_status st = wait_half(a, c, h);
+		if (st.code) {
+			return st;
+		}
+		size_t off = i * step, k = n - off < step ? n - off : step;
+		memcpy(d + off, staged(c, h), k);
 	}
 	return SF_OK;
 }
 
 sf_status sf_cu_sync(sf_cu_api *a, sf_ctx *c) {
 	SF_CURRENT(a, c);
+	SF_FLUSH(a, c);
 	SF_TRY("cuStreamSynchronize", a->cuStreamSynchronize(c->stream));
 	return SF_OK;
 }
@@ -193,9 +293,13 @@ sf_status sf_cu_module_unload(sf_cu_api *a, sf_ctx *c, CUmodule mod) {
 
 sf_status sf_cu_launch_copy(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid, unsigned block, CUdeviceptr dst,
 			    CUdeviceptr src, const sf_copy_params *p) {
-	SF_CURRENT(a, c);
 	sf_copy_params local = *p;
 	void *args[] = {&dst, &src, &local};
+	if (sf_graph_active(a, c)) {
+		const size_t sizes[] = {sizeof dst, sizeof src, sizeof local};
+		return sf_graph_enqueue(a, c, f, grid, block, 3, args, sizes);
+	}
+	SF_CURRENT(a, c);
 	sf_timing_begin(a, c);
 	CUresult r = a->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, c->stream, args, NULL);
 	sf_timing_end(a, c, f, r);
@@ -203,9 +307,13 @@ sf_status sf_cu_launch_copy(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid
 	return SF_OK;
 }
 
-sf_status sf_cu_launch(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid, unsigned block, const void *params) {
-	SF_CURRENT(a, c);
+sf_status sf_cu_launch(sf_cu_api *a, sf_ctx *c, CUfunction f, unsigned grid, unsigned block, const void *params,
+		       size_t bytes) {
 	void *args[] = {(void *)params};
+	if (sf_graph_active(a, c)) {
+		return sf_graph_enqueue(a, c, f, grid, block, 1, args, &bytes);
+	}
+	SF_CURRENT(a, c);
 	sf_timing_begin(a, c);
 	CUresult r = a->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, c->stream, args, NULL);
 	sf_timing_end(a, c, f, r);

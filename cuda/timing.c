@@ -72,11 +72,15 @@ static void give(sf_cu_api *a, sf_timer *t, CUevent e) {
 	t->spare[t->nspare++] = e;
 }
 
-void sf_timing_begin(sf_cu_api *a, sf_ctx *c) {
+void sf_timing_count(sf_ctx *c) {
 	if (c->epoch != c->launch_epoch) {
 		c->launch_epoch = c->epoch;
 		c->calls++;
 	}
+}
+
+void sf_timing_begin(sf_cu_api *a, sf_ctx *c) {
+	sf_timing_count(c);
 	sf_timer *t = c->timer;
 	if (!t || !t->on) {
 		return;
@@ -118,6 +122,8 @@ void sf_timing_end(sf_cu_api *a, sf_ctx *c, CUfunction f, CUresult launched) {
 	give(a, t, t->cur.end);
 }
 
+int sf_timing_on(sf_ctx *c) { return c->timer && c->timer->on; }
+
 sf_status sf_timing_set(sf_cu_api *a, sf_ctx *c, int on) {
 	if (on && !a->cuEventCreate) {
 		return (sf_status){SF_CUDA_ERROR_NOT_SUPPORTED, "cuEventCreate"};
@@ -125,6 +131,12 @@ sf_status sf_timing_set(sf_cu_api *a, sf_ctx *c, int on) {
 	CUresult r = a->cuCtxSetCurrent(c->ctx);
 	if (r != SF_CUDA_SUCCESS) {
 		return (sf_status){r, "cuCtxSetCurrent"};
+	}
+	// Launches queued for a graph are not timed: they run before timing
+	// starts (and while it is on nothing is queued).
+	sf_status fl = sf_graph_flush(a, c);
+	if (fl.code != 0) {
+		return fl;
 	}
 	if (!c->timer) {
 		if (!on) {

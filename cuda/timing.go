@@ -56,7 +56,9 @@ const timesBatch = 256
 // the last call, in execution order (the device's one stream runs them in
 // launch order), and forgets them. Launches still running are reported by
 // a later call, after Sync. A kernel's Name is its entry point without the
-// "sf_" prefix ("elementwise", "reduce", "copy", "gather", ...).
+// "sf_" prefix ("elementwise", "reduce", "copy", "gather", ...);
+// cuBLAS's SGEMM, which may launch several kernels, is one time named
+// blasKernelName.
 func (d *Device) KernelTimes() []device.KernelTime {
 	if d.closed || d.lost != nil || d.ctx.timer == nil {
 		return nil
@@ -67,6 +69,7 @@ func (d *Device) KernelTimes() []device.KernelTime {
 	for _, m := range d.modules {
 		names[m.fn] = strings.TrimPrefix(m.entry, "sf_")
 	}
+	names[blasTimingFn()] = blasKernelName
 	for {
 		n := int(C.sf_timing_collect(d.drv.api, d.ctx, &buf[0], C.int(len(buf))))
 		for _, kt := range buf[:n] {

@@ -11,7 +11,8 @@
 // SF_FAKE_CUDA_FAIL, a list of entry=code or entry=code*count (fail only
 // the first count calls). Calls are logged, one a line, to the file
 // SF_FAKE_CUDA_LOG names. Build with -DFAKE_NO_PROC_ADDRESS to leave out
-// cuGetProcAddress.
+// cuGetProcAddress. It also runs CUDA graphs (chains of kernel nodes, see
+// below).
 
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -342,6 +343,7 @@ typedef struct {
 	int (*host)(void **args);
 	int (*block)(int (*host)(void **), void **args, const unsigned *dims, unsigned bx, unsigned by, unsigned bz);
 	int nargs;
+	unsigned long long (*argsize)(int); // each parameter's size, for graph nodes
 } function_t;
 
 CUresult cuModuleLoadData(void **m, const void *image) {
@@ -398,6 +400,8 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
 	fn->host = (int (*)(void **))host;
 	fn->block = (int (*)(int (*)(void **), void **, const unsigned *, unsigned, unsigned, unsigned))block;
 	fn->nargs = *nargs;
+	snprintf(sym, sizeof sym, "%s__sf_argsize", name);
+	fn->argsize = (unsigned long long (*)(int))dlsym(mod->lib, sym);
 	*f = fn;
 	return 0;
 }
@@ -408,25 +412,21 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
 // 65535 along y and z, 48 KiB of dynamic shared memory (which the fake
 // kernels cannot use: their shared memory is static). It logs the first two
 // 64-bit words of the last parameter, which the backend's kernels start
-// with n and rank.
-CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-			unsigned shared, void *stream, void **params, void **extra) {
-	NEED_CTX();
-	FAULT("cuLaunchKernel");
-	function_t *fn = f;
-	if (!fn || !params || extra || fn->nargs < 1 || gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 ||
-	    bz == 0 || gx > 2147483647u || gy > 65535 || gz > 65535 || bx > 1024 || by > 1024 || bz > 64 ||
+// with n and rank, after how (cuLaunchKernel, or graph for a graph's node).
+static CUresult run_grid(function_t *fn, const unsigned dims[6], unsigned shared, void **params, const char *how) {
+	unsigned gx = dims[0], gy = dims[1], gz = dims[2], bx = dims[3], by = dims[4], bz = dims[5];
+	if (!fn || !params || fn->nargs < 1 || gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 ||
+	    gx > 2147483647u || gy > 65535 || gz > 65535 || bx > 1024 || by > 1024 || bz > 64 ||
 	    (unsigned long long)bx * by * bz > 1024 || shared > 49152) {
 		return 1;
 	}
 	const long long *w = params[fn->nargs - 1];
 	if (gy == 1 && gz == 1 && by == 1 && bz == 1) {
-		logf_("cuLaunchKernel %s grid=%u block=%u n=%lld rank=%lld", fn->name, gx, bx, w[0], w[1]);
+		logf_("%s %s grid=%u block=%u n=%lld rank=%lld", how, fn->name, gx, bx, w[0], w[1]);
 	} else {
-		logf_("cuLaunchKernel %s grid=%ux%ux%u block=%ux%ux%u n=%lld rank=%lld", fn->name, gx, gy, gz, bx, by,
-		      bz, w[0], w[1]);
+		logf_("%s %s grid=%ux%ux%u block=%ux%ux%u n=%lld rank=%lld", how, fn->name, gx, gy, gz, bx, by, bz, w[0],
+		      w[1]);
 	}
-	const unsigned dims[6] = {gx, gy, gz, bx, by, bz};
 	for (unsigned z = 0; z < gz; z++) {
 		for (unsigned y = 0; y < gy; y++) {
 			for (unsigned x = 0; x < gx; x++) {
@@ -443,6 +443,189 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 	}
 	return 0;
 }
+
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+			unsigned shared, void *stream, void **params, void **extra) {
+	NEED_CTX();
+	FAULT("cuLaunchKernel");
+	if (extra) {
+		return 1;
+	}
+	const unsigned dims[6] = {gx, gy, gz, bx, by, bz};
+	return run_grid(f, dims, shared, params, "cuLaunchKernel");
+}
+
+#ifndef FAKE_NO_GRAPHS
+// Graphs: a graph is a list of kernel nodes, each holding a copy of its
+// arguments (sized by the kernel's parameters, as a driver does); every
+// node must depend on the node added before it (the backend's chains), so
+// running the nodes in order is running the graph. Instantiating copies
+// the nodes; launching runs them with run_grid, logged as "graph". Build
+// with -DFAKE_NO_GRAPHS to leave the graph entry points out.
+typedef struct {
+	void *func;
+	unsigned gx, gy, gz, bx, by, bz, shared;
+	void **params, **extra;
+	void *kern, *ctx;
+} knode_params_t;
+
+typedef struct knode {
+	function_t *fn;
+	unsigned dims[6], shared;
+	void *args[16];
+	char *store;
+	int index;
+} knode_t;
+
+typedef struct {
+	knode_t *nodes[1024];
+	int n;
+} graph_t;
+
+typedef struct {
+	knode_t *nodes;
+	int n;
+} exec_t;
+
+static int graphs_live;
+
+// knode_set copies p into k, arguments included.
+static CUresult knode_set(knode_t *k, const knode_params_t *p) {
+	function_t *fn = p->func;
+	if (!fn || !fn->argsize || !p->params || p->extra || p->kern || fn->nargs > 16) {
+		return 1;
+	}
+	size_t total = 0;
+	for (int i = 0; i < fn->nargs; i++) {
+		total += (fn->argsize(i) + 15) & ~15ULL;
+	}
+	char *store = malloc(total ? total : 1);
+	size_t off = 0;
+	for (int i = 0; i < fn->nargs; i++) {
+		size_t n = fn->argsize(i);
+		memcpy(store + off, p->params[i], n);
+		k->args[i] = store + off;
+		off += (n + 15) & ~15ULL;
+	}
+	free(k->store);
+	k->store = store;
+	k->fn = fn;
+	const unsigned dims[6] = {p->gx, p->gy, p->gz, p->bx, p->by, p->bz};
+	memcpy(k->dims, dims, sizeof dims);
+	k->shared = p->shared;
+	return 0;
+}
+
+CUresult cuGraphCreate(void **g, unsigned flags) {
+	NEED_CTX();
+	FAULT("cuGraphCreate");
+	if (!g || flags) {
+		return 1;
+	}
+	*g = calloc(1, sizeof(graph_t));
+	graphs_live++;
+	logf_("cuGraphCreate");
+	return 0;
+}
+
+CUresult cuGraphAddKernelNode_v2(void **node, void *graph, void *const *deps, size_t ndeps, const knode_params_t *p) {
+	NEED_CTX();
+	FAULT("cuGraphAddKernelNode");
+	graph_t *g = graph;
+	if (!node || !g || !p || g->n == 1024) {
+		return 1;
+	}
+	if (g->n > 0 ? ndeps != 1 || deps[0] != g->nodes[g->n - 1] : ndeps != 0) {
+		logf_("cuGraphAddKernelNode: not a chain");
+		return 1;
+	}
+	knode_t *k = calloc(1, sizeof *k);
+	if (knode_set(k, p)) {
+		free(k);
+		return 1;
+	}
+	k->index = g->n;
+	g->nodes[g->n++] = k;
+	*node = k;
+	return 0;
+}
+
+CUresult cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags) {
+	NEED_CTX();
+	FAULT("cuGraphInstantiateWithFlags");
+	graph_t *g = graph;
+	if (!exec || !g || flags) {
+		return 1;
+	}
+	exec_t *e = calloc(1, sizeof *e);
+	e->nodes = calloc(g->n ? g->n : 1, sizeof *e->nodes);
+	e->n = g->n;
+	for (int i = 0; i < g->n; i++) {
+		knode_t *k = g->nodes[i];
+		knode_params_t p = {k->fn, k->dims[0], k->dims[1], k->dims[2], k->dims[3], k->dims[4], k->dims[5],
+				    k->shared, k->args, NULL, NULL, NULL};
+		knode_set(&e->nodes[i], &p);
+	}
+	graphs_live++;
+	*exec = e;
+	logf_("cuGraphInstantiate nodes=%d", e->n);
+	return 0;
+}
+
+CUresult cuGraphExecKernelNodeSetParams_v2(void *exec, void *node, const knode_params_t *p) {
+	NEED_CTX();
+	FAULT("cuGraphExecKernelNodeSetParams");
+	exec_t *e = exec;
+	knode_t *k = node;
+	if (!e || !k || k->index >= e->n || !p || p->func != e->nodes[k->index].fn) {
+		return 1;
+	}
+	logf_("cuGraphExecKernelNodeSetParams %d", k->index);
+	return knode_set(&e->nodes[k->index], p);
+}
+
+CUresult cuGraphLaunch(void *exec, void *stream) {
+	NEED_CTX();
+	FAULT("cuGraphLaunch");
+	exec_t *e = exec;
+	if (!e) {
+		return 400;
+	}
+	logf_("cuGraphLaunch nodes=%d", e->n);
+	for (int i = 0; i < e->n; i++) {
+		knode_t *k = &e->nodes[i];
+		CUresult r = run_grid(k->fn, k->dims, k->shared, k->args, "graph");
+		if (r) {
+			return r;
+		}
+	}
+	return 0;
+}
+
+CUresult cuGraphExecDestroy(void *exec) {
+	exec_t *e = exec;
+	for (int i = 0; i < e->n; i++) {
+		free(e->nodes[i].store);
+	}
+	free(e->nodes);
+	free(e);
+	graphs_live--;
+	logf_("cuGraphExecDestroy live=%d", graphs_live);
+	return 0;
+}
+
+CUresult cuGraphDestroy(void *graph) {
+	graph_t *g = graph;
+	for (int i = 0; i < g->n; i++) {
+		free(g->nodes[i]->store);
+		free(g->nodes[i]);
+	}
+	free(g);
+	graphs_live--;
+	logf_("cuGraphDestroy live=%d", graphs_live);
+	return 0;
+}
+#endif
 
 #ifndef FAKE_NO_EVENTS
 // Events hold the host's monotonic time of their last recording. Launches
@@ -464,7 +647,7 @@ static long long mono_ns(void) {
 CUresult cuEventCreate(void **e, unsigned flags) {
 	NEED_CTX();
 	FAULT("cuEventCreate");
-	if (!e || flags != 0) {
+	if (!e || (flags != 0 && flags != 2)) { // 2: CU_EVENT_DISABLE_TIMING
 		return 1;
 	}
 	*e = calloc(1, sizeof(event_t));
@@ -481,6 +664,17 @@ CUresult cuEventRecord(void *e, void *stream) {
 	event_t *ev = e;
 	ev->ns = mono_ns();
 	ev->recorded = 1;
+	return 0;
+}
+
+// cuEventSynchronize returns at once: the work before a recording is done.
+CUresult cuEventSynchronize(void *e) {
+	NEED_CTX();
+	FAULT("cuEventSynchronize");
+	if (!e) {
+		return 400;
+	}
+	logf_("cuEventSynchronize");
 	return 0;
 }
 
@@ -550,6 +744,16 @@ CUresult cuGetProcAddress_v2(const char *name, void **fn, int version, unsigned 
 		{"cuEventQuery", (void *)cuEventQuery},
 		{"cuEventElapsedTime", (void *)cuEventElapsedTime},
 		{"cuEventDestroy", (void *)cuEventDestroy_v2},
+		{"cuEventSynchronize", (void *)cuEventSynchronize},
+#endif
+#ifndef FAKE_NO_GRAPHS
+		{"cuGraphCreate", (void *)cuGraphCreate},
+		{"cuGraphAddKernelNode", (void *)cuGraphAddKernelNode_v2},
+		{"cuGraphInstantiateWithFlags", (void *)cuGraphInstantiateWithFlags},
+		{"cuGraphLaunch", (void *)cuGraphLaunch},
+		{"cuGraphExecKernelNodeSetParams", (void *)cuGraphExecKernelNodeSetParams_v2},
+		{"cuGraphExecDestroy", (void *)cuGraphExecDestroy},
+		{"cuGraphDestroy", (void *)cuGraphDestroy},
 #endif
 	};
 	*fn = NULL;

@@ -75,7 +75,9 @@ static int entry_name(const char *s, char *name, size_t n) {
 }
 
 // write_shims appends a shim for every "__global__ void NAME(" and
-// "SF_KERNEL void NAME(" of src (the kernels' spellings) to f, and
+// "SF_KERNEL void NAME(" of src (the kernels' spellings) to f (the host
+// call, the parameter count and each parameter's size, which graph nodes
+// need to copy their arguments), and
 // sf_fake_barriers, which tells the prelude to run blocks as coroutines.
 static void write_shims(FILE *f, const char *src) {
 	fprintf(f, "\nextern \"C\" const int sf_fake_barriers = %d;\n", strstr(src, "__syncthreads") != NULL);
@@ -89,6 +91,8 @@ static void write_shims(FILE *f, const char *src) {
 			}
 			fprintf(f, "\nextern \"C\" int %s__sf_host(void **args) { return sf_fake_call(%s, args); }\n", name, name);
 			fprintf(f, "extern \"C\" const int %s__sf_nargs = sf_fake_nargs(%s);\n", name, name);
+			fprintf(f, "extern \"C\" unsigned long long %s__sf_argsize(int i) { return sf_fake_argsize(%s, i); }\n",
+				name, name);
 		}
 	}
 }

@@ -55,6 +55,13 @@ template <typename... A> static int sf_fake_call(void (*f)(A...), void **args) {
 
 template <typename... A> static constexpr int sf_fake_nargs(void (*)(A...)) { return sizeof...(A); }
 
+// sf_fake_argsize is the size of f's parameter i, as a driver reads it from
+// a kernel's metadata.
+template <typename... A> static unsigned long long sf_fake_argsize(void (*)(A...), int i) {
+	const unsigned long long s[] = {sizeof(typename std::decay<A>::type)..., 0};
+	return i >= 0 && i < (int)sizeof...(A) ? s[i] : 0;
+}
+
 // sf_fake_barriers is 1 when the source calls __syncthreads (the fake NVRTC
 // defines it after the source).
 extern "C" const int sf_fake_barriers;

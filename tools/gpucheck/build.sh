@@ -1,8 +1,9 @@
 #!/bin/bash
 # Builds what run.sh needs into one folder (default .gpucheck/ at the
 # repository root): the test binaries of the CUDA, Vulkan and WebGPU
-# backends, the gpucheck benchmark, the PyTorch script, run.sh itself, and
-# the Vulkan loader's Debian packages for machines that lack them. Run it on
+# backends, the gpucheck benchmark, the demo with Fashion-MNIST for the
+# training comparison, the PyTorch script, run.sh itself, and the Vulkan
+# loader's Debian packages for machines that lack them. Run it on
 # a machine with Go (amd64 Linux); copy the folder to the GPU machine and run
 # ./run.sh OUTDIR there. See docs/gpucheck.md.
 set -euo pipefail
@@ -15,6 +16,17 @@ go test -c -ldflags="-s -w" -o "$dest/cuda.test" ./cuda
 go test -c -ldflags="-s -w" -o "$dest/vulkan.test" ./gpu/vulkan
 go test -c -ldflags="-s -w" -o "$dest/webgpu.test" ./gpu/webgpu
 go build -ldflags="-s -w" -tags shaderflow_nowebgpu -o "$dest/gpucheck" ./tools/gpucheck
+# The demo trains the MLP against PyTorch CUDA (--train mlp --bench) on
+# Fashion-MNIST, which GPU machines lack: the Debian package's files go
+# along (about 30 MB).
+go build -ldflags="-s -w" -o "$dest/demo" ./cmd/demo
+fashion=${SHADERFLOW_DATA:-/usr/share/datasets/fashion-mnist}
+if [ -e "$fashion/train-images-idx3-ubyte.gz" ]; then
+	mkdir -p "$dest/fashion-mnist"
+	cp "$fashion"/*-ubyte.gz "$dest/fashion-mnist/"
+else
+	echo "build.sh: no Fashion-MNIST in $fashion (Debian: dataset-fashion-mnist); run.sh will skip the training comparison" >&2
+fi
 cp tools/gpucheck/run.sh tools/gpucheck/torch_cuda.py "$dest/"
 # The Vulkan loader and the GL dispatch libraries NVIDIA's Vulkan driver
 # needs, for GPU machines that have the driver but not these (run.sh

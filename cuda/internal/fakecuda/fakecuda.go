@@ -1,8 +1,9 @@
 // Package fakecuda builds the CUDA backend's test double for tests: a fake
 // libcuda and a fake NVRTC (cuda/testdata) that compile the generated CUDA C
-// for the host with g++ and run each launch's grid on the CPU. It is a test
-// double: nothing it runs says anything about a GPU's speed or a real
-// driver's behaviour (docs/cuda.md, "Through the test double").
+// for the host with g++ and run each launch's grid on the CPU, and a fake
+// cuBLAS whose SGEMM runs on the host. It is a test double: nothing it runs
+// says anything about a GPU's speed or a real driver's behaviour
+// (docs/cuda.md, "Through the test double").
 package fakecuda
 
 import (
@@ -17,6 +18,7 @@ type Libs struct {
 	Dir    string // holds the libraries and the fake NVRTC's compiled kernels
 	Driver string // the fake libcuda.so.1
 	NVRTC  string // the fake libnvrtc.so.13
+	CuBLAS string // the fake libcublas.so.13
 	Log    string // where the fake logs its calls when SF_FAKE_CUDA_LOG names it
 }
 
@@ -31,8 +33,12 @@ func Tools() error {
 	return nil
 }
 
-// Build compiles testdata's (cuda/testdata's) fake driver, fake NVRTC and
-// NVRTC builtins into dir, with extra C flags for the driver and NVRTC.
+// Build compiles testdata's (cuda/testdata's) fake driver, fake NVRTC, NVRTC
+// builtins and fake cuBLAS into dir, with extra C flags for the driver and
+// NVRTC. The backend uses the fake cuBLAS only where a test names it and
+// the driver was built with the soname libcuda.so.1
+// (-Wl,-soname,libcuda.so.1), which is how the backend recognizes the
+// driver cuBLAS would use.
 func Build(dir, testdata string, driverFlags, nvrtcFlags []string) (Libs, error) {
 	testdata, err := filepath.Abs(testdata)
 	if err != nil {
@@ -42,6 +48,7 @@ func Build(dir, testdata string, driverFlags, nvrtcFlags []string) (Libs, error)
 		Dir:    dir,
 		Driver: filepath.Join(dir, "libcuda.so.1"),
 		NVRTC:  filepath.Join(dir, "libnvrtc.so.13"),
+		CuBLAS: filepath.Join(dir, "libcublas.so.13"),
 		Log:    filepath.Join(dir, "calls.log"),
 	}
 	gcc := func(out, src string, flags ...string) error {
@@ -56,6 +63,9 @@ func Build(dir, testdata string, driverFlags, nvrtcFlags []string) (Libs, error)
 		return l, err
 	}
 	if err := gcc(l.NVRTC, "fakenvrtc.c", append([]string{"-ldl", `-DSF_FAKE_PRELUDE="` + prelude + `"`}, nvrtcFlags...)...); err != nil {
+		return l, err
+	}
+	if err := gcc(l.CuBLAS, "fakecublas.c"); err != nil {
 		return l, err
 	}
 	return l, gcc(filepath.Join(dir, "libnvrtc-builtins.so.13.0"), "fakebuiltins.c")

@@ -1,0 +1,86 @@
+//go:build cgo && linux
+
+package cuda
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shaderflow/shaderflow/gpu/gputest"
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// TestCuBLASThroughDouble runs the cuBLAS path through the double's fake
+// cuBLAS (the driver built with the soname cuBLAS would load): a product
+// stored directly and one with an epilogue, right against the float64
+// reference; each SGEMM counted as one kernel call and timed as
+// blasKernelName by the profiler like the backend's own kernels; and,
+// with graphs on, a launch queued before the SGEMM submitted first (the
+// product reads what the queued copy wrote).
+func TestCuBLASThroughDouble(t *testing.T) {
+	f := buildFake(t, []string{"-Wl,-soname,libcuda.so.1"}, nil)
+	d := f.open(t, 1<<20)
+	require.NoError(t, d.useBLAS([]string{f.dir + "/libcublas.so.13"}))
+	f32 := device.Float32
+	const m, n, k = 5, 3, 7
+	av, bv := make([]float64, m*k), make([]float64, k*n)
+	for i := range av {
+		av[i] = float64(i%5) - 1.5
+	}
+	for i := range bv {
+		bv[i] = float64(i%4) * 0.25
+	}
+	want := make([]float64, m*n)
+	for i := range m {
+		for j := range n {
+			for p := range k {
+				want[i*n+j] += av[i*k+p] * bv[p*n+j]
+			}
+		}
+	}
+	a := gputest.Upload(t, d, f32, av)
+	b := gputest.Upload(t, d, f32, bv)
+	out := gputest.Alloc(t, d, 4*m*n)
+	product := func(a device.Buffer, ep device.Program) *device.MatMulKernel {
+		return &device.MatMulKernel{M: m, N: n, K: k, A: device.Contiguous(a, f32, 0, []int{m, k}),
+			B: device.Contiguous(b, f32, 0, []int{k, n}), Epilogue: ep,
+			Outputs: []device.View{device.Contiguous(out, f32, 0, []int{m, n})}}
+	}
+
+	d.SetProfiling(true)
+	calls := d.KernelCalls()
+	require.NoError(t, d.MatMul(product(a, device.Identity(f32))))
+	require.NoError(t, d.Sync())
+	assert.Equal(t, want, gputest.Download(t, d, out, f32, 0, m*n))
+	times := d.KernelTimes()
+	require.Len(t, times, 1)
+	assert.Equal(t, blasKernelName, times[0].Name)
+	assert.Equal(t, calls+1, times[0].Call)
+	assert.Positive(t, times[0].Duration)
+	assert.Equal(t, 1, f.count(t, "cublasSgemmStridedBatched m=3 n=5 k=7 batch=1"), "row-major C = A·B as column-major Cᵀ = Bᵀ·Aᵀ")
+
+	var ep device.Builder
+	ep.Output(ep.Binary(device.OpMul, ep.Input(0, f32), ep.Const(2, f32)))
+	require.NoError(t, d.MatMul(product(a, ep.P)))
+	require.NoError(t, d.Sync())
+	doubled := make([]float64, len(want))
+	for i, v := range want {
+		doubled[i] = 2 * v
+	}
+	assert.Equal(t, doubled, gputest.Download(t, d, out, f32, 0, m*n))
+	names := []string{}
+	for _, kt := range d.KernelTimes() {
+		names = append(names, kt.Name)
+	}
+	assert.Equal(t, []string{blasKernelName, "elementwise"}, names, "the epilogue after cuBLAS")
+	assert.Zero(t, f.count(t, "cuLaunchKernel sf_matmul"))
+	d.SetProfiling(false)
+
+	require.NoError(t, d.SetGraphs(true))
+	a2 := gputest.Alloc(t, d, 4*m*k)
+	require.NoError(t, d.Copy(&device.CopyKernel{Dst: device.Contiguous(a2, f32, 0, []int{m * k}), Src: device.Contiguous(a, f32, 0, []int{m * k})}))
+	require.NoError(t, d.MatMul(product(a2, device.Identity(f32))))
+	assert.Equal(t, want, gputest.Download(t, d, out, f32, 0, m*n))
+}
