@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/shaderflow/shaderflow/nn/optim"
 	"github.com/shaderflow/shaderflow/nn/safetensors"
 	"github.com/shaderflow/shaderflow/tensor"
 	"github.com/stretchr/testify/assert"
@@ -91,4 +92,42 @@ func TestSavedWeightsRoundTrip(t *testing.T) {
 		assert.Equal(t, want, got, p.Name)
 		assert.Equal(t, p.Tensor.Shape(), st.Shape)
 	}
+}
+
+// TestTrainingModeExportTrainsOn fine-tunes the ResNet-18 exported in
+// training mode with SGD on mean(out²): the loss must fall.
+func TestTrainingModeExportTrainsOn(t *testing.T) {
+	dir := filepath.Join(torchExports(t), "resnet18_train")
+	dev := openBackend(t, "cpu")
+	m, err := Load(dev, filepath.Join(dir, "model.onnx"), Trainable())
+	require.NoError(t, err)
+	params := m.TrainableTensors()
+	require.NotEmpty(t, params)
+	opt := optim.NewSGD(params, optim.SGDConfig{LR: 0.01})
+	x := upload(t, dev, readPBs(t, dir, "input"))
+	var losses []float64
+	for range 4 {
+		require.NoError(t, dev.ScopeErr(func() error {
+			outs, err := m.Run(x...)
+			if err != nil {
+				return err
+			}
+			loss := outs[0].Mul(outs[0]).Mean()
+			if err := loss.Backward(); err != nil {
+				return err
+			}
+			v, err := loss.Item()
+			if err != nil {
+				return err
+			}
+			losses = append(losses, v)
+			if err := opt.Step(); err != nil {
+				return err
+			}
+			opt.ZeroGrad()
+			return nil
+		}))
+	}
+	t.Logf("losses %v", losses)
+	assert.Less(t, losses[len(losses)-1], losses[0]*0.9)
 }

@@ -141,6 +141,18 @@ func (m *Model) Opset() int64 { return m.opset }
 // elements), in the file's order.
 func (m *Model) Parameters() []Parameter { return m.params }
 
+// TrainableTensors returns the parameters that require gradients (those of
+// a model loaded with Trainable), for an optimizer.
+func (m *Model) TrainableTensors() []*tensor.Tensor {
+	var ts []*tensor.Tensor
+	for _, p := range m.params {
+		if p.Tensor.RequiresGrad() {
+			ts = append(ts, p.Tensor)
+		}
+	}
+	return ts
+}
+
 // Proto returns the decoded model.
 func (m *Model) Proto() *ModelProto { return m.proto }
 
