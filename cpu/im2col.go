@@ -58,9 +58,9 @@ func (g *geom3) patchesWhole(add bool, col []float32, ldr int, x []float32, base
 		offH, offW := tap/g.k[2]*g.dl[1]-g.p[1], tap%g.k[2]*g.dl[2]-g.p[2]
 		rlo, rhi := validRange(oh, g.s[1], offH, g.in[1])
 		lo, hi := validRange(ow, 1, offW, g.in[2])
-		if !add && (rlo > 0 || rhi < oh || lo > 0 || hi < ow) { // padding: zeros first
+		if !add && (rlo > 0 || rhi < oh || lo > 0 || hi < ow) { // padding: zeros where the copy writes nothing
 			for ci := 0; ci < g.cg; ci++ {
-				clear(col[(ci*g.kVol+tap)*ldr:][:g.outVol])
+				clearBorder(col[(ci*g.kVol+tap)*ldr:][:oh*ow], ow, rlo, rhi, lo, hi)
 			}
 		}
 		if rhi <= rlo || hi <= lo {
@@ -73,6 +73,27 @@ func (g *geom3) patchesWhole(add bool, col []float32, ldr int, x []float32, base
 		} else {
 			vec.CopyBlocks(c, ow, g.kVol*ldr, xs, g.s[1]*st[3], st[1], g.cg, rhi-rlo, hi-lo)
 		}
+	}
+}
+
+// clearBorder zeroes the elements of b, rows of ow, outside rows [rlo, rhi)
+// and columns [lo, hi) (all of b when either range is empty) rather than
+// all of b before the copy fills the inside: a padded 3×3 tap of a 14×14
+// image then writes 27 zeros instead of 196.
+func clearBorder(b []float32, ow, rlo, rhi, lo, hi int) {
+	if rhi <= rlo || hi <= lo {
+		clear(b)
+		return
+	}
+	clear(b[:rlo*ow])
+	clear(b[rhi*ow:])
+	if lo == 0 && hi == ow {
+		return
+	}
+	for r := rlo; r < rhi; r++ {
+		row := b[r*ow : (r+1)*ow]
+		clear(row[:lo])
+		clear(row[hi:])
 	}
 }
 
