@@ -43,5 +43,6 @@
 // BatchNormalization's running statistics) a parameter that requires
 // gradients: a model exported in training mode (BatchNormalization with
 // training_mode=1) trains on with the nn/optim optimizers over
-// Parameters. SaveSafetensors and SaveONNX write the current weights back.
+// TrainableTensors (Parameters also lists the running statistics).
+// SaveSafetensors and SaveONNX write the current weights back.
 package onnx

@@ -55,7 +55,8 @@ func cases() []benchCase {
 	cs = append(cs, chainCase(false, elems), chainCase(true, elems), sumRowsCase(rowsN, colsN), softmaxRowsCase(rowsN, colsN))
 	cs = append(cs, logSoftmaxRowsCase(rowsN, colsN), layerNormRowsCase(rowsN, colsN))
 	cs = append(cs, convCase([]int{64, 1, 28, 28}, []int{32, 1, 3, 3}), convCase([]int{64, 32, 13, 13}, []int{64, 32, 3, 3}))
-	return append(cs, castCase(elems))
+	cs = append(cs, castCase(elems))
+	return append(cs, resnetCase(1), resnetCase(32))
 }
 
 // matmulCase is C = A·B with A m×k and B k×n.

@@ -14,8 +14,12 @@
 // 1024³, 512³ and 64×784×128; add, mul and relu on 10M floats; tanh,
 // sigmoid, gelu and exp on 10M; a chain of four elementwise ops fused and
 // unfused; sums, softmax, log-softmax and layer norm over the rows of a
-// 10000×1000 matrix; the two convolutions of the reference CNN; and a
-// conversion of 10M floats to float16.
+// 10000×1000 matrix; the two convolutions of the reference CNN; a
+// conversion of 10M floats to float16; and inference of torchvision's
+// ResNet-18 at batch 1 and 32 (224×224), exported to ONNX by PyTorch at the
+// start of the run and run through onnx.Load and Model.Run, beside PyTorch
+// running the same architecture (left out, saying why, without python3,
+// torch, torchvision and onnx).
 //
 // Each result shows its median, GB/s or GFLOP/s, the fraction of the
 // machine's limit it reaches and, with PyTorch, PyTorch's median for the same

@@ -79,6 +79,8 @@ func bench1(o options, stdout, stderr io.Writer) error {
 		}
 		cs = keep
 	}
+	cs, cleanup := prepareONNX(cs, stderr)
+	defer cleanup()
 	dev, err := tensor.Open(o.backend)
 	if err != nil {
 		return err

@@ -29,6 +29,7 @@ var targets = []target{
 	{"sigmoid 10M", "≥ 80% of STREAM bandwidth", fractionAtLeast(0.8)},
 	{"gelu 10M", "≥ 80% of STREAM bandwidth", fractionAtLeast(0.8)},
 	{"exp 10M", "≥ 80% of STREAM bandwidth", fractionAtLeast(0.8)},
+	{"onnx resnet18 batch 32", "≥ 1× PyTorch", peerAtLeast(1)},
 	{"chain4 fused 10M", "≥ 3× the unfused chain", func(r bench.Report, res bench.Result) (string, bool, bool) {
 		u, ok := r.Result("chain4 unfused 10M")
 		if !ok || res.Median <= 0 {

@@ -94,6 +94,12 @@ def variants(c):
     if kind == "to_f16":
         x, y = torch.randn(n), torch.empty(n, dtype=torch.float16)
         return {"alloc": lambda: x.half(), "out": lambda: y.copy_(x)}
+    if kind == "onnx_resnet18":
+        import torchvision
+
+        model = torchvision.models.resnet18().eval()
+        x = torch.randn(n, 3, 224, 224)
+        return {"alloc": lambda: model(x)}
     raise ValueError("unknown benchmark kind " + kind)
 
 
