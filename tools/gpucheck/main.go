@@ -20,23 +20,29 @@ func main() {
 	out := flag.String("out", ".", "folder for report.md and report.json")
 	torchScript := flag.String("torch", "", "torch_cuda.py, to measure PyTorch in the same run (skipped when empty)")
 	python := flag.String("python", "python3", "the Python interpreter that has torch")
+	only := flag.String("only", "", "step: measure only the training step (e.g. through the CUDA test double, where the 64M-element cases would take hours)")
 	flag.Parse()
-	if err := run(*backend, *out, *torchScript, *python); err != nil {
+	if err := run(*backend, *out, *torchScript, *python, *only == "step"); err != nil {
 		fmt.Fprintln(os.Stderr, "gpucheck:", err)
 		os.Exit(1)
 	}
 }
 
-// run measures every case on backend, and on PyTorch when torchScript is
-// set, and writes the reports into out.
-func run(backend, out, torchScript, python string) error {
+// run measures every case (only the training step with stepOnly) on
+// backend, and on PyTorch when torchScript is set, and writes the reports
+// into out.
+func run(backend, out, torchScript, python string, stepOnly bool) error {
 	d, err := tensor.Open(backend)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
 	rep := report{Device: d.Info().String(), Date: time.Now().UTC().Format(time.RFC3339)}
-	for _, c := range cases() {
+	all := cases()
+	if stepOnly {
+		all = nil
+	}
+	for _, c := range all {
 		s, err := measure(d, c)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
@@ -44,6 +50,16 @@ func run(backend, out, torchScript, python string) error {
 		fmt.Fprintf(os.Stderr, "%-24s %10.1f us\n", c.name, s*1e6)
 		rep.Rows = append(rep.Rows, row{Name: c.name, Seconds: s, Bytes: c.bytes, Flops: c.flops})
 	}
+	st, err := measureTrainStep(d, 3, 20)
+	if err != nil {
+		return fmt.Errorf("%s: %w", stepCase, err)
+	}
+	fmt.Fprintf(os.Stderr, "%-24s %10.1f us (graphs off), %.1f us (on): %s\n", stepCase, st.Off*1e6, st.On*1e6, st.Stats)
+	rep.Rows = append(rep.Rows, row{Name: stepCase, Seconds: st.Off})
+	if st.On > 0 {
+		rep.Rows = append(rep.Rows, row{Name: stepCase + ", CUDA graphs", Seconds: st.On})
+	}
+	rep.Graphs = st.Stats
 	if torchScript != "" {
 		if err := rep.addTorch(python, torchScript); err != nil {
 			rep.TorchError = err.Error()

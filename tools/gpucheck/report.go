@@ -12,6 +12,7 @@ type report struct {
 	Torch      string `json:"torch,omitempty"`
 	TorchError string `json:"torch_error,omitempty"`
 	Rows       []row  `json:"rows"`
+	Graphs     string `json:"graphs,omitempty"` // what CUDA graphs did in the training step's graphs run
 }
 
 // row is one case: our median time, PyTorch's, and the work one run does.
@@ -70,5 +71,8 @@ func (r *report) writeMarkdown(w io.Writer) {
 	}
 	if lim > 0 {
 		fmt.Fprintf(w, "\nCopy limit: PyTorch's clone of 64M float32, %.0f GB/s counting bytes read and written.\n", lim/1e9)
+	}
+	if r.Graphs != "" {
+		fmt.Fprintf(w, "\nTraining step with CUDA graphs: %s.\n", r.Graphs)
 	}
 }

@@ -22,6 +22,25 @@ def chain8(a, b):
     return torch.reciprocal(torch.exp((torch.relu(a * b + 0.5) * 1.5) - 0.25) + 1)
 
 
+def mlp_setup():
+    torch.manual_seed(1)
+    model = torch.nn.Sequential(
+        torch.nn.Flatten(), torch.nn.Linear(784, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10)
+    ).to(dev)
+    x, y = torch.rand(64, 1, 28, 28), torch.randint(0, 10, (64,), dtype=torch.int32)
+    return [model, torch.optim.SGD(model.parameters(), lr=0.1), x, y]
+
+
+def mlp_step(model, opt, x, y):
+    # gpucheck's step: a batch uploaded from the host (made before the
+    # timer), forward, cross-entropy read back, backward, an SGD step.
+    loss = torch.nn.functional.cross_entropy(model(x.to(dev)), y.to(dev).long())
+    loss.item()
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+
+
 CASES = {
     "copy f32 64M": (lambda: [rand(BIG)], lambda x: x.clone()),
     "add f32 64M": (lambda: [rand(BIG), rand(BIG)], lambda x, y: x + y),
@@ -30,6 +49,7 @@ CASES = {
     "softmax rows 8192x8192": (lambda: [rand(ROWS, COLS)], lambda x: torch.softmax(x, 1)),
     "sgemm 4096": (lambda: [rand(GEMM, GEMM), rand(GEMM, GEMM)], lambda a, b: a @ b),
     "tiny add 1": (lambda: [rand(1)], lambda x: x + 1),
+    "mlp train step 64": (mlp_setup, mlp_step),
 }
 
 
@@ -51,7 +71,7 @@ def measure(setup, op, warmup, runs):
 def main():
     out = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0), "seconds": {}}
     for name, (setup, op) in CASES.items():
-        tiny = name.startswith("tiny")
+        tiny = name.startswith("tiny") or name.startswith("mlp")
         out["seconds"][name] = measure(setup, op, 20 if tiny else 3, 200 if tiny else 10)
     json.dump(out, sys.stdout)
 
