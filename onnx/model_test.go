@@ -179,3 +179,42 @@ func TestRunInsideScopes(t *testing.T) {
 		})
 	}
 }
+
+// TestLargeBroadcastOfConstantsRunsOnTheDevice checks that constants whose
+// broadcast is large (here 4096 x 4096) are combined on the device rather
+// than in host memory.
+func TestLargeBroadcastOfConstantsRunsOnTheDevice(t *testing.T) {
+	dev := openBackend(t, "cpu")
+	col, row := make([]int64, 4096), make([]int64, 4096)
+	for i := range col {
+		col[i], row[i] = int64(i), int64(i)
+	}
+	p := &ModelProto{IRVersion: 8, Opsets: []OpsetID{{Version: 17}}, HasGraph: true, Graph: GraphProto{
+		Nodes: []NodeProto{
+			{Name: "ge", OpType: "GreaterOrEqual", Inputs: []string{"col", "row"}, Outputs: []string{"mask"}},
+			{Name: "sum", OpType: "Cast", Inputs: []string{"mask"}, Outputs: []string{"y"},
+				Attributes: []AttributeProto{{Name: "to", Type: AttrInt, I: int64(Float)}}},
+		},
+		Initializers: []TensorProto{
+			{Name: "col", DataType: Int64, Dims: []int64{4096, 1}, Ints: col},
+			{Name: "row", DataType: Int64, Dims: []int64{1, 4096}, Ints: row},
+		},
+		Outputs: []ValueInfo{{Name: "y", ElemType: Float}},
+	}}
+	m, err := LoadBytes(dev, Encode(p), "")
+	require.NoError(t, err)
+	outs, err := m.Run()
+	require.NoError(t, err)
+	s, err := outs[0].Sum().Item()
+	require.NoError(t, err)
+	assert.Equal(t, float64(4096*4097/2), s)
+}
+
+// TestAllHostRefusesLargeBroadcasts checks the decision itself: two small
+// host operands whose broadcast exceeds hostLimit go to the device.
+func TestAllHostRefusesLargeBroadcasts(t *testing.T) {
+	small := &call{in: []*value{hostVal(newHost(Int64, []int{4, 1})), hostVal(newHost(Int64, []int{1, 4}))}}
+	assert.True(t, small.allHost())
+	large := &call{in: []*value{hostVal(newHost(Int64, []int{4096, 1})), hostVal(newHost(Int64, []int{1, 4096}))}}
+	assert.False(t, large.allHost())
+}

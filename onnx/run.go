@@ -246,14 +246,23 @@ func (c *call) need(k int) error {
 	return nil
 }
 
-// allHost reports whether every present input is on the host and small.
+// allHost reports whether every present input is on the host and small,
+// and so is their broadcast (the result of an elementwise operation).
 func (c *call) allHost() bool {
+	var shapes [][]int
 	for _, v := range c.in {
 		if v != nil && (v.host == nil || v.host.size() > hostLimit) {
 			return false
 		}
+		if v != nil {
+			shapes = append(shapes, v.shape)
+		}
 	}
-	return true
+	if out, err := broadcastShapes(shapes...); err == nil {
+		n, ok := checkedCount(out)
+		return ok && n <= hostLimit
+	}
+	return true // shapes that do not broadcast: not an elementwise operation
 }
 
 // t returns input i on the device.
