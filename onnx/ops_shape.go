@@ -278,7 +278,7 @@ func runConcat(c *call) error {
 		}
 		shape[a] += v.shape[a]
 	}
-	if c.allHost() {
+	if n, ok := checkedCount(shape); ok && n <= hostLimit && c.allHost() {
 		out := newHost(c.in[0].dt, shape)
 		outer, inner := numel(shape[:a]), numel(shape[a+1:])
 		pos := 0
