@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/shaderflow/shaderflow/internal/cputime"
 	"github.com/shaderflow/shaderflow/nn"
 	"github.com/shaderflow/shaderflow/nn/data"
 	"github.com/shaderflow/shaderflow/nn/optim"
@@ -105,7 +106,11 @@ func gptBatchAt(dev *tensor.Device, tokens []int32, offs []int32) (x, y *tensor.
 // gptResult is what one side of --train gpt measured.
 type gptResult struct {
 	TokensPerS float64 `json:"tokens_per_s"` // training steps after the first
-	TrainLoss  float64 `json:"train_loss"`   // mean over the last tenth of the steps
+	// CPUSeconds is the process's CPU time over the same steps (all its
+	// threads; 0 where the platform does not say): on a shared machine
+	// tokens per CPU-second is steadier than tokens per second.
+	CPUSeconds float64 `json:"cpu_seconds"`
+	TrainLoss  float64 `json:"train_loss"` // mean over the last tenth of the steps
 	ValLoss    float64 `json:"val_loss"`
 	Seconds    float64 `json:"seconds"` // the timed steps
 }
@@ -170,6 +175,7 @@ func trainGPT(dev *tensor.Device, model *nn.GPT, opt optim.Optimizer, sched opti
 	lastFrom := steps - max(1, steps/10)
 	logEvery := max(1, steps/10)
 	var start time.Time
+	var cpuStart time.Duration
 	model.Train(true)
 	for step := range steps {
 		if step == 1 {
@@ -177,6 +183,7 @@ func trainGPT(dev *tensor.Device, model *nn.GPT, opt optim.Optimizer, sched opti
 				return gptResult{}, err
 			}
 			start = time.Now()
+			cpuStart, _ = cputime.Process()
 		}
 		var lossVal float64
 		err := dev.ScopeErr(func() error {
@@ -217,6 +224,9 @@ func trainGPT(dev *tensor.Device, model *nn.GPT, opt optim.Optimizer, sched opti
 	if steps > 1 {
 		r.Seconds = time.Since(start).Seconds()
 		r.TokensPerS = float64((steps-1)*gptBatch*gptContext) / r.Seconds
+		if cpu, ok := cputime.Process(); ok {
+			r.CPUSeconds = (cpu - cpuStart).Seconds()
+		}
 	}
 	sum, err := lastSum.Item()
 	if err != nil {

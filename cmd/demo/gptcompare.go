@@ -79,11 +79,17 @@ func compareGPTWithTorch(dev *tensor.Device, cfg trainConfig, d *gptData, ours g
 	t := theirs.gptResult
 	fmt.Printf("\ngpt, %d steps of %dx%d tokens: Shaderflow on %s vs PyTorch %s (%d thread)\n",
 		cfg.steps, gptBatch, gptContext, dev.Info().Name, theirs.Torch, gptTorchThreads)
-	fmt.Printf("%-12s %14s %14s %12s\n", "", "tokens/s", "train loss", "val loss")
-	fmt.Printf("%-12s %14.0f %14.4f %12.4f\n", "shaderflow", ours.TokensPerS, ours.TrainLoss, ours.ValLoss)
-	fmt.Printf("%-12s %14.0f %14.4f %12.4f\n", "pytorch", t.TokensPerS, t.TrainLoss, t.ValLoss)
-	fmt.Printf("speed ratio %.2fx (Shaderflow tokens/s / PyTorch tokens/s); validation loss differs by %+.1f%%\n",
-		ours.TokensPerS/t.TokensPerS, 100*(ours.ValLoss-t.ValLoss)/t.ValLoss)
+	perCPU := func(r gptResult) float64 {
+		if r.CPUSeconds <= 0 {
+			return math.NaN()
+		}
+		return r.TokensPerS * r.Seconds / r.CPUSeconds
+	}
+	fmt.Printf("%-12s %12s %16s %12s %10s\n", "", "tokens/s", "tokens/CPU-s", "train loss", "val loss")
+	fmt.Printf("%-12s %12.0f %16.0f %12.4f %10.4f\n", "shaderflow", ours.TokensPerS, perCPU(ours), ours.TrainLoss, ours.ValLoss)
+	fmt.Printf("%-12s %12.0f %16.0f %12.4f %10.4f\n", "pytorch", t.TokensPerS, perCPU(t), t.TrainLoss, t.ValLoss)
+	fmt.Printf("speed ratio %.2fx in tokens/s, %.2fx in tokens per CPU-second (Shaderflow / PyTorch); validation loss differs by %+.1f%%\n",
+		ours.TokensPerS/t.TokensPerS, perCPU(ours)/perCPU(t), 100*(ours.ValLoss-t.ValLoss)/t.ValLoss)
 	if math.Abs(ours.ValLoss-t.ValLoss) > 0.05*t.ValLoss {
 		fmt.Println("note: the validation losses differ by more than 5% (short runs from different random weights differ most)")
 	}
