@@ -15,6 +15,7 @@ type UnsupportedError struct {
 	Reason               string
 }
 
+// Error names the operation, the node and the opset.
 func (e *UnsupportedError) Error() string {
 	op := e.OpType
 	if e.Domain != "" && e.Domain != "ai.onnx" {
@@ -151,7 +152,7 @@ func (m *Model) lookup(env map[string]*value, name string) (*value, error) {
 	if !ok {
 		return nil, malformed("value %q is used before it is computed", name)
 	}
-	v := &value{dt: in.proto.DataType, shape: in.proto.Shape(), host: in.host, t: in.dev, name: name}
+	v := &value{dt: in.proto.DataType, shape: in.proto.Shape(), host: in.host, t: in.dev}
 	env[name] = v
 	return v, nil
 }
@@ -199,7 +200,6 @@ func (m *Model) runNode(n *NodeProto, env map[string]*value) (err error) {
 	}
 	for i, name := range n.Outputs {
 		if name != "" {
-			c.out[i].name = name
 			env[name] = c.out[i]
 		}
 	}

@@ -16,7 +16,6 @@ type value struct {
 	shape []int
 	host  *hostValue
 	t     *tensor.Tensor
-	name  string // the graph value's name, for caching and messages
 }
 
 // hostVal wraps a host value.
