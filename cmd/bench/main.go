@@ -79,13 +79,13 @@ func bench1(o options, stdout, stderr io.Writer) error {
 		}
 		cs = keep
 	}
-	cs, cleanup := prepareONNX(cs, stderr)
-	defer cleanup()
 	dev, err := tensor.Open(o.backend)
 	if err != nil {
 		return err
 	}
 	defer dev.Close()
+	cs, cleanup := prepareONNX(cs, stderr)
+	defer cleanup()
 	info := dev.Info()
 	s := newSettings(o.quick)
 	rep := bench.NewReport(info)
