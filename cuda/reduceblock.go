@@ -20,6 +20,27 @@ const (
 	rdFold         // fold each output's parts from scratch, then run the epilogue
 )
 
+// shuffleSource defines sf_shfl_xor(v, d), the value of v in the lane
+// whose index is this lane's xor d, for float and long long: NVRTC's
+// __shfl_xor_sync; clang without CUDA's headers (the PTX checks) through
+// NVVM's builtins; the test double's host prelude, which exchanges the
+// values between two block-wide barriers (so every thread of the block
+// must call it at the same points, as the block kernel's uniform loop
+// does).
+const shuffleSource = `#if defined(__CUDACC_RTC__) || !defined(__CUDA__)
+SF_FN float sf_shfl_xor(float v, int d) { return __shfl_xor_sync(0xffffffffu, v, d); }
+SF_FN long long sf_shfl_xor(long long v, int d) { return __shfl_xor_sync(0xffffffffu, v, d); }
+#else
+SF_FN float sf_shfl_xor(float v, int d) { return __nvvm_shfl_sync_bfly_f32(0xffffffffu, v, d, 0x1f); }
+SF_FN long long sf_shfl_xor(long long v, int d) {
+	const unsigned lo = (unsigned)__nvvm_shfl_sync_bfly_i32(0xffffffffu, (int)v, d, 0x1f);
+	const unsigned hi = (unsigned)__nvvm_shfl_sync_bfly_i32(0xffffffffu, (int)(v >> 32), d, 0x1f);
+	return (long long)(((unsigned long long)hi << 32) | lo);
+}
+#endif
+
+`
+
 // rdBlockSignature is the module key of k's block kernel: its serial
 // kernel's signature (rdSignature) under another leading byte.
 func rdBlockSignature(k *device.ReduceKernel) string { return "R" + rdSignature(k)[1:] }
@@ -44,6 +65,7 @@ func renderReduceBlock(k *device.ReduceKernel) string {
 	fmt.Fprintf(&b, "#define SF_RD_THREADS %d\n#define SF_RD_PART %d\n#define SF_RD_FOLD %d\n\n", rdThreads, rdPart, rdFold)
 	b.WriteString("SF_FN long long sf_rd_ld_arg(unsigned long long a, long long e) {\n" +
 		"\tSF_CHECK((const long long *)a + e, 8);\n\treturn ((const long long *)a)[e];\n}\n\n")
+	b.WriteString(shuffleSource)
 	// For a reduction that is no arg reduction, the index is a dead local.
 	shArg, partnerArg, partialArg := "arg", "-1", "r"
 	if isArgReduce(k.Op) {
@@ -71,12 +93,21 @@ func renderReduceBlock(k *device.ReduceKernel) string {
 	if isArgReduce(k.Op) {
 		b.WriteString("\t\tsf_arg[t] = arg;\n")
 	}
-	b.WriteString("\t\t__syncthreads();\n\t\tfor (int s = L / 2; s > 0; s >>= 1) {\n\t\t\tif (q < s) {\n")
+	// The tree's levels whose partners lie in other warps go through
+	// shared memory with a barrier each; the last ones (partners s * G < 32
+	// lanes apart, in the same warp) through warp shuffles of the same
+	// pairs, so results are the same either way.
+	b.WriteString("\t\t__syncthreads();\n\t\tint s = L / 2;\n\t\tfor (; s > 0 && s * G >= 32; s >>= 1) {\n\t\t\tif (q < s) {\n")
 	fmt.Fprintf(&b, "\t\t\t\tsf_rd_combine(sf_acc[t], %s, sf_acc[t + s * G], %s);\n\t\t\t}\n\t\t\t__syncthreads();\n\t\t}\n", shArg, partnerArg)
-	b.WriteString("\t\tif (q == 0 && i < p.n) {\n\t\t\tacc = sf_acc[t];\n")
+	b.WriteString("\t\tacc = sf_acc[t];\n")
+	shflArg := "-1"
 	if isArgReduce(k.Op) {
-		b.WriteString("\t\t\targ = sf_arg[t];\n")
+		b.WriteString("\t\targ = sf_arg[t];\n")
+		shflArg = "sf_shfl_xor(arg, s * G)"
 	}
+	b.WriteString("\t\tfor (; s > 0; s >>= 1) {\n\t\t\tconst float v = sf_shfl_xor(acc, s * G);\n")
+	fmt.Fprintf(&b, "\t\t\tconst long long a = %s;\n\t\t\tif (q < s) {\n\t\t\t\tsf_rd_combine(acc, arg, v, a);\n\t\t\t}\n\t\t}\n", shflArg)
+	b.WriteString("\t\tif (q == 0 && i < p.n) {\n")
 	b.WriteString("\t\t\tif (p.stage == SF_RD_PART) {\n\t\t\t\tsf_st_f32(p.scratch, i * p.parts + part, acc);\n")
 	if isArgReduce(k.Op) {
 		b.WriteString("\t\t\t\tSF_CHECK((long long *)p.scratch_arg + i * p.parts + part, 8);\n" +

@@ -80,7 +80,8 @@ static int entry_name(const char *s, char *name, size_t n) {
 // need to copy their arguments), and
 // sf_fake_barriers, which tells the prelude to run blocks as coroutines.
 static void write_shims(FILE *f, const char *src) {
-	fprintf(f, "\nextern \"C\" const int sf_fake_barriers = %d;\n", strstr(src, "__syncthreads") != NULL);
+	fprintf(f, "\nextern \"C\" const int sf_fake_barriers = %d;\n",
+		strstr(src, "__syncthreads") != NULL || strstr(src, "__shfl") != NULL);
 	static const char *marks[] = {"__global__ void ", "SF_KERNEL void "};
 	for (int m = 0; m < 2; m++) {
 		for (const char *s = src; (s = strstr(s, marks[m])) != NULL;) {

@@ -7,10 +7,12 @@
 // entry shim turns into a launch failure. The fake NVRTC appends one shim
 // per __global__ function: NAME__sf_host(args) calls it with the parameters
 // the driver was given, NAME__sf_nargs counts them; and sf_fake_barriers,
-// whether the source calls __syncthreads.
+// whether the source calls __syncthreads or a warp shuffle (which meets
+// at barriers here).
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <ucontext.h>
 #include <type_traits>
 #include <utility>
@@ -92,6 +94,28 @@ static void __syncthreads(void) {
 	}
 	sf_fake_cur->state = sf_fake_waiting;
 	swapcontext(&sf_fake_cur->ctx, &sf_fake_sched);
+}
+
+// __shfl_xor_sync gives each thread the value v of the thread of its warp
+// whose lane is its own xor d. The block's threads are coroutines here:
+// each stores v in its slot, all meet at a barrier, read the partner's
+// slot and meet again before a slot is reused, so every thread of the
+// block must call it at the same points (the backend's kernels do).
+static thread_local unsigned long long sf_fake_lanes[1024];
+
+template <typename T> static T __shfl_xor_sync(unsigned mask, T v, int d) {
+	static_assert(sizeof(T) <= sizeof(unsigned long long), "a shuffle moves at most 8 bytes");
+	const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+	const unsigned n = blockDim.x * blockDim.y * blockDim.z;
+	memcpy(&sf_fake_lanes[t], &v, sizeof v);
+	__syncthreads();
+	const unsigned src = (t & ~31u) | ((t & 31u) ^ ((unsigned)d & 31u));
+	T r = v;
+	if (src < n) {
+		memcpy(&r, &sf_fake_lanes[src], sizeof r);
+	}
+	__syncthreads();
+	return r;
 }
 
 static void sf_fake_start(void) {
