@@ -844,19 +844,275 @@ loop:
 	WORD $0x4e25cc61 // fmla v1.4s, v3.4s, v5.4s
 	WORD $0x6ea0e666 // fcmgt v6.4s, v19.4s, v0.4s
 	WORD $0x6e611f66 // bsl v6.16b, v27.16b, v1.16b
-	WORD $0x4e3ad4c6 // fadd v6.4s, v6.4s, v26.4s
 	WORD $0x4ea1b847 // fcvtzs v7.4s, v2.4s
+	WORD $0x4e3ad4c6 // fadd v6.4s, v6.4s, v26.4s
 	WORD $0x4f3f04e8 // sshr v8.4s, v7.4s, #1
-	WORD $0x6ea884e7 // sub v7.4s, v7.4s, v8.4s
+	WORD $0x6ea884e9 // sub v9.4s, v7.4s, v8.4s
 	WORD $0x4ebc8508 // add v8.4s, v8.4s, v28.4s
 	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
-	WORD $0x4ebc84e7 // add v7.4s, v7.4s, v28.4s
-	WORD $0x4f3754e7 // shl v7.4s, v7.4s, #23
+	WORD $0x4ebc8529 // add v9.4s, v9.4s, v28.4s
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
 	WORD $0x6e28dcc6 // fmul v6.4s, v6.4s, v8.4s
-	WORD $0x6e27dcc6 // fmul v6.4s, v6.4s, v7.4s
-	WORD $0x4e20e409 // fcmeq v9.4s, v0.4s, v0.4s
-	WORD $0x6e601cc9 // bsl v9.16b, v6.16b, v0.16b
-	VST1.P [V9.S4], 16(R0)
+	WORD $0x6e29dcc6 // fmul v6.4s, v6.4s, v9.4s
+	WORD $0x4e20e40a // fcmeq v10.4s, v0.4s, v0.4s
+	WORD $0x6e601cca // bsl v10.16b, v6.16b, v0.16b
+	VST1.P [V10.S4], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func sigmoidNEON(dst, x []float32)
+TEXT ·sigmoidNEON(SB), NOSPLIT, $0-48
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD x_base+24(FP), R1
+	MOVW $0x3fb8aa3b, R2
+	VDUP R2, V16.S4
+	MOVW $0x3f317218, R2
+	VDUP R2, V17.S4
+	MOVW $0xb102e308, R2
+	VDUP R2, V18.S4
+	MOVW $0xc2d00000, R2
+	VDUP R2, V19.S4
+	MOVW $0x42b20000, R2
+	VDUP R2, V20.S4
+	MOVW $0x3efffffe, R2
+	VDUP R2, V21.S4
+	MOVW $0x3e2aaa46, R2
+	VDUP R2, V22.S4
+	MOVW $0x3d2aac5c, R2
+	VDUP R2, V23.S4
+	MOVW $0x3c091f2b, R2
+	VDUP R2, V24.S4
+	MOVW $0x3ab526c5, R2
+	VDUP R2, V25.S4
+	MOVW $0x3f800000, R2
+	VDUP R2, V26.S4
+	MOVW $0xbf800000, R2
+	VDUP R2, V27.S4
+	MOVW $0x0000007f, R2
+	VDUP R2, V28.S4
+	MOVW $0x00000000, R2
+	VDUP R2, V29.S4
+	LSR $2, R9
+	CBZ R9, done
+loop:
+	VLD1.P 16(R1), [V0.S4]
+	WORD $0x4ea0f80a // fabs v10.4s, v0.4s
+	WORD $0x6ea0f94a // fneg v10.4s, v10.4s
+	WORD $0x4e33f541 // fmax v1.4s, v10.4s, v19.4s
+	WORD $0x4eb4f421 // fmin v1.4s, v1.4s, v20.4s
+	WORD $0x6e30dc22 // fmul v2.4s, v1.4s, v16.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4eb1cc41 // fmls v1.4s, v2.4s, v17.4s
+	WORD $0x4eb2cc41 // fmls v1.4s, v2.4s, v18.4s
+	VMOV V25.B16, V3.B16
+	VMOV V24.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V23.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V22.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V21.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	WORD $0x6e21dc25 // fmul v5.4s, v1.4s, v1.4s
+	WORD $0x4e25cc61 // fmla v1.4s, v3.4s, v5.4s
+	WORD $0x6eaae666 // fcmgt v6.4s, v19.4s, v10.4s
+	WORD $0x6e611f66 // bsl v6.16b, v27.16b, v1.16b
+	WORD $0x4ea1b847 // fcvtzs v7.4s, v2.4s
+	WORD $0x4e3ad4cb // fadd v11.4s, v6.4s, v26.4s
+	WORD $0x4f3f04e8 // sshr v8.4s, v7.4s, #1
+	WORD $0x6ea884e9 // sub v9.4s, v7.4s, v8.4s
+	WORD $0x4ebc8508 // add v8.4s, v8.4s, v28.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4ebc8529 // add v9.4s, v9.4s, v28.4s
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x6e28dd6c // fmul v12.4s, v11.4s, v8.4s
+	WORD $0x6e29dd8c // fmul v12.4s, v12.4s, v9.4s
+	WORD $0x6e3de40d // fcmge v13.4s, v0.4s, v29.4s
+	WORD $0x6e6c1f4d // bsl v13.16b, v26.16b, v12.16b
+	WORD $0x4e3ad58e // fadd v14.4s, v12.4s, v26.4s
+	WORD $0x6e2efdaf // fdiv v15.4s, v13.4s, v14.4s
+	VST1.P [V15.S4], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func siluNEON(dst, x []float32)
+TEXT ·siluNEON(SB), NOSPLIT, $0-48
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD x_base+24(FP), R1
+	MOVW $0x3fb8aa3b, R2
+	VDUP R2, V16.S4
+	MOVW $0x3f317218, R2
+	VDUP R2, V17.S4
+	MOVW $0xb102e308, R2
+	VDUP R2, V18.S4
+	MOVW $0xc2d00000, R2
+	VDUP R2, V19.S4
+	MOVW $0x42b20000, R2
+	VDUP R2, V20.S4
+	MOVW $0x3efffffe, R2
+	VDUP R2, V21.S4
+	MOVW $0x3e2aaa46, R2
+	VDUP R2, V22.S4
+	MOVW $0x3d2aac5c, R2
+	VDUP R2, V23.S4
+	MOVW $0x3c091f2b, R2
+	VDUP R2, V24.S4
+	MOVW $0x3ab526c5, R2
+	VDUP R2, V25.S4
+	MOVW $0x3f800000, R2
+	VDUP R2, V26.S4
+	MOVW $0xbf800000, R2
+	VDUP R2, V27.S4
+	MOVW $0x0000007f, R2
+	VDUP R2, V28.S4
+	MOVW $0x00000000, R2
+	VDUP R2, V29.S4
+	LSR $2, R9
+	CBZ R9, done
+loop:
+	VLD1.P 16(R1), [V0.S4]
+	WORD $0x4ea0f80a // fabs v10.4s, v0.4s
+	WORD $0x6ea0f94a // fneg v10.4s, v10.4s
+	WORD $0x4e33f541 // fmax v1.4s, v10.4s, v19.4s
+	WORD $0x4eb4f421 // fmin v1.4s, v1.4s, v20.4s
+	WORD $0x6e30dc22 // fmul v2.4s, v1.4s, v16.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4eb1cc41 // fmls v1.4s, v2.4s, v17.4s
+	WORD $0x4eb2cc41 // fmls v1.4s, v2.4s, v18.4s
+	VMOV V25.B16, V3.B16
+	VMOV V24.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V23.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V22.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V21.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	WORD $0x6e21dc25 // fmul v5.4s, v1.4s, v1.4s
+	WORD $0x4e25cc61 // fmla v1.4s, v3.4s, v5.4s
+	WORD $0x6eaae666 // fcmgt v6.4s, v19.4s, v10.4s
+	WORD $0x6e611f66 // bsl v6.16b, v27.16b, v1.16b
+	WORD $0x4ea1b847 // fcvtzs v7.4s, v2.4s
+	WORD $0x4e3ad4cb // fadd v11.4s, v6.4s, v26.4s
+	WORD $0x4f3f04e8 // sshr v8.4s, v7.4s, #1
+	WORD $0x6ea884e9 // sub v9.4s, v7.4s, v8.4s
+	WORD $0x4ebc8508 // add v8.4s, v8.4s, v28.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4ebc8529 // add v9.4s, v9.4s, v28.4s
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x6e28dd6c // fmul v12.4s, v11.4s, v8.4s
+	WORD $0x6e29dd8c // fmul v12.4s, v12.4s, v9.4s
+	VMOV V0.B16, V11.B16
+	WORD $0x4e20cccb // fmla v11.4s, v6.4s, v0.4s
+	WORD $0x4f3f04e8 // sshr v8.4s, v7.4s, #1
+	WORD $0x6ea884e9 // sub v9.4s, v7.4s, v8.4s
+	WORD $0x4ebc8508 // add v8.4s, v8.4s, v28.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4ebc8529 // add v9.4s, v9.4s, v28.4s
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x6e28dd6d // fmul v13.4s, v11.4s, v8.4s
+	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
+	WORD $0x6e3de40e // fcmge v14.4s, v0.4s, v29.4s
+	WORD $0x6e6d1c0e // bsl v14.16b, v0.16b, v13.16b
+	WORD $0x4e3ad58f // fadd v15.4s, v12.4s, v26.4s
+	WORD $0x6e2ffdcf // fdiv v15.4s, v14.4s, v15.4s
+	VST1.P [V15.S4], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func tanhNEON(dst, x []float32)
+TEXT ·tanhNEON(SB), NOSPLIT, $0-48
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD x_base+24(FP), R1
+	MOVW $0x3fb8aa3b, R2
+	VDUP R2, V16.S4
+	MOVW $0x3f317218, R2
+	VDUP R2, V17.S4
+	MOVW $0xb102e308, R2
+	VDUP R2, V18.S4
+	MOVW $0xc2d00000, R2
+	VDUP R2, V19.S4
+	MOVW $0x42b20000, R2
+	VDUP R2, V20.S4
+	MOVW $0x3efffffe, R2
+	VDUP R2, V21.S4
+	MOVW $0x3e2aaa46, R2
+	VDUP R2, V22.S4
+	MOVW $0x3d2aac5c, R2
+	VDUP R2, V23.S4
+	MOVW $0x3c091f2b, R2
+	VDUP R2, V24.S4
+	MOVW $0x3ab526c5, R2
+	VDUP R2, V25.S4
+	MOVW $0x3f800000, R2
+	VDUP R2, V26.S4
+	MOVW $0xbf800000, R2
+	VDUP R2, V27.S4
+	MOVW $0x0000007f, R2
+	VDUP R2, V28.S4
+	MOVW $0x41180000, R2
+	VDUP R2, V29.S4
+	MOVW $0x40000000, R2
+	VDUP R2, V30.S4
+	MOVW $0x80000000, R2
+	VDUP R2, V31.S4
+	LSR $2, R9
+	CBZ R9, done
+loop:
+	VLD1.P 16(R1), [V0.S4]
+	WORD $0x4ea0f80a // fabs v10.4s, v0.4s
+	WORD $0x4ebdf54a // fmin v10.4s, v10.4s, v29.4s
+	WORD $0x4e2ad54a // fadd v10.4s, v10.4s, v10.4s
+	WORD $0x4e33f541 // fmax v1.4s, v10.4s, v19.4s
+	WORD $0x4eb4f421 // fmin v1.4s, v1.4s, v20.4s
+	WORD $0x6e30dc22 // fmul v2.4s, v1.4s, v16.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4eb1cc41 // fmls v1.4s, v2.4s, v17.4s
+	WORD $0x4eb2cc41 // fmls v1.4s, v2.4s, v18.4s
+	VMOV V25.B16, V3.B16
+	VMOV V24.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V23.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V22.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V21.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	WORD $0x6e21dc25 // fmul v5.4s, v1.4s, v1.4s
+	WORD $0x4e25cc61 // fmla v1.4s, v3.4s, v5.4s
+	WORD $0x6eaae666 // fcmgt v6.4s, v19.4s, v10.4s
+	WORD $0x6e611f66 // bsl v6.16b, v27.16b, v1.16b
+	WORD $0x4ea1b847 // fcvtzs v7.4s, v2.4s
+	WORD $0x4ebc84e8 // add v8.4s, v7.4s, v28.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4ebad509 // fsub v9.4s, v8.4s, v26.4s
+	WORD $0x4e26cd09 // fmla v9.4s, v8.4s, v6.4s
+	WORD $0x4e3ed52b // fadd v11.4s, v9.4s, v30.4s
+	WORD $0x6e2bfd2c // fdiv v12.4s, v9.4s, v11.4s
+	VMOV V31.B16, V13.B16
+	WORD $0x6e6c1c0d // bsl v13.16b, v0.16b, v12.16b
+	VST1.P [V13.S4], 16(R0)
 	SUBS $1, R9
 	BNE loop
 done:

@@ -11,7 +11,7 @@ import (
 // archKernels returns the NEON kernels for LevelNEON (Advanced SIMD is part
 // of every arm64 processor): the generated elementwise arithmetic (the
 // binary ops and their scalar forms, Fma, Neg, Abs, Relu, Sqrt, Rsqrt,
-// Recip, Exp) and the float64 sums and NaN-propagating extremes, each
+// Recip, Exp, Sigmoid, SiLU, Tanh) and the float64 sums and NaN-propagating extremes, each
 // finishing the last len%4 (sums: len%8) elements with the pure-Go
 // definition. Everything else (the other transcendentals, comparisons and selections,
 // conversions, softmax rows, window kernels) runs the pure-Go kernels, and
@@ -37,7 +37,8 @@ func archKernels(l Level) *kernels {
 	k.rscalar[device.OpDiv] = scalarTail(scalarDivNEON, func(a, s float32) float32 { return s / a })
 	unary := map[device.Op]func(dst, x []float32){
 		device.OpNeg: negNEON, device.OpAbs: absNEON, device.OpRelu: reluNEON, device.OpSqrt: sqrtNEON,
-		device.OpRsqrt: rsqrtNEON, device.OpRecip: recipNEON, device.OpExp: expNEON,
+		device.OpRsqrt: rsqrtNEON, device.OpRecip: recipNEON, device.OpExp: expNEON, device.OpSigmoid: sigmoidNEON,
+		device.OpSilu: siluNEON, device.OpTanh: tanhNEON,
 	}
 	for op, f := range unary {
 		k.unary[op] = unaryTail(f, goUnaryFns[op])

@@ -114,6 +114,21 @@ func rsqrtNEON(dst, x []float32)
 //go:noescape
 func expNEON(dst, x []float32)
 
+// sigmoidNEON sets dst[i] = 1/(1+exp(-x[i])) (sigmoid32) for i < len(dst)&^3.
+//
+//go:noescape
+func sigmoidNEON(dst, x []float32)
+
+// siluNEON sets dst[i] = x[i]/(1+exp(-x[i])) (silu32) for i < len(dst)&^3.
+//
+//go:noescape
+func siluNEON(dst, x []float32)
+
+// tanhNEON sets dst[i] = tanh(x[i]) (tanh32) for i < len(dst)&^3.
+//
+//go:noescape
+func tanhNEON(dst, x []float32)
+
 // sumNEON returns the sum of x[i], in float64 over the first len&^7 elements.
 //
 //go:noescape

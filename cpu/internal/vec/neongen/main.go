@@ -61,7 +61,7 @@ func Generate(coeffsPath string) (asm, stubs []byte, err error) {
 	for _, k := range elementwise {
 		k.emit(&s, &g)
 	}
-	expKernel(c, &s, &g)
+	expKernels(c, &s, &g)
 	for _, r := range reductions {
 		r.emit(&s, &g)
 	}
