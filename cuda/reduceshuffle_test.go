@@ -31,7 +31,7 @@ func TestReduceBlockShufflesInPTX(t *testing.T) {
 		var e device.Builder
 		e.Output(e.Input(0, out))
 		k := &device.ReduceKernel{Op: op, OutShape: []int{4}, RedShape: []int{1024},
-			Inputs: []device.View{{DType: f32, Shape: []int{4, 1024}, Strides: []int{1024, 1}}},
+			Inputs:   []device.View{{DType: f32, Shape: []int{4, 1024}, Strides: []int{1024, 1}}},
 			Prologue: device.Identity(f32), Epilogue: e.P,
 			Outputs: []device.View{{DType: out, Shape: []int{4}, Strides: []int{1}}}}
 		dir := t.TempDir()
