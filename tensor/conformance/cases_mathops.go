@@ -54,7 +54,10 @@ func mathUnaryRows() []opRow {
 		u("tan", in(3, 5).from(uniform(-1.4, 1.4)), (*tensor.Tensor).Tan, math.Tan),
 		u("sinh", in(3, 5).from(scaled(4)), (*tensor.Tensor).Sinh, math.Sinh),
 		u("sinh(small)", in(3, 5).from(small), (*tensor.Tensor).Sinh, math.Sinh).within(relOnly(1e-5)),
-		u("sinh(large)", in(2, 3).from(uniform(80, 89)), (*tensor.Tensor).Sinh, math.Sinh),
+		// Forward only: the gradient check's weighted sum of values near
+		// float32's maximum overflows (its float64 reference does not).
+		unary("sinh(large)", in(2, 3).from(uniform(80, 89)), (*tensor.Tensor).Sinh, mapRef(math.Sinh)).within(f32Tol),
+		u("sinh(80..84)", in(2, 3).from(uniform(80, 84)), (*tensor.Tensor).Sinh, math.Sinh),
 		u("cosh", in(3, 5).from(scaled(4)), (*tensor.Tensor).Cosh, math.Cosh),
 		u("atan", in(3, 5).from(scaled(3)), (*tensor.Tensor).Atan, math.Atan),
 		u("asin", in(3, 5).from(uniform(-0.95, 0.95)), (*tensor.Tensor).Asin, math.Asin),
