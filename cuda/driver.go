@@ -110,6 +110,8 @@ func (a *driver) adapterInfo(ordinal int) (device.Info, int, error) {
 			Subgroups:  di.warp > 0,
 			Timestamps: a.api.cuEventCreate != nil, // see timing.go
 		},
+		DTypes:       cudaDTypes,
+		Accumulators: cudaAccumulators,
 	}, cc, nil
 }
 

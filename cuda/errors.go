@@ -75,10 +75,18 @@ func (a *driver) check(st C.sf_status) error {
 	return &Error{Call: call, Code: code, Name: name}
 }
 
-// checkDTypes refuses a kernel that uses an element type the generated CUDA
-// C does not handle yet (Int64, Float64, Uint8, Int8), or a reduction
-// accumulating in another type than Float32, with an error naming the
-// type: the tensor front end refuses such tensors on this backend earlier.
+// cudaDTypes are the element types the generated CUDA C stores and
+// computes: all of them, Int64 and Float64 as long long and double.
+var cudaDTypes = device.AllDTypes
+
+// cudaAccumulators are the types its reductions accumulate in: Float32
+// only (the block and split reductions keep float partials), so integer
+// sums, Int64 extremes and Float64 reductions are refused on this backend.
+var cudaAccumulators = device.DTypes(device.Float32)
+
+// checkDTypes refuses a kernel that uses an element type the backend lacks
+// or a reduction accumulating in another type than Float32, with an error
+// naming the type.
 func checkDTypes(k any) error {
-	return device.CheckDTypes("cuda", device.BaseDTypes, device.DTypes(device.Float32), k)
+	return device.CheckDTypes("cuda", cudaDTypes, cudaAccumulators, k)
 }

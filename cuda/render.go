@@ -43,13 +43,17 @@ func cType(t device.DType) string {
 		return "int"
 	case device.Bool:
 		return "bool"
+	case device.Int64:
+		return "long long"
+	case device.Float64:
+		return "double"
 	}
 	return "float"
 }
 
 // dtypeSuffix names a storage dtype in the sf_ld_* and sf_st_* helpers.
 var dtypeSuffix = map[device.DType]string{device.Float32: "f32", device.Float16: "f16", device.BFloat16: "bf16",
-	device.Int32: "i32", device.Bool: "bool"}
+	device.Int32: "i32", device.Bool: "bool", device.Int64: "i64", device.Float64: "f64", device.Uint8: "u8", device.Int8: "i8"}
 
 // ewLayout is the shape of a generated elementwise kernel's parameter
 // struct, a sequence of 64-bit words: n, rank, base, shape[ewMaxRank], then
@@ -88,7 +92,8 @@ func immSlotsFrom(p device.Program, first int) ([]int, int) {
 }
 
 // immWord is the parameter word of a constant or random instruction: a
-// float's float32 bits, an int32 or bool's value, a stream's key.
+// float32's bits, a float64's bits, an integer or bool's value, a stream's
+// key.
 func immWord(in device.Instr) int64 {
 	switch in.Op {
 	case device.OpRandUniform, device.OpRandNormal:
@@ -102,6 +107,10 @@ func immWord(in device.Instr) int64 {
 			return 1
 		}
 		return 0
+	case device.Float64:
+		return int64(math.Float64bits(in.Imm))
+	case device.Int64:
+		return int64(in.Imm)
 	}
 	return int64(int32(in.Imm))
 }
@@ -223,6 +232,10 @@ func instrExpr(p device.Program, in device.Instr, prefix string, slot int, input
 			return "(int)" + imm
 		case device.Bool:
 			return "(" + imm + " != 0)"
+		case device.Int64:
+			return imm
+		case device.Float64:
+			return "sf_bits_f64((unsigned long long)" + imm + ")"
 		}
 		return "sf_bits_f32((unsigned)" + imm + ")"
 	case device.OpIndex:

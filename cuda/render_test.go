@@ -19,7 +19,7 @@ func (b fakeBuf) Bytes() int64 { return int64(b) }
 
 // opDefinition matches a definition of an op function in ops.cuh: its name
 // and its parameter list (the overload), or a cast specialization.
-var opDefinition = regexp.MustCompile(`(?m)^(?:template <[^>]*> )?SF_(?:FN|SPEC) \w+ (op_\w+)(<[^>]*>)?\(([^)]*)\)`)
+var opDefinition = regexp.MustCompile(`(?m)^(?:template <[^>]*> )?SF_(?:FN|SPEC) (?:long long|\w+) (op_\w+)(<[^>]*>)?\(([^)]*)\)`)
 
 // TestOpsFileMatchesOpTable checks that ops.cuh defines a function for
 // every op of arity one or more and no other op_ function, with one overload
@@ -33,8 +33,20 @@ func TestOpsFileMatchesOpTable(t *testing.T) {
 		}
 		overloads[m[1]][m[2]+"("+m[3]+")"]++
 	}
+	// One overload per narrow register type the rule takes, one more per
+	// wide type (Float64, Int64) the op is defined on (device.WideOK); the
+	// casts count their explicit specializations.
 	perRule := map[device.TypeRule]int{device.TypesFloat: 1, device.TypesNumeric: 2, device.TypesTest: 1,
-		device.TypesLogic: 1, device.TypesCompare: 2, device.TypesSelect: 1, device.TypesCast: 4}
+		device.TypesLogic: 1, device.TypesCompare: 2, device.TypesSelect: 1, device.TypesCast: 10}
+	wide := func(op device.Op) int {
+		n := 0
+		for _, t := range []device.DType{device.Float64, device.Int64} {
+			if op.Info().Types != device.TypesCast && op.Info().Types != device.TypesSelect && device.WideOK(op, t) {
+				n++
+			}
+		}
+		return n
+	}
 	want := map[string]bool{}
 	for _, op := range device.Ops() {
 		info := op.Info()
@@ -47,7 +59,7 @@ func TestOpsFileMatchesOpTable(t *testing.T) {
 			assert.Equal(t, info.GPU, name, "%s: one spelling across the GPU sources", op)
 		}
 		defs := overloads[name]
-		assert.Len(t, defs, perRule[info.Types], "%s: overloads %v", op, defs)
+		assert.Len(t, defs, perRule[info.Types]+wide(op), "%s: overloads %v", op, defs)
 		for sig, n := range defs {
 			assert.Equal(t, 1, n, "%s%s is defined %d times", name, sig, n)
 		}

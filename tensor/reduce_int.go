@@ -81,14 +81,19 @@ func (t *Tensor) argInt(name string, rop device.ReduceOp, axis int, keep bool) *
 }
 
 // accumulator is the register type a reduction node n reduces in: its own
-// compute type, or for ArgMax and ArgMin the source's, where the backend
-// accumulates that type, else Float32.
+// compute type, or for ArgMax and ArgMin the source's; Float32 for Bool,
+// and for Uint8 and Int8 where the backend lacks Int32 (their values are
+// exact in float32). It is never narrowed otherwise: a backend that lacks
+// it refuses the kernel with an error naming it (reduceInt and argInt have
+// already composed the exact paths where one exists).
 func (d *Device) accumulator(n *node) DType {
-	t := n.dtype.ComputeType()
+	src := n.dtype
 	if a := n.attrs.(reduceAttrs); a.op == device.ReduceArgMax || a.op == device.ReduceArgMin {
-		t = n.srcs[0].n.dtype.ComputeType()
+		src = n.srcs[0].n.dtype
 	}
-	if t == Bool || !d.info.ReduceAccumulators().Has(t) {
+	t := src.ComputeType()
+	small := src == Uint8 || src == Int8
+	if t == Bool || small && !d.info.ReduceAccumulators().Has(t) {
 		return Float32
 	}
 	return t

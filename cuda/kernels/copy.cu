@@ -38,6 +38,9 @@ static __device__ inline void sf_copy_elem(char *dst, const char *src, long long
 	case 2:
 		((unsigned short *)dst)[d] = ((const unsigned short *)src)[s];
 		break;
+	case 8:
+		((unsigned long long *)dst)[d] = ((const unsigned long long *)src)[s];
+		break;
 	default:
 		((unsigned int *)dst)[d] = ((const unsigned int *)src)[s];
 		break;

@@ -119,6 +119,9 @@ SF_KERNEL void sf_gather(const sf_index_params p) {
 		case 2:
 			((unsigned short *)out)[eo] = ((const unsigned short *)src)[ed];
 			break;
+		case 8:
+			((unsigned long long *)out)[eo] = ((const unsigned long long *)src)[ed];
+			break;
 		default:
 			((unsigned *)out)[eo] = ((const unsigned *)src)[ed];
 			break;

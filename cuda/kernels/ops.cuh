@@ -49,6 +49,30 @@ __device__ float __nv_rintf(float);
 __device__ float __nv_truncf(float);
 __device__ float __nv_atan2f(float, float);
 __device__ float __nv_fmodf(float, float);
+__device__ double __nv_exp(double);
+__device__ double __nv_log(double);
+__device__ double __nv_log1p(double);
+__device__ double __nv_sqrt(double);
+__device__ double __nv_sin(double);
+__device__ double __nv_cos(double);
+__device__ double __nv_tanh(double);
+__device__ double __nv_erf(double);
+__device__ double __nv_erfc(double);
+__device__ double __nv_pow(double, double);
+__device__ double __nv_floor(double);
+__device__ double __nv_ceil(double);
+__device__ double __nv_fma(double, double, double);
+__device__ double __nv_expm1(double);
+__device__ double __nv_log2(double);
+__device__ double __nv_sinh(double);
+__device__ double __nv_cosh(double);
+__device__ double __nv_atan(double);
+__device__ double __nv_asin(double);
+__device__ double __nv_acos(double);
+__device__ double __nv_rint(double);
+__device__ double __nv_trunc(double);
+__device__ double __nv_atan2(double, double);
+__device__ double __nv_fmod(double, double);
 }
 #else
 #include <math.h>
@@ -76,6 +100,15 @@ SF_FN float sf_bits_f32(unsigned x) {
 	union {
 		float f;
 		unsigned u;
+	} v;
+	v.u = x;
+	return v.f;
+}
+
+SF_FN double sf_bits_f64(unsigned long long x) {
+	union {
+		double f;
+		unsigned long long u;
 	} v;
 	v.u = x;
 	return v.f;
@@ -181,6 +214,41 @@ SF_FN void sf_st_i32(unsigned long long a, long long e, int v) {
 SF_FN void sf_st_bool(unsigned long long a, long long e, bool v) {
 	SF_CHECK((unsigned char *)a + e, 1);
 	((unsigned char *)a)[e] = v ? 1 : 0;
+}
+
+// Int64 and Float64 load and store as themselves; Uint8 and Int8 load as
+// int and store its low byte (device.StoreInt32).
+SF_FN long long sf_ld_i64(unsigned long long a, long long e) {
+	SF_CHECK((const long long *)a + e, 8);
+	return ((const long long *)a)[e];
+}
+SF_FN double sf_ld_f64(unsigned long long a, long long e) {
+	SF_CHECK((const double *)a + e, 8);
+	return ((const double *)a)[e];
+}
+SF_FN int sf_ld_u8(unsigned long long a, long long e) {
+	SF_CHECK((const unsigned char *)a + e, 1);
+	return (int)((const unsigned char *)a)[e];
+}
+SF_FN int sf_ld_i8(unsigned long long a, long long e) {
+	SF_CHECK((const signed char *)a + e, 1);
+	return (int)((const signed char *)a)[e];
+}
+SF_FN void sf_st_i64(unsigned long long a, long long e, long long v) {
+	SF_CHECK((long long *)a + e, 8);
+	((long long *)a)[e] = v;
+}
+SF_FN void sf_st_f64(unsigned long long a, long long e, double v) {
+	SF_CHECK((double *)a + e, 8);
+	((double *)a)[e] = v;
+}
+SF_FN void sf_st_u8(unsigned long long a, long long e, int v) {
+	SF_CHECK((unsigned char *)a + e, 1);
+	((unsigned char *)a)[e] = (unsigned char)(unsigned)v;
+}
+SF_FN void sf_st_i8(unsigned long long a, long long e, int v) {
+	SF_CHECK((unsigned char *)a + e, 1);
+	((unsigned char *)a)[e] = (unsigned char)(unsigned)v;
 }
 
 // ---- random numbers (device.Hash32, RandomBits, Uniform, Normal) ----
@@ -328,6 +396,89 @@ SF_FN int op_div(int a, int b) {
 SF_FN int op_max(int a, int b) { return a > b ? a : b; }
 SF_FN int op_min(int a, int b) { return a < b ? a : b; }
 
+// ---- float64 ops (device.UnaryF64, BinaryF64): the math functions in
+// double precision ----
+
+SF_FN bool sf_is_nan(double x) { return x != x; }
+SF_FN double op_neg(double x) { return -x; }
+SF_FN double op_abs(double x) { return x < 0.0 ? -x : (x == 0.0 ? 0.0 : x); }
+SF_FN double op_sign(double x) { return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : x); }
+SF_FN double op_exp(double x) { return SF_MATH(exp)(x); }
+SF_FN double op_log(double x) { return SF_MATH(log)(x); }
+SF_FN double op_sqrt(double x) { return SF_MATH(sqrt)(x); }
+SF_FN double op_rsqrt(double x) { return 1.0 / SF_MATH(sqrt)(x); }
+SF_FN double op_recip(double x) { return 1.0 / x; }
+SF_FN double op_sin(double x) { return SF_MATH(sin)(x); }
+SF_FN double op_cos(double x) { return SF_MATH(cos)(x); }
+SF_FN double op_tanh(double x) { return SF_MATH(tanh)(x); }
+SF_FN double op_sigmoid(double x) {
+	if (x >= 0.0) {
+		return 1.0 / (1.0 + SF_MATH(exp)(-x));
+	}
+	double e = SF_MATH(exp)(x);
+	return e / (1.0 + e);
+}
+SF_FN double op_relu(double x) { return (x > 0.0 || x != x) ? x : 0.0; }
+SF_FN double op_erf(double x) { return SF_MATH(erf)(x); }
+SF_FN double op_gelu_erf(double x) { return 0.5 * x * (1.0 + SF_MATH(erf)(x * 0.70710678118654752)); }
+SF_FN double op_gelu_tanh(double x) {
+	return 0.5 * x * (1.0 + SF_MATH(tanh)(0.79788456080286536 * (x + 0.044715 * x * x * x)));
+}
+SF_FN double op_silu(double x) { return x * op_sigmoid(x); }
+SF_FN double op_softplus(double x) {
+	if (x != x) {
+		return x;
+	}
+	return (x > 0.0 ? x : 0.0) + SF_MATH(log1p)(SF_MATH(exp)(-op_abs(x)));
+}
+SF_FN double op_floor(double x) { return SF_MATH(floor)(x); }
+SF_FN double op_ceil(double x) { return SF_MATH(ceil)(x); }
+SF_FN double op_log1p(double x) { return SF_MATH(log1p)(x); }
+SF_FN double op_expm1(double x) { return SF_MATH(expm1)(x); }
+SF_FN double op_log2(double x) { return SF_MATH(log2)(x); }
+SF_FN double op_sinh(double x) { return SF_MATH(sinh)(x); }
+SF_FN double op_cosh(double x) { return SF_MATH(cosh)(x); }
+SF_FN double op_atan(double x) { return SF_MATH(atan)(x); }
+SF_FN double op_asin(double x) { return SF_MATH(asin)(x); }
+SF_FN double op_acos(double x) { return SF_MATH(acos)(x); }
+SF_FN double op_round(double x) { return SF_MATH(rint)(x); }
+SF_FN double op_trunc(double x) { return SF_MATH(trunc)(x); }
+SF_FN bool op_is_nan(double x) { return x != x; }
+SF_FN double op_add(double a, double b) { return a + b; }
+SF_FN double op_sub(double a, double b) { return a - b; }
+SF_FN double op_mul(double a, double b) { return a * b; }
+SF_FN double op_div(double a, double b) { return a / b; }
+SF_FN double op_pow(double a, double b) { return SF_MATH(pow)(a, b); }
+SF_FN double op_max(double a, double b) { return (a != a || a > b) ? a : b; }
+SF_FN double op_min(double a, double b) { return (a != a || a < b) ? a : b; }
+SF_FN double op_atan2(double y, double x) { return SF_MATH(atan2)(y, x); }
+SF_FN double op_fmod(double a, double b) { return SF_MATH(fmod)(a, b); }
+SF_FN double op_fma(double a, double b, double c) { return SF_MATH(fma)(a, b, c); }
+
+// ---- int64 ops (device.UnaryI64, BinaryI64): wrapping, floor Div ----
+
+SF_FN long long op_neg(long long x) { return (long long)(0ull - (unsigned long long)x); }
+SF_FN long long op_abs(long long x) { return x < 0 ? op_neg(x) : x; }
+SF_FN long long op_sign(long long x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
+SF_FN long long op_add(long long a, long long b) { return (long long)((unsigned long long)a + (unsigned long long)b); }
+SF_FN long long op_sub(long long a, long long b) { return (long long)((unsigned long long)a - (unsigned long long)b); }
+SF_FN long long op_mul(long long a, long long b) { return (long long)((unsigned long long)a * (unsigned long long)b); }
+SF_FN long long op_div(long long a, long long b) {
+	if (b == 0) {
+		return 0;
+	}
+	if (b == -1) {
+		return op_neg(a);
+	}
+	long long q = a / b;
+	if (a - q * b != 0 && ((a < 0) != (b < 0))) {
+		return q - 1;
+	}
+	return q;
+}
+SF_FN long long op_max(long long a, long long b) { return a > b ? a : b; }
+SF_FN long long op_min(long long a, long long b) { return a < b ? a : b; }
+
 // ---- comparisons (false with NaN except ne) ----
 
 SF_FN bool op_eq(float a, float b) { return a == b; }
@@ -342,6 +493,18 @@ SF_FN bool op_gt(float a, float b) { return a > b; }
 SF_FN bool op_gt(int a, int b) { return a > b; }
 SF_FN bool op_ge(float a, float b) { return a >= b; }
 SF_FN bool op_ge(int a, int b) { return a >= b; }
+SF_FN bool op_eq(double a, double b) { return a == b; }
+SF_FN bool op_eq(long long a, long long b) { return a == b; }
+SF_FN bool op_ne(double a, double b) { return !(a == b); }
+SF_FN bool op_ne(long long a, long long b) { return a != b; }
+SF_FN bool op_lt(double a, double b) { return a < b; }
+SF_FN bool op_lt(long long a, long long b) { return a < b; }
+SF_FN bool op_le(double a, double b) { return a <= b; }
+SF_FN bool op_le(long long a, long long b) { return a <= b; }
+SF_FN bool op_gt(double a, double b) { return a > b; }
+SF_FN bool op_gt(long long a, long long b) { return a > b; }
+SF_FN bool op_ge(double a, double b) { return a >= b; }
+SF_FN bool op_ge(long long a, long long b) { return a >= b; }
 
 // ---- logic and selection ----
 
@@ -372,5 +535,37 @@ template <> SF_SPEC int op_cast<int, float>(float x) {
 
 template <> SF_SPEC bool op_cast<bool, float>(float x) { return x != 0.0f || sf_is_nan(x); }
 template <> SF_SPEC bool op_cast<bool, int>(int x) { return x != 0; }
+
+// Casts of the wide types: float64 to int32 and floats to int64 saturate
+// (device.Float64ToInt32, FloatToInt64), int64 to int32 keeps the low 32
+// bits, as PyTorch's does.
+template <> SF_SPEC int op_cast<int, double>(double x) {
+	if (x != x) {
+		return 0;
+	}
+	if (x >= 2147483647.0) {
+		return 2147483647;
+	}
+	if (x <= -2147483648.0) {
+		return -2147483647 - 1;
+	}
+	return (int)x;
+}
+template <> SF_SPEC long long op_cast<long long, double>(double x) {
+	if (x != x) {
+		return 0;
+	}
+	if (x >= 9223372036854775807.0) {
+		return 9223372036854775807ll;
+	}
+	if (x <= -9223372036854775808.0) {
+		return -9223372036854775807ll - 1;
+	}
+	return (long long)x;
+}
+template <> SF_SPEC long long op_cast<long long, float>(float x) { return op_cast<long long, double>((double)x); }
+template <> SF_SPEC int op_cast<int, long long>(long long x) { return (int)(unsigned)(unsigned long long)x; }
+template <> SF_SPEC bool op_cast<bool, double>(double x) { return x != 0.0 || x != x; }
+template <> SF_SPEC bool op_cast<bool, long long>(long long x) { return x != 0; }
 
 #endif
