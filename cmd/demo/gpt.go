@@ -154,10 +154,8 @@ func runGPT(dev *tensor.Device, cfg trainConfig) error {
 		return err
 	}
 	fmt.Printf("Sample (temperature 0.8, top-k 20):\n%s\n\n", sample)
-	if !cfg.quiet {
-		if err := writeProfile(dev); err != nil {
-			return err
-		}
+	if err := writeProfile(dev); err != nil {
+		return err
 	}
 	if cfg.bench {
 		return compareGPTWithTorch(dev, cfg, d, ours)
