@@ -89,3 +89,18 @@ func TestFloat64ComputesInFloat64(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []float64{1 + math.Pow(2, -40)}, s)
 }
+
+// Gradients of Float64 tensors are Float64 and computed in float64.
+func TestFloat64Gradients(t *testing.T) {
+	d := openCPU(t)
+	x := tensor.FromFloat64s(d, []float64{1e-9, 2, -3}, 3).SetRequiresGrad(true)
+	y := x.Mul(x).Exp().Sum() // dy/dx = 2x e^(x^2)
+	require.NoError(t, y.Backward())
+	g := x.Grad()
+	require.Equal(t, tensor.Float64, g.DType())
+	v, err := g.Float64s()
+	require.NoError(t, err)
+	for i, xi := range []float64{1e-9, 2, -3} {
+		require.InDelta(t, 2*xi*math.Exp(xi*xi), v[i], 1e-12*math.Abs(2*xi*math.Exp(xi*xi)))
+	}
+}
