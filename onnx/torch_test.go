@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -173,13 +174,18 @@ func TestTorchExportsOnCPU(t *testing.T) {
 
 // TestTorchExportsOnGPUs runs the exported models on the portable GPU
 // backends (lavapipe in CI, where they are slow: ResNet-18 is left to the
-// CPU test).
+// CPU test unless SHADERFLOW_ONNX_GPU_MODELS lists it, as in
+// SHADERFLOW_ONNX_GPU_MODELS=mlp,cnn,gpt,encoder,resnet18,resnet18_train).
 func TestTorchExportsOnGPUs(t *testing.T) {
 	dir := torchExports(t)
 	for _, backend := range []string{"vulkan", "webgpu"} {
 		t.Run(backend, func(t *testing.T) {
 			dev := openBackend(t, backend)
-			for _, name := range []string{"mlp", "cnn", "gpt", "encoder"} {
+			names := []string{"mlp", "cnn", "gpt", "encoder"}
+			if v := os.Getenv("SHADERFLOW_ONNX_GPU_MODELS"); v != "" {
+				names = strings.Split(v, ",")
+			}
+			for _, name := range names {
 				t.Run(name, func(t *testing.T) { runExport(t, dev, filepath.Join(dir, name), 1e-4, 1e-3) })
 			}
 		})
