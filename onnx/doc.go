@@ -24,8 +24,10 @@
 // batch normalization and ReLU in one kernel). Values whose inputs are all
 // known on the host (Shape, and the Gather, Cast, Unsqueeze, Concat, Range,
 // ConstantOfShape, Slice and arithmetic that exporters build around it) are
-// computed on the host for the inputs' shapes; initializers of integer type
-// and small floating-point ones stay on the host too. Larger floating-point
+// computed on the host for the inputs' shapes, once for each set of input
+// shapes (a later run with inputs of the same shapes and types reuses them);
+// initializers of integer type and small floating-point ones stay on the
+// host too. Larger floating-point
 // initializers are uploaded once, at Load.
 //
 // ONNX INT64 tensors live on the device as Int32: a host value that does not

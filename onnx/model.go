@@ -33,6 +33,11 @@ type Model struct {
 	params []Parameter
 	inputs []ValueInfo // graph inputs that are not initializers
 	mu     sync.Mutex
+	// plans holds, for each set of input shapes seen, the pure host values
+	// of the nodes computed on the host (shape arithmetic), so that they are
+	// evaluated once per shape rather than once per run.
+	plans    map[string]map[int][]*hostValue
+	planHits int // nodes taken from plans, for tests
 }
 
 // Parameter is a floating-point initializer held on the device.
@@ -83,7 +88,7 @@ func LoadBytes(dev *tensor.Device, b []byte, dir string, opts ...Option) (*Model
 	if !p.HasGraph {
 		return nil, malformed("the model has no graph")
 	}
-	m := &Model{dev: dev, proto: p, file: b, inits: map[string]*initializer{}}
+	m := &Model{dev: dev, proto: p, file: b, inits: map[string]*initializer{}, plans: map[string]map[int][]*hostValue{}}
 	for _, op := range p.Opsets {
 		if op.Domain == "" || op.Domain == "ai.onnx" {
 			m.opset = op.Version

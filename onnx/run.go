@@ -58,6 +58,7 @@ func (m *Model) Run(inputs ...*tensor.Tensor) (outs []*tensor.Tensor, err error)
 		return nil, fmt.Errorf("onnx: Run got %d inputs, the model takes %d (%s)", len(inputs), len(m.inputs), inputNames(m.inputs))
 	}
 	env := map[string]*value{}
+	plan := m.plan(inputs)
 	for i, vi := range m.inputs {
 		v, err := m.input(vi, inputs[i])
 		if err != nil {
@@ -66,8 +67,24 @@ func (m *Model) Run(inputs ...*tensor.Tensor) (outs []*tensor.Tensor, err error)
 		env[vi.Name] = v
 	}
 	for k := range m.proto.Graph.Nodes {
-		if err := m.runNode(&m.proto.Graph.Nodes[k], env); err != nil {
+		n := &m.proto.Graph.Nodes[k]
+		if hs, ok := plan[k]; ok {
+			// Shape arithmetic computed by an earlier run for these shapes.
+			m.planHits++
+			for i, name := range n.Outputs {
+				if name != "" {
+					v := hostVal(hs[i])
+					v.pure = true
+					env[name] = v
+				}
+			}
+			continue
+		}
+		if err := m.runNode(n, env); err != nil {
 			return nil, err
+		}
+		if hs := pureOutputs(n, env); hs != nil {
+			plan[k] = hs
 		}
 	}
 	for _, o := range m.proto.Graph.Outputs {
@@ -85,6 +102,47 @@ func (m *Model) Run(inputs ...*tensor.Tensor) (outs []*tensor.Tensor, err error)
 		return nil, err
 	}
 	return outs, err
+}
+
+// maxPlans bounds how many input shapes the model remembers the shape
+// arithmetic of.
+const maxPlans = 16
+
+// plan returns the host values that earlier runs with inputs of these
+// shapes and types computed, by node index (to be filled by this run).
+func (m *Model) plan(inputs []*tensor.Tensor) map[int][]*hostValue {
+	key := ""
+	for _, t := range inputs {
+		if t != nil {
+			key += fmt.Sprint(t.DType(), t.Shape(), ";")
+		}
+	}
+	if p, ok := m.plans[key]; ok {
+		return p
+	}
+	if len(m.plans) >= maxPlans {
+		clear(m.plans)
+	}
+	p := map[int][]*hostValue{}
+	m.plans[key] = p
+	return p
+}
+
+// pureOutputs returns the outputs of node n when all of them are pure host
+// values, nil otherwise.
+func pureOutputs(n *NodeProto, env map[string]*value) []*hostValue {
+	hs := make([]*hostValue, len(n.Outputs))
+	for i, name := range n.Outputs {
+		if name == "" {
+			continue
+		}
+		v := env[name]
+		if v == nil || !v.pure || v.host == nil {
+			return nil
+		}
+		hs[i] = v.host
+	}
+	return hs
 }
 
 func inputNames(vs []ValueInfo) string {
@@ -152,7 +210,7 @@ func (m *Model) lookup(env map[string]*value, name string) (*value, error) {
 	if !ok {
 		return nil, malformed("value %q is used before it is computed", name)
 	}
-	v := &value{dt: in.proto.DataType, shape: in.proto.Shape(), host: in.host, t: in.dev}
+	v := &value{dt: in.proto.DataType, shape: in.proto.Shape(), host: in.host, t: in.dev, pure: in.dev == nil}
 	env[name] = v
 	return v, nil
 }
@@ -198,8 +256,20 @@ func (m *Model) runNode(n *NodeProto, env map[string]*value) (err error) {
 			}
 		}
 	}
+	// A node's host outputs are pure when its inputs are, and Shape and
+	// Size read only shapes.
+	pure := n.OpType == "Shape" || n.OpType == "Size"
+	if !pure {
+		pure = true
+		for _, v := range c.in {
+			pure = pure && (v == nil || v.pure)
+		}
+	}
 	for i, name := range n.Outputs {
 		if name != "" {
+			if o := c.out[i]; o.t == nil && o.host != nil && !o.pure {
+				o.pure = pure
+			}
 			env[name] = c.out[i]
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/shaderflow/shaderflow/tensor"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	// Every backend, so that the tests find whichever are present.
@@ -190,4 +191,29 @@ func TestTorchExportsOnGPUs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestShapeArithmeticIsEvaluatedOncePerShape runs the exported GPT (whose
+// graph computes its reshapes from Shape) on inputs of two shapes and again
+// on the first: the third run takes its shape arithmetic from the first and
+// gives the same outputs.
+func TestShapeArithmeticIsEvaluatedOncePerShape(t *testing.T) {
+	dir := filepath.Join(torchExports(t), "gpt")
+	dev := openBackend(t, "cpu")
+	m, err := Load(dev, filepath.Join(dir, "model.onnx"))
+	require.NoError(t, err)
+	in := upload(t, dev, readPBs(t, dir, "input"))[0]
+	first, err := m.Run(in)
+	require.NoError(t, err)
+	require.Zero(t, m.planHits)
+	short, err := m.Run(in.Narrow(1, 0, 5).Contiguous())
+	require.NoError(t, err)
+	assert.Equal(t, []int{2, 5, 40}, short[0].Shape())
+	require.Zero(t, m.planHits)
+	again, err := m.Run(in)
+	require.NoError(t, err)
+	assert.Positive(t, m.planHits)
+	want := readPBs(t, dir, "output")[0]
+	assertClose(t, "first run", first[0], want, 1e-5, 1e-4)
+	assertClose(t, "run with the shape arithmetic remembered", again[0], want, 1e-5, 1e-4)
 }

@@ -16,9 +16,13 @@ type value struct {
 	shape []int
 	host  *hostValue
 	t     *tensor.Tensor
+	// pure says the value depends only on constants and the shapes of the
+	// graph's inputs (not on their data), so a run with inputs of the same
+	// shapes computes the same value.
+	pure bool
 }
 
-// hostVal wraps a host value.
+// hostVal wraps a host value (its purity is set by runNode).
 func hostVal(h *hostValue) *value {
 	return &value{dt: h.dt, shape: h.shape, host: h}
 }
