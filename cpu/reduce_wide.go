@@ -32,9 +32,11 @@ func (d *Device) reduceWide(k *device.ReduceKernel) error {
 	res := make([]byte, o*resT.Size())
 	space := append(append([]int{}, k.OutShape...), k.RedShape...)
 	reg := k.Prologue.Outputs[0]
+	steps := compileWide(k.Prologue.Code, ins)
 	body := func(lo, hi int) {
 		regs := make([]wideVal, len(k.Prologue.Code))
-		idx := make([]int, len(space))
+		w := newWalker(space, ins)
+		w.start(lo * r)
 		for out := lo; out < hi; out++ {
 			var st wideAcc
 			if k.Op == device.ReduceProd {
@@ -42,9 +44,11 @@ func (d *Device) reduceWide(k *device.ReduceKernel) error {
 			}
 			for j := 0; j < r; j++ {
 				pos := out*r + j
-				unravelInto(pos, space, idx)
-				evalWide(k.Prologue.Code, regs, ins, pos, idx)
+				for _, s := range steps {
+					s(regs, pos, w.offs)
+				}
 				st.add(k.Op, isF, regs[reg], j)
+				w.next()
 			}
 			v := st.v
 			switch {

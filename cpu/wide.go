@@ -79,16 +79,20 @@ func (d *Device) elementwiseWide(k *device.ElementwiseKernel) error {
 // its outputs to the contiguous outs.
 func (d *Device) runWide(shape []int, p device.Program, ins, outs []wideView) error {
 	n := device.NumElements(shape)
+	steps := compileWide(p.Code, ins)
 	body := func(lo, hi int) {
 		regs := make([]wideVal, len(p.Code))
-		idx := make([]int, len(shape))
+		w := newWalker(shape, ins)
+		w.start(lo)
 		for pos := lo; pos < hi; pos++ {
-			unravelInto(pos, shape, idx)
-			evalWide(p.Code, regs, ins, pos, idx)
+			for _, s := range steps {
+				s(regs, pos, w.offs)
+			}
 			for j, r := range p.Outputs {
 				o := &outs[j]
 				storeElem(o.data, o.v.DType, o.v.Offset+pos, regs[r])
 			}
+			w.next()
 		}
 	}
 	cost := len(p.Code) * 8
@@ -98,67 +102,151 @@ func (d *Device) runWide(shape []int, p device.Program, ins, outs []wideView) er
 	return d.parallelFor(n, d.grainFor(n, cost), func(_, lo, hi int) { body(lo, hi) })
 }
 
-// unravelInto sets idx to the multi-index of row-major position p in shape.
-func unravelInto(p int, shape, idx []int) {
-	for d := len(shape) - 1; d >= 0; d-- {
-		idx[d] = p % shape[d]
-		p /= shape[d]
+// walker steps through the positions of an iteration space in row-major
+// order, keeping each input's element offset.
+type walker struct {
+	shape []int
+	idx   []int
+	offs  []int
+	ins   []wideView
+}
+
+func newWalker(shape []int, ins []wideView) *walker {
+	return &walker{shape: shape, idx: make([]int, len(shape)), offs: make([]int, len(ins)), ins: ins}
+}
+
+// start moves to position p.
+func (w *walker) start(p int) {
+	for d := len(w.shape) - 1; d >= 0; d-- {
+		w.idx[d] = p % max(w.shape[d], 1)
+		p /= max(w.shape[d], 1)
+	}
+	for j := range w.ins {
+		v := &w.ins[j].v
+		e := v.Offset
+		for d, x := range w.idx {
+			e += x * v.Strides[d]
+		}
+		w.offs[j] = e
 	}
 }
 
-// evalWide computes every register of code at position pos (multi-index
-// idx of the iteration space).
-func evalWide(code []device.Instr, regs []wideVal, ins []wideView, pos int, idx []int) {
+// next moves to the following position.
+func (w *walker) next() {
+	for d := len(w.shape) - 1; d >= 0; d-- {
+		w.idx[d]++
+		for j := range w.ins {
+			w.offs[j] += w.ins[j].v.Strides[d]
+		}
+		if w.idx[d] < w.shape[d] {
+			return
+		}
+		for j := range w.ins {
+			w.offs[j] -= w.shape[d] * w.ins[j].v.Strides[d]
+		}
+		w.idx[d] = 0
+	}
+}
+
+// wideStep computes one register at position pos, the inputs' element
+// offsets being offs.
+type wideStep func(regs []wideVal, pos int, offs []int)
+
+// compileWide turns code into one step per instruction, each op's
+// definition looked up once.
+func compileWide(code []device.Instr, ins []wideView) []wideStep {
+	steps := make([]wideStep, len(code))
 	for i := range code {
-		in := &code[i]
+		in := code[i]
 		a := in.Args
-		var r wideVal
+		var s wideStep
 		switch op := in.Op; {
 		case op == device.OpInput:
-			s := &ins[in.Index]
-			e := s.v.Offset
-			for d, x := range idx {
-				e += x * s.v.Strides[d]
-			}
-			r = loadElem(s.data, s.v.DType, e)
+			src := ins[in.Index]
+			j := in.Index
+			s = func(r []wideVal, _ int, offs []int) { r[i] = loadElem(src.data, src.v.DType, offs[j]) }
 		case op == device.OpConst:
-			r = constWide(in.Imm, in.Type)
+			c := constWide(in.Imm, in.Type)
+			s = func(r []wideVal, _ int, _ []int) { r[i] = c }
 		case op == device.OpIndex:
-			r.i = int64(int32(pos))
+			s = func(r []wideVal, pos int, _ []int) { r[i] = wideVal{i: int64(int32(pos))} }
 		case op == device.OpRandUniform:
-			r.f = float64(device.Uniform(device.StreamKey(in.Seed), uint32(pos)))
+			key := device.StreamKey(in.Seed)
+			s = func(r []wideVal, pos int, _ []int) { r[i] = wideVal{f: float64(device.Uniform(key, uint32(pos)))} }
 		case op == device.OpRandNormal:
-			r.f = float64(device.Normal(device.StreamKey(in.Seed), uint32(pos)))
+			key := device.StreamKey(in.Seed)
+			s = func(r []wideVal, pos int, _ []int) { r[i] = wideVal{f: float64(device.Normal(key, uint32(pos)))} }
 		case op == device.OpIsNaN:
-			r.i = b2i(regs[a[0]].f != regs[a[0]].f)
+			s = func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: b2i(r[a[0]].f != r[a[0]].f)} }
 		case op == device.OpNot:
-			r.i = regs[a[0]].i ^ 1
+			s = func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: r[a[0]].i ^ 1} }
 		case op == device.OpCast:
-			r = castWide(regs[a[0]], code[a[0]].Type, in.Type)
+			from, to := code[a[0]].Type, in.Type
+			s = func(r []wideVal, _ int, _ []int) { r[i] = castWide(r[a[0]], from, to) }
 		case op.IsComparison():
-			r.i = b2i(compareWide(op, code[a[0]].Type, regs[a[0]], regs[a[1]]))
+			t := code[a[0]].Type
+			s = func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: b2i(compareWide(op, t, r[a[0]], r[a[1]]))} }
 		case op == device.OpAnd:
-			r.i = regs[a[0]].i & regs[a[1]].i
+			s = func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: r[a[0]].i & r[a[1]].i} }
 		case op == device.OpOr:
-			r.i = regs[a[0]].i | regs[a[1]].i
+			s = func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: r[a[0]].i | r[a[1]].i} }
 		case op == device.OpWhere:
-			r = regs[a[2]]
-			if regs[a[0]].i != 0 {
-				r = regs[a[1]]
+			s = func(r []wideVal, _ int, _ []int) {
+				if r[a[0]].i != 0 {
+					r[i] = r[a[1]]
+				} else {
+					r[i] = r[a[2]]
+				}
 			}
 		case op == device.OpFma:
-			x, y, z := regs[a[0]].f, regs[a[1]].f, regs[a[2]].f
-			r.f = math.FMA(x, y, z)
-			if in.Type == device.Float32 {
-				r.f = float64(float32(r.f))
+			narrow := in.Type == device.Float32
+			s = func(r []wideVal, _ int, _ []int) {
+				v := math.FMA(r[a[0]].f, r[a[1]].f, r[a[2]].f)
+				if narrow {
+					v = float64(float32(v))
+				}
+				r[i] = wideVal{f: v}
 			}
 		case op.Arity() == 1:
-			r = unaryWide(op, in.Type, regs[a[0]])
+			s = unaryStep(i, op, in.Type, a[0])
 		default:
-			r = binaryWide(op, in.Type, regs[a[0]], regs[a[1]])
+			s = binaryStep(i, op, in.Type, a[0], a[1])
 		}
-		regs[i] = r
+		steps[i] = s
 	}
+	return steps
+}
+
+// unaryStep is the step of a one-argument arithmetic op on type t.
+func unaryStep(i int, op device.Op, t device.DType, x device.Reg) wideStep {
+	switch t {
+	case device.Float32:
+		f := op.Info().Float
+		return func(r []wideVal, _ int, _ []int) { r[i] = wideVal{f: float64(f(float32(r[x].f)))} }
+	case device.Float64:
+		f := device.UnaryF64Func(op)
+		return func(r []wideVal, _ int, _ []int) { r[i] = wideVal{f: f(r[x].f)} }
+	case device.Int32:
+		f := op.Info().Int
+		return func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: int64(f(int32(r[x].i)))} }
+	}
+	return func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: device.UnaryI64(op, r[x].i)} }
+}
+
+// binaryStep is the step of a two-argument arithmetic op on type t.
+func binaryStep(i int, op device.Op, t device.DType, x, y device.Reg) wideStep {
+	switch t {
+	case device.Float32:
+		f := op.Info().Float2
+		return func(r []wideVal, _ int, _ []int) { r[i] = wideVal{f: float64(f(float32(r[x].f), float32(r[y].f)))} }
+	case device.Float64:
+		f := device.BinaryF64Func(op)
+		return func(r []wideVal, _ int, _ []int) { r[i] = wideVal{f: f(r[x].f, r[y].f)} }
+	case device.Int32:
+		f := op.Info().Int2
+		return func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: int64(f(int32(r[x].i), int32(r[y].i)))} }
+	}
+	return func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: device.BinaryI64(op, r[x].i, r[y].i)} }
 }
 
 func b2i(b bool) int64 {
@@ -181,32 +269,6 @@ func constWide(v float64, t device.DType) wideVal {
 		return wideVal{i: b2i(v != 0)}
 	}
 	return wideVal{i: int64(v)}
-}
-
-// unaryWide applies a one-argument arithmetic op to a register of type t.
-func unaryWide(op device.Op, t device.DType, x wideVal) wideVal {
-	switch t {
-	case device.Float32:
-		return wideVal{f: float64(device.UnaryF32(op, float32(x.f)))}
-	case device.Float64:
-		return wideVal{f: device.UnaryF64(op, x.f)}
-	case device.Int32:
-		return wideVal{i: int64(device.UnaryI32(op, int32(x.i)))}
-	}
-	return wideVal{i: device.UnaryI64(op, x.i)}
-}
-
-// binaryWide applies a two-argument arithmetic op to registers of type t.
-func binaryWide(op device.Op, t device.DType, x, y wideVal) wideVal {
-	switch t {
-	case device.Float32:
-		return wideVal{f: float64(device.BinaryF32(op, float32(x.f), float32(y.f)))}
-	case device.Float64:
-		return wideVal{f: device.BinaryF64(op, x.f, y.f)}
-	case device.Int32:
-		return wideVal{i: int64(device.BinaryI32(op, int32(x.i), int32(y.i)))}
-	}
-	return wideVal{i: device.BinaryI64(op, x.i, y.i)}
 }
 
 // compareWide compares two registers of type t.

@@ -54,6 +54,13 @@ func WideOK(op Op, t DType) bool {
 	return false
 }
 
+// UnaryF64Func returns the float64 definition of a unary op, or nil when
+// the op has none: for interpreters that look it up once per kernel.
+func UnaryF64Func(op Op) func(float64) float64 { return unaryF64[op] }
+
+// BinaryF64Func returns the float64 definition of a binary op, or nil.
+func BinaryF64Func(op Op) func(a, b float64) float64 { return binaryF64[op] }
+
 // UnaryF64 applies a float unary op to a Float64 register.
 func UnaryF64(op Op, x float64) float64 {
 	if f := unaryF64[op]; f != nil {
