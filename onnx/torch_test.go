@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/shaderflow/shaderflow/gpu/gputest"
 	"github.com/shaderflow/shaderflow/tensor"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -97,10 +98,14 @@ func readPBs(t *testing.T, dir, prefix string) []*hostValue {
 	}
 }
 
-// openBackend opens a backend or skips the test saying why.
+// openBackend opens a backend or skips the test saying why (fails instead
+// when SHADERFLOW_REQUIRE_BACKENDS names it).
 func openBackend(t *testing.T, name string) *tensor.Device {
 	t.Helper()
 	dev, err := tensor.Open(name)
+	if err != nil && gputest.Required(name) {
+		t.Fatalf("backend %s is required by %s: %v", name, gputest.RequireEnv, err)
+	}
 	if err != nil {
 		t.Skipf("backend %s: %v", name, err)
 	}
