@@ -93,7 +93,9 @@ func (t *Tensor) reduceNoGrad(name string, op device.ReduceOp, axes []int, keep 
 	return res, reduceAttrs{op: op, axes: ax, keep: keep}
 }
 
-// Sum sums over axes (all when none), dropping them.
+// Sum sums over axes (all when none), dropping them. Integer and Bool
+// tensors sum exactly to Int64, as in PyTorch (an error on a device without
+// Int64 or without Int64 reductions; see reduce_int.go).
 func (t *Tensor) Sum(axes ...int) *Tensor { return t.reduce(opSum, device.ReduceSum, axes, false) }
 
 // SumKeepDim sums over axes, keeping them with size one.
@@ -101,10 +103,12 @@ func (t *Tensor) SumKeepDim(axes ...int) *Tensor {
 	return t.reduce(opSum, device.ReduceSum, axes, true)
 }
 
-// Prod multiplies over axes (all when none), dropping them.
+// Prod multiplies over axes (all when none), dropping them; integers and
+// Bool give Int64, as Sum does.
 func (t *Tensor) Prod(axes ...int) *Tensor { return t.reduce(opProd, device.ReduceProd, axes, false) }
 
 // Max takes the maximum over axes (all when none), dropping them; NaN wins.
+// The result keeps t's type and is exact for integers.
 func (t *Tensor) Max(axes ...int) *Tensor { return t.reduce(opMax, device.ReduceMax, axes, false) }
 
 // MaxKeepDim is Max keeping the reduced axes with size one.
@@ -113,6 +117,7 @@ func (t *Tensor) MaxKeepDim(axes ...int) *Tensor {
 }
 
 // Min takes the minimum over axes (all when none), dropping them; NaN wins.
+// The result keeps t's type and is exact for integers.
 func (t *Tensor) Min(axes ...int) *Tensor { return t.reduce(opMin, device.ReduceMin, axes, false) }
 
 // MinKeepDim is Min keeping the reduced axes with size one.
