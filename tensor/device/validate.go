@@ -20,7 +20,8 @@ const maxElements = 1 << 50
 // index is in range and typed as its input's compute type, every op is
 // applied to the types it accepts (float ops on Float32; Neg, Abs, Sign, Add,
 // Sub, Mul, Div, Max, Min and comparisons on Float32 or Int32; Not, And, Or
-// on Bool; comparisons and IsNaN yield Bool; Where's condition is Bool), the
+// on Bool; comparisons and IsNaN yield Bool; Where's condition is Bool; on
+// Int64 and Float64 registers the ops WideOK lists), the
 // highest input loaded is the last of inputTypes, and the outputs are
 // non-empty and name existing registers.
 func (p Program) Validate(inputTypes []DType) error {
