@@ -33,7 +33,14 @@ func (d *Device) reduceWide(k *device.ReduceKernel) error {
 	space := append(append([]int{}, k.OutShape...), k.RedShape...)
 	reg := k.Prologue.Outputs[0]
 	steps := compileWide(k.Prologue.Code, ins)
+	fast := intSumRows(k, ins, space)
 	body := func(lo, hi int) {
+		if fast != nil {
+			for out := lo; out < hi; out++ {
+				storeElem(res, resT, out, wideVal{i: fast(out, r)})
+			}
+			return
+		}
 		regs := make([]wideVal, len(k.Prologue.Code))
 		w := newWalker(space, ins)
 		w.start(lo * r)
