@@ -99,6 +99,14 @@ func runBinary(c *call) error {
 	if c.n.OpType == "Mod" {
 		return runMod(c, dt)
 	}
+	if c.n.OpType == "Pow" && !x.dt.IsFloat() {
+		return runIntPow(c, dt)
+	}
+	if c.n.OpType == "Div" && !dt.IsFloat() {
+		q, _ := intDivMod(c.t(0), c.t(1), true)
+		c.setDev(dt, q)
+		return nil
+	}
 	if c.n.OpType == "Pow" && y.host != nil && y.host.size() == 1 && x.dt.IsFloat() {
 		c.setDev(dt, c.t(0).PowScalar(y.host.at(0)))
 		return nil
@@ -117,21 +125,71 @@ func runBinary(c *call) error {
 }
 
 // runMod runs Mod on the device: C fmod with fmod=1, else the remainder
-// with the divisor's sign; integers go through Float32, exact below 2^24.
+// with the divisor's sign; integers exactly in Int32.
 func runMod(c *call, dt DataType) error {
 	a, b := c.t(0), c.t(1)
-	want := a.DType()
-	if !dt.IsFloat() {
-		a, b = a.Cast(tensor.Float32), b.Cast(tensor.Float32)
+	fmod := c.n.attrInt("fmod", 0) != 0
+	switch {
+	case !dt.IsFloat():
+		_, r := intDivMod(a, b, fmod)
+		c.setDev(dt, r)
+	case fmod:
+		c.setDev(dt, a.Fmod(b))
+	default:
+		c.setDev(dt, a.Remainder(b))
 	}
-	var r *tensor.Tensor
-	if c.n.attrInt("fmod", 0) != 0 {
-		r = a.Fmod(b)
-	} else {
-		r = a.Remainder(b)
+	return nil
+}
+
+// runIntPow raises an integer tensor to a constant exponent of 0 to 64 by
+// squaring, exactly in Int32 (wrapping as integer arithmetic does); a
+// float32 detour would round results above 2^24, so other exponents are
+// unsupported.
+func runIntPow(c *call, dt DataType) error {
+	y := c.in[1]
+	if y.host == nil || y.host.size() != 1 || y.dt.IsFloat() {
+		return c.unsupported("%v base with an exponent that is not one constant integer", x0(c))
 	}
+	k := int64(y.host.at(0))
+	if k < 0 || k > 64 {
+		return c.unsupported("%v base with exponent %d (0 to 64 supported)", x0(c), k)
+	}
+	base := c.t(0).Cast(tensor.Int32)
+	r := tensor.OnesLike(base)
+	for ; k > 0; k >>= 1 {
+		if k&1 != 0 {
+			r = r.Mul(base)
+		}
+		if k > 1 {
+			base = base.Mul(base)
+		}
+	}
+	want, _ := deviceType(dt)
 	c.setDev(dt, r.Cast(want))
 	return nil
+}
+
+// x0 is the type of a call's first input.
+func x0(c *call) DataType { return c.in[0].dt }
+
+// intDivMod returns the quotient of integer tensors a and b, truncated
+// toward zero (ONNX's integer Div, C's fmod) or floored (Mod), and the
+// remainder a - q·b, computed exactly in Int32 and given back in a's type.
+// Division by zero gives the quotient 0 and the remainder a.
+func intDivMod(a, b *tensor.Tensor, truncate bool) (q, r *tensor.Tensor) {
+	want := a.DType()
+	a, b = a.Cast(tensor.Int32), b.Cast(tensor.Int32)
+	q = a.FloorDiv(b)
+	r = a.Sub(q.Mul(b))
+	if truncate {
+		// Floor and truncation differ where the division is inexact and
+		// the operands' signs differ.
+		zero := tensor.ZerosLike(r)
+		fix := r.Ne(zero).LogicalAnd(a.Lt(zero).LogicalXor(b.Lt(zero)))
+		q = tensor.Where(fix, q.Add(tensor.OnesLike(q)), q)
+		r = tensor.Where(fix, r.Sub(b), r)
+	}
+	return q.Cast(want), r.Cast(want)
 }
 
 // variadic runs Min, Max, Sum and Mean over any number of inputs.

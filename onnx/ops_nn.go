@@ -244,8 +244,12 @@ func runPool(c *call) error {
 	}
 	isMax := c.n.OpType == "MaxPool"
 	if isMax && !c.in[0].dt.IsFloat() && c.in[0].dt != Bool {
-		// Integers pool through Float32 (exact below 2^24).
+		// Integers pool through Float32, exact for every value of up to
+		// 16 bits; wider ones could lose their low bits.
 		dt := c.in[0].dt
+		if dt == Int32 || dt == Int64 || dt == Uint32 || dt == Uint64 {
+			return c.unsupported("%v inputs (pooled through FLOAT, exact only for types of up to 16 bits)", dt)
+		}
 		c.in[0] = devVal(Float, c.t(0).Cast(tensor.Float32))
 		defer func() {
 			if len(c.out) > 0 {
