@@ -3,7 +3,8 @@ package tensor
 import "github.com/shaderflow/shaderflow/tensor/device"
 
 // Reductions of integer and Bool tensors, as PyTorch defines them: Sum and
-// Prod give Int64 (accumulated exactly, wrapping past the int64 range); Max
+// Prod give Int64 (accumulated exactly, wrapping past the int64 range; a
+// backend without Int64 accumulators gives exact counts, smallIntSum); Max
 // and Min keep the type; ArgMax and ArgMin compare exactly. A backend
 // reduces in the accumulator types its Info().Accumulators lists (the CPU:
 // Int32, Int64, Float64; the GPU backends: Float32 only); where Int32 is not
@@ -20,10 +21,15 @@ func (t *Tensor) reduceInt(op gradOp, rop device.ReduceOp, axes []int, keep bool
 	d := t.n.dev
 	switch rop {
 	case device.ReduceSum, device.ReduceProd:
-		if dt != Int64 {
-			return t.Cast(Int64).reduce(op, rop, axes, keep)
+		if dt == Int64 {
+			return nil
 		}
-		return nil
+		if rop == device.ReduceSum && !d.info.ReduceAccumulators().Has(Int64) {
+			if s := t.smallIntSum(op, axes, keep); s != nil {
+				return s
+			}
+		}
+		return t.Cast(Int64).reduce(op, rop, axes, keep)
 	}
 	acc := d.info.ReduceAccumulators()
 	switch {
@@ -38,6 +44,26 @@ func (t *Tensor) reduceInt(op gradOp, rop device.ReduceOp, axes []int, keep bool
 	}
 	usage(op.String(), "the %s backend cannot reduce %s exactly (its accumulators are %s)", d.info.Backend, dt, acc)
 	return nil
+}
+
+// smallIntBound is the largest magnitude of a Bool, Uint8 or Int8 element.
+var smallIntBound = map[DType]int{Bool: 1, Uint8: 255, Int8: 128}
+
+// smallIntSum is the sum of a Bool, Uint8 or Int8 tensor (a count, most
+// often) on a backend that cannot accumulate in Int64: where the reduced
+// elements' magnitudes cannot add up past 2^24, every partial sum is an
+// integer float32 holds exactly, so a Float32 sum is exact. It gives Int64
+// where the backend stores Int64, else Int32; nil where the bound fails.
+func (t *Tensor) smallIntSum(op gradOp, axes []int, keep bool) *Tensor {
+	bound, ok := smallIntBound[t.n.dtype]
+	if !ok || t.reducedCount(op.String(), axes) > (1<<24)/bound {
+		return nil
+	}
+	res := Int32
+	if t.n.dev.Supports(Int64) {
+		res = Int64
+	}
+	return t.Cast(Float32).reduce(op, device.ReduceSum, axes, keep).Cast(res)
 }
 
 // intExtreme is Max or Min of an Int32 tensor through Float32 reductions:
