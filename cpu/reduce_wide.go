@@ -82,7 +82,7 @@ func (d *Device) reduceWide(k *device.ReduceKernel) error {
 	if err != nil {
 		return err
 	}
-	first := wideView{data: res, v: device.View{DType: resT, Shape: k.OutShape, Strides: rowMajorStrides(k.OutShape)}}
+	first := wideView{data: res, v: device.View{DType: resT, Shape: k.OutShape, Strides: device.ContiguousStrides(k.OutShape)}}
 	outs, err := d.wideViews(k.Outputs)
 	if err != nil {
 		return err
@@ -123,15 +123,4 @@ func (st *wideAcc) add(op device.ReduceOp, isF bool, x wideVal, j int) {
 	if better {
 		st.v, st.idx = x, j
 	}
-}
-
-// rowMajorStrides returns the contiguous strides of shape.
-func rowMajorStrides(shape []int) []int {
-	st := make([]int, len(shape))
-	acc := 1
-	for i := len(shape) - 1; i >= 0; i-- {
-		st[i] = acc
-		acc *= shape[i]
-	}
-	return st
 }

@@ -22,7 +22,7 @@ func intSumRows(k *device.ReduceKernel, ins []wideView, space []int) func(out, r
 		return nil
 	}
 	in := ins[code[0].Index]
-	if !slices.Equal(in.v.Shape, space) || !slices.Equal(in.v.Strides, rowMajorStrides(space)) {
+	if !slices.Equal(in.v.Shape, space) || !slices.Equal(in.v.Strides, device.ContiguousStrides(space)) {
 		return nil
 	}
 	base := in.v.Offset

@@ -145,17 +145,6 @@ func hostPick(h *hostValue, out []int, src func(idx []int) int) *hostValue {
 	return r
 }
 
-// contiguousStrides returns the row-major strides of shape.
-func contiguousStrides(shape []int) []int {
-	st := make([]int, len(shape))
-	acc := 1
-	for i := len(shape) - 1; i >= 0; i-- {
-		st[i] = acc
-		acc *= shape[i]
-	}
-	return st
-}
-
 // reshaped returns h with a new shape of the same size (sharing data).
 func (h *hostValue) reshaped(shape []int) *hostValue {
 	return &hostValue{dt: h.dt, shape: shape, f: h.f, i: h.i}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/shaderflow/shaderflow/tensor"
+	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
 // intHost makes an INT64 host value.
@@ -391,7 +392,7 @@ func runSlice(c *call) error {
 	}
 	if c.in[0].host != nil && c.in[0].host.size() <= hostLimit {
 		h := c.h(0)
-		st := contiguousStrides(s)
+		st := device.ContiguousStrides(s)
 		c.out = append(c.out, hostVal(hostPick(h, out, func(idx []int) int {
 			k := 0
 			for d, i := range idx {
@@ -425,7 +426,7 @@ func runTranspose(c *call) error {
 	}
 	if c.allHost() {
 		s := c.in[0].shape
-		st := contiguousStrides(s)
+		st := device.ContiguousStrides(s)
 		out := make([]int, r)
 		for i, p := range perm {
 			out[i] = s[p]
@@ -491,9 +492,9 @@ func runGather(c *call) error {
 			norm[k] = int(v)
 		}
 		if c.in[0].host != nil && numel(out) <= hostLimit {
-			st := contiguousStrides(s)
+			st := device.ContiguousStrides(s)
 			ni := len(idxShape)
-			ist := contiguousStrides(idxShape)
+			ist := device.ContiguousStrides(idxShape)
 			c.setHost(hostPick(c.h(0), out, func(ix []int) int {
 				k := 0
 				for d := 0; d < a; d++ {
@@ -648,7 +649,7 @@ func runSplit(c *call) error {
 		return fmt.Errorf("split %v of dimension %d of %v", sizes, a, s)
 	}
 	if c.allHost() {
-		st := contiguousStrides(s)
+		st := device.ContiguousStrides(s)
 		off := 0
 		for _, n := range sizes {
 			out := slices.Clone(s)
