@@ -21,8 +21,8 @@ func geluTanh64(x float64) float64 {
 	return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+float64(0.044715*x*x*x))))
 }
 
-// signF32 is the sign of x; it keeps 0, -0 and NaN.
-func signF32(x float32) float32 {
+// signOf is the sign of x; it keeps 0, -0 and NaN.
+func signOf[T float32 | float64](x T) T {
 	switch {
 	case x > 0:
 		return 1
@@ -32,23 +32,23 @@ func signF32(x float32) float32 {
 	return x
 }
 
-// reluF32 is max(x, 0) that keeps NaN.
-func reluF32(x float32) float32 {
+// reluOf is max(x, 0) that keeps NaN.
+func reluOf[T float32 | float64](x T) T {
 	if x > 0 || x != x {
 		return x
 	}
 	return 0
 }
 
-// maxF32 and minF32 propagate a NaN in either operand.
-func maxF32(a, b float32) float32 {
+// maxOf and minOf propagate a NaN in either operand.
+func maxOf[T float32 | float64](a, b T) T {
 	if a != a || a > b {
 		return a
 	}
 	return b
 }
 
-func minF32(a, b float32) float32 {
+func minOf[T float32 | float64](a, b T) T {
 	if a != a || a < b {
 		return a
 	}

@@ -12,10 +12,10 @@ import "math"
 // unaryF64 is the float64 definition of the float unary ops defined on
 // Float64 registers (Float32's rows round these, or the same formulas, once).
 var unaryF64 = map[Op]func(float64) float64{
-	OpNeg: func(x float64) float64 { return -x }, OpAbs: math.Abs, OpSign: signF64,
+	OpNeg: func(x float64) float64 { return -x }, OpAbs: math.Abs, OpSign: signOf[float64],
 	OpExp: math.Exp, OpLog: math.Log, OpSqrt: math.Sqrt, OpRsqrt: rsqrt64,
 	OpRecip: func(x float64) float64 { return 1 / x }, OpSin: math.Sin, OpCos: math.Cos,
-	OpTanh: math.Tanh, OpSigmoid: Sigmoid64, OpRelu: reluF64, OpErf: math.Erf,
+	OpTanh: math.Tanh, OpSigmoid: Sigmoid64, OpRelu: reluOf[float64], OpErf: math.Erf,
 	OpGeluErf: geluErf64, OpGeluTanh: geluTanh64,
 	OpSilu:     func(x float64) float64 { return x * Sigmoid64(x) },
 	OpSoftplus: softplus64, OpFloor: math.Floor, OpCeil: math.Ceil,
@@ -30,7 +30,7 @@ var binaryF64 = map[Op]func(a, b float64) float64{
 	OpSub: func(a, b float64) float64 { return a - b },
 	OpMul: func(a, b float64) float64 { return a * b },
 	OpDiv: func(a, b float64) float64 { return a / b },
-	OpPow: math.Pow, OpMax: maxF64, OpMin: minF64, OpAtan2: math.Atan2, OpFmod: math.Mod,
+	OpPow: math.Pow, OpMax: maxOf[float64], OpMin: minOf[float64], OpAtan2: math.Atan2, OpFmod: math.Mod,
 }
 
 // WideOK reports whether op is defined on registers of the wide type t
@@ -162,37 +162,6 @@ func StoreInt32(x int32, dt DType) int32 {
 		return int32(int8(x))
 	}
 	return x
-}
-
-func signF64(x float64) float64 {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
-	}
-	return x
-}
-
-func reluF64(x float64) float64 {
-	if x > 0 || x != x {
-		return x
-	}
-	return 0
-}
-
-func maxF64(a, b float64) float64 {
-	if a != a || a > b {
-		return a
-	}
-	return b
-}
-
-func minF64(a, b float64) float64 {
-	if a != a || a < b {
-		return a
-	}
-	return b
 }
 
 // softplus64 is log(1+e^x) without overflow; it keeps NaN.
