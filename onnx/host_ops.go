@@ -72,31 +72,30 @@ func eachIndex(out []int, strides [][]int, fn func(k int, src []int)) {
 // hostMap computes out[k] = f(inputs at k) with broadcasting; the result
 // has type dt.
 func hostMap(dt DataType, f func(x []float64) float64, ins ...*hostValue) (*hostValue, error) {
-	shapes := make([][]int, len(ins))
-	for i, h := range ins {
-		shapes[i] = h.shape
-	}
-	shape, err := broadcastShapes(shapes...)
-	if err != nil {
-		return nil, err
-	}
-	st := make([][]int, len(ins))
-	for i, h := range ins {
-		st[i] = stridesFor(h.shape, len(shape))
-	}
-	out := newHost(dt, shape)
 	x := make([]float64, len(ins))
-	eachIndex(shape, st, func(k int, src []int) {
+	return hostBroadcast(dt, ins, func(out *hostValue, k int, src []int) {
 		for i, h := range ins {
 			x[i] = h.at(src[i])
 		}
 		out.set(k, f(x))
 	})
-	return out, nil
 }
 
 // hostMapInt is hostMap over int64 values, exact for 64-bit integers.
 func hostMapInt(dt DataType, f func(x []int64) int64, ins ...*hostValue) (*hostValue, error) {
+	x := make([]int64, len(ins))
+	return hostBroadcast(dt, ins, func(out *hostValue, k int, src []int) {
+		for i, h := range ins {
+			x[i] = h.i[src[i]]
+		}
+		out.i[k] = wrapInt(dt, f(x))
+	})
+}
+
+// hostBroadcast makes a host value of type dt and the inputs' broadcast
+// shape and calls set for each of its elements k with the inputs'
+// positions src.
+func hostBroadcast(dt DataType, ins []*hostValue, set func(out *hostValue, k int, src []int)) (*hostValue, error) {
 	shapes := make([][]int, len(ins))
 	for i, h := range ins {
 		shapes[i] = h.shape
@@ -110,13 +109,7 @@ func hostMapInt(dt DataType, f func(x []int64) int64, ins ...*hostValue) (*hostV
 		st[i] = stridesFor(h.shape, len(shape))
 	}
 	out := newHost(dt, shape)
-	x := make([]int64, len(ins))
-	eachIndex(shape, st, func(k int, src []int) {
-		for i, h := range ins {
-			x[i] = h.i[src[i]]
-		}
-		out.i[k] = wrapInt(dt, f(x))
-	})
+	eachIndex(shape, st, func(k int, src []int) { set(out, k, src) })
 	return out, nil
 }
 
