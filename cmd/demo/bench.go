@@ -95,21 +95,9 @@ func compareWithTorch(dev *tensor.Device, cfg trainConfig, ours []epochResult) e
 	cmd := exec.Command(python, f.Name(), dir, cfg.model, strconv.Itoa(cfg.epochs), strconv.Itoa(threads),
 		strconv.FormatUint(cfg.seed, 10), cfg.schedule, on)
 	cmd.Env = env
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	var exit *exec.ExitError
-	switch {
-	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist):
-		fmt.Printf("PyTorch comparison skipped: %s not found (%s names another interpreter)\n", python, pythonEnv)
-		return nil
-	case errors.As(err, &exit) && exit.ExitCode() == 77:
-		fmt.Println("PyTorch comparison skipped: torch or numpy is not installed for", python)
-		return nil
-	case errors.As(err, &exit) && exit.ExitCode() == 78:
-		fmt.Printf("PyTorch comparison skipped: the torch of %s has no CUDA device (--torch-device cpu compares with its CPU side)\n", python)
-		return nil
-	case err != nil:
-		return fmt.Errorf("PyTorch side: %w", err)
+	out, ran, err := runTorchSide(python, cmd)
+	if !ran || err != nil {
+		return err
 	}
 	theirs, version, err := parseTorch(out)
 	if err != nil {
@@ -222,4 +210,27 @@ func fashionDir(dir string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%w: looked in %v", data.ErrDatasetNotFound, cands)
+}
+
+// runTorchSide runs a PyTorch script's command and returns its standard
+// output; ran is false, after saying why, where the comparison is skipped
+// (no interpreter, no torch, no CUDA device for a CUDA comparison).
+func runTorchSide(python string, cmd *exec.Cmd) (out []byte, ran bool, err error) {
+	cmd.Stderr = os.Stderr
+	out, err = cmd.Output()
+	var exit *exec.ExitError
+	switch {
+	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist):
+		fmt.Printf("PyTorch comparison skipped: %s not found (%s names another interpreter)\n", python, pythonEnv)
+		return nil, false, nil
+	case errors.As(err, &exit) && exit.ExitCode() == 77:
+		fmt.Println("PyTorch comparison skipped: torch or numpy is not installed for", python)
+		return nil, false, nil
+	case errors.As(err, &exit) && exit.ExitCode() == 78:
+		fmt.Printf("PyTorch comparison skipped: the torch of %s has no CUDA device (--torch-device cpu compares with its CPU side)\n", python)
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("PyTorch side: %w", err)
+	}
+	return out, true, nil
 }

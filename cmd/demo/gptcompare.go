@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -56,18 +55,9 @@ func compareGPTWithTorch(dev *tensor.Device, cfg trainConfig, d *gptData, ours g
 	cmd := exec.Command(python, script, text, offs, strconv.Itoa(cfg.steps), strconv.Itoa(gptEvalBatches),
 		strconv.Itoa(gptTorchThreads), strconv.FormatUint(cfg.seed, 10))
 	cmd.Env = env
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	var exit *exec.ExitError
-	switch {
-	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist):
-		fmt.Printf("PyTorch comparison skipped: %s not found (%s names another interpreter)\n", python, pythonEnv)
-		return nil
-	case errors.As(err, &exit) && exit.ExitCode() == 77:
-		fmt.Println("PyTorch comparison skipped: torch or numpy is not installed for", python)
-		return nil
-	case err != nil:
-		return fmt.Errorf("PyTorch side: %w", err)
+	out, ran, err := runTorchSide(python, cmd)
+	if !ran || err != nil {
+		return err
 	}
 	var theirs struct {
 		gptResult
