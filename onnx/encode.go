@@ -169,11 +169,14 @@ func encodeTensor(t *TensorProto) []byte {
 	}
 	switch {
 	case t.External != nil:
-		for _, kv := range [][2]string{
+		entries := [][2]string{
 			{"location", t.External.Location},
 			{"offset", strconv.FormatInt(t.External.Offset, 10)},
-			{"length", strconv.FormatInt(t.External.Length, 10)},
-		} {
+		}
+		if t.External.Length >= 0 { // -1: not given, the rest of the file
+			entries = append(entries, [2]string{"length", strconv.FormatInt(t.External.Length, 10)})
+		}
+		for _, kv := range entries {
 			b = appendMessage(b, 13, appendString(appendString(nil, 1, kv[0]), 2, kv[1]))
 		}
 		b = protowire.AppendTag(b, 14, protowire.VarintType)
