@@ -66,15 +66,15 @@ func (k kernel) table(g *bytes.Buffer) {
 func (k kernel) step(w writer) {
 	aVecs := (k.rows + 3) / 4
 	if aVecs == 2 {
-		w.op("VLD1.P 32(R1), [V%d.S4, V%d.S4]", regA, regA+1)
+		w.Op("VLD1.P 32(R1), [V%d.S4, V%d.S4]", regA, regA+1)
 	} else {
-		w.op("VLD1 (R1), [V%d.S4]", regA)
-		w.op("ADD $%d, R1", 4*k.mr)
+		w.Op("VLD1 (R1), [V%d.S4]", regA)
+		w.Op("ADD $%d, R1", 4*k.mr)
 	}
-	w.op("VLD1.P %d(R2), [V%d.S4, V%d.S4, V%d.S4]", 16*k.nv, regB, regB+1, regB+2)
+	w.Op("VLD1.P %d(R2), [V%d.S4, V%d.S4, V%d.S4]", 16*k.nv, regB, regB+1, regB+2)
 	for r := 0; r < k.rows; r++ {
 		for v := 0; v < k.nv; v++ {
-			w.neon("fmla v%d.4s, v%d.4s, v%d.s[%d]", k.acc(r, v), regB+v, regA+r/4, r%4)
+			w.Neon("fmla v%d.4s, v%d.4s, v%d.s[%d]", k.acc(r, v), regB+v, regA+r/4, r%4)
 		}
 	}
 }
@@ -85,71 +85,71 @@ func (k kernel) emit(s *bytes.Buffer) {
 	if k.nv != 3 || k.mr != 8 {
 		panic("neongen: the register plan is for 8×12 kernels")
 	}
-	w := writer{s}
+	w := writer{S: s}
 	sym := k.symbol()
 	fmt.Fprintf(s, "\n// func %s(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)\n", sym)
 	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-64\n", sym)
-	w.op("MOVD k+0(FP), R0")
-	w.op("MOVD a+8(FP), R1")
-	w.op("MOVD b+16(FP), R2")
-	w.op("MOVD c+24(FP), R3")
-	w.op("MOVD ldc+32(FP), R4")
-	w.op("LSL $2, R4")
-	w.op("MOVD pf+48(FP), R5")
-	w.op("MOVD pfA+56(FP), R6")
+	w.Op("MOVD k+0(FP), R0")
+	w.Op("MOVD a+8(FP), R1")
+	w.Op("MOVD b+16(FP), R2")
+	w.Op("MOVD c+24(FP), R3")
+	w.Op("MOVD ldc+32(FP), R4")
+	w.Op("LSL $2, R4")
+	w.Op("MOVD pf+48(FP), R5")
+	w.Op("MOVD pfA+56(FP), R6")
 	// Flush denormals (FPCR.FZ) while the kernel runs, as the x86 kernels
 	// do with MXCSR; the caller's mode is restored before returning.
-	w.op("MRS FPCR, R7")
-	w.op("ORR $(1<<24), R7, R8")
-	w.op("MSR R8, FPCR")
+	w.Op("MRS FPCR, R7")
+	w.Op("ORR $(1<<24), R7, R8")
+	w.Op("MSR R8, FPCR")
 	for i := 0; i < k.rows*k.nv; i++ {
-		w.op("VEOR V%d.B16, V%d.B16, V%d.B16", i, i, i)
+		w.Op("VEOR V%d.B16, V%d.B16, V%d.B16", i, i, i)
 	}
-	w.op("LSR $2, R0, R9")
-	w.op("AND $3, R0, R10")
-	w.op("CBZ R9, tail")
-	w.label("loop")
-	w.op("PRFM (R5), PLDL2KEEP")
-	w.op("PRFM (R6), PLDL1KEEP")
-	w.op("ADD $64, R5")
-	w.op("ADD $64, R6")
+	w.Op("LSR $2, R0, R9")
+	w.Op("AND $3, R0, R10")
+	w.Op("CBZ R9, tail")
+	w.Label("loop")
+	w.Op("PRFM (R5), PLDL2KEEP")
+	w.Op("PRFM (R6), PLDL1KEEP")
+	w.Op("ADD $64, R5")
+	w.Op("ADD $64, R6")
 	for range unroll {
 		k.step(w)
 	}
-	w.op("SUBS $1, R9")
-	w.op("BNE loop")
-	w.label("tail")
-	w.op("CBZ R10, store")
-	w.label("tailloop")
+	w.Op("SUBS $1, R9")
+	w.Op("BNE loop")
+	w.Label("tail")
+	w.Op("CBZ R10, store")
+	w.Label("tailloop")
 	k.step(w)
-	w.op("SUBS $1, R10")
-	w.op("BNE tailloop")
-	w.label("store")
-	w.op("FMOVS alpha+40(FP), F%d", regAlpha)
-	w.op("FMOVS beta+44(FP), F%d", regBeta)
-	w.op("MOVWU beta+44(FP), R12")
-	w.op("LSLW $1, R12") // ±0
-	w.op("CBZW R12, nobeta")
+	w.Op("SUBS $1, R10")
+	w.Op("BNE tailloop")
+	w.Label("store")
+	w.Op("FMOVS alpha+40(FP), F%d", regAlpha)
+	w.Op("FMOVS beta+44(FP), F%d", regBeta)
+	w.Op("MOVWU beta+44(FP), R12")
+	w.Op("LSLW $1, R12") // ±0
+	w.Op("CBZW R12, nobeta")
 	// C = beta*C + alpha*acc, row by row.
 	for r := 0; r < k.rows; r++ {
-		w.op("VLD1 (R3), [V%d.S4, V%d.S4, V%d.S4]", regA, regA+1, regA+2)
+		w.Op("VLD1 (R3), [V%d.S4, V%d.S4, V%d.S4]", regA, regA+1, regA+2)
 		for v := 0; v < k.nv; v++ {
-			w.neon("fmul v%d.4s, v%d.4s, v%d.s[0]", regA+v, regA+v, regBeta)
-			w.neon("fmla v%d.4s, v%d.4s, v%d.s[0]", regA+v, k.acc(r, v), regAlpha)
+			w.Neon("fmul v%d.4s, v%d.4s, v%d.s[0]", regA+v, regA+v, regBeta)
+			w.Neon("fmla v%d.4s, v%d.4s, v%d.s[0]", regA+v, k.acc(r, v), regAlpha)
 		}
-		w.op("VST1 [V%d.S4, V%d.S4, V%d.S4], (R3)", regA, regA+1, regA+2)
-		w.op("ADD R4, R3")
+		w.Op("VST1 [V%d.S4, V%d.S4, V%d.S4], (R3)", regA, regA+1, regA+2)
+		w.Op("ADD R4, R3")
 	}
-	w.op("B done")
-	w.label("nobeta")
+	w.Op("B done")
+	w.Label("nobeta")
 	for r := 0; r < k.rows; r++ {
 		for v := 0; v < k.nv; v++ {
-			w.neon("fmul v%d.4s, v%d.4s, v%d.s[0]", k.acc(r, v), k.acc(r, v), regAlpha)
+			w.Neon("fmul v%d.4s, v%d.4s, v%d.s[0]", k.acc(r, v), k.acc(r, v), regAlpha)
 		}
-		w.op("VST1 [V%d.S4, V%d.S4, V%d.S4], (R3)", k.acc(r, 0), k.acc(r, 1), k.acc(r, 2))
-		w.op("ADD R4, R3")
+		w.Op("VST1 [V%d.S4, V%d.S4, V%d.S4], (R3)", k.acc(r, 0), k.acc(r, 1), k.acc(r, 2))
+		w.Op("ADD R4, R3")
 	}
-	w.label("done")
-	w.op("MSR R7, FPCR")
-	w.op("RET")
+	w.Label("done")
+	w.Op("MSR R7, FPCR")
+	w.Op("RET")
 }

@@ -20,22 +20,22 @@ const flopsPerIterNEON = %d
 //go:noescape
 func fmaPeakNEON(n int)
 `, peakAccs*8, peakAccs)
-	w := writer{s}
+	w := writer{S: s}
 	s.WriteString("\n// func fmaPeakNEON(n int)\n")
 	s.WriteString("TEXT ·fmaPeakNEON(SB), NOSPLIT, $0-8\n")
-	w.op("MOVD n+0(FP), R0")
+	w.Op("MOVD n+0(FP), R0")
 	for i := 0; i < peakAccs; i++ {
-		w.op("VEOR V%d.B16, V%d.B16, V%d.B16", i, i, i)
+		w.Op("VEOR V%d.B16, V%d.B16, V%d.B16", i, i, i)
 	}
-	w.op("VEOR V30.B16, V30.B16, V30.B16")
-	w.op("VEOR V31.B16, V31.B16, V31.B16")
-	w.op("CBZ R0, done")
-	w.label("loop")
+	w.Op("VEOR V30.B16, V30.B16, V30.B16")
+	w.Op("VEOR V31.B16, V31.B16, V31.B16")
+	w.Op("CBZ R0, done")
+	w.Label("loop")
 	for i := 0; i < peakAccs; i++ {
-		w.neon("fmla v%d.4s, v30.4s, v31.4s", i)
+		w.Neon("fmla v%d.4s, v30.4s, v31.4s", i)
 	}
-	w.op("SUBS $1, R0")
-	w.op("BNE loop")
-	w.label("done")
-	w.op("RET")
+	w.Op("SUBS $1, R0")
+	w.Op("BNE loop")
+	w.Label("done")
+	w.Op("RET")
 }

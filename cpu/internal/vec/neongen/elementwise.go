@@ -28,12 +28,12 @@ const (
 
 func same3(ins string) func(w writer, out int, in []int, t0, t1 int) {
 	return func(w writer, out int, in []int, _, _ int) {
-		w.neon("%s v%d.4s, v%d.4s, v%d.4s", ins, out, in[0], in[1])
+		w.Neon("%s v%d.4s, v%d.4s, v%d.4s", ins, out, in[0], in[1])
 	}
 }
 
 func misc(ins string) func(w writer, out int, in []int, t0, t1 int) {
-	return func(w writer, out int, in []int, _, _ int) { w.neon("%s v%d.4s, v%d.4s", ins, out, in[0]) }
+	return func(w writer, out int, in []int, _, _ int) { w.Neon("%s v%d.4s, v%d.4s", ins, out, in[0]) }
 }
 
 // extreme is tensor/device's maxF32 (greater false: minF32): a when a is
@@ -42,13 +42,13 @@ func extreme(greater bool) func(w writer, out int, in []int, t0, t1 int) {
 	return func(w writer, out int, in []int, t0, t1 int) {
 		a, b := in[0], in[1]
 		if greater {
-			w.neon("fcmgt v%d.4s, v%d.4s, v%d.4s", t0, a, b)
+			w.Neon("fcmgt v%d.4s, v%d.4s, v%d.4s", t0, a, b)
 		} else {
-			w.neon("fcmgt v%d.4s, v%d.4s, v%d.4s", t0, b, a)
+			w.Neon("fcmgt v%d.4s, v%d.4s, v%d.4s", t0, b, a)
 		}
-		w.neon("fcmeq v%d.4s, v%d.4s, v%d.4s", t1, a, a)
-		w.neon("orn v%d.16b, v%d.16b, v%d.16b", out, t0, t1)
-		w.neon("bsl v%d.16b, v%d.16b, v%d.16b", out, a, b)
+		w.Neon("fcmeq v%d.4s, v%d.4s, v%d.4s", t1, a, a)
+		w.Neon("orn v%d.16b, v%d.16b, v%d.16b", out, t0, t1)
+		w.Neon("bsl v%d.16b, v%d.16b, v%d.16b", out, a, b)
 	}
 }
 
@@ -85,24 +85,24 @@ var elementwise = func() []ewKernel {
 	ks = append(ks,
 		ewKernel{name: "fmaNEON", doc: "a[i]*b[i] + c[i], rounded once", nin: 3,
 			body: func(w writer, out int, in []int, _, _ int) {
-				w.op("VMOV V%d.B16, V%d.B16", in[2], out)
-				w.neon("fmla v%d.4s, v%d.4s, v%d.4s", out, in[0], in[1])
+				w.Op("VMOV V%d.B16, V%d.B16", in[2], out)
+				w.Neon("fmla v%d.4s, v%d.4s, v%d.4s", out, in[0], in[1])
 			}},
 		ewKernel{name: "negNEON", doc: "-x[i]", nin: 1, body: misc("fneg")},
 		ewKernel{name: "absNEON", doc: "|x[i]|", nin: 1, body: misc("fabs")},
 		ewKernel{name: "sqrtNEON", doc: "sqrt(x[i]), correctly rounded", nin: 1, body: misc("fsqrt")},
 		ewKernel{name: "reluNEON", doc: "max(x[i], 0), NaN kept and -0 to +0 (FMAX with +0)", nin: 1,
 			body: func(w writer, out int, in []int, _, _ int) {
-				w.neon("fmax v%d.4s, v%d.4s, v%d.4s", out, in[0], vZero)
+				w.Neon("fmax v%d.4s, v%d.4s, v%d.4s", out, in[0], vZero)
 			}},
 		ewKernel{name: "recipNEON", doc: "1/x[i]", nin: 1,
 			body: func(w writer, out int, in []int, _, _ int) {
-				w.neon("fdiv v%d.4s, v%d.4s, v%d.4s", out, vOne, in[0])
+				w.Neon("fdiv v%d.4s, v%d.4s, v%d.4s", out, vOne, in[0])
 			}},
 		ewKernel{name: "rsqrtNEON", doc: "1/sqrt(x[i]), each step rounded", nin: 1,
 			body: func(w writer, out int, in []int, t0, _ int) {
-				w.neon("fsqrt v%d.4s, v%d.4s", t0, in[0])
-				w.neon("fdiv v%d.4s, v%d.4s, v%d.4s", out, vOne, t0)
+				w.Neon("fsqrt v%d.4s, v%d.4s", t0, in[0])
+				w.Neon("fdiv v%d.4s, v%d.4s, v%d.4s", out, vOne, t0)
 			}},
 	)
 	return ks
@@ -132,21 +132,21 @@ func (k ewKernel) emit(s, g *bytes.Buffer) {
 	if k.scalar {
 		frame += 4
 	}
-	w := writer{s}
+	w := writer{S: s}
 	fmt.Fprintf(s, "\n// func %s(%s)\n", k.name, k.signature())
 	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", k.name, frame)
-	w.op("MOVD dst_base+0(FP), R0")
-	w.op("MOVD dst_len+8(FP), R9")
+	w.Op("MOVD dst_base+0(FP), R0")
+	w.Op("MOVD dst_len+8(FP), R9")
 	for j, a := range k.args() {
-		w.op("MOVD %s_base+%d(FP), R%d", a, 24*(j+1), j+1)
+		w.Op("MOVD %s_base+%d(FP), R%d", a, 24*(j+1), j+1)
 	}
 	if k.scalar {
-		w.op("FMOVS s+%d(FP), F%d", argSize, vS)
-		w.neon("dup v%d.4s, v%d.s[0]", vS, vS)
+		w.Op("FMOVS s+%d(FP), F%d", argSize, vS)
+		w.Neon("dup v%d.4s, v%d.s[0]", vS, vS)
 	}
-	w.op("VEOR V%d.B16, V%d.B16, V%d.B16", vZero, vZero, vZero)
-	w.op("FMOVS $1.0, F%d", vOne)
-	w.neon("dup v%d.4s, v%d.s[0]", vOne, vOne)
+	w.Op("VEOR V%d.B16, V%d.B16, V%d.B16", vZero, vZero, vZero)
+	w.Op("FMOVS $1.0, F%d", vOne)
+	w.Neon("dup v%d.4s, v%d.s[0]", vOne, vOne)
 	inRegs := func(q int) []int {
 		var r []int
 		for j := 0; j < k.nin; j++ {
@@ -164,30 +164,30 @@ func (k ewKernel) emit(s, g *bytes.Buffer) {
 		}
 		return "[" + strings.Join(rs, ", ") + "]"
 	}
-	w.op("LSR $4, R9, R10")
-	w.op("CBZ R10, four")
-	w.label("loop")
+	w.Op("LSR $4, R9, R10")
+	w.Op("CBZ R10, four")
+	w.Label("loop")
 	for j := 0; j < k.nin; j++ {
-		w.op("VLD1.P 64(R%d), %s", j+1, regList(4*j, 4))
+		w.Op("VLD1.P 64(R%d), %s", j+1, regList(4*j, 4))
 	}
 	for q := 0; q < 4; q++ {
 		k.body(w, 12+q, inRegs(q), 16+q, 20+q)
 	}
-	w.op("VST1.P %s, 64(R0)", regList(12, 4))
-	w.op("SUBS $1, R10")
-	w.op("BNE loop")
-	w.label("four")
-	w.op("AND $15, R9, R10")
-	w.op("LSR $2, R10")
-	w.op("CBZ R10, done")
-	w.label("loop4")
+	w.Op("VST1.P %s, 64(R0)", regList(12, 4))
+	w.Op("SUBS $1, R10")
+	w.Op("BNE loop")
+	w.Label("four")
+	w.Op("AND $15, R9, R10")
+	w.Op("LSR $2, R10")
+	w.Op("CBZ R10, done")
+	w.Label("loop4")
 	for j := 0; j < k.nin; j++ {
-		w.op("VLD1.P 16(R%d), %s", j+1, regList(4*j, 1))
+		w.Op("VLD1.P 16(R%d), %s", j+1, regList(4*j, 1))
 	}
 	k.body(w, 12, inRegs(0), 16, 20)
-	w.op("VST1.P %s, 16(R0)", regList(12, 1))
-	w.op("SUBS $1, R10")
-	w.op("BNE loop4")
-	w.label("done")
-	w.op("RET")
+	w.Op("VST1.P %s, 16(R0)", regList(12, 1))
+	w.Op("SUBS $1, R10")
+	w.Op("BNE loop4")
+	w.Label("done")
+	w.Op("RET")
 }

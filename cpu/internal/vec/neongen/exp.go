@@ -26,45 +26,45 @@ func expConsts(w writer, c *coeffs, extra ...float32) {
 		panic("neongen: too many constants")
 	}
 	for i, v := range consts {
-		w.op("MOVW $0x%08x, R2", math.Float32bits(v))
-		w.op("VDUP R2, V%d.S4", 16+i)
+		w.Op("MOVW $0x%08x, R2", math.Float32bits(v))
+		w.Op("VDUP R2, V%d.S4", 16+i)
 	}
 }
 
 // expParts is scalar.go's expParts(h, 0) for h in register h (kept): t in
 // v6 and n (int32) in v7, using v1–v5. A NaN lane gives t NaN and n 0.
 func expParts(w writer, h int) {
-	w.neon("fmax v1.4s, v%d.4s, v19.4s", h)
-	w.neon("fmin v1.4s, v1.4s, v20.4s") // hc (a NaN stays a NaN)
-	w.neon("fmul v2.4s, v1.4s, v16.4s")
-	w.neon("frintn v2.4s, v2.4s")       // nf
-	w.neon("fmls v1.4s, v2.4s, v17.4s") // r = hc - nf*ln2Hi
-	w.neon("fmls v1.4s, v2.4s, v18.4s") // r -= nf*ln2Lo
-	w.op("VMOV V25.B16, V3.B16")        // q = p4
+	w.Neon("fmax v1.4s, v%d.4s, v19.4s", h)
+	w.Neon("fmin v1.4s, v1.4s, v20.4s") // hc (a NaN stays a NaN)
+	w.Neon("fmul v2.4s, v1.4s, v16.4s")
+	w.Neon("frintn v2.4s, v2.4s")       // nf
+	w.Neon("fmls v1.4s, v2.4s, v17.4s") // r = hc - nf*ln2Hi
+	w.Neon("fmls v1.4s, v2.4s, v18.4s") // r -= nf*ln2Lo
+	w.Op("VMOV V25.B16, V3.B16")        // q = p4
 	for i := 3; i >= 0; i-- {
-		w.op("VMOV V%d.B16, V4.B16", 21+i)
-		w.neon("fmla v4.4s, v3.4s, v1.4s") // q = p_i + q*r
-		w.op("VMOV V4.B16, V3.B16")
+		w.Op("VMOV V%d.B16, V4.B16", 21+i)
+		w.Neon("fmla v4.4s, v3.4s, v1.4s") // q = p_i + q*r
+		w.Op("VMOV V4.B16, V3.B16")
 	}
-	w.neon("fmul v5.4s, v1.4s, v1.4s")       // r²
-	w.neon("fmla v1.4s, v3.4s, v5.4s")       // t = q r² + r
-	w.neon("fcmgt v6.4s, v19.4s, v%d.4s", h) // h < expMin
-	w.neon("bsl v6.16b, v27.16b, v1.16b")    // t = -1 there
-	w.neon("fcvtzs v7.4s, v2.4s")            // n
+	w.Neon("fmul v5.4s, v1.4s, v1.4s")       // r²
+	w.Neon("fmla v1.4s, v3.4s, v5.4s")       // t = q r² + r
+	w.Neon("fcmgt v6.4s, v19.4s, v%d.4s", h) // h < expMin
+	w.Neon("bsl v6.16b, v27.16b, v1.16b")    // t = -1 there
+	w.Neon("fcvtzs v7.4s, v2.4s")            // n
 }
 
 // ldexp is scalar.go's ldexp: out = p·2^(n>>1)·2^(n-(n>>1)) for n in v7
 // (kept), rounding each product, with the powers built in the exponent
 // field; it uses v8 and v9.
 func ldexp(w writer, out, p int) {
-	w.neon("sshr v8.4s, v7.4s, #1")   // e1
-	w.neon("sub v9.4s, v7.4s, v8.4s") // e2 = n - e1
-	w.neon("add v8.4s, v8.4s, v28.4s")
-	w.neon("shl v8.4s, v8.4s, #23") // 2^e1
-	w.neon("add v9.4s, v9.4s, v28.4s")
-	w.neon("shl v9.4s, v9.4s, #23") // 2^e2
-	w.neon("fmul v%d.4s, v%d.4s, v8.4s", out, p)
-	w.neon("fmul v%d.4s, v%d.4s, v9.4s", out, out)
+	w.Neon("sshr v8.4s, v7.4s, #1")   // e1
+	w.Neon("sub v9.4s, v7.4s, v8.4s") // e2 = n - e1
+	w.Neon("add v8.4s, v8.4s, v28.4s")
+	w.Neon("shl v8.4s, v8.4s, #23") // 2^e1
+	w.Neon("add v9.4s, v9.4s, v28.4s")
+	w.Neon("shl v9.4s, v9.4s, #23") // 2^e2
+	w.Neon("fmul v%d.4s, v%d.4s, v8.4s", out, p)
+	w.Neon("fmul v%d.4s, v%d.4s, v9.4s", out, out)
 }
 
 // expFamily lists the kernels: each body reads x in v0 and leaves the
@@ -76,56 +76,56 @@ var expFamily = []struct {
 }{
 	{"expNEON", "exp(x[i]) (exp32)", nil, func(w writer) int {
 		expParts(w, 0)
-		w.neon("fadd v6.4s, v6.4s, v26.4s") // t + 1
+		w.Neon("fadd v6.4s, v6.4s, v26.4s") // t + 1
 		ldexp(w, 6, 6)
-		w.neon("fcmeq v10.4s, v0.4s, v0.4s") // not NaN
-		w.neon("bsl v10.16b, v6.16b, v0.16b")
+		w.Neon("fcmeq v10.4s, v0.4s, v0.4s") // not NaN
+		w.Neon("bsl v10.16b, v6.16b, v0.16b")
 		return 10
 	}},
 	// sigmoid32: e = exp(-|x|) = ldexp(t+1, n); (x >= 0 ? 1 : e)/(1+e).
 	{"sigmoidNEON", "1/(1+exp(-x[i])) (sigmoid32)", []float32{0}, func(w writer) int {
-		w.neon("fabs v10.4s, v0.4s")
-		w.neon("fneg v10.4s, v10.4s")
+		w.Neon("fabs v10.4s, v0.4s")
+		w.Neon("fneg v10.4s, v10.4s")
 		expParts(w, 10)
-		w.neon("fadd v11.4s, v6.4s, v26.4s")
+		w.Neon("fadd v11.4s, v6.4s, v26.4s")
 		ldexp(w, 12, 11)                      // e
-		w.neon("fcmge v13.4s, v0.4s, v29.4s") // x >= 0
-		w.neon("bsl v13.16b, v26.16b, v12.16b")
-		w.neon("fadd v14.4s, v12.4s, v26.4s")
-		w.neon("fdiv v15.4s, v13.4s, v14.4s")
+		w.Neon("fcmge v13.4s, v0.4s, v29.4s") // x >= 0
+		w.Neon("bsl v13.16b, v26.16b, v12.16b")
+		w.Neon("fadd v14.4s, v12.4s, v26.4s")
+		w.Neon("fdiv v15.4s, v13.4s, v14.4s")
 		return 15
 	}},
 	// silu32: as sigmoid with f = x: num = x, or ldexp(t·x + x, n) below 0.
 	{"siluNEON", "x[i]/(1+exp(-x[i])) (silu32)", []float32{0}, func(w writer) int {
-		w.neon("fabs v10.4s, v0.4s")
-		w.neon("fneg v10.4s, v10.4s")
+		w.Neon("fabs v10.4s, v0.4s")
+		w.Neon("fneg v10.4s, v10.4s")
 		expParts(w, 10)
-		w.neon("fadd v11.4s, v6.4s, v26.4s")
+		w.Neon("fadd v11.4s, v6.4s, v26.4s")
 		ldexp(w, 12, 11) // e
-		w.op("VMOV V0.B16, V11.B16")
-		w.neon("fmla v11.4s, v6.4s, v0.4s") // t·x + x
+		w.Op("VMOV V0.B16, V11.B16")
+		w.Neon("fmla v11.4s, v6.4s, v0.4s") // t·x + x
 		ldexp(w, 13, 11)
-		w.neon("fcmge v14.4s, v0.4s, v29.4s") // x >= 0
-		w.neon("bsl v14.16b, v0.16b, v13.16b")
-		w.neon("fadd v15.4s, v12.4s, v26.4s")
-		w.neon("fdiv v15.4s, v14.4s, v15.4s")
+		w.Neon("fcmge v14.4s, v0.4s, v29.4s") // x >= 0
+		w.Neon("bsl v14.16b, v0.16b, v13.16b")
+		w.Neon("fadd v15.4s, v12.4s, v26.4s")
+		w.Neon("fdiv v15.4s, v14.4s, v15.4s")
 		return 15
 	}},
 	// tanh32: E = expm1(2a), a = min(|x|, tanhClamp), from exp's parts as
 	// 2^n t + (2^n - 1); copysign(E/(E+2), x).
 	{"tanhNEON", "tanh(x[i]) (tanh32)", nil, func(w writer) int {
-		w.neon("fabs v10.4s, v0.4s")
-		w.neon("fmin v10.4s, v10.4s, v29.4s")
-		w.neon("fadd v10.4s, v10.4s, v10.4s")
+		w.Neon("fabs v10.4s, v0.4s")
+		w.Neon("fmin v10.4s, v10.4s, v29.4s")
+		w.Neon("fadd v10.4s, v10.4s, v10.4s")
 		expParts(w, 10)
-		w.neon("add v8.4s, v7.4s, v28.4s")
-		w.neon("shl v8.4s, v8.4s, #23")      // p = 2^n
-		w.neon("fsub v9.4s, v8.4s, v26.4s")  // p - 1
-		w.neon("fmla v9.4s, v8.4s, v6.4s")   // E
-		w.neon("fadd v11.4s, v9.4s, v30.4s") // E + 2
-		w.neon("fdiv v12.4s, v9.4s, v11.4s")
-		w.op("VMOV V31.B16, V13.B16")
-		w.neon("bsl v13.16b, v0.16b, v12.16b") // the sign of x
+		w.Neon("add v8.4s, v7.4s, v28.4s")
+		w.Neon("shl v8.4s, v8.4s, #23")      // p = 2^n
+		w.Neon("fsub v9.4s, v8.4s, v26.4s")  // p - 1
+		w.Neon("fmla v9.4s, v8.4s, v6.4s")   // E
+		w.Neon("fadd v11.4s, v9.4s, v30.4s") // E + 2
+		w.Neon("fdiv v12.4s, v9.4s, v11.4s")
+		w.Op("VMOV V31.B16, V13.B16")
+		w.Neon("bsl v13.16b, v0.16b, v12.16b") // the sign of x
 		return 13
 	}},
 }
@@ -135,26 +135,26 @@ func expKernels(c *coeffs, s, g *bytes.Buffer) {
 	extra := map[string][]float32{"tanhNEON": {c.get("tanhClamp"), 2, math.Float32frombits(0x80000000)}}
 	for _, k := range expFamily {
 		fmt.Fprintf(g, "\n// %s sets dst[i] = %s for i < len(dst)&^3.\n//\n//go:noescape\nfunc %s(dst, x []float32)\n", k.name, k.doc, k.name)
-		w := writer{s}
+		w := writer{S: s}
 		fmt.Fprintf(s, "\n// func %s(dst, x []float32)\n", k.name)
 		fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-48\n", k.name)
-		w.op("MOVD dst_base+0(FP), R0")
-		w.op("MOVD dst_len+8(FP), R9")
-		w.op("MOVD x_base+24(FP), R1")
+		w.Op("MOVD dst_base+0(FP), R0")
+		w.Op("MOVD dst_len+8(FP), R9")
+		w.Op("MOVD x_base+24(FP), R1")
 		ex := k.extra
 		if e, ok := extra[k.name]; ok {
 			ex = e
 		}
 		expConsts(w, c, ex...)
-		w.op("LSR $2, R9")
-		w.op("CBZ R9, done")
-		w.label("loop")
-		w.op("VLD1.P 16(R1), [V0.S4]")
+		w.Op("LSR $2, R9")
+		w.Op("CBZ R9, done")
+		w.Label("loop")
+		w.Op("VLD1.P 16(R1), [V0.S4]")
 		out := k.body(w)
-		w.op("VST1.P [V%d.S4], 16(R0)", out)
-		w.op("SUBS $1, R9")
-		w.op("BNE loop")
-		w.label("done")
-		w.op("RET")
+		w.Op("VST1.P [V%d.S4], 16(R0)", out)
+		w.Op("SUBS $1, R9")
+		w.Op("BNE loop")
+		w.Label("done")
+		w.Op("RET")
 	}
 }

@@ -73,13 +73,4 @@ func Generate(coeffsPath string) (asm, stubs []byte, err error) {
 }
 
 // writer appends tab-indented lines of assembly.
-type writer struct{ s *bytes.Buffer }
-
-func (w writer) op(format string, args ...any) { fmt.Fprintf(w.s, "\t"+format+"\n", args...) }
-
-// neon writes one NEON instruction (Arm syntax) as a WORD.
-func (w writer) neon(format string, args ...any) {
-	w.op("%s", neonasm.Word(fmt.Sprintf(format, args...)))
-}
-
-func (w writer) label(name string) { fmt.Fprintf(w.s, "%s:\n", name) }
+type writer = neonasm.Writer

@@ -20,19 +20,19 @@ type reduction struct {
 var reductions = []reduction{
 	{name: "sumNEON", doc: "the sum of x[i], in float64", nin: 1,
 		step: func(w writer, acc int, x, _ []int) {
-			w.neon("fadd v%d.2d, v%d.2d, v%d.2d", acc, acc, x[0])
-			w.neon("fadd v%d.2d, v%d.2d, v%d.2d", acc+1, acc+1, x[1])
+			w.Neon("fadd v%d.2d, v%d.2d, v%d.2d", acc, acc, x[0])
+			w.Neon("fadd v%d.2d, v%d.2d, v%d.2d", acc+1, acc+1, x[1])
 		}},
 	{name: "dotNEON", doc: "the sum of a[i]*b[i], in float64 (each product exact)", nin: 2,
 		step: func(w writer, acc int, a, b []int) {
-			w.neon("fmla v%d.2d, v%d.2d, v%d.2d", acc, a[0], b[0])
-			w.neon("fmla v%d.2d, v%d.2d, v%d.2d", acc+1, a[1], b[1])
+			w.Neon("fmla v%d.2d, v%d.2d, v%d.2d", acc, a[0], b[0])
+			w.Neon("fmla v%d.2d, v%d.2d, v%d.2d", acc+1, a[1], b[1])
 		}},
 	{name: "sumSqDiffNEON", doc: "the sum of (x[i]-mean)^2 in float64, each square fused into its sum", nin: 1, mean: true,
 		step: func(w writer, acc int, x, _ []int) {
 			for h := 0; h < 2; h++ {
-				w.neon("fsub v%d.2d, v%d.2d, v20.2d", x[h], x[h])
-				w.neon("fmla v%d.2d, v%d.2d, v%d.2d", acc+h, x[h], x[h])
+				w.Neon("fsub v%d.2d, v%d.2d, v20.2d", x[h], x[h])
+				w.Neon("fmla v%d.2d, v%d.2d, v%d.2d", acc+h, x[h], x[h])
 			}
 		}},
 	{name: "maxNEON", doc: "the largest x[i], or a NaN if there is one", nin: 1, extreme: "fmax"},
@@ -40,7 +40,7 @@ var reductions = []reduction{
 }
 
 func (r reduction) emit(s, g *bytes.Buffer) {
-	w := writer{s}
+	w := writer{S: s}
 	args := "x []float32"
 	if r.nin == 2 {
 		args = "a, b []float32"
@@ -66,55 +66,55 @@ func (r reduction) emit(s, g *bytes.Buffer) {
 		retSize = 4
 	}
 	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", r.name, retOff+retSize)
-	w.op("MOVD %s_base+0(FP), R1", map[bool]string{true: "a", false: "x"}[r.nin == 2])
-	w.op("MOVD %s_len+8(FP), R9", map[bool]string{true: "a", false: "x"}[r.nin == 2])
+	w.Op("MOVD %s_base+0(FP), R1", map[bool]string{true: "a", false: "x"}[r.nin == 2])
+	w.Op("MOVD %s_len+8(FP), R9", map[bool]string{true: "a", false: "x"}[r.nin == 2])
 	if r.nin == 2 {
-		w.op("MOVD b_base+24(FP), R2")
+		w.Op("MOVD b_base+24(FP), R2")
 	}
 	if r.extreme != "" {
-		w.op("VLD1.P 16(R1), [V16.S4]")
-		w.op("LSR $2, R9")
-		w.op("SUBS $1, R9")
-		w.op("BEQ done")
-		w.label("loop")
-		w.op("VLD1.P 16(R1), [V0.S4]")
-		w.neon("%s v16.4s, v16.4s, v0.4s", r.extreme)
-		w.op("SUBS $1, R9")
-		w.op("BNE loop")
-		w.label("done")
-		w.neon("%sv s0, v16.4s", r.extreme)
-		w.op("FMOVS F0, ret+%d(FP)", retOff)
-		w.op("RET")
+		w.Op("VLD1.P 16(R1), [V16.S4]")
+		w.Op("LSR $2, R9")
+		w.Op("SUBS $1, R9")
+		w.Op("BEQ done")
+		w.Label("loop")
+		w.Op("VLD1.P 16(R1), [V0.S4]")
+		w.Neon("%s v16.4s, v16.4s, v0.4s", r.extreme)
+		w.Op("SUBS $1, R9")
+		w.Op("BNE loop")
+		w.Label("done")
+		w.Neon("%sv s0, v16.4s", r.extreme)
+		w.Op("FMOVS F0, ret+%d(FP)", retOff)
+		w.Op("RET")
 		return
 	}
 	for a := 16; a < 20; a++ {
-		w.op("VEOR V%d.B16, V%d.B16, V%d.B16", a, a, a)
+		w.Op("VEOR V%d.B16, V%d.B16, V%d.B16", a, a, a)
 	}
 	if r.mean {
-		w.op("FMOVS mean+24(FP), F20")
-		w.op("FCVTSD F20, F20")
-		w.neon("dup v20.2d, v20.d[0]")
+		w.Op("FMOVS mean+24(FP), F20")
+		w.Op("FCVTSD F20, F20")
+		w.Neon("dup v20.2d, v20.d[0]")
 	}
-	w.op("LSR $3, R9")
-	w.op("CBZ R9, done")
-	w.label("loop")
+	w.Op("LSR $3, R9")
+	w.Op("CBZ R9, done")
+	w.Label("loop")
 	for j := 0; j < r.nin; j++ {
-		w.op("VLD1.P 32(R%d), [V%d.S4, V%d.S4]", j+1, 8*j, 8*j+1)
+		w.Op("VLD1.P 32(R%d), [V%d.S4, V%d.S4]", j+1, 8*j, 8*j+1)
 		// widen: vectors 8j, 8j+1 become 8j+2 … 8j+5 (two float64 each)
-		w.neon("fcvtl v%d.2d, v%d.2s", 8*j+2, 8*j)
-		w.neon("fcvtl2 v%d.2d, v%d.4s", 8*j+3, 8*j)
-		w.neon("fcvtl v%d.2d, v%d.2s", 8*j+4, 8*j+1)
-		w.neon("fcvtl2 v%d.2d, v%d.4s", 8*j+5, 8*j+1)
+		w.Neon("fcvtl v%d.2d, v%d.2s", 8*j+2, 8*j)
+		w.Neon("fcvtl2 v%d.2d, v%d.4s", 8*j+3, 8*j)
+		w.Neon("fcvtl v%d.2d, v%d.2s", 8*j+4, 8*j+1)
+		w.Neon("fcvtl2 v%d.2d, v%d.4s", 8*j+5, 8*j+1)
 	}
 	r.step(w, 16, []int{2, 3}, []int{10, 11})
 	r.step(w, 18, []int{4, 5}, []int{12, 13})
-	w.op("SUBS $1, R9")
-	w.op("BNE loop")
-	w.label("done")
-	w.neon("fadd v16.2d, v16.2d, v17.2d")
-	w.neon("fadd v18.2d, v18.2d, v19.2d")
-	w.neon("fadd v16.2d, v16.2d, v18.2d")
-	w.neon("faddp d0, v16.2d")
-	w.op("FMOVD F0, ret+%d(FP)", retOff)
-	w.op("RET")
+	w.Op("SUBS $1, R9")
+	w.Op("BNE loop")
+	w.Label("done")
+	w.Neon("fadd v16.2d, v16.2d, v17.2d")
+	w.Neon("fadd v18.2d, v18.2d, v19.2d")
+	w.Neon("fadd v16.2d, v16.2d, v18.2d")
+	w.Neon("faddp d0, v16.2d")
+	w.Op("FMOVD F0, ret+%d(FP)", retOff)
+	w.Op("RET")
 }
