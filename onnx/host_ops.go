@@ -1,34 +1,10 @@
 package onnx
 
 import (
-	"fmt"
 	"slices"
-)
 
-// broadcastShapes returns the NumPy broadcast of shapes.
-func broadcastShapes(shapes ...[]int) ([]int, error) {
-	r := 0
-	for _, s := range shapes {
-		r = max(r, len(s))
-	}
-	out := make([]int, r)
-	for i := range out {
-		out[i] = 1
-	}
-	for _, s := range shapes {
-		for i, d := range s {
-			j := r - len(s) + i
-			switch {
-			case d == out[j] || d == 1:
-			case out[j] == 1:
-				out[j] = d
-			default:
-				return nil, fmt.Errorf("shapes %v do not broadcast", shapes)
-			}
-		}
-	}
-	return out, nil
-}
+	"github.com/shaderflow/shaderflow/tensor"
+)
 
 // stridesFor returns the element strides of shape as read into an output
 // of rank r (0 for broadcast dimensions).
@@ -100,7 +76,7 @@ func hostBroadcast(dt DataType, ins []*hostValue, set func(out *hostValue, k int
 	for i, h := range ins {
 		shapes[i] = h.shape
 	}
-	shape, err := broadcastShapes(shapes...)
+	shape, err := tensor.BroadcastShapes(shapes...)
 	if err != nil {
 		return nil, err
 	}

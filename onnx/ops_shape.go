@@ -448,7 +448,7 @@ func runExpand(c *call) error {
 	if err := c.need(2); err != nil {
 		return err
 	}
-	out, err := broadcastShapes(c.in[0].shape, c.ints(1))
+	out, err := tensor.BroadcastShapes(c.in[0].shape, c.ints(1))
 	if err != nil {
 		return err
 	}

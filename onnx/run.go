@@ -328,7 +328,7 @@ func (c *call) allHost() bool {
 			shapes = append(shapes, v.shape)
 		}
 	}
-	if out, err := broadcastShapes(shapes...); err == nil {
+	if out, err := tensor.BroadcastShapes(shapes...); err == nil {
 		n, ok := checkedCount(out)
 		return ok && n <= hostLimit
 	}

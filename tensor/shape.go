@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/shaderflow/shaderflow/internal/checked"
@@ -11,6 +12,18 @@ func broadcastShapes(op string, shapes ...[]int) []int {
 	if len(shapes) > 0 && allEqual(shapes) {
 		return shapes[0] // shapes are never modified in place, so sharing is safe
 	}
+	out, err := BroadcastShapes(shapes...)
+	if err != nil {
+		usage(op, "shapes %v cannot be broadcast together", shapes)
+	}
+	checkExtent(op, out)
+	return out
+}
+
+// BroadcastShapes returns the NumPy broadcast of shapes (dimensions aligned
+// from the last; each equal or one), or an error when they do not
+// broadcast. It does not check that the result's size fits an int.
+func BroadcastShapes(shapes ...[]int) ([]int, error) {
 	rank := 0
 	for _, s := range shapes {
 		rank = max(rank, len(s))
@@ -27,12 +40,11 @@ func broadcastShapes(op string, shapes ...[]int) []int {
 			case out[j] == 1:
 				out[j] = v
 			default:
-				usage(op, "shapes %v cannot be broadcast together", shapes)
+				return nil, fmt.Errorf("shapes %v do not broadcast", shapes)
 			}
 		}
 	}
-	checkExtent(op, out)
-	return out
+	return out, nil
 }
 
 // broadcastView expands v (of shape v.shape) to shape, giving broadcast
