@@ -8,8 +8,8 @@ import (
 )
 
 // GPTConfig are the sizes of a GPT. The character-level model of the demo
-// is {Vocab: 65 to 100, Context: 128, Layers: 4, Heads: 4, Model: 128},
-// about 0.8M parameters.
+// and of cmd/bench is train.CharGPTConfig's: {Vocab: 65 to 100, Context:
+// 128, Layers: 4, Heads: 4, Model: 128}, about 0.8M parameters.
 type GPTConfig struct {
 	Vocab   int // tokens in the vocabulary
 	Context int // the longest sequence (positions in the table)

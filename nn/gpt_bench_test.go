@@ -5,17 +5,20 @@ import (
 
 	"github.com/shaderflow/shaderflow/internal/cputime"
 	"github.com/shaderflow/shaderflow/nn"
+	"github.com/shaderflow/shaderflow/nn/data"
 	"github.com/shaderflow/shaderflow/nn/internal/nntest"
 	"github.com/shaderflow/shaderflow/nn/optim"
+	"github.com/shaderflow/shaderflow/nn/train"
 	"github.com/shaderflow/shaderflow/tensor"
 )
 
 // BenchmarkGPTStep times one training step (forward, backward, AdamW) of
-// the demo's character GPT (4 layers, d=128, 4 heads, context 128) at batch
+// the demo's character GPT (train.CharGPTConfig over the King James Bible's
+// characters: 4 layers, d=128, 4 heads, context 128) at batch
 // 32x128 on the CPU backend; tokens/s = 4096 / (seconds per op).
 func BenchmarkGPTStep(b *testing.B) {
 	dev := nntest.CPU(b)
-	cfg := nn.GPTConfig{Vocab: 73, Context: 128, Layers: 4, Heads: 4, Model: 128}
+	cfg := train.CharGPTConfig(data.KJVChars)
 	gen := tensor.NewGenerator(1)
 	m := nn.NewGPT(dev, cfg, nn.WithGenerator(gen))
 	opt := optim.NewAdamW(nn.Parameters(m), optim.AdamConfig{LR: 1e-3, WeightDecay: 0.1})

@@ -15,7 +15,8 @@ import (
 )
 
 // The GPT protocol of --train gpt, which the PyTorch side (gptbench.py)
-// repeats: a character-level GPT of 4 layers, d=128, 4 heads, context 128;
+// repeats: the character-level GPT of train.CharGPTConfig (4 layers, d=128,
+// 4 heads, context 128);
 // batches of 32 windows of 129 characters at offsets drawn from the seed
 // (the same offsets on both sides); AdamW (betas 0.9, 0.99) with weight
 // decay 0.1 on the 2-D weights only, lr 1e-3 after a linear warm-up over
@@ -24,10 +25,6 @@ import (
 // over gptEvalBatches fixed batches of the last tenth of the text.
 const (
 	gptBatch       = 32
-	gptContext     = 128
-	gptLayers      = 4
-	gptHeads       = 4
-	gptModel       = 128
 	gptLR          = 1e-3
 	gptMinLR       = 1e-4
 	gptBeta2       = 0.99
@@ -39,6 +36,12 @@ const (
 	gptSampleLen   = 240
 	gptDefaultStep = 500
 )
+
+// gptSampling is how the demo's sample is drawn.
+var gptSampling = train.SampleOptions{Temperature: 0.8, TopK: 20}
+
+// gptContext is the model's context: the length of every window.
+var gptContext = train.CharGPTConfig(1).Context
 
 // gptData is the tokenized corpus and the batch offsets of a run.
 type gptData struct {
@@ -96,7 +99,8 @@ func drawOffsets(r *rand.Rand, n, limit int) []int32 {
 func gptBatchAt(dev *tensor.Device, tokens []int32, offs []int32) (x, y *tensor.Tensor) {
 	xs := make([]int32, 0, len(offs)*gptContext)
 	ys := make([]int32, 0, len(offs)*gptContext)
-	for _, o := range offs {
+	for _, o32 := range offs {
+		o := int(o32)
 		xs = append(xs, tokens[o:o+gptContext]...)
 		ys = append(ys, tokens[o+1:o+gptContext+1]...)
 	}
@@ -136,11 +140,11 @@ func runGPT(dev *tensor.Device, cfg trainConfig) error {
 	if err != nil {
 		return err
 	}
-	gcfg := nn.GPTConfig{Vocab: d.vocab.Size(), Context: gptContext, Layers: gptLayers, Heads: gptHeads, Model: gptModel}
+	gcfg := train.CharGPTConfig(d.vocab.Size())
 	model := nn.NewGPT(dev, gcfg, nn.WithGenerator(tensor.NewGenerator(cfg.seed)))
 	opt, sched := newGPTOptimizer(model, cfg.steps)
 	fmt.Printf("Training a character GPT (%d layers, d=%d, %d heads, context %d, %d parameters) on %s:\n",
-		gptLayers, gptModel, gptHeads, gptContext, nn.NumParameters(model), d.source)
+		gcfg.Layers, gcfg.Model, gcfg.Heads, gcfg.Context, nn.NumParameters(model), d.source)
 	fmt.Printf("%d characters, vocabulary %d, %d for training, %d for validation; %d steps of %dx%d tokens, seed %d\n",
 		len(d.train)+len(d.val), d.vocab.Size(), len(d.train), len(d.val), cfg.steps, gptBatch, gptContext, cfg.seed)
 	paceGC()
@@ -258,8 +262,8 @@ func validationLoss(dev *tensor.Device, model *nn.GPT, d *gptData) (float64, err
 	return total / float64(n), err
 }
 
-// generate continues prompt by n characters, each drawn by train.Sample
-// from the logits of the last position over at most the model's context.
+// generate continues prompt by n characters, each drawn by train.Generate
+// (temperature 0.8, top-k 20) in evaluation mode.
 func generate(dev *tensor.Device, model *nn.GPT, vocab *data.CharVocab, prompt string, n int, seed uint64) (string, error) {
 	ids, err := vocab.Encode(prompt)
 	if err != nil {
@@ -267,21 +271,9 @@ func generate(dev *tensor.Device, model *nn.GPT, vocab *data.CharVocab, prompt s
 	}
 	model.Train(false)
 	defer model.Train(true)
-	r := rand.New(rand.NewPCG(seed, 3))
-	start := len(ids)
-	dev.NoGrad(func() {
-		for range n {
-			err = dev.ScopeErr(func() error {
-				ctx := ids[max(0, len(ids)-model.Config.Context):]
-				logits := model.Forward(tensor.FromInt32s(dev, ctx, 1, len(ctx)))
-				next, err := train.Sample(logits.Select(0, 0).Select(0, len(ctx)-1), train.SampleOptions{Temperature: 0.8, TopK: 20}, r)
-				ids = append(ids, int32(next))
-				return err
-			})
-			if err != nil {
-				return
-			}
-		}
-	})
-	return prompt + vocab.Decode(ids[start:]), err
+	out, err := train.Generate(dev, model, ids, n, gptSampling, rand.New(rand.NewPCG(seed, 3)))
+	if err != nil {
+		return "", err
+	}
+	return prompt + vocab.Decode(out), nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/shaderflow/shaderflow/nn"
+	"github.com/shaderflow/shaderflow/nn/train"
 	"github.com/shaderflow/shaderflow/tensor"
 	"github.com/stretchr/testify/require"
 )
@@ -33,7 +34,7 @@ func TestGPTProtocolRuns(t *testing.T) {
 	dev, err := tensor.Open("cpu")
 	require.NoError(t, err)
 	defer dev.Close()
-	cfg := nn.GPTConfig{Vocab: d.vocab.Size(), Context: gptContext, Layers: gptLayers, Heads: gptHeads, Model: gptModel}
+	cfg := train.CharGPTConfig(d.vocab.Size())
 	m := nn.NewGPT(dev, cfg, nn.WithGenerator(tensor.NewGenerator(1)))
 	opt, sched := newGPTOptimizer(m, 2)
 	r, err := trainGPT(dev, m, opt, sched, d, 2)

@@ -3,17 +3,15 @@
 # one JSON object. Run by the demo with Debian's /usr/bin/python3 (or the
 # interpreter $SHADERFLOW_PYTHON names); not a user script.
 #
-#   python3 gptbench.py TEXTFILE OFFSETS STEPS EVALBATCHES THREADS SEED
+#   python3 gptbench.py TEXTFILE OFFSETS STEPS EVALBATCHES THREADS SEED SIZES
 #
 # TEXTFILE is the corpus (UTF-8); the vocabulary is its sorted characters,
 # the first int(0.9*len) characters train and the rest validate. OFFSETS
 # holds little-endian int32 window starts: STEPS*32 into the training part,
 # then EVALBATCHES*32 into the validation part (the Shaderflow side drew
-# them). Model: token and learned position embeddings, 4 blocks of
-# nn.TransformerEncoderLayer(128, 4, 512, dropout 0, gelu, batch_first,
-# norm_first) with the causal -inf mask, final LayerNorm, a head without
-# bias; GPT-2's initialization (weights N(0, 0.02), out_proj and linear2
-# N(0, 0.02/sqrt(8)), biases 0). AdamW lr 1e-3, betas (0.9, 0.99), weight
+# them). SIZES is the model's JSON (vocab, context, layers, heads, model);
+# the model is shaderflow_gpt.GPT, written beside this script (the PyTorch
+# twin of nn.GPT, shared with cmd/bench). AdamW lr 1e-3, betas (0.9, 0.99), weight
 # decay 0.1 on 2-D weights only; linear warm-up over min(100, steps/10)
 # steps, cosine to 1e-4 at the last; gradient norm clipped to 1. The clock
 # (wall and the process's CPU time) covers the steps after the first.
@@ -24,46 +22,17 @@ try:
     import torch
     from torch import nn
     import torch.nn.functional as F
+    from shaderflow_gpt import GPT
 except ImportError as e:
     print('gptbench: %s' % e, file=sys.stderr)
     sys.exit(77)
 
-BATCH, CONTEXT, LAYERS, HEADS, MODEL = 32, 128, 4, 4, 128
+BATCH = 32
 LR, MIN_LR, DECAY, CLIP, MAX_WARMUP = 1e-3, 1e-4, 0.1, 1.0, 100
 
 
-class GPT(nn.Module):
-    def __init__(self, vocab):
-        super().__init__()
-        self.wte = nn.Embedding(vocab, MODEL)
-        self.wpe = nn.Embedding(CONTEXT, MODEL)
-        self.h = nn.ModuleList([
-            nn.TransformerEncoderLayer(MODEL, HEADS, 4 * MODEL, 0.0, 'gelu', batch_first=True, norm_first=True)
-            for _ in range(LAYERS)])
-        self.ln_f = nn.LayerNorm(MODEL)
-        self.lm_head = nn.Linear(MODEL, vocab, bias=False)
-        self.register_buffer('mask', torch.triu(torch.full((CONTEXT, CONTEXT), float('-inf')), 1))
-        residual = 0.02 / math.sqrt(2 * LAYERS)
-        for name, p in self.named_parameters():
-            if name.endswith('bias'):
-                nn.init.zeros_(p)
-            elif name.startswith('ln_f') or '.norm' in name:
-                nn.init.ones_(p)
-            elif name.endswith('out_proj.weight') or name.endswith('linear2.weight'):
-                nn.init.normal_(p, 0, residual)
-            else:
-                nn.init.normal_(p, 0, 0.02)
-
-    def forward(self, x):
-        t = x.shape[1]
-        z = self.wte(x) + self.wpe.weight[:t]
-        for block in self.h:
-            z = block(z, src_mask=self.mask[:t, :t])
-        return self.lm_head(self.ln_f(z))
-
-
-def batch(tokens, offs):
-    idx = offs[:, None] + np.arange(CONTEXT + 1)[None, :]
+def batch(tokens, offs, context):
+    idx = offs[:, None] + np.arange(context + 1)[None, :]
     w = torch.from_numpy(tokens[idx].astype(np.int64))
     return w[:, :-1], w[:, 1:]
 
@@ -71,6 +40,7 @@ def batch(tokens, offs):
 def main():
     textfile, offsfile = sys.argv[1], sys.argv[2]
     steps, evals, threads, seed = (int(a) for a in sys.argv[3:7])
+    sizes = json.loads(sys.argv[7])
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
     with open(textfile, encoding='utf-8') as f:
@@ -83,7 +53,9 @@ def main():
     offs = np.fromfile(offsfile, dtype='<i4').astype(np.int64)
     toffs, voffs = offs[:steps * BATCH].reshape(steps, BATCH), offs[steps * BATCH:].reshape(evals, BATCH)
 
-    model = GPT(len(chars))
+    if sizes['vocab'] != len(chars):
+        raise ValueError('the text has %d distinct characters, the model a vocabulary of %d' % (len(chars), sizes['vocab']))
+    model = GPT(sizes)
     decay = [p for p in model.parameters() if p.dim() >= 2]
     plain = [p for p in model.parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{'params': decay, 'weight_decay': DECAY}, {'params': plain, 'weight_decay': 0.0}],
@@ -106,7 +78,7 @@ def main():
             start, cpu_start = time.perf_counter(), time.process_time()
         for g in opt.param_groups:
             g['lr'] = lr_at(i)
-        x, y = batch(train, toffs[i])
+        x, y = batch(train, toffs[i], sizes['context'])
         loss = F.cross_entropy(model(x).reshape(-1, len(chars)), y.reshape(-1))
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -120,9 +92,9 @@ def main():
     total = 0.0
     with torch.no_grad():
         for b in range(evals):
-            x, y = batch(val, voffs[b])
+            x, y = batch(val, voffs[b], sizes['context'])
             total += F.cross_entropy(model(x).reshape(-1, len(chars)), y.reshape(-1)).item()
-    print(json.dumps({'tokens_per_s': (steps - 1) * BATCH * CONTEXT / elapsed if elapsed > 0 else 0.0,
+    print(json.dumps({'tokens_per_s': (steps - 1) * BATCH * sizes['context'] / elapsed if elapsed > 0 else 0.0,
                       'train_loss': sum(last) / len(last), 'val_loss': total / evals, 'seconds': elapsed,
                       'cpu_seconds': cpu,
                       'threads': torch.get_num_threads(), 'torch': torch.__version__}), flush=True)

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shaderflow/shaderflow/internal/torchref"
+	"github.com/shaderflow/shaderflow/nn/train"
 	"github.com/shaderflow/shaderflow/tensor"
 )
 
@@ -36,6 +38,9 @@ func compareGPTWithTorch(dev *tensor.Device, cfg trainConfig, d *gptData, ours g
 		return err
 	}
 	defer os.RemoveAll(dir)
+	if err := torchref.WriteGPT(dir); err != nil {
+		return err
+	}
 	script, text, offs := filepath.Join(dir, "gptbench.py"), filepath.Join(dir, "corpus.txt"), filepath.Join(dir, "offsets.bin")
 	raw := make([]byte, 0, 4*(len(d.trainOffs)+len(d.valOffs)))
 	for _, o := range append(append([]int32{}, d.trainOffs...), d.valOffs...) {
@@ -53,7 +58,7 @@ func compareGPTWithTorch(dev *tensor.Device, cfg trainConfig, d *gptData, ours g
 	python := pythonPath()
 	fmt.Printf("\nPyTorch on the same data, batches and protocol (%s, cpu, %d thread) ...\n", python, gptTorchThreads)
 	cmd := exec.Command(python, script, text, offs, strconv.Itoa(cfg.steps), strconv.Itoa(gptEvalBatches),
-		strconv.Itoa(gptTorchThreads), strconv.FormatUint(cfg.seed, 10))
+		strconv.Itoa(gptTorchThreads), strconv.FormatUint(cfg.seed, 10), torchref.SizesOf(train.CharGPTConfig(d.vocab.Size())).JSON())
 	cmd.Env = env
 	out, ran, err := runTorchSide(python, cmd)
 	if !ran || err != nil {

@@ -15,6 +15,11 @@ import (
 // which it depends on.
 const KJVPackage = "bible-kjv-text"
 
+// KJVChars is the number of distinct characters of LoadKJV's text: the
+// vocabulary of a character-level model of it (cmd/bench sizes its GPT
+// benchmarks by it without reading the text).
+const KJVChars = 73
+
 // kjvData is where bible-kjv-text installs the compressed text.
 const kjvData = "/usr/lib/bible.data"
 
