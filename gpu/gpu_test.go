@@ -194,10 +194,12 @@ func naga(t *testing.T) string {
 }
 
 // TestGeneratedShadersCompile composes every kind that has hooks with
-// generated code for a program using every dtype and checks it with naga.
+// generated code for a program using every dtype the backends store
+// (DTypes) and checks it with naga.
 func TestGeneratedShadersCompile(t *testing.T) {
 	nagaPath := naga(t)
 	f32, f16, bf16, i32, bl := device.Float32, device.Float16, device.BFloat16, device.Int32, device.Bool
+	u8, i8 := device.Uint8, device.Int8
 	mk := func(dt device.DType, shape ...int) device.View {
 		return device.Contiguous(&fakeBuf{int64(4 * device.NumElements(shape))}, dt, 0, shape)
 	}
@@ -211,14 +213,26 @@ func TestGeneratedShadersCompile(t *testing.T) {
 	sh := []int{3, 5}
 	ew := &device.ElementwiseKernel{Shape: sh, Inputs: []device.View{mk(f16, 3, 5), mk(bf16, 3, 5), mk(bl, 3, 5), mk(i32, 3, 5)},
 		Program: b.P, Outputs: []device.View{mk(bf16, 3, 5), mk(bl, 3, 5), mk(i32, 3, 5), mk(f32, 3, 5)}}
+	var b8 device.Builder
+	ub, sb, fv := b8.Input(0, u8), b8.Input(1, i8), b8.Input(2, f32)
+	b8.Output(b8.Binary(device.OpAdd, ub, sb))
+	b8.Output(b8.Cast(fv, u8))
+	ew8 := &device.ElementwiseKernel{Shape: sh, Inputs: []device.View{mk(u8, 3, 5), mk(i8, 3, 5), mk(f32, 3, 5)},
+		Program: b8.P, Outputs: []device.View{mk(i8, 3, 5), mk(u8, 3, 5)}}
 	var e device.Builder
 	e.Output(e.Cast(e.Input(0, i32), f32))
+	var pro device.Builder
+	pro.Output(pro.Cast(pro.Input(0, u8), f32))
 	red := &device.ReduceKernel{Op: device.ReduceArgMax, OutShape: []int{3}, RedShape: []int{5}, Inputs: []device.View{mk(f32, 3, 5)},
 		Prologue: device.Identity(f32), Epilogue: e.P, Outputs: []device.View{mk(f32, 3)}}
+	red8 := &device.ReduceKernel{Op: device.ReduceArgMax, OutShape: []int{3}, RedShape: []int{5}, Inputs: []device.View{mk(u8, 3, 5)},
+		Prologue: pro.P, Epilogue: device.Identity(i32), Outputs: []device.View{mk(i8, 3)}}
 	mm := &device.MatMulKernel{M: 3, N: 4, K: 5, A: mk(f32, 3, 5), B: mk(f32, 5, 4), Epilogue: device.Identity(f32), Outputs: []device.View{mk(f16, 3, 4)}}
 	launches := []func() (*Launch, error){
 		func() (*Launch, error) { return EncodeElementwise(ew, testTarget) },
+		func() (*Launch, error) { return EncodeElementwise(ew8, testTarget) },
 		func() (*Launch, error) { return EncodeReduce(red, testTarget) },
+		func() (*Launch, error) { return EncodeReduce(red8, testTarget) },
 		func() (*Launch, error) { return EncodeMatMul(mm, testTarget) },
 	}
 	dir := t.TempDir()

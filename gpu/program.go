@@ -161,10 +161,16 @@ func constBits(in device.Instr) uint32 {
 	return math.Float32bits(float32(in.Imm))
 }
 
-// checkDTypes refuses a kernel that uses an element type the WGSL kernels
-// lack (they have no 64-bit or 8-bit integer and no float64 arithmetic), or
+// DTypes are the element types the WGSL kernels store and compute, the
+// Info.DTypes of both backends: the base types and Uint8 and Int8, which
+// are packed four a word like Bool, load as Int32 (zero- or sign-extended)
+// and store the register's low byte (device.StoreInt32). They have no
+// 64-bit integer and no float64 arithmetic.
+var DTypes = device.BaseDTypes | device.DTypes(device.Uint8, device.Int8)
+
+// checkDTypes refuses a kernel that uses an element type outside DTypes, or
 // a reduction accumulating in another type than Float32, with an error
 // naming the type.
 func checkDTypes(k any) error {
-	return device.CheckDTypes("gpu (vulkan, webgpu)", device.BaseDTypes, device.DTypes(device.Float32), k)
+	return device.CheckDTypes("gpu (vulkan, webgpu)", DTypes, device.DTypes(device.Float32), k)
 }

@@ -84,11 +84,14 @@ func (as *accessors) name(a accessor) string {
 	return fmt.Sprintf("%s_%d_%s", op, a.binding, dtypeName[a.dt])
 }
 
-var dtypeName = map[device.DType]string{device.Float32: "f32", device.Float16: "f16", device.BFloat16: "bf16", device.Int32: "i32", device.Bool: "bool"}
+var dtypeName = map[device.DType]string{device.Float32: "f32", device.Float16: "f16", device.BFloat16: "bf16", device.Int32: "i32", device.Bool: "bool",
+	device.Uint8: "u8", device.Int8: "i8"}
 
 // write emits the helpers: words are accessed atomically (the bindings are
 // array<atomic<u32>>); sub-word stores clear and set their bits with
-// atomic and/or, like store_raw.
+// atomic and/or, like store_raw. Uint8 loads zero-extend and Int8 loads
+// sign-extend their byte to i32; both store the i32's low byte
+// (device.StoreInt32).
 func (as accessors) write(b *strings.Builder) {
 	for _, a := range as {
 		buf := fmt.Sprintf("b%d", a.binding)
@@ -106,6 +109,10 @@ func (as accessors) write(b *strings.Builder) {
 				fmt.Fprintf(b, "bitcast<f32>(((atomicLoad(&%s[e >> 1u]) >> ((e & 1u) * 16u)) & 0xffffu) << 16u)", buf)
 			case device.Bool:
 				fmt.Fprintf(b, "((atomicLoad(&%s[e >> 2u]) >> ((e & 3u) * 8u)) & 0xffu) != 0u", buf)
+			case device.Uint8:
+				fmt.Fprintf(b, "i32((atomicLoad(&%s[e >> 2u]) >> ((e & 3u) * 8u)) & 0xffu)", buf)
+			case device.Int8: // the byte to the top, then an arithmetic shift back
+				fmt.Fprintf(b, "bitcast<i32>(atomicLoad(&%s[e >> 2u]) << (24u - (e & 3u) * 8u)) >> 24u", buf)
 			}
 			b.WriteString(";\n}\n\n")
 			continue
@@ -125,6 +132,8 @@ func (as accessors) write(b *strings.Builder) {
 			part("1u", "1u", "f32_to_bf16(v)")
 		case device.Bool:
 			part("2u", "3u", "select(0u, 1u, v)")
+		case device.Uint8, device.Int8:
+			part("2u", "3u", "(bitcast<u32>(v) & 0xffu)")
 		}
 		b.WriteString("}\n\n")
 	}

@@ -21,6 +21,8 @@ const DT_F16: u32 = 2u;
 const DT_BF16: u32 = 3u;
 const DT_I32: u32 = 4u;
 const DT_BOOL: u32 = 5u;
+const DT_U8: u32 = 8u;
+const DT_I8: u32 = 9u;
 
 // A view descriptor is 3+rank words: binding, flags, element offset, then one
 // stride per dimension (i32 bits). Flags hold the dtype in bits 0-7 and
@@ -114,13 +116,14 @@ fn f32_to_bf16(f: f32) -> u32 {
 }
 
 // load_raw returns the stored bits of element e of a dtype-dt array in
-// binding b (8- and 16-bit elements in the low bits).
+// binding b (8- and 16-bit elements in the low bits; the kernels that use it
+// move bits, never compute with them).
 fn load_raw(b: u32, dt: u32, e: u32) -> u32 {
     switch dt {
-        case 2u, 3u: {
+        case 2u, 3u: { // DT_F16, DT_BF16 (wgpu 0.17's naga takes literal selectors only)
             return (ld(b, e >> 1u) >> ((e & 1u) * 16u)) & 0xffffu;
         }
-        case 5u: {
+        case 5u, 8u, 9u: { // DT_BOOL, DT_U8, DT_I8
             return (ld(b, e >> 2u) >> ((e & 3u) * 8u)) & 0xffu;
         }
         default: {
@@ -133,10 +136,10 @@ fn load_raw(b: u32, dt: u32, e: u32) -> u32 {
 // with atomic and/or on their word, so neighbours never race.
 fn store_raw(b: u32, dt: u32, e: u32, v: u32) {
     switch dt {
-        case 2u, 3u: {
+        case 2u, 3u: { // DT_F16, DT_BF16
             st_part(b, e >> 1u, (e & 1u) * 16u, 0xffffu, v);
         }
-        case 5u: {
+        case 5u, 8u, 9u: { // DT_BOOL, DT_U8, DT_I8
             st_part(b, e >> 2u, (e & 3u) * 8u, 0xffu, v);
         }
         default: {

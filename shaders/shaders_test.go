@@ -61,7 +61,7 @@ func TestOpsFileMatchesOpTable(t *testing.T) {
 func TestDTypeCodesMatchDevice(t *testing.T) {
 	codes := wgslConsts(t, Source(CommonFile), "DT_")
 	want := map[string]device.DType{"DT_F32": device.Float32, "DT_F16": device.Float16, "DT_BF16": device.BFloat16,
-		"DT_I32": device.Int32, "DT_BOOL": device.Bool}
+		"DT_I32": device.Int32, "DT_BOOL": device.Bool, "DT_U8": device.Uint8, "DT_I8": device.Int8}
 	require.Len(t, codes, len(want))
 	for name, dt := range want {
 		assert.Equal(t, int(dt), codes[name], name)

@@ -27,6 +27,8 @@ func Encode(dt device.DType, vals []float64) []byte {
 			if v != 0 {
 				b[i] = 1
 			}
+		case device.Uint8, device.Int8: // the low byte of an Int32 value
+			b[i] = byte(device.StoreInt32(int32(v), dt))
 		}
 	}
 	return b
@@ -50,6 +52,10 @@ func Decode(dt device.DType, b []byte) []float64 {
 			if b[i] != 0 {
 				out[i] = 1
 			}
+		case device.Uint8:
+			out[i] = float64(b[i])
+		case device.Int8:
+			out[i] = float64(int8(b[i]))
 		}
 	}
 	return out

@@ -187,6 +187,45 @@ func testElementwiseDTypes(t *testing.T, d device.Device) {
 	}
 }
 
+// testElementwiseBytes runs programs over Uint8 and Int8 views (loaded as
+// Int32, zero- and sign-extended) in every layout, with outputs of both
+// types at odd offsets, so that neighbouring invocations store into the
+// same word: wrapping arithmetic, stores of out-of-range Int32 values (the
+// low byte) and float casts with NaN, infinities and values past the int32
+// range (saturating at int32, then the low byte).
+func testElementwiseBytes(t *testing.T, d device.Device) {
+	r := NewRand(t)
+	f32, i32, bl, u8, i8 := device.Float32, device.Int32, device.Bool, device.Uint8, device.Int8
+	wide := WithSpecials(func(r *rand.Rand) float64 {
+		return r.NormFloat64() * []float64{1, 200, 1e5, 3e9}[r.IntN(4)]
+	})
+	anyInt := func(r *rand.Rand) float64 { return float64(int32(r.Uint32())) }
+	for _, shape := range [][]int{{3, 5, 7}, {1}, {2, 1, 9}, {5, 4, 3, 2, 3}} {
+		for _, l := range Layouts {
+			ub := Make(t, d, r, u8, shape, l, Normal(u8))
+			sb := Make(t, d, r, i8, shape, (l+1)%5, Normal(i8))
+			fv := Make(t, d, r, f32, shape, (l+2)%5, wide)
+			iv := Make(t, d, r, i32, shape, (l+3)%5, anyInt)
+			var b device.Builder
+			u, s, f, i := b.Input(0, u8), b.Input(1, i8), b.Input(2, f32), b.Input(3, i32)
+			sum := b.Binary(device.OpAdd, u, s)
+			b.Output(sum)
+			b.Output(sum)
+			b.Output(sum)
+			b.Output(b.Binary(device.OpMul, u, s))
+			b.Output(b.Cast(f, u8))
+			b.Output(b.Cast(f, i8))
+			b.Output(i)
+			b.Output(i)
+			b.Output(b.Binary(device.OpLt, u, s))
+			b.Output(b.Cast(s, f32))
+			b.Output(b.Binary(device.OpDiv, s, b.Const(-3, i32)))
+			outs := []device.DType{u8, i8, i32, u8, u8, i8, u8, i8, bl, f32, i8}
+			RunProgram(t, d, fmt.Sprintf("bytes %v %s", shape, l), b.P, shape, []Tensor{ub, sb, fv, iv}, outs, Exact)
+		}
+	}
+}
+
 func testElementwiseLarge(t *testing.T, d device.Device) {
 	r := NewRand(t)
 	f32 := device.Float32

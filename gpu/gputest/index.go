@@ -19,7 +19,7 @@ func indexTensor(t *testing.T, d device.Device, rng *rand.Rand, shape []int, n i
 func testGather(t *testing.T, d device.Device) {
 	rng := NewRand(t)
 	src := []int{5, 7, 3}
-	for _, dt := range []device.DType{device.Float32, device.Float16, device.Int32, device.Bool} {
+	for _, dt := range []device.DType{device.Float32, device.Float16, device.Int32, device.Bool, device.Uint8, device.Int8} {
 		for axis := range src {
 			is := slices.Clone(src)
 			is[axis] = 4
@@ -98,7 +98,7 @@ func testIndexErrors(t *testing.T, d device.Device) {
 
 func testCopy(t *testing.T, d device.Device) {
 	rng := NewRand(t)
-	for _, dt := range []device.DType{device.Float32, device.Float16, device.BFloat16, device.Int32, device.Bool} {
+	for _, dt := range []device.DType{device.Float32, device.Float16, device.BFloat16, device.Int32, device.Bool, device.Uint8, device.Int8} {
 		for _, l := range Layouts {
 			shape := []int{5, 3, 7}
 			src := Make(t, d, rng, dt, shape, l, WithSpecials(Normal(dt)))

@@ -152,6 +152,20 @@ func testReduce(t *testing.T, d device.Device) {
 		reduceCase{op: device.ReduceSum, out: []int{6}, red: []int{33, 17}, in: []Tensor{x, y}, prologue: p.P,
 			epilogue: e.P, outTypes: []device.DType{f16}, tolerance: Tol{Abs: 1e-3, Rel: 1e-3}}.run(t, d, "mean of x*y to f16")
 	}
+	for _, dt := range []device.DType{device.Uint8, device.Int8} { // byte inputs, a byte result
+		full := []int{5, 37}
+		x := Make(t, d, rng, dt, full, Reversed, Normal(dt))
+		var p device.Builder
+		p.Output(p.Cast(p.Input(0, dt), f32))
+		var e device.Builder
+		v := e.Cast(e.Input(0, f32), dt)
+		e.Output(v)
+		e.Output(v)
+		for _, op := range []device.ReduceOp{device.ReduceSum, device.ReduceMax, device.ReduceMin} {
+			reduceCase{op: op, out: []int{5}, red: []int{37}, in: []Tensor{x}, prologue: p.P,
+				epilogue: e.P, outTypes: []device.DType{dt, i32}}.run(t, d, fmt.Sprintf("%s of %s", op, dt))
+		}
+	}
 	for _, op := range []device.ReduceOp{device.ReduceSum, device.ReduceProd} { // empty reductions
 		x := Make(t, d, rng, f32, []int{4, 0}, Contiguous, Normal(f32))
 		reduceCase{op: op, out: []int{4}, red: []int{0}, in: []Tensor{x}, prologue: device.Identity(f32),

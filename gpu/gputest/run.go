@@ -14,6 +14,7 @@ var kernelTests = []struct {
 }{
 	{"ElementwiseOps", testElementwiseOps},
 	{"ElementwiseDTypes", testElementwiseDTypes},
+	{"ElementwiseBytes", testElementwiseBytes},
 	{"ElementwiseLarge", testElementwiseLarge},
 	{"Reduce", testReduce},
 	{"MatMul", testMatMul},

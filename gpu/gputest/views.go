@@ -39,7 +39,8 @@ type Tensor struct {
 // Gen makes random values for a dtype.
 type Gen func(r *rand.Rand) float64
 
-// Normal draws from N(0, 1) (floats) or [-50, 50] (int32), 0/1 for bool.
+// Normal draws from N(0, 1) (floats) or [-50, 50] (int32), 0/1 for bool,
+// any byte for uint8 and int8.
 func Normal(dt device.DType) Gen {
 	return func(r *rand.Rand) float64 {
 		switch dt {
@@ -47,6 +48,10 @@ func Normal(dt device.DType) Gen {
 			return float64(r.IntN(101) - 50)
 		case device.Bool:
 			return float64(r.IntN(2))
+		case device.Uint8:
+			return float64(r.IntN(256))
+		case device.Int8:
+			return float64(r.IntN(256) - 128)
 		}
 		return r.NormFloat64()
 	}

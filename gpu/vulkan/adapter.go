@@ -17,6 +17,7 @@ import (
 
 	vk "github.com/vulkan-go/vulkan"
 
+	"github.com/shaderflow/shaderflow/gpu"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
@@ -178,6 +179,7 @@ func describe(in *instance, pd vk.PhysicalDevice) *adapter {
 			MaxWorkgroupSize:    int(lim.MaxComputeWorkGroupInvocations),
 			SharedMemoryBytes:   int(lim.MaxComputeSharedMemorySize),
 		},
+		DTypes: gpu.DTypes,
 		Features: device.Features{
 			Float16:    a.float16,
 			Subgroups:  ext.subgroup_stages&C.SF_VK_SHADER_STAGE_COMPUTE_BIT != 0 && ext.subgroup_ops&C.SF_VK_SUBGROUP_FEATURE_BASIC_BIT != 0,

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/rajveermalviya/go-webgpu/wgpu"
+	"github.com/shaderflow/shaderflow/gpu"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
@@ -97,6 +98,7 @@ func adapterInfo(a *wgpu.Adapter) device.Info {
 		Name:    p.Name,
 		Driver:  fmt.Sprintf("%s (wgpu-native 0.17, %s)", p.DriverDescription, p.BackendType),
 		Kind:    adapterKind(p.AdapterType),
+		DTypes:  gpu.DTypes,
 		Limits: device.Limits{
 			MaxAllocBytes:       saturatingInt64(l.MaxBufferSize),
 			MaxBindingBytes:     saturatingInt64(uint64(l.MaxStorageBufferBindingSize)),

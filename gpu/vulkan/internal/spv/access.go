@@ -94,12 +94,26 @@ func (g *hookGen) load(v gpu.HookView) (uint32, error) {
 			return 0, err
 		}
 		return g.val(opINotEqual, g.boolT(), x, g.cu(0)), nil
+	case device.Uint8: // zero-extended
+		x, err := part(2, 0xff)
+		if err != nil {
+			return 0, err
+		}
+		return g.val(opBitcast, g.i32(), x), nil
+	case device.Int8: // sign-extended: the byte to the top, an arithmetic shift back
+		x, err := part(2, 0xff)
+		if err != nil {
+			return 0, err
+		}
+		top := g.val(opBitcast, g.i32(), g.val(opShiftLeftLogical, u, x, g.cu(24)))
+		return g.val(opShiftRightArithmetic, g.i32(), top, g.cu(24)), nil
 	}
 	return 0, fmt.Errorf("view of dtype %s", v.DType)
 }
 
 // store writes x (of v's compute type) to view v's element at the hook's
 // position; sub-word elements clear and set their bits with atomic and/or.
+// Uint8 and Int8 keep the Int32 register's low byte (device.StoreInt32).
 func (g *hookGen) store(v gpu.HookView, x uint32) error {
 	e, err := g.elem(v)
 	if err != nil {
@@ -136,6 +150,8 @@ func (g *hookGen) store(v gpu.HookView, x uint32) error {
 		return part(1, 0xffff, h)
 	case device.Bool:
 		return part(2, 0xff, g.val(opSelect, u, x, g.cu(1), g.cu(0)))
+	case device.Uint8, device.Int8: // the low byte (device.StoreInt32)
+		return part(2, 0xff, g.val(opBitwiseAnd, u, g.val(opBitcast, u, x), g.cu(0xff)))
 	}
 	return fmt.Errorf("view of dtype %s", v.DType)
 }
