@@ -48,7 +48,7 @@ func groups() []group {
 		{"int32", int32Cases()},
 		{"bool", boolCases()},
 		{"halfprec", halfCases()},
-		{"widedtypes", wideCases()},
+		{"widedtypes", append(wideCases(), byteCases()...)},
 		{"narrow", narrowCases()},
 		{"zerostride", zeroStrideCases()},
 		{"padwindow", padWindowCases()},
