@@ -29,9 +29,11 @@
 //
 // Binding 0 is var<storage, read> params: array<u32>. Data bindings 1..n are
 // var<storage, read_write> bN: array<atomic<u32>>: every buffer is accessed
-// as 32-bit words, whatever its dtype; f16, bf16 and bool elements are packed
-// (two halves or four bytes a word, little-endian) and stored with atomic
-// and/or on their word, so neighbouring elements never race; float
+// as 32-bit words, whatever its dtype; f16, bf16, bool, uint8 and int8
+// elements are packed (two halves or four bytes a word, little-endian) and
+// stored with atomic and/or on their word, so neighbouring elements never
+// race (uint8 and int8 load as i32, zero- or sign-extended, and store the
+// i32's low byte, device.StoreInt32); float
 // scatter-add uses a compare-exchange loop. All data bindings are read_write
 // so that one buffer may appear in two bindings (WebGPU forbids mixing
 // read-only and writable uses of a buffer in one dispatch). The binding

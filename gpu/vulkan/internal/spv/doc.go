@@ -15,8 +15,8 @@
 // WGSL generator: float ops and int32 division call the functions of
 // ops.wgsl named by gpu.OpFunction (so both backends share device's scalar
 // semantics, NaN and infinity cases included), views are read and written
-// through their binding as 32-bit words (f16, bf16 and bool packed in
-// words: their words are loaded atomically and stored with atomic and/or,
+// through their binding as 32-bit words (f16, bf16, bool, uint8 and int8
+// packed in words: their words are loaded atomically and stored with atomic and/or,
 // so that neighbouring elements never race; whole-word f32 and i32
 // elements use plain loads and stores, which lavapipe vectorizes where it
 // runs atomics lane by lane), and a
