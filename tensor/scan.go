@@ -1,5 +1,7 @@
 package tensor
 
+import "math"
+
 // Inclusive scans built as a Hillis–Steele network: step k adds (or
 // multiplies) each element from position s = 2^k on with the one s before
 // it, so a dimension of n elements takes ceil(log2 n) steps of one fused
@@ -10,7 +12,8 @@ package tensor
 // Cumsum returns the running sums along axis, as torch.cumsum. Float16 and
 // BFloat16 are accumulated in Float32 and rounded once, Float64 in Float64;
 // integers and Bool give Int64 as in PyTorch, or, on a device without Int64
-// (the GPU backends), Int32 (exact, wrapping on overflow).
+// (Vulkan, WebGPU), Int32 where no running sum can pass 2^31 (counts of
+// Bool, Uint8 and Int8) and an error naming Int64 otherwise.
 func (t *Tensor) Cumsum(axis int) *Tensor {
 	return t.scan("Cumsum", axis, (*Tensor).Add)
 }
@@ -30,10 +33,12 @@ func (t *Tensor) scan(op string, axis int, combine func(a, b *Tensor) *Tensor) *
 	a := normAxis(op, axis, t.Dim())
 	x := t
 	switch dt := t.DType(); {
-	case !dt.IsFloat() && t.n.dev.Supports(Int64):
-		x = t.Cast(Int64)
-	case !dt.IsFloat():
+	case !dt.IsFloat() && !t.n.dev.Supports(Int64) && exactInInt32(op, dt, t.shape[a]):
 		x = t.Cast(Int32)
+	case !dt.IsFloat():
+		// A backend without Int64 refuses the cast with an error naming
+		// the type: a scan that could pass 2^31 is never wrapped.
+		x = t.Cast(Int64)
 	case dt != Float32 && dt != Float64:
 		x = t.Cast(Float32)
 	}
@@ -45,4 +50,19 @@ func (t *Tensor) scan(op string, axis int, combine func(a, b *Tensor) *Tensor) *
 		x = x.Cast(dt)
 	}
 	return x
+}
+
+// exactInInt32 reports whether every running result of scan op over n
+// elements of dt fits Int32 whatever the values: counts of Bool, Uint8 and
+// Int8 while n times the largest magnitude stays within 2^31-1, and
+// products of Bool.
+func exactInInt32(op string, dt DType, n int) bool {
+	bound, ok := smallIntBound[dt]
+	switch {
+	case !ok:
+		return false
+	case op == "Cumprod":
+		return dt == Bool
+	}
+	return n <= math.MaxInt32/bound
 }

@@ -146,7 +146,7 @@ func (t *Tensor) MaskedSelect(mask *Tensor) (*Tensor, error) {
 		return x, nil
 	}
 	m := mask.Expand(shape...).Reshape(n)
-	rank := m.Cast(Int32).Cumsum(0).Cast(Int32) // 1-based rank of each selected element
+	rank := m.Cumsum(0).Cast(Int32) // 1-based rank of each selected element: a count, exact on every backend
 	total, err := rank.Narrow(0, n-1, 1).Item()
 	if err != nil {
 		return nil, fmt.Errorf("tensor: MaskedSelect: %w", err)
