@@ -292,3 +292,25 @@ func TestSpliceAddsGLSLImport(t *testing.T) {
 	assert.Equal(t, 2, imports)
 	validate(t, "glsl-import", w)
 }
+
+// TestByteViewsValidate splices loads of Uint8 and Int8 views (zero- and
+// sign-extended to i32) and stores of both (the low byte), through
+// contiguous and strided views, and validates the module.
+func TestByteViewsValidate(t *testing.T) {
+	b := base(t, shaders.Elementwise)
+	for _, strided := range []bool{false, true} {
+		var pb device.Builder
+		u, s := pb.Input(0, device.Uint8), pb.Input(1, device.Int8)
+		sum := pb.Binary(device.OpAdd, u, s)
+		pb.Output(sum)
+		pb.Output(sum)
+		shape := []int{5, 7}
+		k := &device.ElementwiseKernel{Shape: shape, Inputs: views(shape, strided, device.Uint8, device.Int8), Program: pb.P,
+			Outputs: views(shape, false, device.Int8, device.Uint8)}
+		l, err := gpu.EncodeElementwise(k, target)
+		require.NoError(t, err)
+		w, err := b.Splice(l.Hooks)
+		require.NoError(t, err)
+		validate(t, "bytes", w)
+	}
+}
