@@ -68,6 +68,7 @@ func NewMultiheadAttention(dev *tensor.Device, embed, heads int, opts ...Option)
 	}
 	m.OutProj = NewLinear(dev, embed, embed, linOpts...)
 	if m.OutProj.Bias != nil { // PyTorch draws it, then zeroes it
+		m.OutProj.Bias.Release()
 		m.OutProj.Bias = newParameter("MultiheadAttention", tensor.Zeros(dev, embed))
 	}
 	return m

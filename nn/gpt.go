@@ -75,12 +75,18 @@ func NewGPT(dev *tensor.Device, cfg GPTConfig, opts ...Option) *GPT {
 			Model: d, Heads: cfg.Heads, FeedForward: 4 * d, Dropout: cfg.Dropout,
 			GELU: true, BatchFirst: true, NormFirst: true,
 		}, opts...)
-		b.SelfAttn.InProjWeight = normal(gptStd, 3*d, d)
-		b.SelfAttn.OutProj.Weight = normal(residual, d, d)
-		b.Linear1.Weight = normal(gptStd, 4*d, d)
-		b.Linear1.Bias = newParameter("GPT", tensor.Zeros(dev, 4*d))
-		b.Linear2.Weight = normal(residual, d, 4*d)
-		b.Linear2.Bias = newParameter("GPT", tensor.Zeros(dev, d))
+		// PyTorch's initialization of the layer is replaced, and its
+		// tensors released at once rather than by the garbage collector.
+		replace := func(p **tensor.Tensor, t *tensor.Tensor) {
+			(*p).Release()
+			*p = t
+		}
+		replace(&b.SelfAttn.InProjWeight, normal(gptStd, 3*d, d))
+		replace(&b.SelfAttn.OutProj.Weight, normal(residual, d, d))
+		replace(&b.Linear1.Weight, normal(gptStd, 4*d, d))
+		replace(&b.Linear1.Bias, newParameter("GPT", tensor.Zeros(dev, 4*d)))
+		replace(&b.Linear2.Weight, normal(residual, d, 4*d))
+		replace(&b.Linear2.Bias, newParameter("GPT", tensor.Zeros(dev, d)))
 		g.Blocks = append(g.Blocks, b)
 	}
 	return g

@@ -60,6 +60,40 @@ func BenchmarkGPTStep(b *testing.B) {
 	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 }
 
+// BenchmarkGPTForward times inference of the same GPT at batch 32x128: a
+// forward pass in evaluation mode without gradients, realized; tokens/s =
+// 4096 / (seconds per op).
+func BenchmarkGPTForward(b *testing.B) {
+	dev := nntest.CPU(b)
+	cfg := train.CharGPTConfig(data.KJVChars)
+	gen := tensor.NewGenerator(1)
+	m := nn.NewGPT(dev, cfg, nn.WithGenerator(gen))
+	m.Train(false)
+	const batch = 32
+	ids := gen.RandInt(dev, 0, cfg.Vocab, batch, cfg.Context)
+	if err := ids.Realize(); err != nil {
+		b.Fatal(err)
+	}
+	forward := func() {
+		err := dev.ScopeErr(func() error {
+			var err error
+			dev.NoGrad(func() { err = m.Forward(ids).Realize() })
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	forward()
+	cpu0 := cpuSeconds()
+	b.ResetTimer()
+	for range b.N {
+		forward()
+	}
+	b.ReportMetric(float64(b.N*batch*cfg.Context)/b.Elapsed().Seconds(), "tokens/s")
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+}
+
 // cpuSeconds returns the CPU time the process has used (0 where it cannot
 // be read).
 func cpuSeconds() float64 {

@@ -154,3 +154,16 @@ func TestGPTTrains(t *testing.T) {
 		require.Less(t, last, 0.5*first)
 	})
 }
+
+// TestNewGPTHoldsOnlyItsParameters checks that the weights NewGPT replaces
+// with GPT-2's initialization are released at once, not left to the
+// garbage collector: releasing the parameters returns every byte.
+func TestNewGPTHoldsOnlyItsParameters(t *testing.T) {
+	dev := nntest.CPU(t)
+	before := dev.PoolStats().BytesInUse
+	m := nn.NewGPT(dev, tinyGPT, nn.WithGenerator(tensor.NewGenerator(1)))
+	for _, p := range nn.Parameters(m) {
+		p.Release()
+	}
+	require.Equal(t, before, dev.PoolStats().BytesInUse)
+}

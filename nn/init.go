@@ -148,10 +148,14 @@ func newParameter(op string, t *tensor.Tensor) *tensor.Tensor {
 }
 
 // newState realizes t as a leaf (a parameter's value or a buffer), detached
-// from the expression that computed it.
+// from the expression that computed it. t's own claim on the value is
+// released, so releasing the leaf frees it at once instead of when the
+// garbage collector finds t.
 func newState(op string, t *tensor.Tensor) *tensor.Tensor {
 	if err := t.Realize(); err != nil {
 		usage(op, "cannot allocate state %v on %s: %v", t.Shape(), t.Device().Name(), err)
 	}
-	return t.Detach()
+	leaf := t.Detach()
+	t.Release()
+	return leaf
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/shaderflow/shaderflow/internal/torchref"
 	"github.com/shaderflow/shaderflow/tensor"
 	"github.com/shaderflow/shaderflow/tensor/bench"
 )
@@ -12,7 +13,7 @@ import (
 // reproduces it (the exported fields, sent to the script as JSON).
 type benchCase struct {
 	Name    string `json:"name"`
-	Kind    string `json:"kind"` // matmul, binary, unary, chain, sum_rows, softmax_rows, log_softmax_rows, layernorm_rows, conv2d, to_f16
+	Kind    string `json:"kind"` // matmul, binary, unary, chain, sum_rows, softmax_rows, log_softmax_rows, layernorm_rows, conv2d, to_f16, onnx_resnet18, gpt_forward, gpt_generate
 	Op      string `json:"op,omitempty"`
 	N       int    `json:"n,omitempty"` // elements of elementwise inputs
 	M       int    `json:"m,omitempty"`
@@ -23,8 +24,14 @@ type benchCase struct {
 	X       []int  `json:"x,omitempty"` // conv2d input shape
 	W       []int  `json:"w,omitempty"` // conv2d weight shape
 	Threads []int  `json:"threads"`     // PyTorch thread counts to try; the fastest is kept
+	// GPT is the model of the gpt_ kinds; Temperature and TopK are the
+	// sampling of gpt_generate.
+	GPT         *torchref.GPTSizes `json:"gpt,omitempty"`
+	Temperature float64            `json:"temperature,omitempty"`
+	TopK        int                `json:"top_k,omitempty"`
 
 	flops, bytes float64
+	tokens       float64 // tokens an iteration processes, for tokens/s (GPT cases)
 	limit        string
 	unfused      bool // run with tensor fusion off
 	// build creates the inputs on dev and returns them and the function
@@ -56,7 +63,8 @@ func cases() []benchCase {
 	cs = append(cs, logSoftmaxRowsCase(rowsN, colsN), layerNormRowsCase(rowsN, colsN))
 	cs = append(cs, convCase([]int{64, 1, 28, 28}, []int{32, 1, 3, 3}), convCase([]int{64, 32, 13, 13}, []int{64, 32, 3, 3}))
 	cs = append(cs, castCase(elems))
-	return append(cs, resnetCase(1), resnetCase(32))
+	cs = append(cs, resnetCase(1), resnetCase(32))
+	return append(cs, gptForwardCase(charGPT(), 1), gptForwardCase(charGPT(), 32), gptGenerateCase(charGPT(), gptNewTokens))
 }
 
 // matmulCase is C = A·B with A m×k and B k×n.

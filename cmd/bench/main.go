@@ -135,6 +135,7 @@ func bench1(o options, stdout, stderr io.Writer) error {
 	if peers != nil && len(peers.Results) > 0 { // what PyTorch measured, even before a failure
 		addPeers(&rep, peers)
 	}
+	addTokenRates(&rep, cs)
 	if info.Kind == device.KindCPU {
 		fmt.Fprintln(stderr, "measuring the machine's limits again...")
 		measureLimits(rep.Limits, o.quick, cpu.GemmISA())

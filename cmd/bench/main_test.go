@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shaderflow/shaderflow/nn"
 	"github.com/shaderflow/shaderflow/tensor"
 	"github.com/shaderflow/shaderflow/tensor/bench"
 	"github.com/stretchr/testify/assert"
@@ -21,8 +22,12 @@ func smallCases() []benchCase {
 		matmulCase(33, 17, 9), binaryCase("add", 5000), unaryCase("gelu", 4000), chainCase(false, 3000),
 		chainCase(true, 3000), sumRowsCase(20, 30), softmaxRowsCase(20, 30), logSoftmaxRowsCase(20, 30), layerNormRowsCase(20, 30),
 		convCase([]int{2, 3, 9, 8}, []int{4, 3, 3, 3}), castCase(1000),
+		gptForwardCase(tinyGPT, 2), gptGenerateCase(tinyGPT, 3),
 	}
 }
+
+// tinyGPT is a GPT the tests can afford.
+var tinyGPT = nn.GPTConfig{Vocab: 11, Context: 8, Layers: 1, Heads: 2, Model: 16}
 
 // quickSettings measure two iterations after one warm-up.
 var quickSettings = settings{Warmup: 1, Iterations: 2}
@@ -192,4 +197,26 @@ func TestLocalLimitNotes(t *testing.T) {
 	assert.Contains(t, localLimit(lim, matmulCase(2, 2, 2), res), "FMA peak right after: ")
 	assert.Equal(t, 1e9, lim[limitDRAM])
 	assert.Positive(t, lim[limitFMA], "raised from nothing")
+}
+
+func TestGPTCases(t *testing.T) {
+	c := gptForwardCase(charGPT(), 32)
+	assert.Equal(t, 32.0*128, c.tokens)
+	// Per token: 4 blocks of 24·128² + 4·128·128 multiply-add pairs, and the
+	// head's 2·128·73.
+	assert.InDelta(t, 4096*(4*(24*128*128+4*128*128)+2*128*73), c.flops, 1)
+	g := gptGenerateCase(tinyGPT, 10) // windows of 1..8 tokens, then 8, 8
+	want := 0.0
+	for _, n := range []int{1, 2, 3, 4, 5, 6, 7, 8, 8, 8} {
+		want += gptForwardFlops(tinyGPT, 1, n)
+	}
+	assert.InDelta(t, want, g.flops, 1e-6)
+	assert.Equal(t, 10.0, g.tokens)
+	assert.Equal(t, 0.8, g.Temperature, "the demo's sampling")
+
+	rep := bench.Report{Results: []bench.Result{{Name: c.Name, Median: 100 * time.Millisecond}, {Name: "add 10M", Median: time.Millisecond}}}
+	rep.Peers = map[string]bench.Result{c.Name: {Name: c.Name, Median: 200 * time.Millisecond}}
+	addTokenRates(&rep, []benchCase{c, binaryCase("add", 10)})
+	assert.Equal(t, "40960 tokens/s, PyTorch 20480 tokens/s", rep.Results[0].Note)
+	assert.Empty(t, rep.Results[1].Note, "no tokens, no rate")
 }

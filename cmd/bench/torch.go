@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shaderflow/shaderflow/internal/torchref"
 	"github.com/shaderflow/shaderflow/tensor/bench"
 )
 
@@ -82,6 +83,9 @@ func (t *torchSession) start(cs []benchCase, s settings) error {
 		return err
 	}
 	if err := os.WriteFile(script, []byte(torchScript), 0o600); err != nil {
+		return err
+	}
+	if err := torchref.WriteGPT(t.dir); err != nil { // the GPT cases' model, imported by the script
 		return err
 	}
 	if err := os.WriteFile(spec, js, 0o600); err != nil {

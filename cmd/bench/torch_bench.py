@@ -10,6 +10,11 @@
 # each call) and "out" (a preallocated result through out= or in place). The
 # small matrix product is timed with 1 and 2 threads and the faster is kept.
 # Warm-up iterations are excluded; medians are taken by the Go side.
+#
+# The GPT cases build shaderflow_gpt.GPT (the PyTorch twin of nn.GPT, which
+# the Go side writes beside this script) and time its forward pass in eval
+# mode and generation as train.Generate does it; see keep_freed_memory for
+# the allocator setting they run under.
 
 import json
 import sys
@@ -100,7 +105,56 @@ def variants(c):
         model = torchvision.models.resnet18().eval()
         x = torch.randn(n, 3, 224, 224)
         return {"alloc": lambda: model(x)}
+    if kind == "gpt_forward":
+        model = gpt(c)
+        x = torch.randint(0, c["gpt"]["vocab"], (n, c["gpt"]["context"]))
+        return {"alloc": lambda: model(x)}
+    if kind == "gpt_generate":
+        model = gpt(c)
+        return {"alloc": lambda: generate(model, c["gpt"]["context"], n, c["temperature"], c["top_k"])}
     raise ValueError("unknown benchmark kind " + kind)
+
+
+def keep_freed_memory():
+    """Raises glibc's mmap and trim thresholds (mallopt) so that freed
+    activations stay in the heap for the next call, as Shaderflow's pool
+    keeps them. With glibc's defaults PyTorch maps and unmaps every large
+    activation: the GPT's forward at batch 32 took 20 000 page faults and
+    0.3-0.9 s instead of 0.09 s on 1 thread (2026-11-26). It lasts for the
+    rest of the process; the GPT cases come last."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return  # not glibc: its own allocator's behaviour stands
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    libc.mallopt(m_mmap_threshold, 1 << 30)
+    libc.mallopt(m_trim_threshold, 1 << 30)
+
+
+def gpt(c):
+    """The GPT of a gpt_ case (shaderflow_gpt, written beside this script),
+    in eval mode, with keep_freed_memory in force."""
+    from shaderflow_gpt import GPT
+
+    keep_freed_memory()
+    torch.manual_seed(0)
+    return GPT(c["gpt"]).eval()
+
+
+def generate(model, context, n, temperature, top_k):
+    """n tokens after a one-token prompt, as train.Generate draws them: each
+    from the last position's logits of a forward pass over the last `context`
+    tokens (no cache of keys and values), divided by the temperature and
+    restricted to the top_k largest."""
+    ids = [0]
+    for _ in range(n):
+        x = torch.tensor([ids[-context:]])
+        logits = model(x)[0, -1] / temperature
+        vals, idx = torch.topk(logits, min(top_k, logits.shape[0]))
+        ids.append(int(idx[torch.multinomial(torch.softmax(vals, 0), 1)]))
+    return ids[1:]
 
 
 def main():

@@ -37,9 +37,6 @@ const (
 	gptDefaultStep = 500
 )
 
-// gptSampling is how the demo's sample is drawn.
-var gptSampling = train.SampleOptions{Temperature: 0.8, TopK: 20}
-
 // gptContext is the model's context: the length of every window.
 var gptContext = train.CharGPTConfig(1).Context
 
@@ -263,7 +260,8 @@ func validationLoss(dev *tensor.Device, model *nn.GPT, d *gptData) (float64, err
 }
 
 // generate continues prompt by n characters, each drawn by train.Generate
-// (temperature 0.8, top-k 20) in evaluation mode.
+// under train.CharGPTSampling (temperature 0.8, top-k 20) in evaluation
+// mode.
 func generate(dev *tensor.Device, model *nn.GPT, vocab *data.CharVocab, prompt string, n int, seed uint64) (string, error) {
 	ids, err := vocab.Encode(prompt)
 	if err != nil {
@@ -271,7 +269,7 @@ func generate(dev *tensor.Device, model *nn.GPT, vocab *data.CharVocab, prompt s
 	}
 	model.Train(false)
 	defer model.Train(true)
-	out, err := train.Generate(dev, model, ids, n, gptSampling, rand.New(rand.NewPCG(seed, 3)))
+	out, err := train.Generate(dev, model, ids, n, train.CharGPTSampling(), rand.New(rand.NewPCG(seed, 3)))
 	if err != nil {
 		return "", err
 	}

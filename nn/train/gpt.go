@@ -16,6 +16,10 @@ func CharGPTConfig(vocab int) nn.GPTConfig {
 	return nn.GPTConfig{Vocab: vocab, Context: 128, Layers: 4, Heads: 4, Model: 128}
 }
 
+// CharGPTSampling returns how cmd/demo draws its sample of the character
+// GPT and cmd/bench its generation: temperature 0.8, top-k 20.
+func CharGPTSampling() SampleOptions { return SampleOptions{Temperature: 0.8, TopK: 20} }
+
 // Generate continues the token ids prompt (at least one) by n tokens and
 // returns the n new ones. Each is drawn by Sample under o from the logits of
 // the last position of a forward pass over the last Context tokens: the
