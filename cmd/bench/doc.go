@@ -19,7 +19,12 @@
 // ResNet-18 at batch 1 and 32 (224×224), exported to ONNX by PyTorch at the
 // start of the run and run through onnx.Load and Model.Run, beside PyTorch
 // running the same architecture (left out, saying why, without python3,
-// torch, torchvision and onnx).
+// torch, torchvision and onnx); and inference of cmd/demo's character GPT
+// (train.CharGPTConfig over the King James Bible's 73 characters, random
+// weights): a forward pass without gradients over full 128-token contexts at
+// batch 1 and 32, and the generation of 128 tokens as train.Generate draws
+// them (no cache of keys and values: each token re-runs the window), beside
+// PyTorch's twin of the model (internal/torchref), with tokens/s for both.
 //
 // Each result shows its median, GB/s or GFLOP/s, the fraction of the
 // machine's limit it reaches and, with PyTorch, PyTorch's median for the same
@@ -36,8 +41,11 @@
 //
 // PyTorch runs from an embedded script written to a temporary file, with
 // OPENBLAS_CORETYPE unset, two threads for every operation except the
-// small matrix product (timed on one and two threads, the faster kept),
-// warm-up excluded, medians compared. The script stays running and times
+// small matrix product, ResNet-18 and the GPT (timed on one and two threads,
+// the faster kept), warm-up excluded, medians compared. For the GPT the
+// script keeps freed memory in glibc's heap (mallopt), as Shaderflow's pool
+// does; with glibc's defaults PyTorch's forward pass spent most of its time
+// in page faults. The script stays running and times
 // each benchmark right after the Go side has, so both see about the same
 // machine load. Each result's note also gives the ceiling measured right
 // after it (STREAM or FMA peak, over a short interval) and the fraction of
