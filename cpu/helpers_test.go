@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -72,6 +73,10 @@ func encode(dt device.DType, vals []float64) []byte {
 			if v != 0 {
 				out[i] = 1
 			}
+		case device.Float64:
+			binary.LittleEndian.PutUint64(out[8*i:], math.Float64bits(v))
+		case device.Int64:
+			binary.LittleEndian.PutUint64(out[8*i:], uint64(int64(v)))
 		}
 	}
 	return out
@@ -94,6 +99,10 @@ func download(t testing.TB, d *Device, b device.Buffer, dt device.DType, n int) 
 			out[i] = float64(device.BFloat16ToFloat32(getU16(raw[2*i:])))
 		case device.Bool:
 			out[i] = float64(raw[i])
+		case device.Float64:
+			out[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+		case device.Int64:
+			out[i] = float64(int64(binary.LittleEndian.Uint64(raw[8*i:])))
 		}
 	}
 	return out
@@ -175,7 +184,7 @@ func strided(t testing.TB, d *Device, r *rand.Rand, dt device.DType, shape, perm
 	vals := randVals(r, n)
 	for i := range vals {
 		vals[i] = round(dt, vals[i])
-		if dt == device.Int32 {
+		if dt == device.Int32 || dt == device.Int64 {
 			vals[i] = math.Floor(vals[i] * 10)
 		}
 		if dt == device.Bool {

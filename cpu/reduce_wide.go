@@ -41,21 +41,27 @@ func (d *Device) reduceWide(k *device.ReduceKernel) error {
 			}
 			return
 		}
-		regs := make([]wideVal, len(k.Prologue.Code))
-		w := newWalker(space, ins)
-		w.start(lo * r)
+		f := newWideFrame(steps, len(k.Prologue.Code), space, ins)
+		f.w.start(lo * r)
 		for out := lo; out < hi; out++ {
 			var st wideAcc
 			if k.Op == device.ReduceProd {
 				st.v = wideVal{f: 1, i: 1}
 			}
-			for j := 0; j < r; j++ {
-				pos := out*r + j
-				for _, s := range steps {
-					s(regs, pos, w.offs)
+			for j := 0; j < r; j += wideChunk {
+				c := min(wideChunk, r-j)
+				f.eval(out*r+j, c)
+				col := f.regs[reg][:c]
+				if k.Op == device.ReduceSum {
+					for _, x := range col {
+						st.v.f += x.f
+						st.v.i += x.i
+					}
+					continue
 				}
-				st.add(k.Op, isF, regs[reg], j)
-				w.next()
+				for t, x := range col {
+					st.add(k.Op, isF, x, j+t)
+				}
 			}
 			v := st.v
 			switch {

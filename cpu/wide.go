@@ -76,26 +76,23 @@ func (d *Device) elementwiseWide(k *device.ElementwiseKernel) error {
 }
 
 // runWide evaluates p at every position of shape, loading ins and storing
-// its outputs to the contiguous outs.
+// its outputs to the contiguous outs, a chunk of positions at a time.
 func (d *Device) runWide(shape []int, p device.Program, ins, outs []wideView) error {
 	n := device.NumElements(shape)
 	steps := compileWide(p.Code, ins)
 	body := func(lo, hi int) {
-		regs := make([]wideVal, len(p.Code))
-		w := newWalker(shape, ins)
-		w.start(lo)
-		for pos := lo; pos < hi; pos++ {
-			for _, s := range steps {
-				s(regs, pos, w.offs)
-			}
+		f := newWideFrame(steps, len(p.Code), shape, ins)
+		f.w.start(lo)
+		for pos := lo; pos < hi; pos += wideChunk {
+			c := min(wideChunk, hi-pos)
+			f.eval(pos, c)
 			for j, r := range p.Outputs {
 				o := &outs[j]
-				storeElem(o.data, o.v.DType, o.v.Offset+pos, regs[r])
+				storeCol(o.data, o.v.DType, o.v.Offset+pos, f.regs[r][:c])
 			}
-			w.next()
 		}
 	}
-	cost := len(p.Code) * 8
+	cost := len(p.Code) * 4
 	if d.serial(n, cost) {
 		return safely(func() { body(0, n) })
 	}
@@ -131,6 +128,36 @@ func (w *walker) start(p int) {
 	}
 }
 
+// run returns how many of the next m ≥ 1 positions, from the current one
+// on, lie along the innermost dimension without a carry.
+func (w *walker) run(m int) int {
+	if len(w.shape) == 0 {
+		return 1
+	}
+	last := len(w.shape) - 1
+	return max(min(m, w.shape[last]-w.idx[last]), 1)
+}
+
+// innerStride is input j's stride along the innermost dimension.
+func (w *walker) innerStride(j int) int {
+	if len(w.shape) == 0 {
+		return 0
+	}
+	return w.ins[j].v.Strides[len(w.shape)-1]
+}
+
+// skip moves r positions on, r being at most what run returned.
+func (w *walker) skip(r int) {
+	if r > 1 {
+		last := len(w.shape) - 1
+		w.idx[last] += r - 1
+		for j := range w.ins {
+			w.offs[j] += (r - 1) * w.ins[j].v.Strides[last]
+		}
+	}
+	w.next()
+}
+
 // next moves to the following position.
 func (w *walker) next() {
 	for d := len(w.shape) - 1; d >= 0; d-- {
@@ -146,107 +173,6 @@ func (w *walker) next() {
 		}
 		w.idx[d] = 0
 	}
-}
-
-// wideStep computes one register at position pos, the inputs' element
-// offsets being offs.
-type wideStep func(regs []wideVal, pos int, offs []int)
-
-// compileWide turns code into one step per instruction, each op's
-// definition looked up once.
-func compileWide(code []device.Instr, ins []wideView) []wideStep {
-	steps := make([]wideStep, len(code))
-	for i := range code {
-		in := code[i]
-		a := in.Args
-		var s wideStep
-		switch op := in.Op; {
-		case op == device.OpInput:
-			src := ins[in.Index]
-			j := in.Index
-			s = func(r []wideVal, _ int, offs []int) { r[i] = loadElem(src.data, src.v.DType, offs[j]) }
-		case op == device.OpConst:
-			c := constWide(in.Imm, in.Type)
-			s = func(r []wideVal, _ int, _ []int) { r[i] = c }
-		case op == device.OpIndex:
-			s = func(r []wideVal, pos int, _ []int) { r[i] = wideVal{i: int64(int32(pos))} }
-		case op == device.OpRandUniform:
-			key := device.StreamKey(in.Seed)
-			s = func(r []wideVal, pos int, _ []int) { r[i] = wideVal{f: float64(device.Uniform(key, uint32(pos)))} }
-		case op == device.OpRandNormal:
-			key := device.StreamKey(in.Seed)
-			s = func(r []wideVal, pos int, _ []int) { r[i] = wideVal{f: float64(device.Normal(key, uint32(pos)))} }
-		case op == device.OpIsNaN:
-			s = func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: b2i(r[a[0]].f != r[a[0]].f)} }
-		case op == device.OpNot:
-			s = func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: r[a[0]].i ^ 1} }
-		case op == device.OpCast:
-			from, to := code[a[0]].Type, in.Type
-			s = func(r []wideVal, _ int, _ []int) { r[i] = castWide(r[a[0]], from, to) }
-		case op.IsComparison():
-			t := code[a[0]].Type
-			s = func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: b2i(compareWide(op, t, r[a[0]], r[a[1]]))} }
-		case op == device.OpAnd:
-			s = func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: r[a[0]].i & r[a[1]].i} }
-		case op == device.OpOr:
-			s = func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: r[a[0]].i | r[a[1]].i} }
-		case op == device.OpWhere:
-			s = func(r []wideVal, _ int, _ []int) {
-				if r[a[0]].i != 0 {
-					r[i] = r[a[1]]
-				} else {
-					r[i] = r[a[2]]
-				}
-			}
-		case op == device.OpFma:
-			narrow := in.Type == device.Float32
-			s = func(r []wideVal, _ int, _ []int) {
-				v := math.FMA(r[a[0]].f, r[a[1]].f, r[a[2]].f)
-				if narrow {
-					v = float64(float32(v))
-				}
-				r[i] = wideVal{f: v}
-			}
-		case op.Arity() == 1:
-			s = unaryStep(i, op, in.Type, a[0])
-		default:
-			s = binaryStep(i, op, in.Type, a[0], a[1])
-		}
-		steps[i] = s
-	}
-	return steps
-}
-
-// unaryStep is the step of a one-argument arithmetic op on type t.
-func unaryStep(i int, op device.Op, t device.DType, x device.Reg) wideStep {
-	switch t {
-	case device.Float32:
-		f := op.Info().Float
-		return func(r []wideVal, _ int, _ []int) { r[i] = wideVal{f: float64(f(float32(r[x].f)))} }
-	case device.Float64:
-		f := device.UnaryF64Func(op)
-		return func(r []wideVal, _ int, _ []int) { r[i] = wideVal{f: f(r[x].f)} }
-	case device.Int32:
-		f := op.Info().Int
-		return func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: int64(f(int32(r[x].i)))} }
-	}
-	return func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: device.UnaryI64(op, r[x].i)} }
-}
-
-// binaryStep is the step of a two-argument arithmetic op on type t.
-func binaryStep(i int, op device.Op, t device.DType, x, y device.Reg) wideStep {
-	switch t {
-	case device.Float32:
-		f := op.Info().Float2
-		return func(r []wideVal, _ int, _ []int) { r[i] = wideVal{f: float64(f(float32(r[x].f), float32(r[y].f)))} }
-	case device.Float64:
-		f := device.BinaryF64Func(op)
-		return func(r []wideVal, _ int, _ []int) { r[i] = wideVal{f: f(r[x].f, r[y].f)} }
-	case device.Int32:
-		f := op.Info().Int2
-		return func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: int64(f(int32(r[x].i), int32(r[y].i)))} }
-	}
-	return func(r []wideVal, _ int, _ []int) { r[i] = wideVal{i: device.BinaryI64(op, r[x].i, r[y].i)} }
 }
 
 func b2i(b bool) int64 {
@@ -357,5 +283,76 @@ func storeElem(data []byte, dt device.DType, e int, x wideVal) {
 		le.PutUint64(data[8*e:], uint64(x.i))
 	default: // Bool, Uint8, Int8
 		data[e] = uint8(x.i)
+	}
+}
+
+// loadCol reads the elements of data at offs, of storage type dt, as their
+// compute type, the type switch made once a column.
+func loadCol(dst []wideVal, data []byte, dt device.DType, offs []int) {
+	switch dt {
+	case device.Float32:
+		src := asF32(data)
+		for k, e := range offs {
+			dst[k] = wideVal{f: float64(src[e])}
+		}
+	case device.Float64:
+		src := asU64(data)
+		for k, e := range offs {
+			dst[k] = wideVal{f: math.Float64frombits(src[e])}
+		}
+	case device.Int32:
+		src := asI32(data)
+		for k, e := range offs {
+			dst[k] = wideVal{i: int64(src[e])}
+		}
+	case device.Int64:
+		src := asU64(data)
+		for k, e := range offs {
+			dst[k] = wideVal{i: int64(src[e])}
+		}
+	case device.Uint8:
+		for k, e := range offs {
+			dst[k] = wideVal{i: int64(data[e])}
+		}
+	default:
+		for k, e := range offs {
+			dst[k] = loadElem(data, dt, e)
+		}
+	}
+}
+
+// storeCol writes src to the contiguous elements from e on of data, of
+// storage type dt, as storeElem does.
+func storeCol(data []byte, dt device.DType, e int, src []wideVal) {
+	switch dt {
+	case device.Float32:
+		dst := asF32(data)[e : e+len(src)]
+		for k, x := range src {
+			dst[k] = float32(x.f)
+		}
+	case device.Float64:
+		dst := asU64(data)[e : e+len(src)]
+		for k, x := range src {
+			dst[k] = math.Float64bits(x.f)
+		}
+	case device.Int32:
+		dst := asI32(data)[e : e+len(src)]
+		for k, x := range src {
+			dst[k] = int32(x.i)
+		}
+	case device.Int64:
+		dst := asU64(data)[e : e+len(src)]
+		for k, x := range src {
+			dst[k] = uint64(x.i)
+		}
+	case device.Bool, device.Uint8, device.Int8:
+		dst := data[e : e+len(src)]
+		for k, x := range src {
+			dst[k] = uint8(x.i)
+		}
+	default:
+		for k, x := range src {
+			storeElem(data, dt, e+k, x)
+		}
 	}
 }
