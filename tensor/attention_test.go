@@ -194,7 +194,7 @@ func TestScaledDotProductAttentionFullyMaskedRowIsNaN(t *testing.T) {
 	}
 }
 
-func TestScaledDotProductAttentionCausalMaskIsNotStored(t *testing.T) {
+func TestScaledDotProductAttentionStoresNoInfMask(t *testing.T) {
 	dev := openCPU(t)
 	q := tensor.Randn(dev, 2, 64, 8)
 	k := tensor.Randn(dev, 2, 64, 8)
@@ -204,16 +204,50 @@ func TestScaledDotProductAttentionCausalMaskIsNotStored(t *testing.T) {
 	defer dev.SetFusionReport(false)
 	out := tensor.ScaledDotProductAttention(q, k, v, tensor.AttentionOptions{Causal: true})
 	require.NoError(t, out.Realize())
-	// Two index vectors, q@kᵀ, the row maximum, the row sum, the normalized
-	// weights and the product with v: the comparison building the triangle
-	// runs inside the kernels that apply it, never as a kernel of its own.
+	// Two index vectors, the [L, S] Bool triangle they compare to, q@kᵀ
+	// masked in its epilogue, the row maximum, the row sum, the normalized
+	// weights and the product with v: the triangle is stored as Bool (no
+	// -Inf mask, nothing per batch or head) and applied where the scores
+	// are computed.
 	report := dev.FusionReport()
-	require.LessOrEqual(t, len(report), 7)
+	require.LessOrEqual(t, len(report), 8)
+	triangles := 0
 	for _, kr := range report {
+		if slices.Contains(kr.Ops, "ge") {
+			triangles++
+			require.Equal(t, "elementwise", kr.Kind, "the triangle alone: %v", kr)
+			require.NotContains(t, kr.Ops, "where", "the triangle alone: %v", kr)
+			require.NotContains(t, kr.Ops, "matmul", "the triangle alone: %v", kr)
+		}
+		if slices.Contains(kr.Ops, "where") {
+			require.Equal(t, "matmul", kr.Kind, "masked in the product's epilogue: %v", kr)
+		}
+	}
+	require.Equal(t, 1, triangles)
+}
+
+// TestLongCausalTriangleIsNotStored checks that a triangle of more than
+// 2^22 elements is computed inside the kernel that applies it, so memory
+// stays bounded for long sequences.
+func TestLongCausalTriangleIsNotStored(t *testing.T) {
+	dev := openCPU(t)
+	const n = 2049 // 2049² > 2^22
+	q := tensor.Randn(dev, 1, n, 2)
+	k := tensor.Randn(dev, 1, n, 2)
+	require.NoError(t, tensor.Realize(q, k))
+	dev.SetFusionReport(true)
+	defer dev.SetFusionReport(false)
+	w := tensor.AttentionWeights(q, k, tensor.AttentionOptions{Causal: true})
+	require.NoError(t, w.Realize())
+	for _, kr := range dev.FusionReport() {
 		if slices.Contains(kr.Ops, "ge") {
 			require.Contains(t, kr.Ops, "where", "%v", kr)
 		}
 	}
+	row, err := w.Select(1, 1).Float32s()
+	require.NoError(t, err)
+	require.Zero(t, row[2], "query 1 does not attend key 2")
+	require.Positive(t, row[1])
 }
 
 func TestScaledDotProductAttentionMisuse(t *testing.T) {
