@@ -16,6 +16,21 @@ func (c *call) float(i int) (*tensor.Tensor, error) {
 	return c.t(i), nil
 }
 
+// twoFloats checks that the node has at least two inputs and returns the
+// first two, both of a floating-point type (a product's operands).
+func (c *call) twoFloats() (a, b *tensor.Tensor, err error) {
+	if err := c.need(2); err != nil {
+		return nil, nil, err
+	}
+	if a, err = c.float(0); err != nil {
+		return nil, nil, err
+	}
+	if b, err = c.float(1); err != nil {
+		return nil, nil, err
+	}
+	return a, b, nil
+}
+
 // setFloat outputs t in input 0's type.
 func (c *call) setFloat(ts ...*tensor.Tensor) {
 	dt := c.in[0].dt
@@ -29,14 +44,7 @@ func (c *call) setFloat(ts ...*tensor.Tensor) {
 }
 
 func runMatMul(c *call) error {
-	if err := c.need(2); err != nil {
-		return err
-	}
-	a, err := c.float(0)
-	if err != nil {
-		return err
-	}
-	b, err := c.float(1)
+	a, b, err := c.twoFloats()
 	if err != nil {
 		return err
 	}
@@ -45,14 +53,7 @@ func runMatMul(c *call) error {
 }
 
 func runGemm(c *call) error {
-	if err := c.need(2); err != nil {
-		return err
-	}
-	a, err := c.float(0)
-	if err != nil {
-		return err
-	}
-	b, err := c.float(1)
+	a, b, err := c.twoFloats()
 	if err != nil {
 		return err
 	}
@@ -200,14 +201,7 @@ func (w *window) symmetric(x *tensor.Tensor, value float64) (*tensor.Tensor, []i
 }
 
 func runConv(c *call) error {
-	if err := c.need(2); err != nil {
-		return err
-	}
-	x, err := c.float(0)
-	if err != nil {
-		return err
-	}
-	wt, err := c.float(1)
+	x, wt, err := c.twoFloats()
 	if err != nil {
 		return err
 	}
