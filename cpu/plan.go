@@ -149,7 +149,10 @@ type plan struct {
 // minRun is the shortest run of the innermost dimension along which a
 // broadcast source is treated as uniform: shorter runs would cut chunks so
 // short that each kernel call's fixed cost outweighs expanding the source.
-const minRun = 128
+// Rows of 128 (a GPT's softmax, LayerNorm and their gradients, d_model and
+// context 128) were faster expanded: a training step took 7% less CPU time
+// and a forward pass 15% less than with 128 here.
+const minRun = 256
 
 // take returns how many of m positions from lo one chunk evaluates: m,
 // or fewer so as to end with lo's run when the plan has perRun sources.
