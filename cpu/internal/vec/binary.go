@@ -9,7 +9,9 @@ import "github.com/shaderflow/shaderflow/tensor/device"
 // NaN.
 
 func binary(op device.Op, dst, a, b []float32) {
-	checkLen(kernelName(op, ""), "dst, a, b", len(dst), len(a), len(b))
+	if len(a) != len(dst) || len(b) != len(dst) { // the name is built only on the panic path
+		checkLen(kernelName(op, ""), "dst, a, b", len(dst), len(a), len(b))
+	}
 	current.binary[op](dst, a, b)
 }
 
@@ -75,6 +77,8 @@ func ScalarDiv(dst, a []float32, s float32) { rscalarOp(device.OpDiv, dst, a, s)
 
 // Fma sets dst[i] = a[i]*b[i] + c[i], rounded once.
 func Fma(dst, a, b, c []float32) {
-	checkLen(kernelName(device.OpFma, ""), "dst, a, b, c", len(dst), len(a), len(b), len(c))
+	if len(a) != len(dst) || len(b) != len(dst) || len(c) != len(dst) {
+		checkLen(kernelName(device.OpFma, ""), "dst, a, b, c", len(dst), len(a), len(b), len(c))
+	}
 	current.fma(dst, a, b, c)
 }
