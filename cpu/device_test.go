@@ -2,8 +2,11 @@ package cpu
 
 import (
 	"errors"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/shaderflow/shaderflow/internal/workpool"
 	"github.com/shaderflow/shaderflow/tensor/device"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -133,4 +136,27 @@ func TestParallelForTurnsPanicsIntoErrors(t *testing.T) {
 	})
 	require.ErrorContains(t, err, "boom")
 	require.ErrorContains(t, safely(func() { panic("inline") }), "inline")
+}
+
+func TestParallelForRunsOnTheCallerWhileHelpersAreHeld(t *testing.T) {
+	d := newDevice(t, 3)
+	defer workpool.Hold(time.Time{})
+	workpool.Hold(time.Now().Add(time.Hour))
+	var others atomic.Int32
+	require.NoError(t, d.parallelFor(40, 1, func(w, lo, hi int) {
+		if w != 0 {
+			others.Add(1)
+		}
+		time.Sleep(100 * time.Microsecond) // long enough for offered helpers to join
+	}))
+	require.Zero(t, others.Load(), "no task may run on a helper")
+
+	workpool.Hold(time.Time{})
+	require.NoError(t, d.parallelFor(40, 1, func(w, lo, hi int) {
+		if w != 0 {
+			others.Add(1)
+		}
+		time.Sleep(250 * time.Microsecond)
+	}))
+	require.NotZero(t, others.Load(), "unheld, helpers join")
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/shaderflow/shaderflow/cpu/internal/gemm"
 	"github.com/shaderflow/shaderflow/internal/workpool"
 )
 
@@ -20,6 +21,11 @@ import (
 // panic in a body (a bug, since kernels are validated) becomes the returned
 // error instead of crashing the process.
 //
+// While the machine looks oversubscribed (gemm.Contended: helpers that
+// were polling did not get to run during a product), the caller runs
+// every task itself and offers nothing, so that the held helpers stay
+// parked.
+//
 // Callers with little work should call their body inline instead: creating
 // the closure for parallelFor allocates.
 func (d *Device) parallelFor(n, grain int, body func(w, lo, hi int)) error {
@@ -29,6 +35,9 @@ func (d *Device) parallelFor(n, grain int, body func(w, lo, hi int)) error {
 	grain = max(grain, 1)
 	j := &job{body: body, n: n, grain: grain, tasks: (n + grain - 1) / grain, fin: make(chan struct{})}
 	j.seats = int64(min(d.workers, j.tasks))
+	if gemm.Contended() {
+		j.seats = 1
+	}
 	workpool.Offer(j, int(j.seats)-1)
 	j.work(0)
 	j.wait()

@@ -11,5 +11,8 @@
 // small kernel, so a helper that finishes polls for the next offer for a
 // while (Spin) before it parks: back-to-back kernels of a training step find
 // it awake. Likewise a worker waiting for the others' last tasks polls for
-// a while (Await) before it yields or blocks.
+// a while (Await) before it yields or blocks. On a machine with more
+// runnable threads than cores that polling only takes cores from other
+// threads; the matrix products detect it and Hold the helpers, which then
+// park at once until the hold ends.
 package workpool

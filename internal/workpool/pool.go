@@ -3,6 +3,7 @@ package workpool
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,9 +27,11 @@ type Joiner interface {
 }
 
 var pool struct {
-	mu      sync.Mutex
-	started int
-	offers  chan Joiner
+	mu       sync.Mutex
+	started  int
+	offers   chan Joiner
+	spinning atomic.Int32 // helpers inside poll
+	heldTill atomic.Int64 // UnixNano until which idle helpers park at once
 }
 
 func init() { pool.offers = make(chan Joiner, 64) }
@@ -67,8 +70,11 @@ func helper() {
 	}
 }
 
-// poll returns the next offer taken within Spin, or nil.
+// poll returns the next offer taken within Spin, or nil. It returns nil
+// early while helpers are held (Hold).
 func poll() Joiner {
+	pool.spinning.Add(1)
+	defer pool.spinning.Add(-1)
 	deadline := time.Now().Add(Spin)
 	for {
 		for range pollsPerYield {
@@ -78,9 +84,35 @@ func poll() Joiner {
 			default:
 			}
 		}
-		if time.Now().After(deadline) {
+		if now := time.Now(); now.After(deadline) || now.UnixNano() < pool.heldTill.Load() {
 			return nil
 		}
 		runtime.Gosched()
 	}
+}
+
+// Spinning returns how many helpers are polling for offers now. An offer
+// made while one polls is taken within microseconds unless the operating
+// system has descheduled its thread; a parked helper takes tens of
+// microseconds to wake.
+func Spinning() int { return int(pool.spinning.Load()) }
+
+// Hold makes idle helpers park at once instead of polling, until t (a zero
+// t releases them). Callers hold the helpers while they run their parallel
+// work on their own goroutine because the machine has more runnable
+// threads than cores: a polling helper then only takes a core from
+// another thread, the caller's included. Offers are still taken by parked
+// helpers, which wake for them.
+func Hold(t time.Time) {
+	if t.IsZero() {
+		pool.heldTill.Store(0)
+		return
+	}
+	pool.heldTill.Store(t.UnixNano())
+}
+
+// Held reports whether helpers are held now (see Hold).
+func Held() bool {
+	until := pool.heldTill.Load()
+	return until != 0 && time.Now().UnixNano() < until
 }

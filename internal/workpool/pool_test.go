@@ -113,3 +113,28 @@ func TestIdleHelpersParkAndWakeForLaterOffers(t *testing.T) {
 type joinFunc func()
 
 func (f joinFunc) Join() { f() }
+
+func TestHeldHelpersParkAtOnceAndStillTakeOffers(t *testing.T) {
+	drained(t)
+	defer Hold(time.Time{})
+	Hold(time.Now().Add(-time.Second))
+	require.False(t, Held(), "a hold in the past is over")
+	Hold(time.Now().Add(time.Hour))
+	require.True(t, Held())
+
+	// Unheld, an idle poll lasts Spin; held, it ends after its first round.
+	fastest := time.Hour
+	for range 3 {
+		t0 := time.Now()
+		require.Nil(t, poll())
+		fastest = min(fastest, time.Since(t0))
+	}
+	require.Less(t, fastest, Spin/2)
+
+	j := newCountJob(2) // parked helpers still wake for offers
+	Offer(j, 1)
+	joined(t, j)
+
+	Hold(time.Time{})
+	require.False(t, Held())
+}

@@ -20,12 +20,27 @@ import (
 // afterwards is contended again. An uncontended parallel product resets the
 // doubling.
 //
+// More often on such a machine the helper is not running when the product
+// is offered, and the caller computes almost every tile itself without
+// waiting: the product gains nothing from the helper, which meanwhile polls
+// on a core that the caller's own next steps need (an MLP training step ran
+// ~1.5x slower on average at load 6-7 on two cores than with one worker,
+// with the same median). So a product offered while a helper was polling
+// (workpool.Spinning), in which the helpers computed under a quarter of
+// their share of the tiles, counts as contended too, as long as the span
+// rule above with no wait (minSerial, then doubling). While products run
+// serially the helpers are held (workpool.Hold): they park instead of
+// polling, and the backend's other parallel loops run on the caller alone.
+//
 // With dedicated cores the waits stay under one task's duration: a helper
 // woken late (tens of microseconds on a virtual machine) may still be
 // computing its last macro tile when the caller runs out of work, up to a
 // quarter of a small product that splits into eight tiles. Since the CPU
 // backend's products all adapt, that must not count as contention: serial
 // spans let the helpers park, so the next probe would find them late again.
+// For the same reason a product offered while no helper polled is not
+// judged by its helpers' share, and only a judged product with a fair share
+// resets the doubling.
 
 // minStall is the least wait that counts as contention.
 const minStall = 50 * time.Microsecond
@@ -35,19 +50,24 @@ const (
 	maxSerial = 256 * time.Millisecond
 )
 
-var (
-	serialUntil atomic.Int64 // products run serially until this time (UnixNano)
-	serialSpan  atomic.Int64 // the next serial span (0: minSerial)
-)
+// serialSpan is the next serial span (0: minSerial); the current one ends
+// when workpool.Held turns false.
+var serialSpan atomic.Int64
 
 // contended reports whether products should currently run serially.
-func contended() bool {
-	until := serialUntil.Load()
-	return until != 0 && time.Now().UnixNano() < until
-}
+func contended() bool { return workpool.Held() }
+
+// Contended reports whether the machine currently looks oversubscribed, so
+// that parallel loops should run on their caller alone.
+func Contended() bool { return contended() }
 
 // waitClock accumulates the time the caller spends waiting for helpers.
-type waitClock struct{ waited time.Duration }
+type waitClock struct {
+	waited time.Duration
+	// judged: a helper was polling when the product was offered, so its
+	// share of the tiles tells whether it was running.
+	judged bool
+}
 
 // waitUntil polls until done reports true (workpool.Await), then yields
 // between polls, and adds the time spent to w when w is not nil. The waits
@@ -71,20 +91,26 @@ func (w *waitClock) waitUntil(done func() bool) {
 	}
 }
 
-// report records the outcome of a parallel product that took elapsed.
-func (w *waitClock) report(elapsed time.Duration) {
-	if w.waited*2 <= elapsed || w.waited < minStall {
-		serialSpan.Store(0)
+// report records the outcome of a parallel product that took elapsed, in
+// which the helpers computed helperTiles of tiles macro tiles on threads
+// workers (tiles 0: not counted).
+func (w *waitClock) report(elapsed time.Duration, helperTiles, tiles, threads int) {
+	stalled := w.waited*2 > elapsed && w.waited >= minStall
+	absent := w.judged && tiles >= 2*threads && helperTiles*4*threads < tiles*(threads-1)
+	if !stalled && !absent {
+		if w.judged || tiles == 0 {
+			serialSpan.Store(0)
+		}
 		return
 	}
 	span := max(64*w.waited, 2*time.Duration(serialSpan.Load()))
 	span = min(max(span, minSerial), maxSerial)
 	serialSpan.Store(int64(span))
-	serialUntil.Store(time.Now().Add(span).UnixNano())
+	workpool.Hold(time.Now().Add(span))
 }
 
 // resetContention forgets past contention (tests).
 func resetContention() {
-	serialUntil.Store(0)
+	workpool.Hold(time.Time{})
 	serialSpan.Store(0)
 }

@@ -88,7 +88,7 @@ func run(p *problem, im *impl, threads int, adaptive bool) {
 	if threads > 1 {
 		if adaptive {
 			start = time.Now()
-			s.clock = &waitClock{}
+			s.clock = &waitClock{judged: !s.copying && workpool.Spinning() >= threads-1}
 		}
 		j := &job{s: s, seats: int32(threads)}
 		j.nextID.Store(1)
@@ -98,7 +98,13 @@ func run(p *problem, im *impl, threads int, adaptive bool) {
 	last := &s.blocks[len(s.blocks)-1]
 	s.clock.waitUntil(func() bool { return last.tilesDone.Load() == int64(last.tiles) })
 	if s.clock != nil {
-		s.clock.report(time.Since(start))
+		tiles := 0
+		if !s.copying {
+			for i := range s.blocks {
+				tiles += s.blocks[i].tiles
+			}
+		}
+		s.clock.report(time.Since(start), int(s.helperTiles.Load()), tiles, threads)
 	}
 	if s.copying && threads == 1 { // a cached state must not keep the slots (tests copy serially)
 		s.releaseSlots()
@@ -123,7 +129,8 @@ type shared struct {
 	packA, packB []float32 // with copying, packA holds the workers' A slots
 	tmp          []float32 // per worker: mr*nr floats for ragged tiles
 	blocks       []block
-	clock        *waitClock // the caller's waits (nil for serial products)
+	clock        *waitClock   // the caller's waits (nil for serial products)
+	helperTiles  atomic.Int64 // macro tiles computed by workers other than the caller
 }
 
 // block is one super-block, rows [i0, i0+rows), columns [j0, j0+cols) and
@@ -331,6 +338,9 @@ func (s *shared) work(id int) {
 				_, nextPj0 = b.tile(t + 1)
 			}
 			s.macroTile(b, pi0, pj0, nextPj0, tmp)
+			if id > 0 {
+				s.helperTiles.Add(1)
+			}
 			b.tilesDone.Add(1)
 		}
 	}

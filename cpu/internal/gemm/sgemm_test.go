@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shaderflow/shaderflow/internal/workpool"
 	"github.com/stretchr/testify/require"
 )
 
@@ -198,7 +199,7 @@ func TestSgemmAdaptive(t *testing.T) {
 	for _, busy := range []bool{false, true} {
 		resetContention()
 		if busy {
-			serialUntil.Store(time.Now().Add(time.Hour).UnixNano())
+			workpool.Hold(time.Now().Add(time.Hour))
 		}
 		c := append([]float32(nil), tc.c0...)
 		Sgemm(tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, tc.a, tc.lda, tc.b, tc.ldb, tc.beta, c, tc.ldc)
