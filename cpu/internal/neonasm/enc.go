@@ -2,6 +2,7 @@ package neonasm
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -137,9 +138,36 @@ func parseOperand(s string) (operand, error) {
 	return o, nil
 }
 
+// ld4Lane is LD4's single-structure form for 32-bit elements,
+// "ld4 {vt.s, vt+1.s, vt+2.s, vt+3.s}[i], [xn]": four consecutive floats
+// at xn into lane i of four consecutive registers (a gather of a table
+// row into one lane).
+var ld4Lane = regexp.MustCompile(`^ld4 \{ ?v(\d+)\.s, v(\d+)\.s, v(\d+)\.s, v(\d+)\.s ?\}\[([0-3])\], \[x(\d+)\]$`)
+
+// encodeLd4Lane encodes an ld4Lane match.
+func encodeLd4Lane(m []string) (uint32, error) {
+	var n [6]int
+	for i := range n {
+		n[i], _ = strconv.Atoi(m[i+1])
+	}
+	for i := 1; i < 4; i++ {
+		if n[i] != (n[0]+i)%32 {
+			return 0, fmt.Errorf("neonasm: ld4 needs four consecutive registers in %q", m[0])
+		}
+	}
+	if n[0] > 31 || n[5] > 30 {
+		return 0, fmt.Errorf("neonasm: bad register in %q", m[0])
+	}
+	i := uint32(n[4])
+	return 0x0d60a000 | (i>>1)<<30 | (i&1)<<12 | uint32(n[5])<<5 | uint32(n[0]), nil
+}
+
 // Encode returns the instruction word of one instruction in Arm syntax.
 func Encode(ins string) (uint32, error) {
-	ins = strings.TrimSpace(ins)
+	ins = strings.Join(strings.Fields(ins), " ")
+	if m := ld4Lane.FindStringSubmatch(ins); m != nil {
+		return encodeLd4Lane(m)
+	}
 	sp := strings.IndexByte(ins, ' ')
 	if sp < 0 {
 		return 0, fmt.Errorf("neonasm: no operands in %q", ins)

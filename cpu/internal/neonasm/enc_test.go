@@ -46,6 +46,10 @@ func samples() []string {
 			ins = append(ins, fmt.Sprintf("%s v%d.4s, v%d.4s, #%d", name, v(), v(), n))
 		}
 	}
+	for range 8 {
+		t := v()
+		ins = append(ins, fmt.Sprintf("ld4 {v%d.s, v%d.s, v%d.s, v%d.s}[%d], [x%d]", t, (t+1)%32, (t+2)%32, (t+3)%32, rng.IntN(4), rng.IntN(31)))
+	}
 	for name := range elemOps {
 		for range 8 {
 			ins = append(ins, fmt.Sprintf("%s v%d.4s, v%d.4s, v%d.s[%d]", name, v(), v(), v(), rng.IntN(4)))
@@ -73,7 +77,8 @@ func TestEncodingsMatchLLVM(t *testing.T) {
 // TestEncodeRejects checks that operands the table does not know are errors.
 func TestEncodeRejects(t *testing.T) {
 	for _, s := range []string{"fadd v0.8h, v1.8h, v2.8h", "fmaxv d0, v1.2d", "fmla v0.2d, v1.2d, v2.s[1]",
-		"frobnicate v0.4s, v1.4s", "fadd v0.4s, v1.4s", "fadd v32.4s, v1.4s, v2.4s", "fadd"} {
+		"frobnicate v0.4s, v1.4s", "fadd v0.4s, v1.4s", "fadd v32.4s, v1.4s, v2.4s", "fadd",
+		"ld4 {v1.s, v2.s, v4.s, v5.s}[0], [x3]", "ld4 {v1.s, v2.s, v3.s, v4.s}[4], [x3]", "ld4 {v1.s, v2.s, v3.s, v4.s}[1], [x31]"} {
 		_, err := Encode(s)
 		require.Error(t, err, s)
 	}

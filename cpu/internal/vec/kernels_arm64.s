@@ -1118,6 +1118,905 @@ loop:
 done:
 	RET
 
+// func logNEON(dst, x []float32)
+TEXT ·logNEON(SB), NOSPLIT, $0-48
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD x_base+24(FP), R1
+	MOVW $0x00800000, R2
+	VDUP R2, V16.S4
+	MOVW $0x4b000000, R2
+	VDUP R2, V17.S4
+	MOVW $0x007fffff, R2
+	VDUP R2, V18.S4
+	MOVW $0x3f800000, R2
+	VDUP R2, V19.S4
+	MOVW $0x3fb504f3, R2
+	VDUP R2, V20.S4
+	MOVW $0x3f000000, R2
+	VDUP R2, V21.S4
+	MOVW $0xbf000000, R2
+	VDUP R2, V22.S4
+	MOVW $0xb102e308, R2
+	VDUP R2, V23.S4
+	MOVW $0x3f317218, R2
+	VDUP R2, V24.S4
+	MOVW $0x00000000, R2
+	VDUP R2, V25.S4
+	MOVW $0x7f800000, R2
+	VDUP R2, V26.S4
+	MOVW $0xff800000, R2
+	VDUP R2, V27.S4
+	MOVW $0x3eaaaaaa, R2
+	VMOV R2, V28.S[0]
+	MOVW $0xbe80011e, R2
+	VMOV R2, V28.S[1]
+	MOVW $0x3e4cd04a, R2
+	VMOV R2, V28.S[2]
+	MOVW $0xbe2a362e, R2
+	VMOV R2, V28.S[3]
+	MOVW $0x3e116358, R2
+	VMOV R2, V29.S[0]
+	MOVW $0xbe06d726, R2
+	VMOV R2, V29.S[1]
+	MOVW $0x3e0303aa, R2
+	VMOV R2, V29.S[2]
+	MOVW $0xbd9cca2e, R2
+	VMOV R2, V29.S[3]
+	LSR $2, R9
+	CBZ R9, done
+loop:
+	VLD1.P 16(R1), [V0.S4]
+	WORD $0x6ea0e601 // fcmgt v1.4s, v16.4s, v0.4s
+	WORD $0x6e731e21 // bsl v1.16b, v17.16b, v19.16b
+	WORD $0x6e21dc02 // fmul v2.4s, v0.4s, v1.4s
+	WORD $0x6f290421 // ushr v1.4s, v1.4s, #23
+	WORD $0x6f290443 // ushr v3.4s, v2.4s, #23
+	WORD $0x6ea18463 // sub v3.4s, v3.4s, v1.4s
+	WORD $0x4e321c44 // and v4.16b, v2.16b, v18.16b
+	WORD $0x4eb31c84 // orr v4.16b, v4.16b, v19.16b
+	WORD $0x6eb4e485 // fcmgt v5.4s, v4.4s, v20.4s
+	WORD $0x6e35dc86 // fmul v6.4s, v4.4s, v21.4s
+	WORD $0x6ea58463 // sub v3.4s, v3.4s, v5.4s
+	WORD $0x6e641cc5 // bsl v5.16b, v6.16b, v4.16b
+	WORD $0x4eb3d4a5 // fsub v5.4s, v5.4s, v19.4s
+	WORD $0x4e21d863 // scvtf v3.4s, v3.4s
+	WORD $0x4e1c07a6 // dup v6.4s, v29.s[3]
+	WORD $0x4e1407a7 // dup v7.4s, v29.s[2]
+	WORD $0x4e25ccc7 // fmla v7.4s, v6.4s, v5.4s
+	WORD $0x4e0c07a6 // dup v6.4s, v29.s[1]
+	WORD $0x4e25cce6 // fmla v6.4s, v7.4s, v5.4s
+	WORD $0x4e0407a7 // dup v7.4s, v29.s[0]
+	WORD $0x4e25ccc7 // fmla v7.4s, v6.4s, v5.4s
+	WORD $0x4e1c0786 // dup v6.4s, v28.s[3]
+	WORD $0x4e25cce6 // fmla v6.4s, v7.4s, v5.4s
+	WORD $0x4e140787 // dup v7.4s, v28.s[2]
+	WORD $0x4e25ccc7 // fmla v7.4s, v6.4s, v5.4s
+	WORD $0x4e0c0786 // dup v6.4s, v28.s[1]
+	WORD $0x4e25cce6 // fmla v6.4s, v7.4s, v5.4s
+	WORD $0x4e040787 // dup v7.4s, v28.s[0]
+	WORD $0x4e25ccc7 // fmla v7.4s, v6.4s, v5.4s
+	WORD $0x6e25dca8 // fmul v8.4s, v5.4s, v5.4s
+	VMOV V22.B16, V9.B16
+	WORD $0x4e27cca9 // fmla v9.4s, v5.4s, v7.4s
+	WORD $0x6e29dd09 // fmul v9.4s, v8.4s, v9.4s
+	WORD $0x4e37cc69 // fmla v9.4s, v3.4s, v23.4s
+	WORD $0x4e25d529 // fadd v9.4s, v9.4s, v5.4s
+	WORD $0x4e38cc69 // fmla v9.4s, v3.4s, v24.4s
+	WORD $0x6ea0e72a // fcmgt v10.4s, v25.4s, v0.4s
+	WORD $0x4ea01d4a // orr v10.16b, v10.16b, v0.16b
+	WORD $0x4e39e40b // fcmeq v11.4s, v0.4s, v25.4s
+	WORD $0x6e6a1f6b // bsl v11.16b, v27.16b, v10.16b
+	WORD $0x6eb9e40c // fcmgt v12.4s, v0.4s, v25.4s
+	WORD $0x6ea0e74d // fcmgt v13.4s, v26.4s, v0.4s
+	WORD $0x4e2d1d8c // and v12.16b, v12.16b, v13.16b
+	WORD $0x6e6b1d2c // bsl v12.16b, v9.16b, v11.16b
+	VST1.P [V12.S4], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func geluTanhNEON(dst, x []float32)
+TEXT ·geluTanhNEON(SB), NOSPLIT, $0-48
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD x_base+24(FP), R1
+	MOVW $0x3fb8aa3b, R2
+	VDUP R2, V16.S4
+	MOVW $0x3f317218, R2
+	VDUP R2, V17.S4
+	MOVW $0xb102e308, R2
+	VDUP R2, V18.S4
+	MOVW $0xc2d00000, R2
+	VDUP R2, V19.S4
+	MOVW $0x42b20000, R2
+	VDUP R2, V20.S4
+	MOVW $0x3efffffe, R2
+	VDUP R2, V21.S4
+	MOVW $0x3e2aaa46, R2
+	VDUP R2, V22.S4
+	MOVW $0x3d2aac5c, R2
+	VDUP R2, V23.S4
+	MOVW $0x3c091f2b, R2
+	VDUP R2, V24.S4
+	MOVW $0x3ab526c5, R2
+	VDUP R2, V25.S4
+	MOVW $0x3f800000, R2
+	VDUP R2, V26.S4
+	MOVW $0xbf800000, R2
+	VDUP R2, V27.S4
+	MOVW $0x0000007f, R2
+	VDUP R2, V28.S4
+	MOVW $0x3fcc422a, R2
+	VMOV R2, V29.S[0]
+	MOVW $0xb342bc9b, R2
+	VMOV R2, V29.S[1]
+	MOVW $0x3d922279, R2
+	VMOV R2, V29.S[2]
+	MOVW $0x3124d8b5, R2
+	VMOV R2, V29.S[3]
+	MOVW $0x41f00000, R2
+	VDUP R2, V30.S4
+	MOVW $0x00000000, R2
+	VDUP R2, V31.S4
+	LSR $2, R9
+	CBZ R9, done
+loop:
+	VLD1.P 16(R1), [V0.S4]
+	WORD $0x4ea0f80a // fabs v10.4s, v0.4s
+	WORD $0x4ebef54a // fmin v10.4s, v10.4s, v30.4s
+	WORD $0x6e2add4b // fmul v11.4s, v10.4s, v10.4s
+	WORD $0x6ea0f96c // fneg v12.4s, v11.4s
+	WORD $0x4e2acd4c // fmla v12.4s, v10.4s, v10.4s
+	WORD $0x4f9d996d // fmul v13.4s, v11.4s, v29.s[2]
+	WORD $0x6ea0f9ae // fneg v14.4s, v13.4s
+	WORD $0x4f9d196e // fmla v14.4s, v11.4s, v29.s[2]
+	WORD $0x4fbd996f // fmul v15.4s, v11.4s, v29.s[3]
+	WORD $0x4f9d198f // fmla v15.4s, v12.4s, v29.s[2]
+	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
+	WORD $0x4e0407ab // dup v11.4s, v29.s[0]
+	WORD $0x4e2dd56c // fadd v12.4s, v11.4s, v13.4s
+	WORD $0x4eabd58f // fsub v15.4s, v12.4s, v11.4s
+	WORD $0x4eafd581 // fsub v1.4s, v12.4s, v15.4s
+	WORD $0x4ea1d561 // fsub v1.4s, v11.4s, v1.4s
+	WORD $0x4eafd5a2 // fsub v2.4s, v13.4s, v15.4s
+	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
+	WORD $0x4e0c07a3 // dup v3.4s, v29.s[1]
+	WORD $0x4e23d5c3 // fadd v3.4s, v14.4s, v3.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x6e2cdd4d // fmul v13.4s, v10.4s, v12.4s
+	WORD $0x6ea0f9ae // fneg v14.4s, v13.4s
+	VMOV V13.B16, V15.B16
+	WORD $0x4eaccd4f // fmls v15.4s, v10.4s, v12.4s
+	WORD $0x4ea1cd4f // fmls v15.4s, v10.4s, v1.4s
+	WORD $0x4e33f5c1 // fmax v1.4s, v14.4s, v19.4s
+	WORD $0x4eb4f421 // fmin v1.4s, v1.4s, v20.4s
+	WORD $0x6e30dc22 // fmul v2.4s, v1.4s, v16.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4eb1cc41 // fmls v1.4s, v2.4s, v17.4s
+	WORD $0x4eb2cc41 // fmls v1.4s, v2.4s, v18.4s
+	WORD $0x4e2fd421 // fadd v1.4s, v1.4s, v15.4s
+	VMOV V25.B16, V3.B16
+	VMOV V24.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V23.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V22.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V21.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	WORD $0x6e21dc25 // fmul v5.4s, v1.4s, v1.4s
+	WORD $0x4e25cc61 // fmla v1.4s, v3.4s, v5.4s
+	WORD $0x6eaee666 // fcmgt v6.4s, v19.4s, v14.4s
+	WORD $0x6e611f66 // bsl v6.16b, v27.16b, v1.16b
+	WORD $0x4ea1b847 // fcvtzs v7.4s, v2.4s
+	WORD $0x4e3ad4cb // fadd v11.4s, v6.4s, v26.4s
+	WORD $0x4f3f04e8 // sshr v8.4s, v7.4s, #1
+	WORD $0x6ea884e9 // sub v9.4s, v7.4s, v8.4s
+	WORD $0x4ebc8508 // add v8.4s, v8.4s, v28.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4ebc8529 // add v9.4s, v9.4s, v28.4s
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x6e28dd6c // fmul v12.4s, v11.4s, v8.4s
+	WORD $0x6e29dd8c // fmul v12.4s, v12.4s, v9.4s
+	VMOV V0.B16, V13.B16
+	WORD $0x4e20cccd // fmla v13.4s, v6.4s, v0.4s
+	WORD $0x4f3f04e8 // sshr v8.4s, v7.4s, #1
+	WORD $0x6ea884e9 // sub v9.4s, v7.4s, v8.4s
+	WORD $0x4ebc8508 // add v8.4s, v8.4s, v28.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4ebc8529 // add v9.4s, v9.4s, v28.4s
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x6e28ddad // fmul v13.4s, v13.4s, v8.4s
+	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
+	WORD $0x6ea0e7ea // fcmgt v10.4s, v31.4s, v0.4s
+	WORD $0x6e601daa // bsl v10.16b, v13.16b, v0.16b
+	WORD $0x4e3ad58c // fadd v12.4s, v12.4s, v26.4s
+	WORD $0x6e2cfd4a // fdiv v10.4s, v10.4s, v12.4s
+	WORD $0x4e20e40b // fcmeq v11.4s, v0.4s, v0.4s
+	WORD $0x6e601d4b // bsl v11.16b, v10.16b, v0.16b
+	VST1.P [V11.S4], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+DATA erfcPoly<>+0(SB)/4, $0x3f02c339
+DATA erfcPoly<>+4(SB)/4, $0xb2089195
+DATA erfcPoly<>+8(SB)/4, $0x3f2fe9c3
+DATA erfcPoly<>+12(SB)/4, $0x3f0f16f2
+DATA erfcPoly<>+16(SB)/4, $0x3e154589
+DATA erfcPoly<>+20(SB)/4, $0xbe302ebc
+DATA erfcPoly<>+24(SB)/4, $0xbdd4bc1c
+DATA erfcPoly<>+28(SB)/4, $0x3dc8525f
+DATA erfcPoly<>+32(SB)/4, $0x3d6a162e
+DATA erfcPoly<>+36(SB)/4, $0xbd8f75b4
+DATA erfcPoly<>+40(SB)/4, $0xbcfd399a
+GLOBL erfcPoly<>(SB), RODATA|NOPTR, $44
+
+// func erfNEON(dst, x []float32)
+TEXT ·erfNEON(SB), NOSPLIT, $0-48
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD x_base+24(FP), R1
+	MOVW $0x3fb8aa3b, R2
+	VDUP R2, V16.S4
+	MOVW $0x3f317218, R2
+	VDUP R2, V17.S4
+	MOVW $0xb102e308, R2
+	VDUP R2, V18.S4
+	MOVW $0xc2d00000, R2
+	VDUP R2, V19.S4
+	MOVW $0x42b20000, R2
+	VDUP R2, V20.S4
+	MOVW $0x3efffffe, R2
+	VDUP R2, V21.S4
+	MOVW $0x3e2aaa46, R2
+	VDUP R2, V22.S4
+	MOVW $0x3d2aac5c, R2
+	VDUP R2, V23.S4
+	MOVW $0x3c091f2b, R2
+	VDUP R2, V24.S4
+	MOVW $0x3ab526c5, R2
+	VDUP R2, V25.S4
+	MOVW $0x3f800000, R2
+	VDUP R2, V26.S4
+	MOVW $0xbf800000, R2
+	VDUP R2, V27.S4
+	MOVW $0x0000007f, R2
+	VDUP R2, V28.S4
+	MOVW $0x3f906ebb, R2
+	VMOV R2, V29.S[0]
+	MOVW $0xb37bd649, R2
+	VMOV R2, V29.S[1]
+	MOVW $0xbec0938e, R2
+	VMOV R2, V29.S[2]
+	MOVW $0x3de71179, R2
+	VMOV R2, V29.S[3]
+	MOVW $0xbcdb8422, R2
+	VMOV R2, V30.S[0]
+	MOVW $0x3ba51831, R2
+	VMOV R2, V30.S[1]
+	MOVW $0xba23549f, R2
+	VMOV R2, V30.S[2]
+	MOVW $0x3f600000, R2
+	VMOV R2, V30.S[3]
+	MOVW $0x41300000, R2
+	VMOV R2, V31.S[0]
+	MOVW $0x3f000000, R2
+	VMOV R2, V31.S[1]
+	MOVW $0x3f8f16f2, R2
+	VMOV R2, V31.S[2]
+	MOVW $0x80000000, R2
+	VMOV R2, V31.S[3]
+	MOVD $erfcPoly<>(SB), R3
+	LSR $2, R9
+	CBZ R9, done
+loop:
+	VLD1.P 16(R1), [V0.S4]
+	WORD $0x4ea0f80a // fabs v10.4s, v0.4s
+	WORD $0x4e1c07c1 // dup v1.4s, v30.s[3]
+	WORD $0x6eaae42e // fcmgt v14.4s, v1.4s, v10.4s
+	WORD $0x6e20dc0b // fmul v11.4s, v0.4s, v0.4s
+	WORD $0x4e1407cc // dup v12.4s, v30.s[2]
+	WORD $0x4e0c07cd // dup v13.4s, v30.s[1]
+	WORD $0x4e2bcd8d // fmla v13.4s, v12.4s, v11.4s
+	WORD $0x4e0407cc // dup v12.4s, v30.s[0]
+	WORD $0x4e2bcdac // fmla v12.4s, v13.4s, v11.4s
+	WORD $0x4e1c07ad // dup v13.4s, v29.s[3]
+	WORD $0x4e2bcd8d // fmla v13.4s, v12.4s, v11.4s
+	WORD $0x4e1407ac // dup v12.4s, v29.s[2]
+	WORD $0x4e2bcdac // fmla v12.4s, v13.4s, v11.4s
+	WORD $0x4e0c07ad // dup v13.4s, v29.s[1]
+	WORD $0x4e2bcd8d // fmla v13.4s, v12.4s, v11.4s
+	WORD $0x6e2ddc0f // fmul v15.4s, v0.4s, v13.4s
+	WORD $0x4f9d100f // fmla v15.4s, v0.4s, v29.s[0]
+	WORD $0x4e0407e1 // dup v1.4s, v31.s[0]
+	WORD $0x4ea1f54a // fmin v10.4s, v10.4s, v1.4s
+	WORD $0x6e2add4b // fmul v11.4s, v10.4s, v10.4s
+	WORD $0x6ea0f96c // fneg v12.4s, v11.4s
+	WORD $0x4e2acd4c // fmla v12.4s, v10.4s, v10.4s
+	VLD1 (R3), [V7.S4, V8.S4, V9.S4]
+	VMOV V26.B16, V1.B16
+	WORD $0x4fbf1141 // fmla v1.4s, v10.4s, v31.s[1]
+	WORD $0x4ea1d742 // fsub v2.4s, v26.4s, v1.4s
+	WORD $0x4fbf1142 // fmla v2.4s, v10.4s, v31.s[1]
+	WORD $0x6e21ff43 // fdiv v3.4s, v26.4s, v1.4s
+	VMOV V26.B16, V4.B16
+	WORD $0x4ea3cc24 // fmls v4.4s, v1.4s, v3.4s
+	WORD $0x4ea3cc44 // fmls v4.4s, v2.4s, v3.4s
+	VMOV V3.B16, V5.B16
+	WORD $0x4e24cc65 // fmla v5.4s, v3.4s, v4.4s
+	WORD $0x4ea5d466 // fsub v6.4s, v3.4s, v5.4s
+	WORD $0x4e24cc66 // fmla v6.4s, v3.4s, v4.4s
+	WORD $0x4e0c07e1 // dup v1.4s, v31.s[1]
+	WORD $0x4ea1d4a1 // fsub v1.4s, v5.4s, v1.4s
+	WORD $0x4e140522 // dup v2.4s, v9.s[2]
+	WORD $0x4e0c0523 // dup v3.4s, v9.s[1]
+	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
+	WORD $0x4e040522 // dup v2.4s, v9.s[0]
+	WORD $0x4e21cc62 // fmla v2.4s, v3.4s, v1.4s
+	WORD $0x4e1c0503 // dup v3.4s, v8.s[3]
+	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
+	WORD $0x4e140502 // dup v2.4s, v8.s[2]
+	WORD $0x4e21cc62 // fmla v2.4s, v3.4s, v1.4s
+	WORD $0x4e0c0503 // dup v3.4s, v8.s[1]
+	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
+	WORD $0x4e040502 // dup v2.4s, v8.s[0]
+	WORD $0x4e21cc62 // fmla v2.4s, v3.4s, v1.4s
+	WORD $0x4e1c04e3 // dup v3.4s, v7.s[3]
+	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
+	WORD $0x4e1404e2 // dup v2.4s, v7.s[2]
+	WORD $0x4e21cc62 // fmla v2.4s, v3.4s, v1.4s
+	WORD $0x4e0c04e3 // dup v3.4s, v7.s[1]
+	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
+	WORD $0x4e0404e2 // dup v2.4s, v7.s[0]
+	WORD $0x4e22d462 // fadd v2.4s, v3.4s, v2.4s
+	WORD $0x4e1404e4 // dup v4.4s, v7.s[2]
+	WORD $0x4f9f1824 // fmla v4.4s, v1.4s, v31.s[2]
+	VMOV V2.B16, V13.B16
+	WORD $0x4e24ccad // fmla v13.4s, v5.4s, v4.4s
+	WORD $0x6e2ddccd // fmul v13.4s, v6.4s, v13.4s
+	WORD $0x4e23ccad // fmla v13.4s, v5.4s, v3.4s
+	WORD $0x4f8710ad // fmla v13.4s, v5.4s, v7.s[0]
+	WORD $0x6ea0f96b // fneg v11.4s, v11.4s
+	WORD $0x6ea0f98c // fneg v12.4s, v12.4s
+	WORD $0x4e33f561 // fmax v1.4s, v11.4s, v19.4s
+	WORD $0x4eb4f421 // fmin v1.4s, v1.4s, v20.4s
+	WORD $0x6e30dc22 // fmul v2.4s, v1.4s, v16.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4eb1cc41 // fmls v1.4s, v2.4s, v17.4s
+	WORD $0x4eb2cc41 // fmls v1.4s, v2.4s, v18.4s
+	WORD $0x4e2cd421 // fadd v1.4s, v1.4s, v12.4s
+	VMOV V25.B16, V3.B16
+	VMOV V24.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V23.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V22.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V21.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	WORD $0x6e21dc25 // fmul v5.4s, v1.4s, v1.4s
+	WORD $0x4e25cc61 // fmla v1.4s, v3.4s, v5.4s
+	WORD $0x6eabe666 // fcmgt v6.4s, v19.4s, v11.4s
+	WORD $0x6e611f66 // bsl v6.16b, v27.16b, v1.16b
+	WORD $0x4ea1b847 // fcvtzs v7.4s, v2.4s
+	VMOV V13.B16, V1.B16
+	WORD $0x4e2dccc1 // fmla v1.4s, v6.4s, v13.4s
+	WORD $0x4f3f04e8 // sshr v8.4s, v7.4s, #1
+	WORD $0x6ea884e9 // sub v9.4s, v7.4s, v8.4s
+	WORD $0x4ebc8508 // add v8.4s, v8.4s, v28.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4ebc8529 // add v9.4s, v9.4s, v28.4s
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x6e28dc21 // fmul v1.4s, v1.4s, v8.4s
+	WORD $0x6e29dc21 // fmul v1.4s, v1.4s, v9.4s
+	WORD $0x4ea1d741 // fsub v1.4s, v26.4s, v1.4s
+	WORD $0x4e1c07e2 // dup v2.4s, v31.s[3]
+	WORD $0x6e611c02 // bsl v2.16b, v0.16b, v1.16b
+	WORD $0x6e621dee // bsl v14.16b, v15.16b, v2.16b
+	WORD $0x4e20e403 // fcmeq v3.4s, v0.4s, v0.4s
+	WORD $0x6e601dc3 // bsl v3.16b, v14.16b, v0.16b
+	VST1.P [V3.S4], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+DATA geluErfcPoly<>+0(SB)/4, $0x3f02c339
+DATA geluErfcPoly<>+4(SB)/4, $0xb272c6b0
+DATA geluErfcPoly<>+8(SB)/4, $0x3f2fe9c3
+DATA geluErfcPoly<>+12(SB)/4, $0x3f0f16ed
+DATA geluErfcPoly<>+16(SB)/4, $0x3e154478
+DATA geluErfcPoly<>+20(SB)/4, $0xbe302cfd
+DATA geluErfcPoly<>+24(SB)/4, $0xbdd44a4d
+DATA geluErfcPoly<>+28(SB)/4, $0x3dc8c4df
+DATA geluErfcPoly<>+32(SB)/4, $0x3d5bd707
+DATA geluErfcPoly<>+36(SB)/4, $0xbd9c3106
+DATA geluErfcPoly<>+40(SB)/4, $0xbc5d0a19
+DATA geluErfcPoly<>+44(SB)/4, $0x3d19fd29
+GLOBL geluErfcPoly<>(SB), RODATA|NOPTR, $48
+
+DATA geluPhiRows<>+0(SB)/4, $0x385f9bb3
+DATA geluPhiRows<>+4(SB)/4, $0x2b11b582
+DATA geluPhiRows<>+8(SB)/4, $0x38659104
+DATA geluPhiRows<>+12(SB)/4, $0x37de6477
+DATA geluPhiRows<>+16(SB)/4, $0x37060fdd
+DATA geluPhiRows<>+20(SB)/4, $0x35deb1b4
+DATA geluPhiRows<>+24(SB)/4, $0x3484bd2e
+DATA geluPhiRows<>+28(SB)/4, $0x32dd2444
+DATA geluPhiRows<>+32(SB)/4, $0x39177fc0
+DATA geluPhiRows<>+36(SB)/4, $0xabe56262
+DATA geluPhiRows<>+40(SB)/4, $0x39128dfc
+DATA geluPhiRows<>+44(SB)/4, $0x3884d0ab
+DATA geluPhiRows<>+48(SB)/4, $0x37944575
+DATA geluPhiRows<>+52(SB)/4, $0x36607a5f
+DATA geluPhiRows<>+56(SB)/4, $0x34ecea3e
+DATA geluPhiRows<>+60(SB)/4, $0x3324dca3
+DATA geluPhiRows<>+64(SB)/4, $0x39c180df
+DATA geluPhiRows<>+68(SB)/4, $0x2c829908
+DATA geluPhiRows<>+72(SB)/4, $0x39afc87b
+DATA geluPhiRows<>+76(SB)/4, $0x39145127
+DATA geluPhiRows<>+80(SB)/4, $0x38183574
+DATA geluPhiRows<>+84(SB)/4, $0x36cf6b90
+DATA geluPhiRows<>+88(SB)/4, $0x353c8f41
+DATA geluPhiRows<>+92(SB)/4, $0x3347d153
+DATA geluPhiRows<>+96(SB)/4, $0x3a690d7a
+DATA geluPhiRows<>+100(SB)/4, $0x2dad1efc
+DATA geluPhiRows<>+104(SB)/4, $0x3a461113
+DATA geluPhiRows<>+108(SB)/4, $0x399abd57
+DATA geluPhiRows<>+112(SB)/4, $0x3890aebe
+DATA geluPhiRows<>+116(SB)/4, $0x372e7d00
+DATA geluPhiRows<>+120(SB)/4, $0x3582fa72
+DATA geluPhiRows<>+124(SB)/4, $0x332b0671
+DATA geluPhiRows<>+128(SB)/4, $0x3b046448
+DATA geluPhiRows<>+132(SB)/4, $0x2ee7126c
+DATA geluPhiRows<>+136(SB)/4, $0x3ad1a753
+DATA geluPhiRows<>+140(SB)/4, $0x3a16b044
+DATA geluPhiRows<>+144(SB)/4, $0x38fde080
+DATA geluPhiRows<>+148(SB)/4, $0x37843db3
+DATA geluPhiRows<>+152(SB)/4, $0x3597a456
+DATA geluPhiRows<>+156(SB)/4, $0x31baea91
+DATA geluPhiRows<>+160(SB)/4, $0x3b8df736
+DATA geluPhiRows<>+164(SB)/4, $0x2ce7d6f8
+DATA geluPhiRows<>+168(SB)/4, $0x3b507916
+DATA geluPhiRows<>+172(SB)/4, $0x3a88cf77
+DATA geluPhiRows<>+176(SB)/4, $0x394cac49
+DATA geluPhiRows<>+180(SB)/4, $0x37b16b63
+DATA geluPhiRows<>+184(SB)/4, $0x357cbdd6
+DATA geluPhiRows<>+188(SB)/4, $0xb3980fd9
+DATA geluPhiRows<>+192(SB)/4, $0x3c0fc2d1
+DATA geluPhiRows<>+196(SB)/4, $0xaedab896
+DATA geluPhiRows<>+200(SB)/4, $0x3bc2bd4a
+DATA geluPhiRows<>+204(SB)/4, $0x3ae740c8
+DATA geluPhiRows<>+208(SB)/4, $0x39969e8d
+DATA geluPhiRows<>+212(SB)/4, $0x37cb8d78
+DATA geluPhiRows<>+216(SB)/4, $0x34416a94
+DATA geluPhiRows<>+220(SB)/4, $0xb4463dd0
+DATA geluPhiRows<>+224(SB)/4, $0x3c89921e
+DATA geluPhiRows<>+228(SB)/4, $0xb000ee98
+DATA geluPhiRows<>+232(SB)/4, $0x3c2ae3a0
+DATA geluPhiRows<>+236(SB)/4, $0x3b3591db
+DATA geluPhiRows<>+240(SB)/4, $0x39c84232
+DATA geluPhiRows<>+244(SB)/4, $0x37b76d01
+DATA geluPhiRows<>+248(SB)/4, $0xb5a76e2c
+DATA geluPhiRows<>+252(SB)/4, $0xb496b7d7
+DATA geluPhiRows<>+256(SB)/4, $0x3cf901ca
+DATA geluPhiRows<>+260(SB)/4, $0x306cb951
+DATA geluPhiRows<>+264(SB)/4, $0x3c8cdfd2
+DATA geluPhiRows<>+268(SB)/4, $0x3b8411d5
+DATA geluPhiRows<>+272(SB)/4, $0x39ec40a2
+DATA geluPhiRows<>+276(SB)/4, $0x373585ca
+DATA geluPhiRows<>+280(SB)/4, $0xb65522f2
+DATA geluPhiRows<>+284(SB)/4, $0xb4ae8485
+DATA geluPhiRows<>+288(SB)/4, $0x3d55532e
+DATA geluPhiRows<>+292(SB)/4, $0xae33bc50
+DATA geluPhiRows<>+296(SB)/4, $0x3cda30bc
+DATA geluPhiRows<>+300(SB)/4, $0x3bb14798
+DATA geluPhiRows<>+304(SB)/4, $0x39eea665
+DATA geluPhiRows<>+308(SB)/4, $0xb729c9be
+DATA geluPhiRows<>+312(SB)/4, $0xb6ab7712
+DATA geluPhiRows<>+316(SB)/4, $0xb49559fe
+DATA geluPhiRows<>+320(SB)/4, $0x3dad30cb
+DATA geluPhiRows<>+324(SB)/4, $0x30777100
+DATA geluPhiRows<>+328(SB)/4, $0x3d1ebb89
+DATA geluPhiRows<>+332(SB)/4, $0x3bda41dc
+DATA geluPhiRows<>+336(SB)/4, $0x39bc7ed5
+DATA geluPhiRows<>+340(SB)/4, $0xb82168c4
+DATA geluPhiRows<>+344(SB)/4, $0xb6c99690
+DATA geluPhiRows<>+348(SB)/4, $0xb302753d
+DATA geluPhiRows<>+352(SB)/4, $0x3e056bed
+DATA geluPhiRows<>+356(SB)/4, $0x2ffa6547
+DATA geluPhiRows<>+360(SB)/4, $0x3d58f631
+DATA geluPhiRows<>+364(SB)/4, $0x3bf414f7
+DATA geluPhiRows<>+368(SB)/4, $0x3919ae0d
+DATA geluPhiRows<>+372(SB)/4, $0xb88d1ba3
+DATA geluPhiRows<>+376(SB)/4, $0xb6ac822b
+DATA geluPhiRows<>+380(SB)/4, $0x34a99ef3
+DATA geluPhiRows<>+384(SB)/4, $0x3e435da8
+DATA geluPhiRows<>+388(SB)/4, $0xb1a7ecfb
+DATA geluPhiRows<>+392(SB)/4, $0x3d8b4acb
+DATA geluPhiRows<>+396(SB)/4, $0x3bf3c2e3
+DATA geluPhiRows<>+400(SB)/4, $0xb92e1fae
+DATA geluPhiRows<>+404(SB)/4, $0xb8b58d2b
+DATA geluPhiRows<>+408(SB)/4, $0xb61343e3
+DATA geluPhiRows<>+412(SB)/4, $0x352c0c73
+DATA geluPhiRows<>+416(SB)/4, $0x3e882f41
+DATA geluPhiRows<>+420(SB)/4, $0x3231e5ed
+DATA geluPhiRows<>+424(SB)/4, $0x3da804b7
+DATA geluPhiRows<>+428(SB)/4, $0x3bd205e5
+DATA geluPhiRows<>+432(SB)/4, $0xba08849a
+DATA geluPhiRows<>+436(SB)/4, $0xb8b6aea7
+DATA geluPhiRows<>+440(SB)/4, $0x36137461
+DATA geluPhiRows<>+444(SB)/4, $0x35541a61
+DATA geluPhiRows<>+448(SB)/4, $0x3eb5293d
+DATA geluPhiRows<>+452(SB)/4, $0xb27e196a
+DATA geluPhiRows<>+456(SB)/4, $0x3dbe63ca
+DATA geluPhiRows<>+460(SB)/4, $0x3b8ecad6
+DATA geluPhiRows<>+464(SB)/4, $0xba5a23e4
+DATA geluPhiRows<>+468(SB)/4, $0xb88811bc
+DATA geluPhiRows<>+472(SB)/4, $0x36d68676
+DATA geluPhiRows<>+476(SB)/4, $0x352034c6
+DATA geluPhiRows<>+480(SB)/4, $0x3ee688b6
+DATA geluPhiRows<>+484(SB)/4, $0x316fd792
+DATA geluPhiRows<>+488(SB)/4, $0x3dcaab3d
+DATA geluPhiRows<>+492(SB)/4, $0x3acaab41
+DATA geluPhiRows<>+496(SB)/4, $0xba85014c
+DATA geluPhiRows<>+500(SB)/4, $0xb7c9acd6
+DATA geluPhiRows<>+504(SB)/4, $0x371e3e17
+DATA geluPhiRows<>+508(SB)/4, $0x3491c72f
+DATA geluPhiRows<>+512(SB)/4, $0x3f0cbba5
+DATA geluPhiRows<>+516(SB)/4, $0xb16ff4fa
+DATA geluPhiRows<>+520(SB)/4, $0x3dcaab3d
+DATA geluPhiRows<>+524(SB)/4, $0xbacaab39
+DATA geluPhiRows<>+528(SB)/4, $0xba85014c
+DATA geluPhiRows<>+532(SB)/4, $0x37c98f19
+DATA geluPhiRows<>+536(SB)/4, $0x371e3e14
+DATA geluPhiRows<>+540(SB)/4, $0xb4754fa5
+DATA geluPhiRows<>+544(SB)/4, $0x3f256b62
+DATA geluPhiRows<>+548(SB)/4, $0xb280f57e
+DATA geluPhiRows<>+552(SB)/4, $0x3dbe63ca
+DATA geluPhiRows<>+556(SB)/4, $0xbb8ecad9
+DATA geluPhiRows<>+560(SB)/4, $0xba5a23e4
+DATA geluPhiRows<>+564(SB)/4, $0x38881dba
+DATA geluPhiRows<>+568(SB)/4, $0x36d68694
+DATA geluPhiRows<>+572(SB)/4, $0xb5335a99
+DATA geluPhiRows<>+576(SB)/4, $0x3f3be85f
+DATA geluPhiRows<>+580(SB)/4, $0x32a70d1e
+DATA geluPhiRows<>+584(SB)/4, $0x3da804b7
+DATA geluPhiRows<>+588(SB)/4, $0xbbd205e4
+DATA geluPhiRows<>+592(SB)/4, $0xba08849c
+DATA geluPhiRows<>+596(SB)/4, $0x38b6ab29
+DATA geluPhiRows<>+600(SB)/4, $0x36137d68
+DATA geluPhiRows<>+604(SB)/4, $0xb54edc38
+DATA geluPhiRows<>+608(SB)/4, $0x3f4f2896
+DATA geluPhiRows<>+612(SB)/4, $0x31a7f591
+DATA geluPhiRows<>+616(SB)/4, $0x3d8b4acb
+DATA geluPhiRows<>+620(SB)/4, $0xbbf3c2e3
+DATA geluPhiRows<>+624(SB)/4, $0xb92e1fa6
+DATA geluPhiRows<>+628(SB)/4, $0x38b58c96
+DATA geluPhiRows<>+632(SB)/4, $0xb6134d24
+DATA geluPhiRows<>+636(SB)/4, $0xb52abf30
+DATA geluPhiRows<>+640(SB)/4, $0x3f5ea505
+DATA geluPhiRows<>+644(SB)/4, $0xb283e662
+DATA geluPhiRows<>+648(SB)/4, $0x3d58f631
+DATA geluPhiRows<>+652(SB)/4, $0xbbf414f7
+DATA geluPhiRows<>+656(SB)/4, $0x3919ae0f
+DATA geluPhiRows<>+660(SB)/4, $0x388d1bd6
+DATA geluPhiRows<>+664(SB)/4, $0xb6ac8341
+DATA geluPhiRows<>+668(SB)/4, $0xb4aa922c
+DATA geluPhiRows<>+672(SB)/4, $0x3f6a59e7
+DATA geluPhiRows<>+676(SB)/4, $0xb2c7b89f
+DATA geluPhiRows<>+680(SB)/4, $0x3d1ebb89
+DATA geluPhiRows<>+684(SB)/4, $0xbbda41dc
+DATA geluPhiRows<>+688(SB)/4, $0x39bc7edb
+DATA geluPhiRows<>+692(SB)/4, $0x38216974
+DATA geluPhiRows<>+696(SB)/4, $0xb6c99d4a
+DATA geluPhiRows<>+700(SB)/4, $0x32eb2287
+DATA geluPhiRows<>+704(SB)/4, $0x3f72aacd
+DATA geluPhiRows<>+708(SB)/4, $0x3200b701
+DATA geluPhiRows<>+712(SB)/4, $0x3cda30bc
+DATA geluPhiRows<>+716(SB)/4, $0xbbb14799
+DATA geluPhiRows<>+720(SB)/4, $0x39eea65f
+DATA geluPhiRows<>+724(SB)/4, $0x3729e5ae
+DATA geluPhiRows<>+728(SB)/4, $0xb6ab702a
+DATA geluPhiRows<>+732(SB)/4, $0x348ad07b
+DATA geluPhiRows<>+736(SB)/4, $0x3f7837f2
+DATA geluPhiRows<>+740(SB)/4, $0xb2a765b6
+DATA geluPhiRows<>+744(SB)/4, $0x3c8cdfd2
+DATA geluPhiRows<>+748(SB)/4, $0xbb8411d5
+DATA geluPhiRows<>+752(SB)/4, $0x39ec40a3
+DATA geluPhiRows<>+756(SB)/4, $0xb7358f6b
+DATA geluPhiRows<>+760(SB)/4, $0xb6552587
+DATA geluPhiRows<>+764(SB)/4, $0x34b3fd18
+DATA geluPhiRows<>+768(SB)/4, $0x3f7bb36f
+DATA geluPhiRows<>+772(SB)/4, $0x31901984
+DATA geluPhiRows<>+776(SB)/4, $0x3c2ae3a0
+DATA geluPhiRows<>+780(SB)/4, $0xbb3591da
+DATA geluPhiRows<>+784(SB)/4, $0x39c84234
+DATA geluPhiRows<>+788(SB)/4, $0xb7b77469
+DATA geluPhiRows<>+792(SB)/4, $0xb5a77793
+DATA geluPhiRows<>+796(SB)/4, $0x349c7879
+DATA geluPhiRows<>+800(SB)/4, $0x3f7dc0f5
+DATA geluPhiRows<>+804(SB)/4, $0xb28726d0
+DATA geluPhiRows<>+808(SB)/4, $0x3bc2bd4a
+DATA geluPhiRows<>+812(SB)/4, $0xbae740c8
+DATA geluPhiRows<>+816(SB)/4, $0x39969e8d
+DATA geluPhiRows<>+820(SB)/4, $0xb7cb8ce8
+DATA geluPhiRows<>+824(SB)/4, $0x344167d6
+DATA geluPhiRows<>+828(SB)/4, $0x3444f3a6
+DATA geluPhiRows<>+832(SB)/4, $0x3f7ee412
+DATA geluPhiRows<>+836(SB)/4, $0xb2d80fd2
+DATA geluPhiRows<>+840(SB)/4, $0x3b507916
+DATA geluPhiRows<>+844(SB)/4, $0xba88cf76
+DATA geluPhiRows<>+848(SB)/4, $0x394cac47
+DATA geluPhiRows<>+852(SB)/4, $0xb7b16e12
+DATA geluPhiRows<>+856(SB)/4, $0x357cc6a3
+DATA geluPhiRows<>+860(SB)/4, $0x339f113a
+DATA geluPhiRows<>+864(SB)/4, $0x3f7f7b9c
+DATA geluPhiRows<>+868(SB)/4, $0xb290e7e7
+DATA geluPhiRows<>+872(SB)/4, $0x3ad1a753
+DATA geluPhiRows<>+876(SB)/4, $0xba16b043
+DATA geluPhiRows<>+880(SB)/4, $0x38fde080
+DATA geluPhiRows<>+884(SB)/4, $0xb7843f55
+DATA geluPhiRows<>+888(SB)/4, $0x3597a449
+DATA geluPhiRows<>+892(SB)/4, $0xb15bc880
+DATA geluPhiRows<>+896(SB)/4, $0x3f7fc5bd
+DATA geluPhiRows<>+900(SB)/4, $0xb2bd2b98
+DATA geluPhiRows<>+904(SB)/4, $0x3a461113
+DATA geluPhiRows<>+908(SB)/4, $0xb99abd57
+DATA geluPhiRows<>+912(SB)/4, $0x3890aebc
+DATA geluPhiRows<>+916(SB)/4, $0xb72e7c80
+DATA geluPhiRows<>+920(SB)/4, $0x3582fcc2
+DATA geluPhiRows<>+924(SB)/4, $0xb32d440c
+DATA geluPhiRows<>+928(SB)/4, $0x3f7fe7d0
+DATA geluPhiRows<>+932(SB)/4, $0xb1df2074
+DATA geluPhiRows<>+936(SB)/4, $0x39afc87b
+DATA geluPhiRows<>+940(SB)/4, $0xb9145128
+DATA geluPhiRows<>+944(SB)/4, $0x38183572
+DATA geluPhiRows<>+948(SB)/4, $0xb6cf69bc
+DATA geluPhiRows<>+952(SB)/4, $0x353c9196
+DATA geluPhiRows<>+956(SB)/4, $0xb34aa3ca
+DATA geluPhiRows<>+960(SB)/4, $0x3f7ff688
+DATA geluPhiRows<>+964(SB)/4, $0x30803cb0
+DATA geluPhiRows<>+968(SB)/4, $0x39128dfc
+DATA geluPhiRows<>+972(SB)/4, $0xb884d0ac
+DATA geluPhiRows<>+976(SB)/4, $0x37944575
+DATA geluPhiRows<>+980(SB)/4, $0xb66078f6
+DATA geluPhiRows<>+984(SB)/4, $0x34ecea50
+DATA geluPhiRows<>+988(SB)/4, $0xb325d472
+DATA geluPhiRows<>+992(SB)/4, $0x3f7ffc82
+DATA geluPhiRows<>+996(SB)/4, $0xb2dd98e9
+DATA geluPhiRows<>+1000(SB)/4, $0x38659104
+DATA geluPhiRows<>+1004(SB)/4, $0xb7de647c
+DATA geluPhiRows<>+1008(SB)/4, $0x37060fdc
+DATA geluPhiRows<>+1012(SB)/4, $0xb5deae40
+DATA geluPhiRows<>+1016(SB)/4, $0x3484bdc3
+DATA geluPhiRows<>+1020(SB)/4, $0xb2df7b64
+GLOBL geluPhiRows<>(SB), RODATA|NOPTR, $1024
+
+// func geluErfNEON(dst, x []float32)
+TEXT ·geluErfNEON(SB), NOSPLIT, $0-48
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD x_base+24(FP), R1
+	MOVW $0x3fb8aa3b, R2
+	VDUP R2, V16.S4
+	MOVW $0x3f317218, R2
+	VDUP R2, V17.S4
+	MOVW $0xb102e308, R2
+	VDUP R2, V18.S4
+	MOVW $0xc2d00000, R2
+	VDUP R2, V19.S4
+	MOVW $0x42b20000, R2
+	VDUP R2, V20.S4
+	MOVW $0x3efffffe, R2
+	VDUP R2, V21.S4
+	MOVW $0x3e2aaa46, R2
+	VDUP R2, V22.S4
+	MOVW $0x3d2aac5c, R2
+	VDUP R2, V23.S4
+	MOVW $0x3c091f2b, R2
+	VDUP R2, V24.S4
+	MOVW $0x3ab526c5, R2
+	VDUP R2, V25.S4
+	MOVW $0x3f800000, R2
+	VDUP R2, V26.S4
+	MOVW $0xbf800000, R2
+	VDUP R2, V27.S4
+	MOVW $0x0000007f, R2
+	VDUP R2, V28.S4
+	MOVW $0x41780000, R2
+	VMOV R2, V29.S[0]
+	MOVW $0x41f80000, R2
+	VMOV R2, V29.S[1]
+	MOVW $0xff800000, R2
+	VMOV R2, V29.S[2]
+	MOVW $0x00000000, R2
+	VMOV R2, V29.S[3]
+	MOVW $0x407f8000, R2
+	VMOV R2, V30.S[0]
+	MOVW $0xbf000000, R2
+	VMOV R2, V30.S[1]
+	MOVW $0x40800000, R2
+	VMOV R2, V30.S[2]
+	MOVW $0x41800000, R2
+	VMOV R2, V30.S[3]
+	MOVW $0x3eb504f3, R2
+	VMOV R2, V31.S[0]
+	MOVW $0x3f000000, R2
+	VMOV R2, V31.S[1]
+	MOVW $0x3f8f16ed, R2
+	VMOV R2, V31.S[2]
+	MOVW $0x41700000, R2
+	VMOV R2, V31.S[3]
+	MOVD $geluErfcPoly<>(SB), R3
+	MOVD $geluPhiRows<>(SB), R4
+	LSR $2, R9
+	CBZ R9, done
+loop:
+	VLD1.P 16(R1), [V0.S4]
+	WORD $0x4e1407c1 // dup v1.4s, v30.s[2]
+	WORD $0x4e1c07c2 // dup v2.4s, v30.s[3]
+	WORD $0x4e21cc02 // fmla v2.4s, v0.4s, v1.4s
+	WORD $0x4e1c07a1 // dup v1.4s, v29.s[3]
+	WORD $0x4e21f442 // fmax v2.4s, v2.4s, v1.4s
+	WORD $0x4e0c07a1 // dup v1.4s, v29.s[1]
+	WORD $0x4ea1f442 // fmin v2.4s, v2.4s, v1.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4e21d843 // scvtf v3.4s, v2.4s
+	WORD $0x4e0407a1 // dup v1.4s, v29.s[0]
+	WORD $0x4ea1d463 // fsub v3.4s, v3.4s, v1.4s
+	WORD $0x6ea0f863 // fneg v3.4s, v3.4s
+	WORD $0x4f9e1803 // fmla v3.4s, v0.4s, v30.s[2]
+	VMOV V2.S[0], R5
+	ADD R5<<5, R4, R5
+	WORD $0x0d60a0a8 // ld4 {v8.s, v9.s, v10.s, v11.s}[0], [x5]
+	ADD $16, R5
+	WORD $0x0d60a0ac // ld4 {v12.s, v13.s, v14.s, v15.s}[0], [x5]
+	VMOV V2.S[1], R5
+	ADD R5<<5, R4, R5
+	WORD $0x0d60b0a8 // ld4 {v8.s, v9.s, v10.s, v11.s}[1], [x5]
+	ADD $16, R5
+	WORD $0x0d60b0ac // ld4 {v12.s, v13.s, v14.s, v15.s}[1], [x5]
+	VMOV V2.S[2], R5
+	ADD R5<<5, R4, R5
+	WORD $0x4d60a0a8 // ld4 {v8.s, v9.s, v10.s, v11.s}[2], [x5]
+	ADD $16, R5
+	WORD $0x4d60a0ac // ld4 {v12.s, v13.s, v14.s, v15.s}[2], [x5]
+	VMOV V2.S[3], R5
+	ADD R5<<5, R4, R5
+	WORD $0x4d60b0a8 // ld4 {v8.s, v9.s, v10.s, v11.s}[3], [x5]
+	ADD $16, R5
+	WORD $0x4d60b0ac // ld4 {v12.s, v13.s, v14.s, v15.s}[3], [x5]
+	WORD $0x4e23cdee // fmla v14.4s, v15.4s, v3.4s
+	WORD $0x4e23cdcd // fmla v13.4s, v14.4s, v3.4s
+	WORD $0x4e23cdac // fmla v12.4s, v13.4s, v3.4s
+	WORD $0x4e23cd8b // fmla v11.4s, v12.4s, v3.4s
+	WORD $0x4e23cd6a // fmla v10.4s, v11.4s, v3.4s
+	WORD $0x4e23cd49 // fmla v9.4s, v10.4s, v3.4s
+	WORD $0x6e29dc0e // fmul v14.4s, v0.4s, v9.4s
+	WORD $0x4e28cc0e // fmla v14.4s, v0.4s, v8.4s
+	WORD $0x4ea0f80a // fabs v10.4s, v0.4s
+	WORD $0x4e1c07e1 // dup v1.4s, v31.s[3]
+	WORD $0x4ea1f54a // fmin v10.4s, v10.4s, v1.4s
+	WORD $0x6e2add4b // fmul v11.4s, v10.4s, v10.4s
+	WORD $0x6ea0f96c // fneg v12.4s, v11.4s
+	WORD $0x4e2acd4c // fmla v12.4s, v10.4s, v10.4s
+	WORD $0x4fbf916b // fmul v11.4s, v11.4s, v31.s[1]
+	WORD $0x4fbf918c // fmul v12.4s, v12.4s, v31.s[1]
+	WORD $0x4fbe914f // fmul v15.4s, v10.4s, v30.s[1]
+	VLD1 (R3), [V7.S4, V8.S4, V9.S4]
+	VMOV V26.B16, V1.B16
+	WORD $0x4f9f1141 // fmla v1.4s, v10.4s, v31.s[0]
+	WORD $0x4ea1d742 // fsub v2.4s, v26.4s, v1.4s
+	WORD $0x4f9f1142 // fmla v2.4s, v10.4s, v31.s[0]
+	WORD $0x6e21ff43 // fdiv v3.4s, v26.4s, v1.4s
+	VMOV V26.B16, V4.B16
+	WORD $0x4ea3cc24 // fmls v4.4s, v1.4s, v3.4s
+	WORD $0x4ea3cc44 // fmls v4.4s, v2.4s, v3.4s
+	VMOV V3.B16, V5.B16
+	WORD $0x4e24cc65 // fmla v5.4s, v3.4s, v4.4s
+	WORD $0x4ea5d466 // fsub v6.4s, v3.4s, v5.4s
+	WORD $0x4e24cc66 // fmla v6.4s, v3.4s, v4.4s
+	WORD $0x4e0c07e1 // dup v1.4s, v31.s[1]
+	WORD $0x4ea1d4a1 // fsub v1.4s, v5.4s, v1.4s
+	WORD $0x4e1c0522 // dup v2.4s, v9.s[3]
+	WORD $0x4e140523 // dup v3.4s, v9.s[2]
+	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
+	WORD $0x4e0c0522 // dup v2.4s, v9.s[1]
+	WORD $0x4e21cc62 // fmla v2.4s, v3.4s, v1.4s
+	WORD $0x4e040523 // dup v3.4s, v9.s[0]
+	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
+	WORD $0x4e1c0502 // dup v2.4s, v8.s[3]
+	WORD $0x4e21cc62 // fmla v2.4s, v3.4s, v1.4s
+	WORD $0x4e140503 // dup v3.4s, v8.s[2]
+	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
+	WORD $0x4e0c0502 // dup v2.4s, v8.s[1]
+	WORD $0x4e21cc62 // fmla v2.4s, v3.4s, v1.4s
+	WORD $0x4e040503 // dup v3.4s, v8.s[0]
+	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
+	WORD $0x4e1c04e2 // dup v2.4s, v7.s[3]
+	WORD $0x4e21cc62 // fmla v2.4s, v3.4s, v1.4s
+	WORD $0x4e1404e3 // dup v3.4s, v7.s[2]
+	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
+	WORD $0x4e0c04e2 // dup v2.4s, v7.s[1]
+	WORD $0x4e21cc62 // fmla v2.4s, v3.4s, v1.4s
+	WORD $0x4e0404e3 // dup v3.4s, v7.s[0]
+	WORD $0x4e23d443 // fadd v3.4s, v2.4s, v3.4s
+	WORD $0x4e1404e4 // dup v4.4s, v7.s[2]
+	WORD $0x4f9f1824 // fmla v4.4s, v1.4s, v31.s[2]
+	VMOV V3.B16, V13.B16
+	WORD $0x4e24ccad // fmla v13.4s, v5.4s, v4.4s
+	WORD $0x6e2ddccd // fmul v13.4s, v6.4s, v13.4s
+	WORD $0x4e22ccad // fmla v13.4s, v5.4s, v2.4s
+	WORD $0x4f8710ad // fmla v13.4s, v5.4s, v7.s[0]
+	WORD $0x6e2ddded // fmul v13.4s, v15.4s, v13.4s
+	WORD $0x6ea0f96b // fneg v11.4s, v11.4s
+	WORD $0x6ea0f98c // fneg v12.4s, v12.4s
+	WORD $0x4e33f561 // fmax v1.4s, v11.4s, v19.4s
+	WORD $0x4eb4f421 // fmin v1.4s, v1.4s, v20.4s
+	WORD $0x6e30dc22 // fmul v2.4s, v1.4s, v16.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4eb1cc41 // fmls v1.4s, v2.4s, v17.4s
+	WORD $0x4eb2cc41 // fmls v1.4s, v2.4s, v18.4s
+	WORD $0x4e2cd421 // fadd v1.4s, v1.4s, v12.4s
+	VMOV V25.B16, V3.B16
+	VMOV V24.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V23.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V22.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V21.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	WORD $0x6e21dc25 // fmul v5.4s, v1.4s, v1.4s
+	WORD $0x4e25cc61 // fmla v1.4s, v3.4s, v5.4s
+	WORD $0x6eabe666 // fcmgt v6.4s, v19.4s, v11.4s
+	WORD $0x6e611f66 // bsl v6.16b, v27.16b, v1.16b
+	WORD $0x4ea1b847 // fcvtzs v7.4s, v2.4s
+	VMOV V13.B16, V1.B16
+	WORD $0x4e2dccc1 // fmla v1.4s, v6.4s, v13.4s
+	WORD $0x4f3f04e8 // sshr v8.4s, v7.4s, #1
+	WORD $0x6ea884e9 // sub v9.4s, v7.4s, v8.4s
+	WORD $0x4ebc8508 // add v8.4s, v8.4s, v28.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4ebc8529 // add v9.4s, v9.4s, v28.4s
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x6e28dc21 // fmul v1.4s, v1.4s, v8.4s
+	WORD $0x6e29dc21 // fmul v1.4s, v1.4s, v9.4s
+	WORD $0x4e1c07a2 // dup v2.4s, v29.s[3]
+	WORD $0x4e22f402 // fmax v2.4s, v0.4s, v2.4s
+	WORD $0x4e21d442 // fadd v2.4s, v2.4s, v1.4s
+	WORD $0x4e1407a3 // dup v3.4s, v29.s[2]
+	WORD $0x4e23e403 // fcmeq v3.4s, v0.4s, v3.4s
+	WORD $0x4ea31c42 // orr v2.16b, v2.16b, v3.16b
+	WORD $0x4ea0f804 // fabs v4.4s, v0.4s
+	WORD $0x4e0407c5 // dup v5.4s, v30.s[0]
+	WORD $0x6ea4e4a5 // fcmgt v5.4s, v5.4s, v4.4s
+	WORD $0x6e621dc5 // bsl v5.16b, v14.16b, v2.16b
+	WORD $0x4e20e406 // fcmeq v6.4s, v0.4s, v0.4s
+	WORD $0x6e601ca6 // bsl v6.16b, v5.16b, v0.16b
+	VST1.P [V6.S4], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
 // func sumNEON(x []float32) float64
 TEXT ·sumNEON(SB), NOSPLIT, $0-32
 	MOVD x_base+0(FP), R1

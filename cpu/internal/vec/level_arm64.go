@@ -11,11 +11,11 @@ import (
 // archKernels returns the NEON kernels for LevelNEON (Advanced SIMD is part
 // of every arm64 processor): the generated elementwise arithmetic (the
 // binary ops and their scalar forms, Fma, Neg, Abs, Relu, Sqrt, Rsqrt,
-// Recip, Exp, Sigmoid, SiLU, Tanh) and the float64 sums and NaN-propagating extremes, each
-// finishing the last len%4 (sums: len%8) elements with the pure-Go
-// definition. Everything else (the other transcendentals, comparisons and selections,
-// conversions, softmax rows, window kernels) runs the pure-Go kernels, and
-// there is no fused machine.
+// Recip, Exp, Log, Sigmoid, SiLU, Tanh, Erf, GeluErf, GeluTanh) and the
+// float64 sums and NaN-propagating extremes, each finishing the last len%4
+// (sums: len%8) elements with the pure-Go definition. Everything else (sin
+// and cos, comparisons and selections, conversions, softmax rows) runs the
+// pure-Go kernels, and there is no fused machine.
 func archKernels(l Level) *kernels {
 	if l != LevelNEON {
 		return nil
@@ -38,7 +38,8 @@ func archKernels(l Level) *kernels {
 	unary := map[device.Op]func(dst, x []float32){
 		device.OpNeg: negNEON, device.OpAbs: absNEON, device.OpRelu: reluNEON, device.OpSqrt: sqrtNEON,
 		device.OpRsqrt: rsqrtNEON, device.OpRecip: recipNEON, device.OpExp: expNEON, device.OpSigmoid: sigmoidNEON,
-		device.OpSilu: siluNEON, device.OpTanh: tanhNEON,
+		device.OpSilu: siluNEON, device.OpTanh: tanhNEON, device.OpLog: logNEON, device.OpErf: erfNEON,
+		device.OpGeluErf: geluErfNEON, device.OpGeluTanh: geluTanhNEON,
 	}
 	for op, f := range unary {
 		k.unary[op] = unaryTail(f, goUnaryFns[op])

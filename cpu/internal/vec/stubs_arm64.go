@@ -129,6 +129,26 @@ func siluNEON(dst, x []float32)
 //go:noescape
 func tanhNEON(dst, x []float32)
 
+// logNEON sets dst[i] = ln x[i] (log32) for i < len(dst)&^3.
+//
+//go:noescape
+func logNEON(dst, x []float32)
+
+// geluTanhNEON sets dst[i] = x[i]/2 (1 + tanh(sqrt(2/pi) (x[i] + 0.044715 x[i]^3))) (geluTanh32) for i < len(dst)&^3.
+//
+//go:noescape
+func geluTanhNEON(dst, x []float32)
+
+// erfNEON sets dst[i] = erf x[i] (erf32) for i < len(dst)&^3.
+//
+//go:noescape
+func erfNEON(dst, x []float32)
+
+// geluErfNEON sets dst[i] = x[i]/2 (1 + erf(x[i]/sqrt 2)) (geluErf32) for i < len(dst)&^3.
+//
+//go:noescape
+func geluErfNEON(dst, x []float32)
+
 // sumNEON returns the sum of x[i], in float64 over the first len&^7 elements.
 //
 //go:noescape

@@ -33,14 +33,21 @@ func expConsts(w writer, c *coeffs, extra ...float32) {
 
 // expParts is scalar.go's expParts(h, 0) for h in register h (kept): t in
 // v6 and n (int32) in v7, using v1–v5. A NaN lane gives t NaN and n 0.
-func expParts(w writer, h int) {
+func expParts(w writer, h int) { expPartsHL(w, h, -1) }
+
+// expPartsHL is expParts(h, l) with l in register l (kept; -1: l = 0, no
+// addition).
+func expPartsHL(w writer, h, l int) {
 	w.Neon("fmax v1.4s, v%d.4s, v19.4s", h)
 	w.Neon("fmin v1.4s, v1.4s, v20.4s") // hc (a NaN stays a NaN)
 	w.Neon("fmul v2.4s, v1.4s, v16.4s")
 	w.Neon("frintn v2.4s, v2.4s")       // nf
 	w.Neon("fmls v1.4s, v2.4s, v17.4s") // r = hc - nf*ln2Hi
 	w.Neon("fmls v1.4s, v2.4s, v18.4s") // r -= nf*ln2Lo
-	w.Op("VMOV V25.B16, V3.B16")        // q = p4
+	if l >= 0 {
+		w.Neon("fadd v1.4s, v1.4s, v%d.4s", l) // r += l
+	}
+	w.Op("VMOV V25.B16, V3.B16") // q = p4
 	for i := 3; i >= 0; i-- {
 		w.Op("VMOV V%d.B16, V4.B16", 21+i)
 		w.Neon("fmla v4.4s, v3.4s, v1.4s") // q = p_i + q*r
@@ -134,27 +141,10 @@ var expFamily = []struct {
 func expKernels(c *coeffs, s, g *bytes.Buffer) {
 	extra := map[string][]float32{"tanhNEON": {c.get("tanhClamp"), 2, math.Float32frombits(0x80000000)}}
 	for _, k := range expFamily {
-		fmt.Fprintf(g, "\n// %s sets dst[i] = %s for i < len(dst)&^3.\n//\n//go:noescape\nfunc %s(dst, x []float32)\n", k.name, k.doc, k.name)
-		w := writer{S: s}
-		fmt.Fprintf(s, "\n// func %s(dst, x []float32)\n", k.name)
-		fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-48\n", k.name)
-		w.Op("MOVD dst_base+0(FP), R0")
-		w.Op("MOVD dst_len+8(FP), R9")
-		w.Op("MOVD x_base+24(FP), R1")
 		ex := k.extra
 		if e, ok := extra[k.name]; ok {
 			ex = e
 		}
-		expConsts(w, c, ex...)
-		w.Op("LSR $2, R9")
-		w.Op("CBZ R9, done")
-		w.Label("loop")
-		w.Op("VLD1.P 16(R1), [V0.S4]")
-		out := k.body(w)
-		w.Op("VST1.P [V%d.S4], 16(R0)", out)
-		w.Op("SUBS $1, R9")
-		w.Op("BNE loop")
-		w.Label("done")
-		w.Op("RET")
+		unaryKernel(s, g, k.name, k.doc, func(w writer) { expConsts(w, c, ex...) }, k.body)
 	}
 }

@@ -50,6 +50,10 @@ func Generate(coeffsPath string) (asm, stubs []byte, err error) {
 		k.emit(s, g)
 	}
 	expKernels(c, s, g)
+	logKernel(c, s, g)
+	geluTanhKernel(c, s, g)
+	erfKernel(c, s, g)
+	geluErfKernel(c, s, g)
 	for _, r := range reductions {
 		r.emit(s, g)
 	}
