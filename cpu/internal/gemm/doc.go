@@ -68,8 +68,10 @@
 // finds the work taken and leaves, and the caller does not wait for it.
 // Products under about two million FLOPs run on the caller's goroutine
 // alone. Both also run products serially for a while after one in which the
-// caller spent over half its time (and 50 µs) waiting for helpers, the
-// symptom of more runnable threads than cores.
+// caller spent over half its time (and 50 µs) waiting for helpers, or in
+// which a helper that was polling when the product was offered computed
+// under a quarter of its share of the tiles: the symptoms of more runnable
+// threads than cores. Meanwhile the helpers are held (workpool.Hold).
 //
 // Products with fewer columns than a micro-kernel tile and more rows (a
 // batch through a narrow output layer) are computed transposed into a
