@@ -47,6 +47,7 @@ var (
 		"and":    {0x4e201c00, same3, byt},
 		"orr":    {0x4ea01c00, same3, byt},
 		"orn":    {0x4ee01c00, same3, byt},
+		"bic":    {0x4e601c00, same3, byt},
 		"eor":    {0x6e201c00, same3, byt},
 		"bsl":    {0x6e601c00, same3, byt},
 		"bit":    {0x6ea01c00, same3, byt},
@@ -63,8 +64,10 @@ var (
 		"fcvtl":  {0x0e617800, widen, nil},
 		"fcvtl2": {0x4e617800, widen, nil},
 		"dup":    {0x4e000400, dupElem, f32},
-		"add":    {0x4ea08400, same3, f32}, // int32 lanes
-		"sub":    {0x6ea08400, same3, f32}, // int32 lanes
+		"add":    {0x4ea08400, same3, f32},  // int32 lanes
+		"sub":    {0x6ea08400, same3, f32},  // int32 lanes
+		"cmeq":   {0x6ea08c00, same3, f32},  // int32 lanes
+		"uminv":  {0x6eb1a800, across, f32}, // uint32 lanes
 	}
 	// elemOps are the by-element forms, chosen when the last operand is
 	// an element.

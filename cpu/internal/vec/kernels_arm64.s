@@ -2155,3 +2155,552 @@ done:
 	WORD $0x6eb0fa00 // fminv s0, v16.4s
 	FMOVS F0, ret+24(FP)
 	RET
+
+// func maxPool2x2NEON(out []float32, idx []int32, x []float32, ldx, iw, oh, ow int)
+TEXT ·maxPool2x2NEON(SB), NOSPLIT, $0-104
+	MOVD out_base+0(FP), R0
+	MOVD idx_base+24(FP), R1
+	MOVD x_base+48(FP), R2
+	MOVD ldx+72(FP), R3
+	MOVD iw+80(FP), R4
+	MOVD oh+88(FP), R5
+	MOVD ow+96(FP), R6
+	LSR $2, R6, R7
+	CBZ R7, done
+	CBZ R5, done
+	LSL $2, R3
+	LSL $2, R6
+	MOVW $0, R9
+	VMOV R9, V20.S[0]
+	MOVW $2, R9
+	VMOV R9, V20.S[1]
+	MOVW $4, R9
+	VMOV R9, V20.S[2]
+	MOVW $6, R9
+	VMOV R9, V20.S[3]
+	MOVW $8, R9
+	VDUP R9, V21.S4
+	MOVW $1, R9
+	VDUP R9, V22.S4
+	VDUP R4, V23.S4
+	ADD $1, R4, R9
+	VDUP R9, V24.S4
+	MOVD ZR, R12
+	LSL $1, R4, R11
+row:
+	MOVD R2, R13
+	ADD R3, R2, R14
+	MOVD R0, R15
+	MOVD R1, R19
+	MOVD R7, R20
+	VDUP R12, V26.S4
+	WORD $0x4eb4875a // add v26.4s, v26.4s, v20.4s
+step:
+	VLD2.P 32(R13), [V0.S4, V1.S4]
+	VLD2.P 32(R14), [V2.S4, V3.S4]
+	VEOR V5.B16, V5.B16, V5.B16
+	WORD $0x6ea0e426 // fcmgt v6.4s, v1.4s, v0.4s
+	WORD $0x4e21e427 // fcmeq v7.4s, v1.4s, v1.4s
+	WORD $0x4e20e408 // fcmeq v8.4s, v0.4s, v0.4s
+	WORD $0x4e671d08 // bic v8.16b, v8.16b, v7.16b
+	WORD $0x4ea81cc6 // orr v6.16b, v6.16b, v8.16b
+	WORD $0x6ea61c20 // bit v0.16b, v1.16b, v6.16b
+	WORD $0x6ea0e446 // fcmgt v6.4s, v2.4s, v0.4s
+	WORD $0x4e22e447 // fcmeq v7.4s, v2.4s, v2.4s
+	WORD $0x4e20e408 // fcmeq v8.4s, v0.4s, v0.4s
+	WORD $0x4e671d08 // bic v8.16b, v8.16b, v7.16b
+	WORD $0x4ea81cc6 // orr v6.16b, v6.16b, v8.16b
+	WORD $0x6ea61c40 // bit v0.16b, v2.16b, v6.16b
+	WORD $0x6ea0e466 // fcmgt v6.4s, v3.4s, v0.4s
+	WORD $0x4e23e467 // fcmeq v7.4s, v3.4s, v3.4s
+	WORD $0x4e20e408 // fcmeq v8.4s, v0.4s, v0.4s
+	WORD $0x4e671d08 // bic v8.16b, v8.16b, v7.16b
+	WORD $0x4ea81cc6 // orr v6.16b, v6.16b, v8.16b
+	WORD $0x6ea61c60 // bit v0.16b, v3.16b, v6.16b
+	VST1.P [V0.S4], 16(R15)
+	SUBS $1, R20
+	BNE step
+	ADD R3<<1, R2
+	ADD R6, R0
+	ADD R6, R1
+	ADD R11, R12
+	SUBS $1, R5
+	BNE row
+done:
+	RET
+
+// func maxPool2x2IdxNEON(out []float32, idx []int32, x []float32, ldx, iw, oh, ow int)
+TEXT ·maxPool2x2IdxNEON(SB), NOSPLIT, $0-104
+	MOVD out_base+0(FP), R0
+	MOVD idx_base+24(FP), R1
+	MOVD x_base+48(FP), R2
+	MOVD ldx+72(FP), R3
+	MOVD iw+80(FP), R4
+	MOVD oh+88(FP), R5
+	MOVD ow+96(FP), R6
+	LSR $2, R6, R7
+	CBZ R7, done
+	CBZ R5, done
+	LSL $2, R3
+	LSL $2, R6
+	MOVW $0, R9
+	VMOV R9, V20.S[0]
+	MOVW $2, R9
+	VMOV R9, V20.S[1]
+	MOVW $4, R9
+	VMOV R9, V20.S[2]
+	MOVW $6, R9
+	VMOV R9, V20.S[3]
+	MOVW $8, R9
+	VDUP R9, V21.S4
+	MOVW $1, R9
+	VDUP R9, V22.S4
+	VDUP R4, V23.S4
+	ADD $1, R4, R9
+	VDUP R9, V24.S4
+	MOVD ZR, R12
+	LSL $1, R4, R11
+row:
+	MOVD R2, R13
+	ADD R3, R2, R14
+	MOVD R0, R15
+	MOVD R1, R19
+	MOVD R7, R20
+	VDUP R12, V26.S4
+	WORD $0x4eb4875a // add v26.4s, v26.4s, v20.4s
+step:
+	VLD2.P 32(R13), [V0.S4, V1.S4]
+	VLD2.P 32(R14), [V2.S4, V3.S4]
+	VEOR V5.B16, V5.B16, V5.B16
+	WORD $0x6ea0e426 // fcmgt v6.4s, v1.4s, v0.4s
+	WORD $0x4e21e427 // fcmeq v7.4s, v1.4s, v1.4s
+	WORD $0x4e20e408 // fcmeq v8.4s, v0.4s, v0.4s
+	WORD $0x4e671d08 // bic v8.16b, v8.16b, v7.16b
+	WORD $0x4ea81cc6 // orr v6.16b, v6.16b, v8.16b
+	WORD $0x6ea61c20 // bit v0.16b, v1.16b, v6.16b
+	WORD $0x6ea61ec5 // bit v5.16b, v22.16b, v6.16b
+	WORD $0x6ea0e446 // fcmgt v6.4s, v2.4s, v0.4s
+	WORD $0x4e22e447 // fcmeq v7.4s, v2.4s, v2.4s
+	WORD $0x4e20e408 // fcmeq v8.4s, v0.4s, v0.4s
+	WORD $0x4e671d08 // bic v8.16b, v8.16b, v7.16b
+	WORD $0x4ea81cc6 // orr v6.16b, v6.16b, v8.16b
+	WORD $0x6ea61c40 // bit v0.16b, v2.16b, v6.16b
+	WORD $0x6ea61ee5 // bit v5.16b, v23.16b, v6.16b
+	WORD $0x6ea0e466 // fcmgt v6.4s, v3.4s, v0.4s
+	WORD $0x4e23e467 // fcmeq v7.4s, v3.4s, v3.4s
+	WORD $0x4e20e408 // fcmeq v8.4s, v0.4s, v0.4s
+	WORD $0x4e671d08 // bic v8.16b, v8.16b, v7.16b
+	WORD $0x4ea81cc6 // orr v6.16b, v6.16b, v8.16b
+	WORD $0x6ea61c60 // bit v0.16b, v3.16b, v6.16b
+	WORD $0x6ea61f05 // bit v5.16b, v24.16b, v6.16b
+	VST1.P [V0.S4], 16(R15)
+	WORD $0x4eba84a5 // add v5.4s, v5.4s, v26.4s
+	VST1.P [V5.S4], 16(R19)
+	WORD $0x4eb5875a // add v26.4s, v26.4s, v21.4s
+	SUBS $1, R20
+	BNE step
+	ADD R3<<1, R2
+	ADD R6, R0
+	ADD R6, R1
+	ADD R11, R12
+	SUBS $1, R5
+	BNE row
+done:
+	RET
+
+// func maxUnpool2x2NEON(dx, dy []float32, idx []int32, ldx, iw, oh, ow int) bool
+TEXT ·maxUnpool2x2NEON(SB), NOSPLIT, $0-105
+	MOVD dx_base+0(FP), R0
+	MOVD dy_base+24(FP), R1
+	MOVD idx_base+48(FP), R2
+	MOVD ldx+72(FP), R3
+	MOVD iw+80(FP), R4
+	MOVD oh+88(FP), R5
+	MOVD ow+96(FP), R6
+	LSR $2, R6, R7
+	CBZ R7, valid
+	CBZ R5, valid
+	LSL $2, R3
+	LSL $2, R6
+	MOVW $0, R9
+	VMOV R9, V20.S[0]
+	MOVW $2, R9
+	VMOV R9, V20.S[1]
+	MOVW $4, R9
+	VMOV R9, V20.S[2]
+	MOVW $6, R9
+	VMOV R9, V20.S[3]
+	MOVW $8, R9
+	VDUP R9, V21.S4
+	MOVW $1, R9
+	VDUP R9, V22.S4
+	VDUP R4, V23.S4
+	ADD $1, R4, R9
+	VDUP R9, V24.S4
+	VEOR V25.B16, V25.B16, V25.B16
+	MOVD ZR, R12
+	LSL $1, R4, R11
+row:
+	MOVD R0, R13
+	ADD R3, R0, R14
+	MOVD R1, R15
+	MOVD R2, R19
+	MOVD R7, R20
+	VDUP R12, V26.S4
+	WORD $0x4eb4875a // add v26.4s, v26.4s, v20.4s
+step:
+	VLD1.P 16(R15), [V0.S4]
+	VLD1.P 16(R19), [V1.S4]
+	WORD $0x6eba8421 // sub v1.4s, v1.4s, v26.4s
+	WORD $0x6eb98c22 // cmeq v2.4s, v1.4s, v25.4s
+	WORD $0x6eb68c23 // cmeq v3.4s, v1.4s, v22.4s
+	WORD $0x6eb78c24 // cmeq v4.4s, v1.4s, v23.4s
+	WORD $0x6eb88c25 // cmeq v5.4s, v1.4s, v24.4s
+	WORD $0x4ea31c46 // orr v6.16b, v2.16b, v3.16b
+	WORD $0x4ea51c87 // orr v7.16b, v4.16b, v5.16b
+	WORD $0x4ea71cc6 // orr v6.16b, v6.16b, v7.16b
+	WORD $0x6eb1a8c6 // uminv s6, v6.4s
+	FMOVS F6, R9
+	CBZW R9, invalid
+	WORD $0x4e201c42 // and v2.16b, v2.16b, v0.16b
+	WORD $0x4e201c63 // and v3.16b, v3.16b, v0.16b
+	WORD $0x4e201c84 // and v4.16b, v4.16b, v0.16b
+	WORD $0x4e201ca5 // and v5.16b, v5.16b, v0.16b
+	VST2.P [V2.S4, V3.S4], 32(R13)
+	VST2.P [V4.S4, V5.S4], 32(R14)
+	WORD $0x4eb5875a // add v26.4s, v26.4s, v21.4s
+	SUBS $1, R20
+	BNE step
+	ADD R3<<1, R0
+	ADD R6, R1
+	ADD R6, R2
+	ADD R11, R12
+	SUBS $1, R5
+	BNE row
+valid:
+	MOVD $1, R9
+	MOVB R9, ret+104(FP)
+	RET
+invalid:
+	MOVB ZR, ret+104(FP)
+	RET
+
+// func col2im3x3NEON(dx []float32, ldx int, col []float32, ts, oh, ow int)
+TEXT ·col2im3x3NEON(SB), NOSPLIT, $0-80
+	MOVD dx_base+0(FP), R0
+	MOVD ldx+24(FP), R1
+	MOVD col_base+32(FP), R2
+	MOVD ts+56(FP), R3
+	MOVD oh+64(FP), R4
+	MOVD ow+72(FP), R5
+	SUB $2, R5, R6
+	LSR $2, R6
+	LSL $2, R1
+	LSL $2, R3
+	LSL $2, R5
+	ADD $8, R0
+	ADD $2, R4, R15
+	MOVD ZR, R7
+row:
+	MOVD $1, R8
+	SUB $0, R7, R9
+	CMP $0, R9
+	BLT skip0
+	CMP R4, R9
+	BGE skip0
+	MUL R5, R9, R10
+	ADD R2, R10
+	ADD $8, R10
+	ADD R3, R10, R11
+	SUB $4, R11
+	ADD R3, R11, R12
+	SUB $4, R12
+	MOVD R0, R13
+	MOVD R6, R14
+	CBZ R8, more0
+first0:
+	VEOR V0.B16, V0.B16, V0.B16
+	VLD1.P 16(R10), [V1.S4]
+	VLD1.P 16(R11), [V2.S4]
+	VLD1.P 16(R12), [V3.S4]
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e23d400 // fadd v0.4s, v0.4s, v3.4s
+	VST1.P [V0.S4], 16(R13)
+	SUBS $1, R14
+	BNE first0
+	B passed0
+more0:
+	VLD1 (R13), [V0.S4]
+	VLD1.P 16(R10), [V1.S4]
+	VLD1.P 16(R11), [V2.S4]
+	VLD1.P 16(R12), [V3.S4]
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e23d400 // fadd v0.4s, v0.4s, v3.4s
+	VST1.P [V0.S4], 16(R13)
+	SUBS $1, R14
+	BNE more0
+passed0:
+	MOVD ZR, R8
+skip0:
+	SUB $1, R7, R9
+	CMP $0, R9
+	BLT skip1
+	CMP R4, R9
+	BGE skip1
+	MUL R5, R9, R10
+	ADD R2, R10
+	ADD $8, R10
+	MOVD $3, R11
+	MUL R3, R11, R11
+	ADD R11, R10
+	ADD R3, R10, R11
+	SUB $4, R11
+	ADD R3, R11, R12
+	SUB $4, R12
+	MOVD R0, R13
+	MOVD R6, R14
+	CBZ R8, more1
+first1:
+	VEOR V0.B16, V0.B16, V0.B16
+	VLD1.P 16(R10), [V1.S4]
+	VLD1.P 16(R11), [V2.S4]
+	VLD1.P 16(R12), [V3.S4]
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e23d400 // fadd v0.4s, v0.4s, v3.4s
+	VST1.P [V0.S4], 16(R13)
+	SUBS $1, R14
+	BNE first1
+	B passed1
+more1:
+	VLD1 (R13), [V0.S4]
+	VLD1.P 16(R10), [V1.S4]
+	VLD1.P 16(R11), [V2.S4]
+	VLD1.P 16(R12), [V3.S4]
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e23d400 // fadd v0.4s, v0.4s, v3.4s
+	VST1.P [V0.S4], 16(R13)
+	SUBS $1, R14
+	BNE more1
+passed1:
+	MOVD ZR, R8
+skip1:
+	SUB $2, R7, R9
+	CMP $0, R9
+	BLT skip2
+	CMP R4, R9
+	BGE skip2
+	MUL R5, R9, R10
+	ADD R2, R10
+	ADD $8, R10
+	MOVD $6, R11
+	MUL R3, R11, R11
+	ADD R11, R10
+	ADD R3, R10, R11
+	SUB $4, R11
+	ADD R3, R11, R12
+	SUB $4, R12
+	MOVD R0, R13
+	MOVD R6, R14
+	CBZ R8, more2
+first2:
+	VEOR V0.B16, V0.B16, V0.B16
+	VLD1.P 16(R10), [V1.S4]
+	VLD1.P 16(R11), [V2.S4]
+	VLD1.P 16(R12), [V3.S4]
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e23d400 // fadd v0.4s, v0.4s, v3.4s
+	VST1.P [V0.S4], 16(R13)
+	SUBS $1, R14
+	BNE first2
+	B passed2
+more2:
+	VLD1 (R13), [V0.S4]
+	VLD1.P 16(R10), [V1.S4]
+	VLD1.P 16(R11), [V2.S4]
+	VLD1.P 16(R12), [V3.S4]
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4e23d400 // fadd v0.4s, v0.4s, v3.4s
+	VST1.P [V0.S4], 16(R13)
+	SUBS $1, R14
+	BNE more2
+passed2:
+	MOVD ZR, R8
+skip2:
+	ADD R1, R0
+	ADD $1, R7
+	CMP R15, R7
+	BLT row
+	RET
+
+// func conv3x3NEON(y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool)
+TEXT ·conv3x3NEON(SB), NOSPLIT, $0-105
+	MOVD y_base+0(FP), R0
+	MOVD ldy+24(FP), R1
+	MOVD x_base+32(FP), R2
+	MOVD ldx+56(FP), R3
+	MOVD w_base+64(FP), R4
+	MOVD rows+88(FP), R5
+	MOVD cols+96(FP), R6
+	MOVBU acc+104(FP), R7
+	LSR $2, R6
+	CBZ R6, done
+	CBZ R5, done
+	LSL $2, R1
+	LSL $2, R3
+	VLD1 (R4), [V16.S4, V17.S4]
+	FMOVS 32(R4), F18
+row:
+	MOVD R0, R8
+	MOVD R6, R12
+	MOVD R2, R9
+	ADD $4, R9, R10
+	ADD $8, R9, R11
+	ADD R3, R2, R13
+	ADD $4, R13, R14
+	ADD $8, R13, R15
+	ADD R3<<1, R2, R19
+	ADD $4, R19, R20
+	ADD $8, R19, R21
+	CBNZ R7, accstep
+zstep:
+	VEOR V0.B16, V0.B16, V0.B16
+	VLD1.P 16(R9), [V1.S4]
+	VLD1.P 16(R10), [V2.S4]
+	VLD1.P 16(R11), [V3.S4]
+	VLD1.P 16(R13), [V4.S4]
+	VLD1.P 16(R14), [V5.S4]
+	VLD1.P 16(R15), [V6.S4]
+	VLD1.P 16(R19), [V7.S4]
+	VLD1.P 16(R20), [V8.S4]
+	VLD1.P 16(R21), [V9.S4]
+	WORD $0x4f909021 // fmul v1.4s, v1.4s, v16.s[0]
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4fb09042 // fmul v2.4s, v2.4s, v16.s[1]
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4f909863 // fmul v3.4s, v3.4s, v16.s[2]
+	WORD $0x4e23d400 // fadd v0.4s, v0.4s, v3.4s
+	WORD $0x4fb09884 // fmul v4.4s, v4.4s, v16.s[3]
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4f9190a5 // fmul v5.4s, v5.4s, v17.s[0]
+	WORD $0x4e25d400 // fadd v0.4s, v0.4s, v5.4s
+	WORD $0x4fb190c6 // fmul v6.4s, v6.4s, v17.s[1]
+	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x4f9198e7 // fmul v7.4s, v7.4s, v17.s[2]
+	WORD $0x4e27d400 // fadd v0.4s, v0.4s, v7.4s
+	WORD $0x4fb19908 // fmul v8.4s, v8.4s, v17.s[3]
+	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
+	WORD $0x4f929129 // fmul v9.4s, v9.4s, v18.s[0]
+	WORD $0x4e29d400 // fadd v0.4s, v0.4s, v9.4s
+	VST1.P [V0.S4], 16(R8)
+	SUBS $1, R12
+	BNE zstep
+	B rowdone
+accstep:
+	VLD1 (R8), [V0.S4]
+	VLD1.P 16(R9), [V1.S4]
+	VLD1.P 16(R10), [V2.S4]
+	VLD1.P 16(R11), [V3.S4]
+	VLD1.P 16(R13), [V4.S4]
+	VLD1.P 16(R14), [V5.S4]
+	VLD1.P 16(R15), [V6.S4]
+	VLD1.P 16(R19), [V7.S4]
+	VLD1.P 16(R20), [V8.S4]
+	VLD1.P 16(R21), [V9.S4]
+	WORD $0x4f909021 // fmul v1.4s, v1.4s, v16.s[0]
+	WORD $0x4e21d400 // fadd v0.4s, v0.4s, v1.4s
+	WORD $0x4fb09042 // fmul v2.4s, v2.4s, v16.s[1]
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x4f909863 // fmul v3.4s, v3.4s, v16.s[2]
+	WORD $0x4e23d400 // fadd v0.4s, v0.4s, v3.4s
+	WORD $0x4fb09884 // fmul v4.4s, v4.4s, v16.s[3]
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4f9190a5 // fmul v5.4s, v5.4s, v17.s[0]
+	WORD $0x4e25d400 // fadd v0.4s, v0.4s, v5.4s
+	WORD $0x4fb190c6 // fmul v6.4s, v6.4s, v17.s[1]
+	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
+	WORD $0x4f9198e7 // fmul v7.4s, v7.4s, v17.s[2]
+	WORD $0x4e27d400 // fadd v0.4s, v0.4s, v7.4s
+	WORD $0x4fb19908 // fmul v8.4s, v8.4s, v17.s[3]
+	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
+	WORD $0x4f929129 // fmul v9.4s, v9.4s, v18.s[0]
+	WORD $0x4e29d400 // fadd v0.4s, v0.4s, v9.4s
+	VST1.P [V0.S4], 16(R8)
+	SUBS $1, R12
+	BNE accstep
+rowdone:
+	ADD R1, R0
+	ADD R3, R2
+	SUBS $1, R5
+	BNE row
+done:
+	RET
+
+// func addBlocksNEON(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks, rows, cols int)
+TEXT ·addBlocksNEON(SB), NOSPLIT, $0-104
+	MOVD dst_base+0(FP), R0
+	MOVD ldd+24(FP), R1
+	MOVD bd+32(FP), R2
+	MOVD src_base+40(FP), R3
+	MOVD lds+64(FP), R4
+	MOVD bs+72(FP), R5
+	MOVD blocks+80(FP), R6
+	MOVD cols+96(FP), R8
+	LSL $2, R1
+	LSL $2, R2
+	LSL $2, R4
+	LSL $2, R5
+block:
+	MOVD rows+88(FP), R7
+	MOVD R0, R9
+	MOVD R3, R10
+row:
+	MOVD R9, R11
+	MOVD R10, R12
+	LSR $4, R8, R13
+	CBZ R13, four
+sixteen:
+	VLD1 (R11), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VLD1.P 64(R12), [V4.S4, V5.S4, V6.S4, V7.S4]
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e25d421 // fadd v1.4s, v1.4s, v5.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x4e27d463 // fadd v3.4s, v3.4s, v7.4s
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R11)
+	SUBS $1, R13
+	BNE sixteen
+four:
+	UBFX $2, R8, $2, R13
+	CBZ R13, one
+fours:
+	VLD1 (R11), [V0.S4]
+	VLD1.P 16(R12), [V4.S4]
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	VST1.P [V0.S4], 16(R11)
+	SUBS $1, R13
+	BNE fours
+one:
+	AND $3, R8, R13
+	CBZ R13, rowdone
+ones:
+	FMOVS (R11), F0
+	FMOVS.P 4(R12), F1
+	FADDS F1, F0, F0
+	FMOVS.P F0, 4(R11)
+	SUBS $1, R13
+	BNE ones
+rowdone:
+	ADD R1, R9
+	ADD R4, R10
+	SUBS $1, R7
+	BNE row
+	ADD R2, R0
+	ADD R5, R3
+	SUBS $1, R6
+	BNE block
+	RET

@@ -3,6 +3,7 @@
 package vec
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -43,5 +44,113 @@ func TestNEONMatchesGoBits(t *testing.T) {
 			require.True(t, sameBits(want[i], got[i]), "%v(%g = %#08x): neon %g (%#08x), go %g (%#08x)",
 				op, x, math.Float32bits(x), got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
 		}
+	}
+}
+
+// atLevels returns f's results at LevelGo and LevelNEON.
+func atLevels[T any](f func() T) (goRes, neon T) {
+	prev := SetLevel(LevelGo)
+	defer SetLevel(prev)
+	goRes = f()
+	SetLevel(LevelNEON)
+	return goRes, f()
+}
+
+// requireSameBits fails unless a and b hold the same bits (all NaNs alike).
+func requireSameBits(t *testing.T, a, b []float32, msg string) {
+	t.Helper()
+	require.Equal(t, len(a), len(b), msg)
+	for i := range a {
+		require.True(t, sameBits(a[i], b[i]), "%s at %d: go %g (%#08x), neon %g (%#08x)",
+			msg, i, a[i], math.Float32bits(a[i]), b[i], math.Float32bits(b[i]))
+	}
+}
+
+// TestNEONWindowKernelsMatchGoBits checks max pooling (with and without
+// indices) and its backward (valid and invalid indices), col2im, the direct 3×3 convolution and block addition at LevelNEON against the Go level bit
+// for bit, on inputs with ties, signed zeros, NaNs and infinities, at
+// widths covering every tail.
+func TestNEONWindowKernelsMatchGoBits(t *testing.T) {
+	r := newRand(t)
+	for ow := 1; ow <= 21; ow++ {
+		for _, oh := range []int{1, 2, 5} {
+			iw := 2*ow + r.IntN(2)
+			ldx := iw + r.IntN(3)
+			x := poolInput(r, (2*oh-1)*ldx+2*ow)
+			type res struct {
+				out, outNoIdx []float32
+				idx           []int32
+			}
+			g, n := atLevels(func() res {
+				out, idx, out2 := poison(oh*ow), make([]int32, oh*ow), poison(oh*ow)
+				MaxPool2x2(out, idx, x, ldx, iw, oh, ow)
+				MaxPool2x2(out2, nil, x, ldx, iw, oh, ow)
+				return res{out, out2, idx}
+			})
+			msg := fmt.Sprintf("maxpool %dx%d", oh, ow)
+			requireSameBits(t, g.out, n.out, msg)
+			requireSameBits(t, g.outNoIdx, n.outNoIdx, msg+" without indices")
+			require.Equal(t, g.idx, n.idx, msg)
+
+			dy := randInput(r, oh*ow, 4)
+			bad := append([]int32(nil), g.idx...)
+			q := r.IntN(oh * ow)
+			bad[q] = []int32{-1, bad[q] + 2, bad[q] + int32(2*iw), bad[q] - 1, 1 << 30}[r.IntN(5)]
+			for _, idx := range [][]int32{g.idx, bad} {
+				type unpooled struct {
+					dx []float32
+					ok bool
+				}
+				gu, nu := atLevels(func() unpooled {
+					dx := poison(2 * oh * ldx)
+					ok := MaxUnpool2x2(dx, dy, idx, ldx, iw, oh, ow)
+					return unpooled{dx, ok}
+				})
+				require.Equal(t, gu.ok, nu.ok, "%s unpool of %v", msg, idx)
+				if gu.ok {
+					requireSameBits(t, gu.dx, nu.dx, msg+" unpool")
+				}
+			}
+		}
+	}
+	for _, sh := range [][2]int{{1, 1}, {2, 5}, {3, 6}, {1, 7}, {4, 9}, {3, 10}, {5, 13}, {2, 17}, {7, 26}, {3, 47}} {
+		oh, ow := sh[0], sh[1]
+		ts := oh*ow + r.IntN(4)
+		col := randInput(r, 8*ts+oh*ow, 4)
+		ldx := ow + 2 + r.IntN(3)
+		g, n := atLevels(func() []float32 {
+			dx := poison((oh+1)*ldx + ow + 2)
+			Col2Im3x3(dx, ldx, col, ts, oh, ow)
+			return dx
+		})
+		requireSameBits(t, g, n, fmt.Sprintf("col2im %dx%d", oh, ow))
+	}
+	for _, sh := range [][2]int{{1, 1}, {3, 4}, {2, 5}, {4, 7}, {5, 8}, {3, 13}, {6, 26}, {2, 33}} {
+		rows, cols := sh[0], sh[1]
+		ldx, ldy := cols+2+r.IntN(3), cols+r.IntN(3)
+		x := randInput(r, (rows+1)*ldx+cols+2, 4)
+		w := randInput(r, 9, 2)
+		y0 := randInput(r, (rows-1)*ldy+cols, 4)
+		for _, acc := range []bool{false, true} {
+			g, n := atLevels(func() []float32 {
+				y := append([]float32(nil), y0...)
+				Conv3x3(y, ldy, x, ldx, w, rows, cols, acc)
+				return y
+			})
+			requireSameBits(t, g, n, fmt.Sprintf("conv %dx%d acc %v", rows, cols, acc))
+		}
+	}
+	for _, cols := range []int{1, 3, 4, 5, 15, 16, 17, 33, 70} {
+		blocks, rows := 1+r.IntN(3), 1+r.IntN(3)
+		ldd, lds := cols+r.IntN(3), cols+r.IntN(3)
+		bd, bs := rows*ldd+r.IntN(3), rows*lds+r.IntN(3)
+		src := randInput(r, (blocks-1)*bs+(rows-1)*lds+cols, 4)
+		dst0 := randInput(r, (blocks-1)*bd+(rows-1)*ldd+cols+2, 4)
+		g, n := atLevels(func() []float32 {
+			dst := append([]float32(nil), dst0...)
+			AddBlocks(dst, ldd, bd, src, lds, bs, blocks, rows, cols)
+			return dst
+		})
+		requireSameBits(t, g, n, fmt.Sprintf("addblocks %dx%dx%d", blocks, rows, cols))
 	}
 }

@@ -31,13 +31,19 @@ func Blend(m uint32, a, b float32) float32 {
 }
 
 func goMaxPool2x2(out []float32, idx []int32, x []float32, ldx, iw, oh, ow int) {
+	maxPool2x2Cols(out, idx, x, ldx, iw, oh, ow, 0)
+}
+
+// maxPool2x2Cols is goMaxPool2x2 for the outputs of columns c0 up of every
+// row.
+func maxPool2x2Cols(out []float32, idx []int32, x []float32, ldx, iw, oh, ow, c0 int) {
 	for r := 0; r < oh; r++ {
 		r0 := x[2*r*ldx:][:2*ow]
 		r1 := x[(2*r+1)*ldx:][:2*ow]
 		o := out[r*ow:][:ow]
 		base := int32(2 * r * iw)
 		w := int32(iw)
-		for c := range o {
+		for c := c0; c < ow; c++ {
 			best, arg := r0[2*c], int32(0)
 			m := MaxMask(r0[2*c+1], best)
 			best, arg = Blend(m, r0[2*c+1], best), arg|int32(m&1)
@@ -54,12 +60,19 @@ func goMaxPool2x2(out []float32, idx []int32, x []float32, ldx, iw, oh, ow int) 
 }
 
 func goMaxUnpool2x2(dx, dy []float32, idx []int32, ldx, iw, oh, ow int) bool {
+	return maxUnpool2x2Cols(dx, dy, idx, ldx, iw, oh, ow, 0)
+}
+
+// maxUnpool2x2Cols is goMaxUnpool2x2 for the outputs of columns c0 up of
+// every row.
+func maxUnpool2x2Cols(dx, dy []float32, idx []int32, ldx, iw, oh, ow, c0 int) bool {
 	for r := 0; r < oh; r++ {
 		rows := [2][]float32{dx[2*r*ldx:][:2*ow], dx[(2*r+1)*ldx:][:2*ow]}
-		clear(rows[0])
-		clear(rows[1])
+		clear(rows[0][2*c0:])
+		clear(rows[1][2*c0:])
 		base := 2 * r * iw
-		for c, g := range dy[r*ow : (r+1)*ow] {
+		for c := c0; c < ow; c++ {
+			g := dy[r*ow+c]
 			code := int(idx[r*ow+c]) - base - 2*c
 			hi := int(b2u(code >= iw)) // the window's second row
 			col := code - hi*iw
@@ -98,15 +111,20 @@ func goAddBlocks(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks,
 // fallback computes the same values on every architecture.
 
 func goConv3x3(y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool) {
+	conv3x3Cols(y, ldy, x, ldx, w, rows, cols, acc, 0)
+}
+
+// conv3x3Cols is goConv3x3 for the columns c0 <= c < cols of every row.
+func conv3x3Cols(y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool, c0 int) {
 	for r := 0; r < rows; r++ {
-		out := y[r*ldy : r*ldy+cols]
+		out := y[r*ldy+c0 : r*ldy+cols]
 		if !acc {
 			clear(out)
 		}
 		for a := 0; a < 3; a++ { // taps in the kernels' order, one row pass each
 			xr := x[(r+a)*ldx:][:cols+2]
 			for b := 0; b < 3; b++ {
-				wv, xs := w[3*a+b], xr[b:b+cols]
+				wv, xs := w[3*a+b], xr[b+c0:b+cols]
 				for c := range out {
 					out[c] += float32(wv * xs[c])
 				}
@@ -132,6 +150,28 @@ func goCorr3x3(acc, dy []float32, ldy int, x []float32, ldx int, rows, cols int)
 	}
 	for t, s := range sum {
 		acc[t] += s
+	}
+}
+
+// col2im3x3Cols is goCol2Im3x3 for the columns j0 <= j < j1 of every row:
+// each element's taps summed in the same order, from zero.
+func col2im3x3Cols(dx []float32, ldx int, col []float32, ts, oh, ow, j0, j1 int) {
+	for i := 0; i < oh+2; i++ {
+		for j := j0; j < j1; j++ {
+			var s float32
+			for a := 0; a < 3; a++ {
+				r := i - a
+				if r < 0 || r >= oh {
+					continue
+				}
+				for b := 0; b < 3; b++ {
+					if c := j - b; c >= 0 && c < ow {
+						s += col[(3*a+b)*ts+r*ow+c]
+					}
+				}
+			}
+			dx[i*ldx+j] = s
+		}
 	}
 }
 

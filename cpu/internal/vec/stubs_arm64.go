@@ -173,3 +173,35 @@ func maxNEON(x []float32) float32
 //
 //go:noescape
 func minNEON(x []float32) float32
+
+// maxPool2x2NEON is goMaxPool2x2 for the outputs of columns c < ow&^3 of every row (idx is not written).
+//
+//go:noescape
+func maxPool2x2NEON(out []float32, idx []int32, x []float32, ldx, iw, oh, ow int)
+
+// maxPool2x2IdxNEON is goMaxPool2x2, indices included, for the outputs of columns c < ow&^3 of every row.
+//
+//go:noescape
+func maxPool2x2IdxNEON(out []float32, idx []int32, x []float32, ldx, iw, oh, ow int)
+
+// maxUnpool2x2NEON is goMaxUnpool2x2 for the outputs of columns c < ow&^3
+// of every row; 2 oh iw must fit in an int32.
+//
+//go:noescape
+func maxUnpool2x2NEON(dx, dy []float32, idx []int32, ldx, iw, oh, ow int) bool
+
+// col2im3x3NEON is goCol2Im3x3 for the columns 2 <= j < 2 + 4((ow-2)/4) of
+// every row; (ow-2)/4 must be at least 1.
+//
+//go:noescape
+func col2im3x3NEON(dx []float32, ldx int, col []float32, ts, oh, ow int)
+
+// conv3x3NEON is goConv3x3 for the columns c < cols&^3 of every row.
+//
+//go:noescape
+func conv3x3NEON(y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool)
+
+// addBlocksNEON is goAddBlocks; blocks, rows and cols must be positive.
+//
+//go:noescape
+func addBlocksNEON(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks, rows, cols int)

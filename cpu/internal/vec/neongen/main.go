@@ -57,6 +57,7 @@ func Generate(coeffsPath string) (asm, stubs []byte, err error) {
 	for _, r := range reductions {
 		r.emit(s, g)
 	}
+	windowKernels(s, g)
 	return f.Finish()
 }
 
