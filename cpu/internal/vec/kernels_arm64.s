@@ -2017,6 +2017,185 @@ loop:
 done:
 	RET
 
+// func sinNEON(dst, x []float32) int
+TEXT ·sinNEON(SB), NOSPLIT, $0-56
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD x_base+24(FP), R1
+	MOVW $0x3f22f983, R2
+	VMOV R2, V16.S[0]
+	MOVW $0x3fc90fdb, R2
+	VMOV R2, V16.S[1]
+	MOVW $0xb33bbd2e, R2
+	VMOV R2, V16.S[2]
+	MOVW $0xa6f72ced, R2
+	VMOV R2, V16.S[3]
+	MOVW $0xbe2aaaab, R2
+	VMOV R2, V17.S[0]
+	MOVW $0x3c0888ba, R2
+	VMOV R2, V17.S[1]
+	MOVW $0xb9502cb0, R2
+	VMOV R2, V17.S[2]
+	MOVW $0x363e1948, R2
+	VMOV R2, V17.S[3]
+	MOVW $0x3d2aaaa5, R2
+	VMOV R2, V18.S[0]
+	MOVW $0xbab60614, R2
+	VMOV R2, V18.S[1]
+	MOVW $0x37ccf407, R2
+	VMOV R2, V18.S[2]
+	MOVW $0x3f000000, R2
+	VMOV R2, V18.S[3]
+	MOVW $0x3f800000, R2
+	VDUP R2, V19.S4
+	MOVW $0x49800000, R2
+	VDUP R2, V20.S4
+	MOVW $0x00000001, R2
+	VDUP R2, V21.S4
+	MOVW $0x80000000, R2
+	VDUP R2, V22.S4
+	LSR $2, R9, R10
+	MOVD ZR, R11
+	CBZ R10, done
+loop:
+	VLD1 (R1), [V0.S4]
+	WORD $0x4ea0f801 // fabs v1.4s, v0.4s
+	WORD $0x6e21e681 // fcmge v1.4s, v20.4s, v1.4s
+	WORD $0x6eb1a821 // uminv s1, v1.4s
+	FMOVS F1, R12
+	CBZW R12, done
+	ADD $16, R1
+	WORD $0x4f909002 // fmul v2.4s, v0.4s, v16.s[0]
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4ea1b843 // fcvtzs v3.4s, v2.4s
+	VMOV V0.B16, V4.B16
+	WORD $0x4fb05044 // fmls v4.4s, v2.4s, v16.s[1]
+	WORD $0x4f905844 // fmls v4.4s, v2.4s, v16.s[2]
+	WORD $0x4fb05844 // fmls v4.4s, v2.4s, v16.s[3]
+	WORD $0x6e24dc85 // fmul v5.4s, v4.4s, v4.4s
+	WORD $0x6e25dc86 // fmul v6.4s, v4.4s, v5.4s
+	WORD $0x4e1c0627 // dup v7.4s, v17.s[3]
+	WORD $0x4e140628 // dup v8.4s, v17.s[2]
+	WORD $0x4e25cce8 // fmla v8.4s, v7.4s, v5.4s
+	WORD $0x4e0c0627 // dup v7.4s, v17.s[1]
+	WORD $0x4e25cd07 // fmla v7.4s, v8.4s, v5.4s
+	WORD $0x4e040628 // dup v8.4s, v17.s[0]
+	WORD $0x4e25cce8 // fmla v8.4s, v7.4s, v5.4s
+	VMOV V4.B16, V9.B16
+	WORD $0x4e28ccc9 // fmla v9.4s, v6.4s, v8.4s
+	VMOV V19.B16, V10.B16
+	WORD $0x4fb258aa // fmls v10.4s, v5.4s, v18.s[3]
+	WORD $0x6e25dcab // fmul v11.4s, v5.4s, v5.4s
+	WORD $0x4e14064c // dup v12.4s, v18.s[2]
+	WORD $0x4e0c064d // dup v13.4s, v18.s[1]
+	WORD $0x4e25cd8d // fmla v13.4s, v12.4s, v5.4s
+	WORD $0x4e04064c // dup v12.4s, v18.s[0]
+	WORD $0x4e25cdac // fmla v12.4s, v13.4s, v5.4s
+	WORD $0x4e2ccd6a // fmla v10.4s, v11.4s, v12.4s
+	WORD $0x4e351c6e // and v14.16b, v3.16b, v21.16b
+	WORD $0x6eb58dce // cmeq v14.4s, v14.4s, v21.4s
+	WORD $0x6e691d4e // bsl v14.16b, v10.16b, v9.16b
+	WORD $0x4f3e546f // shl v15.4s, v3.4s, #30
+	WORD $0x4e361def // and v15.16b, v15.16b, v22.16b
+	WORD $0x6e2f1dce // eor v14.16b, v14.16b, v15.16b
+	VST1.P [V14.S4], 16(R0)
+	ADD $4, R11
+	SUBS $1, R10
+	BNE loop
+done:
+	MOVD R11, ret+48(FP)
+	RET
+
+// func cosNEON(dst, x []float32) int
+TEXT ·cosNEON(SB), NOSPLIT, $0-56
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD x_base+24(FP), R1
+	MOVW $0x3f22f983, R2
+	VMOV R2, V16.S[0]
+	MOVW $0x3fc90fdb, R2
+	VMOV R2, V16.S[1]
+	MOVW $0xb33bbd2e, R2
+	VMOV R2, V16.S[2]
+	MOVW $0xa6f72ced, R2
+	VMOV R2, V16.S[3]
+	MOVW $0xbe2aaaab, R2
+	VMOV R2, V17.S[0]
+	MOVW $0x3c0888ba, R2
+	VMOV R2, V17.S[1]
+	MOVW $0xb9502cb0, R2
+	VMOV R2, V17.S[2]
+	MOVW $0x363e1948, R2
+	VMOV R2, V17.S[3]
+	MOVW $0x3d2aaaa5, R2
+	VMOV R2, V18.S[0]
+	MOVW $0xbab60614, R2
+	VMOV R2, V18.S[1]
+	MOVW $0x37ccf407, R2
+	VMOV R2, V18.S[2]
+	MOVW $0x3f000000, R2
+	VMOV R2, V18.S[3]
+	MOVW $0x3f800000, R2
+	VDUP R2, V19.S4
+	MOVW $0x49800000, R2
+	VDUP R2, V20.S4
+	MOVW $0x00000001, R2
+	VDUP R2, V21.S4
+	MOVW $0x80000000, R2
+	VDUP R2, V22.S4
+	LSR $2, R9, R10
+	MOVD ZR, R11
+	CBZ R10, done
+loop:
+	VLD1 (R1), [V0.S4]
+	WORD $0x4ea0f801 // fabs v1.4s, v0.4s
+	WORD $0x6e21e681 // fcmge v1.4s, v20.4s, v1.4s
+	WORD $0x6eb1a821 // uminv s1, v1.4s
+	FMOVS F1, R12
+	CBZW R12, done
+	ADD $16, R1
+	WORD $0x4f909002 // fmul v2.4s, v0.4s, v16.s[0]
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4ea1b843 // fcvtzs v3.4s, v2.4s
+	VMOV V0.B16, V4.B16
+	WORD $0x4fb05044 // fmls v4.4s, v2.4s, v16.s[1]
+	WORD $0x4f905844 // fmls v4.4s, v2.4s, v16.s[2]
+	WORD $0x4fb05844 // fmls v4.4s, v2.4s, v16.s[3]
+	WORD $0x6e24dc85 // fmul v5.4s, v4.4s, v4.4s
+	WORD $0x6e25dc86 // fmul v6.4s, v4.4s, v5.4s
+	WORD $0x4e1c0627 // dup v7.4s, v17.s[3]
+	WORD $0x4e140628 // dup v8.4s, v17.s[2]
+	WORD $0x4e25cce8 // fmla v8.4s, v7.4s, v5.4s
+	WORD $0x4e0c0627 // dup v7.4s, v17.s[1]
+	WORD $0x4e25cd07 // fmla v7.4s, v8.4s, v5.4s
+	WORD $0x4e040628 // dup v8.4s, v17.s[0]
+	WORD $0x4e25cce8 // fmla v8.4s, v7.4s, v5.4s
+	VMOV V4.B16, V9.B16
+	WORD $0x4e28ccc9 // fmla v9.4s, v6.4s, v8.4s
+	VMOV V19.B16, V10.B16
+	WORD $0x4fb258aa // fmls v10.4s, v5.4s, v18.s[3]
+	WORD $0x6e25dcab // fmul v11.4s, v5.4s, v5.4s
+	WORD $0x4e14064c // dup v12.4s, v18.s[2]
+	WORD $0x4e0c064d // dup v13.4s, v18.s[1]
+	WORD $0x4e25cd8d // fmla v13.4s, v12.4s, v5.4s
+	WORD $0x4e04064c // dup v12.4s, v18.s[0]
+	WORD $0x4e25cdac // fmla v12.4s, v13.4s, v5.4s
+	WORD $0x4e2ccd6a // fmla v10.4s, v11.4s, v12.4s
+	WORD $0x4eb58463 // add v3.4s, v3.4s, v21.4s
+	WORD $0x4e351c6e // and v14.16b, v3.16b, v21.16b
+	WORD $0x6eb58dce // cmeq v14.4s, v14.4s, v21.4s
+	WORD $0x6e691d4e // bsl v14.16b, v10.16b, v9.16b
+	WORD $0x4f3e546f // shl v15.4s, v3.4s, #30
+	WORD $0x4e361def // and v15.16b, v15.16b, v22.16b
+	WORD $0x6e2f1dce // eor v14.16b, v14.16b, v15.16b
+	VST1.P [V14.S4], 16(R0)
+	ADD $4, R11
+	SUBS $1, R10
+	BNE loop
+done:
+	MOVD R11, ret+48(FP)
+	RET
+
 // func sumNEON(x []float32) float64
 TEXT ·sumNEON(SB), NOSPLIT, $0-32
 	MOVD x_base+0(FP), R1
@@ -2703,4 +2882,418 @@ rowdone:
 	ADD R5, R3
 	SUBS $1, R6
 	BNE block
+	RET
+
+// func cmpEqNEON(dst []uint8, a, b []float32)
+TEXT ·cmpEqNEON(SB), NOSPLIT, $0-72
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD a_base+24(FP), R1
+	MOVD b_base+48(FP), R2
+	MOVW $0x01010101, R3
+	VDUP R3, V25.S4
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VLD1.P 64(R2), [V4.S4, V5.S4, V6.S4, V7.S4]
+	WORD $0x4e24e408 // fcmeq v8.4s, v0.4s, v4.4s
+	WORD $0x4e25e429 // fcmeq v9.4s, v1.4s, v5.4s
+	WORD $0x4e26e44a // fcmeq v10.4s, v2.4s, v6.4s
+	WORD $0x4e27e46b // fcmeq v11.4s, v3.4s, v7.4s
+	VUZP1 V9.H8, V8.H8, V12.H8
+	VUZP1 V11.H8, V10.H8, V13.H8
+	VUZP1 V13.B16, V12.B16, V14.B16
+	WORD $0x4e391dce // and v14.16b, v14.16b, v25.16b
+	VST1.P [V14.B16], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func cmpEqScalarNEON(dst []uint8, a []float32, s float32)
+TEXT ·cmpEqScalarNEON(SB), NOSPLIT, $0-52
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD a_base+24(FP), R1
+	FMOVS s+48(FP), F24
+	WORD $0x4e040718 // dup v24.4s, v24.s[0]
+	MOVW $0x01010101, R3
+	VDUP R3, V25.S4
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	WORD $0x4e38e408 // fcmeq v8.4s, v0.4s, v24.4s
+	WORD $0x4e38e429 // fcmeq v9.4s, v1.4s, v24.4s
+	WORD $0x4e38e44a // fcmeq v10.4s, v2.4s, v24.4s
+	WORD $0x4e38e46b // fcmeq v11.4s, v3.4s, v24.4s
+	VUZP1 V9.H8, V8.H8, V12.H8
+	VUZP1 V11.H8, V10.H8, V13.H8
+	VUZP1 V13.B16, V12.B16, V14.B16
+	WORD $0x4e391dce // and v14.16b, v14.16b, v25.16b
+	VST1.P [V14.B16], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func cmpNeNEON(dst []uint8, a, b []float32)
+TEXT ·cmpNeNEON(SB), NOSPLIT, $0-72
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD a_base+24(FP), R1
+	MOVD b_base+48(FP), R2
+	MOVW $0x01010101, R3
+	VDUP R3, V25.S4
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VLD1.P 64(R2), [V4.S4, V5.S4, V6.S4, V7.S4]
+	WORD $0x4e24e408 // fcmeq v8.4s, v0.4s, v4.4s
+	WORD $0x4e25e429 // fcmeq v9.4s, v1.4s, v5.4s
+	WORD $0x4e26e44a // fcmeq v10.4s, v2.4s, v6.4s
+	WORD $0x4e27e46b // fcmeq v11.4s, v3.4s, v7.4s
+	VUZP1 V9.H8, V8.H8, V12.H8
+	VUZP1 V11.H8, V10.H8, V13.H8
+	VUZP1 V13.B16, V12.B16, V14.B16
+	WORD $0x4e6e1f2e // bic v14.16b, v25.16b, v14.16b
+	VST1.P [V14.B16], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func cmpNeScalarNEON(dst []uint8, a []float32, s float32)
+TEXT ·cmpNeScalarNEON(SB), NOSPLIT, $0-52
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD a_base+24(FP), R1
+	FMOVS s+48(FP), F24
+	WORD $0x4e040718 // dup v24.4s, v24.s[0]
+	MOVW $0x01010101, R3
+	VDUP R3, V25.S4
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	WORD $0x4e38e408 // fcmeq v8.4s, v0.4s, v24.4s
+	WORD $0x4e38e429 // fcmeq v9.4s, v1.4s, v24.4s
+	WORD $0x4e38e44a // fcmeq v10.4s, v2.4s, v24.4s
+	WORD $0x4e38e46b // fcmeq v11.4s, v3.4s, v24.4s
+	VUZP1 V9.H8, V8.H8, V12.H8
+	VUZP1 V11.H8, V10.H8, V13.H8
+	VUZP1 V13.B16, V12.B16, V14.B16
+	WORD $0x4e6e1f2e // bic v14.16b, v25.16b, v14.16b
+	VST1.P [V14.B16], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func cmpLtNEON(dst []uint8, a, b []float32)
+TEXT ·cmpLtNEON(SB), NOSPLIT, $0-72
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD a_base+24(FP), R1
+	MOVD b_base+48(FP), R2
+	MOVW $0x01010101, R3
+	VDUP R3, V25.S4
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VLD1.P 64(R2), [V4.S4, V5.S4, V6.S4, V7.S4]
+	WORD $0x6ea0e488 // fcmgt v8.4s, v4.4s, v0.4s
+	WORD $0x6ea1e4a9 // fcmgt v9.4s, v5.4s, v1.4s
+	WORD $0x6ea2e4ca // fcmgt v10.4s, v6.4s, v2.4s
+	WORD $0x6ea3e4eb // fcmgt v11.4s, v7.4s, v3.4s
+	VUZP1 V9.H8, V8.H8, V12.H8
+	VUZP1 V11.H8, V10.H8, V13.H8
+	VUZP1 V13.B16, V12.B16, V14.B16
+	WORD $0x4e391dce // and v14.16b, v14.16b, v25.16b
+	VST1.P [V14.B16], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func cmpLtScalarNEON(dst []uint8, a []float32, s float32)
+TEXT ·cmpLtScalarNEON(SB), NOSPLIT, $0-52
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD a_base+24(FP), R1
+	FMOVS s+48(FP), F24
+	WORD $0x4e040718 // dup v24.4s, v24.s[0]
+	MOVW $0x01010101, R3
+	VDUP R3, V25.S4
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	WORD $0x6ea0e708 // fcmgt v8.4s, v24.4s, v0.4s
+	WORD $0x6ea1e709 // fcmgt v9.4s, v24.4s, v1.4s
+	WORD $0x6ea2e70a // fcmgt v10.4s, v24.4s, v2.4s
+	WORD $0x6ea3e70b // fcmgt v11.4s, v24.4s, v3.4s
+	VUZP1 V9.H8, V8.H8, V12.H8
+	VUZP1 V11.H8, V10.H8, V13.H8
+	VUZP1 V13.B16, V12.B16, V14.B16
+	WORD $0x4e391dce // and v14.16b, v14.16b, v25.16b
+	VST1.P [V14.B16], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func cmpLeNEON(dst []uint8, a, b []float32)
+TEXT ·cmpLeNEON(SB), NOSPLIT, $0-72
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD a_base+24(FP), R1
+	MOVD b_base+48(FP), R2
+	MOVW $0x01010101, R3
+	VDUP R3, V25.S4
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VLD1.P 64(R2), [V4.S4, V5.S4, V6.S4, V7.S4]
+	WORD $0x6e20e488 // fcmge v8.4s, v4.4s, v0.4s
+	WORD $0x6e21e4a9 // fcmge v9.4s, v5.4s, v1.4s
+	WORD $0x6e22e4ca // fcmge v10.4s, v6.4s, v2.4s
+	WORD $0x6e23e4eb // fcmge v11.4s, v7.4s, v3.4s
+	VUZP1 V9.H8, V8.H8, V12.H8
+	VUZP1 V11.H8, V10.H8, V13.H8
+	VUZP1 V13.B16, V12.B16, V14.B16
+	WORD $0x4e391dce // and v14.16b, v14.16b, v25.16b
+	VST1.P [V14.B16], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func cmpLeScalarNEON(dst []uint8, a []float32, s float32)
+TEXT ·cmpLeScalarNEON(SB), NOSPLIT, $0-52
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD a_base+24(FP), R1
+	FMOVS s+48(FP), F24
+	WORD $0x4e040718 // dup v24.4s, v24.s[0]
+	MOVW $0x01010101, R3
+	VDUP R3, V25.S4
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	WORD $0x6e20e708 // fcmge v8.4s, v24.4s, v0.4s
+	WORD $0x6e21e709 // fcmge v9.4s, v24.4s, v1.4s
+	WORD $0x6e22e70a // fcmge v10.4s, v24.4s, v2.4s
+	WORD $0x6e23e70b // fcmge v11.4s, v24.4s, v3.4s
+	VUZP1 V9.H8, V8.H8, V12.H8
+	VUZP1 V11.H8, V10.H8, V13.H8
+	VUZP1 V13.B16, V12.B16, V14.B16
+	WORD $0x4e391dce // and v14.16b, v14.16b, v25.16b
+	VST1.P [V14.B16], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func cmpGtNEON(dst []uint8, a, b []float32)
+TEXT ·cmpGtNEON(SB), NOSPLIT, $0-72
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD a_base+24(FP), R1
+	MOVD b_base+48(FP), R2
+	MOVW $0x01010101, R3
+	VDUP R3, V25.S4
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VLD1.P 64(R2), [V4.S4, V5.S4, V6.S4, V7.S4]
+	WORD $0x6ea4e408 // fcmgt v8.4s, v0.4s, v4.4s
+	WORD $0x6ea5e429 // fcmgt v9.4s, v1.4s, v5.4s
+	WORD $0x6ea6e44a // fcmgt v10.4s, v2.4s, v6.4s
+	WORD $0x6ea7e46b // fcmgt v11.4s, v3.4s, v7.4s
+	VUZP1 V9.H8, V8.H8, V12.H8
+	VUZP1 V11.H8, V10.H8, V13.H8
+	VUZP1 V13.B16, V12.B16, V14.B16
+	WORD $0x4e391dce // and v14.16b, v14.16b, v25.16b
+	VST1.P [V14.B16], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func cmpGtScalarNEON(dst []uint8, a []float32, s float32)
+TEXT ·cmpGtScalarNEON(SB), NOSPLIT, $0-52
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD a_base+24(FP), R1
+	FMOVS s+48(FP), F24
+	WORD $0x4e040718 // dup v24.4s, v24.s[0]
+	MOVW $0x01010101, R3
+	VDUP R3, V25.S4
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	WORD $0x6eb8e408 // fcmgt v8.4s, v0.4s, v24.4s
+	WORD $0x6eb8e429 // fcmgt v9.4s, v1.4s, v24.4s
+	WORD $0x6eb8e44a // fcmgt v10.4s, v2.4s, v24.4s
+	WORD $0x6eb8e46b // fcmgt v11.4s, v3.4s, v24.4s
+	VUZP1 V9.H8, V8.H8, V12.H8
+	VUZP1 V11.H8, V10.H8, V13.H8
+	VUZP1 V13.B16, V12.B16, V14.B16
+	WORD $0x4e391dce // and v14.16b, v14.16b, v25.16b
+	VST1.P [V14.B16], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func cmpGeNEON(dst []uint8, a, b []float32)
+TEXT ·cmpGeNEON(SB), NOSPLIT, $0-72
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD a_base+24(FP), R1
+	MOVD b_base+48(FP), R2
+	MOVW $0x01010101, R3
+	VDUP R3, V25.S4
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VLD1.P 64(R2), [V4.S4, V5.S4, V6.S4, V7.S4]
+	WORD $0x6e24e408 // fcmge v8.4s, v0.4s, v4.4s
+	WORD $0x6e25e429 // fcmge v9.4s, v1.4s, v5.4s
+	WORD $0x6e26e44a // fcmge v10.4s, v2.4s, v6.4s
+	WORD $0x6e27e46b // fcmge v11.4s, v3.4s, v7.4s
+	VUZP1 V9.H8, V8.H8, V12.H8
+	VUZP1 V11.H8, V10.H8, V13.H8
+	VUZP1 V13.B16, V12.B16, V14.B16
+	WORD $0x4e391dce // and v14.16b, v14.16b, v25.16b
+	VST1.P [V14.B16], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func cmpGeScalarNEON(dst []uint8, a []float32, s float32)
+TEXT ·cmpGeScalarNEON(SB), NOSPLIT, $0-52
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD a_base+24(FP), R1
+	FMOVS s+48(FP), F24
+	WORD $0x4e040718 // dup v24.4s, v24.s[0]
+	MOVW $0x01010101, R3
+	VDUP R3, V25.S4
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	WORD $0x6e38e408 // fcmge v8.4s, v0.4s, v24.4s
+	WORD $0x6e38e429 // fcmge v9.4s, v1.4s, v24.4s
+	WORD $0x6e38e44a // fcmge v10.4s, v2.4s, v24.4s
+	WORD $0x6e38e46b // fcmge v11.4s, v3.4s, v24.4s
+	VUZP1 V9.H8, V8.H8, V12.H8
+	VUZP1 V11.H8, V10.H8, V13.H8
+	VUZP1 V13.B16, V12.B16, V14.B16
+	WORD $0x4e391dce // and v14.16b, v14.16b, v25.16b
+	VST1.P [V14.B16], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func selNEON(dst []float32, c []uint8, a, b []float32)
+TEXT ·selNEON(SB), NOSPLIT, $0-96
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD c_base+24(FP), R1
+	MOVD a_base+48(FP), R2
+	MOVD b_base+72(FP), R3
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 16(R1), [V0.B16]
+	VCMTST V0.B16, V0.B16, V1.B16
+	VZIP1 V1.B16, V1.B16, V2.B16
+	VZIP2 V1.B16, V1.B16, V3.B16
+	VZIP1 V2.H8, V2.H8, V4.H8
+	VZIP2 V2.H8, V2.H8, V5.H8
+	VZIP1 V3.H8, V3.H8, V6.H8
+	VZIP2 V3.H8, V3.H8, V7.H8
+	VLD1.P 64(R2), [V16.S4, V17.S4, V18.S4, V19.S4]
+	VLD1.P 64(R3), [V20.S4, V21.S4, V22.S4, V23.S4]
+	WORD $0x6e741e04 // bsl v4.16b, v16.16b, v20.16b
+	WORD $0x6e751e25 // bsl v5.16b, v17.16b, v21.16b
+	WORD $0x6e761e46 // bsl v6.16b, v18.16b, v22.16b
+	WORD $0x6e771e67 // bsl v7.16b, v19.16b, v23.16b
+	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func selScalarNEON(dst []float32, c []uint8, a []float32, s float32)
+TEXT ·selScalarNEON(SB), NOSPLIT, $0-76
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD c_base+24(FP), R1
+	MOVD a_base+48(FP), R2
+	FMOVS s+72(FP), F24
+	WORD $0x4e040718 // dup v24.4s, v24.s[0]
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 16(R1), [V0.B16]
+	VCMTST V0.B16, V0.B16, V1.B16
+	VZIP1 V1.B16, V1.B16, V2.B16
+	VZIP2 V1.B16, V1.B16, V3.B16
+	VZIP1 V2.H8, V2.H8, V4.H8
+	VZIP2 V2.H8, V2.H8, V5.H8
+	VZIP1 V3.H8, V3.H8, V6.H8
+	VZIP2 V3.H8, V3.H8, V7.H8
+	VLD1.P 64(R2), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x6e781e04 // bsl v4.16b, v16.16b, v24.16b
+	WORD $0x6e781e25 // bsl v5.16b, v17.16b, v24.16b
+	WORD $0x6e781e46 // bsl v6.16b, v18.16b, v24.16b
+	WORD $0x6e781e67 // bsl v7.16b, v19.16b, v24.16b
+	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func selScalarInvNEON(dst []float32, c []uint8, a []float32, s float32)
+TEXT ·selScalarInvNEON(SB), NOSPLIT, $0-76
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD c_base+24(FP), R1
+	MOVD a_base+48(FP), R2
+	FMOVS s+72(FP), F24
+	WORD $0x4e040718 // dup v24.4s, v24.s[0]
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 16(R1), [V0.B16]
+	VCMTST V0.B16, V0.B16, V1.B16
+	VZIP1 V1.B16, V1.B16, V2.B16
+	VZIP2 V1.B16, V1.B16, V3.B16
+	VZIP1 V2.H8, V2.H8, V4.H8
+	VZIP2 V2.H8, V2.H8, V5.H8
+	VZIP1 V3.H8, V3.H8, V6.H8
+	VZIP2 V3.H8, V3.H8, V7.H8
+	VLD1.P 64(R2), [V16.S4, V17.S4, V18.S4, V19.S4]
+	WORD $0x6e701f04 // bsl v4.16b, v24.16b, v16.16b
+	WORD $0x6e711f05 // bsl v5.16b, v24.16b, v17.16b
+	WORD $0x6e721f06 // bsl v6.16b, v24.16b, v18.16b
+	WORD $0x6e731f07 // bsl v7.16b, v24.16b, v19.16b
+	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R0)
+	SUBS $1, R9
+	BNE loop
+done:
 	RET

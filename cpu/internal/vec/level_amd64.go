@@ -106,25 +106,7 @@ func archKernels(l Level) *kernels {
 	}
 	vv := [numCmp]func(dst []uint8, a, b []float32){a.cmpEq, a.cmpNe, a.cmpLt, a.cmpLe, a.cmpGt, a.cmpGe}
 	vs := [numCmp]func(dst []uint8, a []float32, s float32){a.cmpEqScalar, a.cmpNeScalar, a.cmpLtScalar, a.cmpLeScalar, a.cmpGtScalar, a.cmpGeScalar}
-	for op := range numCmp {
-		f, fs := vv[op], vs[op]
-		k.cmp[op] = func(dst []uint8, x, y []float32) { f(dst, x, y); goCmp(op, dst, x, y, len(x)&^15) }
-		k.cmpScalar[op] = func(dst []uint8, x []float32, s float32) {
-			fs(dst, x, s)
-			for i := len(x) &^ 15; i < len(x); i++ {
-				dst[i] = b2u8(op.holds(x[i], s))
-			}
-		}
-	}
-	k.sel = func(dst []float32, c []uint8, x, y []float32) { a.sel(dst, c, x, y); goSel(dst, c, x, y, len(x)&^15) }
-	k.selScalar = func(dst []float32, c []uint8, x []float32, s float32) {
-		a.selScalar(dst, c, x, s)
-		goSelScalar(dst, c, x, s, false, len(x)&^15)
-	}
-	k.selScalarInv = func(dst []float32, c []uint8, x []float32, s float32) {
-		a.selScalarInv(dst, c, x, s)
-		goSelScalar(dst, c, x, s, true, len(x)&^15)
-	}
+	setSelects(k, vv, vs, a.sel, a.selScalar, a.selScalarInv)
 	k.setModes(a.ew[Prefetch].set(), a.ew[Stream].set())
 	// The AVX2 machine (eight ymm accumulators, 64 floats a block) needs half
 	// the dispatches per float of the AVX-512 one and ran memory-bound chains
@@ -139,23 +121,6 @@ func archKernels(l Level) *kernels {
 		}
 	}
 	return k
-}
-
-// trig wraps a sin or cos kernel that stops at the first vector holding an
-// argument beyond its range: that vector is finished in Go (which falls back
-// to the math package for those lanes) and the kernel resumes after it.
-func trig(f func(dst, x []float32) int, cos bool) func(dst, x []float32) {
-	return func(dst, x []float32) {
-		for len(x) > 0 {
-			k := f(dst, x)
-			dst, x = dst[k:], x[k:]
-			m := min(len(x), 16)
-			for i, v := range x[:m] {
-				dst[i] = sincos32(v, cos)
-			}
-			dst, x = dst[m:], x[m:]
-		}
-	}
 }
 
 // convTail wraps a conversion kernel that handles whole vectors only.

@@ -11,11 +11,13 @@ import (
 // archKernels returns the NEON kernels for LevelNEON (Advanced SIMD is part
 // of every arm64 processor): the generated elementwise arithmetic (the
 // binary ops and their scalar forms, Fma, Neg, Abs, Relu, Sqrt, Rsqrt,
-// Recip, Exp, Log, Sigmoid, SiLU, Tanh, Erf, GeluErf, GeluTanh) and the
-// float64 sums and NaN-propagating extremes, each finishing the last len%4
-// (sums: len%8) elements with the pure-Go definition. Everything else (sin
-// and cos, comparisons and selections, conversions, softmax rows) runs the
-// pure-Go kernels, and there is no fused machine.
+// Recip, Exp, Log, Sigmoid, SiLU, Tanh, Erf, GeluErf, GeluTanh, Sin, Cos)
+// the float64 sums and NaN-propagating extremes, and the comparisons and
+// selections, each finishing the last len%4 (sums: len%8; comparisons and
+// selections: len%16) elements with the pure-Go definition (sin and cos
+// also each vector holding an argument beyond their range). Everything else
+// (conversions, softmax rows, the index search) runs the pure-Go kernels,
+// and there is no fused machine.
 func archKernels(l Level) *kernels {
 	if l != LevelNEON {
 		return nil
@@ -44,6 +46,7 @@ func archKernels(l Level) *kernels {
 	for op, f := range unary {
 		k.unary[op] = unaryTail(f, goUnaryFns[op])
 	}
+	k.unary[device.OpSin], k.unary[device.OpCos] = trig(sinNEON, false), trig(cosNEON, true)
 	k.fma = func(dst, a, b, c []float32) {
 		fmaNEON(dst, a, b, c)
 		for i := len(dst) &^ 3; i < len(dst); i++ {
@@ -74,6 +77,10 @@ func archKernels(l Level) *kernels {
 	}
 	k.max = extremeTail(maxNEON, true)
 	k.min = extremeTail(minNEON, false)
+	setSelects(k, [numCmp]func(dst []uint8, a, b []float32){cmpEqNEON, cmpNeNEON, cmpLtNEON, cmpLeNEON, cmpGtNEON, cmpGeNEON},
+		[numCmp]func(dst []uint8, a []float32, s float32){cmpEqScalarNEON, cmpNeScalarNEON, cmpLtScalarNEON, cmpLeScalarNEON,
+			cmpGtScalarNEON, cmpGeScalarNEON},
+		selNEON, selScalarNEON, selScalarInvNEON)
 	k.setModes(ewSet{}, ewSet{}) // no prefetching or streaming forms: the cached kernels serve
 	return k
 }

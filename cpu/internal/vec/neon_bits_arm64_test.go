@@ -154,3 +154,51 @@ func TestNEONWindowKernelsMatchGoBits(t *testing.T) {
 		requireSameBits(t, g, n, fmt.Sprintf("addblocks %dx%dx%d", blocks, rows, cols))
 	}
 }
+
+// TestNEONSelectsMatchGo checks the comparisons (both forms, NaNs, signed
+// zeros and infinities among the operands) and the selections (any
+// non-zero byte selecting) at LevelNEON against the Go level, at lengths
+// covering the 16-element blocks' tails.
+func TestNEONSelectsMatchGo(t *testing.T) {
+	r := newRand(t)
+	xs := bitsInputs(t)
+	for _, n := range []int{1, 15, 16, 17, 40, 1000} {
+		a, b := randInput(r, n, 3), randInput(r, n, 3)
+		for i := range a {
+			if r.IntN(4) == 0 {
+				b[i] = a[i] // ties
+			}
+			if r.IntN(8) == 0 {
+				a[i] = xs[r.IntN(len(xs))]
+			}
+		}
+		s := b[0]
+		c := make([]uint8, n)
+		for i := range c {
+			c[i] = []uint8{0, 1, 2, 0x80, 0xff}[r.IntN(5)]
+		}
+		for op := range numCmp {
+			type res struct{ vv, vs []uint8 }
+			g, nn := atLevels(func() res {
+				vv, vs := make([]uint8, n), make([]uint8, n)
+				Compare(op, vv, a, b)
+				CompareScalar(op, vs, a, s)
+				return res{vv, vs}
+			})
+			require.Equal(t, g, nn, "compare %d, n %d", op, n)
+		}
+		type sels struct{ sel, els, then []float32 }
+		g, nn := atLevels(func() sels {
+			r := sels{poison(n), poison(n), poison(n)}
+			Select(r.sel, c, a, b)
+			SelectElse(r.els, c, a, s)
+			SelectThen(r.then, c, s, b)
+			return r
+		})
+		for _, p := range [][2][]float32{{g.sel, nn.sel}, {g.els, nn.els}, {g.then, nn.then}} {
+			for i := range p[0] {
+				require.Equal(t, math.Float32bits(p[0][i]), math.Float32bits(p[1][i]), "select n %d at %d", n, i)
+			}
+		}
+	}
+}

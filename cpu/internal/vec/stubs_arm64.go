@@ -149,6 +149,20 @@ func erfNEON(dst, x []float32)
 //go:noescape
 func geluErfNEON(dst, x []float32)
 
+// sinNEON sets dst[i] = sin x[i] (sincos32) for i < len(dst)&^3, stopping
+// before the first vector holding an |x[i]| beyond trigMax or a NaN; it
+// returns the number of elements written.
+//
+//go:noescape
+func sinNEON(dst, x []float32) int
+
+// cosNEON sets dst[i] = cos x[i] (sincos32) for i < len(dst)&^3, stopping
+// before the first vector holding an |x[i]| beyond trigMax or a NaN; it
+// returns the number of elements written.
+//
+//go:noescape
+func cosNEON(dst, x []float32) int
+
 // sumNEON returns the sum of x[i], in float64 over the first len&^7 elements.
 //
 //go:noescape
@@ -205,3 +219,78 @@ func conv3x3NEON(y []float32, ldy int, x []float32, ldx int, w []float32, rows, 
 //
 //go:noescape
 func addBlocksNEON(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks, rows, cols int)
+
+// cmpEqNEON sets dst[i] = 1 where a[i] Eq b[i] holds, else 0, for i < len(dst)&^15.
+//
+//go:noescape
+func cmpEqNEON(dst []uint8, a, b []float32)
+
+// cmpEqScalarNEON sets dst[i] = 1 where a[i] Eq s holds, else 0, for i < len(dst)&^15.
+//
+//go:noescape
+func cmpEqScalarNEON(dst []uint8, a []float32, s float32)
+
+// cmpNeNEON sets dst[i] = 1 where a[i] Ne b[i] holds, else 0, for i < len(dst)&^15.
+//
+//go:noescape
+func cmpNeNEON(dst []uint8, a, b []float32)
+
+// cmpNeScalarNEON sets dst[i] = 1 where a[i] Ne s holds, else 0, for i < len(dst)&^15.
+//
+//go:noescape
+func cmpNeScalarNEON(dst []uint8, a []float32, s float32)
+
+// cmpLtNEON sets dst[i] = 1 where a[i] Lt b[i] holds, else 0, for i < len(dst)&^15.
+//
+//go:noescape
+func cmpLtNEON(dst []uint8, a, b []float32)
+
+// cmpLtScalarNEON sets dst[i] = 1 where a[i] Lt s holds, else 0, for i < len(dst)&^15.
+//
+//go:noescape
+func cmpLtScalarNEON(dst []uint8, a []float32, s float32)
+
+// cmpLeNEON sets dst[i] = 1 where a[i] Le b[i] holds, else 0, for i < len(dst)&^15.
+//
+//go:noescape
+func cmpLeNEON(dst []uint8, a, b []float32)
+
+// cmpLeScalarNEON sets dst[i] = 1 where a[i] Le s holds, else 0, for i < len(dst)&^15.
+//
+//go:noescape
+func cmpLeScalarNEON(dst []uint8, a []float32, s float32)
+
+// cmpGtNEON sets dst[i] = 1 where a[i] Gt b[i] holds, else 0, for i < len(dst)&^15.
+//
+//go:noescape
+func cmpGtNEON(dst []uint8, a, b []float32)
+
+// cmpGtScalarNEON sets dst[i] = 1 where a[i] Gt s holds, else 0, for i < len(dst)&^15.
+//
+//go:noescape
+func cmpGtScalarNEON(dst []uint8, a []float32, s float32)
+
+// cmpGeNEON sets dst[i] = 1 where a[i] Ge b[i] holds, else 0, for i < len(dst)&^15.
+//
+//go:noescape
+func cmpGeNEON(dst []uint8, a, b []float32)
+
+// cmpGeScalarNEON sets dst[i] = 1 where a[i] Ge s holds, else 0, for i < len(dst)&^15.
+//
+//go:noescape
+func cmpGeScalarNEON(dst []uint8, a []float32, s float32)
+
+// selNEON sets dst[i] = c[i] != 0 ? a[i] : b[i] for i < len(dst)&^15.
+//
+//go:noescape
+func selNEON(dst []float32, c []uint8, a, b []float32)
+
+// selScalarNEON sets dst[i] = c[i] != 0 ? a[i] : s for i < len(dst)&^15.
+//
+//go:noescape
+func selScalarNEON(dst []float32, c []uint8, a []float32, s float32)
+
+// selScalarInvNEON sets dst[i] = c[i] != 0 ? s : a[i] for i < len(dst)&^15.
+//
+//go:noescape
+func selScalarInvNEON(dst []float32, c []uint8, a []float32, s float32)

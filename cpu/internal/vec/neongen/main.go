@@ -54,10 +54,12 @@ func Generate(coeffsPath string) (asm, stubs []byte, err error) {
 	geluTanhKernel(c, s, g)
 	erfKernel(c, s, g)
 	geluErfKernel(c, s, g)
+	trigKernels(c, s, g)
 	for _, r := range reductions {
 		r.emit(s, g)
 	}
 	windowKernels(s, g)
+	selectKernels(s, g)
 	return f.Finish()
 }
 
