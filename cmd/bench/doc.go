@@ -42,10 +42,10 @@
 // PyTorch runs from an embedded script written to a temporary file, with
 // OPENBLAS_CORETYPE unset, two threads for every operation except the
 // small matrix product, ResNet-18 and the GPT (timed on one and two threads,
-// the faster kept), warm-up excluded, medians compared. For the GPT the
-// script keeps freed memory in glibc's heap (mallopt), as Shaderflow's pool
-// does; with glibc's defaults PyTorch's forward pass spent most of its time
-// in page faults. The script stays running and times
+// the faster kept), warm-up excluded, medians compared. For ResNet-18 and
+// the GPT the script keeps freed memory in glibc's heap (mallopt), as
+// Shaderflow's pool does; with glibc's defaults PyTorch's forward passes
+// spent most of their time in page faults. The script stays running and times
 // each benchmark right after the Go side has, so both see about the same
 // machine load. Each result's note also gives the ceiling measured right
 // after it (STREAM or FMA peak, over a short interval) and the fraction of

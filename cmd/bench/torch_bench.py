@@ -13,8 +13,8 @@
 #
 # The GPT cases build shaderflow_gpt.GPT (the PyTorch twin of nn.GPT, which
 # the Go side writes beside this script) and time its forward pass in eval
-# mode and generation as train.Generate does it; see keep_freed_memory for
-# the allocator setting they run under.
+# mode and generation as train.Generate does it. The model cases (ResNet-18,
+# the GPT) run under the allocator setting of keep_freed_memory.
 
 import json
 import sys
@@ -102,6 +102,7 @@ def variants(c):
     if kind == "onnx_resnet18":
         import torchvision
 
+        keep_freed_memory()
         model = torchvision.models.resnet18().eval()
         x = torch.randn(n, 3, 224, 224)
         return {"alloc": lambda: model(x)}
@@ -119,9 +120,10 @@ def keep_freed_memory():
     """Raises glibc's mmap and trim thresholds (mallopt) so that freed
     activations stay in the heap for the next call, as Shaderflow's pool
     keeps them. With glibc's defaults PyTorch maps and unmaps every large
-    activation: the GPT's forward at batch 32 took 20 000 page faults and
-    0.3-0.9 s instead of 0.09 s on 1 thread (2026-11-26). It lasts for the
-    rest of the process; the GPT cases come last."""
+    activation: on 1 thread (2026-11-26) the GPT's forward at batch 32 took
+    20 000 page faults and 0.3-0.9 s instead of 0.065 s, ResNet-18's at
+    batch 32 166 000 and 5.0-5.8 s instead of 1.1 s. It lasts for the rest
+    of the process; the model cases (ResNet-18, the GPT) come last."""
     import ctypes
 
     try:
