@@ -3297,3 +3297,74 @@ loop:
 	BNE loop
 done:
 	RET
+
+// func toBFloatNEON(dst []uint16, src []float32)
+TEXT ·toBFloatNEON(SB), NOSPLIT, $0-48
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD src_base+24(FP), R1
+	MOVW $0x1, R2
+	VDUP R2, V20.S4
+	MOVW $0x7fff, R2
+	VDUP R2, V21.S4
+	MOVW $0x400000, R2
+	VDUP R2, V22.S4
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	WORD $0x6f300404 // ushr v4.4s, v0.4s, #16
+	WORD $0x4e341c84 // and v4.16b, v4.16b, v20.16b
+	WORD $0x4eb58484 // add v4.4s, v4.4s, v21.4s
+	WORD $0x4ea48408 // add v8.4s, v0.4s, v4.4s
+	WORD $0x4eb61c05 // orr v5.16b, v0.16b, v22.16b
+	WORD $0x4e20e40c // fcmeq v12.4s, v0.4s, v0.4s
+	WORD $0x6e651d0c // bsl v12.16b, v8.16b, v5.16b
+	WORD $0x6f300424 // ushr v4.4s, v1.4s, #16
+	WORD $0x4e341c84 // and v4.16b, v4.16b, v20.16b
+	WORD $0x4eb58484 // add v4.4s, v4.4s, v21.4s
+	WORD $0x4ea48429 // add v9.4s, v1.4s, v4.4s
+	WORD $0x4eb61c25 // orr v5.16b, v1.16b, v22.16b
+	WORD $0x4e21e42d // fcmeq v13.4s, v1.4s, v1.4s
+	WORD $0x6e651d2d // bsl v13.16b, v9.16b, v5.16b
+	WORD $0x6f300444 // ushr v4.4s, v2.4s, #16
+	WORD $0x4e341c84 // and v4.16b, v4.16b, v20.16b
+	WORD $0x4eb58484 // add v4.4s, v4.4s, v21.4s
+	WORD $0x4ea4844a // add v10.4s, v2.4s, v4.4s
+	WORD $0x4eb61c45 // orr v5.16b, v2.16b, v22.16b
+	WORD $0x4e22e44e // fcmeq v14.4s, v2.4s, v2.4s
+	WORD $0x6e651d4e // bsl v14.16b, v10.16b, v5.16b
+	WORD $0x6f300464 // ushr v4.4s, v3.4s, #16
+	WORD $0x4e341c84 // and v4.16b, v4.16b, v20.16b
+	WORD $0x4eb58484 // add v4.4s, v4.4s, v21.4s
+	WORD $0x4ea4846b // add v11.4s, v3.4s, v4.4s
+	WORD $0x4eb61c65 // orr v5.16b, v3.16b, v22.16b
+	WORD $0x4e23e46f // fcmeq v15.4s, v3.4s, v3.4s
+	WORD $0x6e651d6f // bsl v15.16b, v11.16b, v5.16b
+	VUZP2 V13.H8, V12.H8, V16.H8
+	VUZP2 V15.H8, V14.H8, V17.H8
+	VST1.P [V16.H8, V17.H8], 32(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func fromBFloatNEON(dst []float32, src []uint16)
+TEXT ·fromBFloatNEON(SB), NOSPLIT, $0-48
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD src_base+24(FP), R1
+	VEOR V31.B16, V31.B16, V31.B16
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 32(R1), [V0.H8, V1.H8]
+	VZIP1 V0.H8, V31.H8, V2.H8
+	VZIP2 V0.H8, V31.H8, V3.H8
+	VZIP1 V1.H8, V31.H8, V4.H8
+	VZIP2 V1.H8, V31.H8, V5.H8
+	VST1.P [V2.S4, V3.S4, V4.S4, V5.S4], 64(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET

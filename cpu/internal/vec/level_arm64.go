@@ -12,12 +12,12 @@ import (
 // of every arm64 processor): the generated elementwise arithmetic (the
 // binary ops and their scalar forms, Fma, Neg, Abs, Relu, Sqrt, Rsqrt,
 // Recip, Exp, Log, Sigmoid, SiLU, Tanh, Erf, GeluErf, GeluTanh, Sin, Cos)
-// the float64 sums and NaN-propagating extremes, and the comparisons and
-// selections, each finishing the last len%4 (sums: len%8; comparisons and
-// selections: len%16) elements with the pure-Go definition (sin and cos
-// also each vector holding an argument beyond their range). Everything else
-// (conversions, softmax rows, the index search) runs the pure-Go kernels,
-// and there is no fused machine.
+// the float64 sums and NaN-propagating extremes, the comparisons and
+// selections, and the bfloat16 conversions, each finishing the last len%4
+// (sums: len%8; the others: len%16) elements with the pure-Go definition
+// (sin and cos also each vector holding an argument beyond their range).
+// Everything else (the float16 conversions, softmax rows, the index search)
+// runs the pure-Go kernels, and there is no fused machine.
 func archKernels(l Level) *kernels {
 	if l != LevelNEON {
 		return nil
@@ -75,6 +75,8 @@ func archKernels(l Level) *kernels {
 		}
 		return s
 	}
+	k.toBFloat = convTail(toBFloatNEON, device.Float32ToBFloat16)
+	k.fromBFloat = convTail(fromBFloatNEON, device.BFloat16ToFloat32)
 	k.max = extremeTail(maxNEON, true)
 	k.min = extremeTail(minNEON, false)
 	setSelects(k, [numCmp]func(dst []uint8, a, b []float32){cmpEqNEON, cmpNeNEON, cmpLtNEON, cmpLeNEON, cmpGtNEON, cmpGeNEON},

@@ -294,3 +294,13 @@ func selScalarNEON(dst []float32, c []uint8, a []float32, s float32)
 //
 //go:noescape
 func selScalarInvNEON(dst []float32, c []uint8, a []float32, s float32)
+
+// toBFloatNEON is device.Float32ToBFloat16 for i < len(dst)&^15.
+//
+//go:noescape
+func toBFloatNEON(dst []uint16, src []float32)
+
+// fromBFloatNEON is device.BFloat16ToFloat32 for i < len(dst)&^15.
+//
+//go:noescape
+func fromBFloatNEON(dst []float32, src []uint16)
