@@ -16,7 +16,8 @@ const (
 	elem                // vd.4s, vn.4s, vm.s[i]
 	dupElem             // vd.4s, vn.s[i]
 	across              // sd, vn.4s
-	widen               // vd.2d, vn.2s (or vn.4s for the upper half)
+	widen               // vd.2d, vn.2s (or vn.4s for the upper half); vd.4s, vn.4h (vn.8h)
+	narrow              // vd.4h, vn.4s (or vd.8h for the upper half)
 )
 
 // op is one mnemonic's encoding: the word with every register field zero,
@@ -63,6 +64,8 @@ var (
 		"fminv":  {0x6eb0f800, across, f32},
 		"fcvtl":  {0x0e617800, widen, nil},
 		"fcvtl2": {0x4e617800, widen, nil},
+		"fcvtn":  {0x0e216800, narrow, nil},
+		"fcvtn2": {0x4e216800, narrow, nil},
 		"dup":    {0x4e000400, dupElem, f32},
 		"add":    {0x4ea08400, same3, f32},  // int32 lanes
 		"sub":    {0x6ea08400, same3, f32},  // int32 lanes
@@ -250,11 +253,22 @@ func Encode(ins string) (uint32, error) {
 			return o.base | args[1].reg<<5 | args[0].reg, nil
 		}
 	case widen:
-		src := "2s"
+		src, half := "2s", "4h"
 		if name == "fcvtl2" {
-			src = "4s"
+			src, half = "4s", "8h"
 		}
 		if of("2d", src) {
+			return o.base | args[1].reg<<5 | args[0].reg, nil
+		}
+		if of("4s", half) { // from float16: the size bit clear
+			return o.base&^sizeBit | args[1].reg<<5 | args[0].reg, nil
+		}
+	case narrow:
+		dst := "4h"
+		if name == "fcvtn2" {
+			dst = "8h"
+		}
+		if of(dst, "4s") {
 			return o.base | args[1].reg<<5 | args[0].reg, nil
 		}
 	}

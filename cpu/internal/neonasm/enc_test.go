@@ -35,6 +35,14 @@ func samples() []string {
 					src = "4s"
 				}
 				ins = append(ins, fmt.Sprintf("%s v%d.2d, v%d.%s", name, v(), v(), src))
+				half := map[string]string{"2s": "4h", "4s": "8h"}[src]
+				ins = append(ins, fmt.Sprintf("%s v%d.4s, v%d.%s", name, v(), v(), half))
+			case narrow:
+				dst := "4h"
+				if strings.HasSuffix(name, "2") {
+					dst = "8h"
+				}
+				ins = append(ins, fmt.Sprintf("%s v%d.%s, v%d.4s", name, v(), dst, v()))
 			}
 		}
 	}

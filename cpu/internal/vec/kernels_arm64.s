@@ -3368,3 +3368,86 @@ loop:
 	BNE loop
 done:
 	RET
+
+// func toHalfNEON(dst []uint16, src []float32)
+TEXT ·toHalfNEON(SB), NOSPLIT, $0-48
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD src_base+24(FP), R1
+	MOVW $0x80008000, R2
+	VDUP R2, V20.S4
+	MOVW $0x7e007e00, R2
+	VDUP R2, V21.S4
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	WORD $0x0e216808 // fcvtn v8.4h, v0.4s
+	WORD $0x4e216828 // fcvtn2 v8.8h, v1.4s
+	WORD $0x0e216849 // fcvtn v9.4h, v2.4s
+	WORD $0x4e216869 // fcvtn2 v9.8h, v3.4s
+	WORD $0x4e20e40c // fcmeq v12.4s, v0.4s, v0.4s
+	WORD $0x4e21e42d // fcmeq v13.4s, v1.4s, v1.4s
+	WORD $0x4e22e44e // fcmeq v14.4s, v2.4s, v2.4s
+	WORD $0x4e23e46f // fcmeq v15.4s, v3.4s, v3.4s
+	VUZP1 V13.H8, V12.H8, V16.H8
+	VUZP1 V15.H8, V14.H8, V17.H8
+	VUZP2 V1.H8, V0.H8, V18.H8
+	VUZP2 V3.H8, V2.H8, V19.H8
+	WORD $0x4e341e52 // and v18.16b, v18.16b, v20.16b
+	WORD $0x4eb51e52 // orr v18.16b, v18.16b, v21.16b
+	WORD $0x4e341e73 // and v19.16b, v19.16b, v20.16b
+	WORD $0x4eb51e73 // orr v19.16b, v19.16b, v21.16b
+	WORD $0x6e721d10 // bsl v16.16b, v8.16b, v18.16b
+	WORD $0x6e731d31 // bsl v17.16b, v9.16b, v19.16b
+	VST1.P [V16.H8, V17.H8], 32(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func fromHalfNEON(dst []float32, src []uint16)
+TEXT ·fromHalfNEON(SB), NOSPLIT, $0-48
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD src_base+24(FP), R1
+	VEOR V31.B16, V31.B16, V31.B16
+	MOVW $0x400000, R2
+	VDUP R2, V20.S4
+	LSR $4, R9
+	CBZ R9, done
+loop:
+	VLD1.P 32(R1), [V0.H8, V1.H8]
+	WORD $0x0e217802 // fcvtl v2.4s, v0.4h
+	WORD $0x4e217803 // fcvtl2 v3.4s, v0.8h
+	WORD $0x0e217824 // fcvtl v4.4s, v1.4h
+	WORD $0x4e217825 // fcvtl2 v5.4s, v1.8h
+	VZIP1 V0.H8, V31.H8, V6.H8
+	VZIP2 V0.H8, V31.H8, V7.H8
+	VZIP1 V1.H8, V31.H8, V8.H8
+	VZIP2 V1.H8, V31.H8, V9.H8
+	WORD $0x6f3d04c6 // ushr v6.4s, v6.4s, #3
+	WORD $0x4e661e86 // bic v6.16b, v20.16b, v6.16b
+	WORD $0x4e22e44a // fcmeq v10.4s, v2.4s, v2.4s
+	WORD $0x4e6a1cc6 // bic v6.16b, v6.16b, v10.16b
+	WORD $0x4e661c42 // bic v2.16b, v2.16b, v6.16b
+	WORD $0x6f3d04e7 // ushr v7.4s, v7.4s, #3
+	WORD $0x4e671e87 // bic v7.16b, v20.16b, v7.16b
+	WORD $0x4e23e46a // fcmeq v10.4s, v3.4s, v3.4s
+	WORD $0x4e6a1ce7 // bic v7.16b, v7.16b, v10.16b
+	WORD $0x4e671c63 // bic v3.16b, v3.16b, v7.16b
+	WORD $0x6f3d0508 // ushr v8.4s, v8.4s, #3
+	WORD $0x4e681e88 // bic v8.16b, v20.16b, v8.16b
+	WORD $0x4e24e48a // fcmeq v10.4s, v4.4s, v4.4s
+	WORD $0x4e6a1d08 // bic v8.16b, v8.16b, v10.16b
+	WORD $0x4e681c84 // bic v4.16b, v4.16b, v8.16b
+	WORD $0x6f3d0529 // ushr v9.4s, v9.4s, #3
+	WORD $0x4e691e89 // bic v9.16b, v20.16b, v9.16b
+	WORD $0x4e25e4aa // fcmeq v10.4s, v5.4s, v5.4s
+	WORD $0x4e6a1d29 // bic v9.16b, v9.16b, v10.16b
+	WORD $0x4e691ca5 // bic v5.16b, v5.16b, v9.16b
+	VST1.P [V2.S4, V3.S4, V4.S4, V5.S4], 64(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET

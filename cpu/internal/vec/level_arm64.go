@@ -13,11 +13,11 @@ import (
 // binary ops and their scalar forms, Fma, Neg, Abs, Relu, Sqrt, Rsqrt,
 // Recip, Exp, Log, Sigmoid, SiLU, Tanh, Erf, GeluErf, GeluTanh, Sin, Cos)
 // the float64 sums and NaN-propagating extremes, the comparisons and
-// selections, and the bfloat16 conversions, each finishing the last len%4
-// (sums: len%8; the others: len%16) elements with the pure-Go definition
-// (sin and cos also each vector holding an argument beyond their range).
-// Everything else (the float16 conversions, softmax rows, the index search)
-// runs the pure-Go kernels, and there is no fused machine.
+// selections, and the float16 and bfloat16 conversions, each finishing the
+// last len%4 (sums: len%8; the others: len%16) elements with the pure-Go
+// definition (sin and cos also each vector holding an argument beyond their
+// range). Everything else (softmax rows, the index search) runs the pure-Go
+// kernels, and there is no fused machine.
 func archKernels(l Level) *kernels {
 	if l != LevelNEON {
 		return nil
@@ -75,6 +75,8 @@ func archKernels(l Level) *kernels {
 		}
 		return s
 	}
+	k.toHalf = convTail(toHalfNEON, device.Float32ToFloat16)
+	k.fromHalf = convTail(fromHalfNEON, device.Float16ToFloat32)
 	k.toBFloat = convTail(toBFloatNEON, device.Float32ToBFloat16)
 	k.fromBFloat = convTail(fromBFloatNEON, device.BFloat16ToFloat32)
 	k.max = extremeTail(maxNEON, true)

@@ -304,3 +304,13 @@ func toBFloatNEON(dst []uint16, src []float32)
 //
 //go:noescape
 func fromBFloatNEON(dst []float32, src []uint16)
+
+// toHalfNEON is device.Float32ToFloat16 for i < len(dst)&^15.
+//
+//go:noescape
+func toHalfNEON(dst []uint16, src []float32)
+
+// fromHalfNEON is device.Float16ToFloat32 for i < len(dst)&^15.
+//
+//go:noescape
+func fromHalfNEON(dst []float32, src []uint16)

@@ -65,3 +65,85 @@ func bfloatKernels(s, g *bytes.Buffer) {
 	w.Label("done")
 	w.Op("RET")
 }
+
+// halfKernels writes the float16 conversions, 16 elements a step for the
+// first len&^15, bit for bit as tensor/device's Float32ToFloat16 and
+// Float16ToFloat32: FCVTN and FCVTL round to nearest even and widen
+// exactly, and each NaN lane is then set as the contract has it (FCVTN
+// keeps a NaN's payload where the contract gives the sign with 0x7e00;
+// FCVTL quiets a signalling NaN where the contract keeps its bits, so the
+// quiet bit is cleared again where the half's was clear).
+func halfKernels(s, g *bytes.Buffer) {
+	fmt.Fprintf(g, "\n// toHalfNEON is device.Float32ToFloat16 for i < len(dst)&^15.\n//\n//go:noescape\nfunc toHalfNEON(dst []uint16, src []float32)\n")
+	w := writer{S: s}
+	fmt.Fprintf(s, "\n// func toHalfNEON(dst []uint16, src []float32)\n")
+	fmt.Fprintf(s, "TEXT ·toHalfNEON(SB), NOSPLIT, $0-48\n")
+	w.Op("MOVD dst_base+0(FP), R0")
+	w.Op("MOVD dst_len+8(FP), R9")
+	w.Op("MOVD src_base+24(FP), R1")
+	for i, c := range []uint32{0x80008000, 0x7e007e00} {
+		w.Op("MOVW $0x%x, R2", c)
+		w.Op("VDUP R2, V%d.S4", 20+i)
+	}
+	w.Op("LSR $4, R9")
+	w.Op("CBZ R9, done")
+	w.Label("loop")
+	w.Op("VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]")
+	w.Neon("fcvtn v8.4h, v0.4s")
+	w.Neon("fcvtn2 v8.8h, v1.4s")
+	w.Neon("fcvtn v9.4h, v2.4s")
+	w.Neon("fcvtn2 v9.8h, v3.4s")
+	for q := 0; q < 4; q++ {
+		w.Neon("fcmeq v%d.4s, v%d.4s, v%d.4s", 12+q, q, q) // not NaN
+	}
+	w.Op("VUZP1 V13.H8, V12.H8, V16.H8") // the masks as halves
+	w.Op("VUZP1 V15.H8, V14.H8, V17.H8")
+	w.Op("VUZP2 V1.H8, V0.H8, V18.H8") // the floats' high halves
+	w.Op("VUZP2 V3.H8, V2.H8, V19.H8")
+	for _, v := range []int{18, 19} {
+		w.Neon("and v%d.16b, v%d.16b, v20.16b", v, v)
+		w.Neon("orr v%d.16b, v%d.16b, v21.16b", v, v) // a NaN: the sign with 0x7e00
+	}
+	w.Neon("bsl v16.16b, v8.16b, v18.16b")
+	w.Neon("bsl v17.16b, v9.16b, v19.16b")
+	w.Op("VST1.P [V16.H8, V17.H8], 32(R0)")
+	w.Op("SUBS $1, R9")
+	w.Op("BNE loop")
+	w.Label("done")
+	w.Op("RET")
+
+	fmt.Fprintf(g, "\n// fromHalfNEON is device.Float16ToFloat32 for i < len(dst)&^15.\n//\n//go:noescape\nfunc fromHalfNEON(dst []float32, src []uint16)\n")
+	fmt.Fprintf(s, "\n// func fromHalfNEON(dst []float32, src []uint16)\n")
+	fmt.Fprintf(s, "TEXT ·fromHalfNEON(SB), NOSPLIT, $0-48\n")
+	w.Op("MOVD dst_base+0(FP), R0")
+	w.Op("MOVD dst_len+8(FP), R9")
+	w.Op("MOVD src_base+24(FP), R1")
+	w.Op("VEOR V31.B16, V31.B16, V31.B16")
+	w.Op("MOVW $0x400000, R2")
+	w.Op("VDUP R2, V20.S4") // float32's quiet bit
+	w.Op("LSR $4, R9")
+	w.Op("CBZ R9, done")
+	w.Label("loop")
+	w.Op("VLD1.P 32(R1), [V0.H8, V1.H8]")
+	w.Neon("fcvtl v2.4s, v0.4h")
+	w.Neon("fcvtl2 v3.4s, v0.8h")
+	w.Neon("fcvtl v4.4s, v1.4h")
+	w.Neon("fcvtl2 v5.4s, v1.8h")
+	w.Op("VZIP1 V0.H8, V31.H8, V6.H8") // h << 16 in each lane
+	w.Op("VZIP2 V0.H8, V31.H8, V7.H8")
+	w.Op("VZIP1 V1.H8, V31.H8, V8.H8")
+	w.Op("VZIP2 V1.H8, V31.H8, V9.H8")
+	for q := 0; q < 4; q++ {
+		r, h := 2+q, 6+q
+		w.Neon("ushr v%d.4s, v%d.4s, #3", h, h)          // the half's quiet bit at float32's
+		w.Neon("bic v%d.16b, v20.16b, v%d.16b", h, h)    // the quiet bit where the half's is clear
+		w.Neon("fcmeq v10.4s, v%d.4s, v%d.4s", r, r)     // not NaN
+		w.Neon("bic v%d.16b, v%d.16b, v10.16b", h, h)    // … in NaN lanes
+		w.Neon("bic v%d.16b, v%d.16b, v%d.16b", r, r, h) // cleared there
+	}
+	w.Op("VST1.P [V2.S4, V3.S4, V4.S4, V5.S4], 64(R0)")
+	w.Op("SUBS $1, R9")
+	w.Op("BNE loop")
+	w.Label("done")
+	w.Op("RET")
+}

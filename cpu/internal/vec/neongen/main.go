@@ -61,6 +61,7 @@ func Generate(coeffsPath string) (asm, stubs []byte, err error) {
 	windowKernels(s, g)
 	selectKernels(s, g)
 	bfloatKernels(s, g)
+	halfKernels(s, g)
 	return f.Finish()
 }
 
