@@ -71,6 +71,7 @@ var (
 		"sub":    {0x6ea08400, same3, f32},  // int32 lanes
 		"cmeq":   {0x6ea08c00, same3, f32},  // int32 lanes
 		"uminv":  {0x6eb1a800, across, f32}, // uint32 lanes
+		"umaxv":  {0x6eb0a800, across, f32}, // uint32 lanes
 	}
 	// elemOps are the by-element forms, chosen when the last operand is
 	// an element.

@@ -2335,6 +2335,32 @@ done:
 	FMOVS F0, ret+24(FP)
 	RET
 
+// func indexOfNEON(x []float32, v float32) int
+TEXT ·indexOfNEON(SB), NOSPLIT, $0-40
+	MOVD x_base+0(FP), R0
+	MOVD x_len+8(FP), R9
+	FMOVS v+24(FP), F1
+	WORD $0x4e040421 // dup v1.4s, v1.s[0]
+	WORD $0x4e21e422 // fcmeq v2.4s, v1.4s, v1.4s
+	LSR $2, R9, R10
+	MOVD ZR, R11
+	CBZ R10, done
+loop:
+	VLD1.P 16(R0), [V0.S4]
+	WORD $0x4e21e403 // fcmeq v3.4s, v0.4s, v1.4s
+	WORD $0x4e20e404 // fcmeq v4.4s, v0.4s, v0.4s
+	WORD $0x4ea21c84 // orr v4.16b, v4.16b, v2.16b
+	WORD $0x4ee41c63 // orn v3.16b, v3.16b, v4.16b
+	WORD $0x6eb0a863 // umaxv s3, v3.4s
+	FMOVS F3, R12
+	CBNZW R12, done
+	ADD $4, R11
+	SUBS $1, R10
+	BNE loop
+done:
+	MOVD R11, ret+32(FP)
+	RET
+
 // func maxPool2x2NEON(out []float32, idx []int32, x []float32, ldx, iw, oh, ow int)
 TEXT ·maxPool2x2NEON(SB), NOSPLIT, $0-104
 	MOVD out_base+0(FP), R0

@@ -16,8 +16,9 @@ import (
 // selections, and the float16 and bfloat16 conversions, each finishing the
 // last len%4 (sums: len%8; the others: len%16) elements with the pure-Go
 // definition (sin and cos also each vector holding an argument beyond their
-// range). Everything else (softmax rows, the index search) runs the pure-Go
-// kernels, and there is no fused machine.
+// range), and the index search of ArgMax and ArgMin (the matching vector
+// searched in Go). Everything else (softmax rows) runs the pure-Go kernels,
+// and there is no fused machine.
 func archKernels(l Level) *kernels {
 	if l != LevelNEON {
 		return nil
@@ -79,6 +80,13 @@ func archKernels(l Level) *kernels {
 	k.fromHalf = convTail(fromHalfNEON, device.Float16ToFloat32)
 	k.toBFloat = convTail(toBFloatNEON, device.Float32ToBFloat16)
 	k.fromBFloat = convTail(fromBFloatNEON, device.BFloat16ToFloat32)
+	k.indexOf = func(x []float32, v float32) int {
+		i := indexOfNEON(x, v) // the vector holding the first match, or the tail
+		if j := goIndexOf(x[i:], v); j >= 0 {
+			return i + j
+		}
+		return -1
+	}
 	k.max = extremeTail(maxNEON, true)
 	k.min = extremeTail(minNEON, false)
 	setSelects(k, [numCmp]func(dst []uint8, a, b []float32){cmpEqNEON, cmpNeNEON, cmpLtNEON, cmpLeNEON, cmpGtNEON, cmpGeNEON},

@@ -202,3 +202,19 @@ func TestNEONSelectsMatchGo(t *testing.T) {
 		}
 	}
 }
+
+// TestNEONIndexOfMatchesGo checks the index search at LevelNEON against the
+// Go level: values present (ties included), absent, NaN and signed zeros,
+// at lengths covering the tail.
+func TestNEONIndexOfMatchesGo(t *testing.T) {
+	r := newRand(t)
+	for _, n := range []int{1, 3, 4, 5, 8, 17, 64, 301} {
+		for trial := 0; trial < 20; trial++ {
+			x := poolInput(r, n) // small integers with NaN and infinities: ties are common
+			for _, v := range []float32{x[r.IntN(n)], float32(math.NaN()), 0.5, float32(math.Copysign(0, -1))} {
+				g, nn := atLevels(func() int { return current.indexOf(x, v) })
+				require.Equal(t, g, nn, "n %d, v %g in %v", n, v, x)
+			}
+		}
+	}
+}

@@ -188,6 +188,12 @@ func maxNEON(x []float32) float32
 //go:noescape
 func minNEON(x []float32) float32
 
+// indexOfNEON returns the start of the first vector of x[:len(x)&^3]
+// holding x[i] == v (or a NaN x[i] for a NaN v), or len(x)&^3 if none.
+//
+//go:noescape
+func indexOfNEON(x []float32, v float32) int
+
 // maxPool2x2NEON is goMaxPool2x2 for the outputs of columns c < ow&^3 of every row (idx is not written).
 //
 //go:noescape

@@ -58,6 +58,7 @@ func Generate(coeffsPath string) (asm, stubs []byte, err error) {
 	for _, r := range reductions {
 		r.emit(s, g)
 	}
+	indexOf(s, g)
 	windowKernels(s, g)
 	selectKernels(s, g)
 	bfloatKernels(s, g)

@@ -118,3 +118,37 @@ func (r reduction) emit(s, g *bytes.Buffer) {
 	w.Op("FMOVD F0, ret+%d(FP)", retOff)
 	w.Op("RET")
 }
+
+// indexOf writes indexOfNEON: the start of the first vector of x[:len&^3]
+// holding an element equal to v (or a NaN when v is NaN), or len&^3 when
+// none does; the Go wrapper finds the element within it (goIndexOf).
+func indexOf(s, g *bytes.Buffer) {
+	fmt.Fprintf(g, "\n// indexOfNEON returns the start of the first vector of x[:len(x)&^3]\n"+
+		"// holding x[i] == v (or a NaN x[i] for a NaN v), or len(x)&^3 if none.\n//\n//go:noescape\nfunc indexOfNEON(x []float32, v float32) int\n")
+	w := writer{S: s}
+	fmt.Fprintf(s, "\n// func indexOfNEON(x []float32, v float32) int\n")
+	fmt.Fprintf(s, "TEXT ·indexOfNEON(SB), NOSPLIT, $0-40\n")
+	w.Op("MOVD x_base+0(FP), R0")
+	w.Op("MOVD x_len+8(FP), R9")
+	w.Op("FMOVS v+24(FP), F1")
+	w.Neon("dup v1.4s, v1.s[0]")
+	w.Neon("fcmeq v2.4s, v1.4s, v1.4s") // v is not NaN
+	w.Op("LSR $2, R9, R10")
+	w.Op("MOVD ZR, R11")
+	w.Op("CBZ R10, done")
+	w.Label("loop")
+	w.Op("VLD1.P 16(R0), [V0.S4]")
+	w.Neon("fcmeq v3.4s, v0.4s, v1.4s")
+	w.Neon("fcmeq v4.4s, v0.4s, v0.4s")
+	w.Neon("orr v4.16b, v4.16b, v2.16b")
+	w.Neon("orn v3.16b, v3.16b, v4.16b") // x == v, or both NaN
+	w.Neon("umaxv s3, v3.4s")
+	w.Op("FMOVS F3, R12")
+	w.Op("CBNZW R12, done")
+	w.Op("ADD $4, R11")
+	w.Op("SUBS $1, R10")
+	w.Op("BNE loop")
+	w.Label("done")
+	w.Op("MOVD R11, ret+32(FP)")
+	w.Op("RET")
+}
