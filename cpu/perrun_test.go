@@ -26,7 +26,7 @@ func TestPerRunOperands(t *testing.T) {
 		{[]int{37, 1001}, []int{1, 0}, 37, device.Float32, 1001},
 		{[]int{9, 4099}, []int{1, 0}, 9, device.Float32, 4099},
 		{[]int{300, 256}, []int{1, 0}, 300, device.Float32, 256},
-		{[]int{300, 128}, []int{1, 0}, 300, device.Float32, 0},     // expanded: rows of 128 run faster so
+		{[]int{300, 128}, []int{1, 0}, 300, device.Float32, 0},     // expanded: shorter than minRun
 		{[]int{5, 6, 324}, []int{0, 1, 0}, 6, device.Float32, 324}, // a channel bias over images
 		{[]int{40, 777}, []int{1, 0}, 40, device.Float16, 777},
 		{[]int{500, 100}, []int{1, 0}, 500, device.Float32, 0}, // runs too short

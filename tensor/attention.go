@@ -127,8 +127,8 @@ func maskScores(scores, mask *Tensor, causal bool) *Tensor {
 		if L*S <= maxStoredTriangle {
 			// Read once per score from an [L, S] Bool instead of
 			// recomputed from positions for every score of every batch
-			// and head: the masking kernel of a GPT's attention (128x128
-			// scores, 32x4 of them) ran 3-4 times faster so on the CPU.
+			// and head, which costs the masking kernel several times more
+			// (docs/gpt.md).
 			tri = tri.Materialize()
 		}
 		if keep == nil {

@@ -34,10 +34,9 @@ func gptForwardFlops(cfg nn.GPTConfig, batch, t int) float64 {
 }
 
 // gptThreads are PyTorch's thread counts for the GPT cases: as many as the
-// Go side uses (GOMAXPROCS) and one, the faster kept. On this project's
-// shared 2-core machine PyTorch's two OpenMP threads were several times
-// slower than its one whenever another process ran, so comparing at the Go
-// side's count alone would flatter Shaderflow.
+// Go side uses (GOMAXPROCS) and one, the faster kept: on a shared machine
+// PyTorch's OpenMP threads can lose to its one thread, and comparing at the
+// Go side's count alone would then flatter Shaderflow (docs/gpt.md).
 func gptThreads() []int {
 	if n := runtime.GOMAXPROCS(0); n > 1 {
 		return []int{1, n}

@@ -23,9 +23,8 @@ import (
 // More often on such a machine the helper is not running when the product
 // is offered, and the caller computes almost every tile itself without
 // waiting: the product gains nothing from the helper, which meanwhile polls
-// on a core that the caller's own next steps need (an MLP training step ran
-// ~1.5x slower on average at load 6-7 on two cores than with one worker,
-// with the same median). So a product offered while a helper was polling
+// on a core that the caller's own next steps need (docs/cpu-speed.md has
+// the MLP measurements). So a product offered while a helper was polling
 // (workpool.Spinning), in which the helpers computed under a quarter of
 // their share of the tiles, counts as contended too, as long as the span
 // rule above with no wait (minSerial, then doubling). While products run
