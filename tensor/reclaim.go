@@ -2,16 +2,35 @@ package tensor
 
 import (
 	"runtime"
+	"time"
 	"weak"
 )
 
 // reclaimFloor is the least growth of the bytes in use, since the last
 // reclaim, that triggers the next: it keeps small working sets from running
-// a garbage collection every few operations.
+// a garbage collection every few operations. MaxReclaimGrowth's comment
+// quotes it.
 const reclaimFloor = 64 << 20
 
 // minPrune is the registry length below which tracking never prunes.
 const minPrune = 256
+
+// MaxReclaimGrowth bounds how far the device memory in use may grow between
+// two collections of unreachable unscoped tensors, as a multiple of the
+// larger of the memory in use after the last one and 64 MiB: unscoped code
+// holds at most (1 + MaxReclaimGrowth) times its live set, or its live set
+// plus 192 MiB when that is larger.
+const MaxReclaimGrowth = 3
+
+// The growth allowed between reclaims adapts to what a reclaim costs: it
+// rises while the collections take more than highGCShare of the wall time
+// (cheap operations on large tensors, such as a plain add, would otherwise
+// spend a quarter of their time collecting) and falls back while they take
+// less than lowGCShare, so that expensive operations keep the tightest bound.
+const (
+	highGCShare = 1.0 / 8
+	lowGCShare  = 1.0 / 32
+)
 
 // tracked is an unscoped tensor's handle with a weak pointer to the tensor:
 // the pointer reads nil as soon as a garbage collection finds the tensor
@@ -31,6 +50,9 @@ type reclaimer struct {
 	pruneAt int       // the length at which track next drops released handles
 	mark    int64     // the pool's bytes in use after the last reclaim
 	floor   int64     // reclaimFloor, or another value in tests
+	growth  int64     // allowed growth as a multiple of the live set, 1 to MaxReclaimGrowth; 0 reads as 1
+	fixed   bool      // growth stays at 1, for tests that need frequent reclaims
+	lastEnd time.Time // when the last reclaim ended
 	count   int64     // reclaims run, for tests and benchmarks
 }
 
@@ -55,8 +77,9 @@ func (d *Device) track(t *Tensor) {
 }
 
 // maybeReclaim reclaims unreachable tensors when the pool's bytes in use
-// have doubled since the last reclaim (and grown by at least the floor), as
-// Go's collector paces itself on heap growth. Operations call it first, with
+// have grown since the last reclaim by the allowed multiple of what was in
+// use then (and by at least the floor), as Go's collector paces itself on
+// heap growth. Operations call it first, with
 // d.mu held and before they read any node: every node they go on to use is
 // then reached through a tensor the caller still holds, which the garbage
 // collector sees as reachable.
@@ -69,7 +92,7 @@ func (d *Device) maybeReclaim() {
 	if floor == 0 {
 		floor = reclaimFloor
 	}
-	if d.pool.BytesInUse() < r.mark+max(r.mark, floor) {
+	if d.pool.BytesInUse() < r.mark+max(r.growth, 1)*max(r.mark, floor) {
 		return
 	}
 	d.reclaim()
@@ -83,6 +106,7 @@ func (d *Device) maybeReclaim() {
 // d.mu.
 func (d *Device) reclaim() {
 	r := &d.rc
+	start := time.Now()
 	runtime.GC()
 	kept := r.handles[:0]
 	for _, e := range r.handles {
@@ -99,4 +123,24 @@ func (d *Device) reclaim() {
 	r.pruneAt = 2 * len(kept)
 	r.mark = d.pool.BytesInUse()
 	r.count++
+	end := time.Now()
+	if !r.lastEnd.IsZero() && !r.fixed {
+		r.adapt(start.Sub(r.lastEnd), end.Sub(start))
+	}
+	r.lastEnd = end
+}
+
+// adapt widens or narrows the growth allowed before the next reclaim from
+// the share of the wall time the last one took (cost) against the time since
+// the one before it ended (between).
+func (r *reclaimer) adapt(between, cost time.Duration) {
+	share := float64(cost) / float64(max(between+cost, 1))
+	growth := max(r.growth, 1)
+	switch {
+	case share > highGCShare && growth < MaxReclaimGrowth:
+		growth++
+	case share < lowGCShare && growth > 1:
+		growth--
+	}
+	r.growth = growth
 }

@@ -101,8 +101,9 @@ func memoryCases() []testCase {
 // unscopedLoop runs 200 steps that never release their 4 MB results, with
 // the garbage collector's own pacing off (device memory is not Go heap, so
 // on a GPU nothing else would prompt a collection), and checks that the
-// pool's reserved bytes grow within the reclaimer's bound: twice the live
-// set plus its 64 MiB floor and one result, where keeping every result
+// pool's reserved bytes grow within the reclaimer's bound: the live set
+// plus tensor.MaxReclaimGrowth times the larger of it and the 64 MiB floor,
+// and one result, where keeping every result
 // would take 800 MB. Every tenth result stays reachable and must keep its
 // values. Keep takes each result out of the case's scope, so that nothing
 // but the garbage collector and the reclaimer releases the others.
@@ -125,9 +126,9 @@ func unscopedLoop(e *env) {
 		peak = max(peak, e.dev.PoolStats().ReservedBytes)
 	}
 	live := held + int64(len(kept))*4*n
-	if grew, bound := peak-before.ReservedBytes, 2*live+64<<20+4*n; grew > bound {
-		e.errorf("%d unscoped steps reserved up to %d more bytes, more than %d (twice the %d live bytes, the 64 MiB floor and one result)",
-			steps, grew, bound, live)
+	if grew, bound := peak-before.ReservedBytes, live+tensor.MaxReclaimGrowth*max(live, 64<<20)+4*n; grew > bound {
+		e.errorf("%d unscoped steps reserved up to %d more bytes, more than %d (the %d live bytes, %d times the larger of them and the 64 MiB floor, and one result)",
+			steps, grew, bound, live, tensor.MaxReclaimGrowth)
 	}
 	want := a.R.Values()
 	for i, c := range kept {
