@@ -60,26 +60,45 @@ func (t *Tensor) backward(g *Tensor) (err error) {
 		}
 	}()
 	order := graphOrder(t)
-	grads := map[*gradInfo]*Tensor{t.ag: g}
-	summed := map[*gradInfo]bool{} // gradients added up from several consumers
+	terms := map[*gradInfo]*gradTerms{t.ag: {sum: g, n: 1}}
+	termsOf := func(x *Tensor) *gradTerms {
+		a := terms[x.ag]
+		if a == nil {
+			a = &gradTerms{}
+			terms[x.ag] = a
+		}
+		return a
+	}
 	for i := len(order) - 1; i >= 0; i-- {
 		x := order[i]
-		gx := grads[x.ag]
-		if gx == nil {
+		a := terms[x.ag]
+		if a == nil {
 			continue
 		}
-		delete(grads, x.ag)
+		delete(terms, x.ag)
+		if len(a.slices) > 0 {
+			op = opSlice
+		}
+		gx := a.total(x.shape)
 		if x.ag.fn == nil {
 			accumulateLeaf(x, gx)
 			continue
 		}
-		if summed[x.ag] {
+		if a.n > 1 {
 			// Stored once: a lazy sum would be recomputed in every kernel of
 			// the rule that reads it, and through a residual stack the sum
 			// gains a term per layer.
 			gx.Materialize()
 		}
 		op = x.ag.fn.op
+		if op == opSlice {
+			// Gathered with the other slices of the same input and placed
+			// when its gradient is complete (backward_slices.go).
+			if in := x.ag.fn.inputs[0]; in.requiresGrad() {
+				termsOf(in).addSlice(x.ag.fn.params.(sliceParams), gx)
+			}
+			continue
+		}
 		rule := op.rule()
 		if rule == nil {
 			return fmt.Errorf("tensor.Backward: no gradient rule for %s", op)
@@ -89,12 +108,7 @@ func (t *Tensor) backward(g *Tensor) (err error) {
 			if in == nil || !in.requiresGrad() || j >= len(gins) || gins[j] == nil {
 				continue
 			}
-			gi := sumToShape(gins[j], in.shape)
-			if prev := grads[in.ag]; prev != nil {
-				gi = prev.Add(gi)
-				summed[in.ag] = true
-			}
-			grads[in.ag] = gi
+			termsOf(in).add(sumToShape(gins[j], in.shape))
 		}
 	}
 	return nil

@@ -183,17 +183,10 @@ func registerViewRules() {
 		}
 		return grads(c.g.Permute(inv...))
 	}
+	// Backward gathers the slices of one tensor and places their gradients
+	// together (backward_slices.go); this rule places one alone.
 	opSlice.backward = func(c *gradCtx) []*Tensor {
-		p := c.node.params.(sliceParams)
-		g := c.g
-		shape := make([]int, g.Dim())
-		for i := range shape {
-			shape[i] = 1
-		}
-		shape[p.dim] = g.shape[p.dim]
-		pos := Arange(g.Device(), float64(p.start), float64(p.start+p.step*g.shape[p.dim]), float64(p.step)).
-			Cast(Int32).Reshape(shape...).Expand(g.shape...)
-		return grads(ScatterAdd(c.inShape(0), p.dim, pos, g))
+		return grads(scatterSliceGrad(c.inShape(0), c.node.params.(sliceParams), c.g))
 	}
 	opGather.backward = func(c *gradCtx) []*Tensor {
 		p := c.node.params.(gatherParams)
