@@ -62,7 +62,11 @@ func bind(t *Tensor, n *node, v view) {
 func (t *Tensor) collectable() {
 	if !t.h.collected {
 		t.h.collected = true
-		runtime.AddCleanup(t, func(h *handle) { h.n.dev.releaseHandle(h) }, t.h)
+		runtime.AddCleanup(t, func(h *handle) {
+			if !h.released.Load() { // the reclaimer usually came first
+				h.n.dev.releaseHandle(h)
+			}
+		}, t.h)
 		t.n.dev.track(t)
 	}
 }
