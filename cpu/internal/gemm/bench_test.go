@@ -93,7 +93,10 @@ func (s namedShape) lds() (lda, ldb int) {
 }
 
 // trainShapes are the products of one step of nn/train's reference models
-// (batch 64), named by role, with the transposes the CPU backend passes.
+// (batch 64) and of the demo's GPT (32 sequences of 128 tokens, width 128,
+// 4 heads, feed-forward 512, 73 characters; the attention products once per
+// sequence and head), named by role, with the transposes the CPU backend
+// passes.
 var trainShapes = []namedShape{
 	{"mlp fc1 fwd x·W1ᵀ", false, true, 64, 128, 784},
 	{"mlp fc1 dW1 dYᵀ·x", true, false, 128, 784, 64},
@@ -108,6 +111,15 @@ var trainShapes = []namedShape{
 	{"cnn fc1 fwd", false, true, 64, 128, 1600},
 	{"cnn fc1 dW", true, false, 128, 1600, 64},
 	{"cnn fc1 dX", false, false, 64, 1600, 128},
+	{"gpt qkv fwd", false, true, 4096, 384, 128},
+	{"gpt out fwd", false, true, 4096, 128, 128},
+	{"gpt ff1 fwd", false, true, 4096, 512, 128},
+	{"gpt ff2 fwd", false, true, 4096, 128, 512},
+	{"gpt head fwd", false, true, 4096, 73, 128},
+	{"gpt scores fwd", false, true, 128, 128, 32},
+	{"gpt attnv fwd", false, false, 128, 32, 128},
+	{"gpt ff1 dW", true, false, 512, 128, 4096},
+	{"gpt ff2 dX", false, false, 4096, 128, 512},
 }
 
 // BenchmarkSgemmTrain reports GFLOP/s on the training-step products at the
