@@ -219,7 +219,7 @@ func registerLayerRules() {
 			ga = c.g.MatMul(b.Transpose(-1, -2))
 		}
 		if c.needs(1) {
-			gb = a.Transpose(-1, -2).MatMul(c.g)
+			gb = matmulGradB(a, b, c.g)
 		}
 		return grads(ga, gb)
 	}
@@ -305,4 +305,19 @@ func prodOfOthers(c *gradCtx) *Tensor {
 	atZero := Where(zeros.EqScalar(1), p, zero)
 	elsewhere := Where(zeros.EqScalar(0), p.Div(x), zero)
 	return Where(isZero, atZero, elsewhere)
+}
+
+// matmulGradB is the gradient of b in the product a @ b whose output's
+// gradient is g. When b is one matrix broadcast over a's batch (a layer's
+// weight applied to [batch, length, features]), the batch's products and
+// their sum are one product over the rows of every batch element:
+// a's rows as [rows, k], transposed, times g's as [rows, n]. Otherwise it
+// is aᵀ @ g, summed over broadcast dimensions by Backward.
+func matmulGradB(a, b, g *Tensor) *Tensor {
+	batchOf := func(t *Tensor) int { return device.NumElements(t.shape[:t.Dim()-2]) }
+	if batchOf(b) != 1 || batchOf(a) == 1 || a.NumElements() == 0 || b.NumElements() == 0 {
+		return a.Transpose(-1, -2).MatMul(g)
+	}
+	k, n := a.shape[a.Dim()-1], b.shape[b.Dim()-1]
+	return a.Reshape(-1, k).T().MatMul(g.Reshape(-1, n)).Reshape(b.shape...)
 }
