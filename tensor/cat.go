@@ -82,17 +82,18 @@ func (d *Device) runCat(n *node) error {
 	out := device.Contiguous(blk.Buf, n.dtype, 0, n.shape)
 	at := 0
 	for _, s := range n.srcs {
-		vs, err := d.realizeSrc(s)
-		if err != nil {
-			d.pool.Free(blk)
-			return err
-		}
 		dst := out
 		dst.Shape = slices.Clone(s.v.shape)
 		dst.Offset = at * out.Strides[axis]
 		at += s.v.shape[axis]
 		if device.NumElements(dst.Shape) == 0 {
 			continue
+		}
+		s, dst = throughCopy(s, dst)
+		vs, err := d.realizeSrc(s)
+		if err != nil {
+			d.pool.Free(blk)
+			return err
 		}
 		k := device.CopyKernel{Dst: dst, Src: vs}
 		err = d.launch("copy", "copy", []string{"cat"}, 1, 1, func() error { return d.raw.Copy(&k) })
@@ -103,4 +104,27 @@ func (d *Device) runCat(n *node) error {
 	}
 	n.block = blk
 	return nil
+}
+
+// throughCopy returns the source a Cat part s is copied from and its
+// destination dst, re-expressed in that source's shape. A part that is a
+// pending copy into contiguous order (Contiguous, or a Reshape that could not
+// be a view: the gradient of attention heads merged back into [batch,
+// length, features]) read whole is taken from what it copies, so that it is
+// not stored first and then copied again; the copy stays pending for any
+// other reader. Any other part, or any part with fusion off, is returned as
+// it is.
+func throughCopy(s src, dst device.View) (src, device.View) {
+	c := s.n
+	if !Fusion() || c.block != nil || c.err != nil || c.kind != kindElementwise || c.op != device.OpCast || len(c.srcs) != 1 ||
+		c.srcs[0].n.dtype != c.dtype || !s.v.equal(contiguousView(s.v.shape)) || device.NumElements(s.v.shape) != c.numel() {
+		return s, dst
+	}
+	in := c.srcs[0]
+	st, ok := reshapeStrides(dst.Shape, dst.Strides, in.v.shape)
+	if !ok {
+		return s, dst
+	}
+	dst.Shape, dst.Strides = slices.Clone(in.v.shape), st
+	return in, dst
 }

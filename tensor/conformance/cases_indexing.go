@@ -24,8 +24,30 @@ func indexingCases() []testCase {
 					ts, rs = append(ts, p.T), append(rs, p.R)
 				}
 				e.expect("Cat", tensor.Float32, ref.Cat(dim, rs...), exact, func() *tensor.Tensor { return tensor.Cat(dim, ts...) })
+				// Pending copies are read from what they copy.
+				e.expect("Cat of Contiguous parts", tensor.Float32, ref.Cat(dim, rs...), exact, func() *tensor.Tensor {
+					parts := make([]*tensor.Tensor, len(ts))
+					for i, t := range ts {
+						parts[i] = t.Contiguous()
+					}
+					return tensor.Cat(dim, parts...)
+				})
 			}})
 		}
+	}
+	// Heads merged back ([batch, heads, length, size] permuted and reshaped
+	// to [batch, length, features], a copy) written into regions of a Cat.
+	for _, dim := range []int{0, 1, 2} {
+		cs = append(cs, testCase{name: caseName(fmt.Sprintf("cat(%d)", dim), "float32", "merged heads"), run: func(e *env) {
+			var ts []*tensor.Tensor
+			var rs []*ref.Array
+			for range 3 {
+				p := e.input(tensor.Float32, normal, contiguous, 2, 3, 4, 5)
+				ts = append(ts, p.T.Permute(0, 2, 1, 3).Reshape(2, 4, 15))
+				rs = append(rs, p.R.Permute(0, 2, 1, 3).Reshape(2, 4, 15))
+			}
+			e.expect("Cat", tensor.Float32, ref.Cat(dim, rs...), exact, func() *tensor.Tensor { return tensor.Cat(dim, ts...) })
+		}})
 	}
 	cs = append(cs, testCase{name: caseName("cat", "int32", "single"), run: func(e *env) {
 		p := e.input(tensor.Int32, ints(-9, 9), contiguous, 4)
