@@ -216,7 +216,7 @@ func registerLayerRules() {
 		a, b := c.in(0), c.in(1)
 		var ga, gb *Tensor
 		if c.needs(0) {
-			ga = c.g.MatMul(b.Transpose(-1, -2))
+			ga = matmulGradA(a, b, c.g)
 		}
 		if c.needs(1) {
 			gb = matmulGradB(a, b, c.g)
@@ -307,6 +307,31 @@ func prodOfOthers(c *gradCtx) *Tensor {
 	return Where(isZero, atZero, elsewhere)
 }
 
+// matmulGradA is the gradient of a in the product a @ b whose output's
+// gradient is g: g @ bᵀ, computed as one product over the rows of every
+// batch element when b is one matrix broadcast over the batch and g's rows
+// are evenly spaced (one product of [rows, n] by [n, k] instead of one per
+// batch element).
+func matmulGradA(a, b, g *Tensor) *Tensor {
+	bt := b.Transpose(-1, -2)
+	if !broadcastMatrix(a, b) {
+		return g.MatMul(bt)
+	}
+	n := b.shape[b.Dim()-1]
+	if _, ok := reshapeStrides(g.shape, g.strides, []int{g.NumElements() / n, n}); !ok {
+		return g.MatMul(bt)
+	}
+	return g.Reshape(-1, n).MatMul(bt.Reshape(bt.shape[bt.Dim()-2:]...)).Reshape(a.shape...)
+}
+
+// broadcastMatrix reports whether b is one matrix (any batch dimensions of
+// size 1) that the product a @ b broadcasts over a's batch of several, both
+// holding elements.
+func broadcastMatrix(a, b *Tensor) bool {
+	batchOf := func(t *Tensor) int { return device.NumElements(t.shape[:t.Dim()-2]) }
+	return batchOf(b) == 1 && batchOf(a) > 1 && a.NumElements() > 0 && b.NumElements() > 0
+}
+
 // matmulGradB is the gradient of b in the product a @ b whose output's
 // gradient is g. When b is one matrix broadcast over a's batch (a layer's
 // weight applied to [batch, length, features]), the batch's products and
@@ -314,8 +339,7 @@ func prodOfOthers(c *gradCtx) *Tensor {
 // a's rows as [rows, k], transposed, times g's as [rows, n]. Otherwise it
 // is aᵀ @ g, summed over broadcast dimensions by Backward.
 func matmulGradB(a, b, g *Tensor) *Tensor {
-	batchOf := func(t *Tensor) int { return device.NumElements(t.shape[:t.Dim()-2]) }
-	if batchOf(b) != 1 || batchOf(a) == 1 || a.NumElements() == 0 || b.NumElements() == 0 {
+	if !broadcastMatrix(a, b) {
 		return a.Transpose(-1, -2).MatMul(g)
 	}
 	k, n := a.shape[a.Dim()-1], b.shape[b.Dim()-1]

@@ -9,10 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestMatMulGradOfBroadcastMatrix checks the gradient of a matrix that a
-// product broadcasts over a batch (computed as one product over every
-// batch element's rows) against the same matrix expanded to the batch
-// explicitly, whose gradient is the batch's products summed.
+// TestMatMulGradOfBroadcastMatrix checks the gradients of a product whose
+// right operand is a matrix broadcast over a batch (both computed as one
+// product over every batch element's rows) against the same matrix
+// expanded to the batch explicitly, whose gradients take one product per
+// batch element (the matrix's then summed), with the product's gradient
+// contiguous or a strided view.
 func TestMatMulGradOfBroadcastMatrix(t *testing.T) {
 	dev := openCPU(t)
 	seed := rand.Uint64()
@@ -38,44 +40,49 @@ func TestMatMulGradOfBroadcastMatrix(t *testing.T) {
 		{[]int{2, 3, 7, 5}, []int{3, 5, 4}},
 	}
 	for _, tc := range cases {
-		t.Run(fmt.Sprint(tc.a, tc.b), func(t *testing.T) {
-			ad, bd := rnd(tc.a...), rnd(tc.b...)
-			var w *tensor.Tensor
-			grads := func(expand bool) (ga, gb []float32) {
-				a := tensor.FromFloat32s(dev, ad, tc.a...).SetRequiresGrad(true)
-				b := tensor.FromFloat32s(dev, bd, tc.b...).SetRequiresGrad(true)
-				bb := b
-				if expand {
-					// The batch spelt out: b's own batch dimensions are
-					// broadcast against a's before the product sees them.
-					batch := len(tc.a) - 2
-					if len(tc.b)-2 > batch {
-						batch = len(tc.b) - 2
+		for _, transposed := range []bool{false, true} {
+			t.Run(fmt.Sprint(tc.a, tc.b, transposed), func(t *testing.T) {
+				ad, bd := rnd(tc.a...), rnd(tc.b...)
+				var w *tensor.Tensor
+				grads := func(expand bool) (ga, gb []float32) {
+					a := tensor.FromFloat32s(dev, ad, tc.a...).SetRequiresGrad(true)
+					b := tensor.FromFloat32s(dev, bd, tc.b...).SetRequiresGrad(true)
+					bb := b
+					if expand {
+						// The batch spelt out: b's own batch dimensions are
+						// broadcast against a's before the product sees them.
+						batch := len(tc.a) - 2
+						if len(tc.b)-2 > batch {
+							batch = len(tc.b) - 2
+						}
+						shape := make([]int, 0, batch+2)
+						for i := range batch {
+							da, db := dimFromEnd(tc.a, batch+2-i), dimFromEnd(tc.b, batch+2-i)
+							shape = append(shape, max(da, db))
+						}
+						bb = b.Expand(append(shape, tc.b[len(tc.b)-2:]...)...)
 					}
-					shape := make([]int, 0, batch+2)
-					for i := range batch {
-						da, db := dimFromEnd(tc.a, batch+2-i), dimFromEnd(tc.b, batch+2-i)
-						shape = append(shape, max(da, db))
+					y := a.MatMul(bb)
+					if transposed { // the product's gradient arrives as a strided view
+						y = y.Transpose(-1, -2)
 					}
-					bb = b.Expand(append(shape, tc.b[len(tc.b)-2:]...)...)
+					if w == nil {
+						w = tensor.FromFloat32s(dev, rnd(y.Shape()...), y.Shape()...)
+					}
+					require.NoError(t, y.Mul(w).Sum().Backward())
+					require.Equal(t, tc.b, b.Grad().Shape())
+					ga, err := a.Grad().Float32s()
+					require.NoError(t, err)
+					gb, err = b.Grad().Float32s()
+					require.NoError(t, err)
+					return ga, gb
 				}
-				y := a.MatMul(bb)
-				if w == nil {
-					w = tensor.FromFloat32s(dev, rnd(y.Shape()...), y.Shape()...)
-				}
-				require.NoError(t, y.Mul(w).Sum().Backward())
-				require.Equal(t, tc.b, b.Grad().Shape())
-				ga, err := a.Grad().Float32s()
-				require.NoError(t, err)
-				gb, err = b.Grad().Float32s()
-				require.NoError(t, err)
-				return ga, gb
-			}
-			wantA, wantB := grads(true)
-			gotA, gotB := grads(false)
-			require.InDeltaSlice(t, toF64(wantA), toF64(gotA), 1e-4)
-			require.InDeltaSlice(t, toF64(wantB), toF64(gotB), 1e-4)
-		})
+				wantA, wantB := grads(true)
+				gotA, gotB := grads(false)
+				require.InDeltaSlice(t, toF64(wantA), toF64(gotA), 1e-4)
+				require.InDeltaSlice(t, toF64(wantB), toF64(gotB), 1e-4)
+			})
+		}
 	}
 }
 
