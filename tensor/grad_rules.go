@@ -216,7 +216,7 @@ func registerLayerRules() {
 		a, b := c.in(0), c.in(1)
 		var ga, gb *Tensor
 		if c.needs(0) {
-			ga = matmulGradA(a, b, c.g)
+			ga = c.g.MatMul(b.Transpose(-1, -2)) // folded over a broadcast matrix's batch by MatMul
 		}
 		if c.needs(1) {
 			gb = matmulGradB(a, b, c.g)
@@ -305,23 +305,6 @@ func prodOfOthers(c *gradCtx) *Tensor {
 	atZero := Where(zeros.EqScalar(1), p, zero)
 	elsewhere := Where(zeros.EqScalar(0), p.Div(x), zero)
 	return Where(isZero, atZero, elsewhere)
-}
-
-// matmulGradA is the gradient of a in the product a @ b whose output's
-// gradient is g: g @ bᵀ, computed as one product over the rows of every
-// batch element when b is one matrix broadcast over the batch and g's rows
-// are evenly spaced (one product of [rows, n] by [n, k] instead of one per
-// batch element).
-func matmulGradA(a, b, g *Tensor) *Tensor {
-	bt := b.Transpose(-1, -2)
-	if !broadcastMatrix(a, b) {
-		return g.MatMul(bt)
-	}
-	n := b.shape[b.Dim()-1]
-	if _, ok := reshapeStrides(g.shape, g.strides, []int{g.NumElements() / n, n}); !ok {
-		return g.MatMul(bt)
-	}
-	return g.Reshape(-1, n).MatMul(bt.Reshape(bt.shape[bt.Dim()-2:]...)).Reshape(a.shape...)
 }
 
 // broadcastMatrix reports whether b is one matrix (any batch dimensions of

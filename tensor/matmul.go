@@ -38,7 +38,10 @@ func (t *Tensor) MatMul(o *Tensor) *Tensor {
 		usage("MatMul", "inner dimensions differ: %v @ %v", t.shape, o.shape)
 	}
 	batch := broadcastShapes("MatMul", a.shape[:a.Dim()-2], b.shape[:b.Dim()-2])
-	out := mm(a, b, batch, m, n, k)
+	out := foldedProduct(a, b, batch, m, n, k)
+	if out == nil {
+		out = mm(a, b, batch, m, n, k)
+	}
 	if dt := floatType(promote(t.DType(), o.DType())); dt != Float32 {
 		out = out.Cast(dt) // computed in float32, rounded once (fuses into the epilogue)
 	}
@@ -51,6 +54,23 @@ func (t *Tensor) MatMul(o *Tensor) *Tensor {
 		out = out.Squeeze(out.Dim() - 1)
 	}
 	return out
+}
+
+// foldedProduct returns a @ b as one product over the rows of a's whole
+// batch when b is one matrix that the product broadcasts over that batch (a
+// layer's weight applied to [batch, length, features]) and a's rows are
+// evenly spaced in memory, so that the batch's products share b's packing
+// and per-product costs; nil otherwise.
+func foldedProduct(a, b *Tensor, batch []int, m, n, k int) *Tensor {
+	if a.Dim() < 3 || !broadcastMatrix(a, b) {
+		return nil
+	}
+	rows := a.NumElements() / k
+	if _, ok := reshapeStrides(a.shape, a.strides, []int{rows, k}); !ok {
+		return nil
+	}
+	out := mm(a.Reshape(rows, k), b.Reshape(k, n), nil, rows, n, k)
+	return out.Reshape(append(append([]int{}, batch...), m, n)...)
 }
 
 // mm records the batched product of a (…, m, k) and b (…, k, n).

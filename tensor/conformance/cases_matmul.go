@@ -24,6 +24,7 @@ var matmulShapes = [][2][]int{
 	{{1, 64}, {64, 1}},
 	{{33, 65}, {65, 17}},
 	{{2, 31, 67}, {2, 67, 33}},
+	{{2, 3, 5}, {1, 1, 5, 4}},
 }
 
 // matmulLayouts are layout pairs fed to a [3,4,5] x [3,5,6] product.
@@ -45,6 +46,11 @@ func matmulCases() []testCase {
 	}
 	for _, l := range matmulLayouts {
 		add([]int{3, 4, 5}, []int{3, 5, 6}, l[0], l[1])
+	}
+	// A matrix broadcast over a batch, which the front end folds into one
+	// product over the batch's rows when they are evenly spaced.
+	for _, l := range matmulLayouts {
+		add([]int{3, 4, 5}, []int{5, 6}, l[0], l[1])
 	}
 	add([]int{7}, []int{7, 3}, strided, transposed)
 	add([]int{513, 1027}, []int{1027, 131}, contiguous, contiguous)

@@ -96,10 +96,11 @@ func reduceGradOps() []gradOp {
 
 func matmulGradOps() []gradOp {
 	var ops []gradOp
-	for _, s := range [][2][]int{{{3, 4}, {4, 5}}, {{4}, {4, 3}}, {{3, 4}, {4}}, {{2, 1, 3, 4}, {3, 4, 2}}} {
+	for _, s := range [][2][]int{{{3, 4}, {4, 5}}, {{4}, {4, 3}}, {{3, 4}, {4}}, {{2, 1, 3, 4}, {3, 4, 2}}, {{2, 3, 4}, {4, 5}}, {{2, 3, 4}, {1, 4, 5}}} {
 		ops = append(ops, binaryGrad(caseName("matmul", shapesName(s[0], s[1])), in(s[0]...), in(s[1]...), (*tensor.Tensor).MatMul, ref.MatMul))
 	}
 	ops = append(ops, binaryGrad("matmul:3x4,4x5:transposed", in(3, 4).laid(transposed), in(4, 5).laid(transposed), (*tensor.Tensor).MatMul, ref.MatMul))
+	ops = append(ops, binaryGrad("matmul:2x3x4,4x5:transposed", in(2, 3, 4).laid(transposed), in(4, 5).laid(transposed), (*tensor.Tensor).MatMul, ref.MatMul))
 	ops = append(ops, gradOp{"matmul_add_relu", []gradIn{in(5, 4), in(4, 3), in(3)},
 		func(t []*tensor.Tensor) *tensor.Tensor { return t[0].MatMul(t[1]).Add(t[2]).Relu() },
 		func(a []*ref.Array) *ref.Array { return ref.Relu(ref.Add(ref.MatMul(a[0], a[1]), a[2])) }})
