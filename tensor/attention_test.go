@@ -79,6 +79,7 @@ type jsonTensor struct {
 	Shape []int     `json:"shape"`
 }
 
+// randomValues returns standard normal values of the given shape.
 func randomValues(r *rand.Rand, shape ...int) jsonTensor {
 	n := 1
 	for _, s := range shape {

@@ -20,17 +20,7 @@ func TestMatMulGradOfBroadcastMatrix(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 5))
-	rnd := func(shape ...int) []float32 {
-		n := 1
-		for _, s := range shape {
-			n *= s
-		}
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32(r.NormFloat64())
-		}
-		return v
-	}
+	rnd := func(shape ...int) []float32 { return randomValues(r, shape...).Data }
 	cases := []struct{ a, b []int }{
 		{[]int{3, 7, 5}, []int{5, 4}},
 		{[]int{2, 3, 7, 5}, []int{5, 4}},
