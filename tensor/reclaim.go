@@ -25,7 +25,7 @@ const MaxReclaimGrowth = 3
 // The growth allowed between reclaims adapts to what a reclaim costs: it
 // rises while the collections take more than highGCShare of the wall time
 // (cheap operations on large tensors, such as a plain add, would otherwise
-// spend a quarter of their time collecting) and falls back while they take
+// spend much of their time collecting) and falls back while they take
 // less than lowGCShare, so that expensive operations keep the tightest bound.
 const (
 	highGCShare = 1.0 / 8
