@@ -226,7 +226,7 @@ def run(p, dtype):
 # sign(NaN) is 0, Shaderflow's NaN) and hardswish (PyTorch's vectorized
 # kernel gives NaN, its scalar one passes the gradient, as Shaderflow does).
 NAN_CONVENTION = {"abs", "logabs", "sqrtabs", "log1pabs", "log2abs", "log10abs", "pow",
-                  "remainder", "fmod", "norm1", "norminf", "hardswish"}
+                  "remainder", "fmod", "norm1", "norminf", "hardswish", "elu", "selu"}
 
 
 def ties_along(x, ax):
