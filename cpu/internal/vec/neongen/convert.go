@@ -1,9 +1,6 @@
 package main
 
-import (
-	"bytes"
-	"fmt"
-)
+import "bytes"
 
 // bfloatKernels writes the bfloat16 conversions, 16 elements a step for
 // the first len&^15, with integer operations bit for bit as
@@ -12,10 +9,8 @@ import (
 // the quiet bit) and keeps the high halves (UZP2); widening puts each half
 // above a zero one (ZIP1/ZIP2 with a zero vector).
 func bfloatKernels(s, g *bytes.Buffer) {
-	fmt.Fprintf(g, "\n// toBFloatNEON is device.Float32ToBFloat16 for i < len(dst)&^15.\n//\n//go:noescape\nfunc toBFloatNEON(dst []uint16, src []float32)\n")
-	w := writer{S: s}
-	fmt.Fprintf(s, "\n// func toBFloatNEON(dst []uint16, src []float32)\n")
-	fmt.Fprintf(s, "TEXT ·toBFloatNEON(SB), NOSPLIT, $0-48\n")
+	w := kernel(s, g, "toBFloatNEON", "(dst []uint16, src []float32)", 48,
+		"toBFloatNEON is device.Float32ToBFloat16 for i < len(dst)&^15.")
 	w.Op("MOVD dst_base+0(FP), R0")
 	w.Op("MOVD dst_len+8(FP), R9")
 	w.Op("MOVD src_base+24(FP), R1")
@@ -44,9 +39,8 @@ func bfloatKernels(s, g *bytes.Buffer) {
 	w.Label("done")
 	w.Op("RET")
 
-	fmt.Fprintf(g, "\n// fromBFloatNEON is device.BFloat16ToFloat32 for i < len(dst)&^15.\n//\n//go:noescape\nfunc fromBFloatNEON(dst []float32, src []uint16)\n")
-	fmt.Fprintf(s, "\n// func fromBFloatNEON(dst []float32, src []uint16)\n")
-	fmt.Fprintf(s, "TEXT ·fromBFloatNEON(SB), NOSPLIT, $0-48\n")
+	kernel(s, g, "fromBFloatNEON", "(dst []float32, src []uint16)", 48,
+		"fromBFloatNEON is device.BFloat16ToFloat32 for i < len(dst)&^15.")
 	w.Op("MOVD dst_base+0(FP), R0")
 	w.Op("MOVD dst_len+8(FP), R9")
 	w.Op("MOVD src_base+24(FP), R1")
@@ -74,10 +68,8 @@ func bfloatKernels(s, g *bytes.Buffer) {
 // FCVTL quiets a signalling NaN where the contract keeps its bits, so the
 // quiet bit is cleared again where the half's was clear).
 func halfKernels(s, g *bytes.Buffer) {
-	fmt.Fprintf(g, "\n// toHalfNEON is device.Float32ToFloat16 for i < len(dst)&^15.\n//\n//go:noescape\nfunc toHalfNEON(dst []uint16, src []float32)\n")
-	w := writer{S: s}
-	fmt.Fprintf(s, "\n// func toHalfNEON(dst []uint16, src []float32)\n")
-	fmt.Fprintf(s, "TEXT ·toHalfNEON(SB), NOSPLIT, $0-48\n")
+	w := kernel(s, g, "toHalfNEON", "(dst []uint16, src []float32)", 48,
+		"toHalfNEON is device.Float32ToFloat16 for i < len(dst)&^15.")
 	w.Op("MOVD dst_base+0(FP), R0")
 	w.Op("MOVD dst_len+8(FP), R9")
 	w.Op("MOVD src_base+24(FP), R1")
@@ -112,9 +104,8 @@ func halfKernels(s, g *bytes.Buffer) {
 	w.Label("done")
 	w.Op("RET")
 
-	fmt.Fprintf(g, "\n// fromHalfNEON is device.Float16ToFloat32 for i < len(dst)&^15.\n//\n//go:noescape\nfunc fromHalfNEON(dst []float32, src []uint16)\n")
-	fmt.Fprintf(s, "\n// func fromHalfNEON(dst []float32, src []uint16)\n")
-	fmt.Fprintf(s, "TEXT ·fromHalfNEON(SB), NOSPLIT, $0-48\n")
+	kernel(s, g, "fromHalfNEON", "(dst []float32, src []uint16)", 48,
+		"fromHalfNEON is device.Float16ToFloat32 for i < len(dst)&^15.")
 	w.Op("MOVD dst_base+0(FP), R0")
 	w.Op("MOVD dst_len+8(FP), R9")
 	w.Op("MOVD src_base+24(FP), R1")

@@ -126,15 +126,13 @@ func (k ewKernel) signature() string {
 }
 
 func (k ewKernel) emit(s, g *bytes.Buffer) {
-	fmt.Fprintf(g, "\n// %s sets dst[i] = %s for i < len(dst)&^3.\n//\n//go:noescape\nfunc %s(%s)\n", k.name, k.doc, k.name, k.signature())
 	argSize := 24 * (1 + k.nin)
 	frame := argSize
 	if k.scalar {
 		frame += 4
 	}
-	w := writer{S: s}
-	fmt.Fprintf(s, "\n// func %s(%s)\n", k.name, k.signature())
-	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", k.name, frame)
+	w := kernel(s, g, k.name, "("+k.signature()+")", frame,
+		fmt.Sprintf("%s sets dst[i] = %s for i < len(dst)&^3.", k.name, k.doc))
 	w.Op("MOVD dst_base+0(FP), R0")
 	w.Op("MOVD dst_len+8(FP), R9")
 	for j, a := range k.args() {

@@ -14,9 +14,12 @@
 package main
 
 import (
+	"bytes"
 	"flag"
+	"fmt"
 	"log"
 	"path/filepath"
+	"strings"
 
 	"github.com/shaderflow/shaderflow/cpu/internal/neonasm"
 )
@@ -68,3 +71,15 @@ func Generate(coeffsPath string) (asm, stubs []byte, err error) {
 
 // writer appends tab-indented lines of assembly.
 type writer = neonasm.Writer
+
+// kernel writes the Go declaration of the assembly function name to g (its
+// doc comment, lines separated by "\n", then //go:noescape) and its header
+// to s (the signature as a comment, then the TEXT line with an argument
+// frame of frame bytes), and returns the writer of its body. sig is what
+// follows the name: the parameters in parentheses and any result.
+func kernel(s, g *bytes.Buffer, name, sig string, frame int, doc string) writer {
+	fmt.Fprintf(g, "\n// %s\n//\n//go:noescape\nfunc %s%s\n", strings.ReplaceAll(doc, "\n", "\n// "), name, sig)
+	fmt.Fprintf(s, "\n// func %s%s\n", name, sig)
+	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", name, frame)
+	return writer{S: s}
+}

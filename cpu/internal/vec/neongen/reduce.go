@@ -40,7 +40,6 @@ var reductions = []reduction{
 }
 
 func (r reduction) emit(s, g *bytes.Buffer) {
-	w := writer{S: s}
 	args := "x []float32"
 	if r.nin == 2 {
 		args = "a, b []float32"
@@ -48,24 +47,15 @@ func (r reduction) emit(s, g *bytes.Buffer) {
 	if r.mean {
 		args += ", mean float32"
 	}
-	ret, retOff := "float64", 24*r.nin
+	ret, retOff, retSize, lenDoc := "float64", 24*r.nin, 8, "len&^7"
 	if r.mean {
 		retOff += 8
 	}
 	if r.extreme != "" {
-		ret = "float32"
+		ret, retSize, lenDoc = "float32", 4, "len&^3 (len ≥ 4)"
 	}
-	lenDoc := "len&^7"
-	if r.extreme != "" {
-		lenDoc = "len&^3 (len ≥ 4)"
-	}
-	fmt.Fprintf(g, "\n// %s returns %s over the first %s elements.\n//\n//go:noescape\nfunc %s(%s) %s\n", r.name, r.doc, lenDoc, r.name, args, ret)
-	fmt.Fprintf(s, "\n// func %s(%s) %s\n", r.name, args, ret)
-	retSize := 8
-	if r.extreme != "" {
-		retSize = 4
-	}
-	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", r.name, retOff+retSize)
+	w := kernel(s, g, r.name, "("+args+") "+ret, retOff+retSize,
+		fmt.Sprintf("%s returns %s over the first %s elements.", r.name, r.doc, lenDoc))
 	w.Op("MOVD %s_base+0(FP), R1", map[bool]string{true: "a", false: "x"}[r.nin == 2])
 	w.Op("MOVD %s_len+8(FP), R9", map[bool]string{true: "a", false: "x"}[r.nin == 2])
 	if r.nin == 2 {
@@ -123,11 +113,9 @@ func (r reduction) emit(s, g *bytes.Buffer) {
 // holding an element equal to v (or a NaN when v is NaN), or len&^3 when
 // none does; the Go wrapper finds the element within it (goIndexOf).
 func indexOf(s, g *bytes.Buffer) {
-	fmt.Fprintf(g, "\n// indexOfNEON returns the start of the first vector of x[:len(x)&^3]\n"+
-		"// holding x[i] == v (or a NaN x[i] for a NaN v), or len(x)&^3 if none.\n//\n//go:noescape\nfunc indexOfNEON(x []float32, v float32) int\n")
-	w := writer{S: s}
-	fmt.Fprintf(s, "\n// func indexOfNEON(x []float32, v float32) int\n")
-	fmt.Fprintf(s, "TEXT ·indexOfNEON(SB), NOSPLIT, $0-40\n")
+	w := kernel(s, g, "indexOfNEON", "(x []float32, v float32) int", 40,
+		"indexOfNEON returns the start of the first vector of x[:len(x)&^3]\n"+
+			"holding x[i] == v (or a NaN x[i] for a NaN v), or len(x)&^3 if none.")
 	w.Op("MOVD x_base+0(FP), R0")
 	w.Op("MOVD x_len+8(FP), R9")
 	w.Op("FMOVS v+24(FP), F1")

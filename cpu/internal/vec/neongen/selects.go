@@ -44,11 +44,8 @@ func compare(s, g *bytes.Buffer, name string, mask func(w writer, d, a, b int), 
 	if scalar {
 		fn, sig, frame, doc = "cmp"+name+"ScalarNEON", "dst []uint8, a []float32, s float32", 52, "a[i] %s s"
 	}
-	fmt.Fprintf(g, "\n// %s sets dst[i] = 1 where "+doc+" holds, else 0, for i < len(dst)&^15.\n//\n//go:noescape\nfunc %s(%s)\n",
-		fn, name, fn, sig)
-	w := writer{S: s}
-	fmt.Fprintf(s, "\n// func %s(%s)\n", fn, sig)
-	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", fn, frame)
+	w := kernel(s, g, fn, "("+sig+")", frame,
+		fmt.Sprintf("%s sets dst[i] = 1 where "+doc+" holds, else 0, for i < len(dst)&^15.", fn, name))
 	w.Op("MOVD dst_base+0(FP), R0")
 	w.Op("MOVD dst_len+8(FP), R9")
 	w.Op("MOVD a_base+24(FP), R1")
@@ -102,10 +99,7 @@ func selectKernel(s, g *bytes.Buffer, form string) {
 	case "selScalarInv":
 		sig, frame, doc = "dst []float32, c []uint8, a []float32, s float32", 76, "c[i] != 0 ? s : a[i]"
 	}
-	fmt.Fprintf(g, "\n// %s sets dst[i] = %s for i < len(dst)&^15.\n//\n//go:noescape\nfunc %s(%s)\n", fn, doc, fn, sig)
-	w := writer{S: s}
-	fmt.Fprintf(s, "\n// func %s(%s)\n", fn, sig)
-	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-%d\n", fn, frame)
+	w := kernel(s, g, fn, "("+sig+")", frame, fmt.Sprintf("%s sets dst[i] = %s for i < len(dst)&^15.", fn, doc))
 	w.Op("MOVD dst_base+0(FP), R0")
 	w.Op("MOVD dst_len+8(FP), R9")
 	w.Op("MOVD c_base+24(FP), R1")

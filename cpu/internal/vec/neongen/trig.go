@@ -23,12 +23,10 @@ func trigKernels(c *coeffs, s, g *bytes.Buffer) {
 		if cos {
 			name, what = "cosNEON", "cos"
 		}
-		fmt.Fprintf(g, "\n// %s sets dst[i] = %s x[i] (sincos32) for i < len(dst)&^3, stopping\n"+
-			"// before the first vector holding an |x[i]| beyond trigMax or a NaN; it\n"+
-			"// returns the number of elements written.\n//\n//go:noescape\nfunc %s(dst, x []float32) int\n", name, what, name)
-		w := writer{S: s}
-		fmt.Fprintf(s, "\n// func %s(dst, x []float32) int\n", name)
-		fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-56\n", name)
+		w := kernel(s, g, name, "(dst, x []float32) int", 56,
+			fmt.Sprintf("%s sets dst[i] = %s x[i] (sincos32) for i < len(dst)&^3, stopping\n"+
+				"before the first vector holding an |x[i]| beyond trigMax or a NaN; it\n"+
+				"returns the number of elements written.", name, what))
 		w.Op("MOVD dst_base+0(FP), R0")
 		w.Op("MOVD dst_len+8(FP), R9")
 		w.Op("MOVD x_base+24(FP), R1")

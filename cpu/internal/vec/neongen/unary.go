@@ -10,10 +10,7 @@ import (
 // consts loads the kernel's constants (into v16 up), body computes one
 // vector from x in v0 and returns the register holding the result.
 func unaryKernel(s, g *bytes.Buffer, name, doc string, consts func(w writer), body func(w writer) int) {
-	fmt.Fprintf(g, "\n// %s sets dst[i] = %s for i < len(dst)&^3.\n//\n//go:noescape\nfunc %s(dst, x []float32)\n", name, doc, name)
-	w := writer{S: s}
-	fmt.Fprintf(s, "\n// func %s(dst, x []float32)\n", name)
-	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-48\n", name)
+	w := kernel(s, g, name, "(dst, x []float32)", 48, fmt.Sprintf("%s sets dst[i] = %s for i < len(dst)&^3.", name, doc))
 	w.Op("MOVD dst_base+0(FP), R0")
 	w.Op("MOVD dst_len+8(FP), R9")
 	w.Op("MOVD x_base+24(FP), R1")

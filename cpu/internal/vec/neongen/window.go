@@ -34,10 +34,7 @@ func maxPool2x2(s, g *bytes.Buffer, withIdx bool) {
 		doc = "goMaxPool2x2, indices included, for the outputs of columns c < ow&^3 of every row"
 	}
 	const sig = "out []float32, idx []int32, x []float32, ldx, iw, oh, ow int"
-	fmt.Fprintf(g, "\n// %s is %s.\n//\n//go:noescape\nfunc %s(%s)\n", name, doc, name, sig)
-	w := writer{S: s}
-	fmt.Fprintf(s, "\n// func %s(%s)\n", name, sig)
-	fmt.Fprintf(s, "TEXT ·%s(SB), NOSPLIT, $0-104\n", name)
+	w := kernel(s, g, name, "("+sig+")", 104, name+" is "+doc+".")
 	w.Op("MOVD out_base+0(FP), R0")
 	w.Op("MOVD idx_base+24(FP), R1")
 	w.Op("MOVD x_base+48(FP), R2")
@@ -116,11 +113,9 @@ func maxPool2x2(s, g *bytes.Buffer, withIdx bool) {
 // added in goCol2Im3x3's order.
 func col2im3x3(s, g *bytes.Buffer) {
 	const sig = "dx []float32, ldx int, col []float32, ts, oh, ow int"
-	fmt.Fprintf(g, "\n// col2im3x3NEON is goCol2Im3x3 for the columns 2 <= j < 2 + 4((ow-2)/4) of\n"+
-		"// every row; (ow-2)/4 must be at least 1.\n//\n//go:noescape\nfunc col2im3x3NEON(%s)\n", sig)
-	w := writer{S: s}
-	fmt.Fprintf(s, "\n// func col2im3x3NEON(%s)\n", sig)
-	fmt.Fprintf(s, "TEXT ·col2im3x3NEON(SB), NOSPLIT, $0-80\n")
+	w := kernel(s, g, "col2im3x3NEON", "("+sig+")", 80,
+		"col2im3x3NEON is goCol2Im3x3 for the columns 2 <= j < 2 + 4((ow-2)/4) of\n"+
+			"every row; (ow-2)/4 must be at least 1.")
 	w.Op("MOVD dx_base+0(FP), R0")
 	w.Op("MOVD ldx+24(FP), R1")
 	w.Op("MOVD col_base+32(FP), R2")
@@ -200,10 +195,7 @@ func col2im3x3(s, g *bytes.Buffer) {
 // row after row, 16 floats a step, then 4, then one.
 func addBlocks(s, g *bytes.Buffer) {
 	const sig = "dst []float32, ldd, bd int, src []float32, lds, bs int, blocks, rows, cols int"
-	fmt.Fprintf(g, "\n// addBlocksNEON is goAddBlocks; blocks, rows and cols must be positive.\n//\n//go:noescape\nfunc addBlocksNEON(%s)\n", sig)
-	w := writer{S: s}
-	fmt.Fprintf(s, "\n// func addBlocksNEON(%s)\n", sig)
-	fmt.Fprintf(s, "TEXT ·addBlocksNEON(SB), NOSPLIT, $0-104\n")
+	w := kernel(s, g, "addBlocksNEON", "("+sig+")", 104, "addBlocksNEON is goAddBlocks; blocks, rows and cols must be positive.")
 	w.Op("MOVD dst_base+0(FP), R0")
 	w.Op("MOVD ldd+24(FP), R1")
 	w.Op("MOVD bd+32(FP), R2")
@@ -273,10 +265,7 @@ func addBlocks(s, g *bytes.Buffer) {
 // 4b bytes into input row r+a.
 func conv3x3(s, g *bytes.Buffer) {
 	const sig = "y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool"
-	fmt.Fprintf(g, "\n// conv3x3NEON is goConv3x3 for the columns c < cols&^3 of every row.\n//\n//go:noescape\nfunc conv3x3NEON(%s)\n", sig)
-	w := writer{S: s}
-	fmt.Fprintf(s, "\n// func conv3x3NEON(%s)\n", sig)
-	fmt.Fprintf(s, "TEXT ·conv3x3NEON(SB), NOSPLIT, $0-105\n")
+	w := kernel(s, g, "conv3x3NEON", "("+sig+")", 105, "conv3x3NEON is goConv3x3 for the columns c < cols&^3 of every row.")
 	w.Op("MOVD y_base+0(FP), R0")
 	w.Op("MOVD ldy+24(FP), R1")
 	w.Op("MOVD x_base+32(FP), R2")
@@ -353,11 +342,9 @@ func conv3x3(s, g *bytes.Buffer) {
 // returns false at the first step with a code that names none.
 func maxUnpool2x2(s, g *bytes.Buffer) {
 	const sig = "dx, dy []float32, idx []int32, ldx, iw, oh, ow int"
-	fmt.Fprintf(g, "\n// maxUnpool2x2NEON is goMaxUnpool2x2 for the outputs of columns c < ow&^3\n"+
-		"// of every row; 2 oh iw must fit in an int32.\n//\n//go:noescape\nfunc maxUnpool2x2NEON(%s) bool\n", sig)
-	w := writer{S: s}
-	fmt.Fprintf(s, "\n// func maxUnpool2x2NEON(%s) bool\n", sig)
-	fmt.Fprintf(s, "TEXT ·maxUnpool2x2NEON(SB), NOSPLIT, $0-105\n")
+	w := kernel(s, g, "maxUnpool2x2NEON", "("+sig+") bool", 105,
+		"maxUnpool2x2NEON is goMaxUnpool2x2 for the outputs of columns c < ow&^3\n"+
+			"of every row; 2 oh iw must fit in an int32.")
 	w.Op("MOVD dx_base+0(FP), R0")
 	w.Op("MOVD dy_base+24(FP), R1")
 	w.Op("MOVD idx_base+48(FP), R2")
