@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
@@ -89,6 +90,7 @@ func RunGroups(t *testing.T, backend string, keep func(group string) bool) {
 		}
 	}()
 	seed := suiteSeed(t)
+	shard := suiteShard(t)
 	t.Logf("conformance: %s; seed %d (SHADERFLOW_SEED=%d repeats this run)", dev.Info(), seed, seed)
 	previous := tensor.SetFusion(true)
 	defer tensor.SetFusion(previous)
@@ -101,8 +103,8 @@ func RunGroups(t *testing.T, backend string, keep func(group string) bool) {
 	for _, fusion := range fusionModes() {
 		t.Run(fusionName(fusion), func(t *testing.T) {
 			tensor.SetFusion(fusion)
-			for _, g := range groups() {
-				if keep != nil && !keep(g.name) {
+			for i, g := range groups() {
+				if (keep != nil && !keep(g.name)) || !shard.holds(i) {
 					continue
 				}
 				t.Run(g.name, func(t *testing.T) {
@@ -162,6 +164,28 @@ func suiteSeed(t *testing.T) uint64 {
 		return v
 	}
 	return uint64(time.Now().UnixNano())
+}
+
+// shardOf is one of n equal parts of the suite's groups (every n-th group
+// from index i), so that several processes can share a slow backend's run.
+type shardOf struct{ i, n int }
+
+// holds reports whether the group at index g belongs to the shard.
+func (s shardOf) holds(g int) bool { return g%s.n == s.i }
+
+// suiteShard reads SHADERFLOW_CONFORMANCE_SHARD ("i/n", 0 <= i < n): the
+// whole suite when it is unset.
+func suiteShard(t *testing.T) shardOf {
+	v := os.Getenv("SHADERFLOW_CONFORMANCE_SHARD")
+	if v == "" {
+		return shardOf{0, 1}
+	}
+	var s shardOf
+	if _, err := fmt.Sscanf(v, "%d/%d", &s.i, &s.n); err != nil || s.n < 1 || s.i < 0 || s.i >= s.n {
+		t.Fatalf("conformance: SHADERFLOW_CONFORMANCE_SHARD=%q: want i/n with 0 <= i < n", v)
+	}
+	t.Logf("conformance: shard %d of %d (groups %d, %d+%d, ...)", s.i, s.n, s.i, s.i, s.n)
+	return s
 }
 
 // required reports whether SHADERFLOW_REQUIRE_BACKENDS names backend.

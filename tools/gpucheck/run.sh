@@ -5,9 +5,10 @@
 # kernel tests under compute-sanitizer (memcheck and racecheck), the
 # benchmarks beside PyTorch CUDA (a training step with CUDA graphs off and
 # on among them), the host time per kernel launch with and without graphs,
-# and an MLP training epoch against PyTorch CUDA. Writes summary.md and the logs and reports into
-# OUTDIR. Each step has a time limit so that the whole stays within about
-# ten minutes. Usage: ./run.sh OUTDIR
+# and MLP (CUDA graphs off and on) and CNN training epochs against PyTorch
+# CUDA. Writes summary.md and the logs and reports into OUTDIR. Each step has
+# a time limit so that the whole stays within about seven minutes.
+# Usage: ./run.sh OUTDIR
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
@@ -33,57 +34,94 @@ count() {
 	grep -- '--- FAIL' "$3" | head -15 | sed 's/^/    /' >>"$summary"
 }
 
-# The three backends' suites run side by side (correctness only).
-SHADERFLOW_REQUIRE_BACKENDS=cuda timeout 150 ./cuda.test -test.run 'TestHardware|TestConformance' -test.v -test.timeout 145s >"$out/cuda.log" 2>&1 &
-cuda=$!
-(
-	SHADERFLOW_REQUIRE_BACKENDS=vulkan timeout 140 ./vulkan.test -test.run 'TestConformance' -test.short -test.v -test.timeout 135s 2>&1
-	echo "vulkan exit $?"
-) >"$out/vulkan.log" &
-vk=$!
-(
-	SHADERFLOW_REQUIRE_BACKENDS=webgpu timeout 140 ./webgpu.test -test.run 'TestConformance' -test.short -test.v -test.timeout 135s 2>&1
-	echo "webgpu exit $?"
-) >"$out/webgpu.log" &
-wg=$!
-wait $cuda
-count "cuda kernels and conformance" $? "$out/cuda.log"
-wait $vk
-count "vulkan conformance (-short)" "$(tail -1 "$out/vulkan.log")" "$out/vulkan.log"
-wait $wg
-count "webgpu conformance (-short)" "$(tail -1 "$out/webgpu.log")" "$out/webgpu.log"
-
-# compute-sanitizer over the CUDA kernel tests.
+# The three backends' suites run side by side (correctness only), each split
+# into shards (SHADERFLOW_CONFORMANCE_SHARD) so that the compiles of new
+# kernel signatures use the machine's cores: CUDA's whole suite in 8 shards
+# beside its kernel tests, a second CUDA run with CUDA graphs on over the
+# groups that chain many launches, and Vulkan's and WebGPU's -short suites in
+# 2 shards each.
+limit=${CONFORMANCE_LIMIT:-130}
+shards=8
+pids=()
+SHADERFLOW_REQUIRE_BACKENDS=cuda timeout $limit ./cuda.test -test.run 'TestHardware' -test.v -test.timeout $((limit - 5))s >"$out/cuda-kernels.log" 2>&1 &
+pids+=($!)
+for i in $(seq 0 $((shards - 1))); do
+	SHADERFLOW_CONFORMANCE_SHARD=$i/$shards SHADERFLOW_REQUIRE_BACKENDS=cuda timeout $limit ./cuda.test -test.run '^TestConformance$' -test.v -test.timeout $((limit - 5))s >"$out/cuda-conformance-$i.log" 2>&1 &
+	pids+=($!)
+done
+SHADERFLOW_CUDA_GRAPHS=1 SHADERFLOW_REQUIRE_BACKENDS=cuda timeout $limit ./cuda.test -test.run '^TestConformance$/fusion=on/^(fusion|norm|nnfunc|attention|grad|memory)$' -test.v -test.timeout $((limit - 5))s >"$out/cuda-graphs.log" 2>&1 &
+pids+=($!)
+for b in vulkan webgpu; do
+	for i in 0 1; do
+		SHADERFLOW_CONFORMANCE_SHARD=$i/2 SHADERFLOW_REQUIRE_BACKENDS=$b timeout $limit ./$b.test -test.run '^TestConformance$' -test.short -test.v -test.timeout $((limit - 5))s >"$out/$b-$i.log" 2>&1 &
+		pids+=($!)
+	done
+done
+# compute-sanitizer (correctness, so beside the suites): memcheck over the
+# kernel tests and over the conformance groups of the block kernels and
+# index checks, racecheck over the kernels that share memory.
 if command -v compute-sanitizer >/dev/null; then
-	{
-		timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 ./cuda.test -test.run 'TestHardwareKernels' -test.short 2>&1
-		echo "memcheck exit $?"
-		timeout 60 compute-sanitizer --tool racecheck --error-exitcode 9 ./cuda.test -test.run 'TestHardwareKernels/(MatMul|Reduce|Scatter)' -test.short 2>&1
+	(
+		timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 ./cuda.test -test.run 'TestHardwareKernels' -test.short 2>&1
+		echo "memcheck (kernel tests) exit $?"
+	) >"$out/sanitizer-memcheck.log" &
+	(
+		SHADERFLOW_FUSION=1 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 ./cuda.test -test.run '^TestConformance$/fusion=on/^(reduce|softmax|indexing|scatter|pool|widedtypes)$' -test.short 2>&1
+		echo "memcheck (conformance reduce, softmax, indexing, scatter, pool, widedtypes) exit $?"
+	) >"$out/sanitizer-memcheck-conformance.log" &
+	(
+		timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 ./cuda.test -test.run 'TestHardwareKernels/(MatMul|Reduce|Scatter)' -test.short 2>&1
 		echo "racecheck exit $?"
-	} >"$out/sanitizer.log"
-	grep -E '^(memcheck|racecheck) exit|ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | sed 's/^/- /' >>"$summary"
+	) >"$out/sanitizer-racecheck.log" &
+fi
+status=()
+for p in "${pids[@]}"; do
+	wait "$p"
+	status+=($?)
+done
+count "cuda kernel tests" "${status[0]}" "$out/cuda-kernels.log"
+cat "$out"/cuda-conformance-*.log >"$out/cuda.log"
+count "cuda conformance ($shards shards, exits ${status[*]:1:$shards})" "$(printf '%s\n' "${status[@]:1:$shards}" | sort -n | tail -1)" "$out/cuda.log"
+count "cuda conformance with CUDA graphs on (fusion on; fusion, norm, nnfunc, attention, grad, memory)" "${status[$((shards + 1))]}" "$out/cuda-graphs.log"
+n=$((shards + 2))
+for b in vulkan webgpu; do
+	cat "$out/$b-0.log" "$out/$b-1.log" >"$out/$b.log"
+	count "$b conformance (-short, 2 shards, exits ${status[$n]} ${status[$((n + 1))]})" "$((status[n] | status[n + 1]))" "$out/$b.log"
+	n=$((n + 2))
+done
+wait
+if command -v compute-sanitizer >/dev/null; then
+	cat "$out"/sanitizer-*.log >"$out/sanitizer.log"
+	grep -E '^(memcheck|racecheck).* exit|ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer.log" | sed 's/^/- /' >>"$summary"
 else
 	echo "- compute-sanitizer: not installed" >>"$summary"
 fi
+grep -h 'was lost\|panic:\|timed out' "$out"/cuda-*.log "$out"/vulkan-*.log "$out"/webgpu-*.log | head -10 | sed 's/^/    /' >>"$summary"
 
 # The benchmarks, alone on the GPU, beside PyTorch.
-timeout 120 ./gpucheck -backend cuda -out "$out" -torch torch_cuda.py -python "${PYTHON:-python3}" >"$out/bench.log" 2>&1
+timeout 90 ./gpucheck -backend cuda -out "$out" -torch torch_cuda.py -python "${PYTHON:-python3}" >"$out/bench.log" 2>&1
 echo "- gpucheck benchmarks: exit $? (report.md)" >>"$summary"
 
 # Host overhead per kernel launch (Go to cuLaunchKernel, the stream drained
 # outside the timer) without and with graphs: BenchmarkHardwareLaunch.
-timeout 40 ./cuda.test -test.run '^$' -test.bench 'BenchmarkHardwareLaunch' -test.benchtime 20000x -test.count 3 >"$out/launch.log" 2>&1
+timeout 25 ./cuda.test -test.run '^$' -test.bench 'BenchmarkHardwareLaunch' -test.benchtime 20000x -test.count 3 >"$out/launch.log" 2>&1
 echo "- host time per launch (BenchmarkHardwareLaunch, exit $?):" >>"$summary"
 grep -E '^BenchmarkHardwareLaunch' "$out/launch.log" | sed 's/^/    /' >>"$summary"
 
 # One MLP training epoch on Fashion-MNIST against PyTorch CUDA (the demo's
-# --bench protocol); graphs on/off for a training step is gpucheck's
-# "mlp train step 64" rows above.
+# --bench protocol), with CUDA graphs off and on, then one CNN epoch.
 if [ -d fashion-mnist ]; then
-	SHADERFLOW_PYTHON=${PYTHON:-python3} timeout 120 ./demo --backend cuda --train mlp --epochs 1 --bench --data fashion-mnist >"$out/train-mlp.log" 2>&1
-	echo "- MLP epoch vs PyTorch CUDA (train-mlp.log): exit $?" >>"$summary"
-	tail -8 "$out/train-mlp.log" | sed 's/^/    /' >>"$summary"
+	for graphs in 0 1; do
+		SHADERFLOW_CUDA_GRAPHS=$graphs SHADERFLOW_PYTHON=${PYTHON:-python3} timeout 40 ./demo --backend cuda --train mlp --epochs 1 --bench --data fashion-mnist >"$out/train-mlp-graphs$graphs.log" 2>&1
+		echo "- MLP epoch vs PyTorch CUDA, CUDA graphs $graphs (train-mlp-graphs$graphs.log): exit $?" >>"$summary"
+		tail -8 "$out/train-mlp-graphs$graphs.log" | sed 's/^/    /' >>"$summary"
+	done
+	SHADERFLOW_PYTHON=${PYTHON:-python3} timeout 60 ./demo --backend cuda --train cnn --epochs 1 --bench --data fashion-mnist >"$out/train-cnn.log" 2>&1
+	echo "- CNN epoch vs PyTorch CUDA (train-cnn.log): exit $?" >>"$summary"
+	tail -8 "$out/train-cnn.log" | sed 's/^/    /' >>"$summary"
 else
-	echo "- MLP training: skipped (build.sh found no Fashion-MNIST)" >>"$summary"
+	echo "- MLP and CNN training: skipped (build.sh found no Fashion-MNIST)" >>"$summary"
 fi
+cache=${SHADERFLOW_CUDA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/shaderflow/cuda}
+echo "- CUDA module disk cache ($cache): $(find "$cache" -type f 2>/dev/null | wc -l) files, $(du -sh "$cache" 2>/dev/null | cut -f1)" >>"$summary"
 cat "$summary"
