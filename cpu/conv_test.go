@@ -155,7 +155,7 @@ func TestConvEpilogueBiasRelu(t *testing.T) {
 }
 
 // refPool pools in float64 like PyTorch's max_pool/avg_pool/adaptive pools
-// (first NaN or first maximum wins), forward only; it also returns the
+// (the last NaN, else the first maximum wins), forward only; it also returns the
 // winners for max pooling.
 func refPool(k *device.PoolKernel, x []float64) (out []float64, idx []int) {
 	g := k.Geom
@@ -196,7 +196,7 @@ func refPool(k *device.PoolKernel, x []float64) (out []float64, idx []int) {
 						v := x[plane*inVol+pos]
 						sum += v
 						cnt++
-						if arg < 0 || v > best || (math.IsNaN(v) && !math.IsNaN(best)) {
+						if arg < 0 || v > best || math.IsNaN(v) {
 							best, arg = v, pos
 						}
 					}

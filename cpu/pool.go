@@ -62,8 +62,8 @@ func (j *poolJob) plane(p int) {
 	}
 }
 
-// maxForward stores each window's maximum (the first NaN, else the first
-// largest value) and, with Indices, its input position. The scan is
+// maxForward stores each window's maximum (the last NaN, else the first
+// largest value, as PyTorch) and, with Indices, its input position. The scan is
 // branch-free: each candidate is blended in under a compare mask, so the
 // data never steers a branch.
 func (j *poolJob) maxForward(p, xb int) {

@@ -75,8 +75,8 @@ func divisorExpr(k *device.PoolKernel) string {
 
 // renderPool returns the CUDA C of a validated pooling: one thread per
 // element written (a grid-stride loop). Forward walks the output's window
-// in row-major order: max keeps the first value and then the first NaN or
-// a larger value, with its row-major input position (-1, NoWinner, and
+// in row-major order: max keeps the first value and then each NaN or
+// larger value (the last NaN, else the first largest, as PyTorch), with its row-major input position (-1, NoWinner, and
 // -Inf for a window wholly in the padding); an average divides the sum
 // by divisorExpr (0 for an empty window). Backward gathers, for an input
 // position, the gradient of every output whose window holds it, in
@@ -137,7 +137,7 @@ func renderPool(k *device.PoolKernel) string {
 	})
 	fmt.Fprintf(&b, "%sconst float v = %s;\n", inner, ld(xs))
 	if isMax {
-		fmt.Fprintf(&b, "%sif (arg < 0 || (!sf_is_nan(best) && (sf_is_nan(v) || v > best))) {\n", inner)
+		fmt.Fprintf(&b, "%sif (arg < 0 || sf_is_nan(v) || v > best) {\n", inner)
 		fmt.Fprintf(&b, "%s\tbest = v;\n%s\targ = %s;\n%s}\n", inner, inner, rowMajorExpr(xs, geomSizes("g_in", nsp)), inner)
 	} else {
 		fmt.Fprintf(&b, "%ssum += v;\n", inner)

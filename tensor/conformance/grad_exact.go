@@ -48,6 +48,18 @@ func exactGradOps() []exactGrad {
 				{-inf, 0, inf, 1, 0, 0, 0, -0.25, -4, 12, 0, 0.8838834762573242},
 				{-inf, 0, 0, 0, 0, 0, 0.6931471824645996, 0.3465735912322998, nan, nan, -0.6931471824645996, -0.12253226339817047},
 			}},
+		// PyTorch's max pooling sends a window's gradient to its last NaN.
+		{"max_pool2d_2x2_two_nans", []int{1, 1, 2, 4}, [][]float64{{nan, 1, nan, 2, 3, nan, 0, 5}},
+			func(t []*tensor.Tensor) *tensor.Tensor { return t[0].MaxPool2d(tensor.PoolOptions{Kernel: []int{2, 2}}) },
+			[][]float64{{0, 0, 1, 0, 0, 1, 0, 0}}},
+		{"max_pool2d_3x3_three_nans", []int{1, 1, 3, 3}, [][]float64{{nan, 1, 2, 3, nan, 4, 5, 6, nan}},
+			func(t []*tensor.Tensor) *tensor.Tensor { return t[0].MaxPool2d(tensor.PoolOptions{Kernel: []int{3, 3}}) },
+			[][]float64{{0, 0, 0, 0, 0, 0, 0, 0, 1}}},
+		{"max_pool2d_overlapping_nans", []int{1, 1, 3, 3}, [][]float64{{nan, 1, 2, 3, nan, 4, 5, 6, nan}},
+			func(t []*tensor.Tensor) *tensor.Tensor {
+				return t[0].MaxPool2d(tensor.PoolOptions{Kernel: []int{2, 2}, Stride: []int{1, 1}})
+			},
+			[][]float64{{0, 0, 0, 0, 3, 0, 0, 0, 1}}},
 		unary("pow_scalar(0)", []float64{0, -2, 3}, []float64{0, 0, 0}, func(t *tensor.Tensor) *tensor.Tensor { return t.PowScalar(0) }),
 		unary("pow_scalar(0.5)_at_zero", []float64{0, 4}, []float64{inf, 0.25}, func(t *tensor.Tensor) *tensor.Tensor { return t.PowScalar(0.5) }),
 		unary("pow_scalar(2)_at_zero", []float64{0, -2, 3}, []float64{0, -4, 6}, func(t *tensor.Tensor) *tensor.Tensor { return t.PowScalar(2) }),

@@ -2406,21 +2406,15 @@ step:
 	VEOR V5.B16, V5.B16, V5.B16
 	WORD $0x6ea0e426 // fcmgt v6.4s, v1.4s, v0.4s
 	WORD $0x4e21e427 // fcmeq v7.4s, v1.4s, v1.4s
-	WORD $0x4e20e408 // fcmeq v8.4s, v0.4s, v0.4s
-	WORD $0x4e671d08 // bic v8.16b, v8.16b, v7.16b
-	WORD $0x4ea81cc6 // orr v6.16b, v6.16b, v8.16b
+	WORD $0x4ee71cc6 // orn v6.16b, v6.16b, v7.16b
 	WORD $0x6ea61c20 // bit v0.16b, v1.16b, v6.16b
 	WORD $0x6ea0e446 // fcmgt v6.4s, v2.4s, v0.4s
 	WORD $0x4e22e447 // fcmeq v7.4s, v2.4s, v2.4s
-	WORD $0x4e20e408 // fcmeq v8.4s, v0.4s, v0.4s
-	WORD $0x4e671d08 // bic v8.16b, v8.16b, v7.16b
-	WORD $0x4ea81cc6 // orr v6.16b, v6.16b, v8.16b
+	WORD $0x4ee71cc6 // orn v6.16b, v6.16b, v7.16b
 	WORD $0x6ea61c40 // bit v0.16b, v2.16b, v6.16b
 	WORD $0x6ea0e466 // fcmgt v6.4s, v3.4s, v0.4s
 	WORD $0x4e23e467 // fcmeq v7.4s, v3.4s, v3.4s
-	WORD $0x4e20e408 // fcmeq v8.4s, v0.4s, v0.4s
-	WORD $0x4e671d08 // bic v8.16b, v8.16b, v7.16b
-	WORD $0x4ea81cc6 // orr v6.16b, v6.16b, v8.16b
+	WORD $0x4ee71cc6 // orn v6.16b, v6.16b, v7.16b
 	WORD $0x6ea61c60 // bit v0.16b, v3.16b, v6.16b
 	VST1.P [V0.S4], 16(R15)
 	SUBS $1, R20
@@ -2479,23 +2473,17 @@ step:
 	VEOR V5.B16, V5.B16, V5.B16
 	WORD $0x6ea0e426 // fcmgt v6.4s, v1.4s, v0.4s
 	WORD $0x4e21e427 // fcmeq v7.4s, v1.4s, v1.4s
-	WORD $0x4e20e408 // fcmeq v8.4s, v0.4s, v0.4s
-	WORD $0x4e671d08 // bic v8.16b, v8.16b, v7.16b
-	WORD $0x4ea81cc6 // orr v6.16b, v6.16b, v8.16b
+	WORD $0x4ee71cc6 // orn v6.16b, v6.16b, v7.16b
 	WORD $0x6ea61c20 // bit v0.16b, v1.16b, v6.16b
 	WORD $0x6ea61ec5 // bit v5.16b, v22.16b, v6.16b
 	WORD $0x6ea0e446 // fcmgt v6.4s, v2.4s, v0.4s
 	WORD $0x4e22e447 // fcmeq v7.4s, v2.4s, v2.4s
-	WORD $0x4e20e408 // fcmeq v8.4s, v0.4s, v0.4s
-	WORD $0x4e671d08 // bic v8.16b, v8.16b, v7.16b
-	WORD $0x4ea81cc6 // orr v6.16b, v6.16b, v8.16b
+	WORD $0x4ee71cc6 // orn v6.16b, v6.16b, v7.16b
 	WORD $0x6ea61c40 // bit v0.16b, v2.16b, v6.16b
 	WORD $0x6ea61ee5 // bit v5.16b, v23.16b, v6.16b
 	WORD $0x6ea0e466 // fcmgt v6.4s, v3.4s, v0.4s
 	WORD $0x4e23e467 // fcmeq v7.4s, v3.4s, v3.4s
-	WORD $0x4e20e408 // fcmeq v8.4s, v0.4s, v0.4s
-	WORD $0x4e671d08 // bic v8.16b, v8.16b, v7.16b
-	WORD $0x4ea81cc6 // orr v6.16b, v6.16b, v8.16b
+	WORD $0x4ee71cc6 // orn v6.16b, v6.16b, v7.16b
 	WORD $0x6ea61c60 // bit v0.16b, v3.16b, v6.16b
 	WORD $0x6ea61f05 // bit v5.16b, v24.16b, v6.16b
 	VST1.P [V0.S4], 16(R15)

@@ -49,7 +49,7 @@ func checkPlane(op, name string, n, ld, rows, cols int) {
 // MaxPool2x2 max-pools one plane by 2×2 windows with stride 2. Output
 // (r, c) of the oh×ow result out (row-major) is the winner of the inputs
 // x[(2r+a)*ldx + 2c+b] for (a, b) = (0, 0), (0, 1), (1, 0), (1, 1) in that
-// order: the first NaN, else the first largest value (PyTorch's rule).
+// order: the last NaN, else the first largest value (PyTorch's rule).
 // Unless idx is nil, idx[r*ow+c] gets the winner's position in an input
 // plane iw wide: (2r+a)*iw + 2c+b. The kernel is branch-free: each
 // candidate is compared with the running winner and blended in.

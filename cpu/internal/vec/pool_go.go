@@ -18,11 +18,11 @@ func b2u(b bool) uint32 {
 }
 
 // MaxMask returns all ones when candidate v replaces the running maximum
-// best of a window scanned in order (v > best, or v is NaN and best is
-// not: the first NaN, else the first largest value wins), else zero. It
-// compiles without branches, for scalar window loops.
+// best of a window scanned in order (v > best, or v is NaN: the last NaN,
+// else the first largest value wins, as in PyTorch's max pooling), else
+// zero. It compiles without branches, for scalar window loops.
 func MaxMask(v, best float32) uint32 {
-	return -(b2u(v > best) | (b2u(v != v) &^ b2u(best != best)))
+	return -(b2u(v > best) | b2u(v != v))
 }
 
 // Blend returns a where m is all ones and b where m is zero, bit by bit.

@@ -28,8 +28,8 @@ func poolInput(r *rand.Rand, n int) []float32 {
 	return x
 }
 
-// refMaxPool2x2 is the float64 specification: the first NaN, else the
-// first largest value, in window order.
+// refMaxPool2x2 is the float64 specification: the last NaN, else the
+// first largest value, in window order (PyTorch's rule).
 func refMaxPool2x2(x []float32, ldx, iw, oh, ow int) ([]float32, []int32) {
 	out, idx := make([]float32, oh*ow), make([]int32, oh*ow)
 	for r := 0; r < oh; r++ {
@@ -37,7 +37,7 @@ func refMaxPool2x2(x []float32, ldx, iw, oh, ow int) ([]float32, []int32) {
 			best, arg := math.Inf(-1), -1
 			for _, d := range [][2]int{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
 				v := float64(x[(2*r+d[0])*ldx+2*c+d[1]])
-				if arg < 0 || v > best || (math.IsNaN(v) && !math.IsNaN(best)) {
+				if arg < 0 || v > best || math.IsNaN(v) {
 					best, arg = v, (2*r+d[0])*iw+2*c+d[1]
 				}
 			}

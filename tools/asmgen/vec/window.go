@@ -162,11 +162,11 @@ func (w *winGen) bcast32(r reg.GPVirtual) reg.VecVirtual {
 //
 // Output (r, c) of the oh×ow plane out is the winner of input rows 2r and
 // 2r+1 (x[2r*ldx:], x[(2r+1)*ldx:]), columns 2c and 2c+1, taken in the
-// order (2r, 2c), (2r, 2c+1), (2r+1, 2c), (2r+1, 2c+1): the first NaN, else
-// the first largest value. Unless idx is empty, idx gets the winner's
-// position in an input plane iw wide. Each candidate replaces the running
-// winner where it compares not-less-or-equal and the winner is not NaN: a
-// compare and a blend, no branches.
+// order (2r, 2c), (2r, 2c+1), (2r+1, 2c), (2r+1, 2c+1): the last NaN, else
+// the first largest value (PyTorch's rule). Unless idx is empty, idx gets
+// the winner's position in an input plane iw wide. Each candidate replaces
+// the running winner where it is NaN or greater: two compares and a blend,
+// no branches.
 func (w *winGen) maxPool2x2() {
 	s := w.s
 	TEXT("maxPool2x2"+s.name, NOSPLIT, "func(out []float32, idx []int32, x []float32, ldx, iw, oh, ow int)")
@@ -278,18 +278,19 @@ func (w *winGen) poolRows(withIdx bool, outp, idxp, x0, ldx, iw, oh, ow reg.GPVi
 			v := cand[k]
 			nb, na := s.vec(), s.vec()
 			if s.avx512 {
-				ord, take := K(), K()
-				VCMPPS(U8(cmpOrd), best, best, ord)
-				VCMPPS(U8(cmpNLE), best, v, ord, take) // v !<= best, where best is not NaN
+				nan, gt, take := K(), K(), K()
+				VCMPPS(U8(cmpUnord), v, v, nan)
+				VCMPPS(U8(cmpGT), best, v, gt) // v > best, both numbers
+				KORW(nan, gt, take)
 				VBLENDMPS(v, best, take, nb)
 				if withIdx {
 					VPBLENDMD(deltas[k-1], arg, take, na)
 				}
 			} else {
 				nan, gt, take := s.vec(), s.vec(), s.vec()
-				VCMPPS(U8(cmpUnord), best, best, nan)
-				VCMPPS(U8(cmpNLE), best, v, gt)
-				VANDNPS(gt, nan, take)
+				VCMPPS(U8(cmpUnord), v, v, nan)
+				VCMPPS(U8(cmpGT), best, v, gt)
+				VORPS(gt, nan, take)
 				VBLENDVPS(take, v, best, nb)
 				if withIdx {
 					VBLENDVPS(take, deltas[k-1], arg, na)

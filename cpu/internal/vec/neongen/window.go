@@ -24,8 +24,8 @@ func windowKernels(s, g *bytes.Buffer) {
 // also writes the indices): goMaxPool2x2 for the outputs of columns
 // c < ow&^3 of every row, four outputs a step. LD2 splits a row's eight
 // inputs into the windows' even and odd columns; each candidate replaces
-// the running winner best where MaxMask holds (v > best, or v is NaN and
-// best is not), and its code (0, 1, iw, iw+1) replaces the winner's.
+// the running winner best where MaxMask holds (v > best, or v is NaN),
+// and its code (0, 1, iw, iw+1) replaces the winner's.
 func maxPool2x2(s, g *bytes.Buffer, withIdx bool) {
 	name := "maxPool2x2NEON"
 	doc := "goMaxPool2x2 for the outputs of columns c < ow&^3 of every row (idx is not written)"
@@ -78,9 +78,7 @@ func maxPool2x2(s, g *bytes.Buffer, withIdx bool) {
 		v := 1 + i // the candidates (0, 1), (1, 0), (1, 1)
 		w.Neon("fcmgt v6.4s, v%d.4s, v0.4s", v)
 		w.Neon("fcmeq v7.4s, v%d.4s, v%d.4s", v, v)
-		w.Neon("fcmeq v8.4s, v0.4s, v0.4s")
-		w.Neon("bic v8.16b, v8.16b, v7.16b")
-		w.Neon("orr v6.16b, v6.16b, v8.16b") // MaxMask
+		w.Neon("orn v6.16b, v6.16b, v7.16b") // MaxMask: greater, or NaN
 		w.Neon("bit v0.16b, v%d.16b, v6.16b", v)
 		if withIdx {
 			w.Neon("bit v5.16b, v%d.16b, v6.16b", code)
