@@ -50,10 +50,14 @@ func exactGradOps() []exactGrad {
 			}},
 		// PyTorch's max pooling sends a window's gradient to its last NaN.
 		{"max_pool2d_2x2_two_nans", []int{1, 1, 2, 4}, [][]float64{{nan, 1, nan, 2, 3, nan, 0, 5}},
-			func(t []*tensor.Tensor) *tensor.Tensor { return t[0].MaxPool2d(tensor.PoolOptions{Kernel: []int{2, 2}}) },
+			func(t []*tensor.Tensor) *tensor.Tensor {
+				return t[0].MaxPool2d(tensor.PoolOptions{Kernel: []int{2, 2}})
+			},
 			[][]float64{{0, 0, 1, 0, 0, 1, 0, 0}}},
 		{"max_pool2d_3x3_three_nans", []int{1, 1, 3, 3}, [][]float64{{nan, 1, 2, 3, nan, 4, 5, 6, nan}},
-			func(t []*tensor.Tensor) *tensor.Tensor { return t[0].MaxPool2d(tensor.PoolOptions{Kernel: []int{3, 3}}) },
+			func(t []*tensor.Tensor) *tensor.Tensor {
+				return t[0].MaxPool2d(tensor.PoolOptions{Kernel: []int{3, 3}})
+			},
 			[][]float64{{0, 0, 0, 0, 0, 0, 0, 0, 1}}},
 		{"max_pool2d_overlapping_nans", []int{1, 1, 3, 3}, [][]float64{{nan, 1, 2, 3, nan, 4, 5, 6, nan}},
 			func(t []*tensor.Tensor) *tensor.Tensor {
