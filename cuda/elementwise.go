@@ -9,6 +9,7 @@ import "C"
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -57,10 +58,10 @@ func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
 }
 
 // ewGrid returns the blocks of an elementwise launch with words w: as for
-// a copy of w[0] elements, except that a launch of at most one dimension
-// takes ewUnroll positions a thread.
+// a copy of w[0] elements, except that a launch of fewer than 2^31
+// positions (the kernel's 32-bit loops) takes ewUnroll positions a thread.
 func (d *Device) ewGrid(w []int64) int {
-	if w[1] <= 1 {
+	if w[0] <= math.MaxInt32 {
 		return d.copyGrid((w[0] + ewUnroll - 1) / ewUnroll)
 	}
 	return d.copyGrid(w[0])

@@ -143,7 +143,7 @@ func TestElementwiseHighRankNegativeStrides(t *testing.T) {
 		require.Equal(t, -float64(in.Index(p)), gotF[p], "position %d", p)
 		require.Equal(t, float64(p), gotI[p], "position %d", p)
 	}
-	assert.Equal(t, 4, f.count(t, "cuLaunchKernel sf_elementwise grid=2 block=256 n=384 rank=8"), "%v", f.calls(t))
+	assert.Equal(t, 4, f.count(t, "cuLaunchKernel sf_elementwise grid=1 block=256 n=384 rank=8"), "%v", f.calls(t))
 }
 
 func TestElementwiseRejectsBadKernels(t *testing.T) {
@@ -232,6 +232,61 @@ func TestElementwiseOneDimensionUnrolled(t *testing.T) {
 			v := float64(float32(a[i+3]*c[n-1-i]) + 5)
 			require.Equal(t, float64(float32(v+float64(i))), got[i], "n=%d position %d", n, i)
 			require.Equal(t, map[bool]float64{true: 1, false: 0}[v > 0], gotGt[i], "n=%d position %d", n, i)
+		}
+	}
+}
+
+// TestElementwiseSeveralDimensionsUnrolled runs launches of two and three
+// dimensions (a transposed f16 input, a broadcast row, an offset int32
+// view, the position) whose lengths take the 32-bit loop's unrolled steps
+// with and without a remainder.
+func TestElementwiseSeveralDimensionsUnrolled(t *testing.T) {
+	f := buildFake(t, nil, nil)
+	d := f.open(t, 1<<18)
+	f32, f16, i32 := device.Float32, device.Float16, device.Int32
+	for _, shape := range [][]int{{37, 111}, {64, 64}, {3, 7, 301}} {
+		n, last := 1, shape[len(shape)-1]
+		for _, s := range shape {
+			n *= s
+		}
+		rows := n / last
+		a, c, m := make([]float64, n), make([]float64, last), make([]float64, n+5)
+		for i := range a {
+			a[i] = float64(i%97) - 40
+		}
+		for i := range c {
+			c[i] = float64(i%13) * 0.5
+		}
+		for i := range m {
+			m[i] = float64(i%11) - 5
+		}
+		// a holds the rows x last matrix transposed: element (r, j) at j*rows + r.
+		aStrides, cStrides, mStrides := make([]int, len(shape)), make([]int, len(shape)), make([]int, len(shape))
+		aStrides[len(shape)-1], cStrides[len(shape)-1] = rows, 1
+		acc, mAcc := 1, 1
+		for i := len(shape) - 2; i >= 0; i-- {
+			aStrides[i] = acc
+			acc *= shape[i]
+		}
+		for i := len(shape) - 1; i >= 0; i-- {
+			mStrides[i] = mAcc
+			mAcc *= shape[i]
+		}
+		va := device.View{Buf: gputest.Upload(t, d, f16, a), DType: f16, Shape: shape, Strides: aStrides}
+		vc := device.View{Buf: gputest.Upload(t, d, f32, c), DType: f32, Shape: shape, Strides: cStrides}
+		vm := device.View{Buf: gputest.Upload(t, d, i32, m), DType: i32, Shape: shape, Strides: mStrides, Offset: 5}
+		var b device.Builder
+		s := b.Binary(device.OpAdd, b.Binary(device.OpMul, b.Input(0, f16), b.Input(1, f32)), b.Cast(b.Input(2, i32), f32))
+		b.Output(b.Binary(device.OpAdd, s, b.Cast(b.Index(), f32)))
+		out := gputest.Alloc(t, d, int64(4*n))
+		k := &device.ElementwiseKernel{Shape: shape, Inputs: []device.View{va, vc, vm}, Program: b.P,
+			Outputs: []device.View{device.Contiguous(out, f32, 0, shape)}}
+		require.NoError(t, d.Elementwise(k))
+		got := gputest.Download(t, d, out, f32, 0, n)
+		for i := 0; i < n; i++ {
+			r, j := i/last, i%last
+			v := float64(float32(a[j*rows+r]*c[j]) + float32(m[i+5]))
+			require.Equal(t, float64(float32(v+float64(i))), got[i], "shape %v position %d", shape, i)
 		}
 	}
 }

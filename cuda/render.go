@@ -189,12 +189,54 @@ func renderElementwise(k *device.ElementwiseKernel) string {
 	}
 	body("\t\t\t", load)
 	b.WriteString("\t\t}\n\t\treturn;\n\t}\n")
+	b.WriteString("\tif (p.n <= 0x7fffffff) {\n")
+	fmt.Fprintf(&b, "\t\t// Several dimensions, fewer than 2^31 positions: a 32-bit division per\n"+
+		"\t\t// dimension (a 64-bit one costs several times more), %d positions a step.\n", ewUnroll)
+	b.WriteString("\t\tconst unsigned n = (unsigned)p.n, step = gridDim.x * blockDim.x;\n")
+	b.WriteString("\t\tunsigned i0 = blockIdx.x * blockDim.x + threadIdx.x;\n")
+	fmt.Fprintf(&b, "\t\tfor (; i0 + %d * step < n; i0 += %d * step) {\n", ewUnroll-1, ewUnroll)
+	for u := 0; u < ewUnroll; u++ {
+		writeOffsets32(&b, "\t\t\t", fmt.Sprintf("i0 + %d * step", u), fmt.Sprintf("_%d", u), l.nin)
+		for j := 0; j < l.nin; j++ {
+			fmt.Fprintf(&b, "\t\t\tconst auto l%d_%d = sf_ld_%s(p.in[%d], e%d_%d);\n", u, j, dtypeSuffix[k.Inputs[j].DType], j, j, u)
+		}
+	}
+	for u := 0; u < ewUnroll; u++ {
+		fmt.Fprintf(&b, "\t\t\t{\n\t\t\t\tconst unsigned i = i0 + %d * step;\n", u)
+		body("\t\t\t\t", func(j int) string { return fmt.Sprintf("l%d_%d", u, j) })
+		b.WriteString("\t\t\t}\n")
+	}
+	b.WriteString("\t\t}\n\t\tfor (unsigned i = i0; i < n; i += step) {\n")
+	writeOffsets32(&b, "\t\t\t", "i", "", l.nin)
+	body("\t\t\t", load)
+	b.WriteString("\t\t}\n\t\treturn;\n\t}\n")
 	b.WriteString("\tconst long long step = (long long)gridDim.x * blockDim.x;\n")
 	b.WriteString("\tfor (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += step) {\n")
 	writeOutOffsets(&b, "\t\t", "i", l.nin, 0)
 	body("\t\t", load)
 	b.WriteString("\t}\n}\n")
 	return b.String()
+}
+
+// writeOffsets32 writes, after indent, the offsets e<j><suffix> of each of
+// nin inputs at the 32-bit position pos, split over the launch's dimensions
+// with 32-bit divisions (every size is below 2^31 when the count is).
+func writeOffsets32(b *strings.Builder, indent, pos, suffix string, nin int) {
+	var decl []string
+	for j := 0; j < nin; j++ {
+		decl = append(decl, fmt.Sprintf("e%d%s = p.in_off[%d]", j, suffix, j))
+	}
+	if nin == 0 {
+		return
+	}
+	fmt.Fprintf(b, "%slong long %s;\n", indent, strings.Join(decl, ", "))
+	fmt.Fprintf(b, "%sunsigned sf_rest%s = (unsigned)(%s);\n", indent, suffix, pos)
+	fmt.Fprintf(b, "%sfor (int k = (int)p.rank - 1; k >= 0; k--) {\n", indent)
+	fmt.Fprintf(b, "%s\tconst unsigned s = (unsigned)p.shape[k], x = sf_rest%s %% s;\n%s\tsf_rest%s /= s;\n", indent, suffix, indent, suffix)
+	for j := 0; j < nin; j++ {
+		fmt.Fprintf(b, "%s\te%d%s += (long long)x * p.in_stride[%d][k];\n", indent, j, suffix, j)
+	}
+	fmt.Fprintf(b, "%s}\n", indent)
 }
 
 // usesPosition reports whether p reads the linear output position.
