@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/shaderflow/shaderflow/tensor"
@@ -47,8 +48,12 @@ func run(backend, out, torchScript, python string, stepOnly bool) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
-		fmt.Fprintf(os.Stderr, "%-24s %10.1f us\n", c.name, s*1e6)
-		rep.Rows = append(rep.Rows, row{Name: c.name, Seconds: s, Bytes: c.bytes, Flops: c.flops})
+		ks, err := profileKernels(d, c)
+		if err != nil {
+			return fmt.Errorf("%s, profiled: %w", c.name, err)
+		}
+		fmt.Fprintf(os.Stderr, "%-24s %10.1f us; kernels: %s\n", c.name, s*1e6, ks)
+		rep.Rows = append(rep.Rows, row{Name: c.name, Seconds: s, Bytes: c.bytes, Flops: c.flops, Kernels: ks})
 	}
 	st, err := measureTrainStep(d, 3, 20)
 	if err != nil {
@@ -119,6 +124,41 @@ func measure(d *tensor.Device, c benchCase) (float64, error) {
 	}
 	slices.Sort(times)
 	return times[len(times)/2], nil
+}
+
+// profileKernels runs c once more with the profiler on and returns the
+// kernels it launched with their device times, e.g. "reduce 1x 120.3 us,
+// elementwise 1x 80.1 us".
+func profileKernels(d *tensor.Device, c benchCase) (string, error) {
+	in := c.setup(d)
+	defer func() {
+		for _, t := range in {
+			t.Release()
+		}
+	}()
+	if err := d.Sync(); err != nil {
+		return "", err
+	}
+	p := d.Profiler()
+	p.Reset()
+	p.SetEnabled(true)
+	defer p.SetEnabled(false)
+	y := c.op(in)
+	err := y.Realize()
+	y.Release()
+	if err == nil {
+		err = d.Sync()
+	}
+	if err != nil {
+		return "", err
+	}
+	var parts []string
+	for _, r := range p.Rows() {
+		if r.DeviceCount > 0 {
+			parts = append(parts, fmt.Sprintf("%s %dx %.1f us", r.Name, r.DeviceCount, r.DeviceTotal.Seconds()*1e6))
+		}
+	}
+	return strings.Join(parts, ", "), nil
 }
 
 // addTorch runs the PyTorch script and records its times beside ours.

@@ -22,6 +22,7 @@ type row struct {
 	TorchSeconds float64 `json:"torch_seconds,omitempty"`
 	Bytes        float64 `json:"bytes,omitempty"`
 	Flops        float64 `json:"flops,omitempty"`
+	Kernels      string  `json:"kernels,omitempty"` // one profiled run's kernels, device times
 }
 
 // copyLimit is PyTorch's device-to-device copy bandwidth in bytes per
@@ -71,6 +72,13 @@ func (r *report) writeMarkdown(w io.Writer) {
 	}
 	if lim > 0 {
 		fmt.Fprintf(w, "\nCopy limit: PyTorch's clone of 64M float32, %.0f GB/s counting bytes read and written.\n", lim/1e9)
+	}
+	fmt.Fprintln(w, "\nKernels of one profiled run of each case (device time by CUDA events):")
+	fmt.Fprintln(w)
+	for _, x := range r.Rows {
+		if x.Kernels != "" {
+			fmt.Fprintf(w, "- %s: %s\n", x.Name, x.Kernels)
+		}
 	}
 	if r.Graphs != "" {
 		fmt.Fprintf(w, "\nTraining step with CUDA graphs: %s.\n", r.Graphs)

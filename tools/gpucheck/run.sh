@@ -5,8 +5,8 @@
 # kernel tests under compute-sanitizer (memcheck and racecheck), the
 # benchmarks beside PyTorch CUDA (a training step with CUDA graphs off and
 # on among them), the host time per kernel launch with and without graphs,
-# and MLP (CUDA graphs off and on) and CNN training epochs against PyTorch
-# CUDA. Writes summary.md and the logs and reports into OUTDIR. Each step has
+# and MLP (kernels compiled in the epoch or cached; CUDA graphs off and on)
+# and CNN training epochs against PyTorch CUDA. Writes summary.md and the logs and reports into OUTDIR. Each step has
 # a time limit so that the whole stays within about seven minutes.
 # Usage: ./run.sh OUTDIR
 set -u
@@ -109,19 +109,25 @@ echo "- host time per launch (BenchmarkHardwareLaunch, exit $?):" >>"$summary"
 grep -E '^BenchmarkHardwareLaunch' "$out/launch.log" | sed 's/^/    /' >>"$summary"
 
 # One MLP training epoch on Fashion-MNIST against PyTorch CUDA (the demo's
-# --bench protocol), with CUDA graphs off and on, then one CNN epoch.
+# --bench protocol): first with the kernels of the step not yet compiled
+# (NVRTC runs inside the epoch), then with them in the disk cache, with CUDA
+# graphs off and on; then one CNN epoch. Each log ends with the profiler's
+# summary (kernel times by CUDA events).
 if [ -d fashion-mnist ]; then
-	for graphs in 0 1; do
-		SHADERFLOW_CUDA_GRAPHS=$graphs SHADERFLOW_PYTHON=${PYTHON:-python3} timeout 40 ./demo --backend cuda --train mlp --epochs 1 --bench --data fashion-mnist >"$out/train-mlp-graphs$graphs.log" 2>&1
-		echo "- MLP epoch vs PyTorch CUDA, CUDA graphs $graphs (train-mlp-graphs$graphs.log): exit $?" >>"$summary"
-		tail -8 "$out/train-mlp-graphs$graphs.log" | sed 's/^/    /' >>"$summary"
+	rm -rf "$here/mlp-cache" # a kernel cache of the MLP's runs alone
+	for run in 0-cold 0-warm 1-warm; do
+		SHADERFLOW_CUDA_CACHE=$here/mlp-cache SHADERFLOW_CUDA_GRAPHS=${run%-*} SHADERFLOW_PYTHON=${PYTHON:-python3} timeout 40 ./demo --backend cuda --train mlp --epochs 1 --bench --data fashion-mnist >"$out/train-mlp-graphs$run.log" 2>&1
+		echo "- MLP epoch vs PyTorch CUDA, CUDA graphs ${run%-*}, kernel cache ${run#*-} (train-mlp-graphs$run.log): exit $?" >>"$summary"
+		grep -A1 '^epoch  *shaderflow' "$out/train-mlp-graphs$run.log" | sed 's/^/    /' >>"$summary"
 	done
 	SHADERFLOW_PYTHON=${PYTHON:-python3} timeout 60 ./demo --backend cuda --train cnn --epochs 1 --bench --data fashion-mnist >"$out/train-cnn.log" 2>&1
 	echo "- CNN epoch vs PyTorch CUDA (train-cnn.log): exit $?" >>"$summary"
-	tail -8 "$out/train-cnn.log" | sed 's/^/    /' >>"$summary"
+	grep -A1 '^epoch  *shaderflow' "$out/train-cnn.log" | sed 's/^/    /' >>"$summary"
 else
 	echo "- MLP and CNN training: skipped (build.sh found no Fashion-MNIST)" >>"$summary"
 fi
 cache=${SHADERFLOW_CUDA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/shaderflow/cuda}
 echo "- CUDA module disk cache ($cache): $(find "$cache" -type f 2>/dev/null | wc -l) files, $(du -sh "$cache" 2>/dev/null | cut -f1)" >>"$summary"
 cat "$summary"
+# Everything in one file as well, for machines that return few files.
+tar czf "$out.tgz" -C "$out" . 2>/dev/null && mv "$out.tgz" "$out/all.tgz"
