@@ -33,7 +33,12 @@ func (d *Device) Conv(k *device.ConvKernel) error {
 	if err != nil {
 		return err
 	}
-	if err := d.launchWords(m, w); err != nil {
+	if cvBlockPerResult(k) {
+		err = d.launchBlocks(m, d.tileGrid(w[0]), cvBlock, w)
+	} else {
+		err = d.launchWords(m, w)
+	}
+	if err != nil {
 		return fmt.Errorf("cuda: conv: %w", err)
 	}
 	return nil

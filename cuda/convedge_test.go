@@ -84,6 +84,13 @@ func convEdgeCases(tw *twins) {
 		{withOut(device.ConvGeometry{N: 2, C: 4, O: 2, Groups: 1, In: []int{3, 9}, Kernel: []int{3, 1},
 			Stride: []int{1, 2}, Padding: []int{2, 0}, Dilation: []int{1, 1}}),
 			[3]layouts{{layout{}, layout{}}, {layout{perm: []int{3, 2, 1, 0}}, layout{}}, {layout{}, layout{broadcast: []int{1}}}}},
+		// Weight gradients long enough for the block-per-result kernel.
+		{withOut(device.ConvGeometry{N: 3, C: 4, O: 4, Groups: 2, In: []int{20, 19}, Kernel: []int{3, 3},
+			Stride: []int{1, 2}, Padding: []int{1, 1}, Dilation: []int{1, 1}}),
+			[3]layouts{{layout{}, layout{}}, {layout{}, layout{}}, {layout{perm: []int{1, 0, 3, 2}, offset: 2}, layout{perm: []int{0, 1, 3, 2}}}}},
+		{withOut(device.ConvGeometry{N: 5, C: 2, O: 3, Groups: 1, In: []int{130}, Kernel: []int{4},
+			Stride: []int{1}, Padding: []int{2}, Dilation: []int{2}}),
+			[3]layouts{{layout{}, layout{}}, {layout{}, layout{}}, {layout{broadcast: []int{0}}, layout{perm: []int{2, 1, 0}, offset: 1}}}},
 		{withOut(device.ConvGeometry{N: 2, C: 0, O: 2, Groups: 1, In: []int{4}, Kernel: []int{2},
 			Stride: []int{1}, Padding: []int{0}, Dilation: []int{1}}), [3]layouts{}},
 		{withOut(device.ConvGeometry{N: 0, C: 2, O: 2, Groups: 2, In: []int{4, 4}, Kernel: []int{3, 3},

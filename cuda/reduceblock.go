@@ -61,7 +61,7 @@ func renderReduceBlock(k *device.ReduceKernel) string {
 	pro, epi, l := rdPrograms(k)
 	var b strings.Builder
 	writeRdHeader(&b, k, l)
-	b.WriteString("#ifndef __shared__\n#define __shared__ __attribute__((shared))\n#endif\n")
+	b.WriteString(sharedMacro)
 	fmt.Fprintf(&b, "#define SF_RD_THREADS %d\n#define SF_RD_PART %d\n#define SF_RD_FOLD %d\n\n", rdThreads, rdPart, rdFold)
 	b.WriteString("SF_FN long long sf_rd_ld_arg(unsigned long long a, long long e) {\n" +
 		"\tSF_CHECK((const long long *)a + e, 8);\n\treturn ((const long long *)a)[e];\n}\n\n")

@@ -239,6 +239,10 @@ func writeOffsets32(b *strings.Builder, indent, pos, suffix string, nin int) {
 	fmt.Fprintf(b, "%s}\n", indent)
 }
 
+// sharedMacro defines __shared__ where the compiler lacks CUDA's headers
+// (clang's PTX check and the host double); NVRTC keeps its own.
+const sharedMacro = "#ifndef __shared__\n#define __shared__ __attribute__((shared))\n#endif\n"
+
 // usesPosition reports whether p reads the linear output position.
 func usesPosition(p device.Program) bool {
 	for _, in := range p.Code {

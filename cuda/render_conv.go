@@ -103,7 +103,10 @@ func cvParams(nep, nout, nimm int) paramStruct {
 // spatial rank, the epilogue without constants and seeds, and the dtypes
 // of the epilogue inputs and outputs (A and B are Float32).
 func cvSignature(k *device.ConvKernel) string {
-	b := []byte{'c', byte(k.Mode), byte(len(k.Geom.In))}
+	b := []byte{'c', byte(k.Mode), byte(len(k.Geom.In)), 0}
+	if cvBlockPerResult(k) {
+		b[3] = 1
+	}
 	for _, vs := range [][]device.View{k.EpilogueInputs, k.Outputs} {
 		b = binary.AppendUvarint(b, uint64(len(vs)))
 		for _, v := range vs {
@@ -113,21 +116,45 @@ func cvSignature(k *device.ConvKernel) string {
 	return string(appendProgram(b, k.Epilogue))
 }
 
+// cvBlock is the threads of a block of the block-per-result kernel.
+const cvBlock = 256
+
+// cvBlockSum is the shortest sum per result element that the
+// backward-weight convolution splits among a block's threads: a weight
+// gradient has few elements, each a sum over the batch and every output
+// position, which one thread apiece would walk with most of the GPU idle.
+const cvBlockSum = 2 * cvBlock
+
+// cvBlockPerResult reports whether k runs the block-per-result kernel.
+func cvBlockPerResult(k *device.ConvKernel) bool {
+	return k.Mode == device.ConvBackwardWeight && k.Geom.N*device.NumElements(k.Geom.Out) >= cvBlockSum
+}
+
 // renderConv returns the CUDA C of a validated convolution: one thread per
 // result element (a grid-stride loop) sums the products of its mode (see
 // cvModes) in float32 in a fixed order, reading A and B through their
 // strides, then runs the epilogue (input 0: the sum; position: the
-// result's) and stores the outputs. Only the signature shapes the text.
+// result's) and stores the outputs. A backward-weight convolution with long
+// sums (cvBlockPerResult) gives each result element a block instead, whose
+// threads split the sum and add their parts in a shared-memory tree. Only
+// the signature shapes the text.
 func renderConv(k *device.ConvKernel) string {
 	nsp := len(k.Geom.In)
 	slots, nimm := immSlots(k.Epilogue)
 	m := cvModes[k.Mode]
 	var b strings.Builder
 	b.WriteString(opsSource)
+	if cvBlockPerResult(k) {
+		b.WriteString(sharedMacro)
+	}
 	fmt.Fprintf(&b, "\n// A generated %s convolution over %d spatial dimensions: %d epilogue inputs, %d outputs.\n",
 		m.name, nsp, len(k.EpilogueInputs), len(k.Outputs))
 	b.WriteString(cvParams(len(k.EpilogueInputs), len(k.Outputs), nimm).decl("sf_cv_params"))
 	fmt.Fprintf(&b, "extern \"C\" __global__ void %s(const sf_cv_params p) {\n", cvEntry)
+	if cvBlockPerResult(k) {
+		writeConvBlockPerResult(&b, k, m, slots)
+		return b.String()
+	}
 	b.WriteString(gridLoop)
 	res := append(m.lead[:], spatial(m.resSpatial, nsp)...)
 	writeSplit(&b, "\t\t", "i", res, append(m.leadSize[:], geomSizes(m.resField, nsp)...))
@@ -143,6 +170,39 @@ func renderConv(k *device.ConvKernel) string {
 	writeWindowEpilogue(&b, k.Epilogue, slots, k.EpilogueInputs, k.Outputs, res)
 	b.WriteString("\t}\n}\n")
 	return b.String()
+}
+
+// writeConvBlockPerResult writes the body of the backward-weight kernel in
+// which a block computes each result element: its threads take the sum's
+// terms (batch image and output position, row-major) a block apart, and a
+// shared-memory tree adds their parts before thread 0 runs the epilogue.
+func writeConvBlockPerResult(b *strings.Builder, k *device.ConvKernel, m cvMode, slots []int) {
+	nsp := len(k.Geom.In)
+	fmt.Fprintf(b, "\t__shared__ float sf_part[%d];\n", cvBlock)
+	b.WriteString("\tlong long terms = p.N;\n")
+	for d := 0; d < nsp; d++ {
+		fmt.Fprintf(b, "\tterms *= p.g_out[%d];\n", d)
+	}
+	b.WriteString("\tfor (long long i = blockIdx.x; i < p.n; i += gridDim.x) {\n")
+	res := append(m.lead[:], spatial(m.resSpatial, nsp)...)
+	writeSplit(b, "\t\t", "i", res, append(m.leadSize[:], geomSizes(m.resField, nsp)...))
+	b.WriteString(m.setup)
+	b.WriteString("\t\tfloat part = 0.0f;\n")
+	b.WriteString("\t\tfor (long long t = threadIdx.x; t < terms; t += blockDim.x) {\n")
+	writeSplit(b, "\t\t\t", "t", append([]string{"nn"}, spatial("y", nsp)...), append([]string{"p.N"}, geomSizes("g_out", nsp)...))
+	for d := 0; d < nsp; d++ {
+		b.WriteString("\t\t\t" + tapLine(d, "\t\t\t"))
+	}
+	fmt.Fprintf(b, "\t\t\tconst long long ea = %s;\n\t\t\tconst long long eb = %s;\n", m.ea, m.eb)
+	fmt.Fprintf(b, "\t\t\tpart += sf_ld_f32((unsigned long long)p.a, %s) * sf_ld_f32((unsigned long long)p.b, %s);\n",
+		offsetExpr("ea", "a_st", 2, spatial(m.aAt, nsp)), offsetExpr("eb", "b_st", 2, spatial(m.bAt, nsp)))
+	b.WriteString("\t\t}\n")
+	b.WriteString("\t\tsf_part[threadIdx.x] = part;\n\t\t__syncthreads();\n")
+	b.WriteString("\t\tfor (unsigned half = blockDim.x / 2; half > 0; half /= 2) {\n")
+	b.WriteString("\t\t\tif (threadIdx.x < half) sf_part[threadIdx.x] += sf_part[threadIdx.x + half];\n\t\t\t__syncthreads();\n\t\t}\n")
+	b.WriteString("\t\tif (threadIdx.x == 0) {\n\t\tconst float acc = sf_part[0];\n")
+	writeWindowEpilogue(b, k.Epilogue, slots, k.EpilogueInputs, k.Outputs, res)
+	b.WriteString("\t\t}\n\t\t__syncthreads();\n\t}\n}\n")
 }
 
 // writeWindowEpilogue writes the epilogue of a result element at position

@@ -172,7 +172,7 @@ func renderMatMul(k *device.MatMulKernel) string {
 	b.WriteString(opsSource)
 	fmt.Fprintf(&b, "\n// A generated matrix product: %d epilogue inputs, %d outputs, %d epilogue instructions.\n",
 		l.nep, l.nout, len(k.Epilogue.Code))
-	b.WriteString("#ifndef __shared__\n#define __shared__ __attribute__((shared))\n#endif\n")
+	b.WriteString(sharedMacro)
 	fmt.Fprintf(&b, "#define SF_MM_THREADS %d\n#define SF_MM_BM %d\n#define SF_MM_BN %d\n#define SF_MM_BK %d\n#define SF_MM_TM %d\n#define SF_MM_TN %d\n#define SF_MM_PAD %d\n",
 		mmThreads, mmTileM, mmTileN, mmTileK, mmTileM/16, mmTileN/16, mmPad)
 	fmt.Fprintf(&b, "struct sf_mm_params {\n\tlong long n, rank, base;\n\tlong long bshape[%d];\n", ewMaxRank)
