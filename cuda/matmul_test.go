@@ -5,6 +5,7 @@ package cuda
 import (
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"testing"
 
@@ -34,6 +35,28 @@ func TestMatMulKernels(t *testing.T) {
 	t.Run("Positions", func(t *testing.T) { testMatMulPositions(t, d) })
 	assert.Zero(t, f.count(t, "illegal address"))
 	t.Run("PTX", func(t *testing.T) { compileSourcesToPTX(t, generatedSources(t, f, mmEntry), mmEntry) })
+}
+
+// TestMatMulLargeTiles runs the shared matrix product tests and the edge
+// and position cases with every product on the 128x128 tiling (8x8
+// elements a thread), which real products take only from mmLargeTiles
+// tiles up, too large for the double; then compiles its sources to PTX.
+func TestMatMulLargeTiles(t *testing.T) {
+	defer func(n int) { mmLargeTiles = n }(mmLargeTiles)
+	mmLargeTiles = 1
+	f := buildFake(t, nil, nil)
+	d := f.open(t, 1<<20)
+	gputest.RunKinds(t, d, "MatMul")
+	t.Run("Edges", func(t *testing.T) { testMatMulEdges(t, d) })
+	t.Run("Positions", func(t *testing.T) { testMatMulPositions(t, d) })
+	assert.Zero(t, f.count(t, "illegal address"))
+	srcs := generatedSources(t, f, mmEntry)
+	for _, s := range srcs {
+		text, err := os.ReadFile(s)
+		require.NoError(t, err)
+		require.Contains(t, string(text), "#define SF_MM_BM 128\n", "every product on the large tiling")
+	}
+	t.Run("PTX", func(t *testing.T) { compileSourcesToPTX(t, srcs, mmEntry) })
 }
 
 // mmOperand is a strided float32 operand: its view over a buffer holding

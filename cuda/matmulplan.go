@@ -30,7 +30,8 @@ func planMatMul(k *device.MatMulKernel, ptrs []uint64) ([][]int64, error) {
 		strides[j] = v.Strides[:nb]
 	}
 	outer, inner, count := splitKernelDims(mergeDims(k.Batch, strides))
-	tm, tn := (k.M+mmTileM-1)/mmTileM, (k.N+mmTileN-1)/mmTileN
+	tl := mmTilingOf(k)
+	tm, tn := (k.M+tl.m-1)/tl.m, (k.N+tl.n-1)/tl.n
 	w := make([]int64, l.words())
 	w[0], w[1] = int64(count*tm*tn), int64(len(inner))
 	for i, d := range inner {

@@ -11,21 +11,41 @@ import (
 // mmEntry is the generated matrix product kernel's entry point.
 const mmEntry = "sf_matmul"
 
-// The generated matrix product's tiling: a block of mmThreads threads
-// computes an mmTileM x mmTileN tile of one product, stepping through K
-// mmTileK at a time through shared memory; thread (ty, tx) of the 16x16
-// block computes the 4x4 elements at rows ty+16i and columns tx+16j, so a
-// warp's shared-memory reads hit distinct banks and its stores are
-// consecutive.
+// A block of mmThreads threads computes one tile of a product (see
+// mmTiling), stepping through K through shared memory.
 const (
 	mmThreads = 256
-	mmTileM   = 64
-	mmTileN   = 64
-	mmTileK   = 16
 	// mmPad pads each row of the shared tiles so that loads running along
 	// K (an operand whose K stride is the unit one) store to spread banks.
 	mmPad = 4
 )
+
+// mmTiling is a generated matrix product's tile: m x n elements of one
+// product, k of the depth a step; thread (ty, tx) of the 16x16 block
+// computes the (m/16) x (n/16) elements at rows ty+16i and columns tx+16j,
+// so a warp's shared-memory reads hit distinct banks or broadcast and its
+// stores are consecutive.
+type mmTiling struct{ m, n, k int }
+
+var (
+	// mmSmall serves products of few tiles: 4x4 elements a thread.
+	mmSmall = mmTiling{64, 64, 16}
+	// mmLarge serves products of many tiles: 8x8 elements a thread read
+	// 16 shared values for 64 multiply-adds (twice mmSmall's ratio).
+	mmLarge = mmTiling{128, 128, 8}
+	// mmLargeTiles is the fewest mmLarge tiles of a product that takes
+	// them, enough to keep a large GPU's multiprocessors busy.
+	mmLargeTiles = 256
+)
+
+// mmTilingOf returns the tiling of k's product.
+func mmTilingOf(k *device.MatMulKernel) mmTiling {
+	batch := device.NumElements(k.Batch)
+	if batch*((k.M+mmLarge.m-1)/mmLarge.m)*((k.N+mmLarge.n-1)/mmLarge.n) >= mmLargeTiles {
+		return mmLarge
+	}
+	return mmSmall
+}
 
 // mmLayout is the shape of a generated matrix product's parameter struct,
 // 64-bit words: n (tiles this launch), rank, base (the batch index this
@@ -57,12 +77,12 @@ func mmLayoutOf(k *device.MatMulKernel) mmLayout {
 	return mmLayout{nep: len(k.EpilogueInputs), nout: len(k.Outputs), nimm: nimm}
 }
 
-// mmSignature is what a generated matrix product depends on: the epilogue
-// without constants and seeds and the dtypes of its inputs and outputs (A
+// mmSignature is what a generated matrix product depends on: the tiling,
+// the epilogue without constants and seeds and the dtypes of its inputs and outputs (A
 // and B are always float32). Products of equal signatures share a module,
 // whatever their shapes, strides, offsets, constants and seeds.
 func mmSignature(k *device.MatMulKernel) string {
-	b := []byte{'m'}
+	b := []byte{'m', byte(mmTilingOf(k).m)}
 	for _, vs := range [][]device.View{k.EpilogueInputs, k.Outputs} {
 		b = binary.AppendUvarint(b, uint64(len(vs)))
 		for _, v := range vs {
@@ -160,7 +180,7 @@ extern "C" __global__ void sf_matmul(const sf_mm_params p) {
 // renderMatMul returns the CUDA C of a validated matrix product: ops.cuh,
 // the tiling constants, the parameter struct and sf_matmul, whose blocks
 // loop over the launch's tiles (batch-major, then M, then N), accumulate
-// each tile's 4x4 elements a thread in float32 with FMA in K order, and run
+// each tile's elements (4x4 or 8x8 a thread, mmTilingOf) in float32 with FMA in K order, and run
 // the epilogue per element (input 0: the dot product; position: the
 // element's in Batch ++ [M, N]) storing every output with its dtype's
 // conversion. Only the signature (mmSignature) shapes the text.
@@ -173,8 +193,9 @@ func renderMatMul(k *device.MatMulKernel) string {
 	fmt.Fprintf(&b, "\n// A generated matrix product: %d epilogue inputs, %d outputs, %d epilogue instructions.\n",
 		l.nep, l.nout, len(k.Epilogue.Code))
 	b.WriteString(sharedMacro)
+	tl := mmTilingOf(k)
 	fmt.Fprintf(&b, "#define SF_MM_THREADS %d\n#define SF_MM_BM %d\n#define SF_MM_BN %d\n#define SF_MM_BK %d\n#define SF_MM_TM %d\n#define SF_MM_TN %d\n#define SF_MM_PAD %d\n",
-		mmThreads, mmTileM, mmTileN, mmTileK, mmTileM/16, mmTileN/16, mmPad)
+		mmThreads, tl.m, tl.n, tl.k, tl.m/16, tl.n/16, mmPad)
 	fmt.Fprintf(&b, "struct sf_mm_params {\n\tlong long n, rank, base;\n\tlong long bshape[%d];\n", ewMaxRank)
 	b.WriteString("\tlong long M, N, K, tiles_m, tiles_n;\n")
 	fmt.Fprintf(&b, "\tunsigned long long a;\n\tlong long a_off, a_sm, a_sk, a_kfast;\n\tlong long a_bstride[%d];\n", ewMaxRank)
