@@ -58,7 +58,7 @@ type options struct {
 func parseArgs(args []string, out io.Writer) (options, error) {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(out)
-	backend := fs.String("backend", "auto", `device to use: auto, cpu, vulkan, webgpu, or NAME:INDEX (--list shows them)`)
+	backend := fs.String("backend", "auto", `device to use: auto, cuda, vulkan, webgpu, cpu, or NAME:INDEX (--list shows them)`)
 	list := fs.Bool("list", false, "list the backends and their adapters, then exit")
 	model := fs.String("train", "", "train a reference model instead of the checks: mlp or cnn (Fashion-MNIST), gpt (a character GPT on the King James Bible)")
 	epochs := fs.Int("epochs", 0, "training epochs, at least 1 (default 5 for mlp, 1 for cnn)")
