@@ -47,6 +47,8 @@ fn as_f32(x: u32) -> f32 { return bitcast<f32>(x); }
 
 fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
 fn is_inf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }
+// both_finite reports whether neither a nor b is NaN or infinite.
+fn both_finite(a: f32, b: f32) -> bool { return max(bitcast<u32>(a) & 0x7fffffffu, bitcast<u32>(b) & 0x7fffffffu) < 0x7f800000u; }
 
 // linear_workgroup numbers the workgroups of a 2-D grid row by row.
 fn linear_workgroup(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {

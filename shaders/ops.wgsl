@@ -302,10 +302,64 @@ fn op_trunc(x: f32) -> f32 { return trunc(x); }
 
 // ---- float binary ops ----
 
-fn op_add(a: f32, b: f32) -> f32 { return a + b; }
-fn op_sub(a: f32, b: f32) -> f32 { return a - b; }
-fn op_mul(a: f32, b: f32) -> f32 { return a * b; }
-fn op_div(a: f32, b: f32) -> f32 { return a / b; }
+// WGSL lets a compiler assume that no value is NaN or infinite, and so does
+// Vulkan unless a module declares SignedZeroInfNanPreserve (which
+// tools/spirv adds where the device has it): Mesa's and NVIDIA's compilers
+// fold x - x and x + -x to 0 once they see one value on both sides, and
+// (x - x) * y with it, where IEEE gives NaN for x NaN or infinite. So add,
+// sub, mul and div return the float operation only where both operands are
+// finite (and the divisor is not zero), where such folds are exact, and
+// take every other IEEE result from the operands' bits: integer tests,
+// which no assumption about floats removes.
+
+// add_special is a + b where a or b is NaN or infinite.
+fn add_special(a: f32, b: f32) -> f32 {
+    if (is_nan(a) || is_nan(b) || (is_inf(a) && is_inf(b) && bitcast<u32>(a) != bitcast<u32>(b))) {
+        return f32_nan();
+    }
+    return select(b, a, is_inf(a));
+}
+
+fn op_add(a: f32, b: f32) -> f32 {
+    if (both_finite(a, b)) {
+        return a + b;
+    }
+    return add_special(a, b);
+}
+
+fn op_sub(a: f32, b: f32) -> f32 {
+    if (both_finite(a, b)) {
+        return a - b;
+    }
+    return add_special(a, bitcast<f32>(bitcast<u32>(b) ^ 0x80000000u));
+}
+
+fn op_mul(a: f32, b: f32) -> f32 {
+    if (both_finite(a, b)) {
+        return a * b;
+    }
+    // NaN in, or an infinity times zero: NaN; else an infinity of the sign
+    // of the product.
+    if (is_nan(a) || is_nan(b) || (bitcast<u32>(a) & 0x7fffffffu) == 0u || (bitcast<u32>(b) & 0x7fffffffu) == 0u) {
+        return f32_nan();
+    }
+    return bitcast<f32>(((bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u) | INF_BITS);
+}
+
+fn op_div(a: f32, b: f32) -> f32 {
+    let ma = bitcast<u32>(a) & 0x7fffffffu;
+    let mb = bitcast<u32>(b) & 0x7fffffffu;
+    if (ma < 0x7f800000u && mb < 0x7f800000u && mb != 0u) {
+        return a / b;
+    }
+    // NaN in, inf/inf and 0/0: NaN; inf/y and x/0: an infinity; x/inf: a
+    // zero; each with the sign of the quotient.
+    if (ma > 0x7f800000u || mb > 0x7f800000u || (ma == 0x7f800000u && mb == 0x7f800000u) || (ma == 0u && mb == 0u)) {
+        return f32_nan();
+    }
+    let sign = (bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u;
+    return bitcast<f32>(sign | select(0u, INF_BITS, ma == 0x7f800000u || mb == 0u));
+}
 
 fn op_max(a: f32, b: f32) -> f32 { return select(b, a, is_nan(a) || a > b); }
 

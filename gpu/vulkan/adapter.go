@@ -37,6 +37,9 @@ type adapter struct {
 	maxBindings     int  // storage buffers one compute shader may bind, params included
 	robust          bool // robustBufferAccess is supported
 	float16         bool
+	// preserveNaN: the device offers VK_KHR_shader_float_controls with
+	// shaderSignedZeroInfNanPreserveFloat32 (see floatcontrols.go).
+	preserveNaN bool
 }
 
 // softwareNames identify Vulkan implementations that run on the CPU even if
@@ -149,7 +152,9 @@ func describe(in *instance, pd vk.PhysicalDevice) *adapter {
 		v12 := props.ApiVersion >= vk.MakeVersion(1, 2, 0)
 		wantDriver := v12 || hasExtension(pd, "VK_KHR_driver_properties")
 		wantF16 := v12 || hasExtension(pd, "VK_KHR_shader_float16_int8")
-		C.sf_query_device(C.VkPhysicalDevice(unsafe.Pointer(pd)), cflag(wantDriver), cflag(wantF16), &ext)
+		wantFC := hasExtension(pd, floatControlsExtension)
+		C.sf_query_device(C.VkPhysicalDevice(unsafe.Pointer(pd)), cflag(wantDriver), cflag(wantF16), cflag(wantFC), &ext)
+		a.preserveNaN = wantFC && ext.preserve_nan32 != 0
 	}
 	if ext.have_driver != 0 {
 		driver = strings.TrimSpace(C.GoString(&ext.driver_name[0]) + " " + C.GoString(&ext.driver_info[0]))

@@ -45,6 +45,10 @@ type Device struct {
 	c       *C.sf_dev
 	cmdPool vk.CommandPool
 
+	// preserveNaN: VK_KHR_shader_float_controls is enabled and modules keep
+	// their SignedZeroInfNanPreserve declarations (floatcontrols.go).
+	preserveNaN bool
+
 	layoutBindings int // bindings of the descriptor set layout: params + data
 	dsl            vk.DescriptorSetLayout
 	pipeLayout     vk.PipelineLayout
@@ -111,10 +115,15 @@ func open(in *instance, a *adapter) (dev *Device, err error) {
 	if d.descMode, err = chooseDescriptors(a, d.layoutBindings); err != nil {
 		return nil, err
 	}
+	var exts []string
 	if d.descMode == descPush {
-		ci.EnabledExtensionCount = 1
-		ci.PpEnabledExtensionNames = []string{pushExtension + "\x00"}
+		exts = append(exts, pushExtension+"\x00")
 	}
+	if d.preserveNaN = a.preserveNaN && !noFloatControlsForTests; d.preserveNaN {
+		exts = append(exts, floatControlsExtension+"\x00")
+	}
+	ci.EnabledExtensionCount = uint32(len(exts))
+	ci.PpEnabledExtensionNames = exts
 	if a.robust {
 		// Out-of-bounds accesses of a faulty kernel then read zero and
 		// write nothing instead of corrupting memory.

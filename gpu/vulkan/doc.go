@@ -19,7 +19,8 @@
 // the vulkan-go binding. The package's own C layer (native.c, with the
 // minimal declarations of vkdecl.h, checked against the system's
 // vulkan_core.h by a test) makes the Vulkan 1.1+ queries the binding lacks
-// (driver name, subgroup size, maxMemoryAllocationSize, float16), the calls
+// (driver name, subgroup size, maxMemoryAllocationSize, float16, float
+// controls), the calls
 // whose slice arguments the binding frees from a GC finalizer that can run
 // while the call is still reading them (pipeline creation, queue families,
 // layers), and everything on the per-kernel path: one cgo call, with its
@@ -114,6 +115,13 @@
 // them share a pipeline. Shader modules are cached per (kind, gpu.HooksKey)
 // and pipelines per (kind, hooks key, entry point), for the device's
 // lifetime; kinds without hooks get one pipeline per entry point.
+//
+// Every kernel declares SignedZeroInfNanPreserve for 32-bit floats, so that
+// the driver may not assume away NaN and infinity (lavapipe folds x - x to
+// 0 otherwise). Devices whose adapter offers VK_KHR_shader_float_controls
+// with shaderSignedZeroInfNanPreserveFloat32 open with that extension;
+// on others the declaration is removed from each module and only the
+// guards of ops.wgsl remain (floatcontrols.go).
 //
 // # Performance on lavapipe
 //

@@ -117,12 +117,13 @@ int sf_has_device_extension(VkPhysicalDevice pd, const char *name) {
 	return found;
 }
 
-void sf_query_device(VkPhysicalDevice pd, int want_driver, int want_f16, sf_device_info *out) {
+void sf_query_device(VkPhysicalDevice pd, int want_driver, int want_f16, int want_float_controls, sf_device_info *out) {
 	memset(out, 0, sizeof *out);
 	if (!getProps2 || !getFeatures2) {
 		return;
 	}
 	VkPhysicalDeviceDriverProperties drv = {SF_VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+	VkPhysicalDeviceFloatControlsProperties fc = {SF_VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
 	VkPhysicalDeviceMaintenance3Properties m3 = {SF_VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
 	VkPhysicalDeviceSubgroupProperties sub = {SF_VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
 	VkPhysicalDeviceProperties2 props = {SF_VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
@@ -131,7 +132,12 @@ void sf_query_device(VkPhysicalDevice pd, int want_driver, int want_f16, sf_devi
 	if (want_driver) {
 		m3.pNext = &drv;
 	}
+	if (want_float_controls) {
+		fc.pNext = props.pNext;
+		props.pNext = &fc;
+	}
 	getProps2(pd, &props);
+	out->preserve_nan32 = fc.shaderSignedZeroInfNanPreserveFloat32;
 	out->have_props2 = 1;
 	out->subgroup_size = sub.subgroupSize;
 	out->subgroup_stages = sub.supportedStages;

@@ -38,12 +38,14 @@ typedef struct sf_device_info {
 	char driver_name[SF_VK_MAX_DRIVER_NAME_SIZE];
 	char driver_info[SF_VK_MAX_DRIVER_INFO_SIZE];
 	VkBool32 float16, storage16;
+	VkBool32 preserve_nan32; // shaderSignedZeroInfNanPreserveFloat32
 } sf_device_info;
 
 // sf_query_device fills out for a physical device whose API version is at
-// least 1.1; want_driver and want_f16 say whether the driver-properties and
-// float16 structs may be chained (Vulkan 1.2 or their extensions).
-void sf_query_device(VkPhysicalDevice pd, int want_driver, int want_f16, sf_device_info *out);
+// least 1.1; want_driver, want_f16 and want_float_controls say whether the
+// driver-properties, float16 and float-controls structs may be chained
+// (Vulkan 1.2 or their extensions).
+void sf_query_device(VkPhysicalDevice pd, int want_driver, int want_f16, int want_float_controls, sf_device_info *out);
 
 // sf_debug_enable installs the validation message callback; 0 on success.
 VkResult sf_debug_enable(VkInstance inst);

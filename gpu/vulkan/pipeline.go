@@ -14,6 +14,8 @@ import (
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
+
+	"github.com/shaderflow/shaderflow/gpu/vulkan/internal/spv"
 )
 
 // pipeline is a created compute pipeline (created by the C layer: the
@@ -96,8 +98,12 @@ func (d *Device) newPipeline(words []uint32, entry string) (*pipeline, error) {
 	return p, nil
 }
 
-// newModule creates a shader module from SPIR-V words.
+// newModule creates a shader module from SPIR-V words, without their
+// float-controls declarations where the device lacks them.
 func (d *Device) newModule(words []uint32) (vk.ShaderModule, error) {
+	if !d.preserveNaN {
+		words = spv.WithoutFloatControls(words)
+	}
 	mi := &vk.ShaderModuleCreateInfo{
 		SType:    vk.StructureTypeShaderModuleCreateInfo,
 		CodeSize: uint(4 * len(words)),

@@ -55,6 +55,7 @@ typedef uint64_t VkPipelineCache;
 #define SF_VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES 1000094000
 #define SF_VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES 1000168000
 #define SF_VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES 1000196000
+#define SF_VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES 1000197000
 
 #define SF_VK_DESCRIPTOR_TYPE_STORAGE_BUFFER 7
 #define SF_VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC 9
@@ -138,6 +139,28 @@ typedef struct VkPhysicalDeviceDriverProperties {
 	char driverInfo[SF_VK_MAX_DRIVER_INFO_SIZE];
 	VkConformanceVersion conformanceVersion;
 } VkPhysicalDeviceDriverProperties;
+
+typedef struct VkPhysicalDeviceFloatControlsProperties {
+	VkStructureType sType;
+	void *pNext;
+	int32_t denormBehaviorIndependence;
+	int32_t roundingModeIndependence;
+	VkBool32 shaderSignedZeroInfNanPreserveFloat16;
+	VkBool32 shaderSignedZeroInfNanPreserveFloat32;
+	VkBool32 shaderSignedZeroInfNanPreserveFloat64;
+	VkBool32 shaderDenormPreserveFloat16;
+	VkBool32 shaderDenormPreserveFloat32;
+	VkBool32 shaderDenormPreserveFloat64;
+	VkBool32 shaderDenormFlushToZeroFloat16;
+	VkBool32 shaderDenormFlushToZeroFloat32;
+	VkBool32 shaderDenormFlushToZeroFloat64;
+	VkBool32 shaderRoundingModeRTEFloat16;
+	VkBool32 shaderRoundingModeRTEFloat32;
+	VkBool32 shaderRoundingModeRTEFloat64;
+	VkBool32 shaderRoundingModeRTZFloat16;
+	VkBool32 shaderRoundingModeRTZFloat32;
+	VkBool32 shaderRoundingModeRTZFloat64;
+} VkPhysicalDeviceFloatControlsProperties;
 
 typedef struct VkPhysicalDeviceShaderFloat16Int8Features {
 	VkStructureType sType;

@@ -53,6 +53,37 @@ func edgeCases() []testCase {
 			e.expect("IsNaN", tensor.Bool, ref.IsNaN(x.R), exact, func() *tensor.Tensor { return x.T.IsNaN() })
 			e.expect("Eq(x, x)", tensor.Bool, ref.Eq(x.R, x.R), exact, func() *tensor.Tensor { return x.T.Eq(x.T) })
 		}},
+		{name: "nan_survives_identities", run: func(e *env) {
+			// A shader compiler that assumes no NaN or infinity folds x-x
+			// and x+-x to 0 once it sees one value on both sides (lavapipe
+			// and NVIDIA's Vulkan driver did, fused and in a lone x-x), and
+			// may fold x/x to 1, 0*x to 0 and x<=x to true: each is wrong
+			// for some of these x.
+			x := e.constant(tensor.Float32, []float64{nan, 1, inf, -inf, -2, 0}, 6)
+			a := e.constant(tensor.Float32, []float64{3, 3, 3, 3, 3, 3}, 6)
+			z := e.constant(tensor.Float32, []float64{0, 0, 0, 0, 0, 0}, 6)
+			xa := ref.Mul(x.R, a.R)
+			e.expect("x*a - x*a", tensor.Float32, ref.Sub(xa, xa), exact, func() *tensor.Tensor { return x.T.Mul(a.T).Sub(x.T.Mul(a.T)) })
+			e.expect("x - x", tensor.Float32, ref.Sub(x.R, x.R), exact, func() *tensor.Tensor { return x.T.Sub(x.T) })
+			e.expect("0 * x", tensor.Float32, ref.Mul(z.R, x.R), exact, func() *tensor.Tensor { return z.T.Mul(x.T) })
+			e.expect("x * 0 (scalar)", tensor.Float32, ref.Mul(x.R, z.R), exact, func() *tensor.Tensor { return x.T.MulScalar(0) })
+			e.expect("x + 0 - x", tensor.Float32, ref.Sub(x.R, x.R), exact, func() *tensor.Tensor { return x.T.AddScalar(0).Sub(x.T) })
+			e.expect("x + -x", tensor.Float32, ref.Add(x.R, ref.Neg(x.R)), exact, func() *tensor.Tensor { return x.T.Add(x.T.Neg()) })
+			e.expect("x / x", tensor.Float32, ref.Div(x.R, x.R), exact, func() *tensor.Tensor { return x.T.Div(x.T) })
+			e.expect("x*a / x*a", tensor.Float32, ref.Div(xa, xa), exact, func() *tensor.Tensor { return x.T.Mul(a.T).Div(x.T.Mul(a.T)) })
+			e.expect("x / 0 (scalar)", tensor.Float32, ref.Div(x.R, z.R), exact, func() *tensor.Tensor { return x.T.DivScalar(0) })
+			e.expect("(x - x) * a", tensor.Float32, ref.Mul(ref.Sub(x.R, x.R), a.R), exact, func() *tensor.Tensor { return x.T.Sub(x.T).Mul(a.T) })
+			e.expect("(a - a) * x", tensor.Float32, ref.Mul(ref.Sub(a.R, a.R), x.R), exact, func() *tensor.Tensor { return a.T.Sub(a.T).Mul(x.T) })
+			e.expect("Sum(x - x)", tensor.Float32, ref.Sum(ref.Sub(x.R, x.R), false), exact, func() *tensor.Tensor { return x.T.Sub(x.T).Sum() })
+			e.expect("Maximum(x, x)", tensor.Float32, ref.Maximum(x.R, x.R), exact, func() *tensor.Tensor { return x.T.Maximum(x.T) })
+			e.expect("Minimum(x, x)", tensor.Float32, ref.Minimum(x.R, x.R), exact, func() *tensor.Tensor { return x.T.Minimum(x.T) })
+			e.expect("Eq(x*a, x*a)", tensor.Bool, ref.Eq(xa, xa), exact, func() *tensor.Tensor { return x.T.Mul(a.T).Eq(x.T.Mul(a.T)) })
+			e.expect("Ne(x*a, x*a)", tensor.Bool, ref.Ne(xa, xa), exact, func() *tensor.Tensor { return x.T.Mul(a.T).Ne(x.T.Mul(a.T)) })
+			e.expect("Le(x, x)", tensor.Bool, ref.Le(x.R, x.R), exact, func() *tensor.Tensor { return x.T.Le(x.T) })
+			e.expect("Ge(x, x)", tensor.Bool, ref.Ge(x.R, x.R), exact, func() *tensor.Tensor { return x.T.Ge(x.T) })
+			e.expect("Lt(x, x)", tensor.Bool, ref.Lt(x.R, x.R), exact, func() *tensor.Tensor { return x.T.Lt(x.T) })
+			e.expect("Gt(x, x)", tensor.Bool, ref.Gt(x.R, x.R), exact, func() *tensor.Tensor { return x.T.Gt(x.T) })
+		}},
 		{name: "ieee_specials", run: func(e *env) {
 			x := e.constant(tensor.Float32, []float64{0, -1, 1, 100, -100, inf, -inf, 1e-30}, 8)
 			finite := pair{T: x.T.Narrow(0, 0, 5), R: x.R.Narrow(0, 0, 5)}

@@ -20,9 +20,13 @@
 //     removed (naga declares StorageInputOutput16 for any f16 use, which
 //     lavapipe lacks) and naga's zero-initialization of workgroup memory is
 //     dropped (it costs seconds of pipeline creation on lavapipe; kernels
-//     must write workgroup memory before reading it), and the debug
+//     must write workgroup memory before reading it), the debug
 //     symbols are stripped except the OpName of every function, which is
-//     how the Vulkan backend finds the hook functions to replace,
+//     how the Vulkan backend finds the hook functions to replace, and every
+//     entry point declares the SignedZeroInfNanPreserve execution mode for
+//     32-bit floats (SPV_KHR_float_controls), without which a driver may
+//     assume no NaN or infinity and fold x - x to 0 (the Vulkan backend
+//     removes the declaration on devices that lack it),
 //  4. validates the final words with spirv-val --target-env vulkan1.0,
 //  5. writes shaders/spv/<kind>.spv when its bytes changed, and removes
 //     .spv files of kinds that no longer exist.

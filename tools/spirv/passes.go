@@ -14,6 +14,7 @@ var Passes = []Pass{
 	{Name: "strip-unused-16bit-storage", Run: StripUnused16BitStorage},
 	{Name: "drop-workgroup-zero-init", Run: DropWorkgroupZeroInit},
 	{Name: "keep-function-names", Run: KeepFunctionNames},
+	{Name: "preserve-nan-inf", Run: PreserveNaNInf},
 }
 
 // ApplyPasses runs every pass of Passes over m and returns their notes.

@@ -22,5 +22,7 @@
 // runs atomics lane by lane), and a
 // program's constants and random-stream keys are loaded from the block's
 // immediates in the params buffer, never written as literals (drivers fold
-// literal constants without IEEE semantics).
+// literal constants without IEEE semantics). WithoutFloatControls
+// removes the SignedZeroInfNanPreserve declaration that tools/spirv adds,
+// for devices that lack it.
 package spv
