@@ -37,10 +37,9 @@ count() {
 # The three backends' suites run side by side (correctness only), each split
 # into shards (SHADERFLOW_CONFORMANCE_SHARD) so that the compiles of new
 # kernel signatures use the machine's cores: CUDA's whole suite in 8 shards
-# beside its kernel tests, a second CUDA run with CUDA graphs on over the
-# groups that chain many launches, and Vulkan's and WebGPU's -short suites in
-# 2 shards each.
-limit=${CONFORMANCE_LIMIT:-130}
+# beside its kernel tests, the whole suite again with CUDA graphs on (fusion
+# on) in 4 shards, and Vulkan's and WebGPU's -short suites in 2 shards each.
+limit=${CONFORMANCE_LIMIT:-170}
 shards=8
 pids=()
 SHADERFLOW_REQUIRE_BACKENDS=cuda timeout $limit ./cuda.test -test.run 'TestHardware' -test.v -test.timeout $((limit - 5))s >"$out/cuda-kernels.log" 2>&1 &
@@ -49,8 +48,10 @@ for i in $(seq 0 $((shards - 1))); do
 	SHADERFLOW_CONFORMANCE_SHARD=$i/$shards SHADERFLOW_REQUIRE_BACKENDS=cuda timeout $limit ./cuda.test -test.run '^TestConformance$' -test.v -test.timeout $((limit - 5))s >"$out/cuda-conformance-$i.log" 2>&1 &
 	pids+=($!)
 done
-SHADERFLOW_CUDA_GRAPHS=1 SHADERFLOW_REQUIRE_BACKENDS=cuda timeout $limit ./cuda.test -test.run '^TestConformance$/fusion=on/^(fusion|norm|nnfunc|attention|grad|memory)$' -test.v -test.timeout $((limit - 5))s >"$out/cuda-graphs.log" 2>&1 &
-pids+=($!)
+for i in 0 1 2 3; do
+	SHADERFLOW_CONFORMANCE_SHARD=$i/4 SHADERFLOW_FUSION=1 SHADERFLOW_CUDA_GRAPHS=1 SHADERFLOW_REQUIRE_BACKENDS=cuda timeout $limit ./cuda.test -test.run '^TestConformance$' -test.v -test.timeout $((limit - 5))s >"$out/cuda-graphs-$i.log" 2>&1 &
+	pids+=($!)
+done
 for b in vulkan webgpu; do
 	for i in 0 1; do
 		SHADERFLOW_CONFORMANCE_SHARD=$i/2 SHADERFLOW_REQUIRE_BACKENDS=$b timeout $limit ./$b.test -test.run '^TestConformance$' -test.short -test.v -test.timeout $((limit - 5))s >"$out/$b-$i.log" 2>&1 &
@@ -82,8 +83,9 @@ done
 count "cuda kernel tests" "${status[0]}" "$out/cuda-kernels.log"
 cat "$out"/cuda-conformance-*.log >"$out/cuda.log"
 count "cuda conformance ($shards shards, exits ${status[*]:1:$shards})" "$(printf '%s\n' "${status[@]:1:$shards}" | sort -n | tail -1)" "$out/cuda.log"
-count "cuda conformance with CUDA graphs on (fusion on; fusion, norm, nnfunc, attention, grad, memory)" "${status[$((shards + 1))]}" "$out/cuda-graphs.log"
-n=$((shards + 2))
+cat "$out"/cuda-graphs-*.log >"$out/cuda-graphs.log"
+count "cuda conformance with CUDA graphs on (fusion on, 4 shards, exits ${status[*]:$((shards + 1)):4})" "$(printf '%s\n' "${status[@]:$((shards + 1)):4}" | sort -n | tail -1)" "$out/cuda-graphs.log"
+n=$((shards + 5))
 for b in vulkan webgpu; do
 	cat "$out/$b-0.log" "$out/$b-1.log" >"$out/$b.log"
 	count "$b conformance (-short, 2 shards, exits ${status[$n]} ${status[$((n + 1))]})" "$((status[n] | status[n + 1]))" "$out/$b.log"
@@ -97,6 +99,11 @@ else
 	echo "- compute-sanitizer: not installed" >>"$summary"
 fi
 grep -h 'was lost\|panic:\|timed out' "$out"/cuda-*.log "$out"/vulkan-*.log "$out"/webgpu-*.log | head -10 | sed 's/^/    /' >>"$summary"
+
+# The generated matrix product's and cuBLAS's speed on 4096^3, alone.
+timeout 40 ./cuda.test -test.run 'TestHardwareMatMul/(cuBLAS|Kernel)/Speed' -test.v >"$out/matmul-speed.log" 2>&1
+echo "- 4096^3 float32 products alone (matmul-speed.log, exit $?):" >>"$summary"
+grep -E 'TFLOP/s|cuBLAS:' "$out/matmul-speed.log" | sed 's/^ */    /' >>"$summary"
 
 # The benchmarks, alone on the GPU, beside PyTorch.
 timeout 90 ./gpucheck -backend cuda -out "$out" -torch torch_cuda.py -python "${PYTHON:-python3}" >"$out/bench.log" 2>&1
