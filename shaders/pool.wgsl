@@ -93,7 +93,7 @@ fn pool_forward(o: u32) {
                 }
                 let v = bitcast<f32>(ld(xb, view_at5(xd, b, c, u32(x0), u32(x1), u32(x2))));
                 if (is_max) {
-                    if (v > best || is_nan(v)) {
+                    if (besti < 0 || v > best || is_nan(v)) {
                         best = v;
                         besti = i32(spatial_index(u32(x0), u32(x1), u32(x2)));
                     }

@@ -63,7 +63,7 @@ func poolRef(k *device.PoolKernel, x, dy []float64) (out, idx, dx []float64) {
 				}
 				xp := flat(pos, g.In)
 				v := x[b*sin+xp]
-				if v > best || math.IsNaN(v) {
+				if bi < 0 || v > best || math.IsNaN(v) {
 					best, bi = v, xp
 				}
 				sum += v

@@ -64,6 +64,18 @@ func exactGradOps() []exactGrad {
 				return t[0].MaxPool2d(tensor.PoolOptions{Kernel: []int{2, 2}, Stride: []int{1, 1}})
 			},
 			[][]float64{{0, 0, 0, 0, 3, 0, 0, 0, 1}}},
+		// A window of -Inf sends its gradient to its first element inside
+		// the input, as PyTorch's max pooling does.
+		{"max_pool2d_all_minus_inf", []int{1, 1, 1, 4}, [][]float64{{1, -inf, -inf, -inf}},
+			func(t []*tensor.Tensor) *tensor.Tensor {
+				return t[0].MaxPool2d(tensor.PoolOptions{Kernel: []int{1, 2}})
+			},
+			[][]float64{{1, 0, 1, 0}}},
+		{"max_pool2d_minus_inf_padded", []int{1, 1, 1, 4}, [][]float64{{1, -inf, -inf, -inf}},
+			func(t []*tensor.Tensor) *tensor.Tensor {
+				return t[0].MaxPool2d(tensor.PoolOptions{Kernel: []int{1, 3}, Stride: []int{1, 1}, Padding: []int{0, 1}})
+			},
+			[][]float64{{2, 1, 1, 0}}},
 		unary("pow_scalar(0)", []float64{0, -2, 3}, []float64{0, 0, 0}, func(t *tensor.Tensor) *tensor.Tensor { return t.PowScalar(0) }),
 		unary("pow_scalar(0.5)_at_zero", []float64{0, 4}, []float64{inf, 0.25}, func(t *tensor.Tensor) *tensor.Tensor { return t.PowScalar(0.5) }),
 		unary("pow_scalar(2)_at_zero", []float64{0, -2, 3}, []float64{0, -4, 6}, func(t *tensor.Tensor) *tensor.Tensor { return t.PowScalar(2) }),
