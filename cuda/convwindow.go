@@ -126,6 +126,16 @@ func writeSplit(b *strings.Builder, indent, pos string, names, sizes []string) {
 	fmt.Fprintf(b, "%sconst long long %s = rest;\n", indent, names[0])
 }
 
+// writeSplit32 is writeSplit with 32-bit divisions, for a position and
+// sizes below 2^31; the indices are still declared long long.
+func writeSplit32(b *strings.Builder, indent, pos string, names, sizes []string) {
+	fmt.Fprintf(b, "%sunsigned rest = (unsigned)(%s);\n", indent, pos)
+	for i := len(names) - 1; i > 0; i-- {
+		fmt.Fprintf(b, "%sconst long long %s = rest %% (unsigned)(%s);\n%srest /= (unsigned)(%s);\n", indent, names[i], sizes[i], indent, sizes[i])
+	}
+	fmt.Fprintf(b, "%sconst long long %s = rest;\n", indent, names[0])
+}
+
 // offsetExpr is the C expression of base plus each index times the view's
 // stride (field st) along dimension first+i.
 func offsetExpr(base, st string, first int, idx []string) string {

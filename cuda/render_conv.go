@@ -69,9 +69,11 @@ var cvModes = map[device.ConvMode]cvMode{
 		loop: func(d int, in string) string {
 			// The output y<d> whose tap k<d> reads x<d>, if any.
 			return forLine("k", d, "g_k") +
+				// A stride of one (the common case) needs no division.
 				fmt.Sprintf("%sconst long long t%d = x%d + p.g_p[%d] - k%d * p.g_d[%d];\n", in, d, d, d, d, d) +
-				fmt.Sprintf("%sif (t%d < 0 || t%d %% p.g_s[%d] != 0 || t%d / p.g_s[%d] >= p.g_out[%d]) continue;\n", in, d, d, d, d, d, d) +
-				fmt.Sprintf("%sconst long long y%d = t%d / p.g_s[%d];\n", in, d, d, d)
+				fmt.Sprintf("%sif (t%d < 0 || (p.g_s[%d] != 1 && t%d %% p.g_s[%d] != 0)) continue;\n", in, d, d, d, d) +
+				fmt.Sprintf("%sconst long long y%d = p.g_s[%d] == 1 ? t%d : t%d / p.g_s[%d];\n", in, d, d, d, d, d) +
+				fmt.Sprintf("%sif (y%d >= p.g_out[%d]) continue;\n", in, d, d)
 		},
 		aAt: "y", bAt: "k",
 	},
@@ -188,14 +190,29 @@ func writeConvBlockPerResult(b *strings.Builder, k *device.ConvKernel, m cvMode,
 	writeSplit(b, "\t\t", "i", res, append(m.leadSize[:], geomSizes(m.resField, nsp)...))
 	b.WriteString(m.setup)
 	b.WriteString("\t\tfloat part = 0.0f;\n")
-	b.WriteString("\t\tfor (long long t = threadIdx.x; t < terms; t += blockDim.x) {\n")
-	writeSplit(b, "\t\t\t", "t", append([]string{"nn"}, spatial("y", nsp)...), append([]string{"p.N"}, geomSizes("g_out", nsp)...))
-	for d := 0; d < nsp; d++ {
-		b.WriteString("\t\t\t" + tapLine(d, "\t\t\t"))
+	// The terms' loop, with 32-bit divisions where every count fits (a
+	// 64-bit division costs several times more, once per term).
+	names, sizes := append([]string{"nn"}, spatial("y", nsp)...), append([]string{"p.N"}, geomSizes("g_out", nsp)...)
+	for _, narrow := range []bool{true, false} {
+		if narrow {
+			b.WriteString("\t\tif (terms <= 0x7fffffff) {\n")
+		} else {
+			b.WriteString("\t\t} else {\n")
+		}
+		b.WriteString("\t\tfor (long long t = threadIdx.x; t < terms; t += blockDim.x) {\n")
+		if narrow {
+			writeSplit32(b, "\t\t\t", "t", names, sizes)
+		} else {
+			writeSplit(b, "\t\t\t", "t", names, sizes)
+		}
+		for d := 0; d < nsp; d++ {
+			b.WriteString("\t\t\t" + tapLine(d, "\t\t\t"))
+		}
+		fmt.Fprintf(b, "\t\t\tconst long long ea = %s;\n\t\t\tconst long long eb = %s;\n", m.ea, m.eb)
+		fmt.Fprintf(b, "\t\t\tpart += sf_ld_f32((unsigned long long)p.a, %s) * sf_ld_f32((unsigned long long)p.b, %s);\n",
+			offsetExpr("ea", "a_st", 2, spatial(m.aAt, nsp)), offsetExpr("eb", "b_st", 2, spatial(m.bAt, nsp)))
+		b.WriteString("\t\t}\n")
 	}
-	fmt.Fprintf(b, "\t\t\tconst long long ea = %s;\n\t\t\tconst long long eb = %s;\n", m.ea, m.eb)
-	fmt.Fprintf(b, "\t\t\tpart += sf_ld_f32((unsigned long long)p.a, %s) * sf_ld_f32((unsigned long long)p.b, %s);\n",
-		offsetExpr("ea", "a_st", 2, spatial(m.aAt, nsp)), offsetExpr("eb", "b_st", 2, spatial(m.bAt, nsp)))
 	b.WriteString("\t\t}\n")
 	b.WriteString("\t\tsf_part[threadIdx.x] = part;\n\t\t__syncthreads();\n")
 	b.WriteString("\t\tfor (unsigned half = blockDim.x / 2; half > 0; half /= 2) {\n")
