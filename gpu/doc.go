@@ -14,7 +14,7 @@
 //     Vulkan the kind's precompiled SPIR-V (shaders.DataBindings data
 //     bindings; unused bindings get a small dummy buffer) with SPIR-V for
 //     the launch's hooks spliced into its placeholder hook functions
-//     (gpu/vulkan/internal/spv); for WebGPU
+//     (internal/spv); for WebGPU
 //     shaders.Compose(kind, len(Bindings), GenerateHooks(launch));
 //  2. uploads Params to a storage buffer bound read-only at binding 0
 //     (offset-relative: every word offset in the params counts from the

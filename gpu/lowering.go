@@ -3,7 +3,7 @@ package gpu
 import "github.com/shaderflow/shaderflow/tensor/device"
 
 // The lowering decisions that every hook generator shares (WGSL here, SPIR-V
-// in gpu/vulkan/internal/spv): which ops call a function of ops.wgsl (named
+// in internal/spv): which ops call a function of ops.wgsl (named
 // by device's op table), which are plain operators, and the names of the
 // shader helpers generated code calls. Both generators implement device's scalar semantics the same way
 // because they call the same WGSL functions.

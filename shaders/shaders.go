@@ -111,7 +111,7 @@ func Compose(k Kind, dataBindings int, hooks string) string {
 // SPIRV returns the compiled SPIR-V of kind k (the kind's file with every
 // helper file, hooks.wgsl's placeholders included, and DataBindings data
 // bindings; the placeholders' bodies are meant to be replaced at run time,
-// see gpu/vulkan/internal/spv), or an
+// see internal/spv), or an
 // error when it has not been generated.
 func SPIRV(k Kind) ([]byte, error) {
 	b, err := spv.ReadFile("spv/" + string(k) + ".spv")

@@ -14,7 +14,7 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 
 	"github.com/shaderflow/shaderflow/gpu"
-	"github.com/shaderflow/shaderflow/gpu/vulkan/internal/spv"
+	"github.com/shaderflow/shaderflow/internal/spv"
 	"github.com/shaderflow/shaderflow/shaders"
 )
 

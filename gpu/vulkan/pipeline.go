@@ -15,7 +15,7 @@ import (
 
 	vk "github.com/vulkan-go/vulkan"
 
-	"github.com/shaderflow/shaderflow/gpu/vulkan/internal/spv"
+	"github.com/shaderflow/shaderflow/internal/spv"
 )
 
 // pipeline is a created compute pipeline (created by the C layer: the

@@ -1,6 +1,10 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/shaderflow/shaderflow/internal/spv"
+)
 
 // SPV_KHR_float_controls: the opcode, capability and execution mode
 // PreserveNaNInf declares.
@@ -14,8 +18,8 @@ const (
 // PreserveNaNInf declares the SignedZeroInfNanPreserve execution mode for
 // 32-bit floats on every entry point (with its capability and the
 // SPV_KHR_float_controls extension). Without it a Vulkan driver may assume
-// that no float is NaN or infinite and that zeros are unsigned: Mesa and
-// NVIDIA's compilers fold x-x to 0 and lose the NaN of inf-inf. With it the
+// that no float is NaN or infinite and that zeros are unsigned: Mesa's
+// compiler folds x-x to 0 and loses the NaN of inf-inf. With it the
 // driver must keep IEEE semantics. The Vulkan backend enables
 // VK_KHR_shader_float_controls where the device has
 // shaderSignedZeroInfNanPreserveFloat32 and removes the declaration where
@@ -52,7 +56,7 @@ func PreserveNaNInf(m *Module) string {
 		modes = append(modes, Instr{Op: opExecutionMode, Operands: []uint32{e, modeSignedZeroInfNanPreserve, 32}})
 	}
 	m.Code = insertAt(m.Code, lastEntry+1, modes...)
-	m.Code = insertAt(m.Code, max(lastCap, lastExt)+1, Instr{Op: opExtension, Operands: literalString(floatControlsExtension)})
+	m.Code = insertAt(m.Code, max(lastCap, lastExt)+1, Instr{Op: opExtension, Operands: spv.StringWords(floatControlsExtension)})
 	m.Code = insertAt(m.Code, lastCap+1, Instr{Op: opCapability, Operands: []uint32{capSignedZeroInfNanPreserve}})
 	return fmt.Sprintf("SignedZeroInfNanPreserve 32 on %d entry points", len(entries))
 }
@@ -63,17 +67,4 @@ func insertAt(code []Instr, i int, ins ...Instr) []Instr {
 	out = append(out, code[:i]...)
 	out = append(out, ins...)
 	return append(out, code[i:]...)
-}
-
-// literalString encodes s as a nul-terminated SPIR-V literal string.
-func literalString(s string) []uint32 {
-	b := append([]byte(s), 0)
-	for len(b)%4 != 0 {
-		b = append(b, 0)
-	}
-	w := make([]uint32, len(b)/4)
-	for i := range w {
-		w[i] = uint32(b[4*i]) | uint32(b[4*i+1])<<8 | uint32(b[4*i+2])<<16 | uint32(b[4*i+3])<<24
-	}
-	return w
 }

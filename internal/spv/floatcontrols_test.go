@@ -39,7 +39,7 @@ func TestKernelsPreserveNaNAndStripWithout(t *testing.T) {
 		w := WithoutFloatControls(b.words)
 		_, caps, exts, modes = floatControls(w)
 		assert.Equal(t, []int{0, 0, 0}, []int{caps, exts, modes}, "kind %s", k)
-		removed := 2 + 1 + len(stringWords(floatControlsExtension)) + 4*entries
+		removed := 2 + 1 + len(StringWords(floatControlsExtension)) + 4*entries
 		assert.Equal(t, len(b.words)-removed, len(w), "kind %s: only the declarations go", k)
 		_, err := Parse(w)
 		assert.NoError(t, err, "kind %s", k)

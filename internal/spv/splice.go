@@ -34,7 +34,7 @@ func (b *Base) Splice(hooks []gpu.Hook) ([]uint32, error) {
 	out := make([]uint32, 0, len(w)+len(bl.globals)+64*len(rs))
 	out = append(out, w[:b.importAt]...)
 	if b.glsl == 0 {
-		out = appendInst(out, opExtInstImport, append([]uint32{bl.glsl}, stringWords(glslStd450)...)...)
+		out = appendInst(out, opExtInstImport, append([]uint32{bl.glsl}, StringWords(glslStd450)...)...)
 	}
 	out = append(out, w[b.importAt:b.globalEnd]...)
 	out = append(out, bl.globals...)

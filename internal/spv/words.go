@@ -102,8 +102,9 @@ func literalString(ws []uint32) string {
 	return string(s)
 }
 
-// stringWords encodes s as a nul-terminated literal string.
-func stringWords(s string) []uint32 {
+// StringWords encodes s as a nul-terminated SPIR-V literal string (also
+// used by tools/spirv).
+func StringWords(s string) []uint32 {
 	b := append([]byte(s), 0)
 	for len(b)%4 != 0 {
 		b = append(b, 0)
