@@ -9,7 +9,8 @@ package vulkan
 // Without that mode a Vulkan driver may assume that no float is NaN or
 // infinite: lavapipe folds x - x to 0 for x NaN or infinite, and NVIDIA's
 // driver lost NaN in identities of the conformance case. tools/spirv
-// declares SignedZeroInfNanPreserve for 32-bit floats on every kernel. Where the device offers the extension with
+// declares SignedZeroInfNanPreserve for 32-bit floats on every kernel.
+// Where the device offers the extension with
 // shaderSignedZeroInfNanPreserveFloat32, open enables it and the modules
 // keep the declaration, so IEEE NaN and infinity semantics are the
 // driver's obligation. Elsewhere (a module may not declare what the device
