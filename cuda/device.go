@@ -39,6 +39,7 @@ type Device struct {
 	deferred error              // an error of Free, returned by the next Sync
 	index    indexStatus        // where gather and scatter report out-of-range indices
 	lost     error              // the sticky error after which nothing runs
+	tf32     bool               // cuBLAS products may use TF32 tensor cores (SetTF32)
 	closed   bool
 }
 
@@ -66,6 +67,7 @@ func open(drv *driver, nv *nvrtc, ordinal int, staging int) (*Device, error) {
 		programs: map[string]*module{},
 		disk:     openDiskCache(os.Getenv),
 	}
+	d.tf32 = os.Getenv(EnvTF32) == "1"
 	if os.Getenv(EnvGraphs) == "1" && drv.api.cuGraphCreate != nil {
 		if err := d.SetGraphs(true); err != nil {
 			_ = d.Close()

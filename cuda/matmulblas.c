@@ -77,6 +77,11 @@ sf_status sf_blas_create(sf_cu_api *a, sf_ctx *c, sf_blas_api *b, sf_cublas_hand
 	return (sf_status){0, NULL};
 }
 
+sf_status sf_blas_math(sf_blas_api *b, sf_cublas_handle h, int tf32) {
+	SF_BLAS_TRY("cublasSetMathMode", b->cublasSetMathMode(h, tf32 ? SF_CUBLAS_TF32_TENSOR_OP_MATH : SF_CUBLAS_PEDANTIC_MATH));
+	return (sf_status){0, NULL};
+}
+
 sf_status sf_blas_destroy(sf_cu_api *a, sf_ctx *c, sf_blas_api *b, sf_cublas_handle h) {
 	SF_BLAS_TRY("cuCtxSetCurrent", a->cuCtxSetCurrent(c->ctx));
 	SF_BLAS_TRY("cublasDestroy_v2", b->cublasDestroy(h));

@@ -14,6 +14,7 @@ typedef void *sf_cublas_handle;
 #define SF_CUBLAS_OP_N 0
 #define SF_CUBLAS_OP_T 1
 #define SF_CUBLAS_PEDANTIC_MATH 2
+#define SF_CUBLAS_TF32_TENSOR_OP_MATH 3
 
 typedef sf_cublas_status (*sf_pfn_cublasCreate)(sf_cublas_handle *);
 typedef sf_cublas_status (*sf_pfn_cublasDestroy)(sf_cublas_handle);
@@ -51,6 +52,9 @@ int sf_blas_same_driver(sf_cu_api *a);
 // pedantic math (float32 products stay float32: no TF32 tensor cores).
 sf_status sf_blas_create(sf_cu_api *a, sf_ctx *c, sf_blas_api *b, sf_cublas_handle *h);
 sf_status sf_blas_destroy(sf_cu_api *a, sf_ctx *c, sf_blas_api *b, sf_cublas_handle h);
+// sf_blas_math sets the handle's math mode: TF32 tensor cores (tf32 != 0)
+// or pedantic float32.
+sf_status sf_blas_math(sf_blas_api *b, sf_cublas_handle h, int tf32);
 // sf_blas_timing_fn stands for cuBLAS's SGEMM among the launches the
 // kernel timer reports: sf_blas_sgemm counts and times its call as one
 // kernel, events bracketing every kernel cuBLAS launches for it.

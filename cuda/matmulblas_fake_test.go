@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,7 +19,7 @@ import (
 // reference; each SGEMM counted as one kernel call and timed as
 // blasKernelName by the profiler like the backend's own kernels; and,
 // with graphs on, a launch queued before the SGEMM submitted first (the
-// product reads what the queued copy wrote).
+// product reads what the queued copy wrote); then SetTF32 (testTF32).
 func TestCuBLASThroughDouble(t *testing.T) {
 	f := buildFake(t, []string{"-Wl,-soname,libcuda.so.1"}, nil)
 	d := f.open(t, 1<<20)
@@ -83,4 +84,40 @@ func TestCuBLASThroughDouble(t *testing.T) {
 	require.NoError(t, d.Copy(&device.CopyKernel{Dst: device.Contiguous(a2, f32, 0, []int{m * k}), Src: device.Contiguous(a, f32, 0, []int{m * k})}))
 	require.NoError(t, d.MatMul(product(a2, device.Identity(f32))))
 	assert.Equal(t, want, gputest.Download(t, d, out, f32, 0, m*n))
+	require.NoError(t, d.SetGraphs(false))
+	t.Run("TF32", func(t *testing.T) { testTF32(t, f, d) })
+}
+
+// testTF32 checks SetTF32 through the fake cuBLAS, which rounds the
+// operands to TF32's 10-bit mantissa under CUBLAS_TF32_TENSOR_OP_MATH: a
+// product of 1+2^-12 by itself is 1 with TF32 and 1+2^-11 (its float32
+// rounding) without. TF32 is turned on for the existing handle, then the
+// handle is made again with it on (the mode applied at creation), then
+// turned off. (One fake driver with cuBLAS's soname per process: the
+// checks share TestCuBLASThroughDouble's.)
+func testTF32(t *testing.T, f *fake, d *Device) {
+	f32 := device.Float32
+	const m, n, k = 2, 2, 2
+	x := 1 + math.Pow(2, -12)
+	a := gputest.Upload(t, d, f32, []float64{x, 0, 0, x})
+	b := gputest.Upload(t, d, f32, []float64{x, 0, 0, x})
+	out := gputest.Alloc(t, d, 4*m*n)
+	product := func() []float64 {
+		require.NoError(t, d.MatMul(&device.MatMulKernel{M: m, N: n, K: k, A: device.Contiguous(a, f32, 0, []int{m, k}),
+			B: device.Contiguous(b, f32, 0, []int{k, n}), Epilogue: device.Identity(f32),
+			Outputs: []device.View{device.Contiguous(out, f32, 0, []int{m, n})}}))
+		return gputest.Download(t, d, out, f32, 0, m*n)
+	}
+	exact := float64(float32(x * x))
+	require.NotEqual(t, 1.0, exact)
+	assert.Equal(t, []float64{exact, 0, 0, exact}, product(), "float32 operands by default")
+	require.NoError(t, d.SetTF32(true))
+	assert.Equal(t, 1, f.count(t, "cublasSetMathMode m=3"))
+	assert.Equal(t, []float64{1, 0, 0, 1}, product(), "TF32 operands")
+	require.NoError(t, d.closeBLAS())
+	require.NoError(t, d.useBLAS([]string{f.dir + "/libcublas.so.13"}))
+	assert.Equal(t, 2, f.count(t, "cublasSetMathMode m=3"), "a new handle is made with TF32 on")
+	assert.Equal(t, []float64{1, 0, 0, 1}, product(), "TF32 operands")
+	require.NoError(t, d.SetTF32(false))
+	assert.Equal(t, []float64{exact, 0, 0, exact}, product(), "float32 operands again")
 }

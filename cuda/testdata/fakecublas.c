@@ -38,7 +38,21 @@ int cublasSetStream_v2(handle_t *h, void *s) {
 
 int cublasSetMathMode(handle_t *h, int mode) {
 	h->mode = mode;
+	logf_("cublasSetMathMode", mode, 0, 0, 0);
 	return 0;
+}
+
+// tf32 rounds x to TF32's 10-bit mantissa (to nearest, ties away), as
+// tensor cores read float32 operands under CUBLAS_TF32_TENSOR_OP_MATH (3).
+static float tf32(float x) {
+	union {
+		float f;
+		unsigned u;
+	} v = {x};
+	if ((v.u & 0x7f800000u) != 0x7f800000u) {
+		v.u = (v.u + 0x1000u) & 0xffffe000u;
+	}
+	return v.f;
 }
 
 // Column-major C = alpha op(A) op(B) + beta C for each batch; op is the
@@ -59,6 +73,10 @@ int cublasSgemmStridedBatched(handle_t *h, int ta, int tb, int m, int n, int k, 
 				for (int p = 0; p < k; p++) {
 					float x = ta ? a[p + (long long)i * lda] : a[i + (long long)p * lda];
 					float y = tb ? b[j + (long long)p * ldb] : b[p + (long long)j * ldb];
+					if (h->mode == 3) {
+						x = tf32(x);
+						y = tf32(y);
+					}
 					s += x * y;
 				}
 				float *out = &c[i + (long long)j * ldc];
