@@ -5,9 +5,9 @@
 # kernel tests under compute-sanitizer (memcheck and racecheck), the
 # benchmarks beside PyTorch CUDA (a training step with CUDA graphs off and
 # on among them), the host time per kernel launch with and without graphs,
-# and MLP (kernels compiled in the epoch or cached; CUDA graphs off and on)
-# and CNN training epochs against PyTorch CUDA. Writes summary.md and the logs and reports into OUTDIR. Each step has
-# a time limit so that the whole stays within about seven minutes.
+# and MLP and CNN training epochs against PyTorch CUDA (kernels compiled in
+# the epoch or cached; the MLP also with CUDA graphs on and with cuBLAS off). Writes summary.md and the logs and reports into OUTDIR. Each step has
+# a time limit so that the whole stays within about nine minutes.
 # Usage: ./run.sh OUTDIR
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -118,18 +118,25 @@ grep -E '^BenchmarkHardwareLaunch' "$out/launch.log" | sed 's/^/    /' >>"$summa
 # One MLP training epoch on Fashion-MNIST against PyTorch CUDA (the demo's
 # --bench protocol): first with the kernels of the step not yet compiled
 # (NVRTC runs inside the epoch), then with them in the disk cache, with CUDA
-# graphs off and on; then one CNN epoch. Each log ends with the profiler's
-# summary (kernel times by CUDA events).
+# graphs off and on, and with cuBLAS off (every product on the generated
+# kernel: compiled, then cached); then one CNN epoch, compiled and cached.
+# Each log ends with the profiler's summary (kernel times by CUDA events).
+train() { # name, timeout, cache, demo arguments...
+	local name=$1 limit=$2 cache=$3
+	shift 3
+	SHADERFLOW_CUDA_CACHE=$cache SHADERFLOW_PYTHON=${PYTHON:-python3} timeout "$limit" ./demo --backend cuda --epochs 1 --bench --data fashion-mnist "$@" >"$out/train-$name.log" 2>&1
+	echo "- $name vs PyTorch CUDA (train-$name.log): exit $?" >>"$summary"
+	grep -A1 '^epoch  *shaderflow' "$out/train-$name.log" | sed 's/^/    /' >>"$summary"
+}
 if [ -d fashion-mnist ]; then
-	rm -rf "$here/mlp-cache" # a kernel cache of the MLP's runs alone
-	for run in 0-cold 0-warm 1-warm; do
-		SHADERFLOW_CUDA_CACHE=$here/mlp-cache SHADERFLOW_CUDA_GRAPHS=${run%-*} SHADERFLOW_PYTHON=${PYTHON:-python3} timeout 40 ./demo --backend cuda --train mlp --epochs 1 --bench --data fashion-mnist >"$out/train-mlp-graphs$run.log" 2>&1
-		echo "- MLP epoch vs PyTorch CUDA, CUDA graphs ${run%-*}, kernel cache ${run#*-} (train-mlp-graphs$run.log): exit $?" >>"$summary"
-		grep -A1 '^epoch  *shaderflow' "$out/train-mlp-graphs$run.log" | sed 's/^/    /' >>"$summary"
-	done
-	SHADERFLOW_PYTHON=${PYTHON:-python3} timeout 60 ./demo --backend cuda --train cnn --epochs 1 --bench --data fashion-mnist >"$out/train-cnn.log" 2>&1
-	echo "- CNN epoch vs PyTorch CUDA (train-cnn.log): exit $?" >>"$summary"
-	grep -A1 '^epoch  *shaderflow' "$out/train-cnn.log" | sed 's/^/    /' >>"$summary"
+	rm -rf "$here/mlp-cache" "$here/cnn-cache" # kernel caches of these runs alone
+	train mlp-compiled 30 "$here/mlp-cache" --train mlp
+	train mlp-cached 30 "$here/mlp-cache" --train mlp
+	SHADERFLOW_CUDA_GRAPHS=1 train mlp-cached-graphs 30 "$here/mlp-cache" --train mlp
+	SHADERFLOW_CUDA_CUBLAS=/none train mlp-nocublas-compiled 30 "$here/mlp-cache" --train mlp
+	SHADERFLOW_CUDA_CUBLAS=/none train mlp-nocublas-cached 30 "$here/mlp-cache" --train mlp
+	train cnn-compiled 45 "$here/cnn-cache" --train cnn
+	train cnn-cached 45 "$here/cnn-cache" --train cnn
 else
 	echo "- MLP and CNN training: skipped (build.sh found no Fashion-MNIST)" >>"$summary"
 fi
