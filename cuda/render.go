@@ -166,50 +166,39 @@ func renderElementwise(k *device.ElementwiseKernel) string {
 			fmt.Fprintf(&b, "%ssf_st_%s(p.out[%d], p.out_off[%d] + i, r%d);\n", indent, dtypeSuffix[k.Outputs[j].DType], j, j, r)
 		}
 	}
-	b.WriteString("\tif (p.rank <= 1 && p.n <= 0x7fffffff) {\n")
-	fmt.Fprintf(&b, "\t\t// At most one dimension of fewer than 2^31 positions: 32-bit positions, no\n"+
-		"\t\t// division, and %d positions a step whose loads all come before their stores.\n", ewUnroll)
-	b.WriteString("\t\tconst unsigned n = (unsigned)p.n, step = gridDim.x * blockDim.x;\n")
-	b.WriteString("\t\tunsigned i0 = blockIdx.x * blockDim.x + threadIdx.x;\n")
-	fmt.Fprintf(&b, "\t\tfor (; i0 + %d * step < n; i0 += %d * step) {\n", ewUnroll-1, ewUnroll)
-	for u := 0; u < ewUnroll; u++ {
-		for j := 0; j < l.nin; j++ {
-			fmt.Fprintf(&b, "\t\t\tconst auto l%d_%d = sf_ld_%s(p.in[%d], p.in_off[%d] + (long long)(i0 + %d * step) * p.in_stride[%d][0]);\n",
-				u, j, dtypeSuffix[k.Inputs[j].DType], j, j, u, j)
+	// unrolled32 writes a branch for launches of fewer than 2^31 positions
+	// that cond selects: 32-bit positions, ewUnroll positions a step whose
+	// loads all come before their stores, then a remainder loop; offsets
+	// declares the input offsets e<j><suffix> at position pos.
+	unrolled32 := func(cond, comment string, offsets func(pos, suffix string)) {
+		fmt.Fprintf(&b, "\tif (%s) {\n\t\t// %s\n", cond, comment)
+		b.WriteString("\t\tconst unsigned n = (unsigned)p.n, step = gridDim.x * blockDim.x;\n")
+		b.WriteString("\t\tunsigned i0 = blockIdx.x * blockDim.x + threadIdx.x;\n")
+		fmt.Fprintf(&b, "\t\tfor (; i0 + %d * step < n; i0 += %d * step) {\n", ewUnroll-1, ewUnroll)
+		for u := 0; u < ewUnroll; u++ {
+			offsets(fmt.Sprintf("i0 + %d * step", u), fmt.Sprintf("_%d", u))
+			for j := 0; j < l.nin; j++ {
+				fmt.Fprintf(&b, "\t\t\tconst auto l%d_%d = sf_ld_%s(p.in[%d], e%d_%d);\n", u, j, dtypeSuffix[k.Inputs[j].DType], j, j, u)
+			}
 		}
-	}
-	for u := 0; u < ewUnroll; u++ {
-		fmt.Fprintf(&b, "\t\t\t{\n\t\t\t\tconst unsigned i = i0 + %d * step;\n", u)
-		body("\t\t\t\t", func(j int) string { return fmt.Sprintf("l%d_%d", u, j) })
-		b.WriteString("\t\t\t}\n")
-	}
-	b.WriteString("\t\t}\n\t\tfor (unsigned i = i0; i < n; i += step) {\n")
-	for j := 0; j < l.nin; j++ {
-		fmt.Fprintf(&b, "\t\t\tconst long long e%d = p.in_off[%d] + (long long)i * p.in_stride[%d][0];\n", j, j, j)
-	}
-	body("\t\t\t", load)
-	b.WriteString("\t\t}\n\t\treturn;\n\t}\n")
-	b.WriteString("\tif (p.n <= 0x7fffffff) {\n")
-	fmt.Fprintf(&b, "\t\t// Several dimensions, fewer than 2^31 positions: a 32-bit division per\n"+
-		"\t\t// dimension (a 64-bit one costs several times more), %d positions a step.\n", ewUnroll)
-	b.WriteString("\t\tconst unsigned n = (unsigned)p.n, step = gridDim.x * blockDim.x;\n")
-	b.WriteString("\t\tunsigned i0 = blockIdx.x * blockDim.x + threadIdx.x;\n")
-	fmt.Fprintf(&b, "\t\tfor (; i0 + %d * step < n; i0 += %d * step) {\n", ewUnroll-1, ewUnroll)
-	for u := 0; u < ewUnroll; u++ {
-		writeOffsets32(&b, "\t\t\t", fmt.Sprintf("i0 + %d * step", u), fmt.Sprintf("_%d", u), l.nin)
-		for j := 0; j < l.nin; j++ {
-			fmt.Fprintf(&b, "\t\t\tconst auto l%d_%d = sf_ld_%s(p.in[%d], e%d_%d);\n", u, j, dtypeSuffix[k.Inputs[j].DType], j, j, u)
+		for u := 0; u < ewUnroll; u++ {
+			fmt.Fprintf(&b, "\t\t\t{\n\t\t\t\tconst unsigned i = i0 + %d * step;\n", u)
+			body("\t\t\t\t", func(j int) string { return fmt.Sprintf("l%d_%d", u, j) })
+			b.WriteString("\t\t\t}\n")
 		}
+		b.WriteString("\t\t}\n\t\tfor (unsigned i = i0; i < n; i += step) {\n")
+		offsets("i", "")
+		body("\t\t\t", load)
+		b.WriteString("\t\t}\n\t\treturn;\n\t}\n")
 	}
-	for u := 0; u < ewUnroll; u++ {
-		fmt.Fprintf(&b, "\t\t\t{\n\t\t\t\tconst unsigned i = i0 + %d * step;\n", u)
-		body("\t\t\t\t", func(j int) string { return fmt.Sprintf("l%d_%d", u, j) })
-		b.WriteString("\t\t\t}\n")
-	}
-	b.WriteString("\t\t}\n\t\tfor (unsigned i = i0; i < n; i += step) {\n")
-	writeOffsets32(&b, "\t\t\t", "i", "", l.nin)
-	body("\t\t\t", load)
-	b.WriteString("\t\t}\n\t\treturn;\n\t}\n")
+	unrolled32("p.rank <= 1 && p.n <= 0x7fffffff", "At most one dimension: each view's offset is a multiple of its one stride, no division.",
+		func(pos, suffix string) {
+			for j := 0; j < l.nin; j++ {
+				fmt.Fprintf(&b, "\t\t\tconst long long e%d%s = p.in_off[%d] + (long long)(%s) * p.in_stride[%d][0];\n", j, suffix, j, pos, j)
+			}
+		})
+	unrolled32("p.n <= 0x7fffffff", "Several dimensions: a 32-bit division per dimension (a 64-bit one costs several times more).",
+		func(pos, suffix string) { writeOffsets32(&b, "\t\t\t", pos, suffix, l.nin) })
 	b.WriteString("\tconst long long step = (long long)gridDim.x * blockDim.x;\n")
 	b.WriteString("\tfor (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += step) {\n")
 	writeOutOffsets(&b, "\t\t", "i", l.nin, 0)
