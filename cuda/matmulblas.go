@@ -70,9 +70,8 @@ var (
 const EnvTF32 = "SHADERFLOW_CUDA_TF32"
 
 // SetTF32 lets the device's float32 products through cuBLAS use TF32
-// tensor cores (on), which round each operand to a 10-bit mantissa before
-// multiplying: several times faster on GPUs that have them, about three
-// decimal digits of operand precision. Off (the default) keeps them
+// tensor cores (on), which round each operand to a 10-bit mantissa (about
+// three decimal digits) before multiplying. Off (the default) keeps them
 // float32-accurate. Products of the generated kernel are float32 either
 // way.
 func (d *Device) SetTF32(on bool) error {
