@@ -16,6 +16,8 @@ go test -c -ldflags="-s -w" -o "$dest/cuda.test" ./cuda
 go test -c -ldflags="-s -w" -o "$dest/vulkan.test" ./gpu/vulkan
 go test -c -ldflags="-s -w" -o "$dest/webgpu.test" ./gpu/webgpu
 go build -ldflags="-s -w" -tags shaderflow_nowebgpu -o "$dest/gpucheck" ./tools/gpucheck
+# BenchmarkAdd (unscoped against scoped loops) for CUDA and Vulkan.
+go test -c -ldflags="-s -w" -tags shaderflow_nowebgpu -o "$dest/backends.test" ./tensor/backends
 # The demo trains the MLP against PyTorch CUDA (--train mlp --bench) on
 # Fashion-MNIST, which GPU machines lack: the Debian package's files go
 # along (about 30 MB).

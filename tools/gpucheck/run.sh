@@ -7,7 +7,7 @@
 # on among them), the host time per kernel launch with and without graphs,
 # and MLP and CNN training epochs against PyTorch CUDA (kernels compiled in
 # the epoch or cached; the MLP also with CUDA graphs on and with cuBLAS off). Writes summary.md and the logs and reports into OUTDIR. Each step has
-# a time limit so that the whole stays within about nine minutes.
+# a time limit so that the whole stays within about ten minutes.
 # Usage: ./run.sh OUTDIR
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -114,6 +114,13 @@ echo "- gpucheck benchmarks: exit $? (report.md)" >>"$summary"
 timeout 25 ./cuda.test -test.run '^$' -test.bench 'BenchmarkHardwareLaunch' -test.benchtime 20000x -test.count 3 >"$out/launch.log" 2>&1
 echo "- host time per launch (BenchmarkHardwareLaunch, exit $?):" >>"$summary"
 grep -E '^BenchmarkHardwareLaunch' "$out/launch.log" | sed 's/^/    /' >>"$summary"
+
+# The unscoped loop (results left to the garbage collector) against the
+# scoped one, on CUDA and on Vulkan: BenchmarkAdd, 40 adds of 10M elements
+# a run after its warm-up, three runs each.
+timeout 60 ./backends.test -test.run '^$' -test.bench 'BenchmarkAdd/(cuda|vulkan)/(unscoped|scoped)$' -test.benchtime 40x -test.count 3 >"$out/unscoped.log" 2>&1
+echo "- unscoped against scoped adds (BenchmarkAdd, exit $?):" >>"$summary"
+grep -E '^BenchmarkAdd' "$out/unscoped.log" | sed 's/^/    /' >>"$summary"
 
 # One MLP training epoch on Fashion-MNIST against PyTorch CUDA (the demo's
 # --bench protocol): first with the kernels of the step not yet compiled
