@@ -304,9 +304,9 @@ fn op_trunc(x: f32) -> f32 { return trunc(x); }
 
 // WGSL lets a compiler assume that no value is NaN or infinite, and so does
 // Vulkan unless a module declares SignedZeroInfNanPreserve (which
-// tools/spirv adds where the device has it): Mesa's and NVIDIA's compilers
-// fold x - x and x + -x to 0 once they see one value on both sides, and
-// (x - x) * y with it, where IEEE gives NaN for x NaN or infinite. So add,
+// tools/spirv adds where the device has it): Mesa's compiler folds x - x
+// and x + -x to 0 once it sees one value on both sides, and (x - x) * y
+// with it, where IEEE gives NaN for x NaN or infinite. So add,
 // sub, mul and div return the float operation only where both operands are
 // finite (and the divisor is not zero), where such folds are exact, and
 // take every other IEEE result from the operands' bits: integer tests,

@@ -48,13 +48,13 @@ func Parse(words []uint32) (*Base, error) {
 		o := words[i+1 : i+n]
 		switch {
 		case op == opExtInstImport && len(o) >= 2:
-			if literalString(o[1:]) == glslStd450 {
+			if LiteralString(o[1:]) == glslStd450 {
 				b.glsl = o[0]
 			}
 		case op == opMemoryModel:
 			b.importAt = i
 		case op == opName && len(o) >= 2:
-			names[o[0]] = literalString(o[1:])
+			names[o[0]] = LiteralString(o[1:])
 		case op == opDecorate && len(o) >= 3 && o[1] == decorationBinding:
 			bindings[o[0]] = int(o[2])
 		case op == opDecorate && len(o) >= 3 && o[1] == decorationDescSet:

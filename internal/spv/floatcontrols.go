@@ -29,7 +29,7 @@ func WithoutFloatControls(words []uint32) []uint32 {
 		}
 		op, o := uint16(words[i]), words[i+1:i+n]
 		drop := (op == opCapability && len(o) == 1 && o[0] == capSignedZeroInfNanPreserve) ||
-			(op == opExtension && literalString(o) == floatControlsExtension) ||
+			(op == opExtension && LiteralString(o) == floatControlsExtension) ||
 			(op == opExecutionMode && len(o) >= 2 && o[1] == modeSignedZeroInfNanPreserve)
 		if !drop {
 			out = append(out, words[i:i+n]...)

@@ -22,7 +22,7 @@ func floatControls(words []uint32) (entries, caps, exts, modes int) {
 			entries++
 		case op == opCapability && o[0] == capSignedZeroInfNanPreserve:
 			caps++
-		case op == opExtension && literalString(o) == floatControlsExtension:
+		case op == opExtension && LiteralString(o) == floatControlsExtension:
 			exts++
 		case op == opExecutionMode && len(o) == 3 && o[1] == modeSignedZeroInfNanPreserve && o[2] == 32:
 			modes++

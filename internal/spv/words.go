@@ -87,8 +87,9 @@ func appendInst(w []uint32, op uint16, operands ...uint32) []uint32 {
 	return append(w, operands...)
 }
 
-// literalString decodes the nul-terminated string starting at ws[0].
-func literalString(ws []uint32) string {
+// LiteralString decodes the nul-terminated string starting at ws[0] (also
+// used by tools/spirv).
+func LiteralString(ws []uint32) string {
 	var s []byte
 	for _, w := range ws {
 		for k := 0; k < 4; k++ {

@@ -56,7 +56,8 @@ func edgeCases() []testCase {
 		{name: "nan_survives_identities", run: func(e *env) {
 			// A shader compiler that assumes no NaN or infinity folds x-x
 			// and x+-x to 0 once it sees one value on both sides (lavapipe
-			// and NVIDIA's Vulkan driver did, fused and in a lone x-x), and
+			// did, fused and in a lone x-x; NVIDIA's Vulkan driver lost NaN
+			// in this case too), and
 			// may fold x/x to 1, 0*x to 0 and x<=x to true: each is wrong
 			// for some of these x.
 			x := e.constant(tensor.Float32, []float64{nan, 1, inf, -inf, -2, 0}, 6)

@@ -44,13 +44,9 @@ func run(backend, out, torchScript, python string, stepOnly bool) error {
 		all = nil
 	}
 	for _, c := range all {
-		s, err := measure(d, c)
+		s, ks, err := measure(d, c)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
-		}
-		ks, err := profileKernels(d, c)
-		if err != nil {
-			return fmt.Errorf("%s, profiled: %w", c.name, err)
 		}
 		fmt.Fprintf(os.Stderr, "%-24s %10.1f us; kernels: %s\n", c.name, s*1e6, ks)
 		rep.Rows = append(rep.Rows, row{Name: c.name, Seconds: s, Bytes: c.bytes, Flops: c.flops, Kernels: ks})
@@ -89,8 +85,9 @@ func run(backend, out, torchScript, python string, stepOnly bool) error {
 }
 
 // measure runs c's warm-up, then times each run (the operation and a wait
-// for its result) and returns the median in seconds.
-func measure(d *tensor.Device, c benchCase) (float64, error) {
+// for its result), then profiles one more run on the same inputs; it
+// returns the median in seconds and the profiled run's kernels.
+func measure(d *tensor.Device, c benchCase) (float64, string, error) {
 	in := c.setup(d)
 	defer func() {
 		for _, t := range in {
@@ -111,31 +108,26 @@ func measure(d *tensor.Device, c benchCase) (float64, error) {
 	}
 	for range warmup {
 		if _, err := once(); err != nil {
-			return 0, err
+			return 0, "", err
 		}
 	}
 	times := make([]float64, runs)
 	for i := range times {
 		el, err := once()
 		if err != nil {
-			return 0, err
+			return 0, "", err
 		}
 		times[i] = el.Seconds()
 	}
 	slices.Sort(times)
-	return times[len(times)/2], nil
+	ks, err := profileKernels(d, c, in)
+	return times[len(times)/2], ks, err
 }
 
-// profileKernels runs c once more with the profiler on and returns the
-// kernels it launched with their device times, e.g. "reduce 1x 120.3 us,
-// elementwise 1x 80.1 us".
-func profileKernels(d *tensor.Device, c benchCase) (string, error) {
-	in := c.setup(d)
-	defer func() {
-		for _, t := range in {
-			t.Release()
-		}
-	}()
+// profileKernels runs c's operation on in once with the profiler on and
+// returns the kernels it launched with their device times, e.g. "reduce 1x
+// 120.3 us, elementwise 1x 80.1 us".
+func profileKernels(d *tensor.Device, c benchCase, in []*tensor.Tensor) (string, error) {
 	if err := d.Sync(); err != nil {
 		return "", err
 	}

@@ -25,7 +25,7 @@ func TestProfileKernelsNamesTheKernels(t *testing.T) {
 		require.NoError(t, x.Realize())
 		return []*tensor.Tensor{x}
 	}, op: func(in []*tensor.Tensor) *tensor.Tensor { return in[0].Softmax(1) }}
-	ks, err := profileKernels(d, c)
+	ks, err := profileKernels(d, c, c.setup(d))
 	require.NoError(t, err)
 	require.Regexp(t, `^[\w.]+ \d+x [0-9.]+ us(, [\w.]+ \d+x [0-9.]+ us)*$`, ks)
 	require.Contains(t, ks, "reduce")

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/shaderflow/shaderflow/internal/spv"
 )
 
 // magic is the first word of every SPIR-V module.
@@ -132,15 +134,5 @@ func (m *Module) Bytes() []byte {
 // LiteralString decodes the nul-terminated string that starts at operand
 // word i of in (OpExtension, OpEntryPoint names).
 func (in Instr) LiteralString(i int) string {
-	var s []byte
-	for _, w := range in.Operands[min(i, len(in.Operands)):] {
-		for k := 0; k < 4; k++ {
-			c := byte(w >> (8 * k))
-			if c == 0 {
-				return string(s)
-			}
-			s = append(s, c)
-		}
-	}
-	return string(s)
+	return spv.LiteralString(in.Operands[min(i, len(in.Operands)):])
 }
