@@ -202,3 +202,24 @@ func (k *ReduceKernel) Accumulator() DType {
 	}
 	return k.Prologue.Code[r].Type
 }
+
+// SoftmaxKernel computes, for every row along the last dimension of In, the
+// softmax exp(x-m) / sum(exp(x-m)) with m the row's maximum, or with Log the
+// log-softmax (x-m) - log(sum(exp(x-m))), in one kernel that reads each row
+// once. In is a Float32 view of any strides with a non-empty last dimension;
+// Out is a contiguous Float32 view of In's shape. As in PyTorch, a row that
+// holds a NaN or +Inf, or is all -Inf, gives NaN everywhere.
+type SoftmaxKernel struct {
+	In  View
+	Out View
+	Log bool
+}
+
+// RowSoftmaxer is implemented by devices with a one-pass softmax row kernel.
+// The front end uses it when the device has it and otherwise builds softmax
+// from a maximum, a sum and a division (three kernels that each read the
+// rows).
+type RowSoftmaxer interface {
+	// Softmax runs a softmax or log-softmax over rows.
+	Softmax(k *SoftmaxKernel) error
+}

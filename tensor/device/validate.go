@@ -734,3 +734,24 @@ func (k *CopyKernel) Validate() error {
 	}
 	return nil
 }
+
+// Validate checks the kernel (see the package's validation rules).
+func (k *SoftmaxKernel) Validate() error {
+	const kn = "softmax"
+	if k == nil {
+		return fmt.Errorf("device: %s: nil kernel", kn)
+	}
+	if err := checkView(kn, "In", k.In); err != nil {
+		return err
+	}
+	if err := checkDType(kn, "In", k.In, Float32); err != nil {
+		return err
+	}
+	if len(k.In.Shape) == 0 || k.In.Shape[len(k.In.Shape)-1] == 0 {
+		return fmt.Errorf("device: %s: In (shape %v) has no rows to normalize: its last dimension must be non-empty", kn, k.In.Shape)
+	}
+	if err := checkOutput(kn, "Out", k.Out, k.In.Shape); err != nil {
+		return err
+	}
+	return checkDType(kn, "Out", k.Out, Float32)
+}
