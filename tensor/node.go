@@ -21,6 +21,7 @@ const (
 	kindGather
 	kindScatter
 	kindCat
+	kindSoftmax // softmax or log-softmax rows in one kernel
 )
 
 // view is a strided window onto a node's contiguous result.

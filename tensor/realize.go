@@ -51,6 +51,8 @@ func (d *Device) realize(n *node) error {
 		err = d.runScatter(n)
 	case kindCat:
 		err = d.runCat(n)
+	case kindSoftmax:
+		err = d.runSoftmax(n)
 	default:
 		err = fmt.Errorf("tensor: node of kind %s has no data", n.kind)
 	}

@@ -8,9 +8,12 @@ func (t *Tensor) Softmax(axis int) *Tensor {
 	t.check("Softmax")
 	axis = normAxis("Softmax", axis, t.Dim())
 	x := t.Detach().asFloat32() // recorded below as one op
-	e := x.Sub(rowMax(x, axis)).Exp()
-	out := e.Div(e.SumKeepDim(axis)).Cast(floatType(t.DType()))
-	return recordGrad(opSoftmax, out, []*Tensor{t}, axis)
+	out := rowKernel(t, x, axis, false)
+	if out == nil {
+		e := x.Sub(rowMax(x, axis)).Exp()
+		out = e.Div(e.SumKeepDim(axis))
+	}
+	return recordGrad(opSoftmax, out.Cast(floatType(t.DType())), []*Tensor{t}, axis)
 }
 
 // LogSoftmax is log(Softmax(t)) computed stably.
@@ -18,9 +21,22 @@ func (t *Tensor) LogSoftmax(axis int) *Tensor {
 	t.check("LogSoftmax")
 	axis = normAxis("LogSoftmax", axis, t.Dim())
 	x := t.Detach().asFloat32() // recorded below as one op
-	z := x.Sub(rowMax(x, axis))
-	out := z.Sub(z.Exp().SumKeepDim(axis).Log()).Cast(floatType(t.DType()))
-	return recordGrad(opLogSoftmax, out, []*Tensor{t}, axis)
+	out := rowKernel(t, x, axis, true)
+	if out == nil {
+		z := x.Sub(rowMax(x, axis))
+		out = z.Sub(z.Exp().SumKeepDim(axis).Log())
+	}
+	return recordGrad(opLogSoftmax, out.Cast(floatType(t.DType())), []*Tensor{t}, axis)
+}
+
+// rowKernel is the softmax (log-softmax with log) of x, t as Float32, by the
+// device's row kernel when axis is the last one, or nil. Float64 keeps the
+// three-kernel path.
+func rowKernel(t, x *Tensor, axis int, log bool) *Tensor {
+	if axis != x.Dim()-1 || t.DType() == Float64 {
+		return nil
+	}
+	return rowSoftmax(x, log)
 }
 
 // rowMax is x's maximum along axis, kept as a size-one dimension. An empty

@@ -54,7 +54,7 @@ func groups() []group {
 		{"zerostride", zeroStrideCases()},
 		{"padwindow", padWindowCases()},
 		{"reduce", reduceCases()},
-		{"softmax", softmaxCases()},
+		{"softmax", append(softmaxCases(), softmaxRowCases()...)},
 		{"matmul", matmulCases()},
 		{"conv", convCases()},
 		{"pool", poolCases()},
