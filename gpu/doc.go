@@ -41,7 +41,7 @@
 // or, for buffers larger than Target.MaxBindingBytes, the aligned span the
 // kernel's views use, and rebases the view offsets accordingly. Kernels
 // whose spans are larger run in slabs (slabs.go): elementwise and copy
-// over their shape, reduce over its outputs, matmul over its batch, conv
+// over their shape, reduce over its outputs, softmax over its rows, matmul over its batch, conv
 // and pool over their images (pool also its channels; a backward-weight
 // conv sums its slabs' partial sums through scratch, convslabs.go), gather
 // and scatter over the index's dimensions before the axis
@@ -119,6 +119,14 @@
 //
 // Copy (copy): n = elements; [5] rank r; [9] offset of the shape;
 // [10] Dst and [11] Src descriptors (rank r).
+//
+// Softmax (softmax_rows): n = rows; [4] L, the row length; [5] 1 for
+// log-softmax; [6] r, the rank of the rows' coalesced shape; [9] offset of
+// that shape (r words); [10] In descriptor (rank r+1: the rows' strides,
+// then the stride along a row); [11] Out descriptor (rank 0, contiguous).
+// One workgroup per row: a running maximum and sum per invocation, a tree
+// in workgroup memory, then the writes; rows of at most 3072 elements are
+// read once, longer ones twice.
 //
 // # Hooks
 //

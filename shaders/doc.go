@@ -18,7 +18,7 @@
 //     SPIR-V generated for each launch's fused programs;
 //   - window.wgsl: convolution and pooling window geometry;
 //   - one file per kernel kind with its @compute entry points: elementwise,
-//     reduce, matmul, conv, pool, gather, scatter, copy.
+//     reduce, matmul, conv, pool, gather, scatter, copy, softmax.
 //
 // A kind's complete shader is its file plus every helper file (the files
 // without an entry point). The WebGPU backend instead composes the kind's

@@ -27,10 +27,11 @@ const (
 	Gather      Kind = "gather"
 	Scatter     Kind = "scatter"
 	Copy        Kind = "copy"
+	Softmax     Kind = "softmax"
 )
 
 // Kinds lists every kernel kind.
-var Kinds = []Kind{Elementwise, Reduce, MatMul, Conv, Pool, Gather, Scatter, Copy}
+var Kinds = []Kind{Elementwise, Reduce, MatMul, Conv, Pool, Gather, Scatter, Copy, Softmax}
 
 // The helper files.
 const (

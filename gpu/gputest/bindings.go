@@ -36,6 +36,7 @@ func RunBindingLimits(t *testing.T, d device.Device, setBindingLimit func(int64)
 			t.Run(c.name, func(t *testing.T) { compareCase(t, d, cpu, seed, c) })
 		}
 		testBindingRefusals(t, d)
+		t.Run("Softmax", func(t *testing.T) { testSoftmaxBindings(t, d) })
 	})
 	t.Run("LoweredWithLoops", func(t *testing.T) {
 		setBindingLimit(LimitBindingBytes)

@@ -43,6 +43,7 @@ func RunLimits(t *testing.T, d device.Device, setLoopLimit func(int), realSizes 
 			t.Run(c.name, func(t *testing.T) { compare(t, c) })
 		}
 		testLoweredRefusals(t, d)
+		t.Run("Softmax", func(t *testing.T) { testSoftmaxLoops(t, d) })
 	})
 	if !realSizes {
 		return

@@ -24,6 +24,7 @@ var kernelTests = []struct {
 	{"Scatter", testScatter},
 	{"IndexErrors", testIndexErrors},
 	{"Copy", testCopy},
+	{"Softmax", testSoftmax},
 }
 
 // RunKernels runs the kernel tests of every kind on d.
@@ -31,7 +32,7 @@ func RunKernels(t *testing.T, d device.Device) { RunKinds(t, d) }
 
 // RunKinds runs the kernel tests whose names start with one of kinds
 // ("Elementwise", "Reduce", "MatMul", "Conv", "Pool", "Gather", "Scatter",
-// "IndexErrors", "Copy"), or every test when kinds is empty: for a test of
+// "IndexErrors", "Copy", "Softmax"), or every test when kinds is empty: for a test of
 // one kind's kernels alone.
 func RunKinds(t *testing.T, d device.Device, kinds ...string) {
 	for _, c := range kernelTests {

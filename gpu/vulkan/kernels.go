@@ -159,3 +159,13 @@ func (d *Device) Scatter(k *device.ScatterKernel) error {
 func (d *Device) Copy(k *device.CopyKernel) error {
 	return d.encodeAllAndRecord(func(t gpu.Target) ([]*gpu.Launch, error) { return gpu.EncodeCopySlabs(k, t) }, k.Dst)
 }
+
+// Softmax runs a softmax or log-softmax over the rows of the last
+// dimension, one workgroup per row, in slabs when its views span more than
+// one binding.
+func (d *Device) Softmax(k *device.SoftmaxKernel) error {
+	return d.encodeAllAndRecord(func(t gpu.Target) ([]*gpu.Launch, error) { return gpu.EncodeSoftmaxSlabs(k, t) }, k.Out)
+}
+
+// The device has the optional one-pass row softmax.
+var _ device.RowSoftmaxer = (*Device)(nil)

@@ -141,3 +141,13 @@ func (d *Device) runIndexed(enc func(gpu.StatusTarget) ([]*gpu.Launch, error)) e
 	}
 	return nil
 }
+
+// Softmax runs a softmax or log-softmax over the rows of the last
+// dimension, one workgroup per row, in slabs when its views span more than
+// one binding.
+func (d *Device) Softmax(k *device.SoftmaxKernel) error {
+	return d.runSplit(0, func(device.Buffer) ([]*gpu.Launch, error) { return gpu.EncodeSoftmaxSlabs(k, d.target) })
+}
+
+// The device has the optional one-pass row softmax.
+var _ device.RowSoftmaxer = (*Device)(nil)

@@ -1,0 +1,144 @@
+// softmax.wgsl: softmax or log-softmax over the rows of the last dimension
+// (device.SoftmaxKernel), one workgroup per row, in one launch: every
+// invocation folds its elements of the row into a running maximum and sum
+// of exp(x - maximum), a tree in workgroup memory combines the
+// invocations' pairs, and the invocations then write their elements. A row
+// of at most SM_CACHE elements is read once (kept in workgroup memory in
+// between); a longer row is read a second time by the writing loop.
+//
+// NaN and infinity never reach the float arithmetic: each element's bits
+// classify it first (WGSL, and Vulkan without SignedZeroInfNanPreserve, let
+// a compiler assume neither occurs). As in PyTorch, a row holding a NaN or
+// +Inf, or only -Inf, gives NaN everywhere; a -Inf in a row with a finite
+// maximum gives 0 (softmax) or -Inf (log-softmax).
+//
+// params: [0] n, the number of rows; [4] L, the row length; [5] 1 for
+// log-softmax, 0 for softmax; [6] r, the rank of the rows' (coalesced)
+// shape; [9] offset of that shape (r words); [10] In descriptor (rank r+1:
+// the rows' strides, then the stride along a row; never flagged
+// contiguous); [11] Out descriptor (rank 0, contiguous: row i starts at
+// its offset + i*L).
+
+// SM_CACHE is the longest row kept in workgroup memory: 12 KiB, which with
+// the tree's 2 KiB stays within WebGPU's guaranteed 16 KiB.
+const SM_CACHE: u32 = 3072u;
+
+var<workgroup> sm_row: array<f32, 3072>;
+var<workgroup> sm_max: array<f32, 256>;
+var<workgroup> sm_sum: array<f32, 256>;
+
+// SmAcc is a partial result over some elements of a row: m, their finite
+// maximum, and s, the sum of exp(x - m) over their finite elements. s == 0
+// means no finite element yet (none, or only -Inf); s < 0 marks a NaN or
+// +Inf among them.
+struct SmAcc {
+    m: f32,
+    s: f32,
+}
+
+const SM_NEG_INF_BITS: u32 = 0xff800000u;
+
+// sm_exp is exp of a finite d <= 0, or of -Inf from an overflowing d.
+fn sm_exp(d: f32) -> f32 {
+    return exp(max(d, -104.0));
+}
+
+// sm_add folds element x into a.
+fn sm_add(a: SmAcc, x: f32) -> SmAcc {
+    let b = bitcast<u32>(x);
+    if ((b & 0x7fffffffu) >= 0x7f800000u) {
+        if (b == SM_NEG_INF_BITS) {
+            return a;
+        }
+        return SmAcc(0.0, -1.0);
+    }
+    if (a.s < 0.0) {
+        return a;
+    }
+    if (a.s == 0.0) {
+        return SmAcc(x, 1.0);
+    }
+    if (x > a.m) {
+        return SmAcc(x, a.s * sm_exp(a.m - x) + 1.0);
+    }
+    return SmAcc(a.m, a.s + sm_exp(x - a.m));
+}
+
+// sm_combine combines two partial results.
+fn sm_combine(a: SmAcc, b: SmAcc) -> SmAcc {
+    if (a.s < 0.0 || b.s < 0.0) {
+        return SmAcc(0.0, -1.0);
+    }
+    if (a.s == 0.0) {
+        return b;
+    }
+    if (b.s == 0.0) {
+        return a;
+    }
+    let m = max(a.m, b.m);
+    return SmAcc(m, a.s * sm_exp(a.m - m) + b.s * sm_exp(b.m - m));
+}
+
+// sm_value is the result for element x of a row whose total is t.
+fn sm_value(t: SmAcc, x: f32, lg: bool) -> f32 {
+    if (t.s <= 0.0) {
+        return f32_nan();
+    }
+    if (bitcast<u32>(x) == SM_NEG_INF_BITS) {
+        return select(0.0, -f32_inf(), lg);
+    }
+    let d = x - t.m;
+    if (lg) {
+        return d - log(t.s);
+    }
+    return sm_exp(d) / t.s;
+}
+
+@compute @workgroup_size(256)
+fn softmax_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {
+    let row = linear_workgroup(wid, nwg);
+    if (row >= params[H_N]) {
+        return;
+    }
+    let n = params[4u];
+    let lg = params[5u] != 0u;
+    let r = params[6u];
+    let id = params[10u];
+    let od = params[11u];
+    let ib = view_binding(id);
+    let start = view_elem(id, params[9u], r, row);
+    let step = params[id + VD_STRIDES + r];
+    let cached = n <= SM_CACHE;
+    var acc = SmAcc(0.0, 0.0);
+    for (var j = li; j < n; j = j + WG) {
+        let x = bitcast<f32>(ld(ib, start + j * step));
+        if (cached) {
+            sm_row[j] = x;
+        }
+        acc = sm_add(acc, x);
+    }
+    sm_max[li] = acc.m;
+    sm_sum[li] = acc.s;
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s = s >> 1u) {
+        if (li < s) {
+            let c = sm_combine(SmAcc(sm_max[li], sm_sum[li]), SmAcc(sm_max[li + s], sm_sum[li + s]));
+            sm_max[li] = c.m;
+            sm_sum[li] = c.s;
+        }
+        workgroupBarrier();
+    }
+    let t = SmAcc(sm_max[0], sm_sum[0]);
+    let ob = view_binding(od);
+    let out = params[od + VD_OFFSET] + row * n;
+    for (var j = li; j < n; j = j + WG) {
+        var x: f32;
+        if (cached) {
+            x = sm_row[j];
+        } else {
+            x = bitcast<f32>(ld(ib, start + j * step));
+        }
+        st(ob, out + j, bitcast<u32>(sm_value(t, x, lg)));
+    }
+}
