@@ -123,10 +123,12 @@
 // Softmax (softmax_rows): n = rows; [4] L, the row length; [5] 1 for
 // log-softmax; [6] r, the rank of the rows' coalesced shape; [9] offset of
 // that shape (r words); [10] In descriptor (rank r+1: the rows' strides,
-// then the stride along a row); [11] Out descriptor (rank 0, contiguous).
-// One workgroup per row: a running maximum and sum per invocation, a tree
-// in workgroup memory, then the writes; rows of at most 3072 elements are
-// read once, longer ones twice.
+// then the stride along a row); [11] Out descriptor (rank 0, contiguous);
+// [7] tpr, the invocations per row (a power of two; 256/tpr rows per
+// workgroup, so that short rows share one). A running maximum and sum per
+// invocation, a tree in workgroup memory, then the writes; rows of at most
+// 3072 elements (12*tpr when they share a workgroup) are read once,
+// longer ones twice.
 //
 // # Hooks
 //

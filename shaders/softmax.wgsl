@@ -1,10 +1,12 @@
 // softmax.wgsl: softmax or log-softmax over the rows of the last dimension
-// (device.SoftmaxKernel), one workgroup per row, in one launch: every
-// invocation folds its elements of the row into a running maximum and sum
-// of exp(x - maximum), a tree in workgroup memory combines the
-// invocations' pairs, and the invocations then write their elements. A row
-// of at most SM_CACHE elements is read once (kept in workgroup memory in
-// between); a longer row is read a second time by the writing loop.
+// (device.SoftmaxKernel), in one launch: each row is normalized by tpr
+// invocations of one workgroup (a power of two; short rows share a
+// workgroup, 256/tpr rows each). Every invocation folds its elements of
+// the row into a running maximum and sum of exp(x - maximum), a tree in
+// workgroup memory combines the row's invocations' pairs, and they then
+// write their elements. A row of at most SM_CACHE/(256/tpr) elements is
+// read once (kept in workgroup memory in between); a longer one is read a
+// second time by the writing loop.
 //
 // NaN and infinity never reach the float arithmetic: each element's bits
 // classify it first (WGSL, and Vulkan without SignedZeroInfNanPreserve, let
@@ -14,13 +16,14 @@
 //
 // params: [0] n, the number of rows; [4] L, the row length; [5] 1 for
 // log-softmax, 0 for softmax; [6] r, the rank of the rows' (coalesced)
-// shape; [9] offset of that shape (r words); [10] In descriptor (rank r+1:
+// shape; [7] tpr, the invocations per row; [9] offset of that shape (r words); [10] In descriptor (rank r+1:
 // the rows' strides, then the stride along a row; never flagged
 // contiguous); [11] Out descriptor (rank 0, contiguous: row i starts at
 // its offset + i*L).
 
-// SM_CACHE is the longest row kept in workgroup memory: 12 KiB, which with
-// the tree's 2 KiB stays within WebGPU's guaranteed 16 KiB.
+// SM_CACHE is the row elements a workgroup keeps in workgroup memory,
+// shared equally by its rows: 12 KiB, which with the tree's 2 KiB stays
+// within WebGPU's guaranteed 16 KiB.
 const SM_CACHE: u32 = 3072u;
 
 var<workgroup> sm_row: array<f32, 3072>;
@@ -97,11 +100,19 @@ fn sm_value(t: SmAcc, x: f32, lg: bool) -> f32 {
 @compute @workgroup_size(256)
 fn softmax_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) li: u32) {
-    let row = linear_workgroup(wid, nwg);
-    if (row >= params[H_N]) {
+    let rows = params[H_N];
+    let tpr = params[7u];
+    let per = WG / tpr;
+    let first = linear_workgroup(wid, nwg) * per;
+    if (first >= rows) {
         return;
     }
-    let n = params[4u];
+    let seg = li / tpr;
+    let lane = li % tpr;
+    let row = first + seg;
+    // Invocations of rows past the last (in the last workgroup) loop over
+    // nothing but take part in the barriers.
+    let n = select(0u, params[4u], row < rows);
     let lg = params[5u] != 0u;
     let r = params[6u];
     let id = params[10u];
@@ -109,33 +120,36 @@ fn softmax_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
     let ib = view_binding(id);
     let start = view_elem(id, params[9u], r, row);
     let step = params[id + VD_STRIDES + r];
-    let cached = n <= SM_CACHE;
+    let room = SM_CACHE / per;
+    let cache = seg * room;
+    let cached = n <= room;
     var acc = SmAcc(0.0, 0.0);
-    for (var j = li; j < n; j = j + WG) {
+    for (var j = lane; j < n; j = j + tpr) {
         let x = bitcast<f32>(ld(ib, start + j * step));
         if (cached) {
-            sm_row[j] = x;
+            sm_row[cache + j] = x;
         }
         acc = sm_add(acc, x);
     }
     sm_max[li] = acc.m;
     sm_sum[li] = acc.s;
     workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s = s >> 1u) {
-        if (li < s) {
+    for (var s = tpr / 2u; s > 0u; s = s >> 1u) {
+        if (lane < s) {
             let c = sm_combine(SmAcc(sm_max[li], sm_sum[li]), SmAcc(sm_max[li + s], sm_sum[li + s]));
             sm_max[li] = c.m;
             sm_sum[li] = c.s;
         }
         workgroupBarrier();
     }
-    let t = SmAcc(sm_max[0], sm_sum[0]);
+    let head = seg * tpr;
+    let t = SmAcc(sm_max[head], sm_sum[head]);
     let ob = view_binding(od);
     let out = params[od + VD_OFFSET] + row * n;
-    for (var j = li; j < n; j = j + WG) {
+    for (var j = lane; j < n; j = j + tpr) {
         var x: f32;
         if (cached) {
-            x = sm_row[j];
+            x = sm_row[cache + j];
         } else {
             x = bitcast<f32>(ld(ib, start + j * step));
         }
