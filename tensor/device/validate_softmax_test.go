@@ -1,0 +1,43 @@
+package device
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSoftmaxValidate(t *testing.T) {
+	in := f32(4, 6)
+	k := &SoftmaxKernel{In: in, Out: f32(4, 6), Log: true}
+	require.NoError(t, k.Validate())
+	tr := in
+	tr.Shape, tr.Strides = []int{6, 4}, []int{1, 6} // a transposed view reads the same elements
+	require.NoError(t, (&SoftmaxKernel{In: tr, Out: f32(6, 4)}).Validate())
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		if k.Validate() != nil {
+			panic("invalid")
+		}
+	}))
+
+	var nilKernel *SoftmaxKernel
+	require.ErrorContains(t, nilKernel.Validate(), "nil kernel")
+	bad := *k
+	bad.In = Contiguous(fakeBuf(96), Int32, 0, []int{4, 6})
+	require.ErrorContains(t, bad.Validate(), "In has dtype int32")
+	bad = *k
+	bad.In, bad.Out = f32(4, 0), f32(4, 0)
+	require.ErrorContains(t, bad.Validate(), "last dimension must be non-empty")
+	bad = *k
+	bad.In, bad.Out = Contiguous(fakeBuf(4), Float32, 0, nil), Contiguous(fakeBuf(4), Float32, 0, nil)
+	require.ErrorContains(t, bad.Validate(), "no rows")
+	bad = *k
+	bad.Out = f32(4, 5)
+	require.ErrorContains(t, bad.Validate(), "Out has shape [4 5], want [4 6]")
+	bad = *k
+	bad.Out.Strides = []int{1, 4} // column-major storage of a 4x6 result
+	require.ErrorContains(t, bad.Validate(), "not contiguous")
+	bad = *k
+	bad.In.Offset = 1 // one element past the buffer's end
+	require.Error(t, bad.Validate())
+}
