@@ -1,0 +1,240 @@
+//go:build cgo && linux
+
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/shaderflow/shaderflow/gpu/gputest"
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// smTol is the softmax kernel's tolerance against the float64 reference:
+// the absolute part lies below float32's smallest normal number (so
+// results that underflow pass, and the poison, about -1.2e-12, fails).
+var smTol = gputest.Tol{Abs: 1e-38, Rel: 2e-5}
+
+// smLogTol is the log-softmax's: x-m and log(s) each round to float32.
+var smLogTol = gputest.Tol{Abs: 2e-6, Rel: 2e-6}
+
+// smRowKinds are the rows the tests draw: plain rows use the first two,
+// special rows all of them.
+var smRowKinds = []string{"normal", "large", "-Inf", "all -Inf", "NaN", "+Inf", "+Inf and -Inf"}
+
+// smRow fills row (cols values, addressed through at) with values of kind.
+// Large values (around 1000, spread by 50) overflow float32's exp unless
+// the row maximum is subtracted first.
+func smRow(rng *rand.Rand, kind string, cols int, set func(c int, v float64)) {
+	for c := range cols {
+		v := rng.NormFloat64()
+		switch kind {
+		case "large":
+			v = 1000 + 50*v
+		case "-Inf":
+			if rng.IntN(5) == 0 {
+				v = math.Inf(-1)
+			}
+		case "all -Inf":
+			v = math.Inf(-1)
+		}
+		set(c, v)
+	}
+	switch kind {
+	case "NaN":
+		set(rng.IntN(cols), math.NaN())
+	case "+Inf":
+		set(rng.IntN(cols), math.Inf(1))
+	case "+Inf and -Inf":
+		set(rng.IntN(cols), math.Inf(-1))
+		set(rng.IntN(cols), math.Inf(1))
+	}
+}
+
+// smReference is the float64 softmax (or log-softmax) of each row of
+// vals (rows of cols values) with PyTorch's rules for NaN and infinities.
+func smReference(vals []float64, cols int, log bool) []float64 {
+	out := make([]float64, len(vals))
+	for r := 0; r < len(vals); r += cols {
+		row, m := vals[r:r+cols], math.Inf(-1)
+		bad := false
+		for _, x := range row {
+			bad = bad || math.IsNaN(x) || math.IsInf(x, 1)
+			m = math.Max(m, x)
+		}
+		bad = bad || math.IsInf(m, -1)
+		s := 0.0
+		for _, x := range row {
+			s += math.Exp(x - m)
+		}
+		for c, x := range row {
+			switch {
+			case bad:
+				out[r+c] = math.NaN()
+			case log:
+				out[r+c] = (x - m) - math.Log(s)
+			default:
+				out[r+c] = math.Exp(x-m) / s
+			}
+		}
+	}
+	return out
+}
+
+// smLayout is how a softmax input of shape lies in its buffer: strides
+// and offset, with the buffer's length.
+type smLayout struct {
+	name    string
+	strides []int
+	offset  int
+	size    int
+}
+
+// smLayouts returns the layouts the tests run shape in: contiguous at an
+// offset, transposed (the row dimensions innermost), the row dimensions
+// broadcast (stride 0), the last dimension broadcast, and the last
+// dimension reversed (a negative stride).
+func smLayouts(shape []int) []smLayout {
+	n, last := device.NumElements(shape), len(shape)-1
+	rows, cols := n/shape[last], shape[last]
+	contig := device.ContiguousStrides(shape)
+	trans := make([]int, len(shape))
+	trans[last] = rows
+	for i, acc := last-1, 1; i >= 0; i-- {
+		trans[i] = acc
+		acc *= shape[i]
+	}
+	bcastRows := make([]int, len(shape))
+	bcastRows[last] = 1
+	bcastCols := append([]int(nil), contig...)
+	for i := range bcastCols {
+		bcastCols[i] /= cols
+	}
+	bcastCols[last] = 0
+	rev := append([]int(nil), contig...)
+	rev[last] = -1
+	return []smLayout{
+		{"contiguous", contig, 3, 3 + n},
+		{"transposed", trans, 0, n},
+		{"broadcast rows", bcastRows, 1, 1 + cols},
+		{"broadcast columns", bcastCols, 2, 2 + rows},
+		{"reversed columns", rev, cols - 1, n},
+	}
+}
+
+// smCase runs one softmax of In (shape, layout l) on d, rows drawn from
+// kinds, both with and without Log, and checks Out against the reference.
+func smCase(t *testing.T, d device.Device, rng *rand.Rand, shape []int, l smLayout, kinds []string) {
+	t.Helper()
+	n, last := device.NumElements(shape), len(shape)-1
+	cols := shape[last]
+	store := make([]float64, l.size)
+	for i := range store {
+		store[i] = rng.NormFloat64()
+	}
+	in := device.View{DType: device.Float32, Shape: shape, Strides: l.strides, Offset: l.offset}
+	for r := 0; r < n/cols; r++ {
+		kind := kinds[r%len(kinds)]
+		smRow(rng, kind, cols, func(c int, v float64) { store[in.Index(r*cols+c)] = float64(float32(v)) })
+	}
+	// Broadcast rows share elements: the reference reads what the last
+	// row wrote, as the kernel does.
+	vals := make([]float64, n)
+	for p := range vals {
+		vals[p] = store[in.Index(p)]
+	}
+	in.Buf = gputest.Upload(t, d, device.Float32, store)
+	for _, log := range []bool{false, true} {
+		out := gputest.Output(t, d, device.Float32, 1, shape)
+		require.NoError(t, d.(device.RowSoftmaxer).Softmax(&device.SoftmaxKernel{In: in, Out: out, Log: log}))
+		tol := smTol
+		if log {
+			tol = smLogTol
+		}
+		what := fmt.Sprintf("softmax (log %v) of %v, %s (strides %v, offset %d), rows %v", log, shape, l.name, l.strides, l.offset, kinds)
+		gputest.Check(t, what, gputest.Fetch(t, d, out), smReference(vals, cols, log), tol)
+	}
+}
+
+// softmaxCases runs the softmax kernel on d against the float64
+// reference: rows of many lengths (each of the kernel's paths: part of a
+// warp, a warp, a block from registers, a block reading the row twice),
+// few and many rows, every layout of smLayouts, row dimensions that do not
+// merge, plain and special rows.
+func softmaxCases(t *testing.T, d device.Device) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for _, cols := range []int{1, 2, 3, 31, 32, 33, 127, 128, 129, 512, 513, 1000, 4096, 4097, 100000} {
+		// Many rows where a block serves many (the double runs a block's
+		// threads as coroutines that switch at every shuffle: it is slow).
+		rows := 300
+		switch {
+		case cols > 4096:
+			rows = 2
+		case cols > 128:
+			rows = 7
+		case cols > 3:
+			rows = 20
+		}
+		for _, shape := range [][]int{{rows, cols}, {2, 3, cols}} {
+			if cols > 1000 && len(shape) == 3 {
+				continue
+			}
+			for _, l := range smLayouts(shape) {
+				smCase(t, d, rng, shape, l, smRowKinds[:2])
+			}
+		}
+		// Every kind of special row, at least once.
+		shape := []int{max(rows, len(smRowKinds)), cols}
+		smCase(t, d, rng, shape, smLayouts(shape)[0], smRowKinds)
+	}
+	// Ten row dimensions that cannot merge (more than a launch holds: each
+	// skips an element), and dimensions of size one.
+	shape := []int{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 5}
+	strides := make([]int, len(shape))
+	acc := 1
+	for i := len(shape) - 1; i >= 0; i-- {
+		strides[i] = acc
+		acc = acc*shape[i] + 1
+	}
+	smCase(t, d, rng, shape, smLayout{"gapped", strides, 4, 4 + acc}, smRowKinds)
+	smCase(t, d, rng, []int{1, 1, 7}, smLayouts([]int{1, 1, 7})[0], smRowKinds[:1])
+}
+
+// TestSoftmaxKernel runs softmaxCases through the test double, then many
+// short rows with the grid capped at three blocks (the grid-stride loop
+// over row groups) and the kernel's refusals.
+func TestSoftmaxKernel(t *testing.T) {
+	f := buildFake(t, nil, nil)
+	d := f.open(t, 1<<22)
+	softmaxCases(t, d)
+	rng := rand.New(rand.NewPCG(9, 1))
+	limit := d.info.Limits.MaxWorkgroups[0]
+	d.info.Limits.MaxWorkgroups[0] = 3
+	for _, cols := range []int{5, 40, 700, 5000} {
+		shape := []int{3*smThreads/smThreadsPerRow(cols) + 11, cols}
+		smCase(t, d, rng, shape, smLayouts(shape)[0], smRowKinds)
+	}
+	d.info.Limits.MaxWorkgroups[0] = limit
+	require.Positive(t, f.count(t, "cuLaunchKernel sf_softmax grid=3 "), "the capped grid was used")
+
+	x := gputest.Upload(t, d, device.Float32, make([]float64, 8))
+	out := gputest.Output(t, d, device.Float32, 0, []int{2, 4})
+	err := d.Softmax(&device.SoftmaxKernel{In: device.Contiguous(x, device.Float32, 0, []int{2, 0}), Out: out})
+	require.ErrorContains(t, err, "softmax")
+	other := f.open(t, 1<<16)
+	err = other.Softmax(&device.SoftmaxKernel{In: device.Contiguous(x, device.Float32, 0, []int{2, 4}),
+		Out: gputest.Output(t, other, device.Float32, 0, []int{2, 4})})
+	require.ErrorContains(t, err, "softmax: In")
+	empty := gputest.Output(t, d, device.Float32, 0, []int{0, 4})
+	require.NoError(t, d.Softmax(&device.SoftmaxKernel{In: empty, Out: empty}))
+}
+
+// TestHardwareSoftmax runs softmaxCases on CUDA device 0 of the machine's
+// real driver, skipping as TestHardwareKernels does.
+func TestHardwareSoftmax(t *testing.T) {
+	softmaxCases(t, gputest.Open(t, "cuda"))
+}

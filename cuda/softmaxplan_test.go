@@ -1,0 +1,94 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// TestSoftmaxThreadsPerRow checks W for each row length: up to a warp the
+// power of two at least the row, a warp up to smWarpCols, a block beyond.
+func TestSoftmaxThreadsPerRow(t *testing.T) {
+	for cols, w := range map[int]int{1: 1, 2: 2, 3: 4, 17: 32, 32: 32, 33: 32, 512: 32, 513: smThreads, 100000: smThreads} {
+		assert.Equal(t, w, smThreadsPerRow(cols), "%d columns", cols)
+	}
+}
+
+// TestPlanSoftmaxManyRows plans a softmax of more than 2^31 rows (a view
+// never allocated: planning reads only shapes and strides): one launch
+// whose row count exceeds 2^31-1 (the kernel counts rows in 64 bits) and
+// whose row groups exceed the grid tileGrid launches (the kernel's
+// grid-stride loop covers them), with the row dimensions merged and
+// Out's offset kept.
+func TestPlanSoftmaxManyRows(t *testing.T) {
+	rows := 3 << 30
+	require.Greater(t, rows, math.MaxInt32)
+	k := &device.SoftmaxKernel{
+		In:  device.View{DType: device.Float32, Shape: []int{3, 1 << 30, 2}, Strides: []int{1 << 31, 2, 1}, Offset: 5},
+		Out: device.View{DType: device.Float32, Shape: []int{3, 1 << 30, 2}, Strides: []int{1 << 31, 2, 1}, Offset: 7},
+		Log: true,
+	}
+	ls := planSoftmax(k, 100, 200)
+	require.Len(t, ls, 1)
+	w := ls[0]
+	assert.Equal(t, int64(rows), w[smRows])
+	assert.Equal(t, int64(1), w[smRank], "the row dimensions merge")
+	assert.Equal(t, []int64{int64(rows), 2}, []int64{w[smShape], w[smStride]})
+	assert.Equal(t, []int64{2, 1, 100, 200, 5, 7, 1, 2}, w[smCols:smShape])
+	assert.Greater(t, smGroups(w), int64(1<<16), "more row groups than the grid's 65536 blocks (tileGrid)")
+}
+
+// TestPlanSoftmaxSplitsRank checks that row dimensions beyond ewMaxRank
+// are looped over on the host, each launch with its In offset and the
+// offset of its first row in Out.
+func TestPlanSoftmaxSplitsRank(t *testing.T) {
+	shape := []int{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3}
+	strides := make([]int, len(shape))
+	for i, acc := len(shape)-1, 1; i >= 0; i-- {
+		strides[i] = 2 * acc
+		acc *= 2 * shape[i]
+	}
+	k := &device.SoftmaxKernel{In: device.View{DType: device.Float32, Shape: shape, Strides: strides},
+		Out: device.View{DType: device.Float32, Shape: shape, Strides: device.ContiguousStrides(shape), Offset: 1}}
+	ls := planSoftmax(k, 0, 0)
+	require.Len(t, ls, 4, "two leading row dimensions looped over")
+	for i, w := range ls {
+		assert.Equal(t, int64(256), w[smRows])
+		assert.Equal(t, int64(ewMaxRank), w[smRank])
+		assert.Equal(t, int64(i/2*strides[0]+i%2*strides[1]), w[smInOff], "launch %d", i)
+		assert.Equal(t, int64(1+i*256*3), w[smOutOff], "launch %d", i)
+	}
+}
+
+// TestSoftmaxKernelCompilesToPTX compiles the softmax module's source
+// with clang-19 for sm_80 and sm_90 and checks the entry point, its
+// parameter (the words planSoftmax writes) and that the row reductions
+// are warp shuffles. It skips without clang-19 unless
+// SHADERFLOW_REQUIRE_CLANG=1.
+func TestSoftmaxKernelCompilesToPTX(t *testing.T) {
+	clang := requireClang(t)
+	dir := t.TempDir()
+	cu := filepath.Join(dir, "softmax.cu")
+	require.NoError(t, os.WriteFile(cu, []byte(softmaxModuleSource()), 0o644))
+	for _, arch := range []string{"sm_80", "sm_90"} {
+		out := filepath.Join(dir, arch+".ptx")
+		cmd := exec.Command(clang, append(clangCUDAFlags(arch), "-o", out, cu)...)
+		b, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s: %s", cmd, b)
+		ptx, err := os.ReadFile(out)
+		require.NoError(t, err)
+		s := string(ptx)
+		assert.Contains(t, s, ".target "+arch)
+		assert.Contains(t, s, ".visible .entry "+smEntry+"(")
+		assert.Contains(t, s, fmt.Sprintf(".param .align 8 .b8 %s_param_0[%d]", smEntry, 8*smWords))
+		assert.Contains(t, s, "shfl.sync.bfly.b32")
+	}
+}
