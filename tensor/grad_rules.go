@@ -163,10 +163,16 @@ func registerReductionRules() {
 	opSoftmax.backward = func(c *gradCtx) []*Tensor {
 		axis := c.node.params.(int)
 		y := c.out()
+		if dx := rowSoftmaxGrad(y, c.g, axis, false); dx != nil {
+			return grads(dx)
+		}
 		return grads(y.Mul(c.g.Sub(c.g.Mul(y).SumKeepDim(axis))))
 	}
 	opLogSoftmax.backward = func(c *gradCtx) []*Tensor {
 		axis := c.node.params.(int)
+		if dx := rowSoftmaxGrad(c.out(), c.g, axis, true); dx != nil {
+			return grads(dx)
+		}
 		return grads(c.g.Sub(c.out().Exp().Mul(c.g.SumKeepDim(axis))))
 	}
 }

@@ -21,7 +21,8 @@ const (
 	kindGather
 	kindScatter
 	kindCat
-	kindSoftmax // softmax or log-softmax rows in one kernel
+	kindSoftmax     // softmax or log-softmax rows in one kernel
+	kindSoftmaxGrad // their gradient, rows in one kernel
 )
 
 // view is a strided window onto a node's contiguous result.

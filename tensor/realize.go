@@ -51,7 +51,7 @@ func (d *Device) realize(n *node) error {
 		err = d.runScatter(n)
 	case kindCat:
 		err = d.runCat(n)
-	case kindSoftmax:
+	case kindSoftmax, kindSoftmaxGrad:
 		err = d.runSoftmax(n)
 	default:
 		err = fmt.Errorf("tensor: node of kind %s has no data", n.kind)

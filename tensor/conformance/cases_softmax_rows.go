@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/shaderflow/shaderflow/tensor"
 	"github.com/shaderflow/shaderflow/tensor/conformance/ref"
@@ -15,8 +16,9 @@ var softmaxRowLengths = []int{1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 
 // softmaxRowCases check softmax and log-softmax along the last axis, which
 // backends with a row kernel (device.RowSoftmaxer) run in one pass: every
 // row length above, a row of 100 000, more rows than a GPU dispatch
-// dimension holds, +Inf in a row, an unrealized elementwise input, and rows
-// read through offsets and strides.
+// dimension holds, +Inf in a row, an unrealized elementwise input, rows
+// read through offsets and strides, and the gradients of rows of several
+// lengths.
 func softmaxRowCases() []testCase {
 	var cs []testCase
 	add := func(name string, large bool, mk func(e *env) pair) {
@@ -51,5 +53,39 @@ func softmaxRowCases() []testCase {
 		x := e.input(tensor.Float32, scaled(3), contiguous, 4, 5, 6)
 		checkSoftmaxPair(e, pair{T: x.T.Transpose(0, 2), R: x.R.Transpose(0, 2)}, -1)
 	}})
+	for _, n := range []int{1, 33, 65, 257, 1000, 4097} {
+		cs = append(cs, testCase{name: fmt.Sprintf("softmax_row_grad_%d", n), run: func(e *env) {
+			checkSoftmaxRowGrads(e, e.input(tensor.Float32, scaled(3), contiguous, 3, n), e.randn(3, n))
+		}})
+	}
+	cs = append(cs, testCase{name: "softmax_row_grad_transposed", run: func(e *env) {
+		x, g := e.input(tensor.Float32, scaled(3), contiguous, 40, 3), e.randn(40, 3)
+		tr := func(p pair) pair { return pair{T: p.T.Transpose(0, 1), R: p.R.Transpose(0, 1)} }
+		checkSoftmaxRowGrads(e, tr(x), tr(g))
+	}})
 	return cs
+}
+
+// checkSoftmaxRowGrads checks the gradients of Softmax(-1) and
+// LogSoftmax(-1) of x for the output gradient g against their closed forms,
+// y·(g − Σ g·y) and g − softmax(x)·Σ g, in float64.
+func checkSoftmaxRowGrads(e *env, x, g pair) {
+	e.t.Helper()
+	n := x.R.Shape()[x.R.Dim()-1]
+	y := ref.Softmax(x.R, -1)
+	grad := func(f func(*tensor.Tensor) *tensor.Tensor) func() *tensor.Tensor {
+		return func() *tensor.Tensor {
+			xt := x.T.Detach().SetRequiresGrad(true)
+			if err := f(xt).BackwardWith(g.T); err != nil {
+				e.t.Fatal(err)
+			}
+			return xt.Grad()
+		}
+	}
+	want := ref.Mul(y, ref.Sub(g.R, ref.Sum(ref.Mul(g.R, y), true, -1)))
+	e.expect("Softmax gradient", tensor.Float32, want, tol{rel: 1e-5 * math.Sqrt(float64(n)), abs: 1e-6 * math.Sqrt(float64(n))},
+		grad(func(t *tensor.Tensor) *tensor.Tensor { return t.Softmax(-1) }))
+	want = ref.Sub(g.R, ref.Mul(y, ref.Sum(g.R, true, -1)))
+	e.expect("LogSoftmax gradient", tensor.Float32, want, tol{rel: 1e-5 * math.Sqrt(float64(n)), abs: 1e-6 * float64(n)},
+		grad(func(t *tensor.Tensor) *tensor.Tensor { return t.LogSoftmax(-1) }))
 }

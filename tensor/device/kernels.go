@@ -215,6 +215,19 @@ type SoftmaxKernel struct {
 	Log bool
 }
 
+// SoftmaxBackwardKernel computes, for every row along the last dimension,
+// the gradient of a softmax row's input from the row's output Y and the
+// gradient G of that output: Y·(G − Σ G·Y) for softmax, or with Log
+// G − exp(Y)·Σ G for log-softmax (Y then the log-probabilities), the sum
+// over the row, in one kernel that reads each row once. Y and G are Float32
+// views of any strides of one shape with a non-empty last dimension; Out is
+// a contiguous Float32 view of that shape. NaN propagates as the formulas
+// say: a NaN in a row's products makes its sum, and so the row, NaN.
+type SoftmaxBackwardKernel struct {
+	Y, G, Out View
+	Log       bool
+}
+
 // RowSoftmaxer is implemented by devices with a one-pass softmax row kernel.
 // The front end uses it when the device has it and otherwise builds softmax
 // from a maximum, a sum and a division (three kernels that each read the
@@ -222,4 +235,13 @@ type SoftmaxKernel struct {
 type RowSoftmaxer interface {
 	// Softmax runs a softmax or log-softmax over rows.
 	Softmax(k *SoftmaxKernel) error
+}
+
+// RowSoftmaxGrader is implemented by devices with a one-pass kernel for the
+// gradient of a softmax row. The front end uses it when the device has it
+// and otherwise builds the gradient from a sum and an elementwise product
+// (two kernels that each read the rows).
+type RowSoftmaxGrader interface {
+	// SoftmaxBackward runs the gradient of a softmax or log-softmax over rows.
+	SoftmaxBackward(k *SoftmaxBackwardKernel) error
 }

@@ -755,3 +755,30 @@ func (k *SoftmaxKernel) Validate() error {
 	}
 	return checkDType(kn, "Out", k.Out, Float32)
 }
+
+// Validate checks the kernel (see the package's validation rules).
+func (k *SoftmaxBackwardKernel) Validate() error {
+	const kn = "softmax backward"
+	if k == nil {
+		return fmt.Errorf("device: %s: nil kernel", kn)
+	}
+	if err := checkView(kn, "Y", k.Y); err != nil {
+		return err
+	}
+	if err := checkDType(kn, "Y", k.Y, Float32); err != nil {
+		return err
+	}
+	if len(k.Y.Shape) == 0 || k.Y.Shape[len(k.Y.Shape)-1] == 0 {
+		return fmt.Errorf("device: %s: Y (shape %v) has no rows: its last dimension must be non-empty", kn, k.Y.Shape)
+	}
+	if err := checkViewShape(kn, "G", k.G, k.Y.Shape); err != nil {
+		return err
+	}
+	if err := checkDType(kn, "G", k.G, Float32); err != nil {
+		return err
+	}
+	if err := checkOutput(kn, "Out", k.Out, k.Y.Shape); err != nil {
+		return err
+	}
+	return checkDType(kn, "Out", k.Out, Float32)
+}

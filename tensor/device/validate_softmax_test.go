@@ -41,3 +41,30 @@ func TestSoftmaxValidate(t *testing.T) {
 	bad.In.Offset = 1 // one element past the buffer's end
 	require.Error(t, bad.Validate())
 }
+
+func TestSoftmaxBackwardValidate(t *testing.T) {
+	k := &SoftmaxBackwardKernel{Y: f32(4, 6), G: f32(4, 6), Out: f32(4, 6)}
+	require.NoError(t, k.Validate())
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		if k.Validate() != nil {
+			panic("invalid")
+		}
+	}))
+	var nilKernel *SoftmaxBackwardKernel
+	require.ErrorContains(t, nilKernel.Validate(), "nil kernel")
+	bad := *k
+	bad.G = f32(4, 5)
+	require.ErrorContains(t, bad.Validate(), "G has shape [4 5], want [4 6]")
+	bad = *k
+	bad.G = Contiguous(fakeBuf(96), Int32, 0, []int{4, 6})
+	require.ErrorContains(t, bad.Validate(), "G has dtype int32")
+	bad = *k
+	bad.Y, bad.G, bad.Out = f32(4, 0), f32(4, 0), f32(4, 0)
+	require.ErrorContains(t, bad.Validate(), "last dimension must be non-empty")
+	bad = *k
+	bad.Out.Strides = []int{1, 4}
+	require.ErrorContains(t, bad.Validate(), "not contiguous")
+	bad = *k
+	bad.Y.Offset = 1
+	require.Error(t, bad.Validate())
+}
