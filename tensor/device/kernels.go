@@ -245,3 +245,37 @@ type RowSoftmaxGrader interface {
 	// SoftmaxBackward runs the gradient of a softmax or log-softmax over rows.
 	SoftmaxBackward(k *SoftmaxBackwardKernel) error
 }
+
+// NormalizeKernel computes, for every row along the last dimension of In,
+// (x − mean) / sqrt(var + Eps) with the row's mean and biased variance (layer
+// normalization without its affine part), in one kernel that reads each row
+// once. In is a Float32 view of any strides with a non-empty last
+// dimension; Out is a contiguous Float32 view of In's shape; Eps is
+// non-negative. A row holding NaN or ±Inf gives NaN everywhere.
+type NormalizeKernel struct {
+	In, Out View
+	Eps     float64
+}
+
+// NormalizeBackwardKernel computes the gradient of a NormalizeKernel's
+// input from that input X and the gradient G of its output, row by row:
+// rstd·(G − mean(G) − x̂·mean(G·x̂)) with x̂ the normalized row and rstd
+// 1/sqrt(var + Eps), recomputed from X. X and G are Float32 views of any
+// strides of one shape with a non-empty last dimension; Out is a contiguous
+// Float32 view of that shape.
+type NormalizeBackwardKernel struct {
+	X, G, Out View
+	Eps       float64
+}
+
+// RowNormalizer is implemented by devices with one-pass row normalization
+// kernels. The front end uses them for layer, group and instance norm over
+// the last dimension when the device has them, and otherwise builds the
+// normalization from two means and a product, and its gradient by the
+// chain rule through them.
+type RowNormalizer interface {
+	// Normalize runs a row normalization.
+	Normalize(k *NormalizeKernel) error
+	// NormalizeBackward runs the gradient of a row normalization.
+	NormalizeBackward(k *NormalizeBackwardKernel) error
+}

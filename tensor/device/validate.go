@@ -741,14 +741,8 @@ func (k *SoftmaxKernel) Validate() error {
 	if k == nil {
 		return fmt.Errorf("device: %s: nil kernel", kn)
 	}
-	if err := checkView(kn, "In", k.In); err != nil {
+	if err := checkRows(kn, "In", k.In); err != nil {
 		return err
-	}
-	if err := checkDType(kn, "In", k.In, Float32); err != nil {
-		return err
-	}
-	if len(k.In.Shape) == 0 || k.In.Shape[len(k.In.Shape)-1] == 0 {
-		return fmt.Errorf("device: %s: In (shape %v) has no rows to normalize: its last dimension must be non-empty", kn, k.In.Shape)
 	}
 	if err := checkOutput(kn, "Out", k.Out, k.In.Shape); err != nil {
 		return err
@@ -762,14 +756,8 @@ func (k *SoftmaxBackwardKernel) Validate() error {
 	if k == nil {
 		return fmt.Errorf("device: %s: nil kernel", kn)
 	}
-	if err := checkView(kn, "Y", k.Y); err != nil {
+	if err := checkRows(kn, "Y", k.Y); err != nil {
 		return err
-	}
-	if err := checkDType(kn, "Y", k.Y, Float32); err != nil {
-		return err
-	}
-	if len(k.Y.Shape) == 0 || k.Y.Shape[len(k.Y.Shape)-1] == 0 {
-		return fmt.Errorf("device: %s: Y (shape %v) has no rows: its last dimension must be non-empty", kn, k.Y.Shape)
 	}
 	if err := checkViewShape(kn, "G", k.G, k.Y.Shape); err != nil {
 		return err
@@ -781,4 +769,69 @@ func (k *SoftmaxBackwardKernel) Validate() error {
 		return err
 	}
 	return checkDType(kn, "Out", k.Out, Float32)
+}
+
+// Validate checks the kernel (see the package's validation rules).
+func (k *NormalizeKernel) Validate() error {
+	const kn = "normalize"
+	if k == nil {
+		return fmt.Errorf("device: %s: nil kernel", kn)
+	}
+	if err := checkRows(kn, "In", k.In); err != nil {
+		return err
+	}
+	if err := checkEps(kn, k.Eps); err != nil {
+		return err
+	}
+	if err := checkOutput(kn, "Out", k.Out, k.In.Shape); err != nil {
+		return err
+	}
+	return checkDType(kn, "Out", k.Out, Float32)
+}
+
+// Validate checks the kernel (see the package's validation rules).
+func (k *NormalizeBackwardKernel) Validate() error {
+	const kn = "normalize backward"
+	if k == nil {
+		return fmt.Errorf("device: %s: nil kernel", kn)
+	}
+	if err := checkRows(kn, "X", k.X); err != nil {
+		return err
+	}
+	if err := checkEps(kn, k.Eps); err != nil {
+		return err
+	}
+	if err := checkViewShape(kn, "G", k.G, k.X.Shape); err != nil {
+		return err
+	}
+	if err := checkDType(kn, "G", k.G, Float32); err != nil {
+		return err
+	}
+	if err := checkOutput(kn, "Out", k.Out, k.X.Shape); err != nil {
+		return err
+	}
+	return checkDType(kn, "Out", k.Out, Float32)
+}
+
+// checkRows checks a row kernel's Float32 input view with a non-empty last
+// dimension.
+func checkRows(kernel, what string, v View) error {
+	if err := checkView(kernel, what, v); err != nil {
+		return err
+	}
+	if err := checkDType(kernel, what, v, Float32); err != nil {
+		return err
+	}
+	if len(v.Shape) == 0 || v.Shape[len(v.Shape)-1] == 0 {
+		return fmt.Errorf("device: %s: %s (shape %v) has no rows: its last dimension must be non-empty", kernel, what, v.Shape)
+	}
+	return nil
+}
+
+// checkEps checks a normalization's epsilon: finite and non-negative.
+func checkEps(kernel string, eps float64) error {
+	if !(eps >= 0) || math.IsInf(eps, 1) {
+		return fmt.Errorf("device: %s: Eps %v must be finite and non-negative", kernel, eps)
+	}
+	return nil
 }
