@@ -120,15 +120,17 @@
 // Copy (copy): n = elements; [5] rank r; [9] offset of the shape;
 // [10] Dst and [11] Src descriptors (rank r).
 //
-// Softmax (softmax_rows): n = rows; [4] L, the row length; [5] 1 for
-// log-softmax; [6] r, the rank of the rows' coalesced shape; [9] offset of
-// that shape (r words); [10] In descriptor (rank r+1: the rows' strides,
-// then the stride along a row); [11] Out descriptor (rank 0, contiguous);
-// [7] tpr, the invocations per row (a power of two; 256/tpr rows per
-// workgroup, so that short rows share one). A running maximum and sum per
-// invocation, a tree in workgroup memory, then the writes; rows of at most
-// 3072 elements (12*tpr when they share a workgroup) are read once,
-// longer ones twice.
+// Softmax (softmax_rows; its gradient softmax_backward_rows): n = rows;
+// [4] L, the row length; [5] 1 for log-softmax; [6] r, the rank of the
+// rows' coalesced shape; [7] tpr, the invocations per row (a power of two;
+// 256/tpr rows per workgroup, so that short rows share one); [9] offset of
+// the rows' shape (r words); [10] In (backward: Y) and [12] (backward: G)
+// descriptors (rank r+1: the rows' strides, then the stride along a row);
+// [11] Out descriptor (rank 0, contiguous). A running maximum and sum
+// (backward: a sum) per invocation, a tree in workgroup memory, then the
+// writes; rows that fit the workgroup's 12 KiB cache (3072 elements, 1536
+// backward, shared by the workgroup's rows) are read once, longer ones
+// twice.
 //
 // # Hooks
 //

@@ -8,21 +8,50 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
+// rowKernel is a softmax row kernel, forward or backward: ins are views of
+// one shape whose last dimension is the rows' (In; or Y then G), out the
+// contiguous result.
+type rowKernel struct {
+	name    string // for errors
+	entry   string // the entry point of shaders/softmax.wgsl
+	ins     []device.View
+	out     device.View
+	log     bool
+	perElem int // elements of a short row per invocation (softmaxThreads)
+}
+
 // EncodeSoftmaxSlabs validates and encodes a row softmax (or log-softmax)
 // as one launch (a row per workgroup, or several short rows per
-// workgroup: softmaxThreads), or, when its views span more than
-// one binding on t, one launch per slab of the rows' dimensions (slabs.go;
-// a single row that spans more is refused). The launches may run in any
+// workgroup: softmaxThreads), or, when its views span more than one
+// binding on t, one launch per slab of the rows' dimensions (slabs.go; a
+// single row that spans more is refused). The launches may run in any
 // order. A row whose two passes take more loop iterations than the device
 // runs is refused.
 func EncodeSoftmaxSlabs(k *device.SoftmaxKernel, t Target) ([]*Launch, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
-	r := len(k.In.Shape) - 1
-	slabs := splitSpace(t, k.In.Shape[:r], []device.View{k.In, k.Out}, nil)
+	// Forward rows cache one value an element: 12 a row invocation.
+	return encodeRowSlabs(rowKernel{name: "softmax", entry: "softmax_rows", ins: []device.View{k.In}, out: k.Out, log: k.Log, perElem: 8}, t)
+}
+
+// EncodeSoftmaxBackwardSlabs validates and encodes the gradient of a row
+// softmax (or log-softmax) as EncodeSoftmaxSlabs does the softmax.
+func EncodeSoftmaxBackwardSlabs(k *device.SoftmaxBackwardKernel, t Target) ([]*Launch, error) {
+	if err := k.Validate(); err != nil {
+		return nil, err
+	}
+	// Backward rows cache two values an element: 6 a row invocation.
+	return encodeRowSlabs(rowKernel{name: "softmax backward", entry: "softmax_backward_rows", ins: []device.View{k.Y, k.G}, out: k.Out, log: k.Log, perElem: 4}, t)
+}
+
+// encodeRowSlabs encodes a validated row kernel, in slabs of its rows when
+// its views span more than one binding on t.
+func encodeRowSlabs(k rowKernel, t Target) ([]*Launch, error) {
+	r := len(k.out.Shape) - 1
+	slabs := splitSpace(t, k.out.Shape[:r], append(slices.Clone(k.ins), k.out), nil)
 	if slabs == nil {
-		l, err := encodeSoftmax(k, t)
+		l, err := encodeRows(k, t)
 		if err != nil {
 			return nil, err
 		}
@@ -30,7 +59,9 @@ func EncodeSoftmaxSlabs(k *device.SoftmaxKernel, t Target) ([]*Launch, error) {
 	}
 	ls := make([]*Launch, len(slabs))
 	for i, s := range slabs {
-		l, err := encodeSoftmax(&device.SoftmaxKernel{In: s.view(k.In), Out: s.view(k.Out), Log: k.Log}, t)
+		sk := k
+		sk.ins, sk.out = s.views(k.ins), s.view(k.out)
+		l, err := encodeRows(sk, t)
 		if err != nil {
 			return nil, err
 		}
@@ -39,41 +70,45 @@ func EncodeSoftmaxSlabs(k *device.SoftmaxKernel, t Target) ([]*Launch, error) {
 	return ls, nil
 }
 
-// encodeSoftmax encodes a validated row softmax (see doc.go's layout).
-func encodeSoftmax(k *device.SoftmaxKernel, t Target) (*Launch, error) {
-	e := newEncoder("softmax", t)
-	r := len(k.In.Shape) - 1
-	n := k.In.Shape[r]
-	rows := device.NumElements(k.In.Shape[:r])
+// encodeRows encodes a validated row kernel (see doc.go's layout).
+func encodeRows(k rowKernel, t Target) (*Launch, error) {
+	e := newEncoder(k.name, t)
+	r := len(k.out.Shape) - 1
+	n := k.out.Shape[r]
+	rows := device.NumElements(k.out.Shape[:r])
 	e.set(hN, e.count(rows))
 	e.set(hK, e.count(n))
-	if k.Log {
+	if k.log {
 		e.set(hK+1, 1)
 	}
-	tpr := softmaxThreads(n)
+	tpr := softmaxThreads(n, k.perElem)
 	e.set(hK+3, uint32(tpr))
 	// Each invocation reads its elements of the row, then writes them.
 	e.checkLoops(fmt.Sprintf("a row of %d elements", n), 2*ceilDiv(n, tpr))
-	shape, st := coalesce(k.In.Shape[:r], [][]int{k.In.Strides[:r]})
+	strides := make([][]int, len(k.ins))
+	for i, v := range k.ins {
+		strides[i] = v.Strides[:r]
+	}
+	shape, st := coalesce(k.out.Shape[:r], strides)
 	e.set(hK+2, uint32(len(shape)))
 	e.set(hK+5, uint32(e.here()))
 	e.putInts(shape)
-	e.set(hK+6, uint32(e.view(k.In, append(slices.Clip(st[0]), k.In.Strides[r]), false)))
-	e.set(hK+7, uint32(e.view(k.Out, nil, true)))
-	return e.finish(&Launch{Kind: shaders.Softmax, Entry: "softmax_rows", Workgroups: ceilDiv(e.countInt(rows), WorkgroupSize/tpr)})
+	// In (or Y) at word 10, Out at 11, G at 12.
+	for i, v := range k.ins {
+		d := uint32(e.view(v, append(slices.Clip(st[i]), v.Strides[r]), false))
+		e.set(hK+6+2*i, d)
+	}
+	e.set(hK+7, uint32(e.view(k.out, nil, true)))
+	return e.finish(&Launch{Kind: shaders.Softmax, Entry: k.entry, Workgroups: ceilDiv(e.countInt(rows), WorkgroupSize/tpr)})
 }
 
-// softmaxElemsPerThread is how many elements of a short row each of its
-// invocations takes: rows of up to this many elements take one invocation
-// each, 256 to a workgroup.
-const softmaxElemsPerThread = 8
-
 // softmaxThreads returns the invocations that normalize one row of n
-// elements: the power of two that gives each about softmaxElemsPerThread
-// elements, at most a workgroup.
-func softmaxThreads(n int) int {
+// elements: the power of two that gives each about perElem elements, at
+// most a workgroup. Rows of up to perElem elements take one invocation
+// each, 256 to a workgroup.
+func softmaxThreads(n, perElem int) int {
 	t := 1
-	for t < WorkgroupSize && t*softmaxElemsPerThread < n {
+	for t < WorkgroupSize && t*perElem < n {
 		t *= 2
 	}
 	return t

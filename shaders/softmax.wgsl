@@ -156,3 +156,82 @@ fn softmax_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
         st(ob, out + j, bitcast<u32>(sm_value(t, x, lg)));
     }
 }
+
+// sm_grad_value is the input gradient of one element of a row: y its
+// output, g the output's gradient, s the row's sum (of g*y, or with log of
+// g). The ops.wgsl functions keep IEEE's NaN and infinity cases.
+fn sm_grad_value(y: f32, g: f32, s: f32, lg: bool) -> f32 {
+    if (lg) {
+        return op_sub(g, op_mul(op_exp(y), s));
+    }
+    return op_mul(y, op_sub(g, s));
+}
+
+// softmax_backward_rows computes the gradient of a softmax row's input
+// (device.SoftmaxBackwardKernel): y*(g - sum(g*y)), or with log
+// g - exp(y)*sum(g), rows shared by invocations as softmax_rows does; rows
+// of at most SM_CACHE/2/(256/tpr) elements keep y and g in workgroup memory
+// and are read once. params as softmax_rows with [10] the Y descriptor and
+// [12] the G descriptor (rank r+1 each, over the same rows' shape).
+@compute @workgroup_size(256)
+fn softmax_backward_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {
+    let rows = params[H_N];
+    let tpr = params[7u];
+    let per = WG / tpr;
+    let first = linear_workgroup(wid, nwg) * per;
+    if (first >= rows) {
+        return;
+    }
+    let seg = li / tpr;
+    let lane = li % tpr;
+    let row = first + seg;
+    let n = select(0u, params[4u], row < rows);
+    let lg = params[5u] != 0u;
+    let r = params[6u];
+    let yd = params[10u];
+    let od = params[11u];
+    let gd = params[12u];
+    let yb = view_binding(yd);
+    let gb = view_binding(gd);
+    let ystart = view_elem(yd, params[9u], r, row);
+    let ystep = params[yd + VD_STRIDES + r];
+    let gstart = view_elem(gd, params[9u], r, row);
+    let gstep = params[gd + VD_STRIDES + r];
+    let room = SM_CACHE / 2u / per;
+    let cache = seg * 2u * room;
+    let cached = n <= room;
+    var acc = 0.0;
+    for (var j = lane; j < n; j = j + tpr) {
+        let y = bitcast<f32>(ld(yb, ystart + j * ystep));
+        let g = bitcast<f32>(ld(gb, gstart + j * gstep));
+        if (cached) {
+            sm_row[cache + j] = y;
+            sm_row[cache + room + j] = g;
+        }
+        acc = op_add(acc, select(op_mul(g, y), g, lg));
+    }
+    sm_sum[li] = acc;
+    workgroupBarrier();
+    for (var s = tpr / 2u; s > 0u; s = s >> 1u) {
+        if (lane < s) {
+            sm_sum[li] = op_add(sm_sum[li], sm_sum[li + s]);
+        }
+        workgroupBarrier();
+    }
+    let total = sm_sum[seg * tpr];
+    let ob = view_binding(od);
+    let out = params[od + VD_OFFSET] + row * n;
+    for (var j = lane; j < n; j = j + tpr) {
+        var y: f32;
+        var g: f32;
+        if (cached) {
+            y = sm_row[cache + j];
+            g = sm_row[cache + room + j];
+        } else {
+            y = bitcast<f32>(ld(yb, ystart + j * ystep));
+            g = bitcast<f32>(ld(gb, gstart + j * gstep));
+        }
+        st(ob, out + j, bitcast<u32>(sm_grad_value(y, g, total, lg)));
+    }
+}

@@ -141,46 +141,7 @@ func testSoftmax(t *testing.T, d device.Device) {
 		})
 		checkSoftmax(t, d, fmt.Sprintf("[%d 1]", rows), in, true)
 	})
-	t.Run("Specials", func(t *testing.T) {
-		inf, nan := math.Inf(1), math.NaN()
-		rows := [][]float64{
-			{1, 2, 3, 4},
-			{1, nan, 3, 4},
-			{1, 2, inf, 4},
-			{-inf, 2, 3, -inf},
-			{-inf, -inf, -inf, -inf},
-			{-inf, inf, 0, 1},
-			{nan, -inf, -inf, -inf},
-			{1e30, -1e30, 0, 88},
-			{-1e30, -1e30, -100, -100},
-			{0, math.Copysign(0, -1), 0, 0},
-			{-inf, -inf, -inf, 5},
-			{3.4e38, -3.4e38, 0, 1},
-		}
-		var flat []float64
-		for _, r := range rows {
-			flat = append(flat, r...)
-		}
-		checkSoftmax(t, d, "special rows", Make(t, d, rng, f32, []int{len(rows), 4}, Contiguous, sequence(flat)))
-		for _, x := range []float64{nan, inf, -inf, 7} {
-			checkSoftmax(t, d, fmt.Sprintf("[3 1] of %v", x), Make(t, d, rng, f32, []int{3, 1}, Contiguous, sequence([]float64{x})))
-		}
-		// Long rows (not kept in workgroup memory) with one special value
-		// at the end, and random specials in rows of every path.
-		for _, n := range []int{300, 5000} {
-			for _, x := range []float64{nan, inf, -inf} {
-				in := Make(t, d, rng, f32, []int{2, n}, Contiguous, Normal(f32))
-				vals := slices.Clone(in.Values)
-				vals[n-1], vals[2*n-2] = x, x
-				require.NoError(t, d.Write(in.View.Buf, 0, Encode(f32, vals)))
-				in.Values = vals
-				checkSoftmax(t, d, fmt.Sprintf("[2 %d] with %v", n, x), in)
-			}
-			allNegInf := Make(t, d, rng, f32, []int{2, n}, Strided, sequence([]float64{-inf}))
-			checkSoftmax(t, d, fmt.Sprintf("[2 %d] of -Inf", n), allNegInf)
-			checkSoftmax(t, d, fmt.Sprintf("[40 %d] random specials", n), Make(t, d, rng, f32, []int{40, n}, Reversed, WithSpecials(Normal(f32))))
-		}
-	})
+	t.Run("Specials", func(t *testing.T) { RunSoftmaxSpecials(t, d) })
 	t.Run("Refusals", func(t *testing.T) {
 		sm := rowSoftmaxer(t, d)
 		in := Make(t, d, rng, f32, []int{3, 4}, Contiguous, Normal(f32))
@@ -235,4 +196,50 @@ func testSoftmaxLoops(t *testing.T, d device.Device) {
 	err := d.(device.RowSoftmaxer).Softmax(&device.SoftmaxKernel{In: in.View, Out: Output(t, d, f32, 0, []int{1, 4097})})
 	require.Error(t, err, "a row over the loop budget")
 	assert.Contains(t, err.Error(), "loop iterations")
+}
+
+// RunSoftmaxSpecials checks the row softmax of rows holding NaN, +Inf, -Inf,
+// only -Inf and values near float32's range, kept in workgroup memory or
+// not, against PyTorch's rules (skipped where d has no row softmax).
+func RunSoftmaxSpecials(t *testing.T, d device.Device) {
+	rng := NewRand(t)
+	f32 := device.Float32
+	inf, nan := math.Inf(1), math.NaN()
+	rows := [][]float64{
+		{1, 2, 3, 4},
+		{1, nan, 3, 4},
+		{1, 2, inf, 4},
+		{-inf, 2, 3, -inf},
+		{-inf, -inf, -inf, -inf},
+		{-inf, inf, 0, 1},
+		{nan, -inf, -inf, -inf},
+		{1e30, -1e30, 0, 88},
+		{-1e30, -1e30, -100, -100},
+		{0, math.Copysign(0, -1), 0, 0},
+		{-inf, -inf, -inf, 5},
+		{3.4e38, -3.4e38, 0, 1},
+	}
+	var flat []float64
+	for _, r := range rows {
+		flat = append(flat, r...)
+	}
+	checkSoftmax(t, d, "special rows", Make(t, d, rng, f32, []int{len(rows), 4}, Contiguous, sequence(flat)))
+	for _, x := range []float64{nan, inf, -inf, 7} {
+		checkSoftmax(t, d, fmt.Sprintf("[3 1] of %v", x), Make(t, d, rng, f32, []int{3, 1}, Contiguous, sequence([]float64{x})))
+	}
+	// Rows kept in workgroup memory (300) and read twice (5000) with a
+	// special value at the end, of only -Inf, and with random specials.
+	for _, n := range []int{300, 5000} {
+		for _, x := range []float64{nan, inf, -inf} {
+			in := Make(t, d, rng, f32, []int{2, n}, Contiguous, Normal(f32))
+			vals := slices.Clone(in.Values)
+			vals[n-1], vals[2*n-2] = x, x
+			require.NoError(t, d.Write(in.View.Buf, 0, Encode(f32, vals)))
+			in.Values = vals
+			checkSoftmax(t, d, fmt.Sprintf("[2 %d] with %v", n, x), in)
+		}
+		allNegInf := Make(t, d, rng, f32, []int{2, n}, Strided, sequence([]float64{-inf}))
+		checkSoftmax(t, d, fmt.Sprintf("[2 %d] of -Inf", n), allNegInf)
+		checkSoftmax(t, d, fmt.Sprintf("[40 %d] random specials", n), Make(t, d, rng, f32, []int{40, n}, Reversed, WithSpecials(Normal(f32))))
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/shaderflow/shaderflow/gpu"
+	"github.com/shaderflow/shaderflow/gpu/gputest"
 	"github.com/shaderflow/shaderflow/shaders"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
@@ -56,6 +57,18 @@ func TestWithoutFloatControls(t *testing.T) {
 	noFloatControlsForTests = false
 	require.False(t, d.preserveNaN)
 	checkSelfSub(t, d)
+}
+
+// TestSoftmaxWithoutFloatControls runs the row softmax's special values on a
+// device without SignedZeroInfNanPreserve: the kernel classifies NaN and
+// infinity by their bits, so its rows keep PyTorch's NaN rules without the
+// execution mode.
+func TestSoftmaxWithoutFloatControls(t *testing.T) {
+	noFloatControlsForTests = true
+	d := openDevice(t)
+	noFloatControlsForTests = false
+	require.False(t, d.preserveNaN)
+	gputest.RunSoftmaxSpecials(t, d)
 }
 
 // selfSubShader computes x - x with no guard.

@@ -167,5 +167,14 @@ func (d *Device) Softmax(k *device.SoftmaxKernel) error {
 	return d.encodeAllAndRecord(func(t gpu.Target) ([]*gpu.Launch, error) { return gpu.EncodeSoftmaxSlabs(k, t) }, k.Out)
 }
 
-// The device has the optional one-pass row softmax.
-var _ device.RowSoftmaxer = (*Device)(nil)
+// SoftmaxBackward runs the gradient of a softmax or log-softmax over the
+// rows of the last dimension, as Softmax runs the softmax.
+func (d *Device) SoftmaxBackward(k *device.SoftmaxBackwardKernel) error {
+	return d.encodeAllAndRecord(func(t gpu.Target) ([]*gpu.Launch, error) { return gpu.EncodeSoftmaxBackwardSlabs(k, t) }, k.Out)
+}
+
+// The device has the optional one-pass softmax row kernels.
+var (
+	_ device.RowSoftmaxer     = (*Device)(nil)
+	_ device.RowSoftmaxGrader = (*Device)(nil)
+)
