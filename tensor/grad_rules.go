@@ -168,6 +168,9 @@ func registerReductionRules() {
 		}
 		return grads(y.Mul(c.g.Sub(c.g.Mul(y).SumKeepDim(axis))))
 	}
+	opNormalize.backward = func(c *gradCtx) []*Tensor {
+		return grads(normalizeGrad(c.in(0), c.g, c.node.params.(float64)))
+	}
 	opLogSoftmax.backward = func(c *gradCtx) []*Tensor {
 		axis := c.node.params.(int)
 		if dx := rowSoftmaxGrad(c.out(), c.g, axis, true); dx != nil {

@@ -94,6 +94,7 @@ var (
 	opMin        = defineGradOp("Min")
 	opSoftmax    = defineGradOp("Softmax")
 	opLogSoftmax = defineGradOp("LogSoftmax")
+	opNormalize  = defineGradOp("LayerNorm") // the normalization step of LayerNorm, GroupNorm and InstanceNorm
 	// Views and index operations.
 	opReshape    = defineGradOp("Reshape")
 	opSqueeze    = defineGradOp("Squeeze")

@@ -21,8 +21,10 @@ const (
 	kindGather
 	kindScatter
 	kindCat
-	kindSoftmax     // softmax or log-softmax rows in one kernel
-	kindSoftmaxGrad // their gradient, rows in one kernel
+	kindSoftmax       // softmax or log-softmax rows in one kernel
+	kindSoftmaxGrad   // their gradient, rows in one kernel
+	kindNormalize     // rows normalized to mean 0 and variance 1 in one kernel
+	kindNormalizeGrad // their gradient, rows in one kernel
 )
 
 // view is a strided window onto a node's contiguous result.

@@ -1,6 +1,9 @@
 package tensor
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // LayerNorm normalizes over the last normDims axes to zero mean and unit
 // variance (biased), then scales by weight and adds bias (each of the
@@ -22,9 +25,28 @@ func (t *Tensor) LayerNorm(normDims int, weight, bias *Tensor, eps float64) *Ten
 // variance.
 func (t *Tensor) normalize(axes []int, eps float64) *Tensor {
 	x := t.asFloat32()
+	if len(axes) == 1 && axes[0] == x.Dim()-1 && eps >= 0 && !math.IsInf(eps, 1) {
+		if y := rowNormalize(x.Detach(), eps); y != nil {
+			return recordGrad(opNormalize, y, []*Tensor{x}, eps)
+		}
+	}
 	d := x.Sub(x.MeanKeepDim(axes...))
 	v := d.Mul(d).MeanKeepDim(axes...)
 	return d.Mul(v.AddScalar(eps).Rsqrt())
+}
+
+// normalizeGrad is the gradient of normalize's input x along the last axis
+// for the output gradient g: rstd·(g − mean(g) − x̂·mean(g·x̂)), by the
+// device's row kernel or, where it has none, composed.
+func normalizeGrad(x, g *Tensor, eps float64) *Tensor {
+	g = g.asFloat32()
+	if dx := rowNormalizeGrad(x, g, eps); dx != nil {
+		return dx
+	}
+	d := x.Sub(x.MeanKeepDim(-1))
+	rstd := d.Mul(d).MeanKeepDim(-1).AddScalar(eps).Rsqrt()
+	xh := d.Mul(rstd)
+	return g.Sub(g.MeanKeepDim(-1)).Sub(xh.Mul(g.Mul(xh).MeanKeepDim(-1))).Mul(rstd)
 }
 
 // affine multiplies by weight and adds bias, both of shape want, reshaped by

@@ -51,8 +51,8 @@ func (d *Device) realize(n *node) error {
 		err = d.runScatter(n)
 	case kindCat:
 		err = d.runCat(n)
-	case kindSoftmax, kindSoftmaxGrad:
-		err = d.runSoftmax(n)
+	case kindSoftmax, kindSoftmaxGrad, kindNormalize, kindNormalizeGrad:
+		err = d.runRows(n)
 	default:
 		err = fmt.Errorf("tensor: node of kind %s has no data", n.kind)
 	}

@@ -58,7 +58,7 @@ func groups() []group {
 		{"matmul", matmulCases()},
 		{"conv", convCases()},
 		{"pool", poolCases()},
-		{"norm", normCases()},
+		{"norm", append(normCases(), normRowCases()...)},
 		{"nnfunc", nnFuncCases()},
 		{"attention", attentionCases()},
 		{"edge", edgeCases()},

@@ -1,0 +1,87 @@
+package conformance
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/shaderflow/shaderflow/tensor"
+	"github.com/shaderflow/shaderflow/tensor/conformance/ref"
+)
+
+// normRowCases check layer normalization along the last axis, which
+// backends with row kernels (device.RowNormalizer) run in one pass: the row
+// lengths of softmaxRowLengths, a row of 100 000, more rows than a GPU
+// dispatch dimension holds, NaN and ±Inf, constant rows (variance 0, so
+// eps alone), an offset mean, strided and unrealized inputs, and the
+// gradients of rows of several lengths.
+func normRowCases() []testCase {
+	var cs []testCase
+	add := func(name string, large bool, mk func(e *env) pair) {
+		cs = append(cs, testCase{name: name, large: large, run: func(e *env) { checkNormRows(e, mk(e)) }})
+	}
+	for _, n := range softmaxRowLengths {
+		add(fmt.Sprintf("norm_row_%d", n), false, func(e *env) pair { return e.input(tensor.Float32, scaled(3), contiguous, 3, n) })
+	}
+	add("norm_row_100000", true, func(e *env) pair { return e.input(tensor.Float32, scaled(3), contiguous, 2, 100_000) })
+	add("norm_rows_70000x3", true, func(e *env) pair { return e.input(tensor.Float32, scaled(3), contiguous, 70_000, 3) })
+	add("norm_row_special", false, func(e *env) pair {
+		return e.constant(tensor.Float32, []float64{
+			1, nan, 2, 3, // NaN, +Inf or -Inf: a NaN row
+			1, inf, 2, 3,
+			-inf, 0, 1, 1,
+			2, 2, 2, 2, // variance 0: zeros
+			1e4 + 1, 1e4 - 1, 1e4 + 3, 1e4, // a large mean
+		}, 5, 4)
+	})
+	add("norm_row_of_elementwise", false, func(e *env) pair {
+		x := e.input(tensor.Float32, scaled(3), contiguous, 5, 67)
+		return pair{T: x.T.MulScalar(0.5).AddScalar(1), R: ref.Map(x.R, func(v float64) float64 { return 0.5*v + 1 })}
+	})
+	add("norm_row_transposed_3d", false, func(e *env) pair {
+		x := e.input(tensor.Float32, scaled(3), contiguous, 4, 5, 6)
+		return pair{T: x.T.Transpose(0, 2), R: x.R.Transpose(0, 2)}
+	})
+	for _, n := range []int{1, 33, 65, 257, 1000, 4097} {
+		cs = append(cs, testCase{name: fmt.Sprintf("norm_row_grad_%d", n), run: func(e *env) {
+			checkNormRowGrad(e, e.input(tensor.Float32, scaled(3), contiguous, 3, n), e.randn(3, n))
+		}})
+	}
+	cs = append(cs, testCase{name: "norm_row_grad_transposed", run: func(e *env) {
+		x, g := e.input(tensor.Float32, scaled(3), contiguous, 40, 3), e.randn(40, 3)
+		tr := func(p pair) pair { return pair{T: p.T.Transpose(0, 1), R: p.R.Transpose(0, 1)} }
+		checkNormRowGrad(e, tr(x), tr(g))
+	}})
+	return cs
+}
+
+// normRowEps is the epsilon of the row normalization cases.
+const normRowEps = 1e-5
+
+// checkNormRows checks LayerNorm(1) of x without affine parameters.
+func checkNormRows(e *env, x pair) {
+	e.t.Helper()
+	n := x.R.Shape()[x.R.Dim()-1]
+	e.expect("LayerNorm", tensor.Float32, ref.LayerNorm(x.R, 1, nil, nil, normRowEps), normTol(n), func() *tensor.Tensor {
+		return x.T.LayerNorm(1, nil, nil, normRowEps)
+	})
+}
+
+// checkNormRowGrad checks the gradient of LayerNorm(1) of x for the output
+// gradient g against its closed form rstd·(g − mean(g) − x̂·mean(g·x̂)) in
+// float64.
+func checkNormRowGrad(e *env, x, g pair) {
+	e.t.Helper()
+	n := x.R.Shape()[x.R.Dim()-1]
+	mean := func(a *ref.Array) *ref.Array { return ref.Mean(a, true, -1) }
+	d := ref.Sub(x.R, mean(x.R))
+	rstd := ref.Map(mean(ref.Mul(d, d)), func(v float64) float64 { return 1 / math.Sqrt(v+normRowEps) })
+	xh := ref.Mul(d, rstd)
+	want := ref.Mul(ref.Sub(ref.Sub(g.R, mean(g.R)), ref.Mul(xh, mean(ref.Mul(g.R, xh)))), rstd)
+	e.expect("LayerNorm gradient", tensor.Float32, want, normTol(n), func() *tensor.Tensor {
+		xt := x.T.Detach().SetRequiresGrad(true)
+		if err := xt.LayerNorm(1, nil, nil, normRowEps).BackwardWith(g.T); err != nil {
+			e.t.Fatal(err)
+		}
+		return xt.Grad()
+	})
+}
