@@ -160,14 +160,86 @@ func smCase(t *testing.T, d device.Device, rng *rand.Rand, shape []int, l smLayo
 	}
 }
 
-// softmaxCases runs the softmax kernel on d against the float64
-// reference: rows of many lengths (each of the kernel's paths: part of a
-// warp, a warp, a block from registers, a block reading the row twice),
-// few and many rows, every layout of smLayouts, row dimensions that do not
-// merge, plain and special rows.
+// smBackwardReference is the float64 gradient of each row of a softmax
+// (y*(g - sum(g*y))) or log-softmax (g - exp(y)*sum(g)).
+func smBackwardReference(y, g []float64, cols int, log bool) []float64 {
+	out := make([]float64, len(y))
+	for r := 0; r < len(y); r += cols {
+		s := 0.0
+		for c := range cols {
+			if log {
+				s += g[r+c]
+			} else {
+				s += g[r+c] * y[r+c]
+			}
+		}
+		for c := range cols {
+			if log {
+				out[r+c] = g[r+c] - math.Exp(y[r+c])*s
+			} else {
+				out[r+c] = y[r+c] * (g[r+c] - s)
+			}
+		}
+	}
+	return out
+}
+
+// smBackwardCase runs the softmax gradient of Y (layout ly) and G (layout
+// lg) of shape on d, both with and without Log, and checks Out against the
+// reference. Y holds probabilities (or their logarithms); every third row
+// of G holds a NaN, which makes the row NaN, when specials is set.
+func smBackwardCase(t *testing.T, d device.Device, rng *rand.Rand, shape []int, ly, lg smLayout, specials bool) {
+	t.Helper()
+	n, cols := device.NumElements(shape), shape[len(shape)-1]
+	for _, log := range []bool{false, true} {
+		var vals [2][]float64
+		var views [2]device.View
+		for i, l := range []smLayout{ly, lg} {
+			store := make([]float64, l.size)
+			for j := range store {
+				v := rng.Float64()
+				if log {
+					v = math.Log(v)
+				}
+				if i == 1 {
+					v = rng.NormFloat64()
+				}
+				store[j] = float64(float32(v))
+			}
+			views[i] = device.View{DType: device.Float32, Shape: shape, Strides: l.strides, Offset: l.offset}
+			if i == 1 && specials {
+				for r := 0; r < n/cols; r += 3 {
+					store[views[i].Index(r*cols+rng.IntN(cols))] = math.NaN()
+				}
+			}
+			vals[i] = make([]float64, n)
+			for p := range vals[i] {
+				vals[i][p] = store[views[i].Index(p)]
+			}
+			views[i].Buf = gputest.Upload(t, d, device.Float32, store)
+		}
+		out := gputest.Output(t, d, device.Float32, 1, shape)
+		k := &device.SoftmaxBackwardKernel{Y: views[0], G: views[1], Out: out, Log: log}
+		require.NoError(t, d.(device.RowSoftmaxGrader).SoftmaxBackward(k))
+		what := fmt.Sprintf("softmax backward (log %v) of %v, Y %s, G %s, specials %v", log, shape, ly.name, lg.name, specials)
+		gputest.Check(t, what, gputest.Fetch(t, d, out), smBackwardReference(vals[0], vals[1], cols, log), smGradTol(cols))
+	}
+}
+
+// smGradTol is the gradient's tolerance for rows of cols elements: the sum
+// is float32's, its error growing with the row.
+func smGradTol(cols int) gputest.Tol {
+	return gputest.Tol{Abs: 1e-6 * math.Sqrt(float64(cols)), Rel: 1e-5}
+}
+
+// softmaxCases runs the softmax kernels on d against the float64
+// references: rows of many lengths (each of the kernels' paths: part of a
+// warp, a warp, blocks of 256, 512 and 1024 threads from registers, a
+// block reading the row twice), few and many rows, every layout of
+// smLayouts, row dimensions that do not merge, plain and special rows.
 func softmaxCases(t *testing.T, d device.Device) {
 	rng := rand.New(rand.NewPCG(3, 5))
-	for _, cols := range []int{1, 2, 3, 31, 32, 33, 127, 128, 129, 512, 513, 1000, 4096, 4097, 100000} {
+	for _, cols := range []int{1, 2, 3, 31, 32, 33, 127, 128, 129, 512, 513, 1000, 4096, 4097, 8192, 16384, 16385, 100000} {
 		// Many rows where a block serves many (the double runs a block's
 		// threads as coroutines that switch at every shuffle: it is slow).
 		rows := 300
@@ -179,16 +251,22 @@ func softmaxCases(t *testing.T, d device.Device) {
 		case cols > 3:
 			rows = 20
 		}
+		// Every layout on short rows and the longest; the others, whose
+		// addressing is the same code, contiguous and transposed (the
+		// double is slow).
 		for _, shape := range [][]int{{rows, cols}, {2, 3, cols}} {
-			if cols > 1000 && len(shape) == 3 {
+			if cols > 129 && len(shape) == 3 {
 				continue
 			}
-			for _, l := range smLayouts(shape) {
-				smCase(t, d, rng, shape, l, smRowKinds[:2])
+			for i, l := range smLayouts(shape) {
+				if i < 2 || cols <= 129 || cols == 100000 {
+					smCase(t, d, rng, shape, l, smRowKinds[:2])
+				}
 			}
 		}
-		// Every kind of special row, at least once.
-		shape := []int{max(rows, len(smRowKinds)), cols}
+		// Every kind of special row, at least once (rows of 100000 take
+		// the path of 16385).
+		shape := []int{max(rows, len(smRowKinds)), min(cols, 16385)}
 		smCase(t, d, rng, shape, smLayouts(shape)[0], smRowKinds)
 	}
 	// Ten row dimensions that cannot merge (more than a launch holds: each
@@ -200,13 +278,29 @@ func softmaxCases(t *testing.T, d device.Device) {
 		strides[i] = acc
 		acc = acc*shape[i] + 1
 	}
-	smCase(t, d, rng, shape, smLayout{"gapped", strides, 4, 4 + acc}, smRowKinds)
+	gapped := smLayout{"gapped", strides, 4, 4 + acc}
+	smCase(t, d, rng, shape, gapped, smRowKinds)
 	smCase(t, d, rng, []int{1, 1, 7}, smLayouts([]int{1, 1, 7})[0], smRowKinds[:1])
+
+	for _, cols := range []int{1, 3, 33, 513, 4097, 16385, 100000} {
+		rows := max(2, min(40, 20000/cols))
+		shape := []int{rows, cols}
+		ls := smLayouts(shape)
+		smBackwardCase(t, d, rng, shape, ls[0], ls[0], true)
+		if cols < 100000 {
+			smBackwardCase(t, d, rng, shape, ls[1], ls[4], false)
+		}
+		if cols < 513 || cols == 16385 {
+			smBackwardCase(t, d, rng, shape, ls[2], ls[3], false)
+		}
+	}
+	contig := smLayout{"contiguous", device.ContiguousStrides(shape), 0, device.NumElements(shape)}
+	smBackwardCase(t, d, rng, shape, gapped, contig, true)
 }
 
-// TestSoftmaxKernel runs softmaxCases through the test double, then many
-// short rows with the grid capped at three blocks (the grid-stride loop
-// over row groups) and the kernel's refusals.
+// TestSoftmaxKernel runs softmaxCases through the test double, then rows
+// of each path with the grid capped at three blocks (the grid-stride loop
+// over row groups) and the kernels' refusals.
 func TestSoftmaxKernel(t *testing.T) {
 	f := buildFake(t, nil, nil)
 	d := f.open(t, 1<<22)
@@ -214,12 +308,16 @@ func TestSoftmaxKernel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 1))
 	limit := d.info.Limits.MaxWorkgroups[0]
 	d.info.Limits.MaxWorkgroups[0] = 3
-	for _, cols := range []int{5, 40, 700, 5000} {
-		shape := []int{3*smThreads/smThreadsPerRow(cols) + 11, cols}
-		smCase(t, d, rng, shape, smLayouts(shape)[0], smRowKinds)
+	for _, cols := range []int{5, 40, 700, 5000, 17000} {
+		w := smThreadsPerRow(cols)
+		shape := []int{3*max(smThreads, w)/w + 2, cols}
+		ls := smLayouts(shape)
+		smCase(t, d, rng, shape, ls[0], smRowKinds)
+		smBackwardCase(t, d, rng, shape, ls[1], ls[0], true)
 	}
 	d.info.Limits.MaxWorkgroups[0] = limit
 	require.Positive(t, f.count(t, "cuLaunchKernel sf_softmax grid=3 "), "the capped grid was used")
+	require.Positive(t, f.count(t, "cuLaunchKernel sf_softmax_backward grid=3 "), "the capped grid was used")
 
 	x := gputest.Upload(t, d, device.Float32, make([]float64, 8))
 	out := gputest.Output(t, d, device.Float32, 0, []int{2, 4})
@@ -229,8 +327,13 @@ func TestSoftmaxKernel(t *testing.T) {
 	err = other.Softmax(&device.SoftmaxKernel{In: device.Contiguous(x, device.Float32, 0, []int{2, 4}),
 		Out: gputest.Output(t, other, device.Float32, 0, []int{2, 4})})
 	require.ErrorContains(t, err, "softmax: In")
+	err = other.SoftmaxBackward(&device.SoftmaxBackwardKernel{Y: gputest.Output(t, other, device.Float32, 0, []int{2, 4}),
+		G: device.Contiguous(x, device.Float32, 0, []int{2, 4}), Out: gputest.Output(t, other, device.Float32, 0, []int{2, 4})})
+	require.ErrorContains(t, err, "softmax backward: G")
+	require.ErrorContains(t, d.SoftmaxBackward(&device.SoftmaxBackwardKernel{}), "softmax backward")
 	empty := gputest.Output(t, d, device.Float32, 0, []int{0, 4})
 	require.NoError(t, d.Softmax(&device.SoftmaxKernel{In: empty, Out: empty}))
+	require.NoError(t, d.SoftmaxBackward(&device.SoftmaxBackwardKernel{Y: empty, G: empty, Out: empty}))
 }
 
 // TestHardwareSoftmax runs softmaxCases on CUDA device 0 of the machine's

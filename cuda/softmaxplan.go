@@ -19,12 +19,14 @@ func softmaxModuleSource() string {
 	return opsSource + sharedMacro + shuffleSource + softmaxSource
 }
 
-// The softmax kernel's entry point, block size and the most elements a
-// thread keeps in registers (kernels/softmax.cu's SF_SM_PER).
+// The softmax kernels' entry points, their smallest block and the most
+// elements a thread keeps in registers a view (kernels/softmax.cu's
+// SF_SM_PER).
 const (
-	smEntry   = "sf_softmax"
-	smThreads = 256
-	smPer     = 16
+	smEntry         = "sf_softmax"
+	smBackwardEntry = "sf_softmax_backward"
+	smThreads       = 256
+	smPer           = 16
 )
 
 // smWarpCols is the longest row that the threads of one warp (or fewer)
@@ -32,32 +34,39 @@ const (
 const smWarpCols = 32 * smPer
 
 // Word offsets of kernels/softmax.cu's sf_softmax_params: rows, rank,
-// cols, col_stride, then In's and Out's addresses, In's offset, the
-// offset of the launch's first row in Out, log, W (threads a row), and the
-// row dimensions' shape and In strides.
+// cols, log, W (threads a row), the two inputs' addresses (In, or Y and
+// G), Out's, the inputs' offsets and strides along the row, the offset of
+// the launch's first row in Out, and the row dimensions' shape and each
+// input's strides.
 const (
 	smRows   = 0
 	smRank   = 1
 	smCols   = 2
-	smColStr = 3
-	smIn     = 4
-	smOut    = 5
-	smInOff  = 6
-	smOutOff = 7
-	smLog    = 8
-	smWPR    = 9
-	smShape  = 10
+	smLog    = 3
+	smWPR    = 4
+	smIn     = 5
+	smOut    = 7
+	smInOff  = 8
+	smColStr = 10
+	smOutOff = 12
+	smShape  = 13
 	smStride = smShape + ewMaxRank
-	smWords  = smStride + ewMaxRank
+	smWords  = smStride + 2*ewMaxRank
 )
 
 // smThreadsPerRow returns W, the threads that serve a row of cols
 // elements: the power of two at least cols up to a warp (consecutive lanes
 // read consecutive elements and no lane idles in a full warp), a warp up
-// to smWarpCols (smPer elements a lane at most, no barrier), and the whole
-// block beyond.
+// to smWarpCols (smPer elements a lane at most, no barrier), and beyond a
+// block of 256, 512 or 1024 threads, the smallest that keeps the row in
+// registers (rows of up to 16384 elements are read once).
 func smThreadsPerRow(cols int) int {
-	if cols > smWarpCols {
+	switch {
+	case cols > 512*smPer:
+		return 1024
+	case cols > 256*smPer:
+		return 512
+	case cols > smWarpCols:
 		return smThreads
 	}
 	w := 1
@@ -67,41 +76,58 @@ func smThreadsPerRow(cols int) int {
 	return w
 }
 
-// planSoftmax turns a validated softmax kernel into the parameter words of
-// its launches, with the addresses of In's and Out's buffers. The row
-// dimensions (all but the last) lose those of size one and merge where
-// contiguous in In; where more than ewMaxRank remain, the leading ones are
-// looped over here, one launch per index. A kernel with no rows needs no
-// launch.
-func planSoftmax(k *device.SoftmaxKernel, in, out uint64) [][]int64 {
-	if k.In.NumElements() == 0 {
+// planSoftmax turns a validated softmax (ins: In) or softmax gradient (ins:
+// Y and G) into the parameter words of its launches, with the addresses of
+// the inputs' buffers and Out's. The row dimensions (all but the last) lose
+// those of size one and merge where contiguous in every input; where more
+// than ewMaxRank remain, the leading ones are looped over here, one launch
+// per index. A kernel with no rows needs no launch.
+func planSoftmax(ins []device.View, out device.View, log bool, ptrs []uint64, outPtr uint64) [][]int64 {
+	if out.NumElements() == 0 {
 		return nil
 	}
-	last := len(k.In.Shape) - 1
-	cols := k.In.Shape[last]
-	dims := mergeDims(k.In.Shape[:last], [][]int{k.In.Strides[:last]})
+	last := len(out.Shape) - 1
+	cols := out.Shape[last]
+	strides := make([][]int, len(ins))
+	offs := make([]int, len(ins))
+	for j, v := range ins {
+		strides[j], offs[j] = v.Strides[:last], v.Offset
+	}
+	dims := mergeDims(out.Shape[:last], strides)
 	outer, inner, count := splitKernelDims(dims)
 	base := make([]int64, smWords)
 	base[smRows], base[smRank], base[smCols] = int64(count), int64(len(inner)), int64(cols)
-	base[smColStr], base[smIn], base[smOut] = int64(k.In.Strides[last]), int64(in), int64(out)
-	if k.Log {
+	if log {
 		base[smLog] = 1
 	}
-	base[smWPR] = int64(smThreadsPerRow(cols))
+	base[smWPR], base[smOut] = int64(smThreadsPerRow(cols)), int64(outPtr)
+	for j, v := range ins {
+		base[smIn+j], base[smColStr+j] = int64(ptrs[j]), int64(v.Strides[last])
+	}
 	for i, d := range inner {
-		base[smShape+i], base[smStride+i] = int64(d.size), int64(d.strides[0])
+		base[smShape+i] = int64(d.size)
+		for j, st := range d.strides {
+			base[smStride+j*ewMaxRank+i] = int64(st)
+		}
 	}
 	var launches [][]int64
-	splitLeading(outer, count, []int{k.In.Offset}, func(pos int, offs []int) {
+	splitLeading(outer, count, offs, func(pos int, offs []int) {
 		w := append([]int64(nil), base...)
-		w[smInOff], w[smOutOff] = int64(offs[0]), int64(k.Out.Offset)+int64(pos)*int64(cols)
+		for j, o := range offs {
+			w[smInOff+j] = int64(o)
+		}
+		w[smOutOff] = int64(out.Offset) + int64(pos)*int64(cols)
 		launches = append(launches, w)
 	})
 	return launches
 }
 
+// smBlock returns the block size of a launch: W threads a row, and at
+// least smThreads (several short rows a block).
+func smBlock(w []int64) int { return int(max(w[smWPR], smThreads)) }
+
 // smGroups returns the row groups (blocks' worth of rows) of a launch.
 func smGroups(w []int64) int64 {
-	r := int64(smThreads) / w[smWPR]
+	r := int64(smBlock(w)) / w[smWPR]
 	return (w[smRows] + r - 1) / r
 }

@@ -15,9 +15,12 @@ import (
 )
 
 // TestSoftmaxThreadsPerRow checks W for each row length: up to a warp the
-// power of two at least the row, a warp up to smWarpCols, a block beyond.
+// power of two at least the row, a warp up to smWarpCols, a block beyond
+// (the smallest of 256, 512 and 1024 threads that holds 16 elements a
+// thread, else 1024).
 func TestSoftmaxThreadsPerRow(t *testing.T) {
-	for cols, w := range map[int]int{1: 1, 2: 2, 3: 4, 17: 32, 32: 32, 33: 32, 512: 32, 513: smThreads, 100000: smThreads} {
+	for cols, w := range map[int]int{1: 1, 2: 2, 3: 4, 17: 32, 32: 32, 33: 32, 512: 32, 513: 256, 4096: 256, 4097: 512,
+		8192: 512, 8193: 1024, 100000: 1024} {
 		assert.Equal(t, w, smThreadsPerRow(cols), "%d columns", cols)
 	}
 }
@@ -36,19 +39,20 @@ func TestPlanSoftmaxManyRows(t *testing.T) {
 		Out: device.View{DType: device.Float32, Shape: []int{3, 1 << 30, 2}, Strides: []int{1 << 31, 2, 1}, Offset: 7},
 		Log: true,
 	}
-	ls := planSoftmax(k, 100, 200)
+	ls := planSoftmax([]device.View{k.In}, k.Out, k.Log, []uint64{100}, 200)
 	require.Len(t, ls, 1)
 	w := ls[0]
 	assert.Equal(t, int64(rows), w[smRows])
 	assert.Equal(t, int64(1), w[smRank], "the row dimensions merge")
 	assert.Equal(t, []int64{int64(rows), 2}, []int64{w[smShape], w[smStride]})
-	assert.Equal(t, []int64{2, 1, 100, 200, 5, 7, 1, 2}, w[smCols:smShape])
+	assert.Equal(t, []int64{2, 1, 2, 100, 0, 200, 5, 0, 1, 0, 7}, w[smCols:smShape])
 	assert.Greater(t, smGroups(w), int64(1<<16), "more row groups than the grid's 65536 blocks (tileGrid)")
 }
 
 // TestPlanSoftmaxSplitsRank checks that row dimensions beyond ewMaxRank
-// are looped over on the host, each launch with its In offset and the
-// offset of its first row in Out.
+// are looped over on the host, each launch with its inputs' offsets and
+// the offset of its first row in Out, for a gradient whose G is
+// contiguous and whose Y is not (the dimensions merge in neither).
 func TestPlanSoftmaxSplitsRank(t *testing.T) {
 	shape := []int{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3}
 	strides := make([]int, len(shape))
@@ -58,18 +62,23 @@ func TestPlanSoftmaxSplitsRank(t *testing.T) {
 	}
 	k := &device.SoftmaxKernel{In: device.View{DType: device.Float32, Shape: shape, Strides: strides},
 		Out: device.View{DType: device.Float32, Shape: shape, Strides: device.ContiguousStrides(shape), Offset: 1}}
-	ls := planSoftmax(k, 0, 0)
+	g := k.Out
+	g.Offset = 9
+	ls := planSoftmax([]device.View{k.In, g}, k.Out, false, []uint64{1, 2}, 3)
 	require.Len(t, ls, 4, "two leading row dimensions looped over")
 	for i, w := range ls {
 		assert.Equal(t, int64(256), w[smRows])
 		assert.Equal(t, int64(ewMaxRank), w[smRank])
 		assert.Equal(t, int64(i/2*strides[0]+i%2*strides[1]), w[smInOff], "launch %d", i)
+		assert.Equal(t, int64(9+i*256*3), w[smInOff+1], "launch %d", i)
 		assert.Equal(t, int64(1+i*256*3), w[smOutOff], "launch %d", i)
+		assert.Equal(t, int64(strides[2]), w[smStride], "Y's outermost stride in the launch")
+		assert.Equal(t, int64(3*128), w[smStride+ewMaxRank], "G's")
 	}
 }
 
 // TestSoftmaxKernelCompilesToPTX compiles the softmax module's source
-// with clang-19 for sm_80 and sm_90 and checks the entry point, its
+// with clang-19 for sm_80 and sm_90 and checks both entry points, their
 // parameter (the words planSoftmax writes) and that the row reductions
 // are warp shuffles. It skips without clang-19 unless
 // SHADERFLOW_REQUIRE_CLANG=1.
@@ -87,8 +96,10 @@ func TestSoftmaxKernelCompilesToPTX(t *testing.T) {
 		require.NoError(t, err)
 		s := string(ptx)
 		assert.Contains(t, s, ".target "+arch)
-		assert.Contains(t, s, ".visible .entry "+smEntry+"(")
-		assert.Contains(t, s, fmt.Sprintf(".param .align 8 .b8 %s_param_0[%d]", smEntry, 8*smWords))
+		for _, entry := range []string{smEntry, smBackwardEntry} {
+			assert.Contains(t, s, ".visible .entry "+entry+"(")
+			assert.Contains(t, s, fmt.Sprintf(".param .align 8 .b8 %s_param_0[%d]", entry, 8*smWords))
+		}
 		assert.Contains(t, s, "shfl.sync.bfly.b32")
 	}
 }

@@ -1,20 +1,25 @@
-// softmax.cu: device.SoftmaxKernel, the softmax exp(x-m)/s or log-softmax
-// (x-m)-log(s) of every row along the last dimension, with m the row's
-// maximum and s the sum of exp(x-m). The backend prepends ops.cuh (op_max,
+// softmax.cu: device.SoftmaxKernel (sf_softmax), the softmax exp(x-m)/s or
+// log-softmax (x-m)-log(s) of every row along the last dimension, with m
+// the row's maximum and s the sum of exp(x-m); and
+// device.SoftmaxBackwardKernel (sf_softmax_backward), the gradient
+// y*(g-sum(g*y)), or g-exp(y)*sum(g) for a log-softmax, of every row of the
+// output y and its gradient g (sums in float32). The backend prepends ops.cuh (op_max,
 // op_exp, op_log, loads and stores), the __shared__ macro and sf_shfl_xor
 // (cuda/softmax.go), so the file needs no CUDA header.
 //
 // A row is served by W threads, W a power of two (p.wpr): for rows of at
-// most SF_SM_WARP_COLS elements W is at most 32 (a warp or part of one, so
-// a block of blockDim.x threads serves blockDim.x/W rows and consecutive
+// most 32*SF_SM_PER elements W is at most 32 (a warp or part of one, so a
+// block of blockDim.x threads serves blockDim.x/W rows and consecutive
 // lanes read consecutive elements), and for longer rows W is the whole
-// block. Thread `lane` of a row takes elements lane, lane+W, lane+2W, ...
-// Rows of at most W*SF_SM_PER elements are read from global memory once,
-// into registers: the row maximum and then the sum are combined across the
-// W threads by xor shuffles (each thread ends with the same value) and,
-// where W spans several warps, one shared-memory slot a warp. Longer rows
-// are read twice: once for each thread's running maximum and sum (the sum
-// rescaled when the maximum grows), once to write. Out is written once.
+// block (256, 512 or 1024 threads, the host's choice). Thread `lane` of a
+// row takes elements lane, lane+W, lane+2W, ... Rows of at most
+// W*SF_SM_PER elements are read from global memory once, into registers:
+// the row maximum and then the sum are combined across the W threads by
+// xor shuffles (each thread ends with the same value) and, where W spans
+// several warps, one shared-memory slot a warp. Longer rows are read
+// twice: once for each thread's running maximum and sum (the sum rescaled
+// when the maximum grows) or its part of the backward sum, once to write.
+// Out is written once.
 //
 // As in PyTorch, a row whose maximum is NaN or +Inf (it holds one) or -Inf
 // (all its elements are -Inf) gives NaN everywhere; a -Inf element of any
@@ -28,22 +33,23 @@
 
 #define SF_SM_MAX_RANK 8
 
-// SF_SM_PER is the elements a thread keeps in registers; SF_SM_WARPS the
-// most warps a block may have (its shared slots).
+// SF_SM_PER is the elements a thread keeps in registers a view; SF_SM_WARPS
+// the most warps a block may have (its shared slots).
 #define SF_SM_PER 16
 #define SF_SM_WARPS 32
 
 // sf_softmax_params mirrors planSoftmax's words (cuda/softmaxplan.go): the
-// launch's rows and the row dimensions' shape and In strides (rank of
-// them, outermost first), the row length, In's stride along it, the
-// addresses and offsets (Out's is that of the launch's first row), log
-// (0 or 1) and W.
+// launch's rows, the rank of the row dimensions, the row length, log (0 or
+// 1), W, then the inputs' addresses (In, or Y and G), Out's, the inputs'
+// offsets and strides along the row, the offset of the launch's first row
+// in Out, and the row dimensions' shape and each input's strides
+// (outermost first).
 typedef struct {
-	long long rows, rank, cols, col_stride;
-	unsigned long long in, out;
-	long long in_off, out_off, log, wpr;
+	long long rows, rank, cols, log, wpr;
+	unsigned long long in[2], out;
+	long long in_off[2], col_stride[2], out_off;
 	long long shape[SF_SM_MAX_RANK];
-	long long stride[SF_SM_MAX_RANK];
+	long long stride[2][SF_SM_MAX_RANK];
 } sf_softmax_params;
 
 // sf_sm_combine folds partial maxima (is_max) or sums.
@@ -74,11 +80,11 @@ SF_FN float sf_sm_all(float v, int W, bool is_max, float *slots) {
 	return v;
 }
 
-// sf_sm_row_start returns the element of In where row r starts.
-SF_FN long long sf_sm_row_start(const sf_softmax_params &p, long long r) {
-	long long e = p.in_off, rest = r;
+// sf_sm_row_start returns the element of input v where row r starts.
+SF_FN long long sf_sm_row_start(const sf_softmax_params &p, int v, long long r) {
+	long long e = p.in_off[v], rest = r;
 	for (int k = (int)p.rank - 1; k >= 0; k--) {
-		e += rest % p.shape[k] * p.stride[k];
+		e += rest % p.shape[k] * p.stride[v][k];
 		rest /= p.shape[k];
 	}
 	return e;
@@ -101,19 +107,19 @@ SF_FN float sf_sm_result(const sf_softmax_params &p, bool bad, float x, float e,
 extern "C" __global__ void sf_softmax(const sf_softmax_params p) {
 	__shared__ float sf_sm_slots[2][SF_SM_WARPS];
 	const int W = (int)p.wpr, lane = (int)threadIdx.x % W, R = (int)blockDim.x / W;
-	const long long groups = (p.rows + R - 1) / R, cs = p.col_stride;
+	const long long groups = (p.rows + R - 1) / R, cs = p.col_stride[0];
 	const bool cached = p.cols <= (long long)W * SF_SM_PER;
 	for (long long g = blockIdx.x; g < groups; g += gridDim.x) {
 		const long long r = g * R + (long long)threadIdx.x / W;
 		const bool live = r < p.rows;
-		const long long in0 = live ? sf_sm_row_start(p, r) : 0, out0 = p.out_off + r * p.cols;
+		const long long in0 = live ? sf_sm_row_start(p, 0, r) : 0, out0 = p.out_off + r * p.cols;
 		if (cached) {
 			float v[SF_SM_PER];
 			float m = -sf_inf();
 #pragma unroll
 			for (int k = 0; k < SF_SM_PER; k++) {
 				const long long j = lane + (long long)k * W;
-				v[k] = (live && j < p.cols) ? sf_ld_f32(p.in, in0 + j * cs) : -sf_inf();
+				v[k] = (live && j < p.cols) ? sf_ld_f32(p.in[0], in0 + j * cs) : -sf_inf();
 				m = op_max(m, v[k]);
 			}
 			m = sf_sm_all(m, W, true, sf_sm_slots[0]);
@@ -144,7 +150,7 @@ extern "C" __global__ void sf_softmax(const sf_softmax_params p) {
 		// nothing), then the row's maximum and the sums rescaled to it.
 		float mt = -sf_inf(), st = 0.0f;
 		for (long long j = lane; live && j < p.cols; j += W) {
-			const float x = sf_ld_f32(p.in, in0 + j * cs);
+			const float x = sf_ld_f32(p.in[0], in0 + j * cs);
 			if (sf_is_nan(x)) {
 				mt = x;
 			} else if (x > mt) {
@@ -159,9 +165,58 @@ extern "C" __global__ void sf_softmax(const sf_softmax_params p) {
 		const float s = sf_sm_all((bad || !(mt > -sf_inf())) ? 0.0f : st * op_exp(mt - m), W, false, sf_sm_slots[1]);
 		const float ls = op_log(s);
 		for (long long j = lane; live && j < p.cols; j += W) {
-			const float x = sf_ld_f32(p.in, in0 + j * cs);
+			const float x = sf_ld_f32(p.in[0], in0 + j * cs);
 			const float e = (bad || p.log) ? 0.0f : op_exp(x - m);
 			sf_st_f32(p.out, out0 + j, sf_sm_result(p, bad, x, e, m, s, ls));
+		}
+	}
+}
+
+// sf_sm_grad returns the gradient of one element from its output y, its
+// gradient g and the row's sum s (of g*y, or of g for a log-softmax).
+SF_FN float sf_sm_grad(const sf_softmax_params &p, float y, float g, float s) {
+	return p.log ? g - op_exp(y) * s : y * (g - s);
+}
+
+extern "C" __global__ void sf_softmax_backward(const sf_softmax_params p) {
+	__shared__ float sf_sm_slots[SF_SM_WARPS];
+	const int W = (int)p.wpr, lane = (int)threadIdx.x % W, R = (int)blockDim.x / W;
+	const long long groups = (p.rows + R - 1) / R, ys = p.col_stride[0], gs = p.col_stride[1];
+	const bool cached = p.cols <= (long long)W * SF_SM_PER;
+	for (long long b = blockIdx.x; b < groups; b += gridDim.x) {
+		const long long r = b * R + (long long)threadIdx.x / W;
+		const bool live = r < p.rows;
+		const long long y0 = live ? sf_sm_row_start(p, 0, r) : 0, g0 = live ? sf_sm_row_start(p, 1, r) : 0;
+		const long long out0 = p.out_off + r * p.cols;
+		float s = 0.0f;
+		if (cached) {
+			float y[SF_SM_PER], g[SF_SM_PER];
+#pragma unroll
+			for (int k = 0; k < SF_SM_PER; k++) {
+				const long long j = lane + (long long)k * W;
+				const bool in = live && j < p.cols;
+				y[k] = in ? sf_ld_f32(p.in[0], y0 + j * ys) : 0.0f;
+				g[k] = in ? sf_ld_f32(p.in[1], g0 + j * gs) : 0.0f;
+				s += p.log ? g[k] : g[k] * y[k];
+			}
+			s = sf_sm_all(s, W, false, sf_sm_slots);
+#pragma unroll
+			for (int k = 0; k < SF_SM_PER; k++) {
+				const long long j = lane + (long long)k * W;
+				if (live && j < p.cols) {
+					sf_st_f32(p.out, out0 + j, sf_sm_grad(p, y[k], g[k], s));
+				}
+			}
+			continue;
+		}
+		for (long long j = lane; live && j < p.cols; j += W) {
+			const float g = sf_ld_f32(p.in[1], g0 + j * gs);
+			s += p.log ? g : g * sf_ld_f32(p.in[0], y0 + j * ys);
+		}
+		s = sf_sm_all(s, W, false, sf_sm_slots);
+		for (long long j = lane; live && j < p.cols; j += W) {
+			const float y = sf_ld_f32(p.in[0], y0 + j * ys), g = sf_ld_f32(p.in[1], g0 + j * gs);
+			sf_st_f32(p.out, out0 + j, sf_sm_grad(p, y, g, s));
 		}
 	}
 }
