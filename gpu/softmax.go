@@ -12,12 +12,11 @@ import (
 // one shape whose last dimension is the rows' (In; or Y then G), out the
 // contiguous result.
 type rowKernel struct {
-	name    string // for errors
-	entry   string // the entry point of shaders/softmax.wgsl
-	ins     []device.View
-	out     device.View
-	log     bool
-	perElem int // elements of a short row per invocation (softmaxThreads)
+	name  string // for errors
+	entry string // the entry point of shaders/softmax.wgsl
+	ins   []device.View
+	out   device.View
+	log   bool
 }
 
 // EncodeSoftmaxSlabs validates and encodes a row softmax (or log-softmax)
@@ -31,8 +30,7 @@ func EncodeSoftmaxSlabs(k *device.SoftmaxKernel, t Target) ([]*Launch, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
-	// Forward rows cache one value an element: 12 a row invocation.
-	return encodeRowSlabs(rowKernel{name: "softmax", entry: "softmax_rows", ins: []device.View{k.In}, out: k.Out, log: k.Log, perElem: 8}, t)
+	return encodeRowSlabs(rowKernel{name: "softmax", entry: "softmax_rows", ins: []device.View{k.In}, out: k.Out, log: k.Log}, t)
 }
 
 // EncodeSoftmaxBackwardSlabs validates and encodes the gradient of a row
@@ -41,8 +39,7 @@ func EncodeSoftmaxBackwardSlabs(k *device.SoftmaxBackwardKernel, t Target) ([]*L
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
-	// Backward rows cache two values an element: 6 a row invocation.
-	return encodeRowSlabs(rowKernel{name: "softmax backward", entry: "softmax_backward_rows", ins: []device.View{k.Y, k.G}, out: k.Out, log: k.Log, perElem: 4}, t)
+	return encodeRowSlabs(rowKernel{name: "softmax backward", entry: "softmax_backward_rows", ins: []device.View{k.Y, k.G}, out: k.Out, log: k.Log}, t)
 }
 
 // encodeRowSlabs encodes a validated row kernel, in slabs of its rows when
@@ -81,7 +78,7 @@ func encodeRows(k rowKernel, t Target) (*Launch, error) {
 	if k.log {
 		e.set(hK+1, 1)
 	}
-	tpr := softmaxThreads(n, k.perElem)
+	tpr := softmaxThreads(n)
 	e.set(hK+3, uint32(tpr))
 	// Each invocation reads its elements of the row, then writes them.
 	e.checkLoops(fmt.Sprintf("a row of %d elements", n), 2*ceilDiv(n, tpr))
@@ -102,13 +99,18 @@ func encodeRows(k rowKernel, t Target) (*Launch, error) {
 	return e.finish(&Launch{Kind: shaders.Softmax, Entry: k.entry, Workgroups: ceilDiv(e.countInt(rows), WorkgroupSize/tpr)})
 }
 
-// softmaxThreads returns the invocations that normalize one row of n
-// elements: the power of two that gives each about perElem elements, at
-// most a workgroup. Rows of up to perElem elements take one invocation
+// softmaxRowElems is how many elements of a short row each of its
+// invocations takes (fewer, larger workgroups run faster on lavapipe,
+// whose cost is mostly per workgroup).
+const softmaxRowElems = 8
+
+// softmaxThreads returns the invocations that take one row of n elements:
+// the power of two that gives each about softmaxRowElems elements, at most
+// a workgroup. Rows of up to softmaxRowElems elements take one invocation
 // each, 256 to a workgroup.
-func softmaxThreads(n, perElem int) int {
+func softmaxThreads(n int) int {
 	t := 1
-	for t < WorkgroupSize && t*perElem < n {
+	for t < WorkgroupSize && t*softmaxRowElems < n {
 		t *= 2
 	}
 	return t

@@ -171,7 +171,7 @@ fn sm_grad_value(y: f32, g: f32, s: f32, lg: bool) -> f32 {
 // (device.SoftmaxBackwardKernel): y*(g - sum(g*y)), or with log
 // g - exp(y)*sum(g), rows shared by invocations as softmax_rows does; rows
 // of at most SM_CACHE/2/(256/tpr) elements keep y and g in workgroup memory
-// and are read once. params as softmax_rows with [10] the Y descriptor and
+// and are read once, longer ones twice. params as softmax_rows with [10] the Y descriptor and
 // [12] the G descriptor (rank r+1 each, over the same rows' shape).
 @compute @workgroup_size(256)
 fn softmax_backward_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
