@@ -41,16 +41,7 @@ func normRowCases() []testCase {
 		x := e.input(tensor.Float32, scaled(3), contiguous, 4, 5, 6)
 		return pair{T: x.T.Transpose(0, 2), R: x.R.Transpose(0, 2)}
 	})
-	for _, n := range []int{1, 33, 65, 257, 1000, 4097} {
-		cs = append(cs, testCase{name: fmt.Sprintf("norm_row_grad_%d", n), run: func(e *env) {
-			checkNormRowGrad(e, e.input(tensor.Float32, scaled(3), contiguous, 3, n), e.randn(3, n))
-		}})
-	}
-	cs = append(cs, testCase{name: "norm_row_grad_transposed", run: func(e *env) {
-		x, g := e.input(tensor.Float32, scaled(3), contiguous, 40, 3), e.randn(40, 3)
-		tr := func(p pair) pair { return pair{T: p.T.Transpose(0, 1), R: p.R.Transpose(0, 1)} }
-		checkNormRowGrad(e, tr(x), tr(g))
-	}})
+	cs = append(cs, rowGradCases("norm", checkNormRowGrad)...)
 	return cs
 }
 

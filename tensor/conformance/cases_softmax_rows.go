@@ -53,17 +53,25 @@ func softmaxRowCases() []testCase {
 		x := e.input(tensor.Float32, scaled(3), contiguous, 4, 5, 6)
 		checkSoftmaxPair(e, pair{T: x.T.Transpose(0, 2), R: x.R.Transpose(0, 2)}, -1)
 	}})
+	cs = append(cs, rowGradCases("softmax", checkSoftmaxRowGrads)...)
+	return cs
+}
+
+// rowGradCases are the gradient cases of a row operation named prefix:
+// rows of several lengths and transposed rows, which check checks for the
+// input x and the output gradient g.
+func rowGradCases(prefix string, check func(e *env, x, g pair)) []testCase {
+	var cs []testCase
 	for _, n := range []int{1, 33, 65, 257, 1000, 4097} {
-		cs = append(cs, testCase{name: fmt.Sprintf("softmax_row_grad_%d", n), run: func(e *env) {
-			checkSoftmaxRowGrads(e, e.input(tensor.Float32, scaled(3), contiguous, 3, n), e.randn(3, n))
+		cs = append(cs, testCase{name: fmt.Sprintf("%s_row_grad_%d", prefix, n), run: func(e *env) {
+			check(e, e.input(tensor.Float32, scaled(3), contiguous, 3, n), e.randn(3, n))
 		}})
 	}
-	cs = append(cs, testCase{name: "softmax_row_grad_transposed", run: func(e *env) {
+	return append(cs, testCase{name: prefix + "_row_grad_transposed", run: func(e *env) {
 		x, g := e.input(tensor.Float32, scaled(3), contiguous, 40, 3), e.randn(40, 3)
 		tr := func(p pair) pair { return pair{T: p.T.Transpose(0, 1), R: p.R.Transpose(0, 1)} }
-		checkSoftmaxRowGrads(e, tr(x), tr(g))
+		check(e, tr(x), tr(g))
 	}})
-	return cs
 }
 
 // checkSoftmaxRowGrads checks the gradients of Softmax(-1) and
