@@ -19,7 +19,12 @@
 // sm_XY: Copy is embedded as it is; Elementwise and Reduce kernels are
 // generated from their device.Programs (render.go, render_reduce.go) on top
 // of kernels/ops.cuh, which defines every op's scalar semantics once, and
-// cached per signature.
+// cached per signature. Softmax, log-softmax and their gradients
+// (device.RowSoftmaxer, RowSoftmaxGrader) are the fixed kernels of
+// kernels/softmax.cu, compiled on top of ops.cuh: a warp or less a row for
+// rows of up to 512 elements, a block a row beyond, each row read from
+// global memory once where it fits in registers (16384 elements) and
+// written once.
 //
 // Every kernel kind exists (MatMul also through cuBLAS where it is
 // installed), so tensor.Open("auto"), which tries cuda first, picks an

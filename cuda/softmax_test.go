@@ -239,7 +239,7 @@ func smGradTol(cols int) gputest.Tol {
 // smLayouts, row dimensions that do not merge, plain and special rows.
 func softmaxCases(t *testing.T, d device.Device) {
 	rng := rand.New(rand.NewPCG(3, 5))
-	for _, cols := range []int{1, 2, 3, 31, 32, 33, 127, 128, 129, 512, 513, 1000, 4096, 4097, 8192, 16384, 16385, 100000} {
+	for _, cols := range []int{1, 2, 3, 4, 5, 31, 32, 33, 127, 128, 129, 512, 513, 1000, 4096, 4097, 8192, 16384, 16385, 100000} {
 		// Many rows where a block serves many (the double runs a block's
 		// threads as coroutines that switch at every shuffle: it is slow).
 		rows := 300
@@ -248,7 +248,7 @@ func softmaxCases(t *testing.T, d device.Device) {
 			rows = 2
 		case cols > 128:
 			rows = 7
-		case cols > 3:
+		case cols > 5:
 			rows = 20
 		}
 		// Every layout on short rows and the longest; the others, whose
@@ -282,7 +282,7 @@ func softmaxCases(t *testing.T, d device.Device) {
 	smCase(t, d, rng, shape, gapped, smRowKinds)
 	smCase(t, d, rng, []int{1, 1, 7}, smLayouts([]int{1, 1, 7})[0], smRowKinds[:1])
 
-	for _, cols := range []int{1, 3, 33, 513, 4097, 16385, 100000} {
+	for _, cols := range []int{1, 3, 5, 33, 513, 4097, 16385, 100000} {
 		rows := max(2, min(40, 20000/cols))
 		shape := []int{rows, cols}
 		ls := smLayouts(shape)

@@ -29,6 +29,9 @@ const (
 	smPer           = 16
 )
 
+// smThreadRow is the longest row one thread serves alone.
+const smThreadRow = 4
+
 // smWarpCols is the longest row that the threads of one warp (or fewer)
 // serve; longer rows get a whole block.
 const smWarpCols = 32 * smPer
@@ -55,8 +58,9 @@ const (
 )
 
 // smThreadsPerRow returns W, the threads that serve a row of cols
-// elements: the power of two at least cols up to a warp (consecutive lanes
-// read consecutive elements and no lane idles in a full warp), a warp up
+// elements: one for rows of at most smThreadRow (a warp reads 32 adjacent
+// rows, with no shuffle), the power of two at least cols up to a warp
+// (consecutive lanes read consecutive elements), a warp up
 // to smWarpCols (smPer elements a lane at most, no barrier), and beyond a
 // block of 256, 512 or 1024 threads, the smallest that keeps the row in
 // registers (rows of up to 16384 elements are read once).
@@ -68,6 +72,8 @@ func smThreadsPerRow(cols int) int {
 		return 512
 	case cols > smWarpCols:
 		return smThreads
+	case cols <= smThreadRow:
+		return 1
 	}
 	w := 1
 	for w < cols && w < 32 {

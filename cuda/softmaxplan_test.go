@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,12 +15,12 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-// TestSoftmaxThreadsPerRow checks W for each row length: up to a warp the
-// power of two at least the row, a warp up to smWarpCols, a block beyond
-// (the smallest of 256, 512 and 1024 threads that holds 16 elements a
-// thread, else 1024).
+// TestSoftmaxThreadsPerRow checks W for each row length: one thread for
+// rows of up to four, up to a warp the power of two at least the row, a
+// warp up to smWarpCols, a block beyond (the smallest of 256, 512 and 1024
+// threads that holds 16 elements a thread, else 1024).
 func TestSoftmaxThreadsPerRow(t *testing.T) {
-	for cols, w := range map[int]int{1: 1, 2: 2, 3: 4, 17: 32, 32: 32, 33: 32, 512: 32, 513: 256, 4096: 256, 4097: 512,
+	for cols, w := range map[int]int{1: 1, 2: 1, 4: 1, 5: 8, 17: 32, 32: 32, 33: 32, 512: 32, 513: 256, 4096: 256, 4097: 512,
 		8192: 512, 8193: 1024, 100000: 1024} {
 		assert.Equal(t, w, smThreadsPerRow(cols), "%d columns", cols)
 	}
@@ -45,7 +46,7 @@ func TestPlanSoftmaxManyRows(t *testing.T) {
 	assert.Equal(t, int64(rows), w[smRows])
 	assert.Equal(t, int64(1), w[smRank], "the row dimensions merge")
 	assert.Equal(t, []int64{int64(rows), 2}, []int64{w[smShape], w[smStride]})
-	assert.Equal(t, []int64{2, 1, 2, 100, 0, 200, 5, 0, 1, 0, 7}, w[smCols:smShape])
+	assert.Equal(t, []int64{2, 1, 1, 100, 0, 200, 5, 0, 1, 0, 7}, w[smCols:smShape])
 	assert.Greater(t, smGroups(w), int64(1<<16), "more row groups than the grid's 65536 blocks (tileGrid)")
 }
 
@@ -79,7 +80,8 @@ func TestPlanSoftmaxSplitsRank(t *testing.T) {
 
 // TestSoftmaxKernelCompilesToPTX compiles the softmax module's source
 // with clang-19 for sm_80 and sm_90 and checks both entry points, their
-// parameter (the words planSoftmax writes) and that the row reductions
+// parameter (the words planSoftmax writes), their launch bounds (1024
+// threads, which caps the registers a thread) and that the row reductions
 // are warp shuffles. It skips without clang-19 unless
 // SHADERFLOW_REQUIRE_CLANG=1.
 func TestSoftmaxKernelCompilesToPTX(t *testing.T) {
@@ -99,6 +101,7 @@ func TestSoftmaxKernelCompilesToPTX(t *testing.T) {
 		for _, entry := range []string{smEntry, smBackwardEntry} {
 			assert.Contains(t, s, ".visible .entry "+entry+"(")
 			assert.Contains(t, s, fmt.Sprintf(".param .align 8 .b8 %s_param_0[%d]", entry, 8*smWords))
+			assert.Regexp(t, regexp.MustCompile(`\.entry `+entry+`\([^)]*\)\s*\.maxntid 1024, 1, 1`), s, "launch bounds")
 		}
 		assert.Contains(t, s, "shfl.sync.bfly.b32")
 	}

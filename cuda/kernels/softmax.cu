@@ -31,6 +31,18 @@
 // and barrier, whether or not it has a row (the test double's shuffles
 // meet at block-wide barriers).
 
+// SF_KERNEL declares an entry point for blocks of up to 1024 threads, so
+// that the compiler keeps each thread's registers within what such a block
+// may have (64 a thread); the test double's host compiler has no such
+// bound.
+#if defined(__CUDACC_RTC__)
+#define SF_KERNEL extern "C" __global__ __launch_bounds__(1024)
+#elif defined(__CUDA__)
+#define SF_KERNEL extern "C" __global__ __attribute__((launch_bounds(1024)))
+#else
+#define SF_KERNEL extern "C" __global__
+#endif
+
 #define SF_SM_MAX_RANK 8
 
 // SF_SM_PER is the elements a thread keeps in registers a view; SF_SM_WARPS
@@ -104,7 +116,7 @@ SF_FN float sf_sm_result(const sf_softmax_params &p, bool bad, float x, float e,
 	return p.log ? (x - m) - ls : e / s;
 }
 
-extern "C" __global__ void sf_softmax(const sf_softmax_params p) {
+SF_KERNEL void sf_softmax(const sf_softmax_params p) {
 	__shared__ float sf_sm_slots[2][SF_SM_WARPS];
 	const int W = (int)p.wpr, lane = (int)threadIdx.x % W, R = (int)blockDim.x / W;
 	const long long groups = (p.rows + R - 1) / R, cs = p.col_stride[0];
@@ -178,7 +190,7 @@ SF_FN float sf_sm_grad(const sf_softmax_params &p, float y, float g, float s) {
 	return p.log ? g - op_exp(y) * s : y * (g - s);
 }
 
-extern "C" __global__ void sf_softmax_backward(const sf_softmax_params p) {
+SF_KERNEL void sf_softmax_backward(const sf_softmax_params p) {
 	__shared__ float sf_sm_slots[SF_SM_WARPS];
 	const int W = (int)p.wpr, lane = (int)threadIdx.x % W, R = (int)blockDim.x / W;
 	const long long groups = (p.rows + R - 1) / R, ys = p.col_stride[0], gs = p.col_stride[1];
