@@ -13,12 +13,20 @@ type rowAttrs struct {
 	eps float64
 }
 
+// minRowKernelLen is the shortest row the row kernels take: shorter rows
+// are left to the composed kernels, which work across rows (on the CPU a
+// row kernel's fixed cost per row made rows of up to 16 elements 1.4 to 2.5
+// times slower than them, and rows of 32 as fast).
+const minRowKernelLen = 32
+
 // rowNode returns a Float32 node of kind (one of the row kernels' kinds)
-// over the Float32 tensors ins, which share a shape with a non-empty last
-// dimension, or nil where the device lacks the kernel (has reports whether
-// it has it), the tensors do not fit it, or there are no rows.
+// over the Float32 tensors ins, which share a shape with a last dimension of
+// at least minRowKernelLen, or nil where the device lacks the kernel (has
+// reports whether it has it), the tensors do not fit it, or there are no
+// rows.
 func rowNode(kind nodeKind, attrs rowAttrs, has bool, ins ...*Tensor) *Tensor {
-	if !has || device.NumElements(ins[0].shape) == 0 {
+	shape := ins[0].shape
+	if !has || len(shape) == 0 || shape[len(shape)-1] < minRowKernelLen || device.NumElements(shape) == 0 {
 		return nil
 	}
 	for _, t := range ins {

@@ -23,22 +23,22 @@ func normRowCases() []testCase {
 		add(fmt.Sprintf("norm_row_%d", n), false, func(e *env) pair { return e.input(tensor.Float32, scaled(3), contiguous, 3, n) })
 	}
 	add("norm_row_100000", true, func(e *env) pair { return e.input(tensor.Float32, scaled(3), contiguous, 2, 100_000) })
-	add("norm_rows_70000x3", true, func(e *env) pair { return e.input(tensor.Float32, scaled(3), contiguous, 70_000, 3) })
+	add("norm_rows_70000x32", true, func(e *env) pair { return e.input(tensor.Float32, scaled(3), contiguous, 70_000, 32) })
 	add("norm_row_special", false, func(e *env) pair {
-		return e.constant(tensor.Float32, []float64{
-			1, nan, 2, 3, // NaN, +Inf or -Inf: a NaN row
-			1, inf, 2, 3,
-			-inf, 0, 1, 1,
-			2, 2, 2, 2, // variance 0: zeros
-			1e4 + 1, 1e4 - 1, 1e4 + 3, 1e4, // a large mean
-		}, 5, 4)
+		return e.constant(tensor.Float32, specialRows(40, []specialRow{
+			{[]float64{1, nan, 2, 3}, 0}, // NaN, +Inf or -Inf: a NaN row
+			{[]float64{1, inf, 2, 3}, 0},
+			{[]float64{-inf, 0, 1, 1}, 1},
+			{nil, 2},                                    // variance 0: zeros
+			{[]float64{1e4 + 1, 1e4 - 1}, 1e4}, // a large mean, exact in float32, and a small variance
+		}), 5, 40)
 	})
 	add("norm_row_of_elementwise", false, func(e *env) pair {
 		x := e.input(tensor.Float32, scaled(3), contiguous, 5, 67)
 		return pair{T: x.T.MulScalar(0.5).AddScalar(1), R: ref.Map(x.R, func(v float64) float64 { return 0.5*v + 1 })}
 	})
 	add("norm_row_transposed_3d", false, func(e *env) pair {
-		x := e.input(tensor.Float32, scaled(3), contiguous, 4, 5, 6)
+		x := e.input(tensor.Float32, scaled(3), contiguous, 40, 5, 3)
 		return pair{T: x.T.Transpose(0, 2), R: x.R.Transpose(0, 2)}
 	})
 	cs = append(cs, rowGradCases("norm", checkNormRowGrad)...)

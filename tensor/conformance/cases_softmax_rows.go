@@ -9,8 +9,9 @@ import (
 )
 
 // softmaxRowLengths are row lengths around the widths a row kernel splits a
-// row by (vector lanes, warps, workgroups) and rows longer than one pass of
-// a workgroup.
+// row by (vector lanes, warps, workgroups), rows longer than one pass of a
+// workgroup, and rows too short for the row kernels (the front end's
+// threshold is 32).
 var softmaxRowLengths = []int{1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 1000, 1025, 4097}
 
 // softmaxRowCases check softmax and log-softmax along the last axis, which
@@ -30,15 +31,18 @@ func softmaxRowCases() []testCase {
 		add(fmt.Sprintf("softmax_row_%d", n), false, func(e *env) pair { return e.input(tensor.Float32, scaled(3), contiguous, 3, n) })
 	}
 	add("softmax_row_100000", true, func(e *env) pair { return e.input(tensor.Float32, scaled(3), contiguous, 2, 100_000) })
-	add("softmax_rows_70000x3", true, func(e *env) pair { return e.input(tensor.Float32, scaled(3), contiguous, 70_000, 3) })
-	cs = append(cs, testCase{name: "softmax_row_plus_inf", run: func(e *env) {
-		x := e.constant(tensor.Float32, []float64{
-			1, inf, 2, 3, // +Inf: NaN everywhere, like torch
-			inf, inf, 0, 0,
-			-inf, inf, 1, 1,
-			0.5, -inf, 3, 2,
-		}, 4, 4)
-		checkSoftmaxPair(e, x, -1)
+	add("softmax_rows_70000x32", true, func(e *env) pair { return e.input(tensor.Float32, scaled(3), contiguous, 70_000, 32) })
+	cs = append(cs, testCase{name: "softmax_row_special", run: func(e *env) {
+		checkSoftmaxPair(e, e.constant(tensor.Float32, specialRows(40, []specialRow{
+			{[]float64{1, inf, 2, 3}, 0.5}, // +Inf: NaN everywhere, like torch
+			{[]float64{inf, inf, 0, 0}, 0},
+			{[]float64{-inf, inf, 1, 1}, 1},
+			{[]float64{0.5, -inf, 3, 2}, -1}, // -Inf: 0, or -Inf in log-softmax
+			{[]float64{-inf}, -inf},          // all -Inf: NaN
+			{[]float64{-inf, 0}, -inf},       // one finite element: 1
+			{[]float64{2, nan, 1}, 0},
+			{[]float64{1e4, -1e4, 0}, 1e4 - 1},
+		}), 8, 40), -1)
 	}})
 	cs = append(cs, testCase{name: "softmax_row_of_elementwise", run: func(e *env) {
 		x := e.input(tensor.Float32, scaled(3), contiguous, 5, 67)
@@ -50,11 +54,33 @@ func softmaxRowCases() []testCase {
 		checkSoftmaxPair(e, pair{T: x.T.Narrow(1, 3, 61), R: x.R.Narrow(1, 3, 61)}, -1)
 	}})
 	cs = append(cs, testCase{name: "softmax_row_transposed_3d", run: func(e *env) {
-		x := e.input(tensor.Float32, scaled(3), contiguous, 4, 5, 6)
+		x := e.input(tensor.Float32, scaled(3), contiguous, 40, 5, 3)
 		checkSoftmaxPair(e, pair{T: x.T.Transpose(0, 2), R: x.R.Transpose(0, 2)}, -1)
 	}})
 	cs = append(cs, rowGradCases("softmax", checkSoftmaxRowGrads)...)
 	return cs
+}
+
+// specialRow is a row of a special-value case: head, then pad to the row's
+// length.
+type specialRow struct {
+	head []float64
+	pad  float64
+}
+
+// specialRows returns the values of rows of length n.
+func specialRows(n int, rows []specialRow) []float64 {
+	var vals []float64
+	for _, r := range rows {
+		for j := range n {
+			v := r.pad
+			if j < len(r.head) {
+				v = r.head[j]
+			}
+			vals = append(vals, v)
+		}
+	}
+	return vals
 }
 
 // rowGradCases are the gradient cases of a row operation named prefix:
