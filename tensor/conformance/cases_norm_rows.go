@@ -29,7 +29,7 @@ func normRowCases() []testCase {
 			{[]float64{1, nan, 2, 3}, 0}, // NaN, +Inf or -Inf: a NaN row
 			{[]float64{1, inf, 2, 3}, 0},
 			{[]float64{-inf, 0, 1, 1}, 1},
-			{nil, 2},                                    // variance 0: zeros
+			{nil, 2},                           // variance 0: zeros
 			{[]float64{1e4 + 1, 1e4 - 1}, 1e4}, // a large mean, exact in float32, and a small variance
 		}), 5, 40)
 	})
