@@ -8,15 +8,17 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-// rowKernel is a softmax row kernel, forward or backward: ins are views of
-// one shape whose last dimension is the rows' (In; or Y then G), out the
-// contiguous result.
+// rowKernel is a row kernel of shaders/softmax.wgsl (softmax or
+// normalization, forward or backward): ins are views of one shape whose
+// last dimension is the rows' (In; or Y or X, then G), out the contiguous
+// result.
 type rowKernel struct {
-	name  string // for errors
-	entry string // the entry point of shaders/softmax.wgsl
-	ins   []device.View
-	out   device.View
-	log   bool
+	name   string // for errors
+	entry  string // the entry point of shaders/softmax.wgsl
+	ins    []device.View
+	out    device.View
+	arg    uint32 // params word 5: 1 for log-softmax; a normalization's eps as float32 bits
+	passes int    // the loops over its elements of the row each invocation runs
 }
 
 // EncodeSoftmaxSlabs validates and encodes a row softmax (or log-softmax)
@@ -30,7 +32,7 @@ func EncodeSoftmaxSlabs(k *device.SoftmaxKernel, t Target) ([]*Launch, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
-	return encodeRowSlabs(rowKernel{name: "softmax", entry: "softmax_rows", ins: []device.View{k.In}, out: k.Out, log: k.Log}, t)
+	return encodeRowSlabs(rowKernel{name: "softmax", entry: "softmax_rows", ins: []device.View{k.In}, out: k.Out, arg: flag(k.Log), passes: 2}, t)
 }
 
 // EncodeSoftmaxBackwardSlabs validates and encodes the gradient of a row
@@ -39,7 +41,15 @@ func EncodeSoftmaxBackwardSlabs(k *device.SoftmaxBackwardKernel, t Target) ([]*L
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
-	return encodeRowSlabs(rowKernel{name: "softmax backward", entry: "softmax_backward_rows", ins: []device.View{k.Y, k.G}, out: k.Out, log: k.Log}, t)
+	return encodeRowSlabs(rowKernel{name: "softmax backward", entry: "softmax_backward_rows", ins: []device.View{k.Y, k.G}, out: k.Out, arg: flag(k.Log), passes: 2}, t)
+}
+
+// flag is 1 for true, 0 for false.
+func flag(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // encodeRowSlabs encodes a validated row kernel, in slabs of its rows when
@@ -75,13 +85,11 @@ func encodeRows(k rowKernel, t Target) (*Launch, error) {
 	rows := device.NumElements(k.out.Shape[:r])
 	e.set(hN, e.count(rows))
 	e.set(hK, e.count(n))
-	if k.log {
-		e.set(hK+1, 1)
-	}
+	e.set(hK+1, k.arg)
 	tpr := softmaxThreads(n)
 	e.set(hK+3, uint32(tpr))
-	// Each invocation reads its elements of the row, then writes them.
-	e.checkLoops(fmt.Sprintf("a row of %d elements", n), 2*ceilDiv(n, tpr))
+	// Each invocation loops over its elements of the row k.passes times.
+	e.checkLoops(fmt.Sprintf("a row of %d elements", n), k.passes*ceilDiv(n, tpr))
 	strides := make([][]int, len(k.ins))
 	for i, v := range k.ins {
 		strides[i] = v.Strides[:r]

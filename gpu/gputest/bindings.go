@@ -38,6 +38,7 @@ func RunBindingLimits(t *testing.T, d device.Device, setBindingLimit func(int64)
 		testBindingRefusals(t, d)
 		t.Run("Softmax", func(t *testing.T) { testSoftmaxBindings(t, d) })
 		t.Run("SoftmaxGrad", func(t *testing.T) { testSoftmaxGradBindings(t, d) })
+		t.Run("Normalize", func(t *testing.T) { testNormalizeBindings(t, d) })
 	})
 	t.Run("LoweredWithLoops", func(t *testing.T) {
 		setBindingLimit(LimitBindingBytes)

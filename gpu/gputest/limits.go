@@ -44,6 +44,7 @@ func RunLimits(t *testing.T, d device.Device, setLoopLimit func(int), realSizes 
 		}
 		testLoweredRefusals(t, d)
 		t.Run("Softmax", func(t *testing.T) { testSoftmaxLoops(t, d) })
+		t.Run("Normalize", func(t *testing.T) { testNormalizeLoops(t, d) })
 	})
 	if !realSizes {
 		return

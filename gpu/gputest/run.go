@@ -26,6 +26,7 @@ var kernelTests = []struct {
 	{"Copy", testCopy},
 	{"Softmax", testSoftmax},
 	{"SoftmaxGrad", testSoftmaxGrad},
+	{"Normalize", testNormalize},
 }
 
 // RunKernels runs the kernel tests of every kind on d.
@@ -33,7 +34,7 @@ func RunKernels(t *testing.T, d device.Device) { RunKinds(t, d) }
 
 // RunKinds runs the kernel tests whose names start with one of kinds
 // ("Elementwise", "Reduce", "MatMul", "Conv", "Pool", "Gather", "Scatter",
-// "IndexErrors", "Copy", "Softmax", "SoftmaxGrad"), or every test when kinds is empty: for a test of
+// "IndexErrors", "Copy", "Softmax", "SoftmaxGrad", "Normalize"), or every test when kinds is empty: for a test of
 // one kind's kernels alone.
 func RunKinds(t *testing.T, d device.Device, kinds ...string) {
 	for _, c := range kernelTests {

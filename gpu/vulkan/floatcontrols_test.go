@@ -71,6 +71,18 @@ func TestSoftmaxWithoutFloatControls(t *testing.T) {
 	gputest.RunSoftmaxSpecials(t, d)
 }
 
+// TestNormalizeWithoutFloatControls runs the row normalization's special
+// values on a device without SignedZeroInfNanPreserve: a row holding NaN or
+// ±Inf is found by its bits, and the gradient's special values go through
+// ops.wgsl's bit-tested arithmetic.
+func TestNormalizeWithoutFloatControls(t *testing.T) {
+	noFloatControlsForTests = true
+	d := openDevice(t)
+	noFloatControlsForTests = false
+	require.False(t, d.preserveNaN)
+	gputest.RunNormalizeSpecials(t, d)
+}
+
 // selfSubShader computes x - x with no guard.
 const selfSubShader = `
 @group(0) @binding(0) var<storage, read> params: array<u32>;

@@ -173,8 +173,23 @@ func (d *Device) SoftmaxBackward(k *device.SoftmaxBackwardKernel) error {
 	return d.encodeAllAndRecord(func(t gpu.Target) ([]*gpu.Launch, error) { return gpu.EncodeSoftmaxBackwardSlabs(k, t) }, k.Out)
 }
 
-// The device has the optional one-pass softmax row kernels.
+// Normalize runs a layer normalization of the rows of the last dimension
+// (without its affine part), rows shared by workgroups as Softmax shares
+// them.
+func (d *Device) Normalize(k *device.NormalizeKernel) error {
+	return d.encodeAllAndRecord(func(t gpu.Target) ([]*gpu.Launch, error) { return gpu.EncodeNormalizeSlabs(k, t) }, k.Out)
+}
+
+// NormalizeBackward runs the gradient of a row normalization, as
+// Normalize runs the normalization.
+func (d *Device) NormalizeBackward(k *device.NormalizeBackwardKernel) error {
+	return d.encodeAllAndRecord(func(t gpu.Target) ([]*gpu.Launch, error) { return gpu.EncodeNormalizeBackwardSlabs(k, t) }, k.Out)
+}
+
+// The device has the optional one-pass softmax and normalization row
+// kernels.
 var (
 	_ device.RowSoftmaxer     = (*Device)(nil)
 	_ device.RowSoftmaxGrader = (*Device)(nil)
+	_ device.RowNormalizer    = (*Device)(nil)
 )

@@ -155,8 +155,23 @@ func (d *Device) SoftmaxBackward(k *device.SoftmaxBackwardKernel) error {
 	return d.runSplit(0, func(device.Buffer) ([]*gpu.Launch, error) { return gpu.EncodeSoftmaxBackwardSlabs(k, d.target) })
 }
 
-// The device has the optional one-pass softmax row kernels.
+// Normalize runs a layer normalization of the rows of the last dimension
+// (without its affine part), rows shared by workgroups as Softmax shares
+// them.
+func (d *Device) Normalize(k *device.NormalizeKernel) error {
+	return d.runSplit(0, func(device.Buffer) ([]*gpu.Launch, error) { return gpu.EncodeNormalizeSlabs(k, d.target) })
+}
+
+// NormalizeBackward runs the gradient of a row normalization, as
+// Normalize runs the normalization.
+func (d *Device) NormalizeBackward(k *device.NormalizeBackwardKernel) error {
+	return d.runSplit(0, func(device.Buffer) ([]*gpu.Launch, error) { return gpu.EncodeNormalizeBackwardSlabs(k, d.target) })
+}
+
+// The device has the optional one-pass softmax and normalization row
+// kernels.
 var (
 	_ device.RowSoftmaxer     = (*Device)(nil)
 	_ device.RowSoftmaxGrader = (*Device)(nil)
+	_ device.RowNormalizer    = (*Device)(nil)
 )
