@@ -59,11 +59,12 @@ const (
 
 // smThreadsPerRow returns W, the threads that serve a row of cols
 // elements: one for rows of at most smThreadRow (a warp reads 32 adjacent
-// rows, with no shuffle), the power of two at least cols up to a warp
-// (consecutive lanes read consecutive elements), a warp up
-// to smWarpCols (smPer elements a lane at most, no barrier), and beyond a
-// block of 256, 512 or 1024 threads, the smallest that keeps the row in
-// registers (rows of up to 16384 elements are read once).
+// rows, with no shuffle); up to a warp, the power of two that gives each
+// thread at most smThreadRow elements (W of 8 or more reads whole 32-byte
+// sectors of a row, and fewer threads a row mean fewer shuffle steps); a
+// warp up to smWarpCols (smPer elements a lane at most, no barrier); and
+// beyond a block of 256, 512 or 1024 threads, the smallest that keeps the
+// row in registers (rows of up to 16384 elements are read once).
 func smThreadsPerRow(cols int) int {
 	switch {
 	case cols > 512*smPer:
@@ -72,11 +73,9 @@ func smThreadsPerRow(cols int) int {
 		return 512
 	case cols > smWarpCols:
 		return smThreads
-	case cols <= smThreadRow:
-		return 1
 	}
 	w := 1
-	for w < cols && w < 32 {
+	for w*smThreadRow < cols && w < 32 {
 		w *= 2
 	}
 	return w

@@ -16,11 +16,11 @@ import (
 )
 
 // TestSoftmaxThreadsPerRow checks W for each row length: one thread for
-// rows of up to four, up to a warp the power of two at least the row, a
-// warp up to smWarpCols, a block beyond (the smallest of 256, 512 and 1024
+// rows of up to four, up to a warp the power of two that gives a thread
+// at most four elements, a warp up to smWarpCols, a block beyond (the smallest of 256, 512 and 1024
 // threads that holds 16 elements a thread, else 1024).
 func TestSoftmaxThreadsPerRow(t *testing.T) {
-	for cols, w := range map[int]int{1: 1, 2: 1, 4: 1, 5: 8, 17: 32, 32: 32, 33: 32, 512: 32, 513: 256, 4096: 256, 4097: 512,
+	for cols, w := range map[int]int{1: 1, 2: 1, 4: 1, 5: 2, 17: 8, 32: 8, 33: 16, 128: 32, 129: 32, 512: 32, 513: 256, 4096: 256, 4097: 512,
 		8192: 512, 8193: 1024, 100000: 1024} {
 		assert.Equal(t, w, smThreadsPerRow(cols), "%d columns", cols)
 	}
