@@ -132,6 +132,17 @@
 // backward, shared by the workgroup's rows) are read once, longer ones
 // twice.
 //
+// Normalize (normalize_rows; its gradient normalize_backward_rows, also in
+// shaders/softmax.wgsl): the softmax's layout with [5] eps (float32 bits)
+// and [10] In (backward: X), [12] G. Each row is scaled by the power of
+// two that brings its largest magnitude (a max tree of bits, which also
+// finds NaN and ±Inf) to [1, 4) and shifted by its first element; the mean
+// and then the variance (the mean of squared deviations) are summed per
+// invocation and by the same tree (backward: also the sums of G and
+// G·x̂), then the writes: four passes over the row (backward five), from
+// the cache where the row fits it (as the softmax's: 3072 elements, 1536
+// backward).
+//
 // # Hooks
 //
 // A kind's kernel calls hook functions for its fused parts, declared as
