@@ -59,8 +59,9 @@ func normalizeRef(x, g []float64, n int, eps float64) []float64 {
 
 // normalizeTol is the tolerance of a float32 normalization (or gradient)
 // of rows of n elements against the float64 reference: the row's sums
-// carry about n/256 roundings an invocation.
-func normalizeTol(n int) Tol { return Tol{Abs: 2e-5 + 2e-8*float64(n), Rel: 1e-4} }
+// carry about n/256 roundings an invocation (on lavapipe rows of 100000
+// elements, of mean 3 or 1e4, were within 7e-7).
+func normalizeTol(n int) Tol { return Tol{Abs: 1e-5 + 1e-10*float64(n), Rel: 1e-4} }
 
 // rowNormalizer returns d's row normalization kernels, or skips the test
 // when d has none.
