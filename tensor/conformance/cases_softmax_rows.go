@@ -16,10 +16,11 @@ var softmaxRowLengths = []int{1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 
 
 // softmaxRowCases check softmax and log-softmax along the last axis, which
 // backends with a row kernel (device.RowSoftmaxer) run in one pass: every
-// row length above, a row of 100 000, more rows than a GPU dispatch
-// dimension holds, +Inf in a row, an unrealized elementwise input, rows
-// read through offsets and strides, and the gradients of rows of several
-// lengths.
+// row length above, a row of 100 000, thousands of rows (the backends' own
+// kernel tests cross the GPU grid's limits, which the suite's sizes would
+// make slow through the CUDA double), special values, an unrealized
+// elementwise input, rows read through offsets and strides, and the
+// gradients of rows of several lengths.
 func softmaxRowCases() []testCase {
 	var cs []testCase
 	add := func(name string, large bool, mk func(e *env) pair) {
@@ -31,7 +32,7 @@ func softmaxRowCases() []testCase {
 		add(fmt.Sprintf("softmax_row_%d", n), false, func(e *env) pair { return e.input(tensor.Float32, scaled(3), contiguous, 3, n) })
 	}
 	add("softmax_row_100000", true, func(e *env) pair { return e.input(tensor.Float32, scaled(3), contiguous, 2, 100_000) })
-	add("softmax_rows_70000x32", true, func(e *env) pair { return e.input(tensor.Float32, scaled(3), contiguous, 70_000, 32) })
+	add("softmax_rows_4099x33", false, func(e *env) pair { return e.input(tensor.Float32, scaled(3), contiguous, 4099, 33) })
 	cs = append(cs, testCase{name: "softmax_row_special", run: func(e *env) {
 		checkSoftmaxPair(e, e.constant(tensor.Float32, specialRows(40, []specialRow{
 			{[]float64{1, inf, 2, 3}, 0.5}, // +Inf: NaN everywhere, like torch
