@@ -24,7 +24,7 @@ func (d *Device) Softmax(k *device.SoftmaxKernel) error {
 	if err := k.Validate(); err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}
-	return d.runSoftmax("softmax", smEntry, []device.View{k.In}, []string{"In"}, k.Out, k.Log)
+	return d.runRows("softmax", smEntry, softmaxModuleSource, []device.View{k.In}, []string{"In"}, k.Out, smLogArg(k.Log))
 }
 
 // SoftmaxBackward runs k with kernels/softmax.cu's one-pass gradient row
@@ -38,38 +38,13 @@ func (d *Device) SoftmaxBackward(k *device.SoftmaxBackwardKernel) error {
 	if err := k.Validate(); err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}
-	return d.runSoftmax("softmax backward", smBackwardEntry, []device.View{k.Y, k.G}, []string{"Y", "G"}, k.Out, k.Log)
+	return d.runRows("softmax backward", smBackwardEntry, softmaxModuleSource, []device.View{k.Y, k.G}, []string{"Y", "G"}, k.Out, smLogArg(k.Log))
 }
 
-// runSoftmax launches entry of kernels/softmax.cu over the validated views
-// ins (named names) and out, after checking their buffers.
-func (d *Device) runSoftmax(kernel, entry string, ins []device.View, names []string, out device.View, log bool) error {
-	ptrs := make([]uint64, len(ins))
-	for j, v := range ins {
-		b, err := d.own(v.Buf, kernel+": "+names[j])
-		if err != nil {
-			return err
-		}
-		ptrs[j] = uint64(b.ptr)
+// smLogArg is the softmax kernels' argument word: 1 for a log-softmax.
+func smLogArg(log bool) int64 {
+	if log {
+		return 1
 	}
-	ob, err := d.own(out.Buf, kernel+": Out")
-	if err != nil {
-		return err
-	}
-	launches := planSoftmax(ins, out, log, ptrs, uint64(ob.ptr))
-	if len(launches) == 0 {
-		return nil
-	}
-	// Modules are cached by source, so each entry point gets its own
-	// source: the file behind a line naming the entry.
-	m, err := d.kernel("// "+entry+"\n"+softmaxModuleSource(), "softmax.cu", entry)
-	if err != nil {
-		return err
-	}
-	for _, w := range launches {
-		if err := d.launchBlocks(m, d.tileGrid(smGroups(w)), smBlock(w), w); err != nil {
-			return fmt.Errorf("cuda: %s: %w", kernel, err)
-		}
-	}
-	return nil
+	return 0
 }

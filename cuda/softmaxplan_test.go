@@ -40,7 +40,7 @@ func TestPlanSoftmaxManyRows(t *testing.T) {
 		Out: device.View{DType: device.Float32, Shape: []int{3, 1 << 30, 2}, Strides: []int{1 << 31, 2, 1}, Offset: 7},
 		Log: true,
 	}
-	ls := planSoftmax([]device.View{k.In}, k.Out, k.Log, []uint64{100}, 200)
+	ls := planRows([]device.View{k.In}, k.Out, 1, []uint64{100}, 200)
 	require.Len(t, ls, 1)
 	w := ls[0]
 	assert.Equal(t, int64(rows), w[smRows])
@@ -65,7 +65,7 @@ func TestPlanSoftmaxSplitsRank(t *testing.T) {
 		Out: device.View{DType: device.Float32, Shape: shape, Strides: device.ContiguousStrides(shape), Offset: 1}}
 	g := k.Out
 	g.Offset = 9
-	ls := planSoftmax([]device.View{k.In, g}, k.Out, false, []uint64{1, 2}, 3)
+	ls := planRows([]device.View{k.In, g}, k.Out, 0, []uint64{1, 2}, 3)
 	require.Len(t, ls, 4, "two leading row dimensions looped over")
 	for i, w := range ls {
 		assert.Equal(t, int64(256), w[smRows])
@@ -78,31 +78,39 @@ func TestPlanSoftmaxSplitsRank(t *testing.T) {
 	}
 }
 
-// TestSoftmaxKernelCompilesToPTX compiles the softmax module's source
-// with clang-19 for sm_80 and sm_90 and checks both entry points, their
-// parameter (the words planSoftmax writes), their launch bounds (1024
-// threads, which caps the registers a thread) and that the row reductions
-// are warp shuffles. It skips without clang-19 unless
+// TestSoftmaxKernelCompilesToPTX compiles the row kernel modules (softmax
+// and normalization) with clang-19 for sm_80 and sm_90 and checks every
+// entry point, its parameter (the words planRows writes), its launch
+// bounds (1024 threads, which caps the registers a thread) and that the
+// row reductions are warp shuffles. It skips without clang-19 unless
 // SHADERFLOW_REQUIRE_CLANG=1.
 func TestSoftmaxKernelCompilesToPTX(t *testing.T) {
 	clang := requireClang(t)
 	dir := t.TempDir()
-	cu := filepath.Join(dir, "softmax.cu")
-	require.NoError(t, os.WriteFile(cu, []byte(softmaxModuleSource()), 0o644))
-	for _, arch := range []string{"sm_80", "sm_90"} {
-		out := filepath.Join(dir, arch+".ptx")
-		cmd := exec.Command(clang, append(clangCUDAFlags(arch), "-o", out, cu)...)
-		b, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s: %s", cmd, b)
-		ptx, err := os.ReadFile(out)
-		require.NoError(t, err)
-		s := string(ptx)
-		assert.Contains(t, s, ".target "+arch)
-		for _, entry := range []string{smEntry, smBackwardEntry} {
-			assert.Contains(t, s, ".visible .entry "+entry+"(")
-			assert.Contains(t, s, fmt.Sprintf(".param .align 8 .b8 %s_param_0[%d]", entry, 8*smWords))
-			assert.Regexp(t, regexp.MustCompile(`\.entry `+entry+`\([^)]*\)\s*\.maxntid 1024, 1, 1`), s, "launch bounds")
+	for name, m := range map[string]struct {
+		source  string
+		entries []string
+	}{
+		"softmax":   {softmaxModuleSource(), []string{smEntry, smBackwardEntry}},
+		"normalize": {normalizeModuleSource(), []string{nmEntry, nmBackwardEntry}},
+	} {
+		cu := filepath.Join(dir, name+".cu")
+		require.NoError(t, os.WriteFile(cu, []byte(m.source), 0o644))
+		for _, arch := range []string{"sm_80", "sm_90"} {
+			out := filepath.Join(dir, name+arch+".ptx")
+			cmd := exec.Command(clang, append(clangCUDAFlags(arch), "-o", out, cu)...)
+			b, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s: %s", cmd, b)
+			ptx, err := os.ReadFile(out)
+			require.NoError(t, err)
+			s := string(ptx)
+			assert.Contains(t, s, ".target "+arch)
+			for _, entry := range m.entries {
+				assert.Contains(t, s, ".visible .entry "+entry+"(")
+				assert.Contains(t, s, fmt.Sprintf(".param .align 8 .b8 %s_param_0[%d]", entry, 8*smWords))
+				assert.Regexp(t, regexp.MustCompile(`\.entry `+entry+`\([^)]*\)\s*\.maxntid 1024, 1, 1`), s, "launch bounds")
+			}
+			assert.Contains(t, s, "shfl.sync.bfly.b32")
 		}
-		assert.Contains(t, s, "shfl.sync.bfly.b32")
 	}
 }

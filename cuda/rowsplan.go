@@ -6,25 +6,39 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-// softmaxSource is the CUDA C of the softmax row kernel, without the
-// definitions it uses (softmaxModuleSource adds them).
-//
-//go:embed kernels/softmax.cu
-var softmaxSource string
+// rowsSource is what the row kernels share (kernels/rows.cuh); softmaxSource
+// and normalizeSource are the CUDA C of the softmax and normalization row
+// kernels, without the definitions they use (rowModuleSource adds them).
+var (
+	//go:embed kernels/rows.cuh
+	rowsSource string
+	//go:embed kernels/softmax.cu
+	softmaxSource string
+	//go:embed kernels/normalize.cu
+	normalizeSource string
+)
 
-// softmaxModuleSource is the module the softmax kernel compiles from:
-// ops.cuh's scalar semantics, the __shared__ macro, the warp shuffle and
-// kernels/softmax.cu.
-func softmaxModuleSource() string {
-	return opsSource + sharedMacro + shuffleSource + softmaxSource
+// rowModuleSource is the module a row kernel file compiles from: ops.cuh's
+// scalar semantics, the __shared__ macro, the warp shuffle, kernels/rows.cuh
+// and the file.
+func rowModuleSource(file string) string {
+	return opsSource + sharedMacro + shuffleSource + rowsSource + file
 }
 
-// The softmax kernels' entry points, their smallest block and the most
-// elements a thread keeps in registers a view (kernels/softmax.cu's
-// SF_SM_PER).
+// softmaxModuleSource is the softmax kernels' module.
+func softmaxModuleSource() string { return rowModuleSource(softmaxSource) }
+
+// normalizeModuleSource is the normalization kernels' module.
+func normalizeModuleSource() string { return rowModuleSource(normalizeSource) }
+
+// The row kernels' entry points, their smallest block and the most
+// elements a thread keeps in registers a view (kernels/rows.cuh's
+// SF_ROW_PER).
 const (
 	smEntry         = "sf_softmax"
 	smBackwardEntry = "sf_softmax_backward"
+	nmEntry         = "sf_normalize"
+	nmBackwardEntry = "sf_normalize_backward"
 	smThreads       = 256
 	smPer           = 16
 )
@@ -36,16 +50,16 @@ const smThreadRow = 4
 // serve; longer rows get a whole block.
 const smWarpCols = 32 * smPer
 
-// Word offsets of kernels/softmax.cu's sf_softmax_params: rows, rank,
-// cols, log, W (threads a row), the two inputs' addresses (In, or Y and
-// G), Out's, the inputs' offsets and strides along the row, the offset of
+// Word offsets of kernels/rows.cuh's sf_rows_params: rows, rank, cols,
+// the kernel's argument (log, or eps's float64 bits), W (threads a row),
+// the two inputs' addresses (In, or Y or X, and G), Out's, the inputs' offsets and strides along the row, the offset of
 // the launch's first row in Out, and the row dimensions' shape and each
 // input's strides.
 const (
 	smRows   = 0
 	smRank   = 1
 	smCols   = 2
-	smLog    = 3
+	smArg    = 3
 	smWPR    = 4
 	smIn     = 5
 	smOut    = 7
@@ -81,13 +95,13 @@ func smThreadsPerRow(cols int) int {
 	return w
 }
 
-// planSoftmax turns a validated softmax (ins: In) or softmax gradient (ins:
-// Y and G) into the parameter words of its launches, with the addresses of
-// the inputs' buffers and Out's. The row dimensions (all but the last) lose
+// planRows turns a validated row kernel (ins: In, or Y or X and G; arg its
+// argument word) into the parameter words of its launches, with the
+// addresses of the inputs' buffers and Out's. The row dimensions (all but the last) lose
 // those of size one and merge where contiguous in every input; where more
 // than ewMaxRank remain, the leading ones are looped over here, one launch
 // per index. A kernel with no rows needs no launch.
-func planSoftmax(ins []device.View, out device.View, log bool, ptrs []uint64, outPtr uint64) [][]int64 {
+func planRows(ins []device.View, out device.View, arg int64, ptrs []uint64, outPtr uint64) [][]int64 {
 	if out.NumElements() == 0 {
 		return nil
 	}
@@ -102,9 +116,7 @@ func planSoftmax(ins []device.View, out device.View, log bool, ptrs []uint64, ou
 	outer, inner, count := splitKernelDims(dims)
 	base := make([]int64, smWords)
 	base[smRows], base[smRank], base[smCols] = int64(count), int64(len(inner)), int64(cols)
-	if log {
-		base[smLog] = 1
-	}
+	base[smArg] = arg
 	base[smWPR], base[smOut] = int64(smThreadsPerRow(cols)), int64(outPtr)
 	for j, v := range ins {
 		base[smIn+j], base[smColStr+j] = int64(ptrs[j]), int64(v.Strides[last])
