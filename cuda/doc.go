@@ -24,7 +24,12 @@
 // kernels/softmax.cu, compiled on top of ops.cuh: a warp or less a row for
 // rows of up to 512 elements, a block a row beyond, each row read from
 // global memory once where it fits in registers (16384 elements) and
-// written once.
+// written once. Layer normalization rows and their gradient
+// (device.RowNormalizer) are kernels/normalize.cu on the same row layout,
+// plan and reductions (kernels/rows.cuh, rowsplan.go, rowslaunch.go): the
+// mean, then the variance as the mean of squared deviations from the row
+// held in registers, each row shifted by its first element and scaled by
+// a power of two.
 //
 // Every kernel kind exists (MatMul also through cuBLAS where it is
 // installed), so tensor.Open("auto"), which tries cuda first, picks an

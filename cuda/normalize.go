@@ -13,8 +13,8 @@ var _ device.RowNormalizer = (*Device)(nil)
 
 // Normalize runs k with kernels/normalize.cu's row kernel, after validating
 // the kernel and checking that both buffers are live buffers of this
-// device: each row is read from global memory once (three times for rows
-// longer than 16384 elements) and written once.
+// device: each row is read from global memory once (four times, once a
+// pass, for rows longer than 16384 elements) and written once.
 func (d *Device) Normalize(k *device.NormalizeKernel) error {
 	if err := d.usable(); err != nil {
 		return err
@@ -27,7 +27,7 @@ func (d *Device) Normalize(k *device.NormalizeKernel) error {
 
 // NormalizeBackward runs k with kernels/normalize.cu's gradient row kernel,
 // after validating the kernel and checking that every buffer is a live
-// buffer of this device: each row of X and G is read once (X three times
+// buffer of this device: each row of X and G is read once (X five times
 // and G twice for rows longer than 16384 elements) and Out written once.
 func (d *Device) NormalizeBackward(k *device.NormalizeBackwardKernel) error {
 	if err := d.usable(); err != nil {
