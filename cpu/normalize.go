@@ -48,3 +48,11 @@ func rowMoments(x []float32, eps float64) (mean, rstd float32) {
 	mean = float32(vec.Sum(x) / n)
 	return mean, float32(1 / math.Sqrt(vec.SumSqDiff(x, mean)/n+eps))
 }
+
+// The CPU backend has the optional one-pass softmax and normalization row
+// kernels.
+var (
+	_ device.RowSoftmaxer     = (*Device)(nil)
+	_ device.RowSoftmaxGrader = (*Device)(nil)
+	_ device.RowNormalizer    = (*Device)(nil)
+)
