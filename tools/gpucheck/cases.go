@@ -57,6 +57,8 @@ func cases() []benchCase {
 			op: func(in []*tensor.Tensor) *tensor.Tensor { return in[0].Sum(1) }},
 		{name: "softmax rows 8192x8192", bytes: 2 * 4 * rows * cols, setup: rand([]int{rows, cols}),
 			op: func(in []*tensor.Tensor) *tensor.Tensor { return in[0].Softmax(1) }},
+		{name: "layernorm rows 8192x8192", bytes: 2 * 4 * rows * cols, setup: rand([]int{rows, cols}),
+			op: func(in []*tensor.Tensor) *tensor.Tensor { return in[0].LayerNorm(1, nil, nil, 1e-5) }},
 		{name: "sgemm 4096", flops: 2 * gemm * gemm * gemm, setup: rand([]int{gemm, gemm}, []int{gemm, gemm}),
 			op: func(in []*tensor.Tensor) *tensor.Tensor { return in[0].MatMul(in[1]) }},
 		{name: "tiny add 1", bytes: 8, setup: rand([]int{1}), warmup: 20, runs: 200,

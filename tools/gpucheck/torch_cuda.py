@@ -47,6 +47,7 @@ CASES = {
     "chain8 f32 64M": (lambda: [rand(BIG), rand(BIG)], chain8),
     "sum rows 8192x8192": (lambda: [rand(ROWS, COLS)], lambda x: x.sum(1)),
     "softmax rows 8192x8192": (lambda: [rand(ROWS, COLS)], lambda x: torch.softmax(x, 1)),
+    "layernorm rows 8192x8192": (lambda: [rand(ROWS, COLS)], lambda x: torch.nn.functional.layer_norm(x, (COLS,), eps=1e-5)),
     "sgemm 4096": (lambda: [rand(GEMM, GEMM), rand(GEMM, GEMM)], lambda a, b: a @ b),
     "tiny add 1": (lambda: [rand(1)], lambda x: x + 1),
     "mlp train step 64": (mlp_setup, mlp_step),
