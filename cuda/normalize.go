@@ -9,8 +9,6 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-var _ device.RowNormalizer = (*Device)(nil)
-
 // Normalize runs k with kernels/normalize.cu's row kernel, after validating
 // the kernel and checking that both buffers are live buffers of this
 // device: each row is read from global memory once (four times, once a

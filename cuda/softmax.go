@@ -8,9 +8,11 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
+// The row kernels' interfaces (normalize.go implements RowNormalizer).
 var (
 	_ device.RowSoftmaxer     = (*Device)(nil)
 	_ device.RowSoftmaxGrader = (*Device)(nil)
+	_ device.RowNormalizer    = (*Device)(nil)
 )
 
 // Softmax runs k with kernels/softmax.cu's one-pass row kernel, after
