@@ -14,9 +14,9 @@ type rowAttrs struct {
 }
 
 // minRowKernelLen is the shortest row the row kernels take: shorter rows
-// are left to the composed kernels, which work across rows (on the CPU a
-// row kernel's fixed cost per row made rows of up to 16 elements 1.4 to 2.5
-// times slower than them, and rows of 32 as fast).
+// are left to the composed kernels, which work across rows and so avoid a
+// row kernel's fixed cost per row (docs/cpu-speed.md, "Row kernels,
+// measured").
 const minRowKernelLen = 32
 
 // rowNode returns a Float32 node of kind (one of the row kernels' kinds)
