@@ -1,0 +1,83 @@
+package device
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAttentionValidate(t *testing.T) {
+	k := &AttentionKernel{Q: f32(2, 3, 5, 4), K: f32(2, 3, 7, 4), V: f32(2, 3, 7, 6), Causal: true,
+		Out: f32(2, 3, 5, 6), LSE: f32(2, 3, 5)}
+	require.NoError(t, k.Validate())
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		if k.Validate() != nil {
+			panic("invalid")
+		}
+	}))
+	bk := &AttentionKernel{Q: f32(5, 4), K: f32(7, 4), V: f32(7, 6), Out: f32(5, 6), LSE: f32(5)}
+	require.NoError(t, bk.Validate(), "no batch dimensions")
+	wide := k.K
+	wide.Shape, wide.Strides = []int{2, 3, 7, 4}, []int{0, 28, 4, 1} // broadcast over the first batch dimension
+	bad := *k
+	bad.K = wide
+	require.NoError(t, bad.Validate())
+
+	var nilKernel *AttentionKernel
+	require.ErrorContains(t, nilKernel.Validate(), "nil kernel")
+	for what, edit := range map[string]func(k *AttentionKernel){
+		"Q has dtype int32":                          func(k *AttentionKernel) { k.Q = Contiguous(fakeBuf(480), Int32, 0, []int{2, 3, 5, 4}) },
+		"must have one rank":                         func(k *AttentionKernel) { k.V = f32(6, 7, 6) },
+		"Q [5] must have rank at least 2":            func(k *AttentionKernel) { k.Q = f32(5) },
+		"must be [B..., L, E], [B..., S, E]":         func(k *AttentionKernel) { k.K = f32(2, 3, 7, 5) },
+		"and [B..., S, Ev]":                          func(k *AttentionKernel) { k.V = f32(2, 3, 8, 6) },
+		"no keys":                                    func(k *AttentionKernel) { k.K, k.V = f32(2, 3, 0, 4), f32(2, 3, 0, 6) },
+		"Scale NaN is not finite":                    func(k *AttentionKernel) { k.Scale = math.NaN() },
+		"Out has shape [2 3 5 7], want [2 3 5 6]":    func(k *AttentionKernel) { k.Out = f32(2, 3, 5, 7) },
+		"LSE has shape [2 3 5 1], want [2 3 5]":      func(k *AttentionKernel) { k.LSE = f32(2, 3, 5, 1) },
+		"Out (shape [2 3 5 6], strides [90 30 1 5])": func(k *AttentionKernel) { k.Out.Strides = []int{90, 30, 1, 5} },
+	} {
+		bad := *k
+		edit(&bad)
+		require.ErrorContains(t, bad.Validate(), what)
+	}
+	bad = *k
+	bad.Q.Offset = 1 // one element past the buffer's end
+	require.Error(t, bad.Validate())
+}
+
+func TestAttentionBackwardValidate(t *testing.T) {
+	k := &AttentionBackwardKernel{Q: f32(3, 5, 4), K: f32(3, 7, 4), V: f32(3, 7, 6),
+		Out: f32(3, 5, 6), LSE: f32(3, 5), GradOut: f32(3, 5, 6), Scale: 0.5,
+		GradQ: f32(3, 5, 4), GradK: f32(3, 7, 4), GradV: f32(3, 7, 6)}
+	require.NoError(t, k.Validate())
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		if k.Validate() != nil {
+			panic("invalid")
+		}
+	}))
+	tr := k.GradOut
+	tr.Shape, tr.Strides = []int{3, 5, 6}, []int{30, 1, 5} // a transposed gradient is read in place
+	ok := *k
+	ok.GradOut = tr
+	require.NoError(t, ok.Validate())
+
+	var nilKernel *AttentionBackwardKernel
+	require.ErrorContains(t, nilKernel.Validate(), "nil kernel")
+	for what, edit := range map[string]func(k *AttentionBackwardKernel){
+		"K has dtype int32":                       func(k *AttentionBackwardKernel) { k.K = Contiguous(fakeBuf(336), Int32, 0, []int{3, 7, 4}) },
+		"GradOut has shape [3 5 5], want [3 5 6]": func(k *AttentionBackwardKernel) { k.GradOut = f32(3, 5, 5) },
+		"LSE has shape [3 4], want [3 5]":         func(k *AttentionBackwardKernel) { k.LSE = f32(3, 4) },
+		"Out has shape [3 5 4], want [3 5 6]":     func(k *AttentionBackwardKernel) { k.Out = f32(3, 5, 4) },
+		"GradK has shape [3 7 6], want [3 7 4]":   func(k *AttentionBackwardKernel) { k.GradK = f32(3, 7, 6) },
+		"GradV (shape [3 7 6], strides [42 1 7])": func(k *AttentionBackwardKernel) { k.GradV.Strides = []int{42, 1, 7} },
+		"Scale +Inf is not finite":                func(k *AttentionBackwardKernel) { k.Scale = math.Inf(1) },
+		"GradQ has dtype int32":                   func(k *AttentionBackwardKernel) { k.GradQ = Contiguous(fakeBuf(240), Int32, 0, []int{3, 5, 4}) },
+	} {
+		bad := *k
+		edit(&bad)
+		require.ErrorContains(t, bad.Validate(), what)
+	}
+}
