@@ -1,0 +1,151 @@
+package cpu
+
+import (
+	"github.com/shaderflow/shaderflow/cpu/internal/vec"
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// attnBackward is an attention backward pass being computed: the operands
+// (Q, K, V, Out and GradOut as product operands, LSE's batch offsets and
+// stride) and the contiguous gradients.
+type attnBackward struct {
+	a                 attnDims
+	q, k, v, out, gdo operand
+	lse               []float32
+	lseOff            []int
+	lseStride         int
+	scale             float32
+	causal            bool
+	lb                int // query rows per block
+	gq, gk, gv        []float32
+	gqOff, gkOff      int // element offsets of the gradients
+	gvOff             int
+}
+
+// AttentionBackward runs k one batch element at a time, the batch elements
+// split over the workers. For each block of query rows it recomputes the
+// scores, turns them into the weights P with the rows' LSE, forms
+// dS = P ⊙ (GradOut·Vᵀ − D) in the same scratch, writes the block's rows of
+// GradQ and adds the block's share to GradK and GradV, so no weights are
+// stored beyond one block.
+func (d *Device) AttentionBackward(k *device.AttentionBackwardKernel) error {
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	if err := d.lock(); err != nil {
+		return err
+	}
+	defer d.mu.Unlock()
+	views := []device.View{k.Q, k.K, k.V, k.Out, k.GradOut, k.LSE, k.GradQ, k.GradK, k.GradV}
+	data := make([][]float32, len(views))
+	for i, v := range views {
+		b, err := d.data(v.Buf)
+		if err != nil {
+			return err
+		}
+		data[i] = asF32(b)
+	}
+	a := attnDimsOf(k.Q, k.K, k.V)
+	if a.nb == 0 {
+		return nil
+	}
+	b := &attnBackward{a: a, scale: float32(k.Scale), causal: k.Causal, lb: a.blockRows(k.Causal),
+		lse: data[5], lseStride: k.LSE.Strides[len(a.batch)],
+		gq: data[6], gk: data[7], gv: data[8], gqOff: k.GradQ.Offset, gkOff: k.GradK.Offset, gvOff: k.GradV.Offset}
+	d.scratch.ints = grow(d.scratch.ints, 6*a.nb)
+	ops := make([]operand, 5)
+	attnOperands(ops, data[:5], views[:5], a, d.scratch.ints,
+		[][2]int{{a.l, a.e}, {a.s, a.e}, {a.s, a.ev}, {a.l, a.ev}, {a.l, a.ev}})
+	b.q, b.k, b.v, b.out, b.gdo = ops[0], ops[1], ops[2], ops[3], ops[4]
+	b.lseOff = d.scratch.ints[5*a.nb : 6*a.nb]
+	batchOffsets(b.lseOff, k.LSE, a.batch)
+	cost := max(a.l, 1) * a.s * (3*a.e + 2*a.ev + 8) // per batch element: five products and the row work
+	if d.serial(a.nb, cost) {
+		return safely(func() {
+			for bi := range a.nb {
+				b.task(d.ws[0], bi)
+			}
+		})
+	}
+	return d.parallelFor(a.nb, d.grainFor(a.nb, cost), func(w, lo, hi int) {
+		for bi := lo; bi < hi; bi++ {
+			b.task(d.ws[w], bi)
+		}
+	})
+}
+
+// attnBackScratch is one worker's scratch for a backward batch element:
+// the weights and their gradient for a block, gathered operands, and two
+// gathered rows.
+type attnBackScratch struct {
+	p, dp, qb, kb, vb, gdob, row1, row2 []float32
+}
+
+// task computes the gradients of batch element bi block by block. With
+// causal masking, a block whose Q, GradOut or keys of K hold a NaN or
+// infinity is computed one row at a time: in a whole block, the zero weight
+// of a masked entry would multiply that value and spread NaN to gradients
+// the entry does not reach.
+func (b *attnBackward) task(ws *workspace, bi int) {
+	a := b.a
+	var sc attnBackScratch
+	lens := []int{b.lb * a.s, b.lb * a.s, packLen(&b.q, b.lb*a.e), packLen(&b.k, a.s*a.e),
+		packLen(&b.v, a.s*a.ev), packLen(&b.gdo, b.lb*a.ev), a.ev, a.ev}
+	total := 0
+	for _, n := range lens {
+		total += n
+	}
+	ws.pack = grow(ws.pack, total)
+	carve(ws.pack, []*[]float32{&sc.p, &sc.dp, &sc.qb, &sc.kb, &sc.vb, &sc.gdob, &sc.row1, &sc.row2}, lens)
+	gk := b.gk[b.gkOff+bi*a.s*a.e : b.gkOff+(bi+1)*a.s*a.e]
+	gv := b.gv[b.gvOff+bi*a.s*a.ev : b.gvOff+(bi+1)*a.s*a.ev]
+	clear(gk)
+	clear(gv)
+	k := attnBlock(&b.k, bi, 0, a.s, sc.kb)
+	v := attnBlock(&b.v, bi, 0, a.s, sc.vb)
+	kFinite := !b.causal || k.finite(a.s, a.e)
+	for i0 := 0; i0 < a.l; i0 += b.lb {
+		i1 := min(a.l, i0+b.lb)
+		q := attnBlock(&b.q, bi, i0, i1, sc.qb)
+		gdo := attnBlock(&b.gdo, bi, i0, i1, sc.gdob)
+		if b.causal && i1-i0 > 1 && !(kFinite && q.finite(i1-i0, a.e) && gdo.finite(i1-i0, a.ev)) {
+			for i := i0; i < i1; i++ {
+				b.block(bi, i, i+1, q.from(i-i0), gdo.from(i-i0), k, v, gk, gv, &sc)
+			}
+			continue
+		}
+		b.block(bi, i0, i1, q, gdo, k, v, gk, gv, &sc)
+	}
+}
+
+// block computes the gradients' shares of query rows [i0, i1) of batch
+// element bi from q and gdo (those rows of Q and GradOut) and k and v (the
+// batch element's keys): it writes the rows of GradQ and adds to gk and gv,
+// the batch element's GradK and GradV.
+func (b *attnBackward) block(bi, i0, i1 int, q, gdo, k, v attnMat, gk, gv []float32, sc *attnBackScratch) {
+	a := b.a
+	m, ns := i1-i0, a.keys(b.causal, i1)
+	p, dp := sc.p[:m*ns], sc.dp[:m*ns]
+	sgemm(1, q.trans, !k.trans, m, ns, a.e, b.scale, q.m, q.ld, k.m, k.ld, 0, p, ns)
+	sgemm(1, gdo.trans, !v.trans, m, ns, a.ev, 1, gdo.m, gdo.ld, v.m, v.ld, 0, dp, ns)
+	for r := range m {
+		i := i0 + r
+		n := a.keys(b.causal, i+1)
+		prow, drow := p[r*ns:r*ns+n], dp[r*ns:r*ns+n]
+		vec.ExpSubSum(prow, prow, b.lse[b.lseOff[bi]+i*b.lseStride])
+		dot := vec.Dot(attnRow(&b.gdo, bi, i, sc.row1), attnRow(&b.out, bi, i, sc.row2))
+		vec.SubScalar(drow, drow, float32(dot))
+		vec.Mul(drow, drow, prow)
+		// Masked entries get exactly zero weight and gradient.
+		clear(p[r*ns+n : (r+1)*ns])
+		clear(dp[r*ns+n : (r+1)*ns])
+	}
+	if a.ev > 0 {
+		sgemm(1, true, gdo.trans, ns, a.ev, m, 1, p, ns, gdo.m, gdo.ld, 1, gv, a.ev)
+	}
+	if a.e > 0 {
+		gq := b.gq[b.gqOff+(bi*a.l+i0)*a.e:]
+		sgemm(1, false, k.trans, m, a.e, ns, b.scale, dp, ns, k.m, k.ld, 0, gq, a.e)
+		sgemm(1, true, q.trans, ns, a.e, m, b.scale, dp, ns, q.m, q.ld, 1, gk, a.e)
+	}
+}

@@ -1,0 +1,179 @@
+package cpu
+
+import (
+	"math"
+
+	"github.com/shaderflow/shaderflow/cpu/internal/vec"
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// The fused attention kernels (attention.go, attention_backward.go) work on
+// one batch element at a time and on blocks of query rows, so that a block
+// of scores stays in the worker's cache; this file holds what both share:
+// the problem's sizes, the block height, and access to the operands'
+// matrices in place or gathered.
+
+// attnBlockFloats bounds a block of scores (rows × keys): two such blocks
+// (the backward's weights and their gradient) fit a core's L2 cache.
+const attnBlockFloats = 1 << 15
+
+// attnCausalRows bounds a causal block's height: a block of rows [i0, i1)
+// computes scores for keys below i1 only, so shorter blocks skip more of the
+// masked triangle, at the cost of smaller products.
+const attnCausalRows = 42
+
+// attnPanel is the height of the products' micro-panels (the AVX-512
+// kernel's rows; a multiple of the AVX2 kernel's): a block of whole panels
+// wastes no kernel call on a ragged edge.
+const attnPanel = 14
+
+// attnDims are the sizes of an attention problem: nb batch elements (the
+// product of the batch shape B...), l queries, s keys, e features of Q and
+// K, ev features of V.
+type attnDims struct {
+	batch           []int
+	nb, l, s, e, ev int
+}
+
+// attnDimsOf returns the sizes of the validated operands Q [B..., L, E],
+// K [B..., S, E] and V [B..., S, Ev].
+func attnDimsOf(q, k, v device.View) attnDims {
+	r := len(q.Shape)
+	batch := q.Shape[:r-2]
+	return attnDims{batch: batch, nb: device.NumElements(batch),
+		l: q.Shape[r-2], s: k.Shape[r-2], e: q.Shape[r-1], ev: v.Shape[r-1]}
+}
+
+// blockRows returns the number of query rows per block: as many as keep a
+// block of scores within attnBlockFloats (fewer with causal masking),
+// rounded down to whole micro-panels when the rows are split.
+func (a attnDims) blockRows(causal bool) int {
+	lb := max(1, attnBlockFloats/a.s)
+	if causal {
+		lb = min(lb, attnCausalRows)
+	}
+	if lb >= a.l {
+		return max(a.l, 1)
+	}
+	if lb > attnPanel {
+		lb -= lb % attnPanel
+	}
+	return lb
+}
+
+// keys returns how many keys a block of query rows [i0, i1) reads: all of
+// them, or with causal masking those below i1.
+func (a attnDims) keys(causal bool, i1 int) int {
+	if causal {
+		return min(a.s, i1)
+	}
+	return a.s
+}
+
+// attnOperands describes the matrices of views sharing the batch shape
+// a.batch: ops[i] is views[i] as an operand of a product (rows × cols per
+// batch element). The batch offsets live in offs, one run of a.nb per view.
+func attnOperands(ops []operand, data [][]float32, views []device.View, a attnDims, offs []int, dims [][2]int) {
+	for i, v := range views {
+		ops[i].init(data[i], v, a.batch, offs[i*a.nb:(i+1)*a.nb], dims[i][0], dims[i][1])
+	}
+}
+
+// attnMat is a matrix as a product takes it: the slice, its leading
+// dimension and whether it is stored transposed.
+type attnMat struct {
+	m     []float32
+	ld    int
+	trans bool
+}
+
+// from returns the matrix's rows from r on.
+func (x attnMat) from(r int) attnMat {
+	if x.m == nil {
+		return x
+	}
+	step := x.ld
+	if x.trans {
+		step = 1
+	}
+	return attnMat{x.m[r*step:], x.ld, x.trans}
+}
+
+// finite reports whether the matrix's first rows×cols elements hold no NaN
+// or infinity. A float64 sum of float32 values cannot overflow, so it is
+// finite exactly when every term is.
+func (x attnMat) finite(rows, cols int) bool {
+	lines, n := rows, cols
+	if x.trans {
+		lines, n = cols, rows
+	}
+	if n == 0 {
+		return true
+	}
+	for i := range lines {
+		s := vec.Sum(x.m[i*x.ld : i*x.ld+n])
+		if math.IsNaN(s) || math.IsInf(s, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// attnBlock returns rows [r0, r1) of batch element bi's matrix of o, read
+// in place when the layout allows and otherwise gathered row-major into buf
+// (at least (r1-r0)·cols long).
+func attnBlock(o *operand, bi, r0, r1 int, buf []float32) attnMat {
+	if r1 == r0 || o.cols == 0 {
+		return attnMat{nil, max(o.cols, 1), false}
+	}
+	if !o.pack {
+		return attnMat{o.data[o.off[bi]+r0*o.sr:], o.ld, o.trans}
+	}
+	for r := r0; r < r1; r++ {
+		row := buf[(r-r0)*o.cols : (r-r0+1)*o.cols]
+		q := o.off[bi] + r*o.sr
+		for c := range row {
+			row[c] = o.data[q]
+			q += o.sc
+		}
+	}
+	return attnMat{buf, o.cols, false}
+}
+
+// attnRow returns row r of batch element bi's matrix of o as a contiguous
+// slice: in place when its elements are adjacent, else gathered into buf
+// (at least cols long).
+func attnRow(o *operand, bi, r int, buf []float32) []float32 {
+	q := o.off[bi] + r*o.sr
+	if o.cols == 0 {
+		return nil
+	}
+	if o.sc == 1 || o.cols == 1 {
+		return o.data[q : q+o.cols]
+	}
+	row := buf[:o.cols]
+	for c := range row {
+		row[c] = o.data[q]
+		q += o.sc
+	}
+	return row
+}
+
+// carve splits buf into consecutive slices of the given lengths, each
+// capped at its length.
+func carve(buf []float32, dst []*[]float32, lens []int) {
+	at := 0
+	for i, p := range dst {
+		*p = buf[at : at+lens[i] : at+lens[i]]
+		at += lens[i]
+	}
+}
+
+// packLen returns n when operand o must be gathered and 0 when it is read
+// in place: the scratch its blocks of n elements need.
+func packLen(o *operand, n int) int {
+	if o.pack {
+		return n
+	}
+	return 0
+}
