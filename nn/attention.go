@@ -104,9 +104,17 @@ func (m *MultiheadAttention) Attend(query, key, value *tensor.Tensor, o AttendOp
 	n, l, s := q.Size(0), q.Size(1), k.Size(1)
 	qp, kp, vp := m.project(query, key, value, q, k, v)
 	mask := m.mask(o, batched, n, l, s)
-	w := tensor.AttentionWeights(m.heads(qp), m.heads(kp), tensor.AttentionOptions{Mask: mask, Causal: o.Causal})
-	w = m.drop.Forward(w)
-	y := w.MatMul(m.heads(vp)).Permute(0, 2, 1, 3).Reshape(n, l, m.Embed)
+	ao := tensor.AttentionOptions{Mask: mask, Causal: o.Causal}
+	var y, w *tensor.Tensor
+	if !o.NeedWeights && !m.drop.active() {
+		// Without weights to return or drop out, attention may run as one
+		// fused computation that never stores them.
+		y = tensor.ScaledDotProductAttention(m.heads(qp), m.heads(kp), m.heads(vp), ao)
+	} else {
+		w = m.drop.Forward(tensor.AttentionWeights(m.heads(qp), m.heads(kp), ao))
+		y = w.MatMul(m.heads(vp))
+	}
+	y = y.Permute(0, 2, 1, 3).Reshape(n, l, m.Embed)
 	y = m.OutProj.Forward(y)
 	if o.NeedWeights && !o.PerHeadWeights {
 		weights = w.Mean(1)

@@ -25,9 +25,13 @@ func NewDropout(p float64, opts ...Option) *Dropout {
 	return &Dropout{P: p, gen: c.gen, training: true}
 }
 
+// active reports whether Forward changes its input: in training, with P
+// above 0.
+func (d *Dropout) active() bool { return d.training && d.P != 0 }
+
 // Forward applies the mask in training mode and returns x otherwise.
 func (d *Dropout) Forward(x *tensor.Tensor) *tensor.Tensor {
-	if !d.training || d.P == 0 {
+	if !d.active() {
 		return x
 	}
 	if d.P == 1 {

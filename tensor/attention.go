@@ -23,15 +23,24 @@ type AttentionOptions struct {
 // dimensions broadcast, giving [..., L, Ev]; it is PyTorch 2's
 // F.scaled_dot_product_attention (math path, no dropout).
 //
-// Masked-out scores become -Inf inside the fused program (the causal
-// triangle is a comparison of row and column indices, stored once per call
-// as an [L, S] Bool of at most 4 MiB, never as a -Inf mask), so a query whose every key is masked out gets NaN outputs, as PyTorch's
-// softmax of an all -Inf row does: loud rather than an average of masked
-// values. Gradients flow to q, k, v and a float mask through the composed
-// operations.
+// Without a mask tensor, Float32 operands on a device with a fused
+// attention kernel (device.Attender: the CPU backend) take it: each batch
+// element's weights stay in cache and are recomputed for the gradient
+// rather than stored. Otherwise attention is composed: masked-out scores
+// become -Inf inside the fused program (the causal triangle is a
+// comparison of row and column indices, stored once per call as an [L, S]
+// Bool of at most 4 MiB, never as a -Inf mask), so a query whose every key
+// is masked out gets NaN outputs, as PyTorch's softmax of an all -Inf row
+// does: loud rather than an average of masked values. Gradients flow to q,
+// k, v and a float mask.
 func ScaledDotProductAttention(q, k, v *Tensor, o AttentionOptions) *Tensor {
 	const op = "ScaledDotProductAttention"
 	checkAttention(op, q, k, v, o)
+	if o.Mask == nil {
+		if out := fusedAttention(q, k, v, attentionScale(q, o), o.Causal); out != nil {
+			return out
+		}
+	}
 	return attentionWeights(q, k, o).MatMul(v)
 }
 
@@ -46,14 +55,18 @@ func AttentionWeights(q, k *Tensor, o AttentionOptions) *Tensor {
 
 // attentionWeights computes the weights of checked operands.
 func attentionWeights(q, k *Tensor, o AttentionOptions) *Tensor {
-	scale := o.Scale
-	if scale == 0 {
-		scale = 1 / math.Sqrt(float64(q.Size(-1)))
-	}
-	scores := q.MatMul(k.Transpose(-2, -1)).MulScalar(scale)
+	scores := q.MatMul(k.Transpose(-2, -1)).MulScalar(attentionScale(q, o))
 	// The masked scores are stored (computed in the product's epilogue)
 	// rather than recomputed, mask and all, in each of softmax's passes.
 	return maskScores(scores, o.Mask, o.Causal).Materialize().Softmax(-1)
+}
+
+// attentionScale is o.Scale, or 1/sqrt(E) for q [..., L, E] when it is 0.
+func attentionScale(q *Tensor, o AttentionOptions) float64 {
+	if o.Scale == 0 {
+		return 1 / math.Sqrt(float64(q.Size(-1)))
+	}
+	return o.Scale
 }
 
 // checkAttention panics naming op unless q, k, v (nil for none) and the

@@ -203,7 +203,9 @@ func TestScaledDotProductAttentionStoresNoInfMask(t *testing.T) {
 	require.NoError(t, tensor.Realize(q, k, v))
 	dev.SetFusionReport(true)
 	defer dev.SetFusionReport(false)
-	out := tensor.ScaledDotProductAttention(q, k, v, tensor.AttentionOptions{Causal: true})
+	// The composed path (the CPU's fused kernel would take
+	// ScaledDotProductAttention itself: TestFusedAttentionIsOneKernel).
+	out := tensor.AttentionWeights(q, k, tensor.AttentionOptions{Causal: true}).MatMul(v)
 	require.NoError(t, out.Realize())
 	// Two index vectors, the [L, S] Bool triangle they compare to, q@kᵀ
 	// masked in its epilogue, the row maximum, the row sum, the normalized

@@ -168,6 +168,9 @@ func registerReductionRules() {
 		}
 		return grads(y.Mul(c.g.Sub(c.g.Mul(y).SumKeepDim(axis))))
 	}
+	opAttention.backward = func(c *gradCtx) []*Tensor {
+		return fusedAttentionGrad(c.in(0), c.in(1), c.in(2), c.out(), c.g, c.node.params.(attnParams))
+	}
 	opNormalize.backward = func(c *gradCtx) []*Tensor {
 		return grads(normalizeGrad(c.in(0), c.g, c.node.params.(float64)))
 	}

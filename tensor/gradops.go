@@ -94,7 +94,8 @@ var (
 	opMin        = defineGradOp("Min")
 	opSoftmax    = defineGradOp("Softmax")
 	opLogSoftmax = defineGradOp("LogSoftmax")
-	opNormalize  = defineGradOp("LayerNorm") // the normalization step of LayerNorm, GroupNorm and InstanceNorm
+	opNormalize  = defineGradOp("LayerNorm")                 // the normalization step of LayerNorm, GroupNorm and InstanceNorm
+	opAttention  = defineGradOp("ScaledDotProductAttention") // the fused kernel's; composed attention records its parts
 	// Views and index operations.
 	opReshape    = defineGradOp("Reshape")
 	opSqueeze    = defineGradOp("Squeeze")

@@ -11,7 +11,7 @@ import (
 // operations share a name (errors would not tell them apart).
 func TestGradOpTable(t *testing.T) {
 	// Package-level front-end functions; the other names are methods.
-	funcs := map[string]any{"Where": Where, "Cat": Cat, "ScatterAdd": ScatterAdd}
+	funcs := map[string]any{"Where": Where, "Cat": Cat, "ScatterAdd": ScatterAdd, "ScaledDotProductAttention": ScaledDotProductAttention}
 	methods := reflect.TypeOf(&Tensor{})
 	seen := map[string]bool{}
 	for _, op := range gradOps {

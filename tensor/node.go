@@ -25,6 +25,8 @@ const (
 	kindSoftmaxGrad   // their gradient, rows in one kernel
 	kindNormalize     // rows normalized to mean 0 and variance 1 in one kernel
 	kindNormalizeGrad // their gradient, rows in one kernel
+	kindAttention     // fused attention: its output and rows' log-sum-exp in one buffer
+	kindAttentionGrad // its gradient: those of q, k and v in one buffer
 )
 
 // view is a strided window onto a node's contiguous result.

@@ -53,6 +53,8 @@ func (d *Device) realize(n *node) error {
 		err = d.runCat(n)
 	case kindSoftmax, kindSoftmaxGrad, kindNormalize, kindNormalizeGrad:
 		err = d.runRows(n)
+	case kindAttention, kindAttentionGrad:
+		err = d.runAttention(n)
 	default:
 		err = fmt.Errorf("tensor: node of kind %s has no data", n.kind)
 	}

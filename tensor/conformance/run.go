@@ -60,7 +60,7 @@ func groups() []group {
 		{"pool", poolCases()},
 		{"norm", append(normCases(), normRowCases()...)},
 		{"nnfunc", nnFuncCases()},
-		{"attention", attentionCases()},
+		{"attention", append(attentionCases(), fusedAttentionCases()...)},
 		{"edge", edgeCases()},
 		{"errors", errorCases()},
 		{"fusion", fusionCases()},
