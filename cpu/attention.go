@@ -74,28 +74,29 @@ func (d *Device) Attention(k *device.AttentionKernel) error {
 }
 
 // task computes block t (batch element t / blocks). With causal masking, a
-// block whose keys hold a NaN or infinity in V is computed one row at a
-// time: in a whole block, the zero weight of a masked key would multiply
-// that value and spread NaN to rows that do not attend the key.
+// block whose Out came out holding a NaN or infinity is computed again one
+// row at a time: in a whole block, the zero weight of a masked key
+// multiplies the key's value, and a NaN or infinity there would spread NaN
+// to rows that do not attend the key.
 func (f *attnForward) task(ws *workspace, t int) {
 	a := f.a
 	bi, i0 := t/f.blocks, t%f.blocks*f.lb
 	i1 := min(a.l, i0+f.lb)
-	var s, qb, kb, vb, inv []float32
-	lens := []int{f.lb * a.s, packLen(&f.q, f.lb*a.e), packLen(&f.k, a.s*a.e), packLen(&f.v, a.s*a.ev), f.lb}
-	ws.pack = grow(ws.pack, lens[0]+lens[1]+lens[2]+lens[3]+lens[4])
-	carve(ws.pack, []*[]float32{&s, &qb, &kb, &vb, &inv}, lens)
+	nq, nk, nv := packLen(&f.q, f.lb*a.e), packLen(&f.k, a.s*a.e), packLen(&f.v, a.s*a.ev)
+	ws.pack = grow(ws.pack, f.lb*a.s+nq+nk+nv+f.lb)
+	ar := arena{buf: ws.pack}
+	s, qb, kb, vb, inv := ar.take(f.lb*a.s), ar.take(nq), ar.take(nk), ar.take(nv), ar.take(f.lb)
 	ns := a.keys(f.causal, i1)
 	q := attnBlock(&f.q, bi, i0, i1, qb)
 	k := attnBlock(&f.k, bi, 0, ns, kb)
 	v := attnBlock(&f.v, bi, 0, ns, vb)
-	if f.causal && i1-i0 > 1 && !v.finite(ns, a.ev) {
-		for i := i0; i < i1; i++ {
-			f.block(bi, i, i+1, q.from(i-i0), k, v, s, inv)
-		}
+	f.block(bi, i0, i1, q, k, v, s, inv)
+	if !f.causal || i1-i0 == 1 || allFinite(f.out[f.outOff+(bi*a.l+i0)*a.ev:f.outOff+(bi*a.l+i1)*a.ev]) {
 		return
 	}
-	f.block(bi, i0, i1, q, k, v, s, inv)
+	for i := i0; i < i1; i++ {
+		f.block(bi, i, i+1, q.from(i-i0), k, v, s, inv)
+	}
 }
 
 // block computes query rows [i0, i1) of batch element bi from q (those

@@ -81,40 +81,30 @@ type attnBackScratch struct {
 	p, dp, qb, kb, vb, gdob, row1, row2 []float32
 }
 
-// task computes the gradients of batch element bi block by block. With
-// causal masking, a block whose Q, GradOut or keys of K hold a NaN or
-// infinity is computed one row at a time: in a whole block, the zero weight
-// of a masked entry would multiply that value and spread NaN to gradients
-// the entry does not reach.
+// task computes the gradients of batch element bi block by block.
 func (b *attnBackward) task(ws *workspace, bi int) {
 	a := b.a
-	var sc attnBackScratch
-	lens := []int{b.lb * a.s, b.lb * a.s, packLen(&b.q, b.lb*a.e), packLen(&b.k, a.s*a.e),
-		packLen(&b.v, a.s*a.ev), packLen(&b.gdo, b.lb*a.ev), a.ev, a.ev}
-	total := 0
-	for _, n := range lens {
-		total += n
-	}
-	ws.pack = grow(ws.pack, total)
-	carve(ws.pack, []*[]float32{&sc.p, &sc.dp, &sc.qb, &sc.kb, &sc.vb, &sc.gdob, &sc.row1, &sc.row2}, lens)
+	nq, nk, nv, ngdo := packLen(&b.q, b.lb*a.e), packLen(&b.k, a.s*a.e), packLen(&b.v, a.s*a.ev), packLen(&b.gdo, b.lb*a.ev)
+	ws.pack = grow(ws.pack, 2*b.lb*a.s+nq+nk+nv+ngdo+2*a.ev)
+	ar := arena{buf: ws.pack}
+	sc := attnBackScratch{p: ar.take(b.lb * a.s), dp: ar.take(b.lb * a.s), qb: ar.take(nq), kb: ar.take(nk),
+		vb: ar.take(nv), gdob: ar.take(ngdo), row1: ar.take(a.ev), row2: ar.take(a.ev)}
 	gk := b.gk[b.gkOff+bi*a.s*a.e : b.gkOff+(bi+1)*a.s*a.e]
 	gv := b.gv[b.gvOff+bi*a.s*a.ev : b.gvOff+(bi+1)*a.s*a.ev]
 	clear(gk)
 	clear(gv)
 	k := attnBlock(&b.k, bi, 0, a.s, sc.kb)
 	v := attnBlock(&b.v, bi, 0, a.s, sc.vb)
-	kFinite := !b.causal || k.finite(a.s, a.e)
 	for i0 := 0; i0 < a.l; i0 += b.lb {
 		i1 := min(a.l, i0+b.lb)
 		q := attnBlock(&b.q, bi, i0, i1, sc.qb)
 		gdo := attnBlock(&b.gdo, bi, i0, i1, sc.gdob)
-		if b.causal && i1-i0 > 1 && !(kFinite && q.finite(i1-i0, a.e) && gdo.finite(i1-i0, a.ev)) {
-			for i := i0; i < i1; i++ {
-				b.block(bi, i, i+1, q.from(i-i0), gdo.from(i-i0), k, v, gk, gv, &sc)
-			}
+		if b.block(bi, i0, i1, q, gdo, k, v, gk, gv, &sc) {
 			continue
 		}
-		b.block(bi, i0, i1, q, gdo, k, v, gk, gv, &sc)
+		for i := i0; i < i1; i++ {
+			b.block(bi, i, i+1, q.from(i-i0), gdo.from(i-i0), k, v, gk, gv, &sc)
+		}
 	}
 }
 
@@ -122,12 +112,22 @@ func (b *attnBackward) task(ws *workspace, bi int) {
 // element bi from q and gdo (those rows of Q and GradOut) and k and v (the
 // batch element's keys): it writes the rows of GradQ and adds to gk and gv,
 // the batch element's GradK and GradV.
-func (b *attnBackward) block(bi, i0, i1 int, q, gdo, k, v attnMat, gk, gv []float32, sc *attnBackScratch) {
+//
+// With causal masking, block refuses a block of several rows whose scores
+// or GradOut·Vᵀ hold a NaN or infinity, before it writes anything, and
+// returns false: the caller then computes the rows one at a time. A NaN or
+// infinity in a row of Q or GradOut, or in a key of K, shows there, and in
+// a whole block the zero weight of a masked entry would multiply it and
+// spread NaN to gradients the entry does not reach.
+func (b *attnBackward) block(bi, i0, i1 int, q, gdo, k, v attnMat, gk, gv []float32, sc *attnBackScratch) bool {
 	a := b.a
 	m, ns := i1-i0, a.keys(b.causal, i1)
 	p, dp := sc.p[:m*ns], sc.dp[:m*ns]
 	sgemm(1, q.trans, !k.trans, m, ns, a.e, b.scale, q.m, q.ld, k.m, k.ld, 0, p, ns)
 	sgemm(1, gdo.trans, !v.trans, m, ns, a.ev, 1, gdo.m, gdo.ld, v.m, v.ld, 0, dp, ns)
+	if b.causal && m > 1 && !(allFinite(p) && allFinite(dp)) {
+		return false
+	}
 	for r := range m {
 		i := i0 + r
 		n := a.keys(b.causal, i+1)
@@ -148,4 +148,5 @@ func (b *attnBackward) block(bi, i0, i1 int, q, gdo, k, v attnMat, gk, gv []floa
 		sgemm(1, false, k.trans, m, a.e, ns, b.scale, dp, ns, k.m, k.ld, 0, gq, a.e)
 		sgemm(1, true, q.trans, ns, a.e, m, b.scale, dp, ns, q.m, q.ld, 1, gk, a.e)
 	}
+	return true
 }

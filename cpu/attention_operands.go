@@ -20,12 +20,13 @@ const attnBlockFloats = 1 << 15
 // attnCausalRows bounds a causal block's height: a block of rows [i0, i1)
 // computes scores for keys below i1 only, so shorter blocks skip more of the
 // masked triangle, at the cost of smaller products.
-const attnCausalRows = 42
+const attnCausalRows = 64
 
-// attnPanel is the height of the products' micro-panels (the AVX-512
-// kernel's rows; a multiple of the AVX2 kernel's): a block of whole panels
-// wastes no kernel call on a ragged edge.
-const attnPanel = 14
+// attnAlign is the width of the widest product micro-kernel (AVX-512's 32
+// columns; a multiple of AVX2's 16): split blocks hold a multiple of it
+// rows, so that a causal block's keys, i1 of them, fill whole panels and the
+// score product takes no ragged-edge path.
+const attnAlign = 32
 
 // attnDims are the sizes of an attention problem: nb batch elements (the
 // product of the batch shape B...), l queries, s keys, e features of Q and
@@ -46,7 +47,7 @@ func attnDimsOf(q, k, v device.View) attnDims {
 
 // blockRows returns the number of query rows per block: as many as keep a
 // block of scores within attnBlockFloats (fewer with causal masking),
-// rounded down to whole micro-panels when the rows are split.
+// rounded down to a multiple of attnAlign when the rows are split.
 func (a attnDims) blockRows(causal bool) int {
 	lb := max(1, attnBlockFloats/a.s)
 	if causal {
@@ -55,8 +56,8 @@ func (a attnDims) blockRows(causal bool) int {
 	if lb >= a.l {
 		return max(a.l, 1)
 	}
-	if lb > attnPanel {
-		lb -= lb % attnPanel
+	if lb > attnAlign {
+		lb -= lb % attnAlign
 	}
 	return lb
 }
@@ -99,26 +100,6 @@ func (x attnMat) from(r int) attnMat {
 	return attnMat{x.m[r*step:], x.ld, x.trans}
 }
 
-// finite reports whether the matrix's first rows×cols elements hold no NaN
-// or infinity. A float64 sum of float32 values cannot overflow, so it is
-// finite exactly when every term is.
-func (x attnMat) finite(rows, cols int) bool {
-	lines, n := rows, cols
-	if x.trans {
-		lines, n = cols, rows
-	}
-	if n == 0 {
-		return true
-	}
-	for i := range lines {
-		s := vec.Sum(x.m[i*x.ld : i*x.ld+n])
-		if math.IsNaN(s) || math.IsInf(s, 0) {
-			return false
-		}
-	}
-	return true
-}
-
 // attnBlock returns rows [r0, r1) of batch element bi's matrix of o, read
 // in place when the layout allows and otherwise gathered row-major into buf
 // (at least (r1-r0)·cols long).
@@ -159,14 +140,25 @@ func attnRow(o *operand, bi, r int, buf []float32) []float32 {
 	return row
 }
 
-// carve splits buf into consecutive slices of the given lengths, each
-// capped at its length.
-func carve(buf []float32, dst []*[]float32, lens []int) {
-	at := 0
-	for i, p := range dst {
-		*p = buf[at : at+lens[i] : at+lens[i]]
-		at += lens[i]
-	}
+// allFinite reports whether x holds no NaN or infinity. A float64 sum of
+// float32 values cannot overflow, so it is finite exactly when every term
+// is.
+func allFinite(x []float32) bool {
+	s := vec.Sum(x)
+	return !math.IsNaN(s) && !math.IsInf(s, 0)
+}
+
+// arena hands out consecutive slices of a worker's scratch buffer.
+type arena struct {
+	buf []float32
+	at  int
+}
+
+// take returns the next n floats, capped at n.
+func (a *arena) take(n int) []float32 {
+	s := a.buf[a.at : a.at+n : a.at+n]
+	a.at += n
+	return s
 }
 
 // packLen returns n when operand o must be gathered and 0 when it is read

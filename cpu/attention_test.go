@@ -18,7 +18,7 @@ type attnCase struct {
 	l, s, e, ev int
 	causal      bool
 	layout      string // attnLayouts
-	special     string // "", "nanQ", "infQ", "nanV", "nanK", "huge": values planted in one row
+	special     string // "", "nanQ", "infQ", "nanV", "nanK", "nanGradOut", "huge": values planted in one row
 }
 
 // attnLayouts: contiguous; last two dimensions transposed (Q, K, V, Out,
@@ -215,6 +215,9 @@ func runAttnCase(t *testing.T, d *Device, r *rand.Rand, c attnCase) {
 
 	// Backward from the kernel's own Out and LSE, placed in the layout.
 	gout := attnRandom(r, nb*c.l*c.ev)
+	if c.special == "nanGradOut" && len(gout) > 0 {
+		gout[r.IntN(len(gout))] = math.NaN()
+	}
 	perm := attnPerm(c.layout, rank)
 	lperm := attnPerm(c.layout, rank-1)
 	if c.layout == "transposed" || c.layout == "gpt" || c.layout == "broadcast" {
@@ -298,13 +301,14 @@ func TestAttention(t *testing.T) {
 }
 
 // TestAttentionSpecials plants a NaN or +Inf in one row of Q (that row's
-// outputs are NaN, the others exact), a NaN in one key of K or V (with a
-// causal mask only the rows attending it are NaN) and huge operands (no
-// panic, and every row either NaN or finite).
+// outputs are NaN, the others exact), a NaN in one key of K or V or in one
+// row of GradOut (with a causal mask only the outputs whose sums reach it
+// are NaN) and huge operands (no panic, and every row either NaN or
+// finite).
 func TestAttentionSpecials(t *testing.T) {
 	r := newRand(t)
 	d := newDevice(t, 0)
-	for _, special := range []string{"nanQ", "infQ", "nanV", "nanK", "huge"} {
+	for _, special := range []string{"nanQ", "infQ", "nanV", "nanK", "nanGradOut", "huge"} {
 		for _, causal := range []bool{false, true} {
 			for _, c := range []attnCase{
 				{batch: []int{2}, l: 33, s: 33, e: 8, ev: 5, layout: "contiguous"},
