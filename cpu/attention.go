@@ -1,8 +1,6 @@
 package cpu
 
 import (
-	"math"
-
 	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
@@ -83,40 +81,51 @@ func (f *attnForward) task(ws *workspace, t int) {
 	bi, i0 := t/f.blocks, t%f.blocks*f.lb
 	i1 := min(a.l, i0+f.lb)
 	nq, nk, nv := packLen(&f.q, f.lb*a.e), packLen(&f.k, a.s*a.e), packLen(&f.v, a.s*a.ev)
-	ws.pack = grow(ws.pack, f.lb*a.s+nq+nk+nv+f.lb)
+	ws.pack = grow(ws.pack, f.lb*a.s+nq+nk+nv+3*f.lb)
 	ar := arena{buf: ws.pack}
-	s, qb, kb, vb, inv := ar.take(f.lb*a.s), ar.take(nq), ar.take(nk), ar.take(nv), ar.take(f.lb)
+	s, qb, kb, vb := ar.take(f.lb*a.s), ar.take(nq), ar.take(nk), ar.take(nv)
+	rows := attnRowScratch{inv: ar.take(f.lb), max: ar.take(f.lb), sum: ar.take(f.lb)}
 	ns := a.keys(f.causal, i1)
 	q := attnBlock(&f.q, bi, i0, i1, qb)
 	k := attnBlock(&f.k, bi, 0, ns, kb)
 	v := attnBlock(&f.v, bi, 0, ns, vb)
-	f.block(bi, i0, i1, q, k, v, s, inv)
+	f.block(bi, i0, i1, q, k, v, s, rows)
 	if !f.causal || i1-i0 == 1 || allFinite(f.out[f.outOff+(bi*a.l+i0)*a.ev:f.outOff+(bi*a.l+i1)*a.ev]) {
 		return
 	}
 	for i := i0; i < i1; i++ {
-		f.block(bi, i, i+1, q.from(i-i0), k, v, s, inv)
+		f.block(bi, i, i+1, q.from(i-i0), k, v, s, rows)
 	}
 }
 
+// attnRowScratch holds per-row values of a forward block: the reciprocal
+// sums that scale Out's rows, and the maxima and sums that make the LSE.
+type attnRowScratch struct {
+	inv, max, sum []float32
+}
+
 // block computes query rows [i0, i1) of batch element bi from q (those
-// rows) and the first keys of k and v; s and inv are scratch for the
-// scores and the rows' reciprocal sums.
-func (f *attnForward) block(bi, i0, i1 int, q, k, v attnMat, s, inv []float32) {
+// rows) and the first keys of k and v; s and rows are scratch for the
+// scores and the rows' values.
+func (f *attnForward) block(bi, i0, i1 int, q, k, v attnMat, s []float32, rows attnRowScratch) {
 	a := f.a
 	m, ns := i1-i0, a.keys(f.causal, i1)
 	s = s[:m*ns]
 	sgemm(1, q.trans, !k.trans, m, ns, a.e, f.scale, q.m, q.ld, k.m, k.ld, 0, s, ns)
-	lse := f.lse[f.lseOff+bi*a.l+i0:]
 	for r := range m {
 		row := s[r*ns : (r+1)*ns]
 		n := a.keys(f.causal, i0+r+1)
 		mx := vec.Max(row[:n])
 		sum := vec.ExpSubSum(row[:n], row[:n], mx)
 		clear(row[n:]) // masked keys get exactly zero weight
-		inv[r] = float32(1 / sum)
-		lse[r] = float32(float64(mx) + math.Log(sum))
+		rows.inv[r], rows.max[r], rows.sum[r] = float32(1/sum), mx, float32(sum)
 	}
+	// LSE = max + log(sum), the logarithms of the block's rows in one
+	// vector call (the sums are at least 1, so rounding them to float32
+	// moves their logarithms by under 2⁻²⁴ absolute).
+	lse := f.lse[f.lseOff+bi*a.l+i0 : f.lseOff+bi*a.l+i1]
+	vec.Log(rows.sum[:m], rows.sum[:m])
+	vec.Add(lse, rows.max[:m], rows.sum[:m])
 	if a.ev == 0 {
 		return
 	}
@@ -124,6 +133,6 @@ func (f *attnForward) block(bi, i0, i1 int, q, k, v attnMat, s, inv []float32) {
 	sgemm(1, false, v.trans, m, a.ev, ns, 1, s, ns, v.m, v.ld, 0, out, a.ev)
 	for r := range m {
 		row := out[r*a.ev : (r+1)*a.ev]
-		vec.MulScalar(row, row, inv[r])
+		vec.MulScalar(row, row, rows.inv[r])
 	}
 }
