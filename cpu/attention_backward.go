@@ -91,19 +91,29 @@ func (b *attnBackward) task(ws *workspace, bi int) {
 		vb: ar.take(nv), gdob: ar.take(ngdo), row1: ar.take(a.ev), row2: ar.take(a.ev)}
 	gk := b.gk[b.gkOff+bi*a.s*a.e : b.gkOff+(bi+1)*a.s*a.e]
 	gv := b.gv[b.gvOff+bi*a.s*a.ev : b.gvOff+(bi+1)*a.s*a.ev]
-	clear(gk)
-	clear(gv)
+	// The first block writes the keys it reads (beta 0); the others, and
+	// rows computed one at a time, add to them.
+	ns0 := 0
+	if a.l > 0 {
+		ns0 = a.keys(b.causal, min(a.l, b.lb))
+	}
+	clear(gk[ns0*a.e:])
+	clear(gv[ns0*a.ev:])
 	k := attnBlock(&b.k, bi, 0, a.s, sc.kb)
 	v := attnBlock(&b.v, bi, 0, a.s, sc.vb)
 	for i0 := 0; i0 < a.l; i0 += b.lb {
 		i1 := min(a.l, i0+b.lb)
 		q := attnBlock(&b.q, bi, i0, i1, sc.qb)
 		gdo := attnBlock(&b.gdo, bi, i0, i1, sc.gdob)
-		if b.block(bi, i0, i1, q, gdo, k, v, gk, gv, &sc) {
+		if b.block(bi, i0, i1, q, gdo, k, v, gk, gv, i0 == 0, &sc) {
 			continue
 		}
+		if i0 == 0 {
+			clear(gk[:ns0*a.e])
+			clear(gv[:ns0*a.ev])
+		}
 		for i := i0; i < i1; i++ {
-			b.block(bi, i, i+1, q.from(i-i0), gdo.from(i-i0), k, v, gk, gv, &sc)
+			b.block(bi, i, i+1, q.from(i-i0), gdo.from(i-i0), k, v, gk, gv, false, &sc)
 		}
 	}
 }
@@ -111,7 +121,8 @@ func (b *attnBackward) task(ws *workspace, bi int) {
 // block computes the gradients' shares of query rows [i0, i1) of batch
 // element bi from q and gdo (those rows of Q and GradOut) and k and v (the
 // batch element's keys): it writes the rows of GradQ and adds to gk and gv,
-// the batch element's GradK and GradV.
+// the batch element's GradK and GradV, or with first writes their rows for
+// the keys the block reads.
 //
 // With causal masking, block refuses a block of several rows whose scores
 // or GradOut·Vᵀ hold a NaN or infinity, before it writes anything, and
@@ -119,7 +130,7 @@ func (b *attnBackward) task(ws *workspace, bi int) {
 // infinity in a row of Q or GradOut, or in a key of K, shows there, and in
 // a whole block the zero weight of a masked entry would multiply it and
 // spread NaN to gradients the entry does not reach.
-func (b *attnBackward) block(bi, i0, i1 int, q, gdo, k, v attnMat, gk, gv []float32, sc *attnBackScratch) bool {
+func (b *attnBackward) block(bi, i0, i1 int, q, gdo, k, v attnMat, gk, gv []float32, first bool, sc *attnBackScratch) bool {
 	a := b.a
 	m, ns := i1-i0, a.keys(b.causal, i1)
 	p, dp := sc.p[:m*ns], sc.dp[:m*ns]
@@ -140,13 +151,17 @@ func (b *attnBackward) block(bi, i0, i1 int, q, gdo, k, v attnMat, gk, gv []floa
 		clear(p[r*ns+n : (r+1)*ns])
 		clear(dp[r*ns+n : (r+1)*ns])
 	}
+	beta := float32(1)
+	if first {
+		beta = 0
+	}
 	if a.ev > 0 {
-		sgemm(1, true, gdo.trans, ns, a.ev, m, 1, p, ns, gdo.m, gdo.ld, 1, gv, a.ev)
+		sgemm(1, true, gdo.trans, ns, a.ev, m, 1, p, ns, gdo.m, gdo.ld, beta, gv, a.ev)
 	}
 	if a.e > 0 {
 		gq := b.gq[b.gqOff+(bi*a.l+i0)*a.e:]
 		sgemm(1, false, k.trans, m, a.e, ns, b.scale, dp, ns, k.m, k.ld, 0, gq, a.e)
-		sgemm(1, true, q.trans, ns, a.e, m, b.scale, dp, ns, q.m, q.ld, 1, gk, a.e)
+		sgemm(1, true, q.trans, ns, a.e, m, b.scale, dp, ns, q.m, q.ld, beta, gk, a.e)
 	}
 	return true
 }
