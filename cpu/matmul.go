@@ -122,9 +122,16 @@ func (d *Device) runMatMul(j *mmJob, bt int) error {
 		threads = 1
 	}
 	mn := j.m * j.n
+	split := threads > 1 && splitDepth(j.m, j.n, j.k, w)
 	for bi := 0; bi < bt; bi++ {
 		ws := d.ws[0]
-		if err := safely(func() { j.product(ws, bi, threads, &d.scratch.f32c, &d.scratch.f32b) }); err != nil {
+		var err error
+		if split {
+			err = d.productSplitDepth(j, bi)
+		} else {
+			err = safely(func() { j.product(ws, bi, threads, &d.scratch.f32c, &d.scratch.f32b) })
+		}
+		if err != nil {
 			return err
 		}
 		if j.epi != nil && threads > 1 {

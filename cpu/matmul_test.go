@@ -72,6 +72,11 @@ func TestMatMulShapesAndLayouts(t *testing.T) {
 		{"broadcast B", []int{4}, 33, 8, 16, []int{0, 1, 2}, []int{0, 2, 1}, true, 2, false},
 		{"vector", nil, 1, 300, 77, []int{0, 1}, []int{0, 1}, false, 2, false},
 		{"column", nil, 300, 1, 77, []int{1, 0}, []int{1, 0}, false, 2, false},
+		// Long depths over few results, split by depth among the workers.
+		{"long depth", nil, 37, 29, 2049, []int{0, 1}, []int{0, 1}, false, 2, false},
+		{"long depth, A transposed", nil, 64, 130, 4100, []int{1, 0}, []int{0, 1}, false, 2, false},
+		{"long depth, B transposed, batched", []int{2}, 11, 40, 3000, []int{0, 1, 2}, []int{0, 2, 1}, false, 3, false},
+		{"long depth, both transposed", nil, 9, 20, 6001, []int{1, 0}, []int{1, 0}, false, 5, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
