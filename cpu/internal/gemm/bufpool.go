@@ -61,12 +61,34 @@ func getBuf(n int) *packBuf {
 			pb.mem = make([]byte, need)
 		}
 	}
+	pb.align(n)
+	return pb
+}
+
+// align sets pb.data to n floats of pb.mem starting on a cache line.
+func (pb *packBuf) align(n int) {
 	off := 0
 	if mis := int(uintptrOf(pb.mem) % cacheLine); mis != 0 {
 		off = cacheLine - mis
 	}
 	pb.data = unsafe.Slice((*float32)(unsafe.Pointer(&pb.mem[off])), n)
-	return pb
+}
+
+// ownBuf returns a buffer of n floats for a product that no other goroutine
+// reaches (a serial one): *own, grown when too small, for a small buffer,
+// so that many small products take no lock; a large one (true: release it
+// with putBuf) from the idle cache, which maps them where huge pages may
+// back them.
+func ownBuf(own **packBuf, n int) (*packBuf, bool) {
+	need := n*4 + cacheLine
+	if need >= largeBufBytes {
+		return getBuf(n), true
+	}
+	if *own == nil || len((*own).mem) < need {
+		*own = &packBuf{mem: make([]byte, need)}
+	}
+	(*own).align(n)
+	return *own, false
 }
 
 // putBuf returns a buffer obtained from getBuf to the idle cache.

@@ -78,7 +78,14 @@ func run(p *problem, im *impl, threads int, adaptive bool) {
 	case s.copying: // two A slots per worker
 		sizeA = 2 * threads * copySlotFloats(im)
 	}
-	bufA, bufB := getBuf(sizeA+threads*tile), getBuf(ceilDiv(ns, im.nr)*im.nr*ks)
+	var bufA, bufB *packBuf
+	poolA, poolB := true, true
+	if threads == 1 {
+		bufA, poolA = ownBuf(&s.ownA, sizeA+tile)
+		bufB, poolB = ownBuf(&s.ownB, ceilDiv(ns, im.nr)*im.nr*ks)
+	} else {
+		bufA, bufB = getBuf(sizeA+threads*tile), getBuf(ceilDiv(ns, im.nr)*im.nr*ks)
+	}
 	s.packA, s.packB, s.tmp = bufA.data[:sizeA], bufB.data, bufA.data[sizeA:]
 	s.blocks = planBlocks(s.blocks, &s.p, im, ms, ns, ks, threads, !s.rowA && !s.copying, !s.colB && !s.copying)
 	if s.copying {
@@ -111,8 +118,12 @@ func run(p *problem, im *impl, threads int, adaptive bool) {
 	}
 	s.packA, s.packB, s.tmp = nil, nil, nil // late workers must not touch recycled buffers
 	s.p = problem{}                         // nor may a cached state keep the caller's matrices alive
-	putBuf(bufA)
-	putBuf(bufB)
+	if poolA {
+		putBuf(bufA)
+	}
+	if poolB {
+		putBuf(bufB)
+	}
 }
 
 // serialStates caches the state of serial products, which no helper can
@@ -128,6 +139,7 @@ type shared struct {
 	copiers      []*copier
 	packA, packB []float32 // with copying, packA holds the workers' A slots
 	tmp          []float32 // per worker: mr*nr floats for ragged tiles
+	ownA, ownB   *packBuf  // a serial product's small buffers, kept with its cached state
 	blocks       []block
 	clock        *waitClock   // the caller's waits (nil for serial products)
 	helperTiles  atomic.Int64 // macro tiles computed by workers other than the caller
