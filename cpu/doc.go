@@ -26,7 +26,15 @@
 // lower to im2col and sgemm image by image (several small images side by
 // side in one product), 1×1 windows skip im2col, and weight gradients are
 // products over chunks of output positions of consecutive images,
-// accumulated with beta = 1.
+// accumulated with beta = 1. A product with a long depth over few results
+// (a weight gradient over every token of a batch) runs as one serial
+// product per worker over a part of the depth, the parts then added.
+//
+// The row kernels (softmax, log-softmax, their gradient, normalization)
+// and the fused attention kernels (device.Attender) work a row, or a block
+// of query rows of one batch element, at a time in the worker's scratch;
+// attention never stores its weights: the backward recomputes them from
+// the rows' log-sum-exp.
 //
 // Work is shared by the caller and a process-wide pool of helper goroutines
 // that lives across kernels; small kernels run inline on the caller.
