@@ -40,15 +40,7 @@ func (c attnCase) String() string {
 // returns the view. Elements outside the view are NaN, so a read outside
 // it shows.
 func attnPlace(t testing.TB, d *Device, vals []float64, shape, perm []int, offset int) device.View {
-	phys := make([]int, len(shape))
-	for i, p := range perm {
-		phys[i] = shape[p]
-	}
-	pst := device.ContiguousStrides(phys)
-	st := make([]int, len(shape))
-	for i, p := range perm {
-		st[p] = pst[i]
-	}
+	st := permutedStrides(shape, perm)
 	buf := make([]float64, device.NumElements(shape)+offset)
 	for i := range buf {
 		buf[i] = math.NaN()

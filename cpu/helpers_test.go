@@ -167,10 +167,9 @@ func requireClose(t testing.TB, want, got []float64, atol, rtol float64, msg str
 	}
 }
 
-// strided returns a view of shape over a fresh buffer laid out with the
-// dimensions in the order perm (a transposed layout), plus an offset, and
-// the buffer's contents.
-func strided(t testing.TB, d *Device, r *rand.Rand, dt device.DType, shape, perm []int, offset int) (device.View, []float64) {
+// permutedStrides returns the strides of shape over a contiguous buffer
+// that holds its dimensions in the order perm.
+func permutedStrides(shape, perm []int) []int {
 	phys := make([]int, len(shape))
 	for i, p := range perm {
 		phys[i] = shape[p]
@@ -180,6 +179,14 @@ func strided(t testing.TB, d *Device, r *rand.Rand, dt device.DType, shape, perm
 	for i, p := range perm {
 		st[p] = pst[i]
 	}
+	return st
+}
+
+// strided returns a view of shape over a fresh buffer laid out with the
+// dimensions in the order perm (a transposed layout), plus an offset, and
+// the buffer's contents.
+func strided(t testing.TB, d *Device, r *rand.Rand, dt device.DType, shape, perm []int, offset int) (device.View, []float64) {
+	st := permutedStrides(shape, perm)
 	n := device.NumElements(shape) + offset
 	vals := randVals(r, n)
 	for i := range vals {
