@@ -1,8 +1,10 @@
 package tensor_test
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/shaderflow/shaderflow/tensor"
@@ -11,7 +13,10 @@ import (
 
 // numericGrad estimates d f / d x[i] by central differences. Where f has a
 // kink within the step (relu at zero, a max-pool winner changing) the one-sided
-// differences disagree; such elements are NaN and not compared.
+// differences disagree; such elements are NaN and not compared. The central
+// difference lies between the one-sided ones while the analytic gradient
+// is one of them, so a disagreement under 0.03·(1+|g|) moves it by at most
+// half that, inside the callers' tolerances of 2-3%.
 func numericGrad(t *testing.T, dev *tensor.Device, x []float32, shape []int, f func(*tensor.Tensor) *tensor.Tensor) []float64 {
 	g := make([]float64, len(x))
 	for i := range x {
@@ -26,7 +31,7 @@ func numericGrad(t *testing.T, dev *tensor.Device, x []float32, shape []int, f f
 		lo, mid, hi := eval(-h), eval(0), eval(h)
 		g[i] = (hi - lo) / (2 * h)
 		left, right := (mid-lo)/h, (hi-mid)/h
-		if math.Abs(left-right) > 0.05*(1+math.Abs(g[i])) {
+		if math.Abs(left-right) > 0.03*(1+math.Abs(g[i])) {
 			g[i] = math.NaN()
 		}
 	}
@@ -36,15 +41,12 @@ func numericGrad(t *testing.T, dev *tensor.Device, x []float32, shape []int, f f
 // requireGradClose compares analytic and numeric gradients where f is smooth.
 func requireGradClose(t *testing.T, want []float64, got []float32, tol float64) {
 	t.Helper()
-	compared := 0
 	for i := range want {
-		if math.IsNaN(want[i]) {
-			continue
+		if !math.IsNaN(want[i]) {
+			require.InDelta(t, want[i], float64(got[i]), tol*(1+math.Abs(want[i])), "element %d", i)
 		}
-		compared++
-		require.InDelta(t, want[i], float64(got[i]), tol*(1+math.Abs(want[i])), "element %d", i)
 	}
-	require.Greater(t, compared, len(want)/2, "too few smooth points to compare")
+	require.Greater(t, smoothPoints(want), len(want)/2, "too few smooth points to compare")
 }
 
 func TestBackwardMatchesFiniteDifferences(t *testing.T) {
@@ -69,19 +71,41 @@ func TestBackwardMatchesFiniteDifferences(t *testing.T) {
 			return x.Mul(x.Sum(0)).Sigmoid().Var(1)
 		},
 	}
-	for name, f := range cases {
+	// Sorted, so that a logged seed draws the same inputs for each case.
+	for _, name := range slices.Sorted(maps.Keys(cases)) {
+		f := cases[name]
 		t.Run(name, func(t *testing.T) {
 			x := make([]float32, 4*5)
-			for i := range x {
-				x[i] = float32(r.NormFloat64())
+			var want []float64
+			// A point where f has a kink near most elements (two row sums
+			// within a step of each other under Max) cannot be checked by
+			// differences: draw another, a few times at most.
+			for range 5 {
+				for i := range x {
+					x[i] = float32(r.NormFloat64())
+				}
+				if want = numericGrad(t, dev, x, []int{4, 5}, f); smoothPoints(want) > len(want)/2 {
+					break
+				}
 			}
 			xt := tensor.FromFloat32s(dev, x, 4, 5).SetRequiresGrad(true)
 			require.NoError(t, f(xt).Backward())
 			got, err := xt.Grad().Float32s()
 			require.NoError(t, err)
-			requireGradClose(t, numericGrad(t, dev, x, []int{4, 5}, f), got, 2e-2)
+			requireGradClose(t, want, got, 2e-2)
 		})
 	}
+}
+
+// smoothPoints counts the elements where numericGrad found f smooth.
+func smoothPoints(g []float64) int {
+	n := 0
+	for _, v := range g {
+		if !math.IsNaN(v) {
+			n++
+		}
+	}
+	return n
 }
 
 func TestGradientAccumulatesAcrossScopes(t *testing.T) {
