@@ -298,6 +298,24 @@ func softmaxCases(t *testing.T, d device.Device) {
 	smBackwardCase(t, d, rng, shape, gapped, contig, true)
 }
 
+// withCappedGrid runs check on a shape with rows of each path's length
+// (from a thread to a block a row) that needs more than three blocks, with
+// the grid capped at three so that the row kernels loop over row groups,
+// and requires that kernel and its _backward ran on the capped grid.
+func withCappedGrid(t *testing.T, f *fake, d *Device, kernel string, check func(shape []int, ls []smLayout)) {
+	t.Helper()
+	limit := d.info.Limits.MaxWorkgroups[0]
+	d.info.Limits.MaxWorkgroups[0] = 3
+	defer func() { d.info.Limits.MaxWorkgroups[0] = limit }()
+	for _, cols := range []int{5, 40, 700, 5000, 17000} {
+		w := smThreadsPerRow(cols)
+		shape := []int{3*max(smThreads, w)/w + 2, cols}
+		check(shape, smLayouts(shape))
+	}
+	require.Positive(t, f.count(t, "cuLaunchKernel "+kernel+" grid=3 "), "the capped grid was used")
+	require.Positive(t, f.count(t, "cuLaunchKernel "+kernel+"_backward grid=3 "), "the capped grid was used")
+}
+
 // TestSoftmaxKernel runs softmaxCases through the test double, then rows
 // of each path with the grid capped at three blocks (the grid-stride loop
 // over row groups) and the kernels' refusals.
@@ -306,18 +324,10 @@ func TestSoftmaxKernel(t *testing.T) {
 	d := f.open(t, 1<<22)
 	softmaxCases(t, d)
 	rng := rand.New(rand.NewPCG(9, 1))
-	limit := d.info.Limits.MaxWorkgroups[0]
-	d.info.Limits.MaxWorkgroups[0] = 3
-	for _, cols := range []int{5, 40, 700, 5000, 17000} {
-		w := smThreadsPerRow(cols)
-		shape := []int{3*max(smThreads, w)/w + 2, cols}
-		ls := smLayouts(shape)
+	withCappedGrid(t, f, d, "sf_softmax", func(shape []int, ls []smLayout) {
 		smCase(t, d, rng, shape, ls[0], smRowKinds)
 		smBackwardCase(t, d, rng, shape, ls[1], ls[0], true)
-	}
-	d.info.Limits.MaxWorkgroups[0] = limit
-	require.Positive(t, f.count(t, "cuLaunchKernel sf_softmax grid=3 "), "the capped grid was used")
-	require.Positive(t, f.count(t, "cuLaunchKernel sf_softmax_backward grid=3 "), "the capped grid was used")
+	})
 
 	x := gputest.Upload(t, d, device.Float32, make([]float64, 8))
 	out := gputest.Output(t, d, device.Float32, 0, []int{2, 4})

@@ -17,10 +17,12 @@ type attnAttrs struct {
 }
 
 // attnParams are what the fused attention's gradient rule needs beyond its
-// inputs and output: the rows' log-sum-exp and the node's parameters.
+// inputs and output: the rows' log-sum-exp, the scale and the causal
+// triangle.
 type attnParams struct {
-	lse   *Tensor
-	attrs attnAttrs
+	lse    *Tensor
+	scale  float64
+	causal bool
 }
 
 // fusedAttention returns softmax(q@kᵀ·scale, causal)@v through the device's
@@ -51,7 +53,7 @@ func fusedAttention(q, k, v *Tensor, scale float64, causal bool) *Tensor {
 		append(slices.Clone(batch), l),     // the rows' log-sum-exp
 	}}
 	res := attentionNode(kindAttention, attrs, q.Detach(), k.Detach(), v.Detach())
-	return recordGrad(opAttention, res[0], []*Tensor{q, k, v}, attnParams{lse: res[1], attrs: attrs})
+	return recordGrad(opAttention, res[0], []*Tensor{q, k, v}, attnParams{lse: res[1], scale: scale, causal: causal})
 }
 
 // expandBatch broadcasts t's batch dimensions to batch (a view).
@@ -65,7 +67,7 @@ func expandBatch(t *Tensor, batch []int) *Tensor {
 // fusedAttentionGrad returns the gradients of fusedAttention's q, k and v
 // for the output gradient g through the device's backward kernel.
 func fusedAttentionGrad(q, k, v, out, g *Tensor, p attnParams) []*Tensor {
-	attrs := attnAttrs{scale: p.attrs.scale, causal: p.attrs.causal, parts: [][]int{q.shape, k.shape, v.shape}}
+	attrs := attnAttrs{scale: p.scale, causal: p.causal, parts: [][]int{q.shape, k.shape, v.shape}}
 	return attentionNode(kindAttentionGrad, attrs, q, k, v, out, p.lse, g.asFloat32())
 }
 
