@@ -26,6 +26,8 @@ type problem struct {
 // at most maxDepth along k whose packed A and B each hold about packBudget
 // floats. Typical products are a single super-block. Tests shrink both to
 // exercise the multi-block paths.
+var scratchKs int
+
 var (
 	maxDepth   = 4096
 	packBudget = 1 << 22
@@ -41,6 +43,9 @@ func balancedBlock(n, max int) int { return ceilDiv(n, ceilDiv(n, max)) }
 // superBlocks returns the super-block sizes along m, n and k for im.
 func superBlocks(p *problem, im *impl) (ms, ns, ks int) {
 	ks = balancedBlock(p.k, maxDepth)
+	if scratchKs > 0 {
+		ks = balancedBlock(p.k, scratchKs)
+	}
 	ms = min(p.m, max(im.mr, packBudget/ks/im.mr*im.mr))
 	ns = min(p.n, max(im.nr, packBudget/ks/im.nr*im.nr))
 	return ms, ns, ks
@@ -69,11 +74,11 @@ func run(p *problem, im *impl, threads int, adaptive bool) {
 		s = new(shared) // late helpers may still read it: never recycled
 	}
 	s.p, s.im, s.clock = *p, im, nil
-	s.rowA, s.colB = useRowA(p, im), useColB(p, im)
-	s.copying = !s.rowA && !s.colB && useCopying(p, im, threads)
+	s.rowA, s.colA, s.colB = useRowA(p, im), useColA(p, im), useColB(p, im)
+	s.copying = !s.rowA && !s.colA && !s.colB && useCopying(p, im, threads)
 	sizeA, tile := ceilDiv(ms, im.mr)*im.mr*ks, im.mr*im.nr
 	switch {
-	case s.rowA:
+	case s.rowA, s.colA:
 		sizeA = 0
 	case s.copying: // two A slots per worker
 		sizeA = 2 * threads * copySlotFloats(im)
@@ -87,7 +92,7 @@ func run(p *problem, im *impl, threads int, adaptive bool) {
 		bufA, bufB = getBuf(sizeA+threads*tile), getBuf(ceilDiv(ns, im.nr)*im.nr*ks)
 	}
 	s.packA, s.packB, s.tmp = bufA.data[:sizeA], bufB.data, bufA.data[sizeA:]
-	s.blocks = planBlocks(s.blocks, &s.p, im, ms, ns, ks, threads, !s.rowA && !s.copying, !s.colB && !s.copying)
+	s.blocks = planBlocks(s.blocks, &s.p, im, ms, ns, ks, threads, !s.rowA && !s.colA && !s.copying, !s.colB && !s.copying)
 	if s.copying {
 		s.prepareCopying(threads, s.packA)
 	}
@@ -135,6 +140,7 @@ type shared struct {
 	p            problem
 	im           *impl
 	rowA, colB   bool // A, or B's full panels, are read in place (not packed)
+	colA         bool // A, stored transposed, is read in place (not packed)
 	copying      bool // the copying kernels copy A while they compute (copying.go)
 	copiers      []*copier
 	packA, packB []float32 // with copying, packA holds the workers' A slots

@@ -15,10 +15,11 @@ type microKernel func(k int, a, b, c []float32, ldc int, alpha, beta float32, pf
 // prefetched line (their unroll factor).
 const kernelPrefetchSteps = 4
 
-// Operand layouts a micro-kernel reads: A as packed panels or in place
-// (row-major, rows lda apart: see inplace.go), B as packed panels or in
-// place (row-major, k steps ldb apart). In-place kernels take lda in the
-// pfA argument and ldb in the pf argument instead of prefetch addresses.
+// Operand layouts a micro-kernel reads: A as packed panels, in place
+// (row-major, rows lda apart: see inplace.go) or in place transposed
+// (stored k×m, k steps lda apart), B as packed panels or in place
+// (row-major, k steps ldb apart). In-place kernels take lda in the pfA
+// argument and ldb in the pf argument instead of prefetch addresses.
 //
 // A third layout of A serves products that copy while they compute (see
 // copying.go): A is read from a row-major block with rows copyARowFloats
@@ -28,6 +29,7 @@ const (
 	packedA  = 0
 	inPlaceA = 1
 	copyingA = 2
+	colA     = 3
 	packedB  = 0
 	inPlaceB = 1
 )
@@ -40,7 +42,7 @@ type impl struct {
 	kernel microKernel
 	// kernels, when not nil for a layout of A and B, holds at index r in
 	// 1..mr a kernel that computes the first r rows of a tile.
-	kernels [3][2][]microKernel
+	kernels [4][2][]microKernel
 	kc      int // largest depth of a cache block: a kc×mr panel of A stays in L1
 	mc      int // rows per macro tile (at most)
 	nc      int // columns per macro tile: a kc×nc block of B, and the next, stay in L2
@@ -67,6 +69,8 @@ func asmKernels(byRows []asmKernelFunc, nr, aLayout, bLayout int) []microKernel 
 			switch aLayout {
 			case inPlaceA:
 				_ = a[(rows-1)*int(pfA)+k-1]
+			case colA:
+				_ = a[(k-1)*int(pfA)+rows-1]
 			case copyingA: // the copy's own pieces are checked when it is planned
 				_ = a[(rows-1)*copyARowFloats+k-1]
 			default:

@@ -46,6 +46,23 @@ func useRowA(p *problem, im *impl) bool {
 	return !rowsAlias(p.lda, min(p.k, im.kc), min(p.m, im.mr))
 }
 
+// Packing A copies it when it is stored transposed (op(A) = Aᵀ, k×m): a k
+// step of a panel is already mr consecutive floats of a row of the stored
+// matrix, so the colA kernels read A in place with the k steps lda floats
+// apart. A weight gradient summed over a long batch (k in the thousands,
+// few columns) packs its whole A to use each packed panel for a few B
+// panels only, a pass over memory as long as the kernels' own.
+
+// colAEnabled lets tuning tests compare with packing A everywhere.
+var colAEnabled = true
+
+// useColA reports whether product p reads its transposed A in place with
+// im's colA kernels: as for row-major A, when B has at most rowAMaxPanels
+// panels.
+func useColA(p *problem, im *impl) bool {
+	return colAEnabled && im.kernels[colA][packedB] != nil && p.transA && ceilDiv(p.n, im.nr) <= rowAMaxPanels
+}
+
 // colBMaxAPanels is the most A panels (of mr rows) a product may have for
 // B to be read in place: each full B panel is then read by that many
 // kernel calls per depth block, and in place every call pays for rows

@@ -51,6 +51,49 @@ func TestUseColB(t *testing.T) {
 	require.False(t, useColB(&problem{m: 64, n: 128, k: 784, ldb: 128}, &impl{mr: 4, nr: 4, kc: 256}), "no colB kernels")
 }
 
+func TestUseColA(t *testing.T) {
+	im := &impl{mr: 14, nr: 32, kc: 256}
+	im.kernels[colA][packedB] = make([]microKernel, 15)
+	p := &problem{transA: true, m: 512, n: 128, k: 4096, lda: 512}
+	require.True(t, useColA(p, im), "a weight gradient over a long batch")
+	p.transA = false
+	require.False(t, useColA(p, im), "row-major A is not stored transposed")
+	p.transA, p.n = true, 1024
+	require.False(t, useColA(p, im), "wide products pack A")
+	require.False(t, useColA(&problem{transA: true, m: 64, n: 128, k: 784, lda: 64}, &impl{mr: 4, nr: 4, kc: 256}), "no colA kernels")
+}
+
+// TestSgemmColAAndPacked runs products that read a transposed A in place
+// (with B packed, or its full panels in place too) next to the same shapes
+// with colA off, with ragged rows and columns, leading dimensions with
+// gaps (NaN, so a read outside the matrix shows), several depth blocks and
+// super-blocks.
+func TestSgemmColAAndPacked(t *testing.T) {
+	seed := baseSeed(t)
+	for i, s := range []shape{{512, 128, 2048}, {29, 50, 600}, {15, 33, 1030}, {100, 64, 70}, {13, 96, 300}, {300, 200, 9}} {
+		for _, lda := range []int{s.m + 3, 512 * ceilDiv(s.m, 512)} {
+			tc := newCase(seed+uint64(i), true, i%2 == 1, s.m, s.n, s.k, 1.25, 0.5, 2)
+			tc.a, tc.lda = widen(tc.a, tc.lda, s.k, s.m, lda), lda
+			want, tol := tc.reference()
+			forEachLevel(t, func(t *testing.T) {
+				for _, on := range []bool{true, false} {
+					colAEnabled = on
+					for _, threads := range []int{1, 2} {
+						tc.check(t, threads, want, tol)
+					}
+				}
+				colAEnabled = true
+			})
+		}
+	}
+	oldDepth, oldBudget := maxDepth, packBudget
+	defer func() { maxDepth, packBudget = oldDepth, oldBudget }()
+	maxDepth, packBudget = 70, 3000
+	tc := newCase(seed+77, true, false, 47, 90, 200, 1, 0, 3)
+	want, tol := tc.reference()
+	forEachLevel(t, func(t *testing.T) { tc.check(t, 2, want, tol) })
+}
+
 // TestSgemmColBAndPacked runs products that read B's full panels in place
 // (with and without A in place, with a ragged last panel or none) next to
 // the same shapes with a leading dimension that makes them pack B.

@@ -960,6 +960,382 @@ var sgemmKernel14x32AVX512CopyByRows = [15]func(k int, a, b, c *float32, ldc int
 	1:  sgemmKernel14x32AVX512CopyRows1,
 }
 
+// sgemmKernel14x32AVX512ColA computes a 14×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColA(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColARows13 computes a 13×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColARows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColARows12 computes a 12×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColARows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColARows11 computes a 11×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColARows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColARows10 computes a 10×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColARows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColARows9 computes a 9×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColARows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColARows8 computes a 8×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColARows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColARows7 computes a 7×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColARows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColARows6 computes a 6×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColARows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColARows5 computes a 5×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColARows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColARows4 computes a 4×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColARows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColARows3 computes a 3×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColARows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColARows2 computes a 2×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColARows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColARows1 computes a 1×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 32 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColARows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColAByRows indexes sgemmKernel14x32AVX512ColA and its partial-row variants by the rows they compute.
+var sgemmKernel14x32AVX512ColAByRows = [15]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){
+	14: sgemmKernel14x32AVX512ColA,
+	13: sgemmKernel14x32AVX512ColARows13,
+	12: sgemmKernel14x32AVX512ColARows12,
+	11: sgemmKernel14x32AVX512ColARows11,
+	10: sgemmKernel14x32AVX512ColARows10,
+	9:  sgemmKernel14x32AVX512ColARows9,
+	8:  sgemmKernel14x32AVX512ColARows8,
+	7:  sgemmKernel14x32AVX512ColARows7,
+	6:  sgemmKernel14x32AVX512ColARows6,
+	5:  sgemmKernel14x32AVX512ColARows5,
+	4:  sgemmKernel14x32AVX512ColARows4,
+	3:  sgemmKernel14x32AVX512ColARows3,
+	2:  sgemmKernel14x32AVX512ColARows2,
+	1:  sgemmKernel14x32AVX512ColARows1,
+}
+
+// sgemmKernel6x16AVX2ColA computes a 6×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColA(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColARows5 computes a 5×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColARows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColARows4 computes a 4×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColARows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColARows3 computes a 3×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColARows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColARows2 computes a 2×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColARows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColARows1 computes a 1×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and packed B (groups of 16 floats).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L2 the next cache
+// line from address pf (a hint: any address is safe).
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColARows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColAByRows indexes sgemmKernel6x16AVX2ColA and its partial-row variants by the rows they compute.
+var sgemmKernel6x16AVX2ColAByRows = [7]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){
+	6: sgemmKernel6x16AVX2ColA,
+	5: sgemmKernel6x16AVX2ColARows5,
+	4: sgemmKernel6x16AVX2ColARows4,
+	3: sgemmKernel6x16AVX2ColARows3,
+	2: sgemmKernel6x16AVX2ColARows2,
+	1: sgemmKernel6x16AVX2ColARows1,
+}
+
+// sgemmKernel14x32AVX512ColAColB computes a 14×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColAColB(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColAColBRows13 computes a 13×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColAColBRows13(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColAColBRows12 computes a 12×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColAColBRows12(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColAColBRows11 computes a 11×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColAColBRows11(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColAColBRows10 computes a 10×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColAColBRows10(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColAColBRows9 computes a 9×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColAColBRows9(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColAColBRows8 computes a 8×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColAColBRows8(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColAColBRows7 computes a 7×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColAColBRows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColAColBRows6 computes a 6×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColAColBRows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColAColBRows5 computes a 5×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColAColBRows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColAColBRows4 computes a 4×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColAColBRows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColAColBRows3 computes a 3×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColAColBRows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColAColBRows2 computes a 2×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColAColBRows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColAColBRows1 computes a 1×32 tile of C = alpha*A*B + beta*C with AVX512 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel14x32AVX512ColAColBRows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel14x32AVX512ColAColBByRows indexes sgemmKernel14x32AVX512ColAColB and its partial-row variants by the rows they compute.
+var sgemmKernel14x32AVX512ColAColBByRows = [15]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){
+	14: sgemmKernel14x32AVX512ColAColB,
+	13: sgemmKernel14x32AVX512ColAColBRows13,
+	12: sgemmKernel14x32AVX512ColAColBRows12,
+	11: sgemmKernel14x32AVX512ColAColBRows11,
+	10: sgemmKernel14x32AVX512ColAColBRows10,
+	9:  sgemmKernel14x32AVX512ColAColBRows9,
+	8:  sgemmKernel14x32AVX512ColAColBRows8,
+	7:  sgemmKernel14x32AVX512ColAColBRows7,
+	6:  sgemmKernel14x32AVX512ColAColBRows6,
+	5:  sgemmKernel14x32AVX512ColAColBRows5,
+	4:  sgemmKernel14x32AVX512ColAColBRows4,
+	3:  sgemmKernel14x32AVX512ColAColBRows3,
+	2:  sgemmKernel14x32AVX512ColAColBRows2,
+	1:  sgemmKernel14x32AVX512ColAColBRows1,
+}
+
+// sgemmKernel6x16AVX2ColAColB computes a 6×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColAColB(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColAColBRows5 computes a 5×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColAColBRows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColAColBRows4 computes a 4×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColAColBRows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColAColBRows3 computes a 3×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColAColBRows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColAColBRows2 computes a 2×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColAColBRows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColAColBRows1 computes a 1×16 tile of C = alpha*A*B + beta*C with AVX2 from k
+// steps of transposed A in place (k steps lda floats apart, lda passed as pfA) and row-major B in place (rows ldb floats apart, ldb passed as pf).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+//
+//go:noescape
+func sgemmKernel6x16AVX2ColAColBRows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel6x16AVX2ColAColBByRows indexes sgemmKernel6x16AVX2ColAColB and its partial-row variants by the rows they compute.
+var sgemmKernel6x16AVX2ColAColBByRows = [7]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){
+	6: sgemmKernel6x16AVX2ColAColB,
+	5: sgemmKernel6x16AVX2ColAColBRows5,
+	4: sgemmKernel6x16AVX2ColAColBRows4,
+	3: sgemmKernel6x16AVX2ColAColBRows3,
+	2: sgemmKernel6x16AVX2ColAColBRows2,
+	1: sgemmKernel6x16AVX2ColAColBRows1,
+}
+
 // packTranspose16AVX512 writes lane r < lines (1 ≤ lines ≤ 16) of the depth
 // groups of w floats at dst with src[r*ld+p], p < depth.
 //

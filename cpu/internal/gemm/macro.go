@@ -29,7 +29,7 @@ func (s *shared) macroTile(b *block, pi0, pj0, nextPj0 int, tmp []float32) {
 			// tile's first panel at the next depth block.
 			var nextA []float32
 			switch {
-			case s.rowA: // A in place: its kernels take lda instead
+			case s.rowA, s.colA: // A in place: its kernels take lda instead
 			case pi+1 < pi1:
 				nextA = s.packA[(pi+1)*im.mr*b.depth+pc*im.mr:][:im.mr*kc]
 			case pc+kc < b.depth:
@@ -105,8 +105,8 @@ func (f *bPrefetch) addr(sweep, pj int) uintptr {
 // depths [pc, pc+kc) of block b, passing the prefetch hints pf and pfA (0:
 // none).
 //
-// A comes from its packed panel or, with s.rowA, in place from the caller's
-// matrix; B likewise from its packed panel or, with s.colB and a full panel,
+// A comes from its packed panel or, with s.rowA or s.colA, in place from
+// the caller's matrix; B likewise from its packed panel or, with s.colB and a full panel,
 // in place. Tiles cut by the bottom edge use a partial-row kernel when the
 // level has one; other ragged tiles are computed into tmp and merged.
 func (s *shared) microTile(b *block, pi, pj, pc, kc int, beta float32, tmp []float32, pf, pfA uintptr) {
@@ -124,9 +124,12 @@ func (s *shared) microTile(b *block, pi, pj, pc, kc int, beta float32, tmp []flo
 			pf = uintptr(unsafe.Pointer(&bp[0])) // already in cache: a harmless hint
 		}
 	}
-	if s.rowA {
+	switch {
+	case s.rowA:
 		aLayout, ap, pfA = inPlaceA, p.a[i*p.lda+b.p0+pc:], uintptr(p.lda)
-	} else {
+	case s.colA:
+		aLayout, ap, pfA = colA, p.a[(b.p0+pc)*p.lda+i:], uintptr(p.lda)
+	default:
 		ap = s.packA[pi*mr*b.depth+pc*mr:]
 		if pfA == 0 {
 			pfA = uintptr(unsafe.Pointer(&ap[0]))

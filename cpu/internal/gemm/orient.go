@@ -34,7 +34,7 @@ const maxTransposedElems = 1 << 16
 func orientationCost(p *problem, im *impl) int {
 	fmas := p.m * ceilDiv(p.n, im.nr) * im.nr * p.k / 8
 	pack := 0
-	if !useRowA(p, im) {
+	if !useRowA(p, im) && !useColA(p, im) {
 		pack += p.m * p.k * packCost(!p.transA) // row-major A is transposed
 	}
 	if !useColB(p, im) || p.n%im.nr != 0 {

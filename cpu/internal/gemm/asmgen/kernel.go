@@ -30,6 +30,11 @@ var (
 // are reached from four base registers (rows 0–3, 4–7, 8–11, 12–15) indexed
 // by lda and 3*lda.
 //
+// A kernel with colA reads A in place from a transposed operand: A stored
+// k×m row-major (op(A) = Aᵀ), so a k step of the tile is mr consecutive
+// floats and the steps are lda floats apart. Its last argument is lda
+// (floats), as for rowA.
+//
 // A kernel with colB reads B in place from a row-major matrix (k steps ldb
 // floats apart) instead of a packed panel; its pf argument is ldb (floats)
 // and it issues no L2 prefetch.
@@ -40,6 +45,7 @@ type kernel struct {
 	unroll    int  // k steps per main-loop iteration
 	prefetchC bool // prefetch the C tile into L1 before the k loop
 	rowA      bool // A in place, row-major with leading dimension lda
+	colA      bool // A in place, stored transposed (k×m) with leading dimension lda
 	colB      bool // B in place, row-major with leading dimension ldb
 	// copying kernels read A from a row-major block whose rows are
 	// copyARowBytes apart (a constant) and, while they compute, copy pieces
@@ -78,6 +84,10 @@ var kernels = []kernel{
 	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: true, rowA: true, colB: true},
 	{isa: avx2, mr: 6, nv: 2, unroll: 4, prefetchC: true, rowA: true, colB: true},
 	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: true, copying: true},
+	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: true, colA: true},
+	{isa: avx2, mr: 6, nv: 2, unroll: 4, prefetchC: true, colA: true},
+	{isa: avx512, mr: 14, nv: 2, unroll: 4, prefetchC: true, colA: true, colB: true},
+	{isa: avx2, mr: 6, nv: 2, unroll: 4, prefetchC: true, colA: true, colB: true},
 }
 
 // rowABases are the base registers of rows 0–3, 4–7, 8–11 and 12–15 of a
@@ -102,6 +112,9 @@ func (k kernel) symbol() string {
 	s := fmt.Sprintf("sgemmKernel%dx%d%s", k.mr, k.nr(), k.isa.name)
 	if k.rowA {
 		s += "RowA"
+	}
+	if k.colA {
+		s += "ColA"
 	}
 	if k.colB {
 		s += "ColB"
@@ -133,6 +146,9 @@ func (k kernel) proto(g *bytes.Buffer) {
 	if k.rowA {
 		aDoc = "row-major A in place (rows lda floats apart, lda passed as pfA)"
 	}
+	if k.colA {
+		aDoc = "transposed A in place (k steps lda floats apart, lda passed as pfA)"
+	}
 	if k.copying {
 		aDoc = fmt.Sprintf("row-major A (rows %d bytes apart)", copyARowBytes)
 	}
@@ -146,13 +162,13 @@ func (k kernel) proto(g *bytes.Buffer) {
 	case k.copying:
 		g.WriteString("// Each iteration of the unrolled k loop prefetches into L2 the next cache\n")
 		g.WriteString("// line from address pf and copies one piece of the copy job at pfA.\n")
-	case !k.rowA && !k.colB:
+	case !k.inPlaceA() && !k.colB:
 		g.WriteString("// Each iteration of the unrolled k loop prefetches into L2 the next cache\n")
 		g.WriteString("// line from address pf, and into L1 the next from pfA (hints: any address\n// is safe).\n")
 	case !k.colB:
 		g.WriteString("// Each iteration of the unrolled k loop prefetches into L2 the next cache\n")
 		g.WriteString("// line from address pf (a hint: any address is safe).\n")
-	case !k.rowA:
+	case !k.inPlaceA():
 		g.WriteString("// Each iteration of the unrolled k loop prefetches into L1 the next cache\n")
 		g.WriteString("// line from address pfA (a hint: any address is safe).\n")
 	}
@@ -201,6 +217,9 @@ func (k kernel) emit(s *bytes.Buffer) {
 		w("SHLQ $%d, R12", log2(copyPrefetchPieces))
 		w("ADDQ R13, R12")
 	}
+	if k.colA {
+		w("SHLQ $2, R12")
+	}
 	if k.rowA {
 		w("SHLQ $2, R12")
 		w("LEAQ (R12)(R12*2), AX")
@@ -235,6 +254,9 @@ func (k kernel) emit(s *bytes.Buffer) {
 		if k.colB && u%2 == 1 {
 			w("LEAQ (DI)(R11*2), DI")
 		}
+		if k.colA && u%2 == 1 {
+			w("LEAQ (SI)(R12*2), SI")
+		}
 		switch u {
 		case 0:
 			if !k.colB {
@@ -245,7 +267,7 @@ func (k kernel) emit(s *bytes.Buffer) {
 			switch {
 			case k.copying:
 				k.copyPiece(s, w, sym)
-			case !k.rowA:
+			case !k.inPlaceA():
 				w("PREFETCHT0 (R12)")
 				w("ADDQ $64, R12")
 			}
@@ -373,11 +395,21 @@ func (k kernel) copyPiece(s *bytes.Buffer, w func(string, ...any), sym string) {
 	fmt.Fprintf(s, "%s_copied:\n", sym)
 }
 
+// inPlaceA reports whether the kernel reads A in place (rowA or colA),
+// with lda in its pfA argument.
+func (k kernel) inPlaceA() bool { return k.rowA || k.colA }
+
 // aAddr is the address of A's element in row r at the u-th k step from the
 // current A pointers.
 func (k kernel) aAddr(u, r int) string {
 	if k.copying {
 		return fmt.Sprintf("%d(SI)", u*4+r*copyARowBytes)
+	}
+	if k.colA { // SI advances by two k steps after every odd step
+		if u%2 == 0 {
+			return fmt.Sprintf("%d(SI)", r*4)
+		}
+		return fmt.Sprintf("%d(SI)(R12*1)", r*4)
 	}
 	if !k.rowA {
 		return fmt.Sprintf("%d(SI)", (u*k.mr+r)*4)
@@ -398,6 +430,12 @@ func (k kernel) aAddr(u, r int) string {
 func (k kernel) advanceA(w func(string, ...any), steps int) {
 	if k.copying {
 		w("ADDQ $%d, SI", steps*4)
+		return
+	}
+	if k.colA { // the unrolled loop advances SI as it goes
+		if steps == 1 {
+			w("ADDQ R12, SI")
+		}
 		return
 	}
 	if !k.rowA {
