@@ -26,8 +26,6 @@ type problem struct {
 // at most maxDepth along k whose packed A and B each hold about packBudget
 // floats. Typical products are a single super-block. Tests shrink both to
 // exercise the multi-block paths.
-var scratchKs int
-
 var (
 	maxDepth   = 4096
 	packBudget = 1 << 22
@@ -43,9 +41,6 @@ func balancedBlock(n, max int) int { return ceilDiv(n, ceilDiv(n, max)) }
 // superBlocks returns the super-block sizes along m, n and k for im.
 func superBlocks(p *problem, im *impl) (ms, ns, ks int) {
 	ks = balancedBlock(p.k, maxDepth)
-	if scratchKs > 0 {
-		ks = balancedBlock(p.k, scratchKs)
-	}
 	ms = min(p.m, max(im.mr, packBudget/ks/im.mr*im.mr))
 	ns = min(p.n, max(im.nr, packBudget/ks/im.nr*im.nr))
 	return ms, ns, ks
