@@ -134,6 +134,46 @@ func TestCopyStridedAllSizes(t *testing.T) {
 	require.Equal(t, []float64{7}, download(t, d, o.Buf, device.Int32, 1))
 }
 
+// TestCopyRows copies permuted views whose innermost dimension is
+// contiguous (copied row by row) into the middle of a larger buffer, as a
+// concatenation of attention heads does, for every element size, on one
+// worker and on three (splits inside runs of rows), next to a shape whose
+// rows are too short for the row path.
+func TestCopyRows(t *testing.T) {
+	r := newRand(t)
+	for _, workers := range []int{1, 3} {
+		d := newDevice(t, workers)
+		for _, dt := range []device.DType{device.Float32, device.BFloat16, device.Bool, device.Int64} {
+			for _, c := range []struct{ shape, perm []int }{
+				{[]int{9, 37, 7, 32}, []int{0, 2, 1, 3}},
+				{[]int{70, 9}, []int{0, 1}},
+				{[]int{3, 300, minCopyRow - 1}, []int{1, 0, 2}},
+				{[]int{4, 6, 2, 3, 17}, []int{3, 0, 2, 1, 4}},
+			} {
+				src, sv := strided(t, d, r, dt, c.shape, c.perm, 3)
+				// Dst is a slice of a buffer twice as wide in dimension 0's
+				// stride, at an offset: a part of a concatenation.
+				big := append([]int{2}, c.shape...)
+				nb := device.NumElements(big)
+				dstBuf := poisoned(t, d, dt, nb)
+				st := device.ContiguousStrides(big)
+				dst := device.View{Buf: dstBuf, DType: dt, Offset: st[0], Shape: c.shape, Strides: st[1:]}
+				require.NoError(t, d.Copy(&device.CopyKernel{Dst: dst, Src: src}))
+				got := download(t, d, dstBuf, dt, nb)
+				n := device.NumElements(c.shape)
+				for p := 0; p < n; p++ {
+					require.Equal(t, at(sv, src, p), got[dst.Index(p)], "%s %v position %d", dt, c.shape, p)
+				}
+				if dt == device.Bool {
+					for i := 0; i < st[0]; i++ {
+						require.Equal(t, 255.0, got[i], "copy wrote outside its view")
+					}
+				}
+			}
+		}
+	}
+}
+
 func TestEmptyShapes(t *testing.T) {
 	d := newDevice(t, 0)
 	buf := upload(t, d, device.Float32, []float64{1, 2, 3, 4})
