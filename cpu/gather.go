@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
@@ -88,6 +89,16 @@ func gatherT[T elems](d *Device, out, src []T, index []int32, k *device.GatherKe
 		ws.idx = grow(ws.idx, rank)
 		walk(shape, st, off, lo, hi, ws.idx, func(pos int, at [3]int, run int) {
 			is, ss := st[0][rank-1], st[1][rank-1]
+			if is == 0 && ss == 1 { // one index for a contiguous run of src: a row lookup
+				v := index[at[0]]
+				if v < 0 || int(v) >= limit {
+					bad.set(pos, v)
+					return
+				}
+				o, s := k.Out.Offset+pos, at[1]+int(v)*axStride
+				copy(out[o:o+run], src[s:s+run])
+				return
+			}
 			for t := 0; t < run; t++ {
 				v := index[at[0]+t*is]
 				if v < 0 || int(v) >= limit {
@@ -140,6 +151,9 @@ func (d *Device) Scatter(k *device.ScatterKernel) error {
 		return nil
 	}
 	rank, ax := len(shape), k.Axis
+	if rank == 2 && ax == 0 && k.Index.Strides[1] == 0 && k.Src.Strides[1] == 1 {
+		return d.scatterRows(dst, index, src, k)
+	}
 	// Iterate with the axis innermost: dims, then strides of Index, Src and
 	// Dst (Dst's axis stride zero: the index supplies it), all permuted.
 	buf := grow(d.scratch.ints, 4*rank)
@@ -187,6 +201,52 @@ func (d *Device) Scatter(k *device.ScatterKernel) error {
 		pos = append(pos, perm[ax:rank-1]...)
 		return fmt.Errorf("cpu: scatter: index %d at position %v of the index (shape %v) is out of range [0,%d)",
 			bad.val.Load(), pos, shape, limit)
+	}
+	return nil
+}
+
+// scatterRows runs a rank-2 scatter along axis 0 whose index is the same
+// along each row (an embedding's gradient: row i of Src is added to row
+// Index[i] of Dst) as additions of row segments. Workers split the columns,
+// so no two add into one element, and each adds the rows in order, the
+// order of the general path.
+func (d *Device) scatterRows(dst []float32, index []int32, src []float32, k *device.ScatterKernel) error {
+	rows, cols := k.Index.Shape[0], k.Index.Shape[1]
+	limit, ldd := k.Dst.Shape[0], k.Dst.Shape[1]
+	is, ss := k.Index.Strides[0], k.Src.Strides[0]
+	var bad badIndex
+	body := func(c0, c1 int) {
+		for i := 0; i < rows; i++ {
+			v := index[k.Index.Offset+i*is]
+			if v < 0 || int(v) >= limit {
+				bad.set(i*cols, v)
+				return
+			}
+			row := dst[k.Dst.Offset+int(v)*ldd:]
+			s := src[k.Src.Offset+i*ss:]
+			vec.Add(row[c0:c1], row[c0:c1], s[c0:c1])
+		}
+	}
+	const minCols = 16 // columns per task: a few vectors
+	if d.serial(rows*cols, 2) || cols < 2*minCols {
+		if err := safely(func() { body(0, cols) }); err != nil {
+			return err
+		}
+	} else {
+		tasks := min(d.workers, cols/minCols)
+		per := roundUp((cols+tasks-1)/tasks, minCols)
+		err := d.parallelFor(tasks, 1, func(_, lo, hi int) {
+			for t := lo; t < hi; t++ {
+				body(min(t*per, cols), min((t+1)*per, cols))
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if p := bad.pos.Load(); p != 0 {
+		return fmt.Errorf("cpu: scatter: index %d at position %v of the index (shape %v) is out of range [0,%d)",
+			bad.val.Load(), unravel(int(p-1), k.Index.Shape), k.Index.Shape, limit)
 	}
 	return nil
 }

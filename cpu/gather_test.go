@@ -89,6 +89,61 @@ func TestScatterAddMatchesSerialSum(t *testing.T) {
 	}
 }
 
+// TestEmbeddingRows gathers and scatter-adds whole rows, as an embedding
+// lookup and its gradient do (a rank-2 index along axis 0 that is the same
+// along each row, stored broadcast), with repeated rows, a strided source,
+// narrow and wide rows, on one worker and three; the scatter's sums must
+// equal the serial sum in row order exactly.
+func TestEmbeddingRows(t *testing.T) {
+	r := newRand(t)
+	for _, workers := range []int{1, 3} {
+		d := newDevice(t, workers)
+		for _, cols := range []int{5, 40, 128, 300} {
+			const rows, vocab = 700, 11
+			iv := make([]float64, rows)
+			for i := range iv {
+				iv[i] = float64(r.IntN(vocab))
+			}
+			idxBuf := upload(t, d, device.Int32, append([]float64{-5}, iv...))
+			index := device.View{Buf: idxBuf, DType: device.Int32, Offset: 1, Shape: []int{rows, cols}, Strides: []int{1, 0}}
+
+			table, tv := strided(t, d, r, device.Float32, []int{vocab, cols}, []int{0, 1}, 3)
+			out := device.Contiguous(poisoned(t, d, device.Float32, rows*cols), device.Float32, 0, []int{rows, cols})
+			require.NoError(t, d.Gather(&device.GatherKernel{Axis: 0, Src: table, Index: index, Out: out}))
+			got := download(t, d, out.Buf, device.Float32, rows*cols)
+			for p := range got {
+				require.Equal(t, tv[table.At([]int{int(iv[p/cols]), p % cols})], got[p], "lookup %d columns, position %d", cols, p)
+			}
+
+			// Src rows cols+2 apart.
+			sv := randVals(r, rows*(cols+2))
+			src := device.View{Buf: upload(t, d, device.Float32, sv), DType: device.Float32, Shape: []int{rows, cols}, Strides: []int{cols + 2, 1}}
+			dv := randVals(r, vocab*cols)
+			dst := device.Contiguous(upload(t, d, device.Float32, dv), device.Float32, 0, []int{vocab, cols})
+			require.NoError(t, d.Scatter(&device.ScatterKernel{Axis: 0, Dst: dst, Index: index, Src: src}))
+			want := make([]float32, vocab*cols)
+			for i, v := range dv {
+				want[i] = float32(v)
+			}
+			for i := 0; i < rows; i++ {
+				for c := 0; c < cols; c++ {
+					want[int(iv[i])*cols+c] += float32(sv[i*(cols+2)+c])
+				}
+			}
+			gotD := download(t, d, dst.Buf, device.Float32, vocab*cols)
+			for i, w := range want {
+				require.Equal(t, float64(w), gotD[i], "gradient %d columns, element %d", cols, i)
+			}
+
+			bad := device.View{Buf: idxBuf, DType: device.Int32, Shape: []int{rows, cols}, Strides: []int{1, 0}}
+			err := d.Gather(&device.GatherKernel{Axis: 0, Src: table, Index: bad, Out: out})
+			require.ErrorContains(t, err, "index -5 at position [0 0]")
+			err = d.Scatter(&device.ScatterKernel{Axis: 0, Dst: dst, Index: bad, Src: src})
+			require.ErrorContains(t, err, "index -5 at position [0 0]")
+		}
+	}
+}
+
 func TestScatterOutOfRangeIsError(t *testing.T) {
 	d := newDevice(t, 0)
 	dst := device.Contiguous(upload(t, d, device.Float32, make([]float64, 6)), device.Float32, 0, []int{2, 3})
