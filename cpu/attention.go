@@ -64,7 +64,7 @@ func (d *Device) Attention(k *device.AttentionKernel) error {
 			}
 		})
 	}
-	return d.parallelFor(tasks, d.grainFor(tasks, cost), func(w, lo, hi int) {
+	return d.parallelFor(tasks, d.attnGrain(tasks), func(w, lo, hi int) {
 		for t := lo; t < hi; t++ {
 			f.task(d.ws[w], t)
 		}

@@ -67,7 +67,7 @@ func (d *Device) AttentionBackward(k *device.AttentionBackwardKernel) error {
 			}
 		})
 	}
-	return d.parallelFor(a.nb, d.grainFor(a.nb, cost), func(w, lo, hi int) {
+	return d.parallelFor(a.nb, d.attnGrain(a.nb), func(w, lo, hi int) {
 		for bi := lo; bi < hi; bi++ {
 			b.task(d.ws[w], bi)
 		}
@@ -75,10 +75,10 @@ func (d *Device) AttentionBackward(k *device.AttentionBackwardKernel) error {
 }
 
 // attnBackScratch is one worker's scratch for a backward batch element:
-// the weights and their gradient for a block, gathered operands, and two
-// gathered rows.
+// the weights and their gradient for a block (side by side), gathered
+// operands, and two gathered rows.
 type attnBackScratch struct {
-	p, dp, qb, kb, vb, gdob, row1, row2 []float32
+	pdp, qb, kb, vb, gdob, row1, row2 []float32
 }
 
 // task computes the gradients of batch element bi block by block.
@@ -87,7 +87,7 @@ func (b *attnBackward) task(ws *workspace, bi int) {
 	nq, nk, nv, ngdo := packLen(&b.q, b.lb*a.e), packLen(&b.k, a.s*a.e), packLen(&b.v, a.s*a.ev), packLen(&b.gdo, b.lb*a.ev)
 	ws.pack = grow(ws.pack, 2*b.lb*a.s+nq+nk+nv+ngdo+2*a.ev)
 	ar := arena{buf: ws.pack}
-	sc := attnBackScratch{p: ar.take(b.lb * a.s), dp: ar.take(b.lb * a.s), qb: ar.take(nq), kb: ar.take(nk),
+	sc := attnBackScratch{pdp: ar.take(2 * b.lb * a.s), qb: ar.take(nq), kb: ar.take(nk),
 		vb: ar.take(nv), gdob: ar.take(ngdo), row1: ar.take(a.ev), row2: ar.take(a.ev)}
 	gk := b.gk[b.gkOff+bi*a.s*a.e : b.gkOff+(bi+1)*a.s*a.e]
 	gv := b.gv[b.gvOff+bi*a.s*a.ev : b.gvOff+(bi+1)*a.s*a.ev]
@@ -133,10 +133,14 @@ func (b *attnBackward) task(ws *workspace, bi int) {
 func (b *attnBackward) block(bi, i0, i1 int, q, gdo, k, v attnMat, gk, gv []float32, first bool, sc *attnBackScratch) bool {
 	a := b.a
 	m, ns := i1-i0, a.keys(b.causal, i1)
-	p, dp := sc.p[:m*ns], sc.dp[:m*ns]
+	// The weights and their gradient lie side by side, so that one pass
+	// checks both.
+	pdp := sc.pdp[:2*m*ns]
+	p, dp := pdp[:m*ns], pdp[m*ns:]
 	sgemm(1, q.trans, !k.trans, m, ns, a.e, b.scale, q.m, q.ld, k.m, k.ld, 0, p, ns)
 	sgemm(1, gdo.trans, !v.trans, m, ns, a.ev, 1, gdo.m, gdo.ld, v.m, v.ld, 0, dp, ns)
-	if b.causal && m > 1 && !(allFinite(p) && allFinite(dp)) {
+	rows := b.causal && m == 1 // a row computed alone: its masked entries may hold NaN
+	if b.causal && m > 1 && !allFinite(pdp) {
 		return false
 	}
 	for r := range m {
@@ -146,10 +150,17 @@ func (b *attnBackward) block(bi, i0, i1 int, q, gdo, k, v attnMat, gk, gv []floa
 		vec.ExpSubSum(prow, prow, b.lse[b.lseOff[bi]+i*b.lseStride])
 		dot := vec.Dot(attnRow(&b.gdo, bi, i, sc.row1), attnRow(&b.out, bi, i, sc.row2))
 		vec.SubScalar(drow, drow, float32(dot))
-		vec.Mul(drow, drow, prow)
 		// Masked entries get exactly zero weight and gradient.
 		clear(p[r*ns+n : (r+1)*ns])
-		clear(dp[r*ns+n : (r+1)*ns])
+		if rows {
+			vec.Mul(drow, drow, prow)
+			clear(dp[r*ns+n : (r+1)*ns])
+		}
+	}
+	if !rows {
+		// dS = P ⊙ (dP − D) in one pass over the block: a masked entry's
+		// zero weight times its finite dP − D is zero.
+		vec.Mul(dp, dp, p)
 	}
 	beta := float32(1)
 	if first {

@@ -62,6 +62,19 @@ func (a attnDims) blockRows(causal bool) int {
 	return lb
 }
 
+// attnTasksPerWorker is how many tasks the kernels split their blocks or
+// batch elements into per worker. A task is tens of microseconds or more,
+// so scheduling costs nothing next to it, and many tasks bound the wait for
+// the last one: a worker that joins late or is preempted on a busy machine
+// leaves the others little to wait for.
+const attnTasksPerWorker = 32
+
+// attnGrain returns the grain that splits n items into about
+// attnTasksPerWorker tasks per worker.
+func (d *Device) attnGrain(n int) int {
+	return max(1, n/(attnTasksPerWorker*d.workers))
+}
+
 // keys returns how many keys a block of query rows [i0, i1) reads: all of
 // them, or with causal masking those below i1.
 func (a attnDims) keys(causal bool, i1 int) int {
