@@ -15,25 +15,28 @@ import (
 
 // ulpBound is the documented error of the SIMD kernel of a unary op (see
 // cpu/internal/vec): at most maxULP ulps from the exact result, or at most
-// maxAbs where the exact result is below absBelow in magnitude.
-type ulpBound struct{ maxULP, maxAbs, absBelow float64 }
+// maxAbs where the exact result is below absBelow in magnitude or x is
+// within nearWidth of nearX (around a zero of the result).
+type ulpBound struct{ maxULP, maxAbs, absBelow, nearX, nearWidth float64 }
 
 // unaryBounds lists the ops whose SIMD kernels are approximations, with
 // the bounds vec documents and tests (the "bound tested" column of its
 // package doc); every other unary op is exact (correctly rounded, like
 // device.UnaryF32).
 var unaryBounds = map[device.Op]ulpBound{
-	device.OpExp:      {1.5, 0x1p-149, 0x1p-126},
-	device.OpLog:      {1, 0, 0},
-	device.OpTanh:     {3, 0, 0},
-	device.OpSigmoid:  {3, 0x1p-148, 0x1p-126},
-	device.OpErf:      {2, 0, 0},
-	device.OpGeluErf:  {3.5, 1e-42, 0x1p-118},
-	device.OpGeluTanh: {3, 1e-42, 0x1p-118},
-	device.OpSilu:     {3, 1e-42, 0x1p-118},
-	device.OpSin:      {2.5, 0, 0},
-	device.OpCos:      {2.5, 0, 0},
-	device.OpRsqrt:    {1.5, 0, 0},
+	device.OpExp:          {1.5, 0x1p-149, 0x1p-126, 0, 0},
+	device.OpLog:          {1, 0, 0, 0, 0},
+	device.OpTanh:         {3, 0, 0, 0, 0},
+	device.OpSigmoid:      {3, 0x1p-148, 0x1p-126, 0, 0},
+	device.OpErf:          {2, 0, 0, 0, 0},
+	device.OpGeluErf:      {3.5, 1e-42, 0x1p-118, 0, 0},
+	device.OpGeluTanh:     {3, 1e-42, 0x1p-118, 0, 0},
+	device.OpSilu:         {3, 1e-42, 0x1p-118, 0, 0},
+	device.OpGeluErfGrad:  {3.5, 4e-8, 0x1p-126, -0.75, 0.25},
+	device.OpGeluTanhGrad: {7, 4e-8, 0x1p-126, -0.75, 0.25},
+	device.OpSin:          {2.5, 0, 0, 0, 0},
+	device.OpCos:          {2.5, 0, 0, 0, 0},
+	device.OpRsqrt:        {1.5, 0, 0, 0, 0},
 }
 
 // ulp32 returns the spacing of float32 numbers at the magnitude of y.
@@ -78,6 +81,8 @@ func exact64(op device.Op, x float32) float64 {
 		return f * device.Sigmoid64(2*u)
 	case device.OpSilu:
 		return f * device.Sigmoid64(f)
+	case device.OpGeluErfGrad, device.OpGeluTanhGrad:
+		return device.UnaryF64(op, f)
 	case device.OpSin:
 		return math.Sin(f)
 	case device.OpCos:
@@ -108,7 +113,8 @@ func unaryClose(op device.Op, x, got float32) bool {
 		return float64(float32(ref)) == float64(got)
 	}
 	diff := math.Abs(float64(got) - ref)
-	return diff <= b.maxULP*ulp32(ref) || (math.Abs(ref) < b.absBelow && diff <= b.maxAbs)
+	near := math.Abs(ref) < b.absBelow || math.Abs(float64(x)-b.nearX) < b.nearWidth
+	return diff <= b.maxULP*ulp32(ref) || (near && diff <= b.maxAbs)
 }
 
 // useSeams installs s for the rest of the test and puts the previous seams

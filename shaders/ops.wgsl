@@ -152,6 +152,40 @@ fn op_gelu_tanh(x: f32) -> f32 {
     return x * op_sigmoid(2.0 * z);
 }
 
+// The GELUs' derivatives g satisfy g(-a) = 1 - g(a): both compute
+// y = g(-|x|), which has no 1 - Phi or 1 + tanh to cancel, and return y for
+// x < 0 and 1 - y otherwise; beyond |x| = 30 they are 0 or 1 (Inf
+// included, where the formulas would give Inf times 0).
+
+// op_gelu_erf_grad is Phi(x) + x phi(x): g(-a) = erfc(a/sqrt 2)/2 - a phi(a).
+fn op_gelu_erf_grad(x: f32) -> f32 {
+    if (is_nan(x)) {
+        return x;
+    }
+    let a = op_abs(x);
+    if (a > 30.0) {
+        return select(0.0, 1.0, x > 0.0);
+    }
+    let y = 0.5 * erfc_pos(a * 0.70710678118654752) - a * 0.39894228040143268 * exp(-0.5 * a * a);
+    return select(1.0 - y, y, x < 0.0);
+}
+
+// op_gelu_tanh_grad is s + x s (1-s) v' with s = sigmoid(v), v = 2 sqrt(2/pi)
+// (x + 0.044715 x^3): with e = exp(-v(a)), d = 1 + e, g(-a) = e (d - a v'(a)) / d^2.
+fn op_gelu_tanh_grad(x: f32) -> f32 {
+    if (is_nan(x)) {
+        return x;
+    }
+    let a = op_abs(x);
+    if (a > 30.0) {
+        return select(0.0, 1.0, x > 0.0);
+    }
+    let e = exp(-1.5957691216057308 * a * (1.0 + 0.044715 * a * a));
+    let d = 1.0 + e;
+    let y = e * (d - a * 1.5957691216057308 * (1.0 + 0.134145 * a * a)) / (d * d);
+    return select(1.0 - y, y, x < 0.0);
+}
+
 fn op_silu(x: f32) -> f32 {
     if (is_inf(x)) {
         return select(f32_nan(), x, x > 0.0);

@@ -317,6 +317,34 @@ SF_FN float op_gelu_tanh(float x) {
 	return x * op_sigmoid(2.0f * z);
 }
 
+// The GELUs' derivatives g satisfy g(-a) = 1 - g(a): both compute
+// y = g(-|x|), which has no 1 - Phi or 1 + tanh to cancel, and return y for
+// x < 0 and 1 - y otherwise; beyond |x| = 30 they are 0 or 1 (Inf
+// included, where the formulas would give Inf times 0; NaN passes through).
+
+// op_gelu_erf_grad is Phi(x) + x phi(x): g(-a) = erfc(a/sqrt 2)/2 - a phi(a).
+SF_FN float op_gelu_erf_grad(float x) {
+	float a = op_abs(x);
+	if (a > 30.0f) {
+		return x > 0.0f ? 1.0f : 0.0f;
+	}
+	float y = 0.5f * SF_MATH(erfcf)(a * 0.70710678118654752f) - a * 0.39894228040143268f * SF_MATH(expf)(-0.5f * a * a);
+	return x < 0.0f ? y : 1.0f - y;
+}
+
+// op_gelu_tanh_grad is s + x s (1-s) v' with s = sigmoid(v), v = 2 sqrt(2/pi)
+// (x + 0.044715 x^3): with e = exp(-v(a)), d = 1 + e, g(-a) = e (d - a v'(a)) / d^2.
+SF_FN float op_gelu_tanh_grad(float x) {
+	float a = op_abs(x);
+	if (a > 30.0f) {
+		return x > 0.0f ? 1.0f : 0.0f;
+	}
+	float e = SF_MATH(expf)(-1.5957691216057308f * a * (1.0f + 0.044715f * a * a));
+	float d = 1.0f + e;
+	float y = e * (d - a * 1.5957691216057308f * (1.0f + 0.134145f * a * a)) / (d * d);
+	return x < 0.0f ? y : 1.0f - y;
+}
+
 SF_FN float op_silu(float x) {
 	if (sf_is_inf(x)) {
 		return x > 0.0f ? x : sf_nan();
@@ -423,6 +451,24 @@ SF_FN double op_erf(double x) { return SF_MATH(erf)(x); }
 SF_FN double op_gelu_erf(double x) { return 0.5 * x * (1.0 + SF_MATH(erf)(x * 0.70710678118654752)); }
 SF_FN double op_gelu_tanh(double x) {
 	return 0.5 * x * (1.0 + SF_MATH(tanh)(0.79788456080286536 * (x + 0.044715 * x * x * x)));
+}
+// The GELUs' derivatives as in the float versions above; the tanh form
+// through sigmoids, s + x v' s sigmoid(-v), as the op table defines it.
+SF_FN double op_gelu_erf_grad(double x) {
+	double a = op_abs(x);
+	if (a > 40.0) {
+		return x > 0.0 ? 1.0 : 0.0;
+	}
+	double y = 0.5 * SF_MATH(erfc)(a * 0.70710678118654752) - a * 0.39894228040143268 * SF_MATH(exp)(-0.5 * a * a);
+	return x < 0.0 ? y : 1.0 - y;
+}
+SF_FN double op_gelu_tanh_grad(double x) {
+	if (op_abs(x) > 40.0) {
+		return x > 0.0 ? 1.0 : 0.0;
+	}
+	double v = 1.5957691216057308 * (x + 0.044715 * x * x * x);
+	double s = op_sigmoid(v);
+	return s + x * 1.5957691216057308 * (1.0 + 0.134145 * x * x) * s * op_sigmoid(-v);
 }
 SF_FN double op_silu(double x) { return x * op_sigmoid(x); }
 SF_FN double op_softplus(double x) {

@@ -35,6 +35,8 @@ const (
 	OpErf
 	OpGeluErf
 	OpGeluTanh
+	OpGeluErfGrad  // the derivative of GeluErf: Phi(x) + x phi(x)
+	OpGeluTanhGrad // the derivative of GeluTanh
 	OpSilu
 	OpSoftplus
 	OpRoundF16  // round to the nearest float16 value as a store does (Float32ToFloat16), kept as float32
@@ -112,6 +114,10 @@ var opTable = [NumOps]OpInfo{
 		Float: f64(geluErf64)},
 	OpGeluTanh: {Name: "gelu_tanh", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_gelu_tanh",
 		Float: f64(geluTanh64)},
+	OpGeluErfGrad: {Name: "gelu_erf_grad", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_gelu_erf_grad",
+		Float: f64(geluErfGrad64)},
+	OpGeluTanhGrad: {Name: "gelu_tanh_grad", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_gelu_tanh_grad",
+		Float: f64(geluTanhGrad64)},
 	OpSilu: {Name: "silu", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_silu",
 		Float: f64(func(x float64) float64 { return x * Sigmoid64(x) })},
 	OpSoftplus: {Name: "softplus", Arity: 1, Types: TypesFloat, Cost: Expensive, GPU: "op_softplus",

@@ -21,6 +21,38 @@ func geluTanh64(x float64) float64 {
 	return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+float64(0.044715*x*x*x))))
 }
 
+// geluErfGrad64 is the derivative of the exact GELU, Phi(x) + x phi(x).
+// With a = |x| it is 1/2 erfc(a/sqrt 2) - a phi(a) for x < 0 (no 1 - Phi
+// to cancel; the two terms cancel only near the derivative's zero at
+// x = -0.7518) and 1 minus that for x >= 0; it tends to 0 at -Inf (below
+// x = -14 it is under float32's range) and 1 at +Inf.
+func geluErfGrad64(x float64) float64 {
+	if math.IsInf(x, 0) {
+		return math.Max(0, math.Copysign(1, x))
+	}
+	a := math.Abs(x)
+	y := 0.5*math.Erfc(a/math.Sqrt2) - a*math.Exp(-0.5*a*a)/math.Sqrt(2*math.Pi)
+	if x < 0 {
+		return y
+	}
+	return 1 - y
+}
+
+// geluTanhGrad64 is the derivative of geluTanh64: with v = 2u, u its tanh's
+// argument, and s = sigmoid(v) (1 + tanh u = 2s), it is
+// s + x s (1-s) v', where 1-s = sigmoid(-v) keeps both tails accurate.
+// The conversions round as in geluTanh64.
+func geluTanhGrad64(x float64) float64 {
+	if math.IsInf(x, 0) {
+		return math.Max(0, math.Copysign(1, x))
+	}
+	c := 2 * math.Sqrt(2/math.Pi)
+	v := c * (x + float64(0.044715*x*x*x))
+	dv := c * (1 + float64(3*0.044715*x*x))
+	s := Sigmoid64(v)
+	return s + float64(x*dv)*s*Sigmoid64(-v)
+}
+
 // signOf is the sign of x; it keeps 0, -0 and NaN.
 func signOf[T float32 | float64](x T) T {
 	switch {

@@ -17,6 +17,7 @@ var unaryF64 = map[Op]func(float64) float64{
 	OpRecip: func(x float64) float64 { return 1 / x }, OpSin: math.Sin, OpCos: math.Cos,
 	OpTanh: math.Tanh, OpSigmoid: Sigmoid64, OpRelu: reluOf[float64], OpErf: math.Erf,
 	OpGeluErf: geluErf64, OpGeluTanh: geluTanh64,
+	OpGeluErfGrad: geluErfGrad64, OpGeluTanhGrad: geluTanhGrad64,
 	OpSilu:     func(x float64) float64 { return x * Sigmoid64(x) },
 	OpSoftplus: softplus64, OpFloor: math.Floor, OpCeil: math.Ceil,
 	OpLog1p: math.Log1p, OpExpm1: math.Expm1, OpLog2: math.Log2, OpSinh: math.Sinh,

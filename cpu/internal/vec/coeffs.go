@@ -54,6 +54,10 @@ const (
 	// The exact GELU uses the geluPhi table for |x| below this (a little
 	// under 4, so that 4x+16 never rounds up to 32, one past the table).
 	geluPhiMax = 3.9921875
+	// 1/sqrt(2 pi), split: the normal density's constant in the exact GELU's
+	// derivative.
+	invSqrt2PiHi = 0.3989423
+	invSqrt2PiLo = -1.133517e-08
 
 	// GELU (tanh form): x*sigmoid(x*(c1 + c2*x^2)), c1 = 2*sqrt(2/pi), c2 = c1*0.044715.
 	geluC1Hi      = 1.5957692
@@ -61,6 +65,7 @@ const (
 	geluC2Hi      = 0.071354814
 	geluC2Lo      = 2.3988325e-09
 	geluTanhClamp = 30.0
+	geluC2x3      = 3 * geluC2Hi // the tanh GELU's derivative: d/dx x (c1 + c2 x^2) = c1 + 3 c2 x^2
 
 	twoOverPi = 0.63661975 // 2/pi
 	pio2A     = 1.5707964  // pi/2 in three parts

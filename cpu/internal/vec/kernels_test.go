@@ -68,7 +68,7 @@ func checkUnary(t *testing.T, op device.Op, x, got []float32) {
 	for i, v := range x {
 		ref := ref64(op, v)
 		u, a := errULP(got[i], ref)
-		if u <= b.maxULP || (math.Abs(ref) < b.absBelow && a <= b.maxAbs) {
+		if u <= b.maxULP || (b.absolute(v, ref) && a <= b.maxAbs) {
 			continue
 		}
 		if bad++; bad <= 5 {
@@ -248,11 +248,20 @@ func TestSpecialValues(t *testing.T) {
 		{Log, 0, -inf}, {Log, inf, inf}, {Tanh, inf, 1}, {Tanh, -inf, -1},
 		{Sigmoid, inf, 1}, {Sigmoid, -inf, 0}, {Erf, inf, 1}, {Erf, -inf, -1},
 		{GeluErf, inf, inf}, {GeluTanh, inf, inf}, {Silu, inf, inf}, {Relu, float32(math.Copysign(0, -1)), 0},
+		{GeluErfGrad, inf, 1}, {GeluErfGrad, -inf, 0}, {GeluErfGrad, 0, 0.5}, {GeluErfGrad, -20, 0}, {GeluErfGrad, 20, 1},
+		{GeluTanhGrad, inf, 1}, {GeluTanhGrad, -inf, 0}, {GeluTanhGrad, 0, 0.5}, {GeluTanhGrad, -35, 0}, {GeluTanhGrad, 35, 1},
 	} {
 		forEachLevel(t, func(t *testing.T, l Level) {
 			got := []float32{0}
 			c.f(got, []float32{c.x})
 			assert.True(t, sameBits(got[0], c.want), "f(%g) = %g, want %g", c.x, got[0], c.want)
+		})
+	}
+	for _, f := range []func(dst, x []float32){GeluErfGrad, GeluTanhGrad} {
+		forEachLevel(t, func(t *testing.T, l Level) {
+			got := []float32{0}
+			f(got, []float32{float32(math.NaN())})
+			assert.True(t, got[0] != got[0], "NaN expected for NaN")
 		})
 	}
 	for _, f := range []func(dst, x []float32){Log, GeluErf, GeluTanh, Silu} {

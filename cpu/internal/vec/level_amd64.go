@@ -36,7 +36,7 @@ type asmEW struct {
 	scalarSub, scalarDiv                                                         func(dst, a []float32, s float32)
 	fma                                                                          func(dst, a, b, c []float32)
 	neg, abs, relu, sqrt, rsqrt, recip, copy, exp, log, tanh, sigmoid, silu, erf func(dst, x []float32)
-	geluErf, geluTanh                                                            func(dst, x []float32)
+	geluErf, geluTanh, geluErfGrad, geluTanhGrad                                 func(dst, x []float32)
 }
 
 // set returns e as the op-indexed tables of an ewSet: the one place where
@@ -48,6 +48,7 @@ func (e *asmEW) set() ewSet {
 			device.OpRsqrt: e.rsqrt, device.OpRecip: e.recip, device.OpExp: e.exp, device.OpLog: e.log,
 			device.OpTanh: e.tanh, device.OpSigmoid: e.sigmoid, device.OpErf: e.erf,
 			device.OpGeluErf: e.geluErf, device.OpGeluTanh: e.geluTanh, device.OpSilu: e.silu,
+			device.OpGeluErfGrad: e.geluErfGrad, device.OpGeluTanhGrad: e.geluTanhGrad,
 		},
 		binary: [device.NumOps]func(dst, a, b []float32){
 			device.OpAdd: e.add, device.OpSub: e.sub, device.OpMul: e.mul, device.OpDiv: e.div,

@@ -33,6 +33,8 @@ func ref64(op device.Op, x float32) float64 {
 		return geluTanh64(f)
 	case device.OpSilu:
 		return f * device.Sigmoid64(f)
+	case device.OpGeluErfGrad, device.OpGeluTanhGrad:
+		return device.UnaryF64(op, f)
 	case device.OpSin:
 		return math.Sin(f)
 	case device.OpCos:

@@ -169,6 +169,11 @@ func silu32(x float32) float32 {
 // Q = erfcPoly), with f = -a/2 the negative tail of the GELU (k = geluZk,
 // a = |x|, t2 = x^2/2, Q = geluErfcPoly).
 func erfcTail(q []float32, k, a, t2h, t2l, f float32) float32 {
+	return expMul(-t2h, -t2l, f*erfcZQ(q, k, a))
+}
+
+// erfcZQ returns erfcTail's z Q(z-1/2), z = 1/(1+k a).
+func erfcZQ(q []float32, k, a float32) float32 {
 	// z = 1/(1+k a) as zh+zl: d+dl = 1+k a, then one Newton step on the
 	// quotient. zq = z Q(z-1/2) is then zh Q(uh) + zl (Q(uh) + zh Q'(uh))
 	// with Q' approximated by its first two terms, and zh Q(uh) summed as
@@ -183,8 +188,7 @@ func erfcTail(q []float32, k, a, t2h, t2l, f float32) float32 {
 	w := fma32(horner(q[2:], u), u, q[1]) // Q(u) - q[0]
 	p := w + q[0]
 	dp := fma32(2*q[3], u, q[2])
-	zq := fma32(zh, q[0], fma32(zh, w, zl*fma32(zh, dp, p)))
-	return expMul(-t2h, -t2l, f*zq)
+	return fma32(zh, q[0], fma32(zh, w, zl*fma32(zh, dp, p)))
 }
 
 // erf32 returns the error function of x.
@@ -262,6 +266,18 @@ func geluTanh32(x float32) float32 {
 	// -a (c1 + c2 a^2) is carried as vh + vl. At x = -Inf the scaled
 	// numerator below is -Inf + Inf = NaN, like the contract's formula.
 	a := min(abs32(x), geluTanhClamp)
+	t, n := expParts(geluTanhArg(a))
+	e := ldexp(t+1, n)
+	num := x
+	if x < 0 {
+		num = ldexp(fma32(t, x, x), n)
+	}
+	return num / (1 + e)
+}
+
+// geluTanhArg returns -a (c1 + c2 a^2), the tanh GELU's sigmoid argument
+// at x = -a (a >= 0), as vh + vl.
+func geluTanhArg(a float32) (vh, vl float32) {
 	ph := a * a
 	pl := fma32(a, a, -ph)
 	ah := float32(geluC2Hi * ph) // rounded: twoSum needs ah as a float32, not fused with its sum
@@ -269,15 +285,46 @@ func geluTanh32(x float32) float32 {
 	sh, sl := twoSum(geluC1Hi, ah)
 	sl += al + geluC1Lo
 	p := a * sh
-	vh := -p
-	vl := fma32(-a, sl, fma32(-a, sh, p))
-	t, n := expParts(vh, vl)
-	e := ldexp(t+1, n)
-	num := x
+	vh = -p
+	vl = fma32(-a, sl, fma32(-a, sh, p))
+	return vh, vl
+}
+
+// The GELUs' derivatives g satisfy g(-a) = 1 - g(a), and g(-a), a = |x|,
+// has no cancellation but at the derivative's zero (x near -0.75): both
+// kernels compute y = g(-|x|) and return y for x < 0, 1 - y otherwise.
+
+// geluErfGrad32 returns Phi(x) + x phi(x), the exact GELU's derivative:
+// with a = |x|, g(-a) = erfc(a/sqrt 2)/2 - a phi(a) = exp(-a^2/2)
+// (zq/2 - a/sqrt(2 pi)) with the erfc form's z Q (geluErfcPoly), the
+// exponential's argument in double-float and the product rounded once.
+func geluErfGrad32(x float32) float32 {
+	ac := min(abs32(x), geluClamp)
+	u := ac * ac
+	ul := fma32(ac, ac, -u)
+	zq := erfcZQ(geluErfcPoly[:], geluZk, ac)
+	b := fma32(-ac, invSqrt2PiHi, fma32(-ac, invSqrt2PiLo, 0.5*zq))
+	y := expMul(-0.5*u, -0.5*ul, b)
 	if x < 0 {
-		num = ldexp(fma32(t, x, x), n)
+		return y
 	}
-	return num / (1 + e)
+	return 1 - y
+}
+
+// geluTanhGrad32 returns the tanh GELU's derivative s + x s (1-s) v' with
+// s = sigmoid(v), v = x (c1 + c2 x^2): with a = |x|, e = exp(-v(a)) and
+// d = 1 + e, g(-a) = e (d - a v'(a)) / d^2, the product with e rounded once
+// (from exp's parts, so that it does not underflow early).
+func geluTanhGrad32(x float32) float32 {
+	a := min(abs32(x), geluTanhClamp)
+	t, n := expParts(geluTanhArg(a))
+	d := 1 + ldexp(t+1, n)
+	f := fma32(-a, fma32(geluC2x3*a, a, geluC1Hi), d)
+	y := ldexp(fma32(t, f, f), n) / (d * d)
+	if x < 0 {
+		return y
+	}
+	return 1 - y
 }
 
 // sincos32 returns sin(x) (cos false) or cos(x) (cos true).

@@ -39,6 +39,8 @@ var asmSets = [numLevels]asmSet{
 				erf:           erfAVX2,
 				geluErf:       geluErfAVX2,
 				geluTanh:      geluTanhAVX2,
+				geluErfGrad:   geluErfGradAVX2,
+				geluTanhGrad:  geluTanhGradAVX2,
 			},
 			Prefetch: {
 				add:           addPFAVX2,
@@ -71,6 +73,8 @@ var asmSets = [numLevels]asmSet{
 				erf:           erfPFAVX2,
 				geluErf:       geluErfPFAVX2,
 				geluTanh:      geluTanhPFAVX2,
+				geluErfGrad:   geluErfGradPFAVX2,
+				geluTanhGrad:  geluTanhGradPFAVX2,
 			},
 			Stream: {
 				add:           addNTAVX2,
@@ -103,6 +107,8 @@ var asmSets = [numLevels]asmSet{
 				erf:           erfNTAVX2,
 				geluErf:       geluErfNTAVX2,
 				geluTanh:      geluTanhNTAVX2,
+				geluErfGrad:   geluErfGradNTAVX2,
+				geluTanhGrad:  geluTanhGradNTAVX2,
 			},
 		},
 		triad:        triadAVX2,
@@ -169,6 +175,8 @@ var asmSets = [numLevels]asmSet{
 				erf:           erfAVX512,
 				geluErf:       geluErfAVX512,
 				geluTanh:      geluTanhAVX512,
+				geluErfGrad:   geluErfGradAVX512,
+				geluTanhGrad:  geluTanhGradAVX512,
 			},
 			Prefetch: {
 				add:           addPFAVX512,
@@ -201,6 +209,8 @@ var asmSets = [numLevels]asmSet{
 				erf:           erfPFAVX512,
 				geluErf:       geluErfPFAVX512,
 				geluTanh:      geluTanhPFAVX512,
+				geluErfGrad:   geluErfGradPFAVX512,
+				geluTanhGrad:  geluTanhGradPFAVX512,
 			},
 			Stream: {
 				add:           addNTAVX512,
@@ -233,6 +243,8 @@ var asmSets = [numLevels]asmSet{
 				erf:           erfNTAVX512,
 				geluErf:       geluErfNTAVX512,
 				geluTanh:      geluTanhNTAVX512,
+				geluErfGrad:   geluErfGradNTAVX512,
+				geluTanhGrad:  geluTanhGradNTAVX512,
 			},
 		},
 		triad:        triadAVX512,

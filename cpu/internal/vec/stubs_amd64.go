@@ -278,6 +278,24 @@ func geluTanhPFAVX2(dst []float32, x []float32)
 func geluTanhNTAVX2(dst []float32, x []float32)
 
 //go:noescape
+func geluErfGradAVX2(dst []float32, x []float32)
+
+//go:noescape
+func geluErfGradPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func geluErfGradNTAVX2(dst []float32, x []float32)
+
+//go:noescape
+func geluTanhGradAVX2(dst []float32, x []float32)
+
+//go:noescape
+func geluTanhGradPFAVX2(dst []float32, x []float32)
+
+//go:noescape
+func geluTanhGradNTAVX2(dst []float32, x []float32)
+
+//go:noescape
 func sinAVX2(dst []float32, x []float32) int
 
 //go:noescape
@@ -639,6 +657,24 @@ func geluTanhPFAVX512(dst []float32, x []float32)
 
 //go:noescape
 func geluTanhNTAVX512(dst []float32, x []float32)
+
+//go:noescape
+func geluErfGradAVX512(dst []float32, x []float32)
+
+//go:noescape
+func geluErfGradPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func geluErfGradNTAVX512(dst []float32, x []float32)
+
+//go:noescape
+func geluTanhGradAVX512(dst []float32, x []float32)
+
+//go:noescape
+func geluTanhGradPFAVX512(dst []float32, x []float32)
+
+//go:noescape
+func geluTanhGradNTAVX512(dst []float32, x []float32)
 
 //go:noescape
 func sinAVX512(dst []float32, x []float32) int

@@ -25,11 +25,20 @@ type sweepRange struct {
 
 // bound is an op's documented error: at most maxULP ulps where the result
 // is a normal float32, and at most maxAbs where it is subnormal or where the
-// op is evaluated near cancellation (absBelow: |ref| below it).
+// op is evaluated near cancellation (absBelow: |ref| below it; near: x within
+// nearWidth of nearX, around a zero of the result).
 type bound struct {
 	maxULP   float64
 	maxAbs   float64
 	absBelow float64
+
+	nearX, nearWidth float64
+}
+
+// absolute reports whether b measures op(x) with reference ref in absolute
+// terms.
+func (b bound) absolute(x float32, ref float64) bool {
+	return math.Abs(ref) < b.absBelow || math.Abs(float64(x)-b.nearX) < b.nearWidth
 }
 
 // sweeps lists, per transcendental, the swept range and its documented bound.
@@ -37,16 +46,21 @@ var sweeps = map[device.Op]struct {
 	r sweepRange
 	b bound
 }{
-	device.OpExp:      {sweepRange{0, 105, false}, bound{1.5, 0x1p-149, 0x1p-126}},
-	device.OpLog:      {sweepRange{0, math.MaxFloat32, true}, bound{1, 0, 0}},
-	device.OpTanh:     {sweepRange{0, 12, false}, bound{3, 0, 0}},
-	device.OpSigmoid:  {sweepRange{0, 110, false}, bound{3, 0x1p-148, 0x1p-126}},
-	device.OpErf:      {sweepRange{0, 12, false}, bound{2, 0, 0}},
-	device.OpGeluErf:  {sweepRange{0, 20, false}, bound{3.5, 1e-42, 0x1p-118}},
-	device.OpGeluTanh: {sweepRange{0, 35, false}, bound{3, 1e-42, 0x1p-118}},
-	device.OpSilu:     {sweepRange{0, 110, false}, bound{3, 1e-42, 0x1p-118}},
-	device.OpSin:      {sweepRange{0, trigMax, false}, bound{2.5, 0, 0}},
-	device.OpCos:      {sweepRange{0, trigMax, false}, bound{2.5, 0, 0}},
+	device.OpExp:      {sweepRange{0, 105, false}, bound{maxULP: 1.5, maxAbs: 0x1p-149, absBelow: 0x1p-126}},
+	device.OpLog:      {sweepRange{0, math.MaxFloat32, true}, bound{maxULP: 1}},
+	device.OpTanh:     {sweepRange{0, 12, false}, bound{maxULP: 3}},
+	device.OpSigmoid:  {sweepRange{0, 110, false}, bound{maxULP: 3, maxAbs: 0x1p-148, absBelow: 0x1p-126}},
+	device.OpErf:      {sweepRange{0, 12, false}, bound{maxULP: 2}},
+	device.OpGeluErf:  {sweepRange{0, 20, false}, bound{maxULP: 3.5, maxAbs: 1e-42, absBelow: 0x1p-118}},
+	device.OpGeluTanh: {sweepRange{0, 35, false}, bound{maxULP: 3, maxAbs: 1e-42, absBelow: 0x1p-118}},
+	device.OpSilu:     {sweepRange{0, 110, false}, bound{maxULP: 3, maxAbs: 1e-42, absBelow: 0x1p-118}},
+	// The GELUs' derivatives cross zero near x = -0.752, where their two
+	// terms (each about 0.3) cancel: measured in absolute terms for x in
+	// [-1, -0.5].
+	device.OpGeluErfGrad:  {sweepRange{0, 20, false}, bound{maxULP: 3.5, maxAbs: 4e-8, absBelow: 0x1p-126, nearX: -0.75, nearWidth: 0.25}},
+	device.OpGeluTanhGrad: {sweepRange{0, 35, false}, bound{maxULP: 7, maxAbs: 4e-8, absBelow: 0x1p-126, nearX: -0.75, nearWidth: 0.25}},
+	device.OpSin:          {sweepRange{0, trigMax, false}, bound{maxULP: 2.5}},
+	device.OpCos:          {sweepRange{0, trigMax, false}, bound{maxULP: 2.5}},
 }
 
 // sweepInputs returns n evenly spaced bit patterns of [lo, hi] and their
@@ -68,9 +82,14 @@ func sweepInputs(r sweepRange, n int) []float32 {
 // measure returns the largest ulp error over results with |ref| >= absBelow
 // (and the input giving it), and the largest absolute error below it.
 func measure(op device.Op, xs, got []float32, refs []float64, absBelow float64) (maxULP float64, worst float32, maxAbs float64) {
+	return measureBound(xs, got, refs, bound{absBelow: absBelow})
+}
+
+// measureBound is measure with b's absolute-error regions.
+func measureBound(xs, got []float32, refs []float64, b bound) (maxULP float64, worst float32, maxAbs float64) {
 	for i, x := range xs {
 		u, a := errULP(got[i], refs[i])
-		if math.Abs(refs[i]) < absBelow {
+		if b.absolute(x, refs[i]) {
 			maxAbs = math.Max(maxAbs, a)
 			continue
 		}
@@ -97,8 +116,8 @@ func TestErrorSweep(t *testing.T) {
 		got := make([]float32, len(xs))
 		forEachLevel(t, func(t *testing.T, l Level) {
 			unary(op, got, xs)
-			u, worst, a := measure(op, xs, got, refs, sw.b.absBelow)
-			t.Logf("%-8s %-6v max %.3f ulp (at x=%g), max abs %.3g where |ref| < %g", op, l, u, worst, a, sw.b.absBelow)
+			u, worst, a := measureBound(xs, got, refs, sw.b)
+			t.Logf("%-8s %-6v max %.3f ulp (at x=%g), max abs %.3g where |ref| < %g or |x - %g| < %g", op, l, u, worst, a, sw.b.absBelow, sw.b.nearX, sw.b.nearWidth)
 			assert.LessOrEqual(t, u, sw.b.maxULP, "%v at %v: ulp error at x=%g", op, l, worst)
 			assert.LessOrEqual(t, a, sw.b.maxAbs, "%v at %v: absolute error", op, l)
 		})

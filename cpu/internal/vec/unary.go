@@ -56,6 +56,12 @@ func GeluErf(dst, x []float32) { unary(device.OpGeluErf, dst, x) }
 // tanh approximation of GELU.
 func GeluTanh(dst, x []float32) { unary(device.OpGeluTanh, dst, x) }
 
+// GeluErfGrad sets dst[i] = Phi(x) + x phi(x), the exact GELU's derivative.
+func GeluErfGrad(dst, x []float32) { unary(device.OpGeluErfGrad, dst, x) }
+
+// GeluTanhGrad sets dst[i] to the tanh GELU's derivative at x[i].
+func GeluTanhGrad(dst, x []float32) { unary(device.OpGeluTanhGrad, dst, x) }
+
 // Silu sets dst[i] = x[i] sigmoid(x[i]).
 func Silu(dst, x []float32) { unary(device.OpSilu, dst, x) }
 

@@ -419,6 +419,8 @@ func (g *gen) heavyUnary() []unaryBody {
 		{"erf", func(x reg.VecVirtual) reg.VecVirtual { return g.erf(x) }},
 		{"geluErf", func(x reg.VecVirtual) reg.VecVirtual { return g.geluErfAll(x) }},
 		{"geluTanh", func(x reg.VecVirtual) reg.VecVirtual { return g.geluTanh(x) }},
+		{"geluErfGrad", func(x reg.VecVirtual) reg.VecVirtual { return g.geluErfGrad(x) }},
+		{"geluTanhGrad", func(x reg.VecVirtual) reg.VecVirtual { return g.geluTanhGrad(x) }},
 	}
 }
 
@@ -457,6 +459,8 @@ func (g *gen) unaryKernels() {
 		{"erf", 0, -1},
 		{"geluErf", 0, -1},
 		{"geluTanh", 0, 0},
+		{"geluErfGrad", 0, -1},
+		{"geluTanhGrad", 0, 0},
 	}
 	for _, h := range heavy {
 		f := bodies[h.name]

@@ -176,6 +176,15 @@ func (g *gen) silu(x reg.Register) reg.VecVirtual {
 // erfcTail returns f exp(nh+nl) z Q(z-1/2) with z = 1/(1+k a), where
 // nh+nl = -t^2 exactly and |f| < 1; f may be nil (1).
 func (g *gen) erfcTail(q []float32, kz float32, a, nh, nl, f reg.Register) reg.VecVirtual {
+	zq := g.erfcZQ(q, kz, a)
+	if f != nil {
+		zq = g.s.mul(f, zq)
+	}
+	return g.expMul(nh, nl, zq, expRange{nonPos: true, smallF: true})
+}
+
+// erfcZQ returns erfcTail's z Q(z-1/2), z = 1/(1+kz a).
+func (g *gen) erfcZQ(q []float32, kz float32, a reg.Register) reg.VecVirtual {
 	s := g.s
 	one := s.load(s.c(1))
 	d := s.fma(a, s.c(kz), s.c(1))
@@ -188,11 +197,7 @@ func (g *gen) erfcTail(q []float32, kz float32, a, nh, nl, f reg.Register) reg.V
 	w := s.fma(s.horner(q[2:], u), u, s.c(q[1]))
 	p := s.add(w, s.c(q[0]))
 	dp := s.fma(u, s.c(2*q[3]), s.c(q[2]))
-	zq := s.fma(zh, s.c(q[0]), s.fma(zh, w, s.mul(zl, s.fma(zh, dp, p))))
-	if f != nil {
-		zq = s.mul(f, zq)
-	}
-	return g.expMul(nh, nl, zq, expRange{nonPos: true, smallF: true})
+	return s.fma(zh, s.c(q[0]), s.fma(zh, w, s.mul(zl, s.fma(zh, dp, p))))
 }
 
 func (g *gen) erf(x reg.Register) reg.VecVirtual {
@@ -279,9 +284,19 @@ func (g *gen) geluErf(x reg.Register) reg.VecVirtual {
 
 func (g *gen) geluTanh(x reg.Register) reg.VecVirtual {
 	s, k := g.s, g.k
+	a := s.minps(s.load(s.c(k.k("geluTanhClamp"))), s.abs(x))
+	vh, vl := g.geluTanhArg(a)
+	t, n := g.expParts(vh, vl, expRange{nonPos: true})
+	e := s.ldexp(g.scaleT(t, nil), n)
+	num := s.sel(s.cmp(cmpGE, x, s.zero()), x, s.ldexp(g.scaleT(t, x), n))
+	return s.div(num, s.add(e, s.c(1)))
+}
+
+// geluTanhArg returns -a (c1 + c2 a^2) as vh + vl (a >= 0).
+func (g *gen) geluTanhArg(a reg.Register) (vh, vl reg.VecVirtual) {
+	s, k := g.s, g.k
 	c1h, c1l := k.k("geluC1Hi"), k.k("geluC1Lo")
 	c2h, c2l := k.k("geluC2Hi"), k.k("geluC2Lo")
-	a := s.minps(s.load(s.c(k.k("geluTanhClamp"))), s.abs(x))
 	ph := s.mul(a, a)
 	pl := s.fms(a, a, ph)
 	ah := s.mul(ph, s.c(c2h))
@@ -292,12 +307,39 @@ func (g *gen) geluTanh(x reg.Register) reg.VecVirtual {
 	sl := s.add(s.sub(c1, s.sub(sh, bb)), s.sub(ah, bb))
 	sl = s.add(sl, s.add(al, s.c(c1l)))
 	p := s.mul(a, sh)
-	vh := s.neg(p)
-	vl := s.fnma(a, sl, s.fnma(a, sh, p))
+	vh = s.neg(p)
+	vl = s.fnma(a, sl, s.fnma(a, sh, p))
+	return vh, vl
+}
+
+// mirrorGrad returns y for x < 0 and 1 - y otherwise: a GELU derivative
+// from y = g(-|x|) (geluErfGrad32 and geluTanhGrad32 in scalar.go).
+func (g *gen) mirrorGrad(x, y reg.Register) reg.VecVirtual {
+	s := g.s
+	return s.sel(s.cmp(cmpLT, x, s.zero()), y, s.sub(s.load(s.c(1)), y))
+}
+
+func (g *gen) geluErfGrad(x reg.Register) reg.VecVirtual {
+	s, k := g.s, g.k
+	ac := s.minps(s.load(s.c(k.k("geluClamp"))), s.abs(x))
+	u2 := s.mul(ac, ac)
+	nh := s.mul(u2, s.c(-0.5))
+	nl := s.mul(s.fnma(ac, ac, u2), s.c(0.5))
+	zq := g.erfcZQ(k.poly("geluErfcPoly"), k.k("geluZk"), ac)
+	b := s.fnma(ac, s.c(k.k("invSqrt2PiHi")), s.fnma(ac, s.c(k.k("invSqrt2PiLo")), s.mul(zq, s.c(0.5))))
+	return g.mirrorGrad(x, g.expMul(nh, nl, b, expRange{nonPos: true}))
+}
+
+func (g *gen) geluTanhGrad(x reg.Register) reg.VecVirtual {
+	s, k := g.s, g.k
+	a := s.minps(s.load(s.c(k.k("geluTanhClamp"))), s.abs(x))
+	vh, vl := g.geluTanhArg(a)
 	t, n := g.expParts(vh, vl, expRange{nonPos: true})
-	e := s.ldexp(g.scaleT(t, nil), n)
-	num := s.sel(s.cmp(cmpGE, x, s.zero()), x, s.ldexp(g.scaleT(t, x), n))
-	return s.div(num, s.add(e, s.c(1)))
+	d := s.add(s.ldexp(g.scaleT(t, nil), n), s.c(1))
+	dv := s.fma(s.mul(a, s.c(k.k("geluC2x3"))), a, s.c(k.k("geluC1Hi")))
+	f := s.fnma(a, dv, d)
+	y := s.div(s.ldexp(g.scaleT(t, f), n), s.mul(d, d))
+	return g.mirrorGrad(x, y)
 }
 
 // trigOut returns the lanes that sin and cos leave to the math package.
