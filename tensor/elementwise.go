@@ -67,6 +67,18 @@ func (t *Tensor) unaryFloat(op gradOp, dop device.Op) *Tensor {
 	return elementwise(op, dop, dt, dt.ComputeType(), []*Tensor{t})
 }
 
+// unaryNoGrad applies a float op as unaryFloat does but records no
+// gradient: for ops that only backward rules use (the GELUs' derivatives),
+// which run on detached tensors.
+func (t *Tensor) unaryNoGrad(dop device.Op) *Tensor {
+	t.check(dop.String())
+	if t.requiresGrad() {
+		usage(dop.String(), "records no gradient, and the input requires one")
+	}
+	dt := floatType(t.n.dtype)
+	return elementwiseNoGrad(dop.String(), dop, dt, dt.ComputeType(), []*Tensor{t})
+}
+
 // unaryKeep applies an op that keeps the input's type (neg, abs, sign).
 func (t *Tensor) unaryKeep(op gradOp, dop device.Op) *Tensor {
 	t.check(op.String())

@@ -101,20 +101,10 @@ func init() {
 		return grads(c.g.Mul(x.Mul(x).Neg().Exp().MulScalar(2 / math.Sqrt(math.Pi))))
 	}
 	opGelu.backward = func(c *gradCtx) []*Tensor {
-		x := c.in(0)
-		cdf := x.MulScalar(1 / math.Sqrt2).Erf().AddScalar(1).MulScalar(0.5)
-		pdf := x.Mul(x).MulScalar(-0.5).Exp().MulScalar(1 / math.Sqrt(2*math.Pi))
-		return grads(c.g.Mul(cdf.Add(x.Mul(pdf))))
+		return grads(c.g.Mul(c.in(0).unaryNoGrad(device.OpGeluErfGrad)))
 	}
 	opGeluTanh.backward = func(c *gradCtx) []*Tensor {
-		x := c.in(0)
-		k := math.Sqrt(2 / math.Pi)
-		x2 := x.Mul(x)
-		th := x.Mul(x2.MulScalar(0.044715).AddScalar(1)).MulScalar(k).Tanh()
-		sech2 := th.Mul(th).RSubScalar(1)
-		dinner := x2.MulScalar(3 * 0.044715).AddScalar(1).MulScalar(k)
-		d := th.AddScalar(1).MulScalar(0.5).Add(x.Mul(sech2).Mul(dinner).MulScalar(0.5))
-		return grads(c.g.Mul(d))
+		return grads(c.g.Mul(c.in(0).unaryNoGrad(device.OpGeluTanhGrad)))
 	}
 	opSilu.backward = func(c *gradCtx) []*Tensor {
 		x := c.in(0)

@@ -120,6 +120,51 @@ func unaryCases() []testCase {
 	return cs
 }
 
+// geluGradCases check the GELUs' gradients, which their backward rules
+// compute with the gelu_erf_grad and gelu_tanh_grad ops, element by element
+// against float64 derivatives (the gradient of sum(gelu(x)) is gelu'(x)),
+// on random inputs and at special values: both infinities, NaN, zeros,
+// the derivatives' zero near -0.752 and the far tails.
+func geluGradCases() []testCase {
+	special := []float64{math.Inf(-1), math.Inf(1), math.NaN(), 0, math.Copysign(0, -1),
+		-0.7517, -0.7522, -0.75, 0.75, -5, 5, -9, -12, -16, 16, -40, 40, 1e-8, -1e-8}
+	var cs []testCase
+	for _, op := range []struct {
+		name string
+		dev  func(*tensor.Tensor) *tensor.Tensor
+		ref  func(*ref.Array) *ref.Array
+	}{{"gelu", (*tensor.Tensor).Gelu, ref.GeluGrad}, {"gelu_tanh", (*tensor.Tensor).GeluTanh, ref.GeluTanhGrad}} {
+		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+			tl := f32
+			if dt == tensor.Float64 {
+				tl = tol{rel: 1e-13, abs: 1e-15}
+			}
+			grad := func(e *env, x pair) {
+				e.expect(op.name+" gradient", dt, op.ref(x.R), tl, func() *tensor.Tensor {
+					v := x.T.Detach().SetRequiresGrad(true)
+					e.noErr(op.dev(v).Sum().Backward(), "Backward")
+					return v.Grad()
+				})
+			}
+			for _, sh := range [][]int{{7}, {3, 5}, {67, 33}} {
+				cs = append(cs, testCase{name: caseName(op.name+"_grad", dt.String(), shapeName(sh)), run: func(e *env) {
+					if !e.dev.Supports(dt) {
+						return
+					}
+					grad(e, e.input(dt, scaled(3), contiguous, sh...))
+				}})
+			}
+			cs = append(cs, testCase{name: caseName(op.name+"_grad", dt.String(), "special"), run: func(e *env) {
+				if !e.dev.Supports(dt) {
+					return
+				}
+				grad(e, e.inputOf(dt, special, contiguous, len(special)))
+			}})
+		}
+	}
+	return cs
+}
+
 // binaryOp is a two-input elementwise op with its reference and domains.
 type binaryOp struct {
 	name     string

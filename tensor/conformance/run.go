@@ -41,6 +41,7 @@ func groups() []group {
 		{"sort", sortCases()},
 		{"scatter", scatterCases()},
 		{"unary", unaryCases()},
+		{"gelu_grad", geluGradCases()},
 		{"mathops", mathOpCases()},
 		{"activation", activationCases()},
 		{"sampling", samplingCases()},

@@ -97,6 +97,36 @@ func GeluTanh(a *Array) *Array {
 	return Map(a, func(x float64) float64 { return 0.5 * x * (1 + math.Tanh(c*(x+0.044715*x*x*x))) })
 }
 
+// GeluGrad returns the exact GELU's derivative Phi(x) + x phi(x), written
+// with erfc for x < 0 so that Phi's small values keep their accuracy; 0 at
+// -Inf, 1 at +Inf.
+func GeluGrad(a *Array) *Array {
+	return Map(a, func(x float64) float64 {
+		if math.IsInf(x, 0) {
+			return math.Max(math.Copysign(1, x), 0)
+		}
+		pdf := math.Exp(-x*x/2) / math.Sqrt(2*math.Pi)
+		if x < 0 {
+			return math.Erfc(-x/math.Sqrt2)/2 + x*pdf
+		}
+		return (1+math.Erf(x/math.Sqrt2))/2 + x*pdf
+	})
+}
+
+// GeluTanhGrad returns the derivative of GeluTanh, s + x s (1-s) v' with
+// s = sigmoid(v), v = 2 sqrt(2/pi) (x + 0.044715 x^3); 0 at -Inf, 1 at +Inf.
+func GeluTanhGrad(a *Array) *Array {
+	c := 2 * math.Sqrt(2/math.Pi)
+	return Map(a, func(x float64) float64 {
+		if math.IsInf(x, 0) {
+			return math.Max(math.Copysign(1, x), 0)
+		}
+		v := c * (x + 0.044715*x*x*x)
+		s := sigmoid(v)
+		return s + x*c*(1+3*0.044715*x*x)*s*sigmoid(-v)
+	})
+}
+
 // Silu returns x*sigmoid(x).
 func Silu(a *Array) *Array { return Map(a, func(x float64) float64 { return x * sigmoid(x) }) }
 
