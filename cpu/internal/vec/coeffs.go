@@ -65,7 +65,7 @@ const (
 	geluC2Hi      = 0.071354814
 	geluC2Lo      = 2.3988325e-09
 	geluTanhClamp = 30.0
-	geluC2x3      = 3 * geluC2Hi // the tanh GELU's derivative: d/dx x (c1 + c2 x^2) = c1 + 3 c2 x^2
+	geluC2x3      = 0.214064442 // 3 geluC2Hi: the tanh GELU's derivative, d/dx x (c1 + c2 x^2) = c1 + 3 c2 x^2
 
 	twoOverPi = 0.63661975 // 2/pi
 	pio2A     = 1.5707964  // pi/2 in three parts

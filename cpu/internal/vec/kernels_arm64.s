@@ -2017,6 +2017,292 @@ loop:
 done:
 	RET
 
+// func geluTanhGradNEON(dst, x []float32)
+TEXT ·geluTanhGradNEON(SB), NOSPLIT, $0-48
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD x_base+24(FP), R1
+	MOVW $0x3fb8aa3b, R2
+	VDUP R2, V16.S4
+	MOVW $0x3f317218, R2
+	VDUP R2, V17.S4
+	MOVW $0xb102e308, R2
+	VDUP R2, V18.S4
+	MOVW $0xc2d00000, R2
+	VDUP R2, V19.S4
+	MOVW $0x42b20000, R2
+	VDUP R2, V20.S4
+	MOVW $0x3efffffe, R2
+	VDUP R2, V21.S4
+	MOVW $0x3e2aaa46, R2
+	VDUP R2, V22.S4
+	MOVW $0x3d2aac5c, R2
+	VDUP R2, V23.S4
+	MOVW $0x3c091f2b, R2
+	VDUP R2, V24.S4
+	MOVW $0x3ab526c5, R2
+	VDUP R2, V25.S4
+	MOVW $0x3f800000, R2
+	VDUP R2, V26.S4
+	MOVW $0xbf800000, R2
+	VDUP R2, V27.S4
+	MOVW $0x0000007f, R2
+	VDUP R2, V28.S4
+	MOVW $0x3fcc422a, R2
+	VMOV R2, V29.S[0]
+	MOVW $0xb342bc9b, R2
+	VMOV R2, V29.S[1]
+	MOVW $0x3d922279, R2
+	VMOV R2, V29.S[2]
+	MOVW $0x3124d8b5, R2
+	VMOV R2, V29.S[3]
+	MOVW $0x41f00000, R2
+	VDUP R2, V30.S4
+	MOVW $0x3e5b33b6, R2
+	VDUP R2, V31.S4
+	LSR $2, R9
+	CBZ R9, done
+loop:
+	VLD1.P 16(R1), [V0.S4]
+	WORD $0x4ea0f80a // fabs v10.4s, v0.4s
+	WORD $0x4ebef54a // fmin v10.4s, v10.4s, v30.4s
+	WORD $0x6e2add4b // fmul v11.4s, v10.4s, v10.4s
+	WORD $0x6ea0f96c // fneg v12.4s, v11.4s
+	WORD $0x4e2acd4c // fmla v12.4s, v10.4s, v10.4s
+	WORD $0x4f9d996d // fmul v13.4s, v11.4s, v29.s[2]
+	WORD $0x6ea0f9ae // fneg v14.4s, v13.4s
+	WORD $0x4f9d196e // fmla v14.4s, v11.4s, v29.s[2]
+	WORD $0x4fbd996f // fmul v15.4s, v11.4s, v29.s[3]
+	WORD $0x4f9d198f // fmla v15.4s, v12.4s, v29.s[2]
+	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
+	WORD $0x4e0407ab // dup v11.4s, v29.s[0]
+	WORD $0x4e2dd56c // fadd v12.4s, v11.4s, v13.4s
+	WORD $0x4eabd58f // fsub v15.4s, v12.4s, v11.4s
+	WORD $0x4eafd581 // fsub v1.4s, v12.4s, v15.4s
+	WORD $0x4ea1d561 // fsub v1.4s, v11.4s, v1.4s
+	WORD $0x4eafd5a2 // fsub v2.4s, v13.4s, v15.4s
+	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
+	WORD $0x4e0c07a3 // dup v3.4s, v29.s[1]
+	WORD $0x4e23d5c3 // fadd v3.4s, v14.4s, v3.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x6e2cdd4d // fmul v13.4s, v10.4s, v12.4s
+	WORD $0x6ea0f9ae // fneg v14.4s, v13.4s
+	VMOV V13.B16, V15.B16
+	WORD $0x4eaccd4f // fmls v15.4s, v10.4s, v12.4s
+	WORD $0x4ea1cd4f // fmls v15.4s, v10.4s, v1.4s
+	WORD $0x4e33f5c1 // fmax v1.4s, v14.4s, v19.4s
+	WORD $0x4eb4f421 // fmin v1.4s, v1.4s, v20.4s
+	WORD $0x6e30dc22 // fmul v2.4s, v1.4s, v16.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4eb1cc41 // fmls v1.4s, v2.4s, v17.4s
+	WORD $0x4eb2cc41 // fmls v1.4s, v2.4s, v18.4s
+	WORD $0x4e2fd421 // fadd v1.4s, v1.4s, v15.4s
+	VMOV V25.B16, V3.B16
+	VMOV V24.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V23.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V22.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V21.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	WORD $0x6e21dc25 // fmul v5.4s, v1.4s, v1.4s
+	WORD $0x4e25cc61 // fmla v1.4s, v3.4s, v5.4s
+	WORD $0x6eaee666 // fcmgt v6.4s, v19.4s, v14.4s
+	WORD $0x6e611f66 // bsl v6.16b, v27.16b, v1.16b
+	WORD $0x4ea1b847 // fcvtzs v7.4s, v2.4s
+	WORD $0x4e3ad4cb // fadd v11.4s, v6.4s, v26.4s
+	WORD $0x4f3f04e8 // sshr v8.4s, v7.4s, #1
+	WORD $0x6ea884e9 // sub v9.4s, v7.4s, v8.4s
+	WORD $0x4ebc8508 // add v8.4s, v8.4s, v28.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4ebc8529 // add v9.4s, v9.4s, v28.4s
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x6e28dd6c // fmul v12.4s, v11.4s, v8.4s
+	WORD $0x6e29dd8c // fmul v12.4s, v12.4s, v9.4s
+	WORD $0x4e3ad58c // fadd v12.4s, v12.4s, v26.4s
+	WORD $0x6e3fdd4d // fmul v13.4s, v10.4s, v31.4s
+	WORD $0x4e0407ae // dup v14.4s, v29.s[0]
+	WORD $0x4e2acdae // fmla v14.4s, v13.4s, v10.4s
+	VMOV V12.B16, V15.B16
+	WORD $0x4eaecd4f // fmls v15.4s, v10.4s, v14.4s
+	VMOV V15.B16, V13.B16
+	WORD $0x4e2fcccd // fmla v13.4s, v6.4s, v15.4s
+	WORD $0x4f3f04e8 // sshr v8.4s, v7.4s, #1
+	WORD $0x6ea884e9 // sub v9.4s, v7.4s, v8.4s
+	WORD $0x4ebc8508 // add v8.4s, v8.4s, v28.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4ebc8529 // add v9.4s, v9.4s, v28.4s
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x6e28ddad // fmul v13.4s, v13.4s, v8.4s
+	WORD $0x6e29ddad // fmul v13.4s, v13.4s, v9.4s
+	WORD $0x6e2cdd8b // fmul v11.4s, v12.4s, v12.4s
+	WORD $0x6e2bfdad // fdiv v13.4s, v13.4s, v11.4s
+	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
+	WORD $0x6ea0e443 // fcmgt v3.4s, v2.4s, v0.4s
+	WORD $0x4eadd744 // fsub v4.4s, v26.4s, v13.4s
+	WORD $0x6e641da3 // bsl v3.16b, v13.16b, v4.16b
+	VST1.P [V3.S4], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
+// func geluErfGradNEON(dst, x []float32)
+TEXT ·geluErfGradNEON(SB), NOSPLIT, $0-48
+	MOVD dst_base+0(FP), R0
+	MOVD dst_len+8(FP), R9
+	MOVD x_base+24(FP), R1
+	MOVW $0x3fb8aa3b, R2
+	VDUP R2, V16.S4
+	MOVW $0x3f317218, R2
+	VDUP R2, V17.S4
+	MOVW $0xb102e308, R2
+	VDUP R2, V18.S4
+	MOVW $0xc2d00000, R2
+	VDUP R2, V19.S4
+	MOVW $0x42b20000, R2
+	VDUP R2, V20.S4
+	MOVW $0x3efffffe, R2
+	VDUP R2, V21.S4
+	MOVW $0x3e2aaa46, R2
+	VDUP R2, V22.S4
+	MOVW $0x3d2aac5c, R2
+	VDUP R2, V23.S4
+	MOVW $0x3c091f2b, R2
+	VDUP R2, V24.S4
+	MOVW $0x3ab526c5, R2
+	VDUP R2, V25.S4
+	MOVW $0x3f800000, R2
+	VDUP R2, V26.S4
+	MOVW $0xbf800000, R2
+	VDUP R2, V27.S4
+	MOVW $0x0000007f, R2
+	VDUP R2, V28.S4
+	MOVW $0x3eb504f3, R2
+	VMOV R2, V30.S[0]
+	MOVW $0x3f000000, R2
+	VMOV R2, V30.S[1]
+	MOVW $0x3f8f16ed, R2
+	VMOV R2, V30.S[2]
+	MOVW $0x41700000, R2
+	VMOV R2, V30.S[3]
+	MOVW $0x3ecc422a, R2
+	VMOV R2, V31.S[0]
+	MOVW $0xb242bc9b, R2
+	VMOV R2, V31.S[1]
+	MOVD $geluErfcPoly<>(SB), R3
+	LSR $2, R9
+	CBZ R9, done
+loop:
+	VLD1.P 16(R1), [V0.S4]
+	WORD $0x4ea0f80a // fabs v10.4s, v0.4s
+	WORD $0x4e1c07c1 // dup v1.4s, v30.s[3]
+	WORD $0x4ea1f54a // fmin v10.4s, v10.4s, v1.4s
+	WORD $0x6e2add4b // fmul v11.4s, v10.4s, v10.4s
+	WORD $0x6ea0f96c // fneg v12.4s, v11.4s
+	WORD $0x4e2acd4c // fmla v12.4s, v10.4s, v10.4s
+	VLD1 (R3), [V7.S4, V8.S4, V9.S4]
+	VMOV V26.B16, V1.B16
+	WORD $0x4f9e1141 // fmla v1.4s, v10.4s, v30.s[0]
+	WORD $0x4ea1d742 // fsub v2.4s, v26.4s, v1.4s
+	WORD $0x4f9e1142 // fmla v2.4s, v10.4s, v30.s[0]
+	WORD $0x6e21ff43 // fdiv v3.4s, v26.4s, v1.4s
+	VMOV V26.B16, V4.B16
+	WORD $0x4ea3cc24 // fmls v4.4s, v1.4s, v3.4s
+	WORD $0x4ea3cc44 // fmls v4.4s, v2.4s, v3.4s
+	VMOV V3.B16, V5.B16
+	WORD $0x4e24cc65 // fmla v5.4s, v3.4s, v4.4s
+	WORD $0x4ea5d466 // fsub v6.4s, v3.4s, v5.4s
+	WORD $0x4e24cc66 // fmla v6.4s, v3.4s, v4.4s
+	WORD $0x4e0c07c1 // dup v1.4s, v30.s[1]
+	WORD $0x4ea1d4a1 // fsub v1.4s, v5.4s, v1.4s
+	WORD $0x4e1c0522 // dup v2.4s, v9.s[3]
+	WORD $0x4e140523 // dup v3.4s, v9.s[2]
+	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
+	WORD $0x4e0c0522 // dup v2.4s, v9.s[1]
+	WORD $0x4e21cc62 // fmla v2.4s, v3.4s, v1.4s
+	WORD $0x4e040523 // dup v3.4s, v9.s[0]
+	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
+	WORD $0x4e1c0502 // dup v2.4s, v8.s[3]
+	WORD $0x4e21cc62 // fmla v2.4s, v3.4s, v1.4s
+	WORD $0x4e140503 // dup v3.4s, v8.s[2]
+	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
+	WORD $0x4e0c0502 // dup v2.4s, v8.s[1]
+	WORD $0x4e21cc62 // fmla v2.4s, v3.4s, v1.4s
+	WORD $0x4e040503 // dup v3.4s, v8.s[0]
+	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
+	WORD $0x4e1c04e2 // dup v2.4s, v7.s[3]
+	WORD $0x4e21cc62 // fmla v2.4s, v3.4s, v1.4s
+	WORD $0x4e1404e3 // dup v3.4s, v7.s[2]
+	WORD $0x4e21cc43 // fmla v3.4s, v2.4s, v1.4s
+	WORD $0x4e0c04e2 // dup v2.4s, v7.s[1]
+	WORD $0x4e21cc62 // fmla v2.4s, v3.4s, v1.4s
+	WORD $0x4e0404e3 // dup v3.4s, v7.s[0]
+	WORD $0x4e23d443 // fadd v3.4s, v2.4s, v3.4s
+	WORD $0x4e1404e4 // dup v4.4s, v7.s[2]
+	WORD $0x4f9e1824 // fmla v4.4s, v1.4s, v30.s[2]
+	VMOV V3.B16, V13.B16
+	WORD $0x4e24ccad // fmla v13.4s, v5.4s, v4.4s
+	WORD $0x6e2ddccd // fmul v13.4s, v6.4s, v13.4s
+	WORD $0x4e22ccad // fmla v13.4s, v5.4s, v2.4s
+	WORD $0x4f8710ad // fmla v13.4s, v5.4s, v7.s[0]
+	WORD $0x4fbe91ae // fmul v14.4s, v13.4s, v30.s[1]
+	WORD $0x4fbf514e // fmls v14.4s, v10.4s, v31.s[1]
+	WORD $0x4f9f514e // fmls v14.4s, v10.4s, v31.s[0]
+	WORD $0x4fbe916b // fmul v11.4s, v11.4s, v30.s[1]
+	WORD $0x6ea0f96b // fneg v11.4s, v11.4s
+	WORD $0x4fbe918c // fmul v12.4s, v12.4s, v30.s[1]
+	WORD $0x6ea0f98c // fneg v12.4s, v12.4s
+	WORD $0x4e33f561 // fmax v1.4s, v11.4s, v19.4s
+	WORD $0x4eb4f421 // fmin v1.4s, v1.4s, v20.4s
+	WORD $0x6e30dc22 // fmul v2.4s, v1.4s, v16.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4eb1cc41 // fmls v1.4s, v2.4s, v17.4s
+	WORD $0x4eb2cc41 // fmls v1.4s, v2.4s, v18.4s
+	WORD $0x4e2cd421 // fadd v1.4s, v1.4s, v12.4s
+	VMOV V25.B16, V3.B16
+	VMOV V24.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V23.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V22.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V21.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	WORD $0x6e21dc25 // fmul v5.4s, v1.4s, v1.4s
+	WORD $0x4e25cc61 // fmla v1.4s, v3.4s, v5.4s
+	WORD $0x6eabe666 // fcmgt v6.4s, v19.4s, v11.4s
+	WORD $0x6e611f66 // bsl v6.16b, v27.16b, v1.16b
+	WORD $0x4ea1b847 // fcvtzs v7.4s, v2.4s
+	VMOV V14.B16, V1.B16
+	WORD $0x4e2eccc1 // fmla v1.4s, v6.4s, v14.4s
+	WORD $0x4f3f04e8 // sshr v8.4s, v7.4s, #1
+	WORD $0x6ea884e9 // sub v9.4s, v7.4s, v8.4s
+	WORD $0x4ebc8508 // add v8.4s, v8.4s, v28.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4ebc8529 // add v9.4s, v9.4s, v28.4s
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x6e28dc21 // fmul v1.4s, v1.4s, v8.4s
+	WORD $0x6e29dc21 // fmul v1.4s, v1.4s, v9.4s
+	WORD $0x6e221c42 // eor v2.16b, v2.16b, v2.16b
+	WORD $0x6ea0e443 // fcmgt v3.4s, v2.4s, v0.4s
+	WORD $0x4ea1d744 // fsub v4.4s, v26.4s, v1.4s
+	WORD $0x6e641c23 // bsl v3.16b, v1.16b, v4.16b
+	VST1.P [V3.S4], 16(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET
+
 // func sinNEON(dst, x []float32) int
 TEXT ·sinNEON(SB), NOSPLIT, $0-56
 	MOVD dst_base+0(FP), R0

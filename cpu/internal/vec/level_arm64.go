@@ -11,7 +11,8 @@ import (
 // archKernels returns the NEON kernels for LevelNEON (Advanced SIMD is part
 // of every arm64 processor): the generated elementwise arithmetic (the
 // binary ops and their scalar forms, Fma, Neg, Abs, Relu, Sqrt, Rsqrt,
-// Recip, Exp, Log, Sigmoid, SiLU, Tanh, Erf, GeluErf, GeluTanh, Sin, Cos)
+// Recip, Exp, Log, Sigmoid, SiLU, Tanh, Erf, GeluErf, GeluTanh and their
+// derivatives, Sin, Cos)
 // the float64 sums and NaN-propagating extremes, the comparisons and
 // selections, and the float16 and bfloat16 conversions, each finishing the
 // last len%4 (sums: len%8; the others: len%16) elements with the pure-Go
@@ -43,6 +44,7 @@ func archKernels(l Level) *kernels {
 		device.OpRsqrt: rsqrtNEON, device.OpRecip: recipNEON, device.OpExp: expNEON, device.OpSigmoid: sigmoidNEON,
 		device.OpSilu: siluNEON, device.OpTanh: tanhNEON, device.OpLog: logNEON, device.OpErf: erfNEON,
 		device.OpGeluErf: geluErfNEON, device.OpGeluTanh: geluTanhNEON,
+		device.OpGeluErfGrad: geluErfGradNEON, device.OpGeluTanhGrad: geluTanhGradNEON,
 	}
 	for op, f := range unary {
 		k.unary[op] = unaryTail(f, goUnaryFns[op])

@@ -149,6 +149,16 @@ func erfNEON(dst, x []float32)
 //go:noescape
 func geluErfNEON(dst, x []float32)
 
+// geluTanhGradNEON sets dst[i] = the tanh GELU's derivative at x[i] (geluTanhGrad32) for i < len(dst)&^3.
+//
+//go:noescape
+func geluTanhGradNEON(dst, x []float32)
+
+// geluErfGradNEON sets dst[i] = Phi(x[i]) + x[i] phi(x[i]) (geluErfGrad32) for i < len(dst)&^3.
+//
+//go:noescape
+func geluErfGradNEON(dst, x []float32)
+
 // sinNEON sets dst[i] = sin x[i] (sincos32) for i < len(dst)&^3, stopping
 // before the first vector holding an |x[i]| beyond trigMax or a NaN; it
 // returns the number of elements written.

@@ -57,8 +57,8 @@ var sweeps = map[device.Op]struct {
 	// The GELUs' derivatives cross zero near x = -0.752, where their two
 	// terms (each about 0.3) cancel: measured in absolute terms for x in
 	// [-1, -0.5].
-	device.OpGeluErfGrad:  {sweepRange{0, 20, false}, bound{maxULP: 3.5, maxAbs: 4e-8, absBelow: 0x1p-126, nearX: -0.75, nearWidth: 0.25}},
-	device.OpGeluTanhGrad: {sweepRange{0, 35, false}, bound{maxULP: 7, maxAbs: 4e-8, absBelow: 0x1p-126, nearX: -0.75, nearWidth: 0.25}},
+	device.OpGeluErfGrad:  {sweepRange{0, 20, false}, bound{maxULP: 4.5, maxAbs: 5e-8, absBelow: 0x1p-126, nearX: -0.75, nearWidth: 0.25}},
+	device.OpGeluTanhGrad: {sweepRange{0, 35, false}, bound{maxULP: 8, maxAbs: 5e-8, absBelow: 0x1p-126, nearX: -0.75, nearWidth: 0.25}},
 	device.OpSin:          {sweepRange{0, trigMax, false}, bound{maxULP: 2.5}},
 	device.OpCos:          {sweepRange{0, trigMax, false}, bound{maxULP: 2.5}},
 }

@@ -49,6 +49,22 @@ func hornerElems(w writer, first, lo, hi, u, r0 int) int {
 // and f in register f (-1: f = 1, the product f zq is zq). It leaves the
 // result in v1, using v1–v9 and v13.
 func erfcTail(w writer, n int, kE, halfE, twoQ3E string, a, t2h, t2l, f int) {
+	erfcZQ(w, n, kE, halfE, twoQ3E, a)
+	if f >= 0 {
+		w.Neon("fmul v13.4s, v%d.4s, v13.4s", f)
+	}
+	// expMul(-t2h, -t2l, f zq) = ldexp(t f zq + f zq, n).
+	w.Neon("fneg v%d.4s, v%d.4s", t2h, t2h)
+	w.Neon("fneg v%d.4s, v%d.4s", t2l, t2l)
+	expPartsHL(w, t2h, t2l)
+	w.Op("VMOV V13.B16, V1.B16")
+	w.Neon("fmla v1.4s, v6.4s, v13.4s")
+	ldexp(w, 1, 1)
+}
+
+// erfcZQ is scalar.go's erfcZQ, erfcTail's z Q(z-1/2) (arguments as
+// there): it leaves zq in v13, using v1–v9.
+func erfcZQ(w writer, n int, kE, halfE, twoQ3E string, a int) {
 	w.Op("VLD1 (R3), [V7.S4, V8.S4, V9.S4]")
 	// z = 1/(1+k a) as zh + zl: d + dl = 1 + k a, a Newton step on 1/d.
 	w.Op("VMOV V26.B16, V1.B16")
@@ -76,16 +92,6 @@ func erfcTail(w writer, n int, kE, halfE, twoQ3E string, a, t2h, t2l, f int) {
 	w.Neon("fmul v13.4s, v6.4s, v13.4s")
 	w.Neon("fmla v13.4s, v5.4s, v%d.4s", wr)
 	w.Neon("fmla v13.4s, v5.4s, %s", elemOf(7, 0)) // zq
-	if f >= 0 {
-		w.Neon("fmul v13.4s, v%d.4s, v13.4s", f)
-	}
-	// expMul(-t2h, -t2l, f zq) = ldexp(t f zq + f zq, n).
-	w.Neon("fneg v%d.4s, v%d.4s", t2h, t2h)
-	w.Neon("fneg v%d.4s, v%d.4s", t2l, t2l)
-	expPartsHL(w, t2h, t2l)
-	w.Op("VMOV V13.B16, V1.B16")
-	w.Neon("fmla v1.4s, v6.4s, v13.4s")
-	ldexp(w, 1, 1)
 }
 
 // erfKernel writes erfNEON (erf32): the small-argument polynomial and the
@@ -213,4 +219,51 @@ func geluErfKernel(c *coeffs, s, g *bytes.Buffer) {
 		return 6
 	}
 	unaryKernel(s, g, "geluErfNEON", "x[i]/2 (1 + erf(x[i]/sqrt 2)) (geluErf32)", consts, body)
+}
+
+// mirrorGrad leaves in v3 a GELU derivative from y = g(-|x|) in register
+// y: y where x < 0, 1 - y elsewhere (scalar.go's geluErfGrad32 and
+// geluTanhGrad32); it uses v2 and v4.
+func mirrorGrad(w writer, y int) {
+	w.Neon("eor v2.16b, v2.16b, v2.16b")
+	w.Neon("fcmgt v3.4s, v2.4s, v0.4s") // x < 0
+	w.Neon("fsub v4.4s, v26.4s, v%d.4s", y)
+	w.Neon("bsl v3.16b, v%d.16b, v4.16b", y)
+}
+
+// geluErfGradKernel writes geluErfGradNEON (geluErfGrad32): exp(-a^2/2)
+// (zq/2 - a/sqrt(2 pi)) with the exact GELU's erfc form's zq (its table,
+// geluErfcPoly<>, is written by geluErfKernel). v30 holds geluZk, 1/2,
+// 2 geluErfcPoly[3] and geluClamp, v31 invSqrt2PiHi and invSqrt2PiLo.
+func geluErfGradKernel(c *coeffs, s, g *bytes.Buffer) {
+	q := c.arrays["geluErfcPoly"]
+	consts := func(w writer) {
+		expConsts(w, c)
+		pack(w, 30, c.get("geluZk"), 0.5, 2*q[3], c.get("geluClamp"))
+		pack(w, 31, c.get("invSqrt2PiHi"), c.get("invSqrt2PiLo"))
+		w.Op("MOVD $geluErfcPoly<>(SB), R3")
+	}
+	body := func(w writer) int {
+		w.Neon("fabs v10.4s, v0.4s")
+		w.Neon("dup v1.4s, v30.s[3]")
+		w.Neon("fmin v10.4s, v10.4s, v1.4s")  // ac
+		w.Neon("fmul v11.4s, v10.4s, v10.4s") // u
+		w.Neon("fneg v12.4s, v11.4s")
+		w.Neon("fmla v12.4s, v10.4s, v10.4s") // ul
+		erfcZQ(w, len(q), "v30.s[0]", "v30.s[1]", "v30.s[2]", 10)
+		w.Neon("fmul v14.4s, v13.4s, v30.s[1]") // zq/2
+		w.Neon("fmls v14.4s, v10.4s, v31.s[1]")
+		w.Neon("fmls v14.4s, v10.4s, v31.s[0]") // b
+		w.Neon("fmul v11.4s, v11.4s, v30.s[1]")
+		w.Neon("fneg v11.4s, v11.4s") // -u/2
+		w.Neon("fmul v12.4s, v12.4s, v30.s[1]")
+		w.Neon("fneg v12.4s, v12.4s") // -ul/2
+		expPartsHL(w, 11, 12)
+		w.Op("VMOV V14.B16, V1.B16")
+		w.Neon("fmla v1.4s, v6.4s, v14.4s")
+		ldexp(w, 1, 1) // y = b exp(-a^2/2)
+		mirrorGrad(w, 1)
+		return 3
+	}
+	unaryKernel(s, g, "geluErfGradNEON", "Phi(x[i]) + x[i] phi(x[i]) (geluErfGrad32)", consts, body)
 }

@@ -57,6 +57,8 @@ func Generate(coeffsPath string) (asm, stubs []byte, err error) {
 	geluTanhKernel(c, s, g)
 	erfKernel(c, s, g)
 	geluErfKernel(c, s, g)
+	geluTanhGradKernel(c, s, g)
+	geluErfGradKernel(c, s, g)
 	trigKernels(c, s, g)
 	for _, r := range reductions {
 		r.emit(s, g)
