@@ -23,6 +23,8 @@ var benchOps = []struct {
 	{"sigmoid", 8, func(dst, a, _ []float32) { Sigmoid(dst, a) }},
 	{"gelu", 8, func(dst, a, _ []float32) { GeluErf(dst, a) }},
 	{"gelu_tanh", 8, func(dst, a, _ []float32) { GeluTanh(dst, a) }},
+	{"gelu_grad", 8, func(dst, a, _ []float32) { GeluErfGrad(dst, a) }},
+	{"gelu_tanh_grad", 8, func(dst, a, _ []float32) { GeluTanhGrad(dst, a) }},
 	{"silu", 8, func(dst, a, _ []float32) { Silu(dst, a) }},
 	{"copy", 8, func(dst, a, _ []float32) { current.copy(dst, a) }},
 	{"triad", 12, func(dst, a, b []float32) { current.triad(dst, a, b, 3) }},

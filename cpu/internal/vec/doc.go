@@ -63,7 +63,7 @@
 //	  (|x| < 3.99, table)        1.55 ulp (AVX2 2.47) 2 ulp (AVX2 3.5)
 //	GeluTanh  |x| <= 35          2.44 ulp             3 ulp
 //	Silu      |x| <= 110         2.58 ulp             3 ulp
-//	GeluErfGrad   |x| <= 20      3.49 ulp             4.5 ulp
+//	GeluErfGrad   |x| <= 20      3.88 ulp (AVX2 3.49) 4.5 ulp
 //	GeluTanhGrad  |x| <= 35      6.49 ulp             8 ulp
 //	Sin, Cos  |x| <= 2^20        1.81 ulp             2.5 ulp
 //	Sqrt, Recip                  correctly rounded
@@ -77,7 +77,7 @@
 // relative bound is replaced by an absolute error of at most 4e-43. The
 // GELUs' derivatives cross zero near x = -0.752, where their two terms
 // (about 0.3 each) cancel: for x in [-1, -0.5] their error is measured in
-// absolute terms instead, at most 3.8e-8 (GeluErfGrad) and 4.2e-8
+// absolute terms instead, at most 3.9e-8 (GeluErfGrad) and 4.2e-8
 // (GeluTanhGrad), bound 5e-8; they tend to 1 at +Inf and 0 at -Inf.
 //
 // Special values: Exp overflows to +Inf above 88.72 and underflows to 0
@@ -118,8 +118,10 @@
 // g(-a) = 1 - g(a), so both compute y = g(-|x|) (nothing to cancel but
 // near their zero) and return y or 1 - y: the exact one as
 // exp(-a^2/2) (zq/2 - a/sqrt(2 pi)), zq the exact GELU's erfc form's
-// z Q(z-1/2) (no table: the derivative of its polynomials would lose
-// accuracy), the tanh one as e (d - a v'(a))/d^2 with e = exp(-v(a)) from
+// z Q(z-1/2), except for |x| < 3.99 (Go, AVX-512 and NEON, not AVX2),
+// where it is Phi(x) + x phi(x) with Phi from the exact GELU's table and
+// phi from exp (about half the erfc form's work; the derivative of the
+// table's polynomials would lose accuracy), the tanh one as e (d - a v'(a))/d^2 with e = exp(-v(a)) from
 // the tanh GELU's double-float v and d = 1 + e. Coefficients are fitted by
 // tools/asmgen/vec/fit.
 //

@@ -95,3 +95,33 @@ func TestGeluTanhGoTail(t *testing.T) {
 		}
 	}
 }
+
+// TestGeluErfGradTableEdges checks the exact GELU's derivative at the
+// float32 neighbours of every geluPhi interval boundary and of the table's
+// ends, where the Go and AVX-512 kernels switch intervals or forms.
+func TestGeluErfGradTableEdges(t *testing.T) {
+	var xs []float32
+	for k := 0; k <= 32; k++ {
+		b := math.Float32bits(float32(k)/4 - 4)
+		for d := uint32(0); d < 4; d++ {
+			xs = append(xs, math.Float32frombits(b+d), math.Float32frombits(b-d))
+		}
+	}
+	for _, e := range []float32{geluPhiMax, -geluPhiMax} {
+		for d := uint32(0); d < 4; d++ {
+			xs = append(xs, math.Float32frombits(math.Float32bits(e)-d), math.Float32frombits(math.Float32bits(e)+d))
+		}
+	}
+	refs := make([]float64, len(xs))
+	for i, x := range xs {
+		refs[i] = ref64(device.OpGeluErfGrad, x)
+	}
+	got := make([]float32, len(xs))
+	b := sweeps[device.OpGeluErfGrad].b
+	forEachLevel(t, func(t *testing.T, l Level) {
+		GeluErfGrad(got, xs)
+		u, worst, a := measureBound(xs, got, refs, b)
+		assert.LessOrEqual(t, u, b.maxULP, "at x=%g", worst)
+		assert.LessOrEqual(t, a, b.maxAbs)
+	})
+}

@@ -2183,6 +2183,14 @@ TEXT ·geluErfGradNEON(SB), NOSPLIT, $0-48
 	VDUP R2, V27.S4
 	MOVW $0x0000007f, R2
 	VDUP R2, V28.S4
+	MOVW $0x41780000, R2
+	VMOV R2, V29.S[0]
+	MOVW $0x41f80000, R2
+	VMOV R2, V29.S[1]
+	MOVW $0x40800000, R2
+	VMOV R2, V29.S[2]
+	MOVW $0x41800000, R2
+	VMOV R2, V29.S[3]
 	MOVW $0x3eb504f3, R2
 	VMOV R2, V30.S[0]
 	MOVW $0x3f000000, R2
@@ -2195,11 +2203,104 @@ TEXT ·geluErfGradNEON(SB), NOSPLIT, $0-48
 	VMOV R2, V31.S[0]
 	MOVW $0xb242bc9b, R2
 	VMOV R2, V31.S[1]
+	MOVW $0x407f8000, R2
+	VMOV R2, V31.S[2]
 	MOVD $geluErfcPoly<>(SB), R3
+	MOVD $geluPhiRows<>(SB), R4
 	LSR $2, R9
 	CBZ R9, done
 loop:
 	VLD1.P 16(R1), [V0.S4]
+	WORD $0x4e1407a1 // dup v1.4s, v29.s[2]
+	WORD $0x4e1c07a2 // dup v2.4s, v29.s[3]
+	WORD $0x4e21cc02 // fmla v2.4s, v0.4s, v1.4s
+	WORD $0x6e211c21 // eor v1.16b, v1.16b, v1.16b
+	WORD $0x4e21f442 // fmax v2.4s, v2.4s, v1.4s
+	WORD $0x4e0c07a1 // dup v1.4s, v29.s[1]
+	WORD $0x4ea1f442 // fmin v2.4s, v2.4s, v1.4s
+	WORD $0x4ea1b842 // fcvtzs v2.4s, v2.4s
+	WORD $0x4e21d843 // scvtf v3.4s, v2.4s
+	WORD $0x4e0407a1 // dup v1.4s, v29.s[0]
+	WORD $0x4ea1d463 // fsub v3.4s, v3.4s, v1.4s
+	WORD $0x6ea0f863 // fneg v3.4s, v3.4s
+	WORD $0x4f9d1803 // fmla v3.4s, v0.4s, v29.s[2]
+	VMOV V2.S[0], R5
+	ADD R5<<5, R4, R5
+	WORD $0x0d60a0a8 // ld4 {v8.s, v9.s, v10.s, v11.s}[0], [x5]
+	ADD $16, R5
+	WORD $0x0d60a0ac // ld4 {v12.s, v13.s, v14.s, v15.s}[0], [x5]
+	VMOV V2.S[1], R5
+	ADD R5<<5, R4, R5
+	WORD $0x0d60b0a8 // ld4 {v8.s, v9.s, v10.s, v11.s}[1], [x5]
+	ADD $16, R5
+	WORD $0x0d60b0ac // ld4 {v12.s, v13.s, v14.s, v15.s}[1], [x5]
+	VMOV V2.S[2], R5
+	ADD R5<<5, R4, R5
+	WORD $0x4d60a0a8 // ld4 {v8.s, v9.s, v10.s, v11.s}[2], [x5]
+	ADD $16, R5
+	WORD $0x4d60a0ac // ld4 {v12.s, v13.s, v14.s, v15.s}[2], [x5]
+	VMOV V2.S[3], R5
+	ADD R5<<5, R4, R5
+	WORD $0x4d60b0a8 // ld4 {v8.s, v9.s, v10.s, v11.s}[3], [x5]
+	ADD $16, R5
+	WORD $0x4d60b0ac // ld4 {v12.s, v13.s, v14.s, v15.s}[3], [x5]
+	WORD $0x4e23cdee // fmla v14.4s, v15.4s, v3.4s
+	WORD $0x4e23cdcd // fmla v13.4s, v14.4s, v3.4s
+	WORD $0x4e23cdac // fmla v12.4s, v13.4s, v3.4s
+	WORD $0x4e23cd8b // fmla v11.4s, v12.4s, v3.4s
+	WORD $0x4e23cd6a // fmla v10.4s, v11.4s, v3.4s
+	WORD $0x4e23cd49 // fmla v9.4s, v10.4s, v3.4s
+	VMOV V8.B16, V12.B16
+	VMOV V9.B16, V13.B16
+	WORD $0x4f9f900e // fmul v14.4s, v0.4s, v31.s[0]
+	WORD $0x6ea0f9cf // fneg v15.4s, v14.4s
+	WORD $0x4f9f100f // fmla v15.4s, v0.4s, v31.s[0]
+	WORD $0x4fbf100f // fmla v15.4s, v0.4s, v31.s[1]
+	WORD $0x6e20dc0a // fmul v10.4s, v0.4s, v0.4s
+	WORD $0x6ea0f94b // fneg v11.4s, v10.4s
+	WORD $0x4e20cc0b // fmla v11.4s, v0.4s, v0.4s
+	WORD $0x4fbe914a // fmul v10.4s, v10.4s, v30.s[1]
+	WORD $0x6ea0f94a // fneg v10.4s, v10.4s
+	WORD $0x4fbe916b // fmul v11.4s, v11.4s, v30.s[1]
+	WORD $0x6ea0f96b // fneg v11.4s, v11.4s
+	WORD $0x4e33f541 // fmax v1.4s, v10.4s, v19.4s
+	WORD $0x4eb4f421 // fmin v1.4s, v1.4s, v20.4s
+	WORD $0x6e30dc22 // fmul v2.4s, v1.4s, v16.4s
+	WORD $0x4e218842 // frintn v2.4s, v2.4s
+	WORD $0x4eb1cc41 // fmls v1.4s, v2.4s, v17.4s
+	WORD $0x4eb2cc41 // fmls v1.4s, v2.4s, v18.4s
+	WORD $0x4e2bd421 // fadd v1.4s, v1.4s, v11.4s
+	VMOV V25.B16, V3.B16
+	VMOV V24.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V23.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V22.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	VMOV V21.B16, V4.B16
+	WORD $0x4e21cc64 // fmla v4.4s, v3.4s, v1.4s
+	VMOV V4.B16, V3.B16
+	WORD $0x6e21dc25 // fmul v5.4s, v1.4s, v1.4s
+	WORD $0x4e25cc61 // fmla v1.4s, v3.4s, v5.4s
+	WORD $0x6eaae666 // fcmgt v6.4s, v19.4s, v10.4s
+	WORD $0x6e611f66 // bsl v6.16b, v27.16b, v1.16b
+	WORD $0x4ea1b847 // fcvtzs v7.4s, v2.4s
+	VMOV V14.B16, V1.B16
+	WORD $0x4e2eccc1 // fmla v1.4s, v6.4s, v14.4s
+	WORD $0x4e2fd421 // fadd v1.4s, v1.4s, v15.4s
+	WORD $0x4f3f04e8 // sshr v8.4s, v7.4s, #1
+	WORD $0x6ea884e9 // sub v9.4s, v7.4s, v8.4s
+	WORD $0x4ebc8508 // add v8.4s, v8.4s, v28.4s
+	WORD $0x4f375508 // shl v8.4s, v8.4s, #23
+	WORD $0x4ebc8529 // add v9.4s, v9.4s, v28.4s
+	WORD $0x4f375529 // shl v9.4s, v9.4s, #23
+	WORD $0x6e28dc21 // fmul v1.4s, v1.4s, v8.4s
+	WORD $0x6e29dc21 // fmul v1.4s, v1.4s, v9.4s
+	WORD $0x4e21d5a1 // fadd v1.4s, v13.4s, v1.4s
+	WORD $0x4e21d58f // fadd v15.4s, v12.4s, v1.4s
 	WORD $0x4ea0f80a // fabs v10.4s, v0.4s
 	WORD $0x4e1c07c1 // dup v1.4s, v30.s[3]
 	WORD $0x4ea1f54a // fmin v10.4s, v10.4s, v1.4s
@@ -2297,7 +2398,11 @@ loop:
 	WORD $0x6ea0e443 // fcmgt v3.4s, v2.4s, v0.4s
 	WORD $0x4ea1d744 // fsub v4.4s, v26.4s, v1.4s
 	WORD $0x6e641c23 // bsl v3.16b, v1.16b, v4.16b
-	VST1.P [V3.S4], 16(R0)
+	WORD $0x4ea0f804 // fabs v4.4s, v0.4s
+	WORD $0x4e1407e5 // dup v5.4s, v31.s[2]
+	WORD $0x6ea4e4a5 // fcmgt v5.4s, v5.4s, v4.4s
+	WORD $0x6e631de5 // bsl v5.16b, v15.16b, v3.16b
+	VST1.P [V5.S4], 16(R0)
 	SUBS $1, R9
 	BNE loop
 done:

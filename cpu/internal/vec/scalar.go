@@ -294,11 +294,40 @@ func geluTanhArg(a float32) (vh, vl float32) {
 // has no cancellation but at the derivative's zero (x near -0.75): both
 // kernels compute y = g(-|x|) and return y for x < 0, 1 - y otherwise.
 
+// geluPhiGrad32 returns Phi(x) + x phi(x) for |x| < geluPhiMax: Phi as
+// c0 + w from the geluPhi table (geluPhi32's steps) and x phi(x) =
+// (x/sqrt(2 pi)) exp(-x^2/2), the argument and x/sqrt(2 pi) as pairs,
+// summed as c0 + (w + x phi) (near the derivative's zero,
+// where x phi is about -c0, the last sum is exact).
+func geluPhiGrad32(x float32) float32 {
+	j := int32(fma32(x, 4, 16))
+	v := fma32(x, 4, -(float32(j) - 15.5))
+	c := func(k int) float32 { return geluPhi[k*geluPhiIntervals+int(j)] }
+	p := c(7)
+	for k := 6; k >= 2; k-- {
+		p = fma32(p, v, c(k))
+	}
+	w := fma32(p, v, c(1))
+	// x/sqrt(2 pi) = f + fl; with exp(-x^2/2) = (1+t) 2^n, x phi is
+	// 2^n (f + t f + fl), dropping t fl (below 2^-24 of the result).
+	u := x * x
+	ul := fma32(x, x, -u)
+	f := x * invSqrt2PiHi
+	fl := fma32(x, invSqrt2PiLo, fma32(x, invSqrt2PiHi, -f))
+	t, n := expParts(-0.5*u, -0.5*ul)
+	xphi := ldexp(fma32(t, f, f)+fl, n)
+	return c(0) + (w + xphi)
+}
+
 // geluErfGrad32 returns Phi(x) + x phi(x), the exact GELU's derivative:
+// from the geluPhi table for |x| < geluPhiMax (geluPhiGrad32), elsewhere
 // with a = |x|, g(-a) = erfc(a/sqrt 2)/2 - a phi(a) = exp(-a^2/2)
 // (zq/2 - a/sqrt(2 pi)) with the erfc form's z Q (geluErfcPoly), the
 // exponential's argument in double-float and the product rounded once.
 func geluErfGrad32(x float32) float32 {
+	if abs32(x) < geluPhiMax {
+		return geluPhiGrad32(x)
+	}
 	ac := min(abs32(x), geluClamp)
 	u := ac * ac
 	ul := fma32(ac, ac, -u)

@@ -419,7 +419,7 @@ func (g *gen) heavyUnary() []unaryBody {
 		{"erf", func(x reg.VecVirtual) reg.VecVirtual { return g.erf(x) }},
 		{"geluErf", func(x reg.VecVirtual) reg.VecVirtual { return g.geluErfAll(x) }},
 		{"geluTanh", func(x reg.VecVirtual) reg.VecVirtual { return g.geluTanh(x) }},
-		{"geluErfGrad", func(x reg.VecVirtual) reg.VecVirtual { return g.geluErfGrad(x) }},
+		{"geluErfGrad", func(x reg.VecVirtual) reg.VecVirtual { return g.geluErfGradAll(x) }},
 		{"geluTanhGrad", func(x reg.VecVirtual) reg.VecVirtual { return g.geluTanhGrad(x) }},
 	}
 }
@@ -481,6 +481,13 @@ func (g *gen) unaryKernels() {
 			k.fast = func(in, _ []reg.VecVirtual) reg.VecVirtual { return g.geluPhi(in[0]) }
 			k.fastOK = func(in []reg.VecVirtual) mask { return g.geluPhiLanes(in[0]) }
 			k.setup = g.hoistGeluPhi
+		}
+		if h.name == "geluErfGrad" && s.avx512 {
+			// The same split as geluErf's, with the tables read from
+			// memory: hoisted, they leave too few registers for two
+			// interleaved vectors.
+			k.fast = func(in, _ []reg.VecVirtual) reg.VecVirtual { return g.geluPhiGrad(in[0]) }
+			k.fastOK = func(in []reg.VecVirtual) mask { return g.geluPhiLanes(in[0]) }
 		}
 		g.modes(k)
 	}

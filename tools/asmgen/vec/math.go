@@ -319,6 +319,39 @@ func (g *gen) mirrorGrad(x, y reg.Register) reg.VecVirtual {
 	return s.sel(s.cmp(cmpLT, x, s.zero()), y, s.sub(s.load(s.c(1)), y))
 }
 
+// geluPhiGrad returns Phi(x) + x phi(x) for |x| < geluPhiMax from the
+// geluPhi table and exp (geluPhiGrad32 in scalar.go); AVX-512 only.
+func (g *gen) geluPhiGrad(x reg.Register) reg.VecVirtual {
+	s, ts := g.s, g.geluPhiTables()
+	j := s.cvtTrunc(s.fma(x, s.c(4), s.c(16)))
+	v := s.fms(x, s.c(4), s.lookup32(ts[0], j))
+	coef := func(i int) reg.VecVirtual { return s.lookup32(ts[1+i], j) }
+	p := coef(7)
+	for i := 6; i >= 2; i-- {
+		p = s.fma(p, v, coef(i))
+	}
+	w := s.fma(p, v, coef(1))
+	u := s.mul(x, x)
+	nh := s.mul(u, s.c(-0.5))
+	nl := s.mul(s.fnma(x, x, u), s.c(0.5))
+	cHi, cLo := g.k.k("invSqrt2PiHi"), g.k.k("invSqrt2PiLo")
+	f := s.mul(x, s.c(cHi))
+	fl := s.fma(x, s.c(cLo), s.fms(x, s.c(cHi), f))
+	// -x^2/2 >= -8: exp never underflows here.
+	t, n := g.expParts(nh, nl, expRange{nonPos: true, smallF: true})
+	xphi := s.ldexp(s.add(s.fma(t, f, f), fl), n)
+	return s.add(coef(0), s.add(w, xphi))
+}
+
+// geluErfGradAll returns the exact GELU's derivative for every x: the
+// table where it applies, the erfc form elsewhere (AVX2: everywhere).
+func (g *gen) geluErfGradAll(x reg.Register) reg.VecVirtual {
+	if !g.s.avx512 {
+		return g.geluErfGrad(x)
+	}
+	return g.s.sel(g.geluPhiLanes(x), g.geluPhiGrad(x), g.geluErfGrad(x))
+}
+
 func (g *gen) geluErfGrad(x reg.Register) reg.VecVirtual {
 	s, k := g.s, g.k
 	ac := s.minps(s.load(s.c(k.k("geluClamp"))), s.abs(x))

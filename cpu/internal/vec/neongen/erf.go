@@ -231,19 +231,71 @@ func mirrorGrad(w writer, y int) {
 	w.Neon("bsl v3.16b, v%d.16b, v4.16b", y)
 }
 
-// geluErfGradKernel writes geluErfGradNEON (geluErfGrad32): exp(-a^2/2)
-// (zq/2 - a/sqrt(2 pi)) with the exact GELU's erfc form's zq (its table,
-// geluErfcPoly<>, is written by geluErfKernel). v30 holds geluZk, 1/2,
-// 2 geluErfcPoly[3] and geluClamp, v31 invSqrt2PiHi and invSqrt2PiLo.
+// geluErfGradKernel writes geluErfGradNEON (geluErfGrad32): both forms,
+// selected per lane. The table form (geluPhiGrad32) gathers each lane's
+// geluPhi row like geluErfNEON (the tables geluPhiRows<> and geluErfcPoly<>
+// are written by geluErfKernel); the erfc form is exp(-a^2/2)
+// (zq/2 - a/sqrt(2 pi)). v29 holds 15.5, 31, 4 and 16, v30 geluZk, 1/2,
+// 2 geluErfcPoly[3] and geluClamp, v31 invSqrt2PiHi, invSqrt2PiLo and
+// geluPhiMax.
 func geluErfGradKernel(c *coeffs, s, g *bytes.Buffer) {
+	const intervals = 32
 	q := c.arrays["geluErfcPoly"]
 	consts := func(w writer) {
 		expConsts(w, c)
+		pack(w, 29, 15.5, intervals-1, 4, 16)
 		pack(w, 30, c.get("geluZk"), 0.5, 2*q[3], c.get("geluClamp"))
-		pack(w, 31, c.get("invSqrt2PiHi"), c.get("invSqrt2PiLo"))
+		pack(w, 31, c.get("invSqrt2PiHi"), c.get("invSqrt2PiLo"), c.get("geluPhiMax"))
 		w.Op("MOVD $geluErfcPoly<>(SB), R3")
+		w.Op("MOVD $geluPhiRows<>(SB), R4")
 	}
 	body := func(w writer) int {
+		// geluPhiGrad32: j and v as in geluErfNEON, c(0) in v8 and
+		// w in v9 after Horner's steps.
+		w.Neon("dup v1.4s, v29.s[2]")
+		w.Neon("dup v2.4s, v29.s[3]")
+		w.Neon("fmla v2.4s, v0.4s, v1.4s")
+		w.Neon("eor v1.16b, v1.16b, v1.16b")
+		w.Neon("fmax v2.4s, v2.4s, v1.4s")
+		w.Neon("dup v1.4s, v29.s[1]")
+		w.Neon("fmin v2.4s, v2.4s, v1.4s")
+		w.Neon("fcvtzs v2.4s, v2.4s") // j
+		w.Neon("scvtf v3.4s, v2.4s")
+		w.Neon("dup v1.4s, v29.s[0]")
+		w.Neon("fsub v3.4s, v3.4s, v1.4s")
+		w.Neon("fneg v3.4s, v3.4s")
+		w.Neon("fmla v3.4s, v0.4s, v29.s[2]") // v
+		for i := 0; i < 4; i++ {
+			w.Op("VMOV V2.S[%d], R5", i)
+			w.Op("ADD R5<<5, R4, R5")
+			w.Neon("ld4 {v8.s, v9.s, v10.s, v11.s}[%d], [x5]", i)
+			w.Op("ADD $16, R5")
+			w.Neon("ld4 {v12.s, v13.s, v14.s, v15.s}[%d], [x5]", i)
+		}
+		for k := 6; k >= 1; k-- {
+			w.Neon("fmla v%d.4s, v%d.4s, v3.4s", 8+k, 9+k)
+		}
+		w.Op("VMOV V8.B16, V12.B16")           // c(0)
+		w.Op("VMOV V9.B16, V13.B16")           // w
+		w.Neon("fmul v14.4s, v0.4s, v31.s[0]") // f
+		w.Neon("fneg v15.4s, v14.4s")
+		w.Neon("fmla v15.4s, v0.4s, v31.s[0]")
+		w.Neon("fmla v15.4s, v0.4s, v31.s[1]") // fl
+		w.Neon("fmul v10.4s, v0.4s, v0.4s")    // u
+		w.Neon("fneg v11.4s, v10.4s")
+		w.Neon("fmla v11.4s, v0.4s, v0.4s") // ul
+		w.Neon("fmul v10.4s, v10.4s, v30.s[1]")
+		w.Neon("fneg v10.4s, v10.4s")
+		w.Neon("fmul v11.4s, v11.4s, v30.s[1]")
+		w.Neon("fneg v11.4s, v11.4s")
+		expPartsHL(w, 10, 11)
+		w.Op("VMOV V14.B16, V1.B16")
+		w.Neon("fmla v1.4s, v6.4s, v14.4s")
+		w.Neon("fadd v1.4s, v1.4s, v15.4s")
+		ldexp(w, 1, 1)                       // x phi
+		w.Neon("fadd v1.4s, v13.4s, v1.4s")  // w + x phi
+		w.Neon("fadd v15.4s, v12.4s, v1.4s") // the table form
+		// The erfc form.
 		w.Neon("fabs v10.4s, v0.4s")
 		w.Neon("dup v1.4s, v30.s[3]")
 		w.Neon("fmin v10.4s, v10.4s, v1.4s")  // ac
@@ -263,7 +315,11 @@ func geluErfGradKernel(c *coeffs, s, g *bytes.Buffer) {
 		w.Neon("fmla v1.4s, v6.4s, v14.4s")
 		ldexp(w, 1, 1) // y = b exp(-a^2/2)
 		mirrorGrad(w, 1)
-		return 3
+		w.Neon("fabs v4.4s, v0.4s")
+		w.Neon("dup v5.4s, v31.s[2]")
+		w.Neon("fcmgt v5.4s, v5.4s, v4.4s") // |x| < geluPhiMax: the table
+		w.Neon("bsl v5.16b, v15.16b, v3.16b")
+		return 5
 	}
 	unaryKernel(s, g, "geluErfGradNEON", "Phi(x[i]) + x[i] phi(x[i]) (geluErfGrad32)", consts, body)
 }
