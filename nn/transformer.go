@@ -87,7 +87,13 @@ func (l *TransformerEncoderLayer) Encode(x *tensor.Tensor, o AttendOptions) *ten
 		return l.Drop1.Forward(y)
 	}
 	ff := func(x *tensor.Tensor) *tensor.Tensor {
-		return l.Drop2.Forward(l.Linear2.Forward(l.Drop.Forward(l.Activation.Forward(l.Linear1.Forward(x)))))
+		h := l.Linear1.Forward(x)
+		if h.RequiresGrad() {
+			// The activation's gradient reads the pre-activation again:
+			// stored, it is not recomputed (a product) in that kernel.
+			h = h.Materialize()
+		}
+		return l.Drop2.Forward(l.Linear2.Forward(l.Drop.Forward(l.Activation.Forward(h))))
 	}
 	if l.NormFirst {
 		// The residual sums are stored (Materialize): read lazily, the sum

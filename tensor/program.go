@@ -115,7 +115,13 @@ func (pb *progBuilder) canAbsorb(n *node, v view) bool {
 	default:
 		return false
 	}
-	return device.NumElements(n.shape) == device.NumElements(pb.shape) && v.isIdentity(n.shape)
+	if device.NumElements(n.shape) != device.NumElements(pb.shape) {
+		return false
+	}
+	// A matmul may also be read through a reshape that keeps its element
+	// order (a product folded over a batch, read in the batch's shape): the
+	// epilogue's inputs are then viewed in the product's shape (reshaped).
+	return v.isIdentity(n.shape) || n.kind == kindMatMul && v.isIdentity(pb.shape)
 }
 
 // build returns the register holding n's value at each iteration position,
@@ -291,4 +297,22 @@ func viewEqual(a, b view) bool {
 
 func (k nodeKind) String() string {
 	return [...]string{"data", "elementwise", "reduce", "matmul", "conv", "pool", "gather", "scatter", "cat", "softmax", "softmax_grad", "normalize", "normalize_grad", "attention", "attention_grad"}[k]
+}
+
+// reshapeInputs views the program's inputs, which have the iteration shape,
+// in shape, which has as many elements (an absorbed product's own shape,
+// read in element order: see canAbsorb); it reports false when an input's
+// strides cannot express that reshape.
+func (pb *progBuilder) reshapeInputs(shape []int) bool {
+	if slices.Equal(shape, pb.shape) {
+		return true
+	}
+	for i, in := range pb.inputs {
+		st, ok := reshapeStrides(in.Shape, in.Strides, shape)
+		if !ok {
+			return false
+		}
+		pb.inputs[i].Shape, pb.inputs[i].Strides = shape, st
+	}
+	return true
 }

@@ -181,6 +181,9 @@ func (d *Device) tryElementwise(n *node, pb *progBuilder) (bool, error) {
 	if pb.absorbed != nil && pb.absorbed.kind != kindReduce && !baseTypes(pb, n.dtype) {
 		return false, nil // products' epilogues stay in device.BaseDTypes: retry without absorbing
 	}
+	if pb.absorbed != nil && !pb.reshapeInputs(pb.absorbed.shape) {
+		return false, nil // an input cannot be viewed in the product's shape: retry without absorbing
+	}
 	if pb.absorbed != nil {
 		ep := &epilogue{prog: pb.finish(), inputs: pb.inputs, ops: pb.ops, target: n}
 		switch a := pb.absorbed; a.kind {
