@@ -9,17 +9,17 @@ import (
 var _ device.Attender = (*Device)(nil)
 
 // attnForward is an attention forward pass being computed: the operands
-// and the contiguous results.
+// and the results (Out's rows contiguous, LSE contiguous).
 type attnForward struct {
-	a        attnDims
-	q, k, v  operand
-	scale    float32
-	causal   bool
-	lb       int // query rows per block
-	out, lse []float32
-	outOff   int // element offsets of Out and LSE
-	lseOff   int
-	blocks   int // blocks per batch element
+	a       attnDims
+	q, k, v operand
+	out     operand // Out, row-major (its rows out.sr apart)
+	scale   float32
+	causal  bool
+	lb      int // query rows per block
+	lse     []float32
+	lseOff  int // element offset of LSE
+	blocks  int // blocks per batch element
 }
 
 // Attention runs k one block of query rows of one batch element at a time:
@@ -48,12 +48,13 @@ func (d *Device) Attention(k *device.AttentionKernel) error {
 		return nil
 	}
 	f := &attnForward{a: a, scale: float32(k.Scale), causal: k.Causal, lb: a.blockRows(k.Causal),
-		out: data[3], lse: data[4], outOff: k.Out.Offset, lseOff: k.LSE.Offset}
-	d.scratch.ints = grow(d.scratch.ints, 3*a.nb)
-	ops := []operand{{}, {}, {}}
-	attnOperands(ops, data[:3], []device.View{k.Q, k.K, k.V}, a, d.scratch.ints,
-		[][2]int{{a.l, a.e}, {a.s, a.e}, {a.s, a.ev}})
-	f.q, f.k, f.v = ops[0], ops[1], ops[2]
+		lse: data[4], lseOff: k.LSE.Offset}
+	d.scratch.ints = grow(d.scratch.ints, 4*a.nb)
+	ops := []operand{{}, {}, {}, {}}
+	attnOperands(ops, data[:4], []device.View{k.Q, k.K, k.V, k.Out}, a, d.scratch.ints,
+		[][2]int{{a.l, a.e}, {a.s, a.e}, {a.s, a.ev}, {a.l, a.ev}})
+	f.q, f.k, f.v, f.out = ops[0], ops[1], ops[2], ops[3]
+	f.out.sr = max(f.out.sr, a.ev) // a row stride below Ev is that of a single row
 	f.blocks = (a.l + f.lb - 1) / f.lb
 	tasks := a.nb * f.blocks
 	cost := f.lb * a.s * (a.e + a.ev + 8) // per task: two products and the row work
@@ -90,7 +91,7 @@ func (f *attnForward) task(ws *workspace, t int) {
 	k := attnBlock(&f.k, bi, 0, ns, kb)
 	v := attnBlock(&f.v, bi, 0, ns, vb)
 	f.block(bi, i0, i1, q, k, v, s, rows)
-	if !f.causal || i1-i0 == 1 || allFinite(f.out[f.outOff+(bi*a.l+i0)*a.ev:f.outOff+(bi*a.l+i1)*a.ev]) {
+	if !f.causal || i1-i0 == 1 || f.outFinite(bi, i0, i1) {
 		return
 	}
 	for i := i0; i < i1; i++ {
@@ -129,10 +130,27 @@ func (f *attnForward) block(bi, i0, i1 int, q, k, v attnMat, s []float32, rows a
 	if a.ev == 0 {
 		return
 	}
-	out := f.out[f.outOff+(bi*a.l+i0)*a.ev:]
-	sgemm(1, false, v.trans, m, a.ev, ns, 1, s, ns, v.m, v.ld, 0, out, a.ev)
+	ld := f.out.sr
+	out := f.out.data[f.out.off[bi]+i0*ld:]
+	sgemm(1, false, v.trans, m, a.ev, ns, 1, s, ns, v.m, v.ld, 0, out, ld)
 	for r := range m {
-		row := out[r*a.ev : (r+1)*a.ev]
+		row := out[r*ld : r*ld+a.ev]
 		vec.MulScalar(row, row, rows.inv[r])
 	}
+}
+
+// outFinite reports whether Out's rows [i0, i1) of batch element bi hold no
+// NaN or infinity.
+func (f *attnForward) outFinite(bi, i0, i1 int) bool {
+	ld, ev := f.out.sr, f.a.ev
+	base := f.out.data[f.out.off[bi]:]
+	if ld == ev {
+		return allFinite(base[i0*ld : i1*ld])
+	}
+	for i := i0; i < i1; i++ {
+		if !allFinite(base[i*ld : i*ld+ev]) {
+			return false
+		}
+	}
+	return true
 }

@@ -190,11 +190,23 @@ func runAttnCase(t *testing.T, d *Device, r *rand.Rand, c attnCase) {
 	nb := p.nb
 	outShape := append(slices.Clone(c.batch), c.l, c.ev)
 	lseShape := append(slices.Clone(c.batch), c.l)
+	// Out is contiguous, or for permuted operands stored with the rows of
+	// the innermost batch dimension interleaved ([B, L, H, Ev] viewed as
+	// [B, H, L, Ev], as the GPT's heads).
 	out := device.Contiguous(poisoned(t, d, device.Float32, nb*c.l*c.ev), device.Float32, 0, outShape)
+	if rank >= 3 && c.layout != "contiguous" && c.layout != "offset" {
+		operm := attnPerm("", rank)
+		operm[rank-3], operm[rank-2] = operm[rank-2], operm[rank-3]
+		out.Strides = permutedStrides(outShape, operm)
+	}
 	lse := device.Contiguous(poisoned(t, d, device.Float32, nb*c.l), device.Float32, 0, lseShape)
 	fk := &device.AttentionKernel{Q: in[0], K: in[1], V: in[2], Scale: p.scale, Causal: c.causal, Out: out, LSE: lse}
 	require.NoError(t, d.Attention(fk))
-	gotOut := download(t, d, out.Buf, device.Float32, nb*c.l*c.ev)
+	stored := download(t, d, out.Buf, device.Float32, nb*c.l*c.ev)
+	gotOut := make([]float64, len(stored))
+	for i := range gotOut {
+		gotOut[i] = stored[out.Index(i)]
+	}
 	gotLSE := download(t, d, lse.Buf, device.Float32, nb*c.l)
 	wantOut, wantLSE := p.forward()
 	if c.special == "huge" {

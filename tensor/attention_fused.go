@@ -8,12 +8,16 @@ import (
 )
 
 // attnAttrs are the parameters of a fused attention node and of its
-// gradient's node: the scale, the causal triangle, and the shapes of the
-// results packed one after another in the node's buffer.
+// gradient's node: the scale, the causal triangle, and the results packed
+// one after another in the node's buffer.
 type attnAttrs struct {
 	scale  float64
 	causal bool
 	parts  [][]int // the results' shapes, in buffer order
+	// strides are the results' layouts (nil: contiguous): the forward's
+	// output is stored with the rows of its innermost batch dimension
+	// interleaved (see headsInterleaved).
+	strides [][]int
 }
 
 // attnParams are what the fused attention's gradient rule needs beyond its
@@ -48,12 +52,26 @@ func fusedAttention(q, k, v *Tensor, scale float64, causal bool) *Tensor {
 	q = expandBatch(q, batch)
 	k = expandBatch(k, batch)
 	v = expandBatch(v, batch)
+	outShape := append(slices.Clone(batch), l, ev)
 	attrs := attnAttrs{scale: scale, causal: causal, parts: [][]int{
-		append(slices.Clone(batch), l, ev), // the output
-		append(slices.Clone(batch), l),     // the rows' log-sum-exp
-	}}
+		outShape,                       // the output
+		append(slices.Clone(batch), l), // the rows' log-sum-exp
+	}, strides: [][]int{headsInterleaved(outShape), nil}}
 	res := attentionNode(kindAttention, attrs, q.Detach(), k.Detach(), v.Detach())
 	return recordGrad(opAttention, res[0], []*Tensor{q, k, v}, attnParams{lse: res[1], scale: scale, causal: causal})
+}
+
+// headsInterleaved returns the strides that store an output [B..., H, L,
+// Ev] as [B..., L, H, Ev], the layout in which multi-head attention joins
+// its heads (out.Permute(…, L, H, Ev).Reshape(…, L, H·Ev) is then a view,
+// not a copy); with no batch dimension, contiguous strides.
+func headsInterleaved(shape []int) []int {
+	st := device.ContiguousStrides(shape)
+	if r := len(shape); r >= 3 {
+		st[r-2] = shape[r-3] * shape[r-1]
+		st[r-3] = shape[r-1]
+	}
+	return st
 }
 
 // expandBatch broadcasts t's batch dimensions to batch (a view).
@@ -91,7 +109,7 @@ func attentionNode(kind nodeKind, attrs attnAttrs, ins ...*Tensor) []*Tensor {
 	res := make([]*Tensor, len(attrs.parts))
 	off := 0
 	for i, p := range attrs.parts {
-		res[i] = wrap(n, contiguousViewAt(p, off))
+		res[i] = wrap(n, view{shape: p, strides: attrs.resultStrides(i), offset: off})
 		off += device.NumElements(p)
 	}
 	return res
@@ -115,7 +133,7 @@ func (d *Device) runAttention(n *node) error {
 	results := make([]device.View, len(a.parts))
 	off := 0
 	for i, p := range a.parts {
-		results[i] = device.Contiguous(blk.Buf, Float32, off, p)
+		results[i] = device.View{Buf: blk.Buf, DType: Float32, Offset: off, Shape: p, Strides: a.resultStrides(i)}
 		off += device.NumElements(p)
 	}
 	att := d.raw.(device.Attender)
@@ -137,4 +155,12 @@ func (d *Device) runAttention(n *node) error {
 	}
 	n.block = blk
 	return nil
+}
+
+// resultStrides returns the strides of result i.
+func (a attnAttrs) resultStrides(i int) []int {
+	if i < len(a.strides) && a.strides[i] != nil {
+		return a.strides[i]
+	}
+	return device.ContiguousStrides(a.parts[i])
 }

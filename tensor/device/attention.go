@@ -9,8 +9,11 @@ package device
 //
 // Q [B..., L, E], K [B..., S, E] and V [B..., S, Ev] are Float32 views of
 // any strides (stride 0 broadcasts) with one batch shape B... (possibly
-// empty) and S >= 1; Out [B..., L, Ev] and LSE [B..., L] are contiguous
-// Float32 views; Scale is finite. As the softmax row kernels, a row of
+// empty) and S >= 1; Out [B..., L, Ev] is a Float32 view that fills its
+// elements' range one to one with its rows contiguous (View.IsDenseRows: a
+// contiguous array, or one whose batch and row dimensions are permuted, as
+// [B, L, H, Ev] viewed as [B, H, L, Ev]); LSE [B..., L] is a contiguous
+// Float32 view; Scale is finite. As the softmax row kernels, a row of
 // scores holding NaN or +Inf gives NaN outputs and a NaN LSE.
 type AttentionKernel struct {
 	Q, K, V View

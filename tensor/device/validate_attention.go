@@ -15,8 +15,11 @@ func (k *AttentionKernel) Validate() error {
 	if err != nil {
 		return err
 	}
-	if err := checkAttentionResult(kn, "Out", k.Out, true, batch, l, ev); err != nil {
+	if err := checkAttentionResult(kn, "Out", k.Out, false, batch, l, ev); err != nil {
 		return err
+	}
+	if !k.Out.IsDenseRows() {
+		return fmt.Errorf("device: %s: Out (shape %v, strides %v) is not a dense layout with its rows contiguous", kn, k.Out.Shape, k.Out.Strides)
 	}
 	return checkAttentionResult(kn, "LSE", k.LSE, true, batch, l, -1)
 }

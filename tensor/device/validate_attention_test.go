@@ -24,6 +24,9 @@ func TestAttentionValidate(t *testing.T) {
 	bad := *k
 	bad.K = wide
 	require.NoError(t, bad.Validate())
+	heads := *k
+	heads.Out.Strides = []int{90, 6, 18, 1} // [2, 5, 3, 6] viewed as [2, 3, 5, 6]
+	require.NoError(t, heads.Validate(), "Out with its heads interleaved")
 
 	var nilKernel *AttentionKernel
 	require.ErrorContains(t, nilKernel.Validate(), "nil kernel")
@@ -38,6 +41,7 @@ func TestAttentionValidate(t *testing.T) {
 		"Out has shape [2 3 5 7], want [2 3 5 6]":    func(k *AttentionKernel) { k.Out = f32(2, 3, 5, 7) },
 		"LSE has shape [2 3 5 1], want [2 3 5]":      func(k *AttentionKernel) { k.LSE = f32(2, 3, 5, 1) },
 		"Out (shape [2 3 5 6], strides [90 30 1 5])": func(k *AttentionKernel) { k.Out.Strides = []int{90, 30, 1, 5} },
+		"Out (shape [2 3 5 6], strides [60 6 18 1])": func(k *AttentionKernel) { k.Out.Strides = []int{60, 6, 18, 1} },
 	} {
 		bad := *k
 		edit(&bad)
@@ -79,5 +83,25 @@ func TestAttentionBackwardValidate(t *testing.T) {
 		bad := *k
 		edit(&bad)
 		require.ErrorContains(t, bad.Validate(), what)
+	}
+}
+
+func TestIsDenseRows(t *testing.T) {
+	v := func(shape, strides []int) View { return View{DType: Float32, Shape: shape, Strides: strides} }
+	for _, c := range []struct {
+		v    View
+		want bool
+	}{
+		{v([]int{2, 3, 5, 6}, []int{90, 30, 6, 1}), true},
+		{v([]int{2, 3, 5, 6}, []int{90, 6, 18, 1}), true},  // heads interleaved
+		{v([]int{2, 3, 5, 6}, []int{6, 12, 36, 1}), true},  // batch innermost
+		{v([]int{2, 3, 5, 6}, []int{90, 30, 1, 5}), false}, // rows not contiguous
+		{v([]int{2, 3, 5, 6}, []int{90, 6, 20, 1}), false}, // gaps
+		{v([]int{2, 3, 5, 6}, []int{0, 30, 6, 1}), false},  // broadcast: not one to one
+		{v([]int{2, 1, 5, 6}, []int{30, 7, 6, 1}), true},   // a size-one dimension's stride is free
+		{v([]int{2, 3, 0, 6}, []int{1, 1, 1, 1}), true},    // empty
+		{v([]int{}, []int{}), true},
+	} {
+		assert.Equal(t, c.want, c.v.IsDenseRows(), "shape %v strides %v", c.v.Shape, c.v.Strides)
 	}
 }

@@ -62,6 +62,51 @@ func (v View) IsContiguous() bool {
 	return true
 }
 
+// IsDenseRows reports whether the view's elements fill a range of the
+// buffer one to one with its last dimension innermost: its strides are the
+// contiguous strides of some order of its dimensions that ends with the
+// last (dimensions of size one may have any stride). A contiguous view is
+// one; so is a [B, H, L, D] view of a [B, L, H, D] array.
+func (v View) IsDenseRows() bool {
+	r := len(v.Shape)
+	if r == 0 || NumElements(v.Shape) == 0 || v.IsContiguous() {
+		return true
+	}
+	if v.Shape[r-1] != 1 && v.Strides[r-1] != 1 {
+		return false
+	}
+	// Visit the other dimensions (size one aside) by increasing stride; each
+	// must step over exactly the elements of those before it.
+	var dims [maxDenseRank]int
+	n := 0
+	for i := 0; i < r-1; i++ {
+		if v.Shape[i] == 1 {
+			continue
+		}
+		if n == maxDenseRank {
+			return false
+		}
+		j := n
+		for j > 0 && v.Strides[dims[j-1]] > v.Strides[i] {
+			dims[j] = dims[j-1]
+			j--
+		}
+		dims[j] = i
+		n++
+	}
+	acc := v.Shape[r-1]
+	for _, i := range dims[:n] {
+		if v.Strides[i] != acc {
+			return false
+		}
+		acc *= v.Shape[i]
+	}
+	return true
+}
+
+// maxDenseRank bounds the dimensions IsDenseRows sorts without allocating.
+const maxDenseRank = 16
+
 // Span returns the smallest and one past the largest element index the view
 // touches. For an empty view it returns (Offset, Offset).
 func (v View) Span() (lo, hi int) {
