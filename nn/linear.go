@@ -30,11 +30,27 @@ func NewLinear(dev *tensor.Device, in, out int, opts ...Option) *Linear {
 }
 
 // Forward maps x [..., in] to [..., out].
-func (l *Linear) Forward(x *tensor.Tensor) *tensor.Tensor {
+func (l *Linear) Forward(x *tensor.Tensor) *tensor.Tensor { return l.addBias(l.product(x)) }
+
+// forwardStoredProduct is Forward with the product stored (Materialize)
+// before the bias is added, for a result that several kernels read (an
+// activation's input, read again by its gradient): each reader adds the
+// bias itself, and the product is neither recomputed in them nor stored a
+// second time with the bias.
+func (l *Linear) forwardStoredProduct(x *tensor.Tensor) *tensor.Tensor {
+	return l.addBias(l.product(x).Materialize())
+}
+
+// product returns x @ Weightᵀ.
+func (l *Linear) product(x *tensor.Tensor) *tensor.Tensor {
 	if x.Dim() == 0 || x.Size(-1) != l.In {
 		usage("Linear", "input %v must end in %d features", x.Shape(), l.In)
 	}
-	y := x.MatMul(l.Weight.T())
+	return x.MatMul(l.Weight.T())
+}
+
+// addBias returns y + Bias, or y without a bias.
+func (l *Linear) addBias(y *tensor.Tensor) *tensor.Tensor {
 	if l.Bias != nil {
 		y = y.Add(l.Bias)
 	}

@@ -87,13 +87,13 @@ func (l *TransformerEncoderLayer) Encode(x *tensor.Tensor, o AttendOptions) *ten
 		return l.Drop1.Forward(y)
 	}
 	ff := func(x *tensor.Tensor) *tensor.Tensor {
-		h := l.Linear1.Forward(x)
-		if h.RequiresGrad() {
+		h := l.Linear1.Forward
+		if x.RequiresGrad() || l.Linear1.Weight.RequiresGrad() {
 			// The activation's gradient reads the pre-activation again:
-			// stored, it is not recomputed (a product) in that kernel.
-			h = h.Materialize()
+			// its product is stored rather than recomputed there.
+			h = l.Linear1.forwardStoredProduct
 		}
-		return l.Drop2.Forward(l.Linear2.Forward(l.Drop.Forward(l.Activation.Forward(h))))
+		return l.Drop2.Forward(l.Linear2.Forward(l.Drop.Forward(l.Activation.Forward(h(x)))))
 	}
 	if l.NormFirst {
 		// The residual sums are stored (Materialize): read lazily, the sum
