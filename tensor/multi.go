@@ -61,7 +61,11 @@ func (d *Device) realizeMany(ts []*Tensor) error {
 // runMultiOutput computes elementwise nodes of one shape in one kernel,
 // splitting the group when it would bind more buffers than the device allows.
 func (d *Device) runMultiOutput(g []*node) error {
-	if len(g) == 1 {
+	g = slices.DeleteFunc(slices.Clone(g), (*node).realized)
+	switch len(g) {
+	case 0:
+		return nil
+	case 1:
 		return d.realize(g[0])
 	}
 	pb := d.newProgBuilder(g[0].shape, false)
@@ -71,6 +75,12 @@ func (d *Device) runMultiOutput(g []*node) error {
 	}
 	if pb.err != nil {
 		return pb.err
+	}
+	if slices.ContainsFunc(g, (*node).realized) {
+		// Building computed some of the results on their own (a program
+		// past its instruction cap materializes what it reads): the
+		// kernel must not compute them again into new blocks.
+		return d.runMultiOutput(g)
 	}
 	if pb.bindings(len(g)) > d.maxBufs {
 		half := len(g) / 2
