@@ -16,10 +16,8 @@ type attnBackward struct {
 	lseStride         int
 	scale             float32
 	causal            bool
-	lb                int // query rows per block
-	gq, gk, gv        []float32
-	gqOff, gkOff      int // element offsets of the gradients
-	gvOff             int
+	lb                int     // query rows per block
+	gq, gk, gv        operand // the gradients, row-major (rows sr apart)
 }
 
 // AttentionBackward runs k one batch element at a time, the batch elements
@@ -50,13 +48,17 @@ func (d *Device) AttentionBackward(k *device.AttentionBackwardKernel) error {
 		return nil
 	}
 	b := &attnBackward{a: a, scale: float32(k.Scale), causal: k.Causal, lb: a.blockRows(k.Causal),
-		lse: data[5], lseStride: k.LSE.Strides[len(a.batch)],
-		gq: data[6], gk: data[7], gv: data[8], gqOff: k.GradQ.Offset, gkOff: k.GradK.Offset, gvOff: k.GradV.Offset}
-	d.scratch.ints = grow(d.scratch.ints, 6*a.nb)
-	ops := make([]operand, 5)
-	attnOperands(ops, data[:5], views[:5], a, d.scratch.ints,
+		lse: data[5], lseStride: k.LSE.Strides[len(a.batch)]}
+	d.scratch.ints = grow(d.scratch.ints, 9*a.nb)
+	ops := make([]operand, 8)
+	attnOperands(ops[:5], data[:5], views[:5], a, d.scratch.ints,
 		[][2]int{{a.l, a.e}, {a.s, a.e}, {a.s, a.ev}, {a.l, a.ev}, {a.l, a.ev}})
+	attnOperands(ops[5:], data[6:], views[6:], a, d.scratch.ints[6*a.nb:],
+		[][2]int{{a.l, a.e}, {a.s, a.e}, {a.s, a.ev}})
 	b.q, b.k, b.v, b.out, b.gdo = ops[0], ops[1], ops[2], ops[3], ops[4]
+	b.gq, b.gk, b.gv = ops[5], ops[6], ops[7]
+	// A row stride below the row's length is that of a single row.
+	b.gq.sr, b.gk.sr, b.gv.sr = max(b.gq.sr, a.e), max(b.gk.sr, a.e), max(b.gv.sr, a.ev)
 	b.lseOff = d.scratch.ints[5*a.nb : 6*a.nb]
 	batchOffsets(b.lseOff, k.LSE, a.batch)
 	cost := max(a.l, 1) * a.s * (3*a.e + 2*a.ev + 8) // per batch element: five products and the row work
@@ -89,16 +91,16 @@ func (b *attnBackward) task(ws *workspace, bi int) {
 	ar := arena{buf: ws.pack}
 	sc := attnBackScratch{pdp: ar.take(2 * b.lb * a.s), qb: ar.take(nq), kb: ar.take(nk),
 		vb: ar.take(nv), gdob: ar.take(ngdo), row1: ar.take(a.ev), row2: ar.take(a.ev)}
-	gk := b.gk[b.gkOff+bi*a.s*a.e : b.gkOff+(bi+1)*a.s*a.e]
-	gv := b.gv[b.gvOff+bi*a.s*a.ev : b.gvOff+(bi+1)*a.s*a.ev]
+	gk := b.gk.data[b.gk.off[bi]:]
+	gv := b.gv.data[b.gv.off[bi]:]
 	// The first block writes the keys it reads (beta 0); the others, and
 	// rows computed one at a time, add to them.
 	ns0 := 0
 	if a.l > 0 {
 		ns0 = a.keys(b.causal, min(a.l, b.lb))
 	}
-	clear(gk[ns0*a.e:])
-	clear(gv[ns0*a.ev:])
+	clearRows(gk, b.gk.sr, a.e, ns0, a.s)
+	clearRows(gv, b.gv.sr, a.ev, ns0, a.s)
 	k := attnBlock(&b.k, bi, 0, a.s, sc.kb)
 	v := attnBlock(&b.v, bi, 0, a.s, sc.vb)
 	for i0 := 0; i0 < a.l; i0 += b.lb {
@@ -109,8 +111,8 @@ func (b *attnBackward) task(ws *workspace, bi int) {
 			continue
 		}
 		if i0 == 0 {
-			clear(gk[:ns0*a.e])
-			clear(gv[:ns0*a.ev])
+			clearRows(gk, b.gk.sr, a.e, 0, ns0)
+			clearRows(gv, b.gv.sr, a.ev, 0, ns0)
 		}
 		for i := i0; i < i1; i++ {
 			b.block(bi, i, i+1, q.from(i-i0), gdo.from(i-i0), k, v, gk, gv, false, &sc)
@@ -167,12 +169,24 @@ func (b *attnBackward) block(bi, i0, i1 int, q, gdo, k, v attnMat, gk, gv []floa
 		beta = 0
 	}
 	if a.ev > 0 {
-		sgemm(1, true, gdo.trans, ns, a.ev, m, 1, p, ns, gdo.m, gdo.ld, beta, gv, a.ev)
+		sgemm(1, true, gdo.trans, ns, a.ev, m, 1, p, ns, gdo.m, gdo.ld, beta, gv, b.gv.sr)
 	}
 	if a.e > 0 {
-		gq := b.gq[b.gqOff+(bi*a.l+i0)*a.e:]
-		sgemm(1, false, k.trans, m, a.e, ns, b.scale, dp, ns, k.m, k.ld, 0, gq, a.e)
-		sgemm(1, true, q.trans, ns, a.e, m, b.scale, dp, ns, q.m, q.ld, beta, gk, a.e)
+		gq := b.gq.data[b.gq.off[bi]+i0*b.gq.sr:]
+		sgemm(1, false, k.trans, m, a.e, ns, b.scale, dp, ns, k.m, k.ld, 0, gq, b.gq.sr)
+		sgemm(1, true, q.trans, ns, a.e, m, b.scale, dp, ns, q.m, q.ld, beta, gk, b.gk.sr)
 	}
 	return true
+}
+
+// clearRows zeroes the first cols elements of rows [r0, r1) of the matrix
+// at m, whose rows are ld elements apart.
+func clearRows(m []float32, ld, cols, r0, r1 int) {
+	if ld == cols {
+		clear(m[r0*cols : r1*cols])
+		return
+	}
+	for r := r0; r < r1; r++ {
+		clear(m[r*ld : r*ld+cols])
+	}
 }

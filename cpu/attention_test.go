@@ -176,6 +176,63 @@ func attnGPTViews(t testing.TB, d *Device, p *attnRef, batch []int) [3]device.Vi
 	return views
 }
 
+// attnGradViews returns poisoned views for the gradients of c's operands:
+// contiguous; for the GPT's layout interleaved in one [N, L, 3, H, E]
+// array, as the input projection's gradient holds them; for the other
+// permuted layouts with rows two elements apart (gaps that must stay
+// untouched).
+func attnGradViews(t testing.TB, d *Device, c attnCase) (gq, gk, gv device.View) {
+	shapes := [3][]int{
+		append(slices.Clone(c.batch), c.l, c.e),
+		append(slices.Clone(c.batch), c.s, c.e),
+		append(slices.Clone(c.batch), c.s, c.ev),
+	}
+	var views [3]device.View
+	switch {
+	case c.layout == "gpt":
+		n, h, l, dh := c.batch[0], c.batch[1], c.l, c.e
+		w := 3 * h * dh
+		buf := poisoned(t, d, device.Float32, n*l*w)
+		for i := range views {
+			views[i] = device.View{Buf: buf, DType: device.Float32, Offset: i * h * dh,
+				Shape: shapes[i], Strides: []int{l * w, dh, w, 1}}
+		}
+	case c.layout == "contiguous" || c.layout == "offset":
+		for i := range views {
+			views[i] = device.Contiguous(poisoned(t, d, device.Float32, device.NumElements(shapes[i])), device.Float32, 0, shapes[i])
+		}
+	default:
+		for i, sh := range shapes {
+			r := len(sh)
+			gapped := slices.Clone(sh)
+			gapped[r-1] += 2
+			st := device.ContiguousStrides(gapped)
+			views[i] = device.View{Buf: poisoned(t, d, device.Float32, device.NumElements(gapped)), DType: device.Float32,
+				Shape: sh, Strides: st}
+		}
+	}
+	return views[0], views[1], views[2]
+}
+
+// attnGather returns v's elements in row-major order, after checking, with
+// gaps, that the elements of its buffer outside v kept their poison (NaN).
+func attnGather(t testing.TB, d *Device, v device.View, gaps bool) []float64 {
+	lo, hi := v.Span()
+	all := download(t, d, v.Buf, device.Float32, hi)
+	in := make([]bool, hi)
+	out := make([]float64, v.NumElements())
+	for p := range out {
+		out[p] = all[v.Index(p)]
+		in[v.Index(p)] = true
+	}
+	for i := lo; i < hi; i++ {
+		if gaps && !in[i] {
+			require.True(t, math.IsNaN(all[i]), "element %d outside the view was written", i)
+		}
+	}
+	return out
+}
+
 // attnTol returns absolute and relative tolerances for float32 results
 // that sum n terms of size about one.
 func attnTol(n int) (atol, rtol float64) {
@@ -234,17 +291,11 @@ func runAttnCase(t *testing.T, d *Device, r *rand.Rand, c attnCase) {
 		Out:     attnPlace(t, d, gotOut, outShape, perm, attnOffset(c.layout, 3)),
 		LSE:     attnPlace(t, d, gotLSE, lseShape, lperm, attnOffset(c.layout, 4)),
 		GradOut: attnPlace(t, d, gout, outShape, perm, attnOffset(c.layout, 5)),
-		GradQ: device.Contiguous(poisoned(t, d, device.Float32, nb*c.l*c.e), device.Float32, 0,
-			append(slices.Clone(c.batch), c.l, c.e)),
-		GradK: device.Contiguous(poisoned(t, d, device.Float32, nb*c.s*c.e), device.Float32, 0,
-			append(slices.Clone(c.batch), c.s, c.e)),
-		GradV: device.Contiguous(poisoned(t, d, device.Float32, nb*c.s*c.ev), device.Float32, 0,
-			append(slices.Clone(c.batch), c.s, c.ev)),
 	}
+	bk.GradQ, bk.GradK, bk.GradV = attnGradViews(t, d, c)
 	require.NoError(t, d.AttentionBackward(bk))
-	gq := download(t, d, bk.GradQ.Buf, device.Float32, nb*c.l*c.e)
-	gk := download(t, d, bk.GradK.Buf, device.Float32, nb*c.s*c.e)
-	gv := download(t, d, bk.GradV.Buf, device.Float32, nb*c.s*c.ev)
+	shared := c.layout == "gpt" // the three fill one array: no element lies outside them all
+	gq, gk, gv := attnGather(t, d, bk.GradQ, !shared), attnGather(t, d, bk.GradK, !shared), attnGather(t, d, bk.GradV, !shared)
 	if c.special == "huge" {
 		return // no panic, and the forward's NaN rule held
 	}

@@ -35,8 +35,10 @@ type AttentionKernel struct {
 //
 // Q, K, V, Scale and Causal are as in the forward kernel; Out and GradOut
 // [B..., L, Ev] and LSE [B..., L] are Float32 views of any strides; GradQ,
-// GradK and GradV are contiguous Float32 views of Q's, K's and V's shapes
-// (a broadcast operand's gradient is per batch element: the caller sums it).
+// GradK and GradV are Float32 views of Q's, K's and V's shapes with
+// contiguous, distinct rows (View.HasDistinctRows), which may interleave in
+// one array but must not share elements (a broadcast operand's gradient is
+// per batch element: the caller sums it).
 type AttentionBackwardKernel struct {
 	Q, K, V             View
 	Out, LSE, GradOut   View

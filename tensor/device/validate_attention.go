@@ -44,13 +44,24 @@ func (k *AttentionBackwardKernel) Validate() error {
 		return err
 	}
 	r := len(k.Q.Shape)
-	if err := checkAttentionResult(kn, "GradQ", k.GradQ, true, batch, l, k.Q.Shape[r-1]); err != nil {
+	if err := checkAttentionResult(kn, "GradQ", k.GradQ, false, batch, l, k.Q.Shape[r-1]); err != nil {
 		return err
 	}
-	if err := checkAttentionResult(kn, "GradK", k.GradK, true, batch, k.K.Shape[r-2], k.K.Shape[r-1]); err != nil {
+	if err := checkAttentionResult(kn, "GradK", k.GradK, false, batch, k.K.Shape[r-2], k.K.Shape[r-1]); err != nil {
 		return err
 	}
-	return checkAttentionResult(kn, "GradV", k.GradV, true, batch, k.V.Shape[r-2], ev)
+	if err := checkAttentionResult(kn, "GradV", k.GradV, false, batch, k.V.Shape[r-2], ev); err != nil {
+		return err
+	}
+	for _, g := range []struct {
+		what string
+		v    View
+	}{{"GradQ", k.GradQ}, {"GradK", k.GradK}, {"GradV", k.GradV}} {
+		if !g.v.HasDistinctRows() {
+			return fmt.Errorf("device: %s: %s (shape %v, strides %v) does not have contiguous, distinct rows", kn, g.what, g.v.Shape, g.v.Strides)
+		}
+	}
+	return nil
 }
 
 // checkAttentionOperands checks Q [B..., L, E], K [B..., S, E] and V

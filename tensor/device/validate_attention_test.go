@@ -67,6 +67,10 @@ func TestAttentionBackwardValidate(t *testing.T) {
 	ok := *k
 	ok.GradOut = tr
 	require.NoError(t, ok.Validate())
+	gapped := *k
+	gapped.GradK = Contiguous(fakeBuf(4*105), Float32, 0, []int{3, 7, 4})
+	gapped.GradK.Strides = []int{35, 5, 1} // rows with a gap, as when interleaved with others
+	require.NoError(t, gapped.Validate())
 
 	var nilKernel *AttentionBackwardKernel
 	require.ErrorContains(t, nilKernel.Validate(), "nil kernel")
@@ -77,6 +81,7 @@ func TestAttentionBackwardValidate(t *testing.T) {
 		"Out has shape [3 5 4], want [3 5 6]":     func(k *AttentionBackwardKernel) { k.Out = f32(3, 5, 4) },
 		"GradK has shape [3 7 6], want [3 7 4]":   func(k *AttentionBackwardKernel) { k.GradK = f32(3, 7, 6) },
 		"GradV (shape [3 7 6], strides [42 1 7])": func(k *AttentionBackwardKernel) { k.GradV.Strides = []int{42, 1, 7} },
+		"GradQ (shape [3 5 4], strides [20 2 1])": func(k *AttentionBackwardKernel) { k.GradQ.Strides = []int{20, 2, 1} },
 		"Scale +Inf is not finite":                func(k *AttentionBackwardKernel) { k.Scale = math.Inf(1) },
 		"GradQ has dtype int32":                   func(k *AttentionBackwardKernel) { k.GradQ = Contiguous(fakeBuf(240), Int32, 0, []int{3, 5, 4}) },
 	} {
@@ -103,5 +108,25 @@ func TestIsDenseRows(t *testing.T) {
 		{v([]int{}, []int{}), true},
 	} {
 		assert.Equal(t, c.want, c.v.IsDenseRows(), "shape %v strides %v", c.v.Shape, c.v.Strides)
+	}
+}
+
+func TestHasDistinctRows(t *testing.T) {
+	v := func(shape, strides []int) View { return View{DType: Float32, Shape: shape, Strides: strides} }
+	for _, c := range []struct {
+		v    View
+		want bool
+	}{
+		{v([]int{2, 3, 5, 6}, []int{90, 30, 6, 1}), true},
+		{v([]int{2, 3, 5, 6}, []int{270, 6, 54, 1}), true}, // one of three interleaved [2, 5, 3, 3, 6] parts
+		{v([]int{2, 3, 5, 6}, []int{160, 8, 32, 1}), true}, // rows with gaps
+		{v([]int{2, 3, 5, 6}, []int{90, 30, 1, 5}), false}, // rows not contiguous
+		{v([]int{2, 3, 5, 6}, []int{60, 6, 18, 1}), false}, // overlapping batches
+		{v([]int{2, 3, 5, 6}, []int{90, 5, 18, 1}), false}, // overlapping rows
+		{v([]int{2, 3, 5, 6}, []int{0, 30, 6, 1}), false},  // broadcast
+		{v([]int{2, 1, 5, 6}, []int{30, 0, 6, 1}), true},
+		{v([]int{}, []int{}), true},
+	} {
+		assert.Equal(t, c.want, c.v.HasDistinctRows(), "shape %v strides %v", c.v.Shape, c.v.Strides)
 	}
 }

@@ -104,7 +104,49 @@ func (v View) IsDenseRows() bool {
 	return true
 }
 
-// maxDenseRank bounds the dimensions IsDenseRows sorts without allocating.
+// HasDistinctRows reports whether the view's last dimension is contiguous
+// and no two of its positions share an element: ordered by stride, each
+// dimension steps past everything the smaller ones reach (dimensions of
+// size one may have any stride). Gaps are allowed: three such views may
+// interleave in one array, as the query, key and value gradients of one
+// projection's heads.
+func (v View) HasDistinctRows() bool {
+	r := len(v.Shape)
+	if r == 0 || NumElements(v.Shape) == 0 || v.IsContiguous() {
+		return true
+	}
+	if v.Shape[r-1] != 1 && v.Strides[r-1] != 1 {
+		return false
+	}
+	var dims [maxDenseRank]int
+	n := 0
+	for i := 0; i < r-1; i++ {
+		if v.Shape[i] == 1 {
+			continue
+		}
+		if n == maxDenseRank {
+			return false
+		}
+		j := n
+		for j > 0 && v.Strides[dims[j-1]] > v.Strides[i] {
+			dims[j] = dims[j-1]
+			j--
+		}
+		dims[j] = i
+		n++
+	}
+	reach := v.Shape[r-1] // elements spanned by the dimensions visited so far
+	for _, i := range dims[:n] {
+		if v.Strides[i] < reach {
+			return false
+		}
+		reach += (v.Shape[i] - 1) * v.Strides[i]
+	}
+	return true
+}
+
+// maxDenseRank bounds the dimensions IsDenseRows and HasDistinctRows sort
+// without allocating.
 const maxDenseRank = 16
 
 // Span returns the smallest and one past the largest element index the view
