@@ -14,10 +14,13 @@ type attnAttrs struct {
 	scale  float64
 	causal bool
 	parts  [][]int // the results' shapes, in buffer order
-	// strides are the results' layouts (nil: contiguous): the forward's
-	// output is stored with the rows of its innermost batch dimension
-	// interleaved (see headsInterleaved).
+	// strides and offsets are the results' layouts (nil: contiguous, one
+	// after another): the forward's output is stored with the rows of its
+	// innermost batch dimension interleaved (see headsInterleaved), the
+	// gradients of same-shaped operands interleaved with each other (see
+	// gradsInterleaved).
 	strides [][]int
+	offsets []int
 }
 
 // attnParams are what the fused attention's gradient rule needs beyond its
@@ -86,7 +89,30 @@ func expandBatch(t *Tensor, batch []int) *Tensor {
 // for the output gradient g through the device's backward kernel.
 func fusedAttentionGrad(q, k, v, out, g *Tensor, p attnParams) []*Tensor {
 	attrs := attnAttrs{scale: p.scale, causal: p.causal, parts: [][]int{q.shape, k.shape, v.shape}}
+	if q.Dim() >= 3 && slices.Equal(q.shape, k.shape) && slices.Equal(q.shape, v.shape) {
+		st, offs := gradsInterleaved(q.shape)
+		attrs.strides, attrs.offsets = [][]int{st, st, st}, offs
+	}
 	return attentionNode(kindAttentionGrad, attrs, q, k, v, out, p.lse, g.asFloat32())
+}
+
+// gradsInterleaved returns the layout that stores the gradients of three
+// operands of one shape [B..., H, L, E] as one [B..., L, 3, H, E] array:
+// their common strides and their offsets. Self-attention's query, key and
+// value are heads of one projection's [B..., L, 3·H·E] output, and in this
+// layout their gradients are that output's gradient, which joining them
+// (Cat) then reads in place instead of copying.
+func gradsInterleaved(shape []int) ([]int, []int) {
+	r := len(shape)
+	h, l, e := shape[r-3], shape[r-2], shape[r-1]
+	st := make([]int, r)
+	st[r-1], st[r-3], st[r-2] = 1, e, 3*h*e
+	acc := l * 3 * h * e
+	for i := r - 4; i >= 0; i-- {
+		st[i] = acc
+		acc *= shape[i]
+	}
+	return st, []int{0, h * e, 2 * h * e}
 }
 
 // attentionNode records a node of kind (kindAttention or kindAttentionGrad)
@@ -107,10 +133,8 @@ func attentionNode(kind nodeKind, attrs attnAttrs, ins ...*Tensor) []*Tensor {
 	n := d.newNode(kind, Float32, []int{total}, srcs)
 	n.attrs = attrs
 	res := make([]*Tensor, len(attrs.parts))
-	off := 0
 	for i, p := range attrs.parts {
-		res[i] = wrap(n, view{shape: p, strides: attrs.resultStrides(i), offset: off})
-		off += device.NumElements(p)
+		res[i] = wrap(n, view{shape: p, strides: attrs.resultStrides(i), offset: attrs.resultOffset(i)})
 	}
 	return res
 }
@@ -131,10 +155,8 @@ func (d *Device) runAttention(n *node) error {
 	}
 	a := n.attrs.(attnAttrs)
 	results := make([]device.View, len(a.parts))
-	off := 0
 	for i, p := range a.parts {
-		results[i] = device.View{Buf: blk.Buf, DType: Float32, Offset: off, Shape: p, Strides: a.resultStrides(i)}
-		off += device.NumElements(p)
+		results[i] = device.View{Buf: blk.Buf, DType: Float32, Offset: a.resultOffset(i), Shape: p, Strides: a.resultStrides(i)}
 	}
 	att := d.raw.(device.Attender)
 	var run func() error
@@ -155,6 +177,18 @@ func (d *Device) runAttention(n *node) error {
 	}
 	n.block = blk
 	return nil
+}
+
+// resultOffset returns the offset of result i in the node's buffer.
+func (a attnAttrs) resultOffset(i int) int {
+	if a.offsets != nil {
+		return a.offsets[i]
+	}
+	off := 0
+	for _, p := range a.parts[:i] {
+		off += device.NumElements(p)
+	}
+	return off
 }
 
 // resultStrides returns the strides of result i.

@@ -39,6 +39,9 @@ func Cat(dim int, ts ...*Tensor) *Tensor {
 		dt = promote(dt, t.DType())
 	}
 	checkExtent("Cat", shape)
+	if v, ok := tiledView(dim, dt, shape, ts); ok {
+		return v
+	}
 	srcs := make([]src, len(ts))
 	in := make([]*Tensor, len(ts))
 	for i, t := range ts {
@@ -127,4 +130,28 @@ func throughCopy(s src, dst device.View) (src, device.View) {
 	}
 	dst.Shape, dst.Strides = slices.Clone(in.v.shape), st
 	return in, dst
+}
+
+// tiledView returns the concatenation of ts along dim (of shape and dtype
+// dt) as a view when the parts are views of one node that lie next to each
+// other along dim with equal strides, as the gradients of a projection's
+// query, key and value heads do when one kernel wrote them interleaved: the
+// result is then that node's elements, and no copy is needed. It declines
+// when a part records a gradient (Cat's own rule splits it among the parts).
+func tiledView(dim int, dt DType, shape []int, ts []*Tensor) (*Tensor, bool) {
+	first := ts[0]
+	if len(ts) < 2 || first.DType() != dt {
+		return nil, false
+	}
+	next := first.offset
+	for _, t := range ts {
+		if t.n != first.n || t.offset != next || !slices.Equal(t.strides, first.strides) || t.requiresGrad() {
+			return nil, false
+		}
+		next += t.shape[dim] * t.strides[dim]
+	}
+	d := first.n.dev
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return wrap(first.n, view{shape: shape, strides: slices.Clone(first.strides), offset: first.offset}), true
 }
