@@ -68,40 +68,11 @@ func (v View) IsContiguous() bool {
 // last (dimensions of size one may have any stride). A contiguous view is
 // one; so is a [B, H, L, D] view of a [B, L, H, D] array.
 func (v View) IsDenseRows() bool {
-	r := len(v.Shape)
-	if r == 0 || NumElements(v.Shape) == 0 || v.IsContiguous() {
-		return true
-	}
-	if v.Shape[r-1] != 1 && v.Strides[r-1] != 1 {
+	if !v.HasDistinctRows() {
 		return false
 	}
-	// Visit the other dimensions (size one aside) by increasing stride; each
-	// must step over exactly the elements of those before it.
-	var dims [maxDenseRank]int
-	n := 0
-	for i := 0; i < r-1; i++ {
-		if v.Shape[i] == 1 {
-			continue
-		}
-		if n == maxDenseRank {
-			return false
-		}
-		j := n
-		for j > 0 && v.Strides[dims[j-1]] > v.Strides[i] {
-			dims[j] = dims[j-1]
-			j--
-		}
-		dims[j] = i
-		n++
-	}
-	acc := v.Shape[r-1]
-	for _, i := range dims[:n] {
-		if v.Strides[i] != acc {
-			return false
-		}
-		acc *= v.Shape[i]
-	}
-	return true
+	lo, hi := v.Span()
+	return hi-lo == v.NumElements()
 }
 
 // HasDistinctRows reports whether the view's last dimension is contiguous
@@ -145,8 +116,8 @@ func (v View) HasDistinctRows() bool {
 	return true
 }
 
-// maxDenseRank bounds the dimensions IsDenseRows and HasDistinctRows sort
-// without allocating.
+// maxDenseRank bounds the dimensions HasDistinctRows sorts without
+// allocating.
 const maxDenseRank = 16
 
 // Span returns the smallest and one past the largest element index the view
