@@ -20,18 +20,7 @@ const geluTableULP = 2.0
 // interval boundary (x = k/4 - 4) and of the range's ends, where the
 // interval index is rounded.
 func TestGeluPhiTableRange(t *testing.T) {
-	xs := sweepInputs(sweepRange{0, geluPhiMax, false}, *sweepPoints)
-	for k := 0; k <= 32; k++ {
-		b := math.Float32bits(float32(k)/4 - 4)
-		for d := uint32(0); d < 4; d++ {
-			xs = append(xs, math.Float32frombits(b+d), math.Float32frombits(b-d))
-		}
-	}
-	for _, e := range []float32{geluPhiMax, -geluPhiMax} {
-		for d := uint32(0); d < 4; d++ {
-			xs = append(xs, math.Float32frombits(math.Float32bits(e)-d), math.Float32frombits(math.Float32bits(e)+d))
-		}
-	}
+	xs := append(sweepInputs(sweepRange{0, geluPhiMax, false}, *sweepPoints), geluPhiEdges()...)
 	refs := make([]float64, len(xs))
 	for i, x := range xs {
 		refs[i] = ref64(device.OpGeluErf, x)
@@ -100,18 +89,7 @@ func TestGeluTanhGoTail(t *testing.T) {
 // float32 neighbours of every geluPhi interval boundary and of the table's
 // ends, where the Go and AVX-512 kernels switch intervals or forms.
 func TestGeluErfGradTableEdges(t *testing.T) {
-	var xs []float32
-	for k := 0; k <= 32; k++ {
-		b := math.Float32bits(float32(k)/4 - 4)
-		for d := uint32(0); d < 4; d++ {
-			xs = append(xs, math.Float32frombits(b+d), math.Float32frombits(b-d))
-		}
-	}
-	for _, e := range []float32{geluPhiMax, -geluPhiMax} {
-		for d := uint32(0); d < 4; d++ {
-			xs = append(xs, math.Float32frombits(math.Float32bits(e)-d), math.Float32frombits(math.Float32bits(e)+d))
-		}
-	}
+	xs := geluPhiEdges()
 	refs := make([]float64, len(xs))
 	for i, x := range xs {
 		refs[i] = ref64(device.OpGeluErfGrad, x)
@@ -124,4 +102,23 @@ func TestGeluErfGradTableEdges(t *testing.T) {
 		assert.LessOrEqual(t, u, b.maxULP, "at x=%g", worst)
 		assert.LessOrEqual(t, a, b.maxAbs)
 	})
+}
+
+// geluPhiEdges returns the float32 neighbours of every geluPhi interval
+// boundary (x = k/4 - 4) and of the table's ends, where the interval index
+// is rounded and the kernels switch intervals or forms.
+func geluPhiEdges() []float32 {
+	var xs []float32
+	for k := 0; k <= 32; k++ {
+		b := math.Float32bits(float32(k)/4 - 4)
+		for d := uint32(0); d < 4; d++ {
+			xs = append(xs, math.Float32frombits(b+d), math.Float32frombits(b-d))
+		}
+	}
+	for _, e := range []float32{geluPhiMax, -geluPhiMax} {
+		for d := uint32(0); d < 4; d++ {
+			xs = append(xs, math.Float32frombits(math.Float32bits(e)-d), math.Float32frombits(math.Float32bits(e)+d))
+		}
+	}
+	return xs
 }

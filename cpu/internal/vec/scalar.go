@@ -216,6 +216,13 @@ const geluPhiIntervals = 32
 // c0 + v P(v) in v = 4x - (j - 15.5), the constant split in two, and the
 // product with x rounded once: x c0hi + x (c0lo + v P(v)).
 func geluPhi32(x float32) float32 {
+	c0, w := geluPhiTerms(x)
+	return fma32(x, c0, x*w)
+}
+
+// geluPhiTerms returns Phi(x) for |x| < geluPhiMax from the geluPhi table
+// as c0 + w: the interval's constant c0hi and the rest, c0lo + v P(v).
+func geluPhiTerms(x float32) (c0, w float32) {
 	j := int32(fma32(x, 4, 16))
 	v := fma32(x, 4, -(float32(j) - 15.5))
 	c := func(k int) float32 { return geluPhi[k*geluPhiIntervals+int(j)] }
@@ -223,8 +230,7 @@ func geluPhi32(x float32) float32 {
 	for k := 6; k >= 2; k-- {
 		p = fma32(p, v, c(k))
 	}
-	w := fma32(p, v, c(1))
-	return fma32(x, c(0), x*w)
+	return c(0), fma32(p, v, c(1))
 }
 
 // geluErf32 returns x/2 (1 + erf(x/sqrt 2)): x Phi(x) from a table for
@@ -300,14 +306,7 @@ func geluTanhArg(a float32) (vh, vl float32) {
 // summed as c0 + (w + x phi) (near the derivative's zero,
 // where x phi is about -c0, the last sum is exact).
 func geluPhiGrad32(x float32) float32 {
-	j := int32(fma32(x, 4, 16))
-	v := fma32(x, 4, -(float32(j) - 15.5))
-	c := func(k int) float32 { return geluPhi[k*geluPhiIntervals+int(j)] }
-	p := c(7)
-	for k := 6; k >= 2; k-- {
-		p = fma32(p, v, c(k))
-	}
-	w := fma32(p, v, c(1))
+	c0, w := geluPhiTerms(x)
 	// x/sqrt(2 pi) = f + fl; with exp(-x^2/2) = (1+t) 2^n, x phi is
 	// 2^n (f + t f + fl), dropping t fl (below 2^-24 of the result).
 	u := x * x
@@ -316,7 +315,7 @@ func geluPhiGrad32(x float32) float32 {
 	fl := fma32(x, invSqrt2PiLo, fma32(x, invSqrt2PiHi, -f))
 	t, n := expParts(-0.5*u, -0.5*ul)
 	xphi := ldexp(fma32(t, f, f)+fl, n)
-	return c(0) + (w + xphi)
+	return c0 + (w + xphi)
 }
 
 // geluErfGrad32 returns Phi(x) + x phi(x), the exact GELU's derivative:

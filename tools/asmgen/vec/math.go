@@ -273,10 +273,7 @@ func (g *gen) geluErfAll(x reg.Register) reg.VecVirtual {
 
 func (g *gen) geluErf(x reg.Register) reg.VecVirtual {
 	s, k := g.s, g.k
-	ac := s.minps(s.load(s.c(k.k("geluClamp"))), s.abs(x))
-	u2 := s.mul(ac, ac)
-	nh := s.mul(u2, s.c(-0.5))
-	nl := s.mul(s.fnma(ac, ac, u2), s.c(0.5))
+	ac, nh, nl := g.geluHalfSquare(x)
 	tail := g.erfcTail(k.poly("geluErfcPoly"), k.k("geluZk"), ac, nh, nl, s.mul(ac, s.c(-0.5)))
 	y := s.add(s.maxps(x, s.zero()), tail)
 	return s.sel(s.cmp(cmpEQ, x, s.c(negInf)), s.c(nan), y)
@@ -354,10 +351,7 @@ func (g *gen) geluErfGradAll(x reg.Register) reg.VecVirtual {
 
 func (g *gen) geluErfGrad(x reg.Register) reg.VecVirtual {
 	s, k := g.s, g.k
-	ac := s.minps(s.load(s.c(k.k("geluClamp"))), s.abs(x))
-	u2 := s.mul(ac, ac)
-	nh := s.mul(u2, s.c(-0.5))
-	nl := s.mul(s.fnma(ac, ac, u2), s.c(0.5))
+	ac, nh, nl := g.geluHalfSquare(x)
 	zq := g.erfcZQ(k.poly("geluErfcPoly"), k.k("geluZk"), ac)
 	b := s.fnma(ac, s.c(k.k("invSqrt2PiHi")), s.fnma(ac, s.c(k.k("invSqrt2PiLo")), s.mul(zq, s.c(0.5))))
 	return g.mirrorGrad(x, g.expMul(nh, nl, b, expRange{nonPos: true}))
@@ -396,4 +390,15 @@ func (g *gen) sincos(x reg.Register, cos bool) reg.VecVirtual {
 	cs := s.fma(s.mul(r2, r2), s.horner(k.poly("cosPoly"), r2), s.fnma(r2, s.c(0.5), s.c(1)))
 	y := s.sel(s.testBit(q, 1), cs, sn)
 	return s.xor(y, s.shl(s.and(q, s.cu(2)), 30))
+}
+
+// geluHalfSquare returns a = min(|x|, geluClamp) and -a²/2 as a pair
+// (high, low), the exponential's argument of the exact GELU's erfc forms.
+func (g *gen) geluHalfSquare(x reg.Register) (ac, nh, nl reg.VecVirtual) {
+	s, k := g.s, g.k
+	ac = s.minps(s.load(s.c(k.k("geluClamp"))), s.abs(x))
+	u2 := s.mul(ac, ac)
+	nh = s.mul(u2, s.c(-0.5))
+	nl = s.mul(s.fnma(ac, ac, u2), s.c(0.5))
+	return ac, nh, nl
 }
