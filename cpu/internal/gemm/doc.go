@@ -41,8 +41,9 @@
 //
 // Packing pays when each packed panel serves many kernel calls. For small
 // products, like the layers of a training step, the assembly levels have
-// kernel variants that read row-major A (rows lda apart) and row-major B's
-// full panels (k steps ldb apart) in place, chosen per product
+// kernel variants that read row-major A (rows lda apart), transposed A (k
+// steps lda apart: a weight gradient's gᵀ over a long batch) and row-major
+// B's full panels (k steps ldb apart) in place, chosen per product
 // (inplace.go), and a product may be computed transposed into a buffer when
 // that pads or packs less (orient.go).
 //
