@@ -244,6 +244,16 @@ func (g *gen) hoistGeluPhi() {
 // geluPhi returns x Phi(x) for |x| < geluPhiMax from the piecewise
 // polynomial table (geluPhi32 in scalar.go); AVX-512 only.
 func (g *gen) geluPhi(x reg.Register) reg.VecVirtual {
+	s := g.s
+	w, coef := g.geluPhiPoly(x)
+	return s.fma(x, coef(0), s.mul(x, w))
+}
+
+// geluPhiPoly returns w = c0lo + v P(v), Phi(x) less the interval's
+// constant, from the geluPhi table (geluPhiTerms in scalar.go), and the
+// lookup of the interval's coefficients (coef(0) is the constant's high
+// part).
+func (g *gen) geluPhiPoly(x reg.Register) (reg.VecVirtual, func(int) reg.VecVirtual) {
 	s, ts := g.s, g.geluPhiTables()
 	j := s.cvtTrunc(s.fma(x, s.c(4), s.c(16)))
 	v := s.fms(x, s.c(4), s.lookup32(ts[0], j))
@@ -252,8 +262,7 @@ func (g *gen) geluPhi(x reg.Register) reg.VecVirtual {
 	for i := 6; i >= 2; i-- {
 		p = s.fma(p, v, coef(i))
 	}
-	w := s.fma(p, v, coef(1))
-	return s.fma(x, coef(0), s.mul(x, w))
+	return s.fma(p, v, coef(1)), coef
 }
 
 // geluPhiLanes returns the lanes that geluPhi computes.
@@ -319,15 +328,8 @@ func (g *gen) mirrorGrad(x, y reg.Register) reg.VecVirtual {
 // geluPhiGrad returns Phi(x) + x phi(x) for |x| < geluPhiMax from the
 // geluPhi table and exp (geluPhiGrad32 in scalar.go); AVX-512 only.
 func (g *gen) geluPhiGrad(x reg.Register) reg.VecVirtual {
-	s, ts := g.s, g.geluPhiTables()
-	j := s.cvtTrunc(s.fma(x, s.c(4), s.c(16)))
-	v := s.fms(x, s.c(4), s.lookup32(ts[0], j))
-	coef := func(i int) reg.VecVirtual { return s.lookup32(ts[1+i], j) }
-	p := coef(7)
-	for i := 6; i >= 2; i-- {
-		p = s.fma(p, v, coef(i))
-	}
-	w := s.fma(p, v, coef(1))
+	s := g.s
+	w, coef := g.geluPhiPoly(x)
 	u := s.mul(x, x)
 	nh := s.mul(u, s.c(-0.5))
 	nl := s.mul(s.fnma(x, x, u), s.c(0.5))
