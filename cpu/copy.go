@@ -86,8 +86,8 @@ func contiguousRows(k *device.CopyKernel) (int, bool) {
 
 // copyRowsT copies k.Src to k.Dst as rows of the innermost dimension: the
 // walk visits the outer dimensions, and each of its runs is a run of rows
-// copied in one loop, rather than one callback per row (a permuted copy of
-// rows of 32 elements spent most of its time in the walk).
+// copied in one loop, rather than one callback per row, which for short
+// rows costs more than the row's copy.
 func copyRowsT[T elems](d *Device, dst, src []T, k *device.CopyKernel, rows int) error {
 	nd := len(k.Src.Shape)
 	width := k.Src.Shape[nd-1]

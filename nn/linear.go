@@ -32,15 +32,6 @@ func NewLinear(dev *tensor.Device, in, out int, opts ...Option) *Linear {
 // Forward maps x [..., in] to [..., out].
 func (l *Linear) Forward(x *tensor.Tensor) *tensor.Tensor { return l.addBias(l.product(x)) }
 
-// forwardStoredProduct is Forward with the product stored (Materialize)
-// before the bias is added, for a result that several kernels read (an
-// activation's input, read again by its gradient): each reader adds the
-// bias itself, and the product is neither recomputed in them nor stored a
-// second time with the bias.
-func (l *Linear) forwardStoredProduct(x *tensor.Tensor) *tensor.Tensor {
-	return l.addBias(l.product(x).Materialize())
-}
-
 // product returns x @ Weightᵀ.
 func (l *Linear) product(x *tensor.Tensor) *tensor.Tensor {
 	if x.Dim() == 0 || x.Size(-1) != l.In {

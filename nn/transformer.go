@@ -87,13 +87,16 @@ func (l *TransformerEncoderLayer) Encode(x *tensor.Tensor, o AttendOptions) *ten
 		return l.Drop1.Forward(y)
 	}
 	ff := func(x *tensor.Tensor) *tensor.Tensor {
-		h := l.Linear1.Forward
-		if x.RequiresGrad() || l.Linear1.Weight.RequiresGrad() {
-			// The activation's gradient reads the pre-activation again:
-			// its product is stored rather than recomputed there.
-			h = l.Linear1.forwardStoredProduct
+		p := l.Linear1.product(x)
+		if p.RequiresGrad() {
+			// The activation's gradient reads the pre-activation again: the
+			// product is stored, and each reader adds the bias itself, so
+			// neither the product is recomputed there nor the biased sum
+			// stored a second time.
+			p = p.Materialize()
 		}
-		return l.Drop2.Forward(l.Linear2.Forward(l.Drop.Forward(l.Activation.Forward(h(x)))))
+		h := l.Linear1.addBias(p)
+		return l.Drop2.Forward(l.Linear2.Forward(l.Drop.Forward(l.Activation.Forward(h))))
 	}
 	if l.NormFirst {
 		// The residual sums are stored (Materialize): read lazily, the sum

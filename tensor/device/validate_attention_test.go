@@ -91,42 +91,29 @@ func TestAttentionBackwardValidate(t *testing.T) {
 	}
 }
 
-func TestIsDenseRows(t *testing.T) {
+// TestDenseAndDistinctRows checks View.IsDenseRows and View.HasDistinctRows
+// on one table of layouts.
+func TestDenseAndDistinctRows(t *testing.T) {
 	v := func(shape, strides []int) View { return View{DType: Float32, Shape: shape, Strides: strides} }
 	for _, c := range []struct {
-		v    View
-		want bool
+		v               View
+		dense, distinct bool
 	}{
-		{v([]int{2, 3, 5, 6}, []int{90, 30, 6, 1}), true},
-		{v([]int{2, 3, 5, 6}, []int{90, 6, 18, 1}), true},  // heads interleaved
-		{v([]int{2, 3, 5, 6}, []int{6, 12, 36, 1}), true},  // batch innermost
-		{v([]int{2, 3, 5, 6}, []int{90, 30, 1, 5}), false}, // rows not contiguous
-		{v([]int{2, 3, 5, 6}, []int{90, 6, 20, 1}), false}, // gaps
-		{v([]int{2, 3, 5, 6}, []int{0, 30, 6, 1}), false},  // broadcast: not one to one
-		{v([]int{2, 1, 5, 6}, []int{30, 7, 6, 1}), true},   // a size-one dimension's stride is free
-		{v([]int{2, 3, 0, 6}, []int{1, 1, 1, 1}), true},    // empty
-		{v([]int{}, []int{}), true},
+		{v([]int{2, 3, 5, 6}, []int{90, 30, 6, 1}), true, true},
+		{v([]int{2, 3, 5, 6}, []int{90, 6, 18, 1}), true, true},   // heads interleaved
+		{v([]int{2, 3, 5, 6}, []int{6, 12, 36, 1}), true, true},   // batch innermost
+		{v([]int{2, 3, 5, 6}, []int{270, 6, 54, 1}), false, true}, // one of three interleaved [2, 5, 3, 3, 6] parts
+		{v([]int{2, 3, 5, 6}, []int{160, 8, 32, 1}), false, true}, // rows with gaps
+		{v([]int{2, 3, 5, 6}, []int{90, 6, 20, 1}), false, false}, // gapped rows, overlapping batches
+		{v([]int{2, 3, 5, 6}, []int{90, 30, 1, 5}), false, false}, // rows not contiguous
+		{v([]int{2, 3, 5, 6}, []int{60, 6, 18, 1}), false, false}, // overlapping batches
+		{v([]int{2, 3, 5, 6}, []int{90, 5, 18, 1}), false, false}, // overlapping rows
+		{v([]int{2, 3, 5, 6}, []int{0, 30, 6, 1}), false, false},  // broadcast: not one to one
+		{v([]int{2, 1, 5, 6}, []int{30, 7, 6, 1}), true, true},    // a size-one dimension's stride is free
+		{v([]int{2, 3, 0, 6}, []int{1, 1, 1, 1}), true, true},     // empty
+		{v([]int{}, []int{}), true, true},
 	} {
-		assert.Equal(t, c.want, c.v.IsDenseRows(), "shape %v strides %v", c.v.Shape, c.v.Strides)
-	}
-}
-
-func TestHasDistinctRows(t *testing.T) {
-	v := func(shape, strides []int) View { return View{DType: Float32, Shape: shape, Strides: strides} }
-	for _, c := range []struct {
-		v    View
-		want bool
-	}{
-		{v([]int{2, 3, 5, 6}, []int{90, 30, 6, 1}), true},
-		{v([]int{2, 3, 5, 6}, []int{270, 6, 54, 1}), true}, // one of three interleaved [2, 5, 3, 3, 6] parts
-		{v([]int{2, 3, 5, 6}, []int{160, 8, 32, 1}), true}, // rows with gaps
-		{v([]int{2, 3, 5, 6}, []int{90, 30, 1, 5}), false}, // rows not contiguous
-		{v([]int{2, 3, 5, 6}, []int{60, 6, 18, 1}), false}, // overlapping batches
-		{v([]int{2, 3, 5, 6}, []int{90, 5, 18, 1}), false}, // overlapping rows
-		{v([]int{2, 3, 5, 6}, []int{0, 30, 6, 1}), false},  // broadcast
-		{v([]int{2, 1, 5, 6}, []int{30, 0, 6, 1}), true},
-		{v([]int{}, []int{}), true},
-	} {
-		assert.Equal(t, c.want, c.v.HasDistinctRows(), "shape %v strides %v", c.v.Shape, c.v.Strides)
+		assert.Equal(t, c.dense, c.v.IsDenseRows(), "dense: shape %v strides %v", c.v.Shape, c.v.Strides)
+		assert.Equal(t, c.distinct, c.v.HasDistinctRows(), "distinct: shape %v strides %v", c.v.Shape, c.v.Strides)
 	}
 }

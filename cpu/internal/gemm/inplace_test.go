@@ -76,22 +76,17 @@ func TestSgemmColAAndPacked(t *testing.T) {
 			tc.a, tc.lda = widen(tc.a, tc.lda, s.k, s.m, lda), lda
 			want, tol := tc.reference()
 			forEachLevel(t, func(t *testing.T) {
+				defer func() { colAEnabled = true }()
 				for _, on := range []bool{true, false} {
 					colAEnabled = on
 					for _, threads := range []int{1, 2} {
 						tc.check(t, threads, want, tol)
 					}
 				}
-				colAEnabled = true
 			})
 		}
 	}
-	oldDepth, oldBudget := maxDepth, packBudget
-	defer func() { maxDepth, packBudget = oldDepth, oldBudget }()
-	maxDepth, packBudget = 70, 3000
-	tc := newCase(seed+77, true, false, 47, 90, 200, 1, 0, 3)
-	want, tol := tc.reference()
-	forEachLevel(t, func(t *testing.T) { tc.check(t, 2, want, tol) })
+	checkSmallSuperBlocks(t, seed, true)
 }
 
 // TestSgemmColBAndPacked runs products that read B's full panels in place
@@ -130,12 +125,7 @@ func TestSgemmRowAAndPacked(t *testing.T) {
 			})
 		}
 	}
-	oldDepth, oldBudget := maxDepth, packBudget
-	defer func() { maxDepth, packBudget = oldDepth, oldBudget }()
-	maxDepth, packBudget = 70, 3000
-	tc := newCase(seed+77, false, false, 47, 90, 200, 1, 0, 3)
-	want, tol := tc.reference()
-	forEachLevel(t, func(t *testing.T) { tc.check(t, 2, want, tol) })
+	checkSmallSuperBlocks(t, seed, false)
 }
 
 // widen copies the rows×cols matrix s (rows ld apart) into one with rows
@@ -150,4 +140,16 @@ func widen(s []float32, ld, rows, cols, ld2 int) []float32 {
 		copy(w[r*ld2:r*ld2+cols], s[r*ld:r*ld+cols])
 	}
 	return w
+}
+
+// checkSmallSuperBlocks runs a product, with A stored transposed or not, on
+// two workers with super-blocks shrunk so that it spans several of them
+// along every dimension.
+func checkSmallSuperBlocks(t *testing.T, seed uint64, transA bool) {
+	oldDepth, oldBudget := maxDepth, packBudget
+	defer func() { maxDepth, packBudget = oldDepth, oldBudget }()
+	maxDepth, packBudget = 70, 3000
+	tc := newCase(seed+77, transA, false, 47, 90, 200, 1, 0, 3)
+	want, tol := tc.reference()
+	forEachLevel(t, func(t *testing.T) { tc.check(t, 2, want, tol) })
 }
