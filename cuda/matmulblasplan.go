@@ -89,6 +89,19 @@ func blasMatrix(r, c, si, sj int) (trans bool, ld int, ok bool) {
 	return false, 0, false
 }
 
+// defaultBLASMinFlops is the least work (2·M·N·K·batch) of a product that
+// cuBLAS computes; smaller products run on the generated kernel, which
+// fuses the epilogue and, for them, finishes sooner than a cuBLAS call
+// (docs/cuda.md gives the measured crossover).
+const defaultBLASMinFlops = 1 << 28
+
+// worthBLAS reports whether k's product is large enough for cuBLAS
+// (d.blasMinFlops, by default defaultBLASMinFlops).
+func (d *Device) worthBLAS(k *device.MatMulKernel) bool {
+	flops := 2 * float64(k.M) * float64(k.N) * float64(k.K) * float64(device.NumElements(k.Batch))
+	return flops >= float64(d.blasMinFlops)
+}
+
 // isIdentityEpilogue reports whether k's epilogue stores the product alone,
 // unchanged, to one float32 output, so cuBLAS can write that output itself.
 func isIdentityEpilogue(k *device.MatMulKernel) bool {

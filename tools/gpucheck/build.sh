@@ -30,6 +30,13 @@ if [ -e "$fashion/train-images-idx3-ubyte.gz" ]; then
 else
 	echo "build.sh: no Fashion-MNIST in $fashion (Debian: dataset-fashion-mnist); run.sh will skip the training comparison" >&2
 fi
+# The GPT's corpus for --train gpt on the GPU (GPU machines lack the bible
+# program): the King James Bible as the demo reads it (Debian's bible-kjv-text).
+if command -v bible >/dev/null && [ -e /usr/lib/bible.data ]; then
+	bible -l79 Gen1:1-Rev22:21 >"$dest/kjv.txt"
+else
+	echo "build.sh: no bible program (Debian: bible-kjv-text); run.sh will skip the GPT run" >&2
+fi
 cp tools/gpucheck/run.sh tools/gpucheck/torch_cuda.py "$dest/"
 # The Vulkan loader and the GL dispatch libraries NVIDIA's Vulkan driver
 # needs, for GPU machines that have the driver but not these (run.sh

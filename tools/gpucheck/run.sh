@@ -100,10 +100,11 @@ else
 fi
 grep -h 'was lost\|panic:\|timed out' "$out"/cuda-*.log "$out"/vulkan-*.log "$out"/webgpu-*.log | head -10 | sed 's/^/    /' >>"$summary"
 
-# The generated matrix product's and cuBLAS's speed on 4096^3, alone.
-timeout 40 ./cuda.test -test.run 'TestHardwareMatMul/(cuBLAS|Kernel)/Speed' -test.v >"$out/matmul-speed.log" 2>&1
-echo "- 4096^3 float32 products alone (matmul-speed.log, exit $?):" >>"$summary"
-grep -E 'TFLOP/s|cuBLAS:' "$out/matmul-speed.log" | sed 's/^ */    /' >>"$summary"
+# The generated matrix product's and cuBLAS's speed on 4096^3, alone, and
+# both on the models' product shapes (where cuBLAS starts to pay).
+timeout 60 ./cuda.test -test.run 'TestHardwareMatMul/(cuBLAS|Kernel)/Speed|TestHardwareMatMulCrossover' -test.v >"$out/matmul-speed.log" 2>&1
+echo "- 4096^3 float32 products alone, and cuBLAS against the generated kernel by shape (matmul-speed.log, exit $?):" >>"$summary"
+grep -E 'TFLOP/s|cuBLAS:|matmulcrossover' "$out/matmul-speed.log" | sed 's/^ */    /' >>"$summary"
 
 # The benchmarks, alone on the GPU, beside PyTorch.
 timeout 90 ./gpucheck -backend cuda -out "$out" -torch torch_cuda.py -python "${PYTHON:-python3}" >"$out/bench.log" 2>&1
@@ -146,6 +147,13 @@ if [ -d fashion-mnist ]; then
 	train cnn-cached 45 "$here/cnn-cache" --train cnn
 else
 	echo "- MLP and CNN training: skipped (build.sh found no Fashion-MNIST)" >>"$summary"
+fi
+# The demo's character GPT on CUDA for 60 steps (no PyTorch side: its
+# reference runs on the CPU): losses and tokens/s on the GPU.
+if [ -e kjv.txt ]; then
+	timeout 60 ./demo --backend cuda --train gpt --steps 60 --data kjv.txt >"$out/train-gpt.log" 2>&1
+	echo "- gpt, 60 steps on CUDA (train-gpt.log): exit $?" >>"$summary"
+	grep -iE 'tokens/s|val' "$out/train-gpt.log" | tail -4 | sed 's/^/    /' >>"$summary"
 fi
 cache=${SHADERFLOW_CUDA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/shaderflow/cuda}
 echo "- CUDA module disk cache ($cache): $(find "$cache" -type f 2>/dev/null | wc -l) files, $(du -sh "$cache" 2>/dev/null | cut -f1)" >>"$summary"
