@@ -124,9 +124,15 @@ func measure(d *tensor.Device, c benchCase) (float64, string, error) {
 	return times[len(times)/2], ks, err
 }
 
-// profileKernels runs c's operation on in once with the profiler on and
-// returns the kernels it launched with their device times, e.g. "reduce 1x
-// 120.3 us, elementwise 1x 80.1 us".
+// profiledRuns is how many runs profileKernels averages.
+const profiledRuns = 5
+
+// profileKernels runs c's operation on in profiledRuns times with the
+// profiler on and returns the kernels one run launched with their mean
+// device times, and the median time of those runs end to end, e.g.
+// "reduce 1x 120.3 us, elementwise 1x 80.1 us (runs 210.5 us)": a run
+// that takes much longer than its kernels spends the rest on the host or
+// between launches.
 func profileKernels(d *tensor.Device, c benchCase, in []*tensor.Tensor) (string, error) {
 	if err := d.Sync(); err != nil {
 		return "", err
@@ -135,22 +141,28 @@ func profileKernels(d *tensor.Device, c benchCase, in []*tensor.Tensor) (string,
 	p.Reset()
 	p.SetEnabled(true)
 	defer p.SetEnabled(false)
-	y := c.op(in)
-	err := y.Realize()
-	y.Release()
-	if err == nil {
-		err = d.Sync()
+	walls := make([]float64, profiledRuns)
+	for i := range walls {
+		start := time.Now()
+		y := c.op(in)
+		err := y.Realize()
+		y.Release()
+		if err == nil {
+			err = d.Sync()
+		}
+		if err != nil {
+			return "", err
+		}
+		walls[i] = time.Since(start).Seconds()
 	}
-	if err != nil {
-		return "", err
-	}
+	slices.Sort(walls)
 	var parts []string
 	for _, r := range p.Rows() {
 		if r.DeviceCount > 0 {
-			parts = append(parts, fmt.Sprintf("%s %dx %.1f us", r.Name, r.DeviceCount, r.DeviceTotal.Seconds()*1e6))
+			parts = append(parts, fmt.Sprintf("%s %gx %.1f us", r.Name, float64(r.DeviceCount)/profiledRuns, r.DeviceTotal.Seconds()*1e6/profiledRuns))
 		}
 	}
-	return strings.Join(parts, ", "), nil
+	return fmt.Sprintf("%s (runs %.1f us)", strings.Join(parts, ", "), walls[len(walls)/2]*1e6), nil
 }
 
 // addTorch runs the PyTorch script and records its times beside ours.

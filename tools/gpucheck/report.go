@@ -22,7 +22,7 @@ type row struct {
 	TorchSeconds float64 `json:"torch_seconds,omitempty"`
 	Bytes        float64 `json:"bytes,omitempty"`
 	Flops        float64 `json:"flops,omitempty"`
-	Kernels      string  `json:"kernels,omitempty"` // one profiled run's kernels, device times
+	Kernels      string  `json:"kernels,omitempty"` // the kernels of a profiled run, mean device times over profiledRuns, and those runs' median time
 }
 
 // copyLimit is PyTorch's device-to-device copy bandwidth in bytes per
@@ -73,7 +73,7 @@ func (r *report) writeMarkdown(w io.Writer) {
 	if lim > 0 {
 		fmt.Fprintf(w, "\nCopy limit: PyTorch's clone of 64M float32, %.0f GB/s counting bytes read and written.\n", lim/1e9)
 	}
-	fmt.Fprintln(w, "\nKernels of one profiled run of each case (device time by CUDA events):")
+	fmt.Fprintf(w, "\nKernels of a profiled run of each case (mean device time of %d runs by CUDA events; the runs' median time end to end):\n", profiledRuns)
 	fmt.Fprintln(w)
 	for _, x := range r.Rows {
 		if x.Kernels != "" {
