@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -22,8 +23,16 @@ func main() {
 	torchScript := flag.String("torch", "", "torch_cuda.py, to measure PyTorch in the same run (skipped when empty)")
 	python := flag.String("python", "python3", "the Python interpreter that has torch")
 	only := flag.String("only", "", "step: measure only the training step (e.g. through the CUDA test double, where the 64M-element cases would take hours)")
+	cpuProfile := flag.String("cpuprofile", "", "after the measurements, write a CPU profile of 500 more training steps (graphs off, then on) to this file")
 	flag.Parse()
 	if err := run(*backend, *out, *torchScript, *python, *only == "step"); err != nil {
+		fmt.Fprintln(os.Stderr, "gpucheck:", err)
+		os.Exit(1)
+	}
+	if *cpuProfile == "" {
+		return
+	}
+	if err := profileSteps(*backend, *cpuProfile, 500); err != nil {
 		fmt.Fprintln(os.Stderr, "gpucheck:", err)
 		os.Exit(1)
 	}
@@ -82,6 +91,34 @@ func run(backend, out, torchScript, python string, stepOnly bool) error {
 	}
 	rep.writeMarkdown(io.MultiWriter(f, os.Stdout))
 	return f.Close()
+}
+
+// profileSteps writes a CPU profile of steps training steps on backend
+// (graphs off, then as many on where the device has them) to file: where
+// the host's time goes in a step.
+func profileSteps(backend, file string, steps int) error {
+	d, err := tensor.Open(backend)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if _, err := measureTrainStep(d, 20, 1); err != nil { // kernels compiled outside the profile
+		return err
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	_, err = measureTrainStep(d, 0, steps)
+	pprof.StopCPUProfile()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // measure runs c's warm-up, then times each run (the operation and a wait
