@@ -34,16 +34,16 @@ type Device struct {
 	live     map[*buffer]struct{}
 	modules  map[moduleKey]*module
 	programs map[string]*module // generated kernels' modules by signature (ewSignature)
+	ewPlans  map[string]*ewPlan // elementwise kernels' plans by key (appendEwKey)
+	ewKey    []byte             // scratch for the key of the elementwise kernel being run
 	disk     *diskCache         // compiled modules on disk; nil when off
 	cacheErr error              // the last failure to store a module on disk (the module still loaded)
 	deferred error              // an error of Free, returned by the next Sync
 	index    indexStatus        // where gather and scatter report out-of-range indices
 	lost     error              // the sticky error after which nothing runs
 	tf32     bool               // cuBLAS products may use TF32 tensor cores (SetTF32)
-	// blasMinFlops is the least work of a product that cuBLAS computes
-	// (worthBLAS); tests set it to 0 to send every product there.
-	blasMinFlops int64
-	closed       bool
+	blasUse  blasPolicy         // which products go to cuBLAS
+	closed   bool
 }
 
 // open opens device ordinal of drv with a staging buffer of staging bytes.
@@ -68,9 +68,8 @@ func open(drv *driver, nv *nvrtc, ordinal int, staging int) (*Device, error) {
 		live:     map[*buffer]struct{}{},
 		modules:  map[moduleKey]*module{},
 		programs: map[string]*module{},
+		ewPlans:  map[string]*ewPlan{},
 		disk:     openDiskCache(os.Getenv),
-
-		blasMinFlops: defaultBLASMinFlops,
 	}
 	d.tf32 = os.Getenv(EnvTF32) == "1"
 	if os.Getenv(EnvGraphs) == "1" && drv.api.cuGraphCreate != nil {
@@ -147,6 +146,6 @@ func (d *Device) Close() error {
 	}
 	errs = append(errs, d.drv.check(C.sf_cu_close(d.drv.api, d.ctx)))
 	C.free(unsafe.Pointer(d.ctx))
-	d.ctx, d.closed, d.live, d.modules, d.programs = nil, true, nil, nil, nil
+	d.ctx, d.closed, d.live, d.modules, d.programs, d.ewPlans = nil, true, nil, nil, nil, nil
 	return errors.Join(errs...)
 }

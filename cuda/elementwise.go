@@ -22,35 +22,62 @@ const ewBlock = 256
 // renderElementwise), after validating the kernel and checking that every
 // buffer is a live buffer of this device. Kernels of one signature share a
 // module: the shapes, strides, offsets, constants and seeds are launch
-// parameters.
+// parameters. A kernel whose key (appendEwKey) was planned before reuses
+// that plan once its buffers pass the checks that depend on them.
 func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
 	if err := d.usable(); err != nil {
 		return err
 	}
+	var key []byte
+	if k != nil {
+		d.ewKey = appendEwKey(d.ewKey[:0], k)
+		key = d.ewKey
+		if p := d.ewPlans[string(key)]; p != nil && d.bind(p, k) {
+			return d.runElementwise(p)
+		}
+	}
+	p, err := d.planEw(k)
+	if err != nil {
+		return err
+	}
+	d.storeEwPlan(key, p)
+	return d.runElementwise(p)
+}
+
+// planEw validates k, checks its buffers and returns its plan, compiling
+// its module at first use.
+func (d *Device) planEw(k *device.ElementwiseKernel) (*ewPlan, error) {
 	if err := k.Validate(); err != nil {
-		return fmt.Errorf("cuda: %w", err)
+		return nil, fmt.Errorf("cuda: %w", err)
 	}
 	if err := checkDTypes(k); err != nil {
-		return err
+		return nil, err
 	}
 	ptrs := make([]uint64, 0, len(k.Inputs)+len(k.Outputs))
 	for i, v := range append(append([]device.View{}, k.Inputs...), k.Outputs...) {
 		b, err := d.own(v.Buf, fmt.Sprintf("elementwise: view %d", i))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ptrs = append(ptrs, uint64(b.ptr))
 	}
 	launches, err := planElementwise(k, ptrs)
-	if err != nil || len(launches) == 0 {
-		return err
-	}
-	m, err := d.elementwiseModule(k)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, w := range launches {
-		if err := d.launchBlocks(m, d.ewGrid(w), ewBlock, w); err != nil {
+	var m *module
+	if len(launches) > 0 {
+		if m, err = d.elementwiseModule(k); err != nil {
+			return nil, err
+		}
+	}
+	return newEwPlan(k, launches, m), nil
+}
+
+// runElementwise launches p's words, whose addresses are bound.
+func (d *Device) runElementwise(p *ewPlan) error {
+	for _, w := range p.words {
+		if err := d.launchBlocks(p.m, d.ewGrid(w), ewBlock, w); err != nil {
 			return fmt.Errorf("cuda: elementwise: %w", err)
 		}
 	}

@@ -120,14 +120,49 @@ func immWord(in device.Instr) int64 {
 // inputs and outputs. Kernels with equal signatures share one module,
 // whatever their shapes, strides, offsets, constants and seeds.
 func ewSignature(k *device.ElementwiseKernel) string {
-	b := []byte{'e'}
+	return string(appendEwSignature(nil, k))
+}
+
+// appendEwSignature appends k's signature (ewSignature) to b.
+func appendEwSignature(b []byte, k *device.ElementwiseKernel) []byte {
+	b = append(b, 'e')
 	for _, vs := range [][]device.View{k.Inputs, k.Outputs} {
 		b = binary.AppendUvarint(b, uint64(len(vs)))
 		for _, v := range vs {
 			b = append(b, byte(v.DType))
 		}
 	}
-	return string(appendProgram(b, k.Program))
+	return appendProgram(b, k.Program)
+}
+
+// appendEwKey appends to b everything of k but its buffers: the signature,
+// the iteration shape, each view's offset, shape and strides, and each
+// instruction's constant bits and seed. Validation but for the buffer
+// checks (bind), planning and the module depend on nothing else, so
+// kernels of equal keys differ at most in their buffers.
+func appendEwKey(b []byte, k *device.ElementwiseKernel) []byte {
+	b = appendEwSignature(b, k)
+	b = appendInts(b, k.Shape)
+	for _, vs := range [][]device.View{k.Inputs, k.Outputs} {
+		for _, v := range vs {
+			b = binary.AppendVarint(b, int64(v.Offset))
+			b = appendInts(appendInts(b, v.Shape), v.Strides)
+		}
+	}
+	for _, in := range k.Program.Code {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(in.Imm))
+		b = binary.LittleEndian.AppendUint64(b, in.Seed)
+	}
+	return b
+}
+
+// appendInts appends s's length and elements to b.
+func appendInts(b []byte, s []int) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	for _, v := range s {
+		b = binary.AppendVarint(b, int64(v))
+	}
+	return b
 }
 
 // renderElementwise returns the CUDA C of a validated elementwise kernel:
