@@ -19,6 +19,9 @@ import (
 //go:embed kernels/copy.cu
 var copySource string
 
+// copyModule is the copy kernel's module.
+var copyModule = newFixedSource(func() string { return copySource })
+
 // copyBlock is the copy kernel's block size.
 const copyBlock = 256
 
@@ -50,7 +53,7 @@ func (d *Device) Copy(k *device.CopyKernel) error {
 	if len(launches) == 0 {
 		return nil
 	}
-	m, err := d.kernel(copySource, "copy.cu", "sf_copy")
+	m, err := d.fixedKernel(copyModule, "copy.cu", "sf_copy")
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,12 @@ import (
 //go:embed kernels/index.cu
 var indexSource string
 
+// indexModules are the modules of index.cu's entry points.
+var indexModules = map[string]*fixedSource{
+	gatherEntry:  entrySource(gatherEntry, func() string { return indexSource }),
+	scatterEntry: entrySource(scatterEntry, func() string { return indexSource }),
+}
+
 // runIndexed runs entry of kernels/index.cu over a validated gather (views
 // Src, Index, Out) or scatter (Dst, Index, Src), whose out-of-range indices
 // c describes, after checking that every buffer is a live buffer of this
@@ -31,9 +37,7 @@ func (d *Device) runIndexed(entry string, c indexCall, views [3]device.View) err
 	if len(launches) == 0 {
 		return nil
 	}
-	// Modules are cached by source, so each entry point gets its own
-	// source: the file behind a line naming the entry.
-	m, err := d.kernel("// "+entry+"\n"+indexSource, "index.cu", entry)
+	m, err := d.fixedKernel(indexModules[entry], "index.cu", entry)
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func (d *Device) MatMul(k *device.MatMulKernel) error {
 		}
 		ptrs = append(ptrs, uint64(b.ptr))
 	}
-	if g, ok := planBLAS(k); ok && d.worthBLAS(k) {
+	if g, ok := planBLAS(k); ok && d.blasUse.useBLAS(k) {
 		if h := d.blas(); h != nil {
 			return d.matMulBLAS(k, g, h, ptrs)
 		}

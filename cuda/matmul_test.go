@@ -25,7 +25,7 @@ import (
 func TestMatMulKernels(t *testing.T) {
 	f := buildFake(t, nil, nil)
 	d := f.open(t, 1<<20)
-	d.blasMinFlops = 0 // every product tries cuBLAS first, which the double refuses
+	d.blasUse = blasAlways // every product tries cuBLAS first, which the double refuses
 	gputest.RunKinds(t, d, "MatMul")
 	require.ErrorContains(t, d.blasState(), "not the driver the backend loaded", "no real cuBLAS under the double")
 	assert.Equal(t, f.count(t, "nvrtcCreateProgram matmul.cu"), len(d.programs), "one compilation per signature")

@@ -27,8 +27,8 @@ func TestCuBLASThroughDouble(t *testing.T) {
 	require.NoError(t, d.useBLAS([]string{f.dir + "/libcublas.so.13"}))
 	f32 := device.Float32
 	const m, n, k = 5, 3, 7
-	t.Run("SmallOnKernel", func(t *testing.T) { testBLASMinFlops(t, f, d, 4, 6, 5) })
-	d.blasMinFlops = 0 // every product below goes to cuBLAS
+	t.Run("Policy", func(t *testing.T) { testBLASPolicy(t, f, d, 4, 6, 5) })
+	d.blasUse = blasAlways // every product below goes to cuBLAS
 	launches := f.count(t, "cuLaunchKernel sf_matmul")
 	av, bv := make([]float64, m*k), make([]float64, k*n)
 	for i := range av {
@@ -92,38 +92,32 @@ func TestCuBLASThroughDouble(t *testing.T) {
 	t.Run("TF32", func(t *testing.T) { testTF32(t, f, d) })
 }
 
-// testBLASMinFlops checks the size at which products go to cuBLAS: an
-// m x n x k product (2mnk flops) runs on the generated kernel by default
-// and when the threshold is one flop above its work, and on cuBLAS when
-// the threshold equals its work.
-func testBLASMinFlops(t *testing.T, f *fake, d *Device, m, n, k int) {
+// testBLASPolicy checks, through the fake cuBLAS, which products go to
+// cuBLAS by default: an m x n x k product with K of at most 128 runs on the
+// generated kernel, the same with K = 257 through cuBLAS, and blasNever
+// keeps it on the generated kernel.
+func testBLASPolicy(t *testing.T, f *fake, d *Device, m, n, k int) {
 	f32 := device.Float32
-	a, b, out := gputest.Alloc(t, d, int64(4*m*k)), gputest.Alloc(t, d, int64(4*k*n)), gputest.Alloc(t, d, int64(4*m*n))
-	product := func() {
+	product := func(k int) {
+		a, b, out := gputest.Alloc(t, d, int64(4*m*k)), gputest.Alloc(t, d, int64(4*k*n)), gputest.Alloc(t, d, int64(4*m*n))
 		require.NoError(t, d.MatMul(&device.MatMulKernel{M: m, N: n, K: k, A: device.Contiguous(a, f32, 0, []int{m, k}),
 			B: device.Contiguous(b, f32, 0, []int{k, n}), Epilogue: device.Identity(f32),
 			Outputs: []device.View{device.Contiguous(out, f32, 0, []int{m, n})}}))
 		require.NoError(t, d.Sync())
 	}
-	sgemm := fmt.Sprintf("cublasSgemmStridedBatched m=%d n=%d k=%d batch=1", n, m, k)
-	require.Equal(t, int64(defaultBLASMinFlops), d.blasMinFlops)
-	work := int64(2 * m * n * k)
-	for _, c := range []struct {
-		min      int64
-		sgemms   int
-		launches int
-		why      string
-	}{
-		{defaultBLASMinFlops, 0, 1, "by default a small product runs on the generated kernel"},
-		{work + 1, 0, 2, "one flop short of the threshold"},
-		{work, 1, 2, "at the threshold"},
-	} {
-		d.blasMinFlops = c.min
-		product()
-		assert.Equal(t, c.sgemms, f.count(t, sgemm), c.why)
-		assert.Equal(t, c.launches, f.count(t, "cuLaunchKernel sf_matmul"), c.why)
-	}
-	d.blasMinFlops = defaultBLASMinFlops
+	sgemm := func(k int) string { return fmt.Sprintf("cublasSgemmStridedBatched m=%d n=%d k=%d batch=1", n, m, k) }
+	require.Equal(t, blasBySize, d.blasUse)
+	product(k)
+	assert.Zero(t, f.count(t, sgemm(k)), "a small product runs on the generated kernel")
+	assert.Equal(t, 1, f.count(t, "cuLaunchKernel sf_matmul"))
+	product(257)
+	assert.Equal(t, 1, f.count(t, sgemm(257)), "a long reduction goes to cuBLAS")
+	assert.Equal(t, 1, f.count(t, "cuLaunchKernel sf_matmul"))
+	d.blasUse = blasNever
+	product(257)
+	assert.Equal(t, 1, f.count(t, sgemm(257)), "blasNever")
+	assert.Equal(t, 2, f.count(t, "cuLaunchKernel sf_matmul"))
+	d.blasUse = blasBySize
 }
 
 // testTF32 checks SetTF32 through the fake cuBLAS, which rounds the

@@ -89,17 +89,39 @@ func blasMatrix(r, c, si, sj int) (trans bool, ld int, ok bool) {
 	return false, 0, false
 }
 
-// defaultBLASMinFlops is the least work (2·M·N·K·batch) of a product that
-// cuBLAS computes; smaller products run on the generated kernel, which
-// fuses the epilogue and, for them, finishes sooner than a cuBLAS call
-// (docs/cuda.md gives the measured crossover).
-const defaultBLASMinFlops = 1 << 28
+// blasPolicy says which of the products cuBLAS can express go to it.
+type blasPolicy uint8
 
-// worthBLAS reports whether k's product is large enough for cuBLAS
-// (d.blasMinFlops, by default defaultBLASMinFlops).
-func (d *Device) worthBLAS(k *device.MatMulKernel) bool {
+const (
+	blasBySize blasPolicy = iota // all but those preferGenerated keeps
+	blasAlways                   // every one (tests)
+	blasNever                    // none (tests)
+)
+
+// useBLAS reports whether k's product goes to cuBLAS under p.
+func (p blasPolicy) useBLAS(k *device.MatMulKernel) bool {
+	switch p {
+	case blasAlways:
+		return true
+	case blasNever:
+		return false
+	}
+	return !preferGenerated(k)
+}
+
+// preferGenerated reports whether the generated kernel finishes k's product
+// sooner than a cuBLAS call would: a short reduction (K at most 128) of at
+// most 2^27 flops, or, where an epilogue would follow cuBLAS as a second
+// pass, K at most 256 and 2^25 flops. The generated kernel's blocks walk
+// K alone, so long reductions into few tiles are slow on it, while a
+// cuBLAS call costs about 20 us however small (docs/cuda.md has the
+// measurements).
+func preferGenerated(k *device.MatMulKernel) bool {
 	flops := 2 * float64(k.M) * float64(k.N) * float64(k.K) * float64(device.NumElements(k.Batch))
-	return flops >= float64(d.blasMinFlops)
+	if k.K <= 128 && flops <= 1<<27 {
+		return true
+	}
+	return !isIdentityEpilogue(k) && k.K <= 256 && flops <= 1<<25
 }
 
 // isIdentityEpilogue reports whether k's epilogue stores the product alone,

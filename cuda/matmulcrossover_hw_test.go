@@ -4,7 +4,6 @@ package cuda
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"testing"
 	"time"
@@ -20,7 +19,7 @@ import (
 // generated kernel, for the shapes of the demo's models (the MLP's, the
 // GPT's projections and attention) and square ones, with the epilogue
 // storing the product alone and with a bias and ReLU (which cuBLAS runs as
-// a second pass): the measurements behind defaultBLASMinFlops. Each time
+// a second pass): the measurements behind preferGenerated. Each time
 // is the median of five batches of back-to-back launches (the launches of
 // a batch pipelined, as in a training step) ended by a Sync. It fails only
 // when a product fails; it skips as TestHardwareKernels does.
@@ -42,7 +41,7 @@ type crossoverShape struct{ batch, m, n, k int }
 
 // logCrossover logs TestHardwareMatMulCrossover's table for shapes on d.
 func logCrossover(t *testing.T, d *Device, shapes []crossoverShape) {
-	defer func(v int64) { d.blasMinFlops = v }(d.blasMinFlops)
+	defer func(p blasPolicy) { d.blasUse = p }(d.blasUse)
 	f32 := device.Float32
 	t.Logf("%-22s %14s %12s %12s %12s %12s", "batch x M x N x K", "flops", "blas", "kernel", "blas+bias", "kernel+bias")
 	for _, s := range shapes {
@@ -71,8 +70,8 @@ func logCrossover(t *testing.T, d *Device, shapes []crossoverShape) {
 		}
 		row := fmt.Sprintf("%-22s %14.3g", fmt.Sprintf("%dx%dx%dx%d", s.batch, s.m, s.n, s.k), 2*float64(s.batch*s.m*s.n*s.k))
 		for _, withBias := range []bool{false, true} {
-			for _, min := range []int64{0, math.MaxInt64} {
-				d.blasMinFlops = min
+			for _, p := range []blasPolicy{blasAlways, blasNever} {
+				d.blasUse = p
 				row += fmt.Sprintf(" %9.1f us", timeProduct(t, d, kernel(withBias)).Seconds()*1e6)
 			}
 		}

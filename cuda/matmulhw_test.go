@@ -22,8 +22,8 @@ import (
 // product (with the epilogue storing it unchanged).
 func TestHardwareMatMul(t *testing.T) {
 	d := gputest.Open(t, "cuda").(*Device)
-	defer func(v int64) { d.blasMinFlops = v }(d.blasMinFlops)
-	d.blasMinFlops = 0 // every product cuBLAS can express goes to it
+	defer func(p blasPolicy) { d.blasUse = p }(d.blasUse)
+	d.blasUse = blasAlways
 	for _, path := range []string{"cuBLAS", "Kernel"} {
 		t.Run(path, func(t *testing.T) {
 			if path == "Kernel" {

@@ -15,9 +15,6 @@ import (
 	"unsafe"
 )
 
-// moduleKey identifies a compiled module: the hash of its source.
-type moduleKey [sha256.Size]byte
-
 // module is a loaded CUDA module and the one kernel the backend uses of it.
 type module struct {
 	mod   C.CUmodule
@@ -45,7 +42,17 @@ var imageErrors = map[int]bool{
 // refuses is dropped from the cache and compiled again. A compiled image
 // is stored there as the one that loaded (PTX after a refused CUBIN).
 func (d *Device) kernel(src, name, fn string) (*module, error) {
-	key := moduleKey(sha256.Sum256([]byte(src)))
+	return d.keyedKernel(sha256.Sum256([]byte(src)), src, name, fn)
+}
+
+// fixedKernel is kernel for a fixed source, whose key is already known.
+func (d *Device) fixedKernel(f *fixedSource, name, fn string) (*module, error) {
+	src, key := f.get()
+	return d.keyedKernel(key, src, name, fn)
+}
+
+// keyedKernel is kernel for src of module key key.
+func (d *Device) keyedKernel(key moduleKey, src, name, fn string) (*module, error) {
 	if m, ok := d.modules[key]; ok {
 		return m, nil
 	}

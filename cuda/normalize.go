@@ -20,7 +20,7 @@ func (d *Device) Normalize(k *device.NormalizeKernel) error {
 	if err := k.Validate(); err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}
-	return d.runRows("normalize", nmEntry, normalizeModuleSource, []device.View{k.In}, []string{"In"}, k.Out, int64(math.Float64bits(k.Eps)))
+	return d.runRows("normalize", nmEntry, normalizeModule, []device.View{k.In}, []string{"In"}, k.Out, int64(math.Float64bits(k.Eps)))
 }
 
 // NormalizeBackward runs k with kernels/normalize.cu's gradient row kernel,
@@ -34,5 +34,5 @@ func (d *Device) NormalizeBackward(k *device.NormalizeBackwardKernel) error {
 	if err := k.Validate(); err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}
-	return d.runRows("normalize backward", nmBackwardEntry, normalizeModuleSource, []device.View{k.X, k.G}, []string{"X", "G"}, k.Out, int64(math.Float64bits(k.Eps)))
+	return d.runRows("normalize backward", nmBackwardEntry, normalizeBackwardModule, []device.View{k.X, k.G}, []string{"X", "G"}, k.Out, int64(math.Float64bits(k.Eps)))
 }

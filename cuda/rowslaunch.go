@@ -7,9 +7,10 @@ import "fmt"
 import "github.com/shaderflow/shaderflow/tensor/device"
 
 // runRows launches entry of the row kernel module source (a file on
-// kernels/rows.cuh) over the validated views ins (named names) and out,
-// with the kernel's argument word arg, after checking their buffers.
-func (d *Device) runRows(kernel, entry string, source func() string, ins []device.View, names []string, out device.View, arg int64) error {
+// kernels/rows.cuh, one module an entry) over the validated views ins
+// (named names) and out, with the kernel's argument word arg, after
+// checking their buffers.
+func (d *Device) runRows(kernel, entry string, source *fixedSource, ins []device.View, names []string, out device.View, arg int64) error {
 	ptrs := make([]uint64, len(ins))
 	for j, v := range ins {
 		b, err := d.own(v.Buf, kernel+": "+names[j])
@@ -26,9 +27,7 @@ func (d *Device) runRows(kernel, entry string, source func() string, ins []devic
 	if len(launches) == 0 {
 		return nil
 	}
-	// Modules are cached by source, so each entry point gets its own
-	// source: the file behind a line naming the entry.
-	m, err := d.kernel("// "+entry+"\n"+source(), entry+".cu", entry)
+	m, err := d.fixedKernel(source, entry+".cu", entry)
 	if err != nil {
 		return err
 	}

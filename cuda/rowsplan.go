@@ -25,6 +25,14 @@ func rowModuleSource(file string) string {
 	return opsSource + sharedMacro + shuffleSource + rowsSource + file
 }
 
+// The row kernels' modules, one an entry point.
+var (
+	softmaxModule           = entrySource(smEntry, softmaxModuleSource)
+	softmaxBackwardModule   = entrySource(smBackwardEntry, softmaxModuleSource)
+	normalizeModule         = entrySource(nmEntry, normalizeModuleSource)
+	normalizeBackwardModule = entrySource(nmBackwardEntry, normalizeModuleSource)
+)
+
 // softmaxModuleSource is the softmax kernels' module.
 func softmaxModuleSource() string { return rowModuleSource(softmaxSource) }
 

@@ -26,7 +26,7 @@ func (d *Device) Softmax(k *device.SoftmaxKernel) error {
 	if err := k.Validate(); err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}
-	return d.runRows("softmax", smEntry, softmaxModuleSource, []device.View{k.In}, []string{"In"}, k.Out, smLogArg(k.Log))
+	return d.runRows("softmax", smEntry, softmaxModule, []device.View{k.In}, []string{"In"}, k.Out, smLogArg(k.Log))
 }
 
 // SoftmaxBackward runs k with kernels/softmax.cu's one-pass gradient row
@@ -40,7 +40,7 @@ func (d *Device) SoftmaxBackward(k *device.SoftmaxBackwardKernel) error {
 	if err := k.Validate(); err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}
-	return d.runRows("softmax backward", smBackwardEntry, softmaxModuleSource, []device.View{k.Y, k.G}, []string{"Y", "G"}, k.Out, smLogArg(k.Log))
+	return d.runRows("softmax backward", smBackwardEntry, softmaxBackwardModule, []device.View{k.Y, k.G}, []string{"Y", "G"}, k.Out, smLogArg(k.Log))
 }
 
 // smLogArg is the softmax kernels' argument word: 1 for a log-softmax.
