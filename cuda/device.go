@@ -42,10 +42,8 @@ type Device struct {
 	index    indexStatus        // where gather and scatter report out-of-range indices
 	lost     error              // the sticky error after which nothing runs
 	tf32     bool               // cuBLAS products may use TF32 tensor cores (SetTF32)
-	// blasMinFlops is the least work of a product that cuBLAS computes
-	// (worthBLAS); tests set it to 0 to send every product there.
-	blasMinFlops int64
-	closed       bool
+	blasUse  blasPolicy         // which products go to cuBLAS
+	closed   bool
 }
 
 // open opens device ordinal of drv with a staging buffer of staging bytes.
@@ -72,8 +70,6 @@ func open(drv *driver, nv *nvrtc, ordinal int, staging int) (*Device, error) {
 		programs: map[string]*module{},
 		ewPlans:  map[string]*ewPlan{},
 		disk:     openDiskCache(os.Getenv),
-
-		blasMinFlops: defaultBLASMinFlops,
 	}
 	d.tf32 = os.Getenv(EnvTF32) == "1"
 	if os.Getenv(EnvGraphs) == "1" && drv.api.cuGraphCreate != nil {
