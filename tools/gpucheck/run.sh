@@ -67,11 +67,11 @@ if command -v compute-sanitizer >/dev/null; then
 		echo "memcheck (kernel tests) exit $?"
 	) >"$out/sanitizer-memcheck.log" &
 	(
-		SHADERFLOW_FUSION=1 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 ./cuda.test -test.run '^TestConformance$/fusion=on/^(reduce|softmax|indexing|scatter|pool|widedtypes)$' -test.short 2>&1
-		echo "memcheck (conformance reduce, softmax, indexing, scatter, pool, widedtypes) exit $?"
+		SHADERFLOW_FUSION=1 timeout $limit compute-sanitizer --tool memcheck --error-exitcode 9 ./cuda.test -test.run '^TestConformance$/fusion=on/^(reduce|softmax|norm|indexing|scatter|pool|widedtypes)$' -test.short 2>&1
+		echo "memcheck (conformance reduce, softmax, norm, indexing, scatter, pool, widedtypes) exit $?"
 	) >"$out/sanitizer-memcheck-conformance.log" &
 	(
-		timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 ./cuda.test -test.run 'TestHardwareKernels/(MatMul|Reduce|Scatter)' -test.short 2>&1
+		timeout $limit compute-sanitizer --tool racecheck --error-exitcode 9 ./cuda.test -test.run 'TestHardwareKernels/(MatMul|Reduce|Scatter)|TestHardware(Softmax|Normalize)' -test.short 2>&1
 		echo "racecheck exit $?"
 	) >"$out/sanitizer-racecheck.log" &
 fi
