@@ -106,6 +106,12 @@ timeout 60 ./cuda.test -test.run 'TestHardwareMatMul/(cuBLAS|Kernel)/Speed|TestH
 echo "- 4096^3 float32 products alone, and cuBLAS against the generated kernel by shape (matmul-speed.log, exit $?):" >>"$summary"
 grep -E 'TFLOP/s|cuBLAS:|matmulcrossover' "$out/matmul-speed.log" | sed 's/^ */    /' >>"$summary"
 
+# The CNN's second convolution in each mode and its max pooling, alone:
+# which of the CNN's kernels are slow.
+timeout 40 ./cuda.test -test.run '^$' -test.bench 'BenchmarkConvFlops|BenchmarkMaxPool' -test.benchtime 20x >"$out/conv-speed.log" 2>&1
+echo "- the CNN's convolution by mode and pooling alone (conv-speed.log, exit $?):" >>"$summary"
+grep -E '^Benchmark' "$out/conv-speed.log" | sed 's/^/    /' >>"$summary"
+
 # The benchmarks, alone on the GPU, beside PyTorch.
 timeout 90 ./gpucheck -backend cuda -out "$out" -torch torch_cuda.py -python "${PYTHON:-python3}" >"$out/bench.log" 2>&1
 echo "- gpucheck benchmarks: exit $? (report.md)" >>"$summary"
