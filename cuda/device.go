@@ -33,16 +33,16 @@ type Device struct {
 	cc       int // compute capability, e.g. 90 for sm_90
 	live     map[*buffer]struct{}
 	modules  map[moduleKey]*module
-	programs map[string]*module // generated kernels' modules by signature (ewSignature)
-	ewPlans  map[string]*ewPlan // elementwise kernels' plans by key (appendEwKey)
-	ewKey    []byte             // scratch for the key of the elementwise kernel being run
-	disk     *diskCache         // compiled modules on disk; nil when off
-	cacheErr error              // the last failure to store a module on disk (the module still loaded)
-	deferred error              // an error of Free, returned by the next Sync
-	index    indexStatus        // where gather and scatter report out-of-range indices
-	lost     error              // the sticky error after which nothing runs
-	tf32     bool               // cuBLAS products may use TF32 tensor cores (SetTF32)
-	blasUse  blasPolicy         // which products go to cuBLAS
+	programs map[string]*module     // generated kernels' modules by signature (ewSignature)
+	plans    map[string]*kernelPlan // generated kernels' plans by key (runPlan)
+	planKey  []byte                 // scratch for the key of the kernel being run
+	disk     *diskCache             // compiled modules on disk; nil when off
+	cacheErr error                  // the last failure to store a module on disk (the module still loaded)
+	deferred error                  // an error of Free, returned by the next Sync
+	index    indexStatus            // where gather and scatter report out-of-range indices
+	lost     error                  // the sticky error after which nothing runs
+	tf32     bool                   // cuBLAS products may use TF32 tensor cores (SetTF32)
+	blasUse  blasPolicy             // which products go to cuBLAS
 	closed   bool
 }
 
@@ -68,7 +68,7 @@ func open(drv *driver, nv *nvrtc, ordinal int, staging int) (*Device, error) {
 		live:     map[*buffer]struct{}{},
 		modules:  map[moduleKey]*module{},
 		programs: map[string]*module{},
-		ewPlans:  map[string]*ewPlan{},
+		plans:    map[string]*kernelPlan{},
 		disk:     openDiskCache(os.Getenv),
 	}
 	d.tf32 = os.Getenv(EnvTF32) == "1"
@@ -146,6 +146,6 @@ func (d *Device) Close() error {
 	}
 	errs = append(errs, d.drv.check(C.sf_cu_close(d.drv.api, d.ctx)))
 	C.free(unsafe.Pointer(d.ctx))
-	d.ctx, d.closed, d.live, d.modules, d.programs, d.ewPlans = nil, true, nil, nil, nil, nil
+	d.ctx, d.closed, d.live, d.modules, d.programs, d.plans = nil, true, nil, nil, nil, nil
 	return errors.Join(errs...)
 }

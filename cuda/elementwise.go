@@ -28,25 +28,17 @@ func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
 	if err := d.usable(); err != nil {
 		return err
 	}
-	var key []byte
-	if k != nil {
-		d.ewKey = appendEwKey(d.ewKey[:0], k)
-		key = d.ewKey
-		if p := d.ewPlans[string(key)]; p != nil && d.bind(p, k) {
-			return d.runElementwise(p)
-		}
-	}
-	p, err := d.planEw(k)
-	if err != nil {
+	if k == nil {
+		_, err := d.planEw(k)
 		return err
 	}
-	d.storeEwPlan(key, p)
-	return d.runElementwise(p)
+	d.planKey = appendEwKey(d.planKey[:0], k)
+	return d.runPlan(d.planKey, func() (*kernelPlan, error) { return d.planEw(k) }, k.Inputs, k.Outputs)
 }
 
 // planEw validates k, checks its buffers and returns its plan, compiling
 // its module at first use.
-func (d *Device) planEw(k *device.ElementwiseKernel) (*ewPlan, error) {
+func (d *Device) planEw(k *device.ElementwiseKernel) (*kernelPlan, error) {
 	if err := k.Validate(); err != nil {
 		return nil, fmt.Errorf("cuda: %w", err)
 	}
@@ -65,23 +57,22 @@ func (d *Device) planEw(k *device.ElementwiseKernel) (*ewPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	var m *module
+	var launch func([]int64) error
 	if len(launches) > 0 {
-		if m, err = d.elementwiseModule(k); err != nil {
+		m, err := d.elementwiseModule(k)
+		if err != nil {
 			return nil, err
 		}
-	}
-	return newEwPlan(k, launches, m), nil
-}
-
-// runElementwise launches p's words, whose addresses are bound.
-func (d *Device) runElementwise(p *ewPlan) error {
-	for _, w := range p.words {
-		if err := d.launchBlocks(p.m, d.ewGrid(w), ewBlock, w); err != nil {
-			return fmt.Errorf("cuda: elementwise: %w", err)
+		launch = func(w []int64) error {
+			if err := d.launchBlocks(m, d.ewGrid(w), ewBlock, w); err != nil {
+				return fmt.Errorf("cuda: elementwise: %w", err)
+			}
+			return nil
 		}
 	}
-	return nil
+	_, nimm := immSlots(k.Program)
+	l := ewLayout{nin: len(k.Inputs), nout: len(k.Outputs), nimm: nimm}
+	return newPlan(launches, launch, wordRuns(l.inPtr(), l.nin, l.outPtr(), l.nout), k.Inputs, k.Outputs), nil
 }
 
 // ewGrid returns the blocks of an elementwise launch with words w: as for

@@ -11,16 +11,29 @@ import (
 // Reduce runs k with kernels generated from its reduction and programs
 // (see renderReduce and renderReduceBlock), after validating the kernel
 // and checking that every buffer is a live buffer of this device. Kernels
-// of one signature share a module per kernel kind.
+// of one signature share a module per kernel kind. A kernel whose key
+// (appendRdKey) was planned before reuses that plan once its buffers pass
+// the checks that depend on them.
 func (d *Device) Reduce(k *device.ReduceKernel) error {
 	if err := d.usable(); err != nil {
 		return err
 	}
+	if k == nil {
+		_, err := d.planRd(k)
+		return err
+	}
+	d.planKey = appendRdKey(d.planKey[:0], k)
+	return d.runPlan(d.planKey, func() (*kernelPlan, error) { return d.planRd(k) }, k.Inputs, k.EpilogueInputs, k.Outputs)
+}
+
+// planRd validates k, checks its buffers and returns its plan, compiling
+// its module at first use.
+func (d *Device) planRd(k *device.ReduceKernel) (*kernelPlan, error) {
 	if err := k.Validate(); err != nil {
-		return fmt.Errorf("cuda: %w", err)
+		return nil, fmt.Errorf("cuda: %w", err)
 	}
 	if err := checkDTypes(k); err != nil {
-		return err
+		return nil, err
 	}
 	var views []device.View
 	views = append(append(append(views, k.Inputs...), k.EpilogueInputs...), k.Outputs...)
@@ -28,42 +41,52 @@ func (d *Device) Reduce(k *device.ReduceKernel) error {
 	for i, v := range views {
 		b, err := d.own(v.Buf, fmt.Sprintf("reduce: view %d", i))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ptrs = append(ptrs, uint64(b.ptr))
 	}
 	launches, err := planReduce(k, ptrs)
-	if err != nil || len(launches) == 0 {
-		return err
+	if err != nil {
+		return nil, err
 	}
 	_, _, l := rdPrograms(k)
-	for _, w := range launches {
-		if err := d.reduceLaunch(k, l, w); err != nil {
-			return err
+	var launch func([]int64) error
+	if len(launches) > 0 {
+		// Every launch of a reduction has the same groups (rdBlocking), so
+		// one module serves them all.
+		m, err := d.reduceModule(k, launches[0][l.groups()] == 0)
+		if err != nil {
+			return nil, err
 		}
+		arg := isArgReduce(k.Op)
+		launch = func(w []int64) error { return d.reduceLaunch(m, l, arg, w) }
 	}
-	return nil
+	at := wordRuns(l.inPtr(), l.nin, l.epPtr(), l.nep, l.outPtr(), l.nout)
+	return newPlan(launches, launch, at, k.Inputs, k.EpilogueInputs, k.Outputs), nil
 }
 
-// reduceLaunch runs one launch of planReduce: the serial kernel, the block
-// kernel, or the block kernel's two stages over a scratch buffer.
-func (d *Device) reduceLaunch(k *device.ReduceKernel, l rdLayout, w []int64) error {
+// reduceModule returns the module of k's serial kernel, or of its block
+// kernel, compiling it at first use.
+func (d *Device) reduceModule(k *device.ReduceKernel, serial bool) (*module, error) {
+	if serial {
+		return d.generated(rdSignature(k), func() string { return renderReduce(k) }, "reduce.cu", rdEntry)
+	}
+	return d.generated(rdBlockSignature(k), func() string { return renderReduceBlock(k) }, "reduce_block.cu", rdBlockEntry)
+}
+
+// reduceLaunch runs one launch of planReduce with the module of its
+// kernel (reduceModule), of an arg reduction or not: the serial kernel,
+// the block kernel, or the block kernel's two stages over a scratch
+// buffer.
+func (d *Device) reduceLaunch(m *module, l rdLayout, arg bool, w []int64) error {
 	n, groups, parts := w[0], w[l.groups()], w[l.parts()]
 	if groups == 0 {
-		m, err := d.generated(rdSignature(k), func() string { return renderReduce(k) }, "reduce.cu", rdEntry)
-		if err != nil {
-			return err
-		}
 		return d.reduceErr(d.launchWords(m, w))
-	}
-	m, err := d.generated(rdBlockSignature(k), func() string { return renderReduceBlock(k) }, "reduce_block.cu", rdBlockEntry)
-	if err != nil {
-		return err
 	}
 	if parts == 1 {
 		return d.reduceErr(d.launchBlocks(m, d.tileGrid((n+groups-1)/groups), rdThreads, w))
 	}
-	return d.reduceSplit(m, l, w, isArgReduce(k.Op))
+	return d.reduceSplit(m, l, w, arg)
 }
 
 // reduceSplit runs a split launch w of the block kernel m: stage rdPart

@@ -141,17 +141,31 @@ func appendEwSignature(b []byte, k *device.ElementwiseKernel) []byte {
 // checks (bind), planning and the module depend on nothing else, so
 // kernels of equal keys differ at most in their buffers.
 func appendEwKey(b []byte, k *device.ElementwiseKernel) []byte {
-	b = appendEwSignature(b, k)
-	b = appendInts(b, k.Shape)
-	for _, vs := range [][]device.View{k.Inputs, k.Outputs} {
+	b = appendInts(appendEwSignature(b, k), k.Shape)
+	return appendImms(appendViewsKey(b, k.Inputs, k.Outputs), k.Program)
+}
+
+// appendViewsKey appends each view's offset, shape and strides, in
+// groups, to b: a view's fields but its buffer and dtype, which kernel
+// signatures hold.
+func appendViewsKey(b []byte, groups ...[]device.View) []byte {
+	for _, vs := range groups {
 		for _, v := range vs {
 			b = binary.AppendVarint(b, int64(v.Offset))
 			b = appendInts(appendInts(b, v.Shape), v.Strides)
 		}
 	}
-	for _, in := range k.Program.Code {
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(in.Imm))
-		b = binary.LittleEndian.AppendUint64(b, in.Seed)
+	return b
+}
+
+// appendImms appends each instruction's constant bits and seed, over
+// progs, to b: an instruction's fields that kernel signatures leave out.
+func appendImms(b []byte, progs ...device.Program) []byte {
+	for _, p := range progs {
+		for _, in := range p.Code {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(in.Imm))
+			b = binary.LittleEndian.AppendUint64(b, in.Seed)
+		}
 	}
 	return b
 }

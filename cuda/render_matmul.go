@@ -82,14 +82,31 @@ func mmLayoutOf(k *device.MatMulKernel) mmLayout {
 // and B are always float32). Products of equal signatures share a module,
 // whatever their shapes, strides, offsets, constants and seeds.
 func mmSignature(k *device.MatMulKernel) string {
-	b := []byte{'m', byte(mmTilingOf(k).m)}
+	return string(appendMmSignature(nil, k))
+}
+
+// appendMmSignature appends k's signature (mmSignature) to b.
+func appendMmSignature(b []byte, k *device.MatMulKernel) []byte {
+	b = append(b, 'm', byte(mmTilingOf(k).m))
 	for _, vs := range [][]device.View{k.EpilogueInputs, k.Outputs} {
 		b = binary.AppendUvarint(b, uint64(len(vs)))
 		for _, v := range vs {
 			b = append(b, byte(v.DType))
 		}
 	}
-	return string(appendProgram(b, k.Epilogue))
+	return appendProgram(b, k.Epilogue)
+}
+
+// appendMmKey appends to b everything of k but its buffers, and the
+// cuBLAS policy use: the signature, the batch shape, M, N and K, the
+// dtypes of A and B, each view's offset, shape and strides, and the
+// epilogue's constants and seeds, on which alone validation but for the
+// buffer checks, the choice of cuBLAS, planning and the module depend.
+func appendMmKey(b []byte, k *device.MatMulKernel, use blasPolicy) []byte {
+	b = append(appendInts(appendMmSignature(b, k), k.Batch), byte(use), byte(k.A.DType), byte(k.B.DType))
+	b = appendInts(b, []int{k.M, k.N, k.K})
+	ab := [2]device.View{k.A, k.B}
+	return appendImms(appendViewsKey(b, ab[:], k.EpilogueInputs, k.Outputs), k.Epilogue)
 }
 
 // mmKernelSource is the generated matrix product's fixed part, after its

@@ -74,14 +74,28 @@ func appendProgram(b []byte, p device.Program) []byte {
 // reduction, both programs without constants and seeds, and the dtypes of
 // every view.
 func rdSignature(k *device.ReduceKernel) string {
-	b := []byte{'r', byte(k.Op)}
+	return string(appendRdSignature(nil, k))
+}
+
+// appendRdSignature appends k's signature (rdSignature) to b.
+func appendRdSignature(b []byte, k *device.ReduceKernel) []byte {
+	b = append(b, 'r', byte(k.Op))
 	for _, vs := range [][]device.View{k.Inputs, k.EpilogueInputs, k.Outputs} {
 		b = binary.AppendUvarint(b, uint64(len(vs)))
 		for _, v := range vs {
 			b = append(b, byte(v.DType))
 		}
 	}
-	return string(appendProgram(appendProgram(b, k.Prologue), k.Epilogue))
+	return appendProgram(appendProgram(b, k.Prologue), k.Epilogue)
+}
+
+// appendRdKey appends to b everything of k but its buffers: the
+// signature, the output and reduced shapes, each view's offset, shape and
+// strides, and both programs' constants and seeds, on which alone
+// validation but for the buffer checks, planning and the modules depend.
+func appendRdKey(b []byte, k *device.ReduceKernel) []byte {
+	b = appendInts(appendInts(appendRdSignature(b, k), k.OutShape), k.RedShape)
+	return appendImms(appendViewsKey(b, k.Inputs, k.EpilogueInputs, k.Outputs), k.Prologue, k.Epilogue)
 }
 
 // rdInit is each reduction's accumulator start: the identity of Sum, Prod,
