@@ -109,19 +109,24 @@ func (p blasPolicy) useBLAS(k *device.MatMulKernel) bool {
 	return !preferGenerated(k)
 }
 
-// preferGenerated reports whether the generated kernel finishes k's product
-// sooner than a cuBLAS call would: a short reduction (K at most 128) of at
-// most 2^27 flops, or, where an epilogue would follow cuBLAS as a second
-// pass, K at most 256 and 2^25 flops. The generated kernel's blocks walk
-// K alone, so long reductions into few tiles are slow on it, while a
-// cuBLAS call costs about 20 us however small (docs/cuda.md has the
-// measurements).
+// preferGenerated reports whether the generated kernel serves k's product
+// better than a cuBLAS call: a short reduction (K at most 128) of at most
+// 2^27 flops, or, where an epilogue would follow cuBLAS as a second pass,
+// K at most 256 and 2^25 flops, or any K and at most 2^24 flops. The
+// generated kernel's blocks walk K alone, so long reductions into few
+// tiles are slow on it, while a cuBLAS call costs about 20 us of host
+// time however small and an epilogue after it a second launch; in a
+// training step, whose host is the bottleneck, a small fused product is
+// worth more than its kernel's time (docs/cuda.md has the measurements).
 func preferGenerated(k *device.MatMulKernel) bool {
 	flops := 2 * float64(k.M) * float64(k.N) * float64(k.K) * float64(device.NumElements(k.Batch))
-	if k.K <= 128 && flops <= 1<<27 {
+	switch {
+	case k.K <= 128 && flops <= 1<<27:
 		return true
+	case isIdentityEpilogue(k):
+		return false
 	}
-	return !isIdentityEpilogue(k) && k.K <= 256 && flops <= 1<<25
+	return k.K <= 256 && flops <= 1<<25 || flops <= 1<<24
 }
 
 // isIdentityEpilogue reports whether k's epilogue stores the product alone,
