@@ -19,6 +19,7 @@ typedef struct CUevent_st *CUevent;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphNode_st *CUgraphNode;
 typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
 
 // sf_kernel_node_params is CUDA_KERNEL_NODE_PARAMS_v2 (CUDA 12.0): the
 // last two fields, left NULL, select the function by func and the current
@@ -64,6 +65,8 @@ enum {
 #define SF_CU_STREAM_NON_BLOCKING 1u
 #define SF_CU_MEMHOSTALLOC_PORTABLE 1u
 #define SF_CU_EVENT_DISABLE_TIMING 2u
+// CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: the bytes a pool keeps across synchronizations.
+#define SF_CU_MEMPOOL_ATTR_RELEASE_THRESHOLD 4
 
 typedef CUresult (*sf_pfn_cuGetProcAddress)(const char *, void **, int, uint64_t);
 typedef CUresult (*sf_pfn_cuGetProcAddress_v2)(const char *, void **, int, uint64_t, int *);
@@ -85,6 +88,9 @@ typedef CUresult (*sf_pfn_cuMemAlloc)(CUdeviceptr *, size_t);
 typedef CUresult (*sf_pfn_cuMemFree)(CUdeviceptr);
 typedef CUresult (*sf_pfn_cuMemAllocAsync)(CUdeviceptr *, size_t, CUstream);
 typedef CUresult (*sf_pfn_cuMemFreeAsync)(CUdeviceptr, CUstream);
+typedef CUresult (*sf_pfn_cuDeviceGetDefaultMemPool)(CUmemoryPool *, CUdevice);
+typedef CUresult (*sf_pfn_cuMemPoolSetAttribute)(CUmemoryPool, int, void *);
+typedef CUresult (*sf_pfn_cuMemPoolTrimTo)(CUmemoryPool, size_t);
 typedef CUresult (*sf_pfn_cuMemHostAlloc)(void **, size_t, unsigned);
 typedef CUresult (*sf_pfn_cuMemFreeHost)(void *);
 typedef CUresult (*sf_pfn_cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);

@@ -76,6 +76,37 @@ func TestOutOfMemory(t *testing.T) {
 	d.Free(b)
 	_, err = d.Alloc(2000)
 	require.NoError(t, err, "freed memory is available again")
+	assert.Equal(t, 1, f.count(t, "cuMemPoolTrimTo 0"), "the pool gives back what it keeps before the driver's failed allocation is retried")
+}
+
+// TestPoolKeepsFreedMemory checks that opening a device with memory pools
+// sets its default pool's release threshold to the maximum, so that freed
+// memory stays for the next stream-ordered allocation instead of going
+// back to the system at each synchronization; that a device without pools
+// leaves it alone; and that a driver refusing the attribute still opens.
+func TestPoolKeepsFreedMemory(t *testing.T) {
+	f := buildFake(t, nil, nil)
+	d := f.open(t, 64)
+	assert.Equal(t, 1, f.count(t, "cuMemPoolSetAttribute attr=4 value=18446744073709551615"))
+	assert.NotNil(t, d.ctx.pool)
+
+	f = buildFake(t, nil, nil)
+	t.Setenv("SF_FAKE_CUDA_FAIL", "cuMemPoolSetAttribute=1")
+	d = f.open(t, 64)
+	assert.Equal(t, 1, f.count(t, "cuDeviceGetDefaultMemPool"))
+	assert.Nil(t, d.ctx.pool, "a refused threshold leaves the default")
+	b, err := d.Alloc(16)
+	require.NoError(t, err)
+	d.Free(b)
+	require.NoError(t, d.Sync())
+	assert.Equal(t, 1, f.count(t, "cuMemAllocAsync 16"))
+
+	f = buildFake(t, nil, nil)
+	t.Setenv("SF_FAKE_CUDA_FAIL", "")
+	t.Setenv("SF_FAKE_CUDA_NO_POOLS", "1")
+	d = f.open(t, 64)
+	assert.Zero(t, f.count(t, "cuDeviceGetDefaultMemPool"))
+	assert.Nil(t, d.ctx.pool)
 }
 
 func TestBadArgumentsAreErrors(t *testing.T) {

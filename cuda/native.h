@@ -36,6 +36,9 @@ typedef struct {
 	sf_pfn_cuMemFree cuMemFree;
 	sf_pfn_cuMemAllocAsync cuMemAllocAsync; // optional (CUDA 11.2)
 	sf_pfn_cuMemFreeAsync cuMemFreeAsync;   // optional (CUDA 11.2)
+	sf_pfn_cuDeviceGetDefaultMemPool cuDeviceGetDefaultMemPool; // optional (CUDA 11.2)
+	sf_pfn_cuMemPoolSetAttribute cuMemPoolSetAttribute;         // optional (CUDA 11.2)
+	sf_pfn_cuMemPoolTrimTo cuMemPoolTrimTo;                     // optional (CUDA 11.2)
 	sf_pfn_cuMemHostAlloc cuMemHostAlloc;
 	sf_pfn_cuMemFreeHost cuMemFreeHost;
 	sf_pfn_cuMemcpyHtoDAsync cuMemcpyHtoDAsync;
@@ -103,6 +106,7 @@ typedef struct {
 	void *staging;
 	size_t staging_bytes;
 	int async_alloc;
+	CUmemoryPool pool; // the device's default memory pool, which async allocations use; NULL when unknown
 	unsigned long long epoch, launch_epoch, calls;
 	sf_timer *timer; // NULL until profiling is first turned on
 	sf_graphs *graphs; // NULL until graphs are first turned on

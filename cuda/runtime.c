@@ -60,6 +60,23 @@ sf_status sf_cu_device_info(sf_cu_api *a, int ordinal, sf_device_info *out) {
 	return SF_OK;
 }
 
+// keep_pool_memory makes the default memory pool keep freed memory across
+// synchronizations: by default the driver returns it to the system at every
+// synchronization, so that the next stream-ordered allocation (a kernel's
+// scratch) maps fresh memory. Best effort: a driver without the calls, or
+// one that refuses them, keeps its default.
+static void keep_pool_memory(sf_cu_api *a, sf_ctx *c) {
+	if (!c->async_alloc || !a->cuDeviceGetDefaultMemPool || !a->cuMemPoolSetAttribute ||
+	    a->cuDeviceGetDefaultMemPool(&c->pool, c->dev) != SF_CUDA_SUCCESS) {
+		c->pool = NULL;
+		return;
+	}
+	unsigned long long keep = ~0ULL;
+	if (a->cuMemPoolSetAttribute(c->pool, SF_CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep) != SF_CUDA_SUCCESS) {
+		c->pool = NULL;
+	}
+}
+
 sf_status sf_cu_open(sf_cu_api *a, int ordinal, size_t staging_bytes, sf_ctx *c) {
 	memset(c, 0, sizeof *c);
 	SF_TRY("cuDeviceGet", a->cuDeviceGet(&c->dev, ordinal));
@@ -73,6 +90,7 @@ sf_status sf_cu_open(sf_cu_api *a, int ordinal, size_t staging_bytes, sf_ctx *c)
 		st = (sf_status){r, "cuCtxSetCurrent"};
 		goto release;
 	}
+	keep_pool_memory(a, c);
 	r = a->cuStreamCreate(&c->stream, SF_CU_STREAM_NON_BLOCKING);
 	if (r != SF_CUDA_SUCCESS) {
 		st = (sf_status){r, "cuStreamCreate"};
@@ -149,9 +167,13 @@ sf_status sf_cu_alloc(sf_cu_api *a, sf_ctx *c, size_t bytes, CUdeviceptr *out) {
 	CUresult r = a->cuMemAllocAsync(out, bytes, c->stream);
 	if (r == SF_CUDA_ERROR_OUT_OF_MEMORY) {
 		// Frees still pending on the stream (or queued behind launches for
-		// a graph) may return enough memory.
+		// a graph) may return enough memory, and the memory the pool keeps
+		// may serve another size once given back.
 		SF_FLUSH(a, c);
 		SF_TRY("cuStreamSynchronize", a->cuStreamSynchronize(c->stream));
+		if (c->pool && a->cuMemPoolTrimTo) {
+			a->cuMemPoolTrimTo(c->pool, 0);
+		}
 		r = a->cuMemAllocAsync(out, bytes, c->stream);
 	}
 	if (r != SF_CUDA_SUCCESS) {

@@ -285,6 +285,32 @@ CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, void *s) { return alloc(p, n,
 CUresult cuMemFree_v2(CUdeviceptr p) { return release(p, "cuMemFree"); }
 CUresult cuMemFreeAsync(CUdeviceptr p, void *s) { return release(p, "cuMemFreeAsync"); }
 
+// The default memory pool: one per device, its attributes logged (the fake
+// allocates and frees at once, so a threshold changes nothing else).
+static char default_pool;
+
+CUresult cuDeviceGetDefaultMemPool(void **pool, int dev) {
+	FAULT("cuDeviceGetDefaultMemPool");
+	*pool = &default_pool;
+	logf_("cuDeviceGetDefaultMemPool %d", dev);
+	return 0;
+}
+
+CUresult cuMemPoolSetAttribute(void *pool, int attr, void *value) {
+	NEED_CTX();
+	FAULT("cuMemPoolSetAttribute");
+	if (pool != &default_pool) {
+		return 1; // CUDA_ERROR_INVALID_VALUE
+	}
+	logf_("cuMemPoolSetAttribute attr=%d value=%llu", attr, *(unsigned long long *)value);
+	return 0;
+}
+
+CUresult cuMemPoolTrimTo(void *pool, size_t keep) {
+	logf_("cuMemPoolTrimTo %zu", keep);
+	return pool == &default_pool ? 0 : 1;
+}
+
 CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags) {
 	NEED_CTX();
 	FAULT("cuMemHostAlloc");
@@ -730,6 +756,9 @@ CUresult cuGetProcAddress_v2(const char *name, void **fn, int version, unsigned 
 		{"cuMemFree", (void *)cuMemFree_v2},
 		{"cuMemAllocAsync", (void *)cuMemAllocAsync},
 		{"cuMemFreeAsync", (void *)cuMemFreeAsync},
+		{"cuDeviceGetDefaultMemPool", (void *)cuDeviceGetDefaultMemPool},
+		{"cuMemPoolSetAttribute", (void *)cuMemPoolSetAttribute},
+		{"cuMemPoolTrimTo", (void *)cuMemPoolTrimTo},
 		{"cuMemHostAlloc", (void *)cuMemHostAlloc},
 		{"cuMemFreeHost", (void *)cuMemFreeHost},
 		{"cuMemcpyHtoDAsync", (void *)cuMemcpyHtoDAsync_v2},
