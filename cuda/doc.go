@@ -14,7 +14,8 @@
 // Each device uses its primary context and one non-blocking stream; every
 // operation is one cgo call that makes the context current and calls the
 // driver. Memory is stream-ordered (cuMemAllocAsync) where the device
-// supports memory pools; host transfers go through a pinned staging buffer.
+// supports memory pools, whose default pool keeps freed memory across
+// synchronizations; host transfers go through a pinned staging buffer.
 // Kernels are CUDA C, compiled by NVRTC at first use for the device's own
 // sm_XY: Copy is embedded as it is; Elementwise and Reduce kernels are
 // generated from their device.Programs (render.go, render_reduce.go) on top
@@ -31,8 +32,16 @@
 // held in registers, each row shifted by its first element and scaled by
 // a power of two.
 //
+// A repeated Elementwise, Reduce or generated MatMul kernel (the same in
+// everything but its buffers) reuses its plan, its launch words and
+// module, and only checks and binds its buffers (plancache.go); the fixed
+// kernel files' modules are keyed by a hash computed once a process
+// (fixedsource.go).
+//
 // Every kernel kind exists (MatMul also through cuBLAS where it is
-// installed), so tensor.Open("auto"), which tries cuda first, picks an
+// installed, for products too large or too deep for the generated kernel
+// to finish sooner: preferGenerated), so tensor.Open("auto"), which tries
+// cuda first, picks an
 // NVIDIA GPU when the driver and NVRTC load. docs/cuda.md says what ran
 // where, on hardware and through the test double.
 package cuda
