@@ -25,6 +25,9 @@ func (d *Device) Conv(k *device.ConvKernel) error {
 	if err != nil {
 		return err
 	}
+	if done, err := d.convGEMM(k, ptrs); done || err != nil {
+		return err
+	}
 	w, err := planConv(k, ptrs)
 	if err != nil || w == nil {
 		return err

@@ -79,11 +79,18 @@ func sumTol(n int) gputest.Tol {
 // window, padding and dilation in every mode, operands transposed, offset
 // and broadcast (stride 0), a five-output epilogue of every dtype with f16
 // and transposed int32 inputs, positions and random numbers, an empty
-// depth (C = 0, N = 0 for the weight gradient) and an empty result; then
-// it compiles every source they generated to PTX with clang-19.
+// depth (C = 0, N = 0 for the weight gradient) and an empty result, on the
+// direct kernel and then with the ungrouped ones as products over patch
+// matrices (convGEMM); then it compiles every source they generated to PTX
+// with clang-19.
 func TestConvEdgeCases(t *testing.T) {
 	tw := newTwins(t)
+	d := tw.devs[0].(*Device)
+	d.direct = true
 	convEdgeCases(tw)
+	d.direct = false
+	convEdgeCases(tw) // the ungrouped cases as products over patch matrices
+	assert.Positive(t, tw.f.count(t, "cuLaunchKernel sf_col2im"))
 	t.Run("PTX", func(t *testing.T) { compileSourcesToPTX(t, generatedSources(t, tw.f, cvEntry), cvEntry) })
 }
 
@@ -175,6 +182,7 @@ func convEdgeCases(tw *twins) {
 func TestConvSharesModulesAndRefuses(t *testing.T) {
 	tw := newTwins(t)
 	d := tw.devs[0].(*Device)
+	d.direct = true // the direct kernel's modules
 	f32 := device.Float32
 	run := func(g device.ConvGeometry, scale float64) {
 		var e device.Builder

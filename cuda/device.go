@@ -43,6 +43,7 @@ type Device struct {
 	lost     error                  // the sticky error after which nothing runs
 	tf32     bool                   // cuBLAS products may use TF32 tensor cores (SetTF32)
 	blasUse  blasPolicy             // which products go to cuBLAS
+	direct   bool                   // every convolution on its direct kernel, none as products (tests; convGEMM)
 	closed   bool
 }
 

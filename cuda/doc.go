@@ -32,6 +32,9 @@
 // held in registers, each row shifted by its first element and scaled by
 // a power of two.
 //
+// An ungrouped convolution runs as matrix products over a patch matrix
+// (convgemm.go, kernels/im2col.cu), grouped ones on the direct kernel.
+//
 // A repeated Elementwise, Reduce or generated MatMul kernel (the same in
 // everything but its buffers) reuses its plan, its launch words and
 // module, and only checks and binds its buffers (plancache.go); the fixed

@@ -131,9 +131,4 @@ func preferGenerated(k *device.MatMulKernel) bool {
 
 // isIdentityEpilogue reports whether k's epilogue stores the product alone,
 // unchanged, to one float32 output, so cuBLAS can write that output itself.
-func isIdentityEpilogue(k *device.MatMulKernel) bool {
-	p := k.Epilogue
-	return len(k.Outputs) == 1 && k.Outputs[0].DType == device.Float32 && len(p.Code) == 1 &&
-		len(p.Outputs) == 1 && p.Outputs[0] == 0 && p.Code[0].Op == device.OpInput && p.Code[0].Index == 0 &&
-		p.Code[0].Type == device.Float32
-}
+func isIdentityEpilogue(k *device.MatMulKernel) bool { return identityStore(k.Epilogue, k.Outputs) }
