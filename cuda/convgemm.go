@@ -27,7 +27,8 @@ var (
 // col2im(Wᵀ·dY), the weight gradient as the sum over images of
 // dY·im2col(X)ᵀ. ptrs are the addresses of A and B. The products go
 // through MatMul, so cuBLAS or the generated kernel computes them and the
-// epilogue is fused into the last step.
+// epilogue is fused into the last step. It does nothing (false) where the
+// scratch cannot be allocated.
 func (d *Device) convGEMM(k *device.ConvKernel, ptrs []uint64) (bool, error) {
 	if d.direct {
 		return false, nil
@@ -36,51 +37,46 @@ func (d *Device) convGEMM(k *device.ConvKernel, ptrs []uint64) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	scratch := make([]device.Buffer, 0, 2)
+	g := k.Geom
+	res := k.ResultShape()
+	direct := k.Mode == device.ConvBackwardInput && identityStore(k.Epilogue, k.Outputs)
+	sizes := []int64{p.colsElems}
+	switch {
+	case k.Mode == device.ConvBackwardInput && !direct:
+		sizes = append(sizes, int64(device.NumElements(res)))
+	case k.Mode == device.ConvBackwardWeight:
+		sizes = append(sizes, int64(g.N)*int64(g.O)*p.depth)
+	}
+	// Scratch the device cannot give leaves the convolution to the direct
+	// kernel, which needs none.
+	scratch := make([]device.Buffer, 0, len(sizes))
 	defer func() {
 		for _, b := range scratch {
 			d.Free(b)
 		}
 	}()
-	alloc := func(elems int64) (device.Buffer, error) {
-		b, err := d.Alloc(4 * elems)
+	for _, n := range sizes {
+		b, err := d.Alloc(4 * n)
 		if err != nil {
-			return nil, fmt.Errorf("cuda: conv: scratch: %w", err)
+			return false, nil
 		}
 		scratch = append(scratch, b)
-		return b, nil
 	}
-	g := k.Geom
+	cols := scratch[0]
 	switch k.Mode {
 	case device.ConvForward:
-		cols, err := alloc(p.colsElems)
-		if err != nil {
-			return true, err
-		}
 		if err := d.runCols(im2colModule, im2colEntry, p.colWords(k.A, ptrs[0], addr(cols), p.colsElems)); err != nil {
 			return true, err
 		}
 		return true, d.MatMul(p.forward(k, cols))
 	case device.ConvBackwardInput:
-		cols, err := alloc(p.colsElems)
-		if err != nil {
-			return true, err
-		}
 		if err := d.MatMul(p.inputProduct(k, cols)); err != nil {
 			return true, err
 		}
-		res := k.ResultShape()
 		out := k.Outputs[0]
-		direct := identityStore(k.Epilogue, k.Outputs)
-		dst := out.Buf
+		dst, dstPtr := out.Buf, addr(out.Buf)+4*uint64(out.Offset)
 		if !direct {
-			if dst, err = alloc(int64(device.NumElements(res))); err != nil {
-				return true, err
-			}
-		}
-		dstPtr := addr(dst)
-		if direct {
-			dstPtr += 4 * uint64(out.Offset)
+			dst, dstPtr = scratch[1], addr(scratch[1])
 		}
 		n := int64(device.NumElements(res))
 		if err := d.runCols(col2imModule, col2imEntry, p.colWords(device.Contiguous(dst, device.Float32, 0, res), dstPtr, addr(cols), n)); err != nil {
@@ -92,21 +88,13 @@ func (d *Device) convGEMM(k *device.ConvKernel, ptrs []uint64) (bool, error) {
 		return true, d.Elementwise(&device.ElementwiseKernel{Shape: res, Program: k.Epilogue, Outputs: k.Outputs,
 			Inputs: append([]device.View{device.Contiguous(dst, device.Float32, 0, res)}, k.EpilogueInputs...)})
 	default:
-		cols, err := alloc(p.colsElems)
-		if err != nil {
-			return true, err
-		}
 		if err := d.runCols(im2colModule, im2colEntry, p.colWords(k.B, ptrs[1], addr(cols), p.colsElems)); err != nil {
 			return true, err
 		}
-		sums, err := alloc(int64(g.N) * int64(g.O) * p.depth)
-		if err != nil {
+		if err := d.MatMul(p.weightProducts(k, cols, scratch[1])); err != nil {
 			return true, err
 		}
-		if err := d.MatMul(p.weightProducts(k, cols, sums)); err != nil {
-			return true, err
-		}
-		return true, d.Reduce(p.weightSum(k, sums))
+		return true, d.Reduce(p.weightSum(k, scratch[1]))
 	}
 }
 
