@@ -114,10 +114,11 @@ func (p blasPolicy) useBLAS(k *device.MatMulKernel) bool {
 // 2^27 flops, or, where an epilogue would follow cuBLAS as a second pass,
 // K at most 256 and 2^25 flops, or any K and at most 2^24 flops. The
 // generated kernel's blocks walk K alone, so long reductions into few
-// tiles are slow on it, while a cuBLAS call costs about 20 us of host
-// time however small and an epilogue after it a second launch; in a
-// training step, whose host is the bottleneck, a small fused product is
-// worth more than its kernel's time (docs/cuda.md has the measurements).
+// tiles are slow on it, while a cuBLAS call costs the host several
+// launches' time however small and an epilogue after it a second launch;
+// in a training step, whose host is the bottleneck, a small fused product
+// is worth more than its kernel's time (docs/cuda.md has the
+// measurements).
 func preferGenerated(k *device.MatMulKernel) bool {
 	flops := 2 * float64(k.M) * float64(k.N) * float64(k.K) * float64(device.NumElements(k.Batch))
 	switch {
