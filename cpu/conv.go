@@ -19,10 +19,21 @@ type convJob struct {
 	epi    *plan     // the epilogue, or nil when res is the output itself
 }
 
+// patchBudget is the floats of patches one patch matrix holds (1 MiB, half
+// of a 2 MiB L2): wide enough that the product's packing and edge costs
+// amortize over many columns.
+const patchBudget = 1 << 18
+
 // tileFor picks how many output positions one patch matrix covers: about
-// 64 Ki floats of patches, at least 64 positions.
+// patchBudget floats of patches, at least 64 positions, and whole output
+// rows when a row fits, so that im2col moves each kernel tap's rows as one
+// block copy instead of row pieces.
 func (j *convJob) tileFor() int {
-	return min(j.g.outVol, max(64, (1<<16)/max(j.cgk, 1)))
+	t := max(64, patchBudget/max(j.cgk, 1))
+	if ow := j.g.out[2]; t >= ow {
+		t = t / ow * ow
+	}
+	return min(j.g.outVol, t)
 }
 
 // Conv runs a convolution (forward or backward) with epilogue, by im2col and

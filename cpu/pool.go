@@ -20,6 +20,8 @@ type poolJob struct {
 	bad  badIndex
 	wins [3][]window  // per dimension, the window of each output position
 	cnt  [3][]float32 // per dimension, each window's share of the average divisor
+	// usedRows marks the input rows some window reads (maxForwardRows).
+	usedRows []bool
 }
 
 // prepare computes every output position's window and divisor factor along
@@ -45,7 +47,7 @@ func (j *poolJob) prepare() {
 }
 
 // plane pools plane p = n*C + c: forward, or backward into Out.
-func (j *poolJob) plane(p int) {
+func (j *poolJob) plane(ws *workspace, p int) {
 	g := &j.g
 	n, c := p/g.c, p%g.c
 	xb := j.k.X.Offset + n*j.xst[0] + c*j.xst[1]
@@ -55,6 +57,8 @@ func (j *poolJob) plane(p int) {
 		j.maxBackward(p, xb, ib)
 	case j.k.Backward:
 		j.avgBackward(p, xb)
+	case j.k.Op == device.PoolMax && j.usedRows != nil && !j.is2x2():
+		j.maxForwardRows(ws, j.out[p*g.outVol:(p+1)*g.outVol], xb)
 	case j.k.Op == device.PoolMax:
 		j.maxForward(p, xb)
 	default:
@@ -244,9 +248,12 @@ func (d *Device) Pool(k *device.PoolKernel) error {
 		j.idx, j.ist = asI32(ib), strides5(k.Indices)
 	}
 	j.prepare()
+	if k.Op == device.PoolMax && j.rowsPoolable() {
+		j.markUsedRows()
+	}
 	planes := j.g.n * j.g.c
 	cost := j.g.outVol*j.g.kVol + j.g.inVol
-	if err := d.runTasks(planes, cost, func(_ *workspace, p int) { j.plane(p) }); err != nil {
+	if err := d.runTasks(planes, cost, func(ws *workspace, p int) { j.plane(ws, p) }); err != nil {
 		return err
 	}
 	if p := j.bad.pos.Load(); p != 0 {

@@ -1,0 +1,72 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
+
+// TestMaxPoolRowsMatchesWindows pools random 2-D geometries (window,
+// stride, padding, dilation) over inputs full of
+// ties, signed zeros, infinities and NaNs with distinct payloads, once
+// without indices (by rows) and once with them (window by window): the
+// values must agree bit for bit, and match the float64 reference.
+func TestMaxPoolRowsMatchesWindows(t *testing.T) {
+	r := newRand(t)
+	d := newDevice(t, 2)
+	specials := []float32{0, float32(math.Copysign(0, -1)), 1, 1, -1, float32(math.Inf(1)), float32(math.Inf(-1))}
+	for ci := 0; ci < 120; ci++ {
+		k := [2]int{1 + r.IntN(4), 1 + r.IntN(4)}
+		s := [2]int{1 + r.IntN(3), 1 + r.IntN(3)}
+		dl := [2]int{1 + r.IntN(2), 1 + r.IntN(2)}
+		var in, p, out [2]int
+		for i := range 2 {
+			ext := dl[i]*(k[i]-1) + 1
+			p[i] = r.IntN(k[i]/2 + 1)
+			in[i] = max(ext-2*p[i], 1) + r.IntN(12)
+			out[i] = (in[i]+2*p[i]-ext)/s[i] + 1
+		}
+		g := device.ConvGeometry{N: 2, C: 2, O: 2, Groups: 2, In: in[:], Kernel: k[:], Out: out[:],
+			Stride: s[:], Padding: p[:], Dilation: dl[:]}
+		name := fmt.Sprintf("in%v/k%v/s%v/p%v/d%v/out%v", in, k, s, p, dl, out)
+		t.Run(name, func(t *testing.T) {
+			// Rows padded to a longer stride half the time.
+			ld := in[1] + r.IntN(2)*3
+			xShape := []int{g.N, g.C, in[0], in[1]}
+			n := g.N * g.C * in[0] * ld
+			vals := make([]float64, n+1)
+			for i := range vals {
+				switch v := r.IntN(10); {
+				case v < 4:
+					vals[i] = float64(specials[r.IntN(len(specials))])
+				case v == 4 && r.IntN(4) == 0:
+					vals[i] = float64(math.Float32frombits(0x7fc00000 | uint32(i))) // a NaN naming its position
+				default:
+					vals[i] = float64(float32(r.NormFloat64()))
+				}
+			}
+			x := device.View{Buf: upload(t, d, device.Float32, vals), DType: device.Float32, Offset: 1, Shape: xShape,
+				Strides: []int{g.C * in[0] * ld, in[0] * ld, ld, 1}}
+			yShape := []int{g.N, g.C, out[0], out[1]}
+			ny := device.NumElements(yShape)
+			rows := &device.PoolKernel{Op: device.PoolMax, Geom: g, X: x,
+				Out: device.Contiguous(poisoned(t, d, device.Float32, ny), device.Float32, 0, yShape)}
+			wins := *rows
+			wins.Out = device.Contiguous(poisoned(t, d, device.Float32, ny), device.Float32, 0, yShape)
+			wins.Indices = device.Contiguous(poisoned(t, d, device.Int32, ny), device.Int32, 0, yShape)
+			require.NoError(t, d.Pool(rows))
+			require.NoError(t, d.Pool(&wins))
+			got := download(t, d, rows.Out.Buf, device.Float32, ny)
+			want := download(t, d, wins.Out.Buf, device.Float32, ny)
+			ref, _ := refPool(rows, dense(vals, x))
+			for i := range got {
+				require.Equal(t, math.Float64bits(want[i]), math.Float64bits(got[i]), "output %d: %g by rows, %g by windows", i, got[i], want[i])
+				require.True(t, got[i] == ref[i] || math.IsNaN(got[i]) && math.IsNaN(ref[i]), "output %d: %g, reference %g", i, got[i], ref[i])
+			}
+		})
+	}
+}
