@@ -52,11 +52,24 @@ func (d *Device) convForward(j *convJob) error {
 // forwardImage computes image n's output, tile by tile.
 func (j *convJob) forwardImage(ws *workspace, n, threads int) {
 	g := &j.g
+	band := j.bandable()
+	if band {
+		ws.tmp = grow(ws.tmp, g.cg*j.bandShape().plane)
+		clear(ws.tmp)
+	}
 	for gi := 0; gi < g.groups; gi++ {
 		wg := j.w[gi*g.og*j.cgk:]
 		for t0 := 0; t0 < g.outVol; t0 += j.tile {
 			nt := min(j.tile, g.outVol-t0)
-			b, ldb := j.patchesOf(ws, n, gi, t0, nt)
+			var b []float32
+			var ldb int
+			if band {
+				ws.col = grow(ws.col, j.cgk*nt)
+				j.bandPatches(ws, ws.col, nt, n, gi, t0/g.out[2], nt/g.out[2])
+				b, ldb = ws.col, nt
+			} else {
+				b, ldb = j.patchesOf(ws, n, gi, t0, nt)
+			}
 			c := j.res[(n*g.o+gi*g.og)*g.outVol+t0:]
 			sgemm(threads, false, false, g.og, nt, j.cgk, 1, wg, j.cgk, b, ldb, 0, c, g.outVol)
 		}

@@ -342,3 +342,42 @@ func TestPoolBackwardBadIndexIsError(t *testing.T) {
 	err := d.Pool(&device.PoolKernel{Backward: true, Geom: g, X: dy, Out: out, Indices: idx})
 	require.ErrorContains(t, err, "index 9")
 }
+
+// TestConvForwardBandsMatchFloat64 runs forward convolutions whose patches
+// come from padded bands of input rows (contiguous columns, images wide
+// enough for several tiles) over geometries with padding at the first and
+// last tiles, strides (by phases along the width), dilation and groups, on
+// images whose rows and channels lie further apart than dense.
+func TestConvForwardBandsMatchFloat64(t *testing.T) {
+	r := newRand(t)
+	cases := []device.ConvGeometry{
+		geometry(2, 256, 4, 1, []int{21, 10}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
+		geometry(1, 256, 3, 1, []int{29, 9}, []int{3, 3}, []int{2, 1}, []int{1, 1}, []int{2, 1}),
+		geometry(1, 300, 4, 2, []int{40, 7}, []int{5, 3}, []int{1, 1}, []int{2, 1}, []int{1, 2}),
+		geometry(1, 200, 2, 1, []int{33, 6}, []int{2, 2}, []int{3, 1}, []int{1, 1}, []int{1, 1}),
+		geometry(1, 256, 3, 1, []int{30, 21}, []int{3, 3}, []int{2, 2}, []int{1, 1}, []int{1, 1}),
+		geometry(2, 3, 8, 1, []int{60, 59}, []int{7, 7}, []int{2, 2}, []int{3, 3}, []int{1, 1}),
+		geometry(1, 200, 2, 1, []int{20, 23}, []int{3, 3}, []int{1, 3}, []int{1, 2}, []int{1, 2}),
+	}
+	for ci, g := range cases {
+		for _, workers := range []int{1, 3} {
+			t.Run(fmt.Sprintf("case%d/w%d", ci, workers), func(t *testing.T) {
+				d := newDevice(t, workers)
+				ih, iw := g.In[0], g.In[1]
+				ld, plane := iw+3, (iw+3)*ih+5 // rows and channel planes apart
+				n := g.N * g.C * plane
+				xv := randVals(r, n)
+				x := device.View{Buf: upload(t, d, device.Float32, xv), DType: device.Float32, Shape: []int{g.N, g.C, ih, iw},
+					Strides: []int{g.C * plane, plane, ld, 1}}
+				w, wv := strided(t, d, r, device.Float32, []int{g.O, g.C / g.Groups, g.Kernel[0], g.Kernel[1]}, identityPerm(4), 0)
+				k := &device.ConvKernel{Geom: g, A: x, B: w, Epilogue: device.Identity(device.Float32)}
+				shape := k.ResultShape()
+				ny := device.NumElements(shape)
+				k.Outputs = []device.View{device.Contiguous(poisoned(t, d, device.Float32, ny), device.Float32, 0, shape)}
+				require.NoError(t, d.Conv(k))
+				want := refConv(device.ConvForward, g, dense(xv, x), dense(wv, w))
+				requireClose(t, want, download(t, d, k.Outputs[0].Buf, device.Float32, ny), 1e-4, 1e-4, "conv")
+			})
+		}
+	}
+}
