@@ -19,13 +19,15 @@ const minImageChunk = 256
 
 // imagesPerCall returns how many images one forward or input-gradient
 // product covers: one, unless whole images fit a patch matrix and are
-// narrower than batchCols.
+// narrower than batchCols. A patch matrix may hold patchBudget floats, or
+// as many as the weights when they are larger, so that the product's
+// packing of the weights is spread over enough columns.
 func (j *convJob) imagesPerCall() int {
 	g := &j.g
 	if j.direct || j.tile < g.outVol || g.outVol >= batchCols/2 {
 		return 1
 	}
-	return max(1, min(g.n, batchCols/g.outVol, (1<<18)/max(j.cgk*g.outVol, 1)))
+	return max(1, min(g.n, batchCols/g.outVol, max(patchBudget, g.og*j.cgk)/max(j.cgk*g.outVol, 1)))
 }
 
 // convForward: Y[n, g] = W_g · patches(X[n, g]), tile by tile, or for
@@ -52,11 +54,7 @@ func (d *Device) convForward(j *convJob) error {
 // forwardImage computes image n's output, tile by tile.
 func (j *convJob) forwardImage(ws *workspace, n, threads int) {
 	g := &j.g
-	band := j.bandable()
-	if band {
-		ws.tmp = grow(ws.tmp, g.cg*j.bandShape().plane)
-		clear(ws.tmp)
-	}
+	band := j.prepareBand(ws)
 	for gi := 0; gi < g.groups; gi++ {
 		wg := j.w[gi*g.og*j.cgk:]
 		for t0 := 0; t0 < g.outVol; t0 += j.tile {
@@ -84,9 +82,14 @@ func (j *convJob) forwardImages(ws *workspace, n0, n1, threads int) {
 	cols := (n1 - n0) * g.outVol
 	ws.col = grow(ws.col, j.cgk*cols)
 	ws.tmp = grow(ws.tmp, g.og*cols)
+	band := j.prepareBand(ws)
 	for gi := 0; gi < g.groups; gi++ {
 		for n := n0; n < n1; n++ {
-			g.patches(false, ws.col[(n-n0)*g.outVol:], cols, j.x, j.xoff, j.xst, n, gi*g.cg, 0, g.outVol)
+			if band {
+				j.bandPatches(ws, ws.col[(n-n0)*g.outVol:], cols, n, gi, 0, g.out[1])
+			} else {
+				g.patches(false, ws.col[(n-n0)*g.outVol:], cols, j.x, j.xoff, j.xst, n, gi*g.cg, 0, g.outVol)
+			}
 		}
 		sgemm(threads, false, false, g.og, cols, j.cgk, 1, j.w[gi*g.og*j.cgk:], j.cgk, ws.col, cols, 0, ws.tmp, cols)
 		// Image n's block of the product goes to its rows of the result.

@@ -358,6 +358,7 @@ func TestConvForwardBandsMatchFloat64(t *testing.T) {
 		geometry(1, 256, 3, 1, []int{30, 21}, []int{3, 3}, []int{2, 2}, []int{1, 1}, []int{1, 1}),
 		geometry(2, 3, 8, 1, []int{60, 59}, []int{7, 7}, []int{2, 2}, []int{3, 3}, []int{1, 1}),
 		geometry(1, 200, 2, 1, []int{20, 23}, []int{3, 3}, []int{1, 3}, []int{1, 2}, []int{1, 2}),
+		geometry(5, 16, 8, 2, []int{9, 11}, []int{3, 3}, []int{1, 2}, []int{1, 1}, []int{1, 1}), // images side by side
 	}
 	for ci, g := range cases {
 		for _, workers := range []int{1, 3} {

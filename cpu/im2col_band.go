@@ -14,7 +14,7 @@ import "github.com/shaderflow/shaderflow/cpu/internal/vec"
 // patches for a 3×3 window; row by row (patchRow) the calls' overhead
 // outweighed the copies.
 
-// bandable reports whether forwardImage builds patches from bands.
+// bandable reports whether forward patches can come from bands.
 func (j *convJob) bandable() bool {
 	g := &j.g
 	return !j.direct && g.in[0] == 1 && g.k[0] == 1 && j.xst[4] == 1 && g.rowsApart(j.xst) && j.tile%g.out[2] == 0
@@ -32,14 +32,25 @@ func (j *convJob) bandShape() band {
 	return band{rows: rows, phase: phase, width: phase * g.s[2], plane: rows * phase * g.s[2]}
 }
 
+// prepareBand reports whether j's forward patches come from bands and if
+// so sizes and clears ws.band: a band's slots outside the input stay zero,
+// since bandPatches writes only the others.
+func (j *convJob) prepareBand(ws *workspace) bool {
+	if !j.bandable() {
+		return false
+	}
+	ws.band = grow(ws.band, j.g.cg*j.bandShape().plane)
+	clear(ws.band)
+	return true
+}
+
 // bandPatches writes into col (ldr floats a row) the patch matrix of image
-// n, group gi, for output rows [oh0, oh0+nr), through the band in ws.tmp,
-// whose slots outside the input are zero (forwardImage clears it per image
-// and nothing else writes them).
+// n, group gi, for output rows [oh0, oh0+nr), through the band in ws.band
+// (prepareBand).
 func (j *convJob) bandPatches(ws *workspace, col []float32, ldr, n, gi, oh0, nr int) {
 	g := &j.g
 	st, bs, s := j.xst, j.bandShape(), g.s[2]
-	buf := ws.tmp[:g.cg*bs.plane]
+	buf := ws.band[:g.cg*bs.plane]
 	// Band row r holds input row top + r; rows outside the image are zero.
 	top := oh0*g.s[1] - g.p[1]
 	used := (nr-1)*g.s[1] + (g.k[1]-1)*g.dl[1] + 1

@@ -37,6 +37,7 @@ type workspace struct {
 	idx      []int    // odometer
 	pack     []float32
 	col      []float32
+	band     []float32 // padded input rows for patches (im2col_band.go)
 	tmp      []float32
 }
 
