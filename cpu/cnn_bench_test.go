@@ -61,7 +61,7 @@ func (p cnnPool) kernels(b *testing.B, d *Device) (fwd, bwd *device.PoolKernel) 
 }
 
 func BenchmarkCNNPool(b *testing.B) {
-	for _, p := range []cnnPool{{64, 32, 26, 26}, {64, 64, 11, 11}} {
+	for _, p := range []cnnPool{{64, 32, 26, 26}, {64, 64, 11, 11}, {64, 32, 28, 28}, {64, 64, 14, 14}} {
 		for _, back := range []bool{false, true} {
 			name := fmt.Sprintf("%dx%dx%dx%d/fwd", p.n, p.c, p.h, p.w)
 			if back {
@@ -81,12 +81,13 @@ func BenchmarkCNNPool(b *testing.B) {
 	}
 }
 
-// cnnConv is one of the CNN's convolutions: N×C×H×W by O×C×3×3, no padding.
-type cnnConv struct{ n, c, o, h, w int }
+// cnnConv is one of the CNN's convolutions: N×C×H×W by O×C×3×3, padded by
+// p.
+type cnnConv struct{ n, c, o, h, w, p int }
 
 // kernel returns the mode's kernel over fresh random buffers.
 func (c cnnConv) kernel(b *testing.B, d *Device, mode device.ConvMode) *device.ConvKernel {
-	g := geometry(c.n, c.c, c.o, 1, []int{c.h, c.w}, []int{3, 3}, []int{1, 1}, []int{0, 0}, []int{1, 1})
+	g := geometry(c.n, c.c, c.o, 1, []int{c.h, c.w}, []int{3, 3}, []int{1, 1}, []int{c.p, c.p}, []int{1, 1})
 	xs, ws, ys := []int{c.n, c.c, c.h, c.w}, []int{c.o, c.c, 3, 3}, []int{c.n, c.o, g.Out[0], g.Out[1]}
 	view := func(shape []int, seed uint64) device.View {
 		return device.Contiguous(randBuffer(b, d, device.NumElements(shape), seed), device.Float32, 0, shape)
@@ -111,11 +112,17 @@ func BenchmarkCNNConv(b *testing.B) {
 		c    cnnConv
 		mode device.ConvMode
 	}{
-		{"conv1/fwd", cnnConv{64, 1, 32, 28, 28}, device.ConvForward},
-		{"conv1/dW", cnnConv{64, 1, 32, 28, 28}, device.ConvBackwardWeight},
-		{"conv2/fwd", cnnConv{64, 32, 64, 13, 13}, device.ConvForward},
-		{"conv2/dX", cnnConv{64, 32, 64, 13, 13}, device.ConvBackwardInput},
-		{"conv2/dW", cnnConv{64, 32, 64, 13, 13}, device.ConvBackwardWeight},
+		{"conv1/fwd", cnnConv{64, 1, 32, 28, 28, 0}, device.ConvForward},
+		{"conv1/dW", cnnConv{64, 1, 32, 28, 28, 0}, device.ConvBackwardWeight},
+		{"conv2/fwd", cnnConv{64, 32, 64, 13, 13, 0}, device.ConvForward},
+		{"conv2/dX", cnnConv{64, 32, 64, 13, 13, 0}, device.ConvBackwardInput},
+		{"conv2/dW", cnnConv{64, 32, 64, 13, 13, 0}, device.ConvBackwardWeight},
+		// The padded CNN (nn/train.CNN).
+		{"padded/conv1/fwd", cnnConv{64, 1, 32, 28, 28, 1}, device.ConvForward},
+		{"padded/conv1/dW", cnnConv{64, 1, 32, 28, 28, 1}, device.ConvBackwardWeight},
+		{"padded/conv2/fwd", cnnConv{64, 32, 64, 14, 14, 1}, device.ConvForward},
+		{"padded/conv2/dX", cnnConv{64, 32, 64, 14, 14, 1}, device.ConvBackwardInput},
+		{"padded/conv2/dW", cnnConv{64, 32, 64, 14, 14, 1}, device.ConvBackwardWeight},
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {

@@ -330,11 +330,17 @@ func (j *convJob) weightChunk(ws *workspace, p0, p1 int, dst []float32, beta flo
 	if !single {
 		ws.tmp = grow(ws.tmp, g.og*k)
 	}
+	band := j.prepareBand(ws)
+	ow := g.out[2]
 	for gi := 0; gi < g.groups; gi++ {
 		for pos := p0; pos < p1; {
 			n, t := pos/g.outVol, pos%g.outVol
 			nt := min(g.outVol-t, p1-pos)
-			g.patches(false, ws.col[pos-p0:], k, j.x, j.xoff, j.xst, n, gi*g.cg, t, nt)
+			if band && t%ow == 0 && nt%ow == 0 && nt <= j.tile {
+				j.bandPatches(ws, ws.col[pos-p0:], k, n, gi, t/ow, nt/ow)
+			} else {
+				g.patches(false, ws.col[pos-p0:], k, j.x, j.xoff, j.xst, n, gi*g.cg, t, nt)
+			}
 			if !single {
 				vec.CopyRows(ws.tmp[pos-p0:], k, j.dy[(n*g.o+gi*g.og)*g.outVol+t:], g.outVol, g.og, nt)
 			}

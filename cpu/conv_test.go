@@ -343,12 +343,12 @@ func TestPoolBackwardBadIndexIsError(t *testing.T) {
 	require.ErrorContains(t, err, "index 9")
 }
 
-// TestConvForwardBandsMatchFloat64 runs forward convolutions whose patches
-// come from padded bands of input rows (contiguous columns, images wide
-// enough for several tiles) over geometries with padding at the first and
-// last tiles, strides (by phases along the width), dilation and groups, on
-// images whose rows and channels lie further apart than dense.
-func TestConvForwardBandsMatchFloat64(t *testing.T) {
+// TestConvBandsMatchFloat64 runs forward and weight-gradient convolutions
+// whose patches come from padded bands of input rows (contiguous columns,
+// images wide enough for several tiles) over geometries with padding at the
+// first and last tiles, strides (by phases along the width), dilation and
+// groups, on images whose rows and channels lie further apart than dense.
+func TestConvBandsMatchFloat64(t *testing.T) {
 	r := newRand(t)
 	cases := []device.ConvGeometry{
 		geometry(2, 256, 4, 1, []int{21, 10}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
@@ -359,26 +359,36 @@ func TestConvForwardBandsMatchFloat64(t *testing.T) {
 		geometry(2, 3, 8, 1, []int{60, 59}, []int{7, 7}, []int{2, 2}, []int{3, 3}, []int{1, 1}),
 		geometry(1, 200, 2, 1, []int{20, 23}, []int{3, 3}, []int{1, 3}, []int{1, 2}, []int{1, 2}),
 		geometry(5, 16, 8, 2, []int{9, 11}, []int{3, 3}, []int{1, 2}, []int{1, 1}, []int{1, 1}), // images side by side
+		geometry(3, 24, 8, 1, []int{12, 17}, []int{3, 3}, []int{2, 3}, []int{1, 1}, []int{1, 1}),
 	}
 	for ci, g := range cases {
-		for _, workers := range []int{1, 3} {
-			t.Run(fmt.Sprintf("case%d/w%d", ci, workers), func(t *testing.T) {
-				d := newDevice(t, workers)
-				ih, iw := g.In[0], g.In[1]
-				ld, plane := iw+3, (iw+3)*ih+5 // rows and channel planes apart
-				n := g.N * g.C * plane
-				xv := randVals(r, n)
-				x := device.View{Buf: upload(t, d, device.Float32, xv), DType: device.Float32, Shape: []int{g.N, g.C, ih, iw},
-					Strides: []int{g.C * plane, plane, ld, 1}}
-				w, wv := strided(t, d, r, device.Float32, []int{g.O, g.C / g.Groups, g.Kernel[0], g.Kernel[1]}, identityPerm(4), 0)
-				k := &device.ConvKernel{Geom: g, A: x, B: w, Epilogue: device.Identity(device.Float32)}
-				shape := k.ResultShape()
-				ny := device.NumElements(shape)
-				k.Outputs = []device.View{device.Contiguous(poisoned(t, d, device.Float32, ny), device.Float32, 0, shape)}
-				require.NoError(t, d.Conv(k))
-				want := refConv(device.ConvForward, g, dense(xv, x), dense(wv, w))
-				requireClose(t, want, download(t, d, k.Outputs[0].Buf, device.Float32, ny), 1e-4, 1e-4, "conv")
-			})
+		for _, mode := range []device.ConvMode{device.ConvForward, device.ConvBackwardWeight} {
+			for _, workers := range []int{1, 3} {
+				t.Run(fmt.Sprintf("case%d/mode%d/w%d", ci, mode, workers), func(t *testing.T) {
+					d := newDevice(t, workers)
+					ih, iw := g.In[0], g.In[1]
+					ld, plane := iw+3, (iw+3)*ih+5 // rows and channel planes apart
+					xv := randVals(r, g.N*g.C*plane)
+					x := device.View{Buf: upload(t, d, device.Float32, xv), DType: device.Float32, Shape: []int{g.N, g.C, ih, iw},
+						Strides: []int{g.C * plane, plane, ld, 1}}
+					k := &device.ConvKernel{Mode: mode, Geom: g, Epilogue: device.Identity(device.Float32)}
+					var want []float64
+					if mode == device.ConvForward {
+						w, wv := strided(t, d, r, device.Float32, []int{g.O, g.C / g.Groups, g.Kernel[0], g.Kernel[1]}, identityPerm(4), 0)
+						k.A, k.B = x, w
+						want = refConv(mode, g, dense(xv, x), dense(wv, w))
+					} else {
+						dy, dyv := strided(t, d, r, device.Float32, []int{g.N, g.O, g.Out[0], g.Out[1]}, identityPerm(4), 0)
+						k.A, k.B = dy, x
+						want = refConv(mode, g, dense(dyv, dy), dense(xv, x))
+					}
+					shape := k.ResultShape()
+					n := device.NumElements(shape)
+					k.Outputs = []device.View{device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, shape)}
+					require.NoError(t, d.Conv(k))
+					requireClose(t, want, download(t, d, k.Outputs[0].Buf, device.Float32, n), 1e-4, 1e-4, "conv")
+				})
+			}
 		}
 	}
 }

@@ -14,7 +14,8 @@ import "github.com/shaderflow/shaderflow/cpu/internal/vec"
 // patches for a 3×3 window; row by row (patchRow) the calls' overhead
 // outweighed the copies.
 
-// bandable reports whether forward patches can come from bands.
+// bandable reports whether patches (forward and weight gradient) can come
+// from bands.
 func (j *convJob) bandable() bool {
 	g := &j.g
 	return !j.direct && g.in[0] == 1 && g.k[0] == 1 && j.xst[4] == 1 && g.rowsApart(j.xst) && j.tile%g.out[2] == 0
