@@ -92,6 +92,10 @@ func (j *convJob) fillPhases(dst []float32, bs band, src, rows int) {
 		for r := 0; r < rows; r++ {
 			row := dst[ci*bs.plane+r*bs.width:][:bs.width]
 			x := j.x[src+ci*st[1]+r*st[3]:][:iw]
+			if s == 2 {
+				splitPairs(row[p%2*bs.phase+p/2:], row[(p+1)%2*bs.phase+(p+1)/2:], x)
+				continue
+			}
 			for ph := 0; ph < s; ph++ {
 				c0 := ((ph-p)%s + s) % s // the first input column of the phase
 				if c0 >= iw {
@@ -103,5 +107,18 @@ func (j *convJob) fillPhases(dst []float32, bs band, src, rows int) {
 				}
 			}
 		}
+	}
+}
+
+// splitPairs stores x's even elements in even and its odd ones in odd, in
+// order: a band row's two phases for a width stride of two, in one pass.
+func splitPairs(even, odd, x []float32) {
+	n := len(x) / 2
+	even, odd = even[:n+len(x)%2], odd[:n]
+	for i := range odd {
+		even[i], odd[i] = x[2*i], x[2*i+1]
+	}
+	if len(x)%2 == 1 {
+		even[n] = x[len(x)-1]
 	}
 }
