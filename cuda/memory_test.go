@@ -109,6 +109,43 @@ func TestPoolKeepsFreedMemory(t *testing.T) {
 	assert.Nil(t, d.ctx.pool)
 }
 
+// TestCloseGivesBackPoolMemory checks that Close, once the stream has
+// finished the device's last frees, trims the default pool, which keeps
+// freed memory for the process's lifetime otherwise: a program that closes
+// the device and goes on should not hold its memory.
+func TestCloseGivesBackPoolMemory(t *testing.T) {
+	f := buildFake(t, nil, nil)
+	d := f.open(t, 64)
+	b, err := d.Alloc(4096)
+	require.NoError(t, err)
+	d.Free(b)
+	_, err = d.Alloc(16) // still live at Close
+	require.NoError(t, err)
+	require.Zero(t, f.count(t, "cuMemPoolTrimTo"))
+	require.NoError(t, d.Close())
+	calls := f.calls(t)
+	trim, lastFree, sync := -1, -1, -1
+	for i, c := range calls {
+		switch {
+		case strings.HasPrefix(c, "cuMemPoolTrimTo 0"):
+			trim = i
+		case strings.HasPrefix(c, "cuMemFreeAsync"):
+			lastFree = i
+		case strings.HasPrefix(c, "cuStreamSynchronize"):
+			sync = i
+		}
+	}
+	require.Equal(t, 1, f.count(t, "cuMemPoolTrimTo"), "one trim, at Close")
+	assert.Greater(t, trim, lastFree, "after the last free")
+	assert.Greater(t, trim, sync, "after the stream finished it")
+
+	f = buildFake(t, nil, nil)
+	t.Setenv("SF_FAKE_CUDA_NO_POOLS", "1")
+	d = f.open(t, 64)
+	require.NoError(t, d.Close())
+	assert.Zero(t, f.count(t, "cuMemPoolTrimTo"), "no pool, nothing to trim")
+}
+
 func TestBadArgumentsAreErrors(t *testing.T) {
 	f := buildFake(t, nil, nil)
 	d := f.open(t, 64)

@@ -141,6 +141,12 @@ sf_status sf_cu_close(sf_cu_api *a, sf_ctx *c) {
 	}
 	SF_STEP("cuCtxSetCurrent", a->cuCtxSetCurrent(c->ctx));
 	SF_STEP("cuStreamSynchronize", a->cuStreamSynchronize(c->stream));
+	// The default pool keeps freed memory (keep_pool_memory); give it back
+	// now that the stream has run the device's last frees, since the process
+	// may go on without the device.
+	if (c->pool && a->cuMemPoolTrimTo) {
+		a->cuMemPoolTrimTo(c->pool, 0);
+	}
 	sf_timing_free(a, c);
 	sf_graph_free(a, c);
 	for (int h = 0; h < 2; h++) {
