@@ -30,7 +30,7 @@ const patchBudget = 1 << 18
 // block copy instead of row pieces.
 func (j *convJob) tileFor() int {
 	t := max(64, patchBudget/max(j.cgk, 1))
-	if ow := j.g.out[2]; t >= ow {
+	if ow := j.g.out[2]; ow > 0 && t >= ow {
 		t = t / ow * ow
 	}
 	return min(j.g.outVol, t)
@@ -74,7 +74,7 @@ func (d *Device) Conv(k *device.ConvKernel) error {
 		}
 		return nil
 	}
-	if j.depth(k.Mode) == 0 { // an empty sum: zeros
+	if j.depth(k.Mode) == 0 || j.g.outVol == 0 { // an empty sum (no weights, or no output position): zeros
 		clear(res)
 		return d.finish(j, false, nil)
 	}

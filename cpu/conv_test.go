@@ -392,3 +392,44 @@ func TestConvBandsMatchFloat64(t *testing.T) {
 		}
 	}
 }
+
+// TestConvEmptyOutputs runs every mode on geometries whose output has no
+// positions along one dimension (an input narrower than the dilated
+// window), and on empty batches: results are zeros or empty, never a
+// panic.
+func TestConvEmptyOutputs(t *testing.T) {
+	d := newDevice(t, 2)
+	cases := []device.ConvGeometry{
+		geometry(2, 3, 4, 1, []int{5, 2}, []int{3, 3}, []int{1, 1}, []int{0, 0}, []int{1, 1}),
+		geometry(2, 3, 4, 1, []int{2, 6}, []int{3, 3}, []int{1, 1}, []int{0, 0}, []int{1, 1}),
+		geometry(0, 3, 4, 1, []int{6, 6}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
+	}
+	for ci, g := range cases {
+		for _, mode := range []device.ConvMode{device.ConvForward, device.ConvBackwardInput, device.ConvBackwardWeight} {
+			t.Run(fmt.Sprintf("case%d/mode%d", ci, mode), func(t *testing.T) {
+				x := []int{g.N, g.C, g.In[0], g.In[1]}
+				w := []int{g.O, g.C, g.Kernel[0], g.Kernel[1]}
+				y := []int{g.N, g.O, g.Out[0], g.Out[1]}
+				view := func(shape []int) device.View {
+					return device.Contiguous(poisoned(t, d, device.Float32, max(1, device.NumElements(shape))), device.Float32, 0, shape)
+				}
+				k := &device.ConvKernel{Mode: mode, Geom: g, Epilogue: device.Identity(device.Float32)}
+				switch mode {
+				case device.ConvForward:
+					k.A, k.B = view(x), view(w)
+				case device.ConvBackwardInput:
+					k.A, k.B = view(y), view(w)
+				default:
+					k.A, k.B = view(y), view(x)
+				}
+				shape := k.ResultShape()
+				n := device.NumElements(shape)
+				k.Outputs = []device.View{view(shape)}
+				require.NoError(t, d.Conv(k))
+				for i, v := range download(t, d, k.Outputs[0].Buf, device.Float32, n) {
+					require.Zero(t, v, "element %d", i)
+				}
+			})
+		}
+	}
+}

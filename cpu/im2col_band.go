@@ -18,7 +18,8 @@ import "github.com/shaderflow/shaderflow/cpu/internal/vec"
 // from bands.
 func (j *convJob) bandable() bool {
 	g := &j.g
-	return !j.direct && g.in[0] == 1 && g.k[0] == 1 && j.xst[4] == 1 && g.rowsApart(j.xst) && j.tile%g.out[2] == 0
+	return !j.direct && g.in[0] == 1 && g.k[0] == 1 && j.xst[4] == 1 && g.rowsApart(j.xst) &&
+		g.out[2] > 0 && j.tile%g.out[2] == 0
 }
 
 // band is the layout of a tile's band: rows of width floats (s phases of

@@ -17,11 +17,11 @@ import (
 
 // rowsPoolable reports whether maxForwardRows can pool j: a forward max
 // pooling without indices over 2-D windows (depth one) of an input whose
-// columns are contiguous.
+// columns are contiguous, with some output.
 func (j *poolJob) rowsPoolable() bool {
 	g := &j.g
 	return j.idx == nil && !j.k.Backward && !j.k.Adaptive && j.xst[4] == 1 &&
-		g.in[0] == 1 && g.out[0] == 1 && g.k[0] == 1 && g.p[0] == 0
+		g.in[0] == 1 && g.out[0] == 1 && g.k[0] == 1 && g.p[0] == 0 && g.outVol > 0
 }
 
 // maxForwardRows pools the plane of X at xb into out (oh×ow, row-major).

@@ -70,3 +70,33 @@ func TestMaxPoolRowsMatchesWindows(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolEmptyOutputs pools inputs narrower than the window along one
+// dimension (no output positions), forward with and without indices and
+// backward, and an empty batch: no panic, and the backward's gradient is
+// zero.
+func TestPoolEmptyOutputs(t *testing.T) {
+	d := newDevice(t, 2)
+	for ci, c := range []struct{ in, s []int }{{[]int{2, 6}, []int{1, 1}}, {[]int{6, 2}, []int{1, 1}}, {[]int{7, 1}, []int{2, 2}}} {
+		in := c.in
+		g := geometry(2, 3, 3, 3, in, []int{3, 3}, c.s, []int{0, 0}, []int{1, 1})
+		for _, op := range []device.PoolOp{device.PoolMax, device.PoolAvg} {
+			t.Run(fmt.Sprintf("case%d/op%d", ci, op), func(t *testing.T) {
+				xs, ys := []int{2, 3, in[0], in[1]}, []int{2, 3, g.Out[0], g.Out[1]}
+				x := device.Contiguous(upload(t, d, device.Float32, make([]float64, device.NumElements(xs))), device.Float32, 0, xs)
+				y := device.Contiguous(poisoned(t, d, device.Float32, 1), device.Float32, 0, ys)
+				require.NoError(t, d.Pool(&device.PoolKernel{Op: op, Geom: g, X: x, Out: y}))
+				var idx device.View
+				if op == device.PoolMax {
+					idx = device.Contiguous(poisoned(t, d, device.Int32, 1), device.Int32, 0, ys)
+					require.NoError(t, d.Pool(&device.PoolKernel{Op: op, Geom: g, X: x, Out: y, Indices: idx}))
+				}
+				dx := device.Contiguous(poisoned(t, d, device.Float32, device.NumElements(xs)), device.Float32, 0, xs)
+				require.NoError(t, d.Pool(&device.PoolKernel{Op: op, Backward: true, Geom: g, X: y, Out: dx, Indices: idx}))
+				for i, v := range download(t, d, dx.Buf, device.Float32, device.NumElements(xs)) {
+					require.Zero(t, v, "gradient element %d", i)
+				}
+			})
+		}
+	}
+}
