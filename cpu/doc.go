@@ -24,9 +24,12 @@
 // the gemm package, with many the workers take whole products, each followed
 // by its part of the epilogue while the result is in cache. Convolutions
 // lower to im2col and sgemm image by image (several small images side by
-// side in one product), 1×1 windows skip im2col, and weight gradients are
-// products over chunks of output positions of consecutive images,
-// accumulated with beta = 1. A product with a long depth over few results
+// side in one product), tile by tile of whole output rows; 2-D patches come
+// from a zero-padded band of the tile's input rows, one block copy per
+// kernel tap; 1×1 windows skip im2col, and weight gradients are products
+// over chunks of output positions of consecutive images, accumulated with
+// beta = 1. Max pooling without indices folds along the width, then down
+// the rows, with vector maxima. A product with a long depth over few results
 // (a weight gradient over every token of a batch) runs as one serial
 // product per worker over a part of the depth, the parts then added.
 //
