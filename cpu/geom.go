@@ -56,16 +56,21 @@ type window struct {
 // convWindow returns output position o's window along dimension i, clipped
 // to the input.
 func (g *geom3) convWindow(i, o int) window {
-	first, d := o*g.s[i]-g.p[i], g.dl[i]
-	k1 := 0
-	if last := g.in[i] - 1 - first; last >= 0 {
-		k1 = min(g.k[i], last/d+1)
+	first := o*g.s[i] - g.p[i]
+	k0, k1 := tapsInside(first, g.dl[i], g.k[i], g.in[i])
+	return window{first: first, step: g.dl[i], k0: k0, k1: k1}
+}
+
+// tapsInside returns the taps [k0, k1) of a window of k taps dl apart,
+// starting at input coordinate first, that lie inside an input of n.
+func tapsInside(first, dl, k, n int) (k0, k1 int) {
+	if last := n - 1 - first; last >= 0 {
+		k1 = min(k, last/dl+1)
 	}
-	k0 := 0
 	if first < 0 {
-		k0 = min((-first+d-1)/d, k1)
+		k0 = min((-first+dl-1)/dl, k1)
 	}
-	return window{first: first, step: d, k0: k0, k1: k1}
+	return k0, k1
 }
 
 // padCount is the number of window positions along dimension i that lie in

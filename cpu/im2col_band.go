@@ -34,8 +34,8 @@ func (j *convJob) bandShape() band {
 	return band{rows: rows, phase: phase, width: phase * g.s[2], plane: rows * phase * g.s[2]}
 }
 
-// prepareBand reports whether j's forward patches come from bands and if
-// so sizes and clears ws.band: a band's slots outside the input stay zero,
+// prepareBand reports whether j's patches come from bands and if so sizes
+// and clears ws.band: a band's slots outside the input stay zero,
 // since bandPatches writes only the others.
 func (j *convJob) prepareBand(ws *workspace) bool {
 	if !j.bandable() {

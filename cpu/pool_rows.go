@@ -87,18 +87,6 @@ func (j *poolJob) maxForwardRows(ws *workspace, out []float32, xb int) {
 	}
 }
 
-// tapsInside returns the taps [k0, k1) of a window starting at input
-// coordinate first (taps dl apart) that lie inside an input of n.
-func tapsInside(first, dl, k, n int) (k0, k1 int) {
-	if last := n - 1 - first; last >= 0 {
-		k1 = min(k, last/dl+1)
-	}
-	if first < 0 {
-		k0 = min((-first+dl-1)/dl, k1)
-	}
-	return k0, k1
-}
-
 // foldMax returns the winner of x[base+c*step] for taps c in [k0, k1), or
 // -Inf when there are none.
 func foldMax(x []float32, base, step, k0, k1 int) float32 {
