@@ -20,7 +20,9 @@ type poolJob struct {
 	bad  badIndex
 	wins [3][]window  // per dimension, the window of each output position
 	cnt  [3][]float32 // per dimension, each window's share of the average divisor
-	// usedRows marks the input rows some window reads (maxForwardRows).
+	// byRows is set when maxForwardRows pools the planes; usedRows then
+	// marks the input rows some window reads.
+	byRows   bool
 	usedRows []bool
 }
 
@@ -57,7 +59,7 @@ func (j *poolJob) plane(ws *workspace, p int) {
 		j.maxBackward(p, xb, ib)
 	case j.k.Backward:
 		j.avgBackward(p, xb)
-	case j.k.Op == device.PoolMax && j.usedRows != nil && !j.is2x2():
+	case j.byRows:
 		j.maxForwardRows(ws, j.out[p*g.outVol:(p+1)*g.outVol], xb)
 	case j.k.Op == device.PoolMax:
 		j.maxForward(p, xb)
@@ -248,7 +250,7 @@ func (d *Device) Pool(k *device.PoolKernel) error {
 		j.idx, j.ist = asI32(ib), strides5(k.Indices)
 	}
 	j.prepare()
-	if k.Op == device.PoolMax && j.rowsPoolable() {
+	if j.byRows = k.Op == device.PoolMax && j.rowsPoolable() && !j.is2x2(); j.byRows {
 		j.markUsedRows()
 	}
 	planes := j.g.n * j.g.c

@@ -7,10 +7,11 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-// The convolutions of torchvision's ResNet-18 at 224×224 (batch 32, the
-// ONNX benchmark's size), forward only, each with its ReLU epilogue where
-// the network has one. Each reports GFLOP/s; compare with the FMA peak
-// (gemm.PeakGFLOPS) on the same machine.
+// The convolutions of torchvision's ResNet-18 at 224×224 (batches 1 and 32,
+// the ONNX benchmark's sizes), forward only, without the network's epilogues.
+// Each reports GFLOP/s, and net-ms: the time of all the network's
+// convolutions of that shape; compare with the FMA peak (gemm.PeakGFLOPS)
+// on the same machine.
 
 // resnetConv is one distinct convolution shape of ResNet-18.
 type resnetConv struct {
