@@ -17,6 +17,10 @@ type convJob struct {
 	dy     []float32 // output gradient [N, O, outVol], contiguous (backward modes)
 	res    []float32 // the result, contiguous
 	epi    *plan     // the epilogue, or nil when res is the output itself
+	wt     []float32 // the weights by kernel row, rows wtld apart, when forward products read row patches (conv_taps.go)
+	wtld   int
+	tapOff []int  // each kernel row's offset in the row patches
+	seq    uint64 // this convolution's number, with row patches (convCalls)
 }
 
 // patchBudget is the floats of patches one patch matrix holds (1 MiB, half

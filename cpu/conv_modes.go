@@ -39,6 +39,9 @@ func (d *Device) convForward(j *convJob) error {
 	}
 	per := g.o * g.outVol
 	ic := j.imagesPerCall()
+	if ic == 1 && j.usesTaps() {
+		j.prepareTaps(&d.scratch.taps)
+	}
 	par, err := d.forImages((g.n+ic-1)/ic, ic*per*j.cgk, func(ws *workspace, grp, threads int, par bool) {
 		n0, n1 := grp*ic, min(g.n, (grp+1)*ic)
 		if n1-n0 > 1 {
@@ -54,11 +57,16 @@ func (d *Device) convForward(j *convJob) error {
 // forwardImage computes image n's output, tile by tile.
 func (j *convJob) forwardImage(ws *workspace, n, threads int) {
 	g := &j.g
-	band := j.prepareBand(ws)
+	taps := j.wt != nil && threads == 1
+	band := (!taps || g.s[2] != 1) && j.prepareBand(ws)
 	for gi := 0; gi < g.groups; gi++ {
 		wg := j.w[gi*g.og*j.cgk:]
 		for t0 := 0; t0 < g.outVol; t0 += j.tile {
 			nt := min(j.tile, g.outVol-t0)
+			if taps {
+				j.forwardTaps(ws, n, gi, t0/g.out[2], nt/g.out[2])
+				continue
+			}
 			var b []float32
 			var ldb int
 			if band {

@@ -433,3 +433,49 @@ func TestConvEmptyOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestConvTapsMatchFloat64 runs forward convolutions whose products sum
+// over kernel rows from row patches (conv_taps.go): several tiles with a
+// short last one, groups, dilation, no padding, taller and wider kernels, a
+// single kernel column, more channels than a depth block, width strides,
+// rows and planes of X further apart than dense, on one worker and on
+// images in parallel.
+func TestConvTapsMatchFloat64(t *testing.T) {
+	r := newRand(t)
+	cases := []device.ConvGeometry{
+		geometry(4, 64, 20, 1, []int{30, 40}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
+		geometry(3, 64, 30, 2, []int{20, 33}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
+		geometry(2, 40, 17, 1, []int{25, 36}, []int{3, 3}, []int{1, 1}, []int{2, 2}, []int{2, 2}),
+		geometry(2, 32, 33, 1, []int{19, 24}, []int{5, 3}, []int{1, 1}, []int{2, 1}, []int{1, 1}),
+		geometry(2, 48, 29, 1, []int{21, 26}, []int{3, 3}, []int{1, 1}, []int{0, 0}, []int{1, 1}),
+		geometry(2, 32, 16, 1, []int{24, 20}, []int{3, 1}, []int{1, 1}, []int{1, 0}, []int{1, 1}),
+		geometry(2, 300, 14, 1, []int{6, 20}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
+		geometry(2, 32, 20, 1, []int{20, 41}, []int{3, 3}, []int{1, 2}, []int{1, 1}, []int{1, 1}),
+		geometry(3, 16, 9, 1, []int{17, 60}, []int{3, 3}, []int{1, 3}, []int{2, 1}, []int{1, 2}),
+	}
+	for ci, g := range cases {
+		for _, workers := range []int{1, 3} {
+			t.Run(fmt.Sprintf("case%d/w%d", ci, workers), func(t *testing.T) {
+				d := newDevice(t, workers)
+				ih, iw := g.In[0], g.In[1]
+				ld, plane := iw+3, (iw+3)*ih+5
+				xv := randVals(r, g.N*g.C*plane)
+				x := device.View{Buf: upload(t, d, device.Float32, xv), DType: device.Float32, Shape: []int{g.N, g.C, ih, iw},
+					Strides: []int{g.C * plane, plane, ld, 1}}
+				w, wv := strided(t, d, r, device.Float32, []int{g.O, g.C / g.Groups, g.Kernel[0], g.Kernel[1]}, identityPerm(4), 0)
+				k := &device.ConvKernel{Mode: device.ConvForward, Geom: g, Epilogue: device.Identity(device.Float32), A: x, B: w}
+				j := &convJob{g: norm3(g, false)}
+				j.setImage(nil, x)
+				j.cgk = j.g.cg * j.g.kVol
+				j.tile = j.tileFor()
+				require.Equal(t, sgemmTaps != nil, j.usesTaps() && j.imagesPerCall() == 1, "the products sum over kernel rows wherever the level can")
+				shape := k.ResultShape()
+				n := device.NumElements(shape)
+				k.Outputs = []device.View{device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, shape)}
+				require.NoError(t, d.Conv(k))
+				want := refConv(device.ConvForward, g, dense(xv, x), dense(wv, w))
+				requireClose(t, want, download(t, d, k.Outputs[0].Buf, device.Float32, n), 1e-4, 1e-4, "conv")
+			})
+		}
+	}
+}

@@ -51,6 +51,21 @@ func (j *convJob) prepareBand(ws *workspace) bool {
 // (prepareBand).
 func (j *convJob) bandPatches(ws *workspace, col []float32, ldr, n, gi, oh0, nr int) {
 	g := &j.g
+	bs, s := j.bandShape(), g.s[2]
+	buf := j.fillBand(ws, n, gi, oh0, nr)
+	ow := g.out[2]
+	for tap := 0; tap < g.kVol; tap++ {
+		kh, kw := tap/g.k[2], tap%g.k[2]
+		c := kw * g.dl[2] // the tap's first padded column
+		from := kh*g.dl[1]*bs.width + c%s*bs.phase + c/s
+		vec.CopyBlocks(col[tap*ldr:], ow, g.kVol*ldr, buf[from:], g.s[1]*bs.width, bs.plane, g.cg, nr, ow)
+	}
+}
+
+// fillBand copies into ws.band (prepareBand) the input rows that output
+// rows [oh0, oh0+nr) of image n, group gi read, and returns the band.
+func (j *convJob) fillBand(ws *workspace, n, gi, oh0, nr int) []float32 {
+	g := &j.g
 	st, bs, s := j.xst, j.bandShape(), g.s[2]
 	buf := ws.band[:g.cg*bs.plane]
 	// Band row r holds input row top + r; rows outside the image are zero.
@@ -74,13 +89,7 @@ func (j *convJob) bandPatches(ws *workspace, col []float32, ldr, n, gi, oh0, nr 
 			j.fillPhases(buf[lo*bs.width:], bs, src, hi-lo)
 		}
 	}
-	ow := g.out[2]
-	for tap := 0; tap < g.kVol; tap++ {
-		kh, kw := tap/g.k[2], tap%g.k[2]
-		c := kw * g.dl[2] // the tap's first padded column
-		from := kh*g.dl[1]*bs.width + c%s*bs.phase + c/s
-		vec.CopyBlocks(col[tap*ldr:], ow, g.kVol*ldr, buf[from:], g.s[1]*bs.width, bs.plane, g.cg, nr, ow)
-	}
+	return buf
 }
 
 // fillPhases copies rows input rows of every channel of the group, from

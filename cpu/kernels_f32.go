@@ -127,6 +127,7 @@ func installGo() {
 	argMaxF32 = func(x []float32) int { return extremeGo(x, device.ReduceMax) }
 	argMinF32 = func(x []float32) int { return extremeGo(x, device.ReduceMin) }
 	sgemm = sgemmRef
+	sgemmTaps = nil
 }
 
 // unaryF32Go returns the pure-Go kernel of a float unary op: specialized

@@ -14,6 +14,7 @@ type scratch struct {
 	f64        []float64     // per-worker sums of a row-by-row reduction
 	views      []device.View // a reduction's inputs, reduced axes first
 	perm       []int         // their shapes and strides
+	taps       []float32     // a convolution's weights, tap-major (conv_taps.go)
 }
 
 // grow returns s resized to n elements, reallocating only when it must.
@@ -38,7 +39,10 @@ type workspace struct {
 	pack     []float32
 	col      []float32
 	band     []float32 // padded input rows for patches (im2col_band.go)
-	tmp      []float32
+	// rowPatchesOf is the convolution (convJob.seq) whose row patches col
+	// holds, their padding columns cleared (conv_taps.go).
+	rowPatchesOf uint64
+	tmp          []float32
 }
 
 // prepare sizes the register tables and scratch for evaluating plan p.

@@ -100,6 +100,10 @@ func installSIMD() {
 	maxF32, minF32 = vec.Max, vec.Min
 	argMaxF32, argMinF32 = vec.ArgMax, vec.ArgMin
 	sgemm = gemm.SgemmThreads
+	sgemmTaps = nil
+	if gemm.TapsReady() {
+		sgemmTaps = gemm.SgemmTaps
+	}
 	simdName = ISA()
 }
 
