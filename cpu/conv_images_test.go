@@ -80,3 +80,16 @@ func absAll(xs []float64) []float64 {
 	}
 	return out
 }
+
+// TestBalanceImages checks that images are grouped into a multiple of the
+// workers' count of products (one product alone runs on every worker),
+// as large as allowed.
+func TestBalanceImages(t *testing.T) {
+	for _, tc := range []struct{ n, ic, workers, want int }{
+		{32, 10, 2, 8}, {32, 1, 2, 1}, {32, 32, 2, 32}, {32, 10, 1, 10}, {5, 5, 2, 5}, {5, 4, 2, 3}, {7, 3, 2, 2}, {32, 3, 3, 3}, {1, 1, 4, 1},
+	} {
+		got := balanceImages(tc.n, tc.ic, tc.workers)
+		require.Equal(t, tc.want, got, "%+v", tc)
+		require.LessOrEqual(t, got, tc.ic)
+	}
+}

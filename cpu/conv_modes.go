@@ -30,6 +30,19 @@ func (j *convJob) imagesPerCall() int {
 	return max(1, min(g.n, batchCols/g.outVol, max(patchBudget, g.og*j.cgk)/max(j.cgk*g.outVol, 1)))
 }
 
+// balanceImages returns how many of n images each product covers, at most
+// ic, so that the products come in a multiple of the workers: products
+// run in parallel over images, and ten images a product for 32 images on two
+// workers would leave one worker with twenty and the other with twelve.
+func balanceImages(n, ic, workers int) int {
+	groups := (n + ic - 1) / ic
+	if workers < 2 || groups < 2 {
+		return ic
+	}
+	groups = (groups + workers - 1) / workers * workers
+	return (n + groups - 1) / groups
+}
+
 // convForward: Y[n, g] = W_g · patches(X[n, g]), tile by tile, or for
 // several images at once.
 func (d *Device) convForward(j *convJob) error {
@@ -38,7 +51,7 @@ func (d *Device) convForward(j *convJob) error {
 		j.tile = g.outVol
 	}
 	per := g.o * g.outVol
-	ic := j.imagesPerCall()
+	ic := balanceImages(g.n, j.imagesPerCall(), d.workers)
 	if ic == 1 && j.usesTaps() {
 		j.prepareTaps(&d.scratch.taps)
 	}
@@ -133,7 +146,7 @@ func (d *Device) convBackwardInput(j *convJob) error {
 		j.direct = true // no im2col: images are not batched
 	}
 	per := g.c * g.inVol
-	ic := j.imagesPerCall()
+	ic := balanceImages(g.n, j.imagesPerCall(), d.workers)
 	dxst := [5]int{g.c * g.inVol, g.inVol, g.in[1] * g.in[2], g.in[2], 1}
 	par, err := d.forImages((g.n+ic-1)/ic, ic*g.o*j.cgk*g.outVol, func(ws *workspace, grp, threads int, par bool) {
 		n0, n1 := grp*ic, min(g.n, (grp+1)*ic)

@@ -15,10 +15,12 @@ import "github.com/shaderflow/shaderflow/cpu/internal/vec"
 // outweighed the copies.
 
 // bandable reports whether patches (forward and weight gradient) can come
-// from bands.
+// from bands. A 1×1 window reads each input element at most once, so its
+// patches are copied straight from X: through a band, a stride of two
+// copied the rows and columns it skips.
 func (j *convJob) bandable() bool {
 	g := &j.g
-	return !j.direct && g.in[0] == 1 && g.k[0] == 1 && j.xst[4] == 1 && g.rowsApart(j.xst) &&
+	return !j.direct && g.kVol > 1 && g.in[0] == 1 && g.k[0] == 1 && j.xst[4] == 1 && g.rowsApart(j.xst) &&
 		g.out[2] > 0 && j.tile%g.out[2] == 0
 }
 
@@ -125,7 +127,14 @@ func (j *convJob) fillPhases(dst []float32, bs band, src, rows int) {
 func splitPairs(even, odd, x []float32) {
 	n := len(x) / 2
 	even, odd = even[:n+len(x)%2], odd[:n]
-	for i := range odd {
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		p := x[2*i : 2*i+8]
+		e, o := even[i:i+4], odd[i:i+4]
+		e[0], e[1], e[2], e[3] = p[0], p[2], p[4], p[6]
+		o[0], o[1], o[2], o[3] = p[1], p[3], p[5], p[7]
+	}
+	for ; i < n; i++ {
 		even[i], odd[i] = x[2*i], x[2*i+1]
 	}
 	if len(x)%2 == 1 {
