@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"sync"
+
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
@@ -17,10 +19,15 @@ type convJob struct {
 	dy     []float32 // output gradient [N, O, outVol], contiguous (backward modes)
 	res    []float32 // the result, contiguous
 	epi    *plan     // the epilogue, or nil when res is the output itself
-	wt     []float32 // the weights by kernel row, rows wtld apart, when forward products read row patches (conv_taps.go)
-	wtld   int
-	tapOff []int  // each kernel row's offset in the row patches
-	seq    uint64 // this convolution's number, with row patches (convCalls)
+	// Forward products from row patches (conv_taps.go): tapsBuf is where
+	// the weights go, by kernel row, when a product first reads row patches
+	// (tapsOnce), nil when none may.
+	tapsBuf  *[]float32
+	tapsOnce sync.Once
+	wt       []float32 // the weights by kernel row, rows wtld apart
+	wtld     int
+	tapOff   []int  // each kernel row's offset in the row patches
+	seq      uint64 // this convolution's number (convCalls)
 }
 
 // patchBudget is the floats of patches one patch matrix holds (1 MiB, half

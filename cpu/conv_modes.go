@@ -53,7 +53,7 @@ func (d *Device) convForward(j *convJob) error {
 	per := g.o * g.outVol
 	ic := balanceImages(g.n, j.imagesPerCall(), d.workers)
 	if ic == 1 && j.usesTaps() {
-		j.prepareTaps(&d.scratch.taps)
+		j.tapsBuf = &d.scratch.taps
 	}
 	par, err := d.forImages((g.n+ic-1)/ic, ic*per*j.cgk, func(ws *workspace, grp, threads int, par bool) {
 		n0, n1 := grp*ic, min(g.n, (grp+1)*ic)
@@ -70,7 +70,10 @@ func (d *Device) convForward(j *convJob) error {
 // forwardImage computes image n's output, tile by tile.
 func (j *convJob) forwardImage(ws *workspace, n, threads int) {
 	g := &j.g
-	taps := j.wt != nil && threads == 1
+	taps := j.tapsBuf != nil && threads == 1
+	if taps {
+		j.tapsOnce.Do(j.prepareTaps)
+	}
 	band := (!taps || g.s[2] != 1) && j.prepareBand(ws)
 	for gi := 0; gi < g.groups; gi++ {
 		wg := j.w[gi*g.og*j.cgk:]

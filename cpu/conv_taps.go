@@ -22,31 +22,44 @@ import (
 // micro-kernel call loading and storing C.
 const tapsMinDepth = 32
 
-// usesTaps reports whether j's forward products read row patches.
+// tapsMinReuse is how many output positions (over the batch) a filter
+// must have for row patches: the weights' reordering moves o·cgk floats
+// once, and each position's row patches move about cgk·(kh-1)/kh fewer
+// than its patches.
+const tapsMinReuse = 2
+
+// usesTaps reports whether j's forward products may read row patches: they
+// do on products that run on one goroutine (forwardImage).
 func (j *convJob) usesTaps() bool {
 	g := &j.g
-	return sgemmTaps != nil && j.bandable() && g.s[1] == 1 && g.k[1] > 1 && g.cg*g.k[2] >= tapsMinDepth
+	return sgemmTaps != nil && j.bandable() && g.s[1] == 1 && g.k[1] > 1 && g.cg*g.k[2] >= tapsMinDepth &&
+		g.n*g.outVol >= tapsMinReuse*g.o
 }
 
 // convCalls numbers convolutions, so that a worker knows when its row
 // patches' padding columns were cleared for another one.
 var convCalls atomic.Uint64
 
-// prepareTaps reorders the weights into buf kernel row by kernel row
-// (W_kh[o][c·kw + x] = W[o][c][kh][x], rows j.wtld apart) and records each
-// kernel row's offset in the row patches.
-func (j *convJob) prepareTaps(buf *[]float32) {
+// prepareTaps reorders the weights into *j.tapsBuf kernel row by kernel
+// row (W_kh[o][c·kw + x] = W[o][c][kh][x], rows j.wtld apart) and records
+// each kernel row's offset in the row patches. It runs once per
+// convolution, on the first product that reads row patches (j.tapsOnce).
+func (j *convJob) prepareTaps() {
 	g := &j.g
 	kh, kw := g.k[1], g.k[2]
 	depth := g.cg * kw
 	j.wtld = gemm.TapsLeadingDim(kh * depth)
-	*buf = grow(*buf, g.o*j.wtld)
-	j.wt = *buf
+	*j.tapsBuf = grow(*j.tapsBuf, g.o*j.wtld)
+	j.wt = *j.tapsBuf
 	for o := 0; o < g.o; o++ {
-		src, dst := j.w[o*j.cgk:][:j.cgk], j.wt[o*j.wtld:]
+		src, dst := j.w[o*j.cgk:][:j.cgk], j.wt[o*j.wtld:][:kh*depth]
 		for c := 0; c < g.cg; c++ {
+			w := src[c*kh*kw:][:kh*kw]
 			for r := 0; r < kh; r++ {
-				copy(dst[r*depth+c*kw:][:kw], src[(c*kh+r)*kw:])
+				d := dst[r*depth+c*kw:][:kw]
+				for x := range d {
+					d[x] = w[r*kw+x]
+				}
 			}
 		}
 	}
