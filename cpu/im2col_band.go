@@ -105,7 +105,7 @@ func (j *convJob) fillPhases(dst []float32, bs band, src, rows int) {
 			row := dst[ci*bs.plane+r*bs.width:][:bs.width]
 			x := j.x[src+ci*st[1]+r*st[3]:][:iw]
 			if s == 2 {
-				splitPairs(row[p%2*bs.phase+p/2:], row[(p+1)%2*bs.phase+(p+1)/2:], x)
+				vec.SplitPairs(row[p%2*bs.phase+p/2:], row[(p+1)%2*bs.phase+(p+1)/2:], x)
 				continue
 			}
 			for ph := 0; ph < s; ph++ {
@@ -119,25 +119,5 @@ func (j *convJob) fillPhases(dst []float32, bs band, src, rows int) {
 				}
 			}
 		}
-	}
-}
-
-// splitPairs stores x's even elements in even and its odd ones in odd, in
-// order: a band row's two phases for a width stride of two, in one pass.
-func splitPairs(even, odd, x []float32) {
-	n := len(x) / 2
-	even, odd = even[:n+len(x)%2], odd[:n]
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		p := x[2*i : 2*i+8]
-		e, o := even[i:i+4], odd[i:i+4]
-		e[0], e[1], e[2], e[3] = p[0], p[2], p[4], p[6]
-		o[0], o[1], o[2], o[3] = p[1], p[3], p[5], p[7]
-	}
-	for ; i < n; i++ {
-		even[i], odd[i] = x[2*i], x[2*i+1]
-	}
-	if len(x)%2 == 1 {
-		even[n] = x[len(x)-1]
 	}
 }

@@ -35236,6 +35236,56 @@ done:
 	VZEROUPPER
 	RET
 
+// func splitPairsAVX2(even []float32, odd []float32, x []float32, pairs int)
+// Requires: AVX, AVX2
+TEXT ·splitPairsAVX2(SB), NOSPLIT, $0-80
+	MOVQ even_base+0(FP), AX
+	MOVQ odd_base+24(FP), CX
+	MOVQ x_base+48(FP), DX
+	MOVQ pairs+72(FP), BX
+	XORQ SI, SI
+
+loop:
+	LEAQ    8(SI), DI
+	CMPQ    DI, BX
+	JA      tail
+	VMOVUPS (DX)(SI*8), Y0
+	VMOVUPS 32(DX)(SI*8), Y1
+	VSHUFPS $0x88, Y1, Y0, Y2
+	VPERMPD $0xd8, Y2, Y2
+	VSHUFPS $0xdd, Y1, Y0, Y0
+	VPERMPD $0xd8, Y0, Y0
+	VMOVUPS Y2, (AX)(SI*4)
+	VMOVUPS Y0, (CX)(SI*4)
+	MOVQ    DI, SI
+	JMP     loop
+
+tail:
+	CMPQ       SI, BX
+	JAE        done
+	SUBQ       SI, BX
+	LEAQ       (BX)(BX*1), DI
+	LEAQ       win_ones16_8<>+0(SB), R8
+	NEGQ       DI
+	VMOVUPS    64(R8)(DI*4), Y0
+	VMOVUPS    96(R8)(DI*4), Y1
+	LEAQ       win_ones16_8<>+0(SB), DI
+	NEGQ       BX
+	VMOVUPS    64(DI)(BX*4), Y2
+	VMOVUPS    96(DI)(BX*4), Y3
+	VMASKMOVPS (DX)(SI*8), Y0, Y0
+	VMASKMOVPS 32(DX)(SI*8), Y1, Y1
+	VSHUFPS    $0x88, Y1, Y0, Y3
+	VPERMPD    $0xd8, Y3, Y3
+	VSHUFPS    $0xdd, Y1, Y0, Y0
+	VPERMPD    $0xd8, Y0, Y0
+	VMASKMOVPS Y3, Y2, (AX)(SI*4)
+	VMASKMOVPS Y0, Y2, (CX)(SI*4)
+
+done:
+	VZEROUPPER
+	RET
+
 // func maxPool2x2AVX512(out []float32, idx []int32, x []float32, ldx int, iw int, oh int, ow int)
 // Requires: AVX, AVX512F, BMI2
 TEXT ·maxPool2x2AVX512(SB), NOSPLIT, $0-104
@@ -36571,6 +36621,60 @@ a2_skip:
 	ADDQ    $0x00000002, R10
 	CMPQ    R8, R10
 	JL      row
+
+done:
+	VZEROUPPER
+	RET
+
+// func splitPairsAVX512(even []float32, odd []float32, x []float32, pairs int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·splitPairsAVX512(SB), NOSPLIT, $0-80
+	MOVQ    even_base+0(FP), AX
+	MOVQ    odd_base+24(FP), CX
+	MOVQ    x_base+48(FP), DX
+	MOVQ    pairs+72(FP), BX
+	VMOVUPS win_even_16<>+0(SB), Z0
+	VMOVUPS win_odd_16<>+0(SB), Z1
+	XORQ    SI, SI
+
+loop:
+	LEAQ      16(SI), DI
+	CMPQ      DI, BX
+	JA        tail
+	VMOVUPS   (DX)(SI*8), Z2
+	VMOVUPS   64(DX)(SI*8), Z3
+	VMOVUPS   Z0, Z4
+	VPERMI2PS Z3, Z2, Z4
+	VMOVUPS   Z1, Z5
+	VPERMI2PS Z3, Z2, Z5
+	VMOVUPS   Z4, (AX)(SI*4)
+	VMOVUPS   Z5, (CX)(SI*4)
+	MOVQ      DI, SI
+	JMP       loop
+
+tail:
+	CMPQ      SI, BX
+	JAE       done
+	SUBQ      SI, BX
+	LEAQ      (BX)(BX*1), DI
+	MOVL      $0xffffffff, R8
+	BZHIL     DI, R8, R8
+	KMOVW     R8, K1
+	SHRL      $0x10, R8
+	KMOVW     R8, K2
+	MOVL      $0xffffffff, DI
+	BZHIL     BX, DI, DI
+	KMOVW     DI, K3
+	SHRL      $0x10, DI
+	KMOVW     DI, K4
+	VMOVUPS.Z (DX)(SI*8), K1, Z2
+	VMOVUPS.Z 64(DX)(SI*8), K2, Z3
+	VMOVUPS   Z0, Z0
+	VPERMI2PS Z3, Z2, Z0
+	VMOVUPS   Z1, Z1
+	VPERMI2PS Z3, Z2, Z1
+	VMOVUPS   Z0, K3, (AX)(SI*4)
+	VMOVUPS   Z1, K3, (CX)(SI*4)
 
 done:
 	VZEROUPPER

@@ -17,6 +17,7 @@ type winKernels struct {
 	conv3x3      func(y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool)
 	corr3x3      func(acc, dy []float32, ldy int, x []float32, ldx int, rows, cols int)
 	col2im3x3    func(dx []float32, ldx int, col []float32, ts, oh, ow int)
+	splitPairs   func(even, odd, x []float32) // exact lengths: (len(x)+1)/2 and len(x)/2
 }
 
 // winTables holds each level's window kernels (nil where unavailable); the
@@ -104,6 +105,18 @@ func CopyBlocks(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks, 
 	if blocks > 0 && rows > 0 && cols > 0 {
 		win().copyBlocks(dst, ldd, bd, src, lds, bs, blocks, rows, cols)
 	}
+}
+
+// SplitPairs stores x's even-indexed elements in even and its odd-indexed
+// ones in odd, in order: even[i] = x[2i], odd[i] = x[2i+1]. It splits a row
+// by column parity, as a width stride of two reads it. even must hold
+// (len(x)+1)/2 elements and odd len(x)/2.
+func SplitPairs(even, odd, x []float32) {
+	n := len(x) / 2
+	if len(even) < n+len(x)%2 || len(odd) < n {
+		panic(fmt.Sprintf("vec.SplitPairs: even of %d and odd of %d elements cannot hold the halves of %d", len(even), len(odd), len(x)))
+	}
+	win().splitPairs(even[:n+len(x)%2], odd[:n], x)
 }
 
 // AddBlocks is CopyBlocks adding into dst: dst[k*bd+i*ldd+j] +=

@@ -5,7 +5,20 @@ import "math"
 // goWinKernels returns the pure-Go window kernels.
 func goWinKernels() *winKernels {
 	return &winKernels{maxPool2x2: goMaxPool2x2, maxUnpool2x2: goMaxUnpool2x2, copyBlocks: goCopyBlocks, addBlocks: goAddBlocks,
-		conv3x3: goConv3x3, corr3x3: goCorr3x3, col2im3x3: goCol2Im3x3}
+		conv3x3: goConv3x3, corr3x3: goCorr3x3, col2im3x3: goCol2Im3x3, splitPairs: goSplitPairs}
+}
+
+func goSplitPairs(even, odd, x []float32) { splitPairsFrom(even, odd, x, 0) }
+
+// splitPairsFrom is goSplitPairs from pair i0 on (and x's last element when
+// its length is odd).
+func splitPairsFrom(even, odd, x []float32, i0 int) {
+	for i := i0; i < len(odd); i++ {
+		even[i], odd[i] = x[2*i], x[2*i+1]
+	}
+	if len(x)%2 == 1 {
+		even[len(odd)] = x[len(x)-1]
+	}
 }
 
 // b2u is 1 for true, 0 for false (a SETcc, no branch).

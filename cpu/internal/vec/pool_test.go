@@ -289,3 +289,34 @@ func TestCol2Im3x3(t *testing.T) {
 		}
 	})
 }
+
+// TestSplitPairs splits rows of every length up to a few vectors, with
+// guard elements after both halves that must survive, at every level.
+func TestSplitPairs(t *testing.T) {
+	r := newRand(t)
+	forEachLevel(t, func(t *testing.T, _ Level) {
+		for n := 0; n <= 70; n++ {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(r.NormFloat64())
+			}
+			ne, no := (n+1)/2, n/2
+			even, odd := make([]float32, ne+2), make([]float32, no+2)
+			for _, g := range [][]float32{even[ne:], odd[no:]} {
+				g[0], g[1] = -7, -7
+			}
+			SplitPairs(even, odd, x)
+			for i := range ne {
+				require.Equal(t, x[2*i], even[i], "n=%d even[%d]", n, i)
+			}
+			for i := range no {
+				require.Equal(t, x[2*i+1], odd[i], "n=%d odd[%d]", n, i)
+			}
+			require.Equal(t, []float32{-7, -7}, even[ne:], "n=%d: past even's half", n)
+			require.Equal(t, []float32{-7, -7}, odd[no:], "n=%d: past odd's half", n)
+		}
+	})
+	require.PanicsWithValue(t, "vec.SplitPairs: even of 2 and odd of 2 elements cannot hold the halves of 5", func() {
+		SplitPairs(make([]float32, 2), make([]float32, 2), make([]float32, 5))
+	})
+}

@@ -788,6 +788,9 @@ func corr3x3AVX2(acc []float32, dy []float32, ldy int, x []float32, ldx int, row
 func col2im3x3AVX2(dx []float32, ldx int, col []float32, ts int, oh int, ow int)
 
 //go:noescape
+func splitPairsAVX2(even []float32, odd []float32, x []float32, pairs int)
+
+//go:noescape
 func maxPool2x2AVX512(out []float32, idx []int32, x []float32, ldx int, iw int, oh int, ow int)
 
 //go:noescape
@@ -807,3 +810,6 @@ func corr3x3AVX512(acc []float32, dy []float32, ldy int, x []float32, ldx int, r
 
 //go:noescape
 func col2im3x3AVX512(dx []float32, ldx int, col []float32, ts int, oh int, ow int)
+
+//go:noescape
+func splitPairsAVX512(even []float32, odd []float32, x []float32, pairs int)

@@ -29,6 +29,7 @@ func windowKernels(s *isa) {
 	w.conv3x3()
 	w.corr3x3()
 	w.col2im3x3()
+	w.splitPairs()
 }
 
 // table returns a read-only table of 32-bit values, emitted once.
@@ -977,4 +978,74 @@ func (w *winGen) window(lo, hi reg.GPVirtual) lmask {
 	m := YMM()
 	VANDNPS(h.r, l.r, m) // h &^ l
 	return lmask{m}
+}
+
+// splitPairs emits
+//
+//	splitPairs(even, odd, x []float32, pairs int)
+//
+// even[i] = x[2i] and odd[i] = x[2i+1] for i < pairs: a row split by
+// column parity, as a width stride of two reads it. AVX-512 picks each half
+// from two vectors with one two-source permute; AVX2 shuffles within
+// 128-bit lanes and then orders the 64-bit quarters. The last vector of
+// pairs is loaded and stored under masks.
+func (w *winGen) splitPairs() {
+	s := w.s
+	L := s.lanes
+	TEXT("splitPairs"+s.name, NOSPLIT, "func(even, odd, x []float32, pairs int)")
+	Pragma("noescape")
+	ep := w.param(Param("even").Base())
+	op := w.param(Param("odd").Base())
+	xp := w.param(Param("x").Base())
+	n := w.param(Param("pairs"))
+	var ie, io reg.VecVirtual
+	if s.avx512 {
+		ie, io = s.vec(), s.vec()
+		VMOVUPS(w.laneTable("even", func(i int) int { return 2 * i }), ie)
+		VMOVUPS(w.laneTable("odd", func(i int) int { return 2*i + 1 }), io)
+	}
+	i := GP64()
+	XORQ(i, i)
+	// step splits the L pairs from pair i: all of them, or under masks la
+	// and lb (x's two vectors) and ls (the halves).
+	step := func(la, lb, ls *lmask) {
+		a := w.load(Mem{Base: xp, Index: i, Scale: 8}, la)
+		b := w.load(Mem{Base: xp, Index: i, Scale: 8, Disp: 4 * L}, lb)
+		e, o := s.vec(), s.vec()
+		if s.avx512 {
+			VMOVUPS(ie, e)
+			VPERMI2PS(b, a, e)
+			VMOVUPS(io, o)
+			VPERMI2PS(b, a, o)
+		} else {
+			VSHUFPS(U8(0x88), b, a, e)
+			VPERMPD(U8(0xd8), e, e)
+			VSHUFPS(U8(0xdd), b, a, o)
+			VPERMPD(U8(0xd8), o, o)
+		}
+		w.store(e, Mem{Base: ep, Index: i, Scale: 4}, ls)
+		w.store(o, Mem{Base: op, Index: i, Scale: 4}, ls)
+	}
+	t := GP64()
+	Label("loop")
+	LEAQ(Mem{Base: i, Disp: L}, t)
+	CMPQ(t, n)
+	JA(LabelRef("tail"))
+	step(nil, nil, nil)
+	MOVQ(t, i)
+	JMP(LabelRef("loop"))
+	Label("tail")
+	CMPQ(i, n)
+	JAE(LabelRef("done"))
+	r := GP64()
+	MOVQ(n, r)
+	SUBQ(i, r)
+	r2 := GP64()
+	LEAQ(Mem{Base: r, Index: r, Scale: 1}, r2)
+	la, lb := w.firstLanes(r2)
+	ls, _ := w.firstLanes(r)
+	step(&la, &lb, &ls)
+	Label("done")
+	VZEROUPPER()
+	RET()
 }
