@@ -26,7 +26,11 @@
 // lower to im2col and sgemm image by image (several small images side by
 // side in one product), tile by tile of whole output rows; 2-D patches come
 // from a zero-padded band of the tile's input rows, one block copy per
-// kernel tap; 1×1 windows skip im2col, and weight gradients are products
+// kernel tap. Forward products with a height stride of one build only the
+// patch rows of the first kernel row and sum over kernel rows, each reading
+// them from its own offset (gemm.SgemmTaps), straight into the output.
+// 1×1 windows skip im2col (strided ones copy from the input, no band), and
+// weight gradients are products
 // over chunks of output positions of consecutive images, accumulated with
 // beta = 1. Max pooling without indices folds along the width, then down
 // the rows, with vector maxima. A product with a long depth over few results
