@@ -211,12 +211,7 @@ func (w *winGen) poolRows(withIdx bool, outp, idxp, x0, ldx, iw, oh, ow reg.GPVi
 	if !s.avx512 {
 		order = func(i int) int { return [8]int{0, 1, 4, 5, 2, 3, 6, 7}[i] }
 	}
-	var even, odd reg.VecVirtual
-	if s.avx512 {
-		even, odd = s.vec(), s.vec()
-		VMOVUPS(w.laneTable("even", func(i int) int { return 2 * i }), even)
-		VMOVUPS(w.laneTable("odd", func(i int) int { return 2*i + 1 }), odd)
-	}
+	even, odd := w.pairTables()
 	var dW, dW1 reg.VecVirtual
 	rowBase := GP64() // input position of the row pair's first element
 	if withIdx {
@@ -257,16 +252,7 @@ func (w *winGen) poolRows(withIdx bool, outp, idxp, x0, ldx, iw, oh, ow reg.GPVi
 		for row, base := range []reg.GPVirtual{x0, x1} {
 			lo := w.load(Mem{Base: base, Index: c, Scale: 8}, mLo)
 			hi := w.load(Mem{Base: base, Index: c, Scale: 8, Disp: 4 * L}, mHi)
-			e, o := s.vec(), s.vec()
-			if s.avx512 {
-				VMOVAPS(lo, e)
-				VPERMT2PS(hi, even, e)
-				VMOVAPS(lo, o)
-				VPERMT2PS(hi, odd, o)
-			} else {
-				VSHUFPS(U8(0x88), hi, lo, e)
-				VSHUFPS(U8(0xdd), hi, lo, o)
-			}
+			e, o := w.splitVecs(lo, hi, even, odd, false)
 			cand[2*row], cand[2*row+1] = e, o
 		}
 		best := cand[0]
@@ -998,12 +984,7 @@ func (w *winGen) splitPairs() {
 	op := w.param(Param("odd").Base())
 	xp := w.param(Param("x").Base())
 	n := w.param(Param("pairs"))
-	var ie, io reg.VecVirtual
-	if s.avx512 {
-		ie, io = s.vec(), s.vec()
-		VMOVUPS(w.laneTable("even", func(i int) int { return 2 * i }), ie)
-		VMOVUPS(w.laneTable("odd", func(i int) int { return 2*i + 1 }), io)
-	}
+	even, odd := w.pairTables()
 	i := GP64()
 	XORQ(i, i)
 	// step splits the L pairs from pair i: all of them, or under masks la
@@ -1011,18 +992,7 @@ func (w *winGen) splitPairs() {
 	step := func(la, lb, ls *lmask) {
 		a := w.load(Mem{Base: xp, Index: i, Scale: 8}, la)
 		b := w.load(Mem{Base: xp, Index: i, Scale: 8, Disp: 4 * L}, lb)
-		e, o := s.vec(), s.vec()
-		if s.avx512 {
-			VMOVUPS(ie, e)
-			VPERMI2PS(b, a, e)
-			VMOVUPS(io, o)
-			VPERMI2PS(b, a, o)
-		} else {
-			VSHUFPS(U8(0x88), b, a, e)
-			VPERMPD(U8(0xd8), e, e)
-			VSHUFPS(U8(0xdd), b, a, o)
-			VPERMPD(U8(0xd8), o, o)
-		}
+		e, o := w.splitVecs(a, b, even, odd, true)
 		w.store(e, Mem{Base: ep, Index: i, Scale: 4}, ls)
 		w.store(o, Mem{Base: op, Index: i, Scale: 4}, ls)
 	}
@@ -1048,4 +1018,38 @@ func (w *winGen) splitPairs() {
 	Label("done")
 	VZEROUPPER()
 	RET()
+}
+
+// pairTables loads the AVX-512 permute indices of the even and odd lanes of
+// two vectors (splitVecs); AVX2 needs none.
+func (w *winGen) pairTables() (even, odd reg.VecVirtual) {
+	if !w.s.avx512 {
+		return nil, nil
+	}
+	even, odd = w.s.vec(), w.s.vec()
+	VMOVUPS(w.laneTable("even", func(i int) int { return 2 * i }), even)
+	VMOVUPS(w.laneTable("odd", func(i int) int { return 2*i + 1 }), odd)
+	return even, odd
+}
+
+// splitVecs returns the even- and odd-indexed elements of the 2L floats in
+// lo and hi: in order with AVX-512 (a two-source permute by pairTables'
+// indices each); with AVX2 each 128-bit lane holds two of lo's then two of
+// hi's, which ordered puts in order (a permute of 64-bit quarters).
+func (w *winGen) splitVecs(lo, hi, even, odd reg.VecVirtual, ordered bool) (e, o reg.VecVirtual) {
+	e, o = w.s.vec(), w.s.vec()
+	if w.s.avx512 {
+		VMOVAPS(lo, e)
+		VPERMT2PS(hi, even, e)
+		VMOVAPS(lo, o)
+		VPERMT2PS(hi, odd, o)
+		return e, o
+	}
+	VSHUFPS(U8(0x88), hi, lo, e)
+	VSHUFPS(U8(0xdd), hi, lo, o)
+	if ordered {
+		VPERMPD(U8(0xd8), e, e)
+		VPERMPD(U8(0xd8), o, o)
+	}
+	return e, o
 }
