@@ -14,7 +14,7 @@ type scratch struct {
 	f64        []float64     // per-worker sums of a row-by-row reduction
 	views      []device.View // a reduction's inputs, reduced axes first
 	perm       []int         // their shapes and strides
-	taps       []float32     // a convolution's weights, tap-major (conv_taps.go)
+	taps       []float32     // a convolution's weights by kernel row (conv_taps.go)
 }
 
 // grow returns s resized to n elements, reallocating only when it must.

@@ -13,10 +13,10 @@ type sgemmFunc func(threads int, transA, transB bool, m, n, k int, alpha float32
 var sgemm sgemmFunc
 
 // sgemmTaps computes C = Σ_t A_t·B_t on the caller's goroutine, A_t at
-// a[t*k:] (m×k, rows lda apart), B_t at b[bOff[t]:] (k×n, rows ldb apart),
-// C m×n with rows ldc apart, in whole tiles of gemm.TapsTile columns (see
-// gemm.SgemmTaps). It is nil where the level has no kernels for it: the
-// convolutions then build patch matrices.
+// a[t*k:] (m×k, rows lda apart), B_t at b[bOff[t]:] (k×n, rows ldb apart,
+// readable for n rounded up to gemm.TapsTile columns), C m×n with rows ldc
+// apart, written without being read (gemm.SgemmTaps). It is nil where the
+// level has no kernels for it: the convolutions then build patch matrices.
 var sgemmTaps func(m, n, k int, a []float32, lda int, b []float32, ldb int, bOff []int, c []float32, ldc int)
 
 // sgemmRef is the portable reference product: transposed operands are

@@ -78,6 +78,11 @@
 // batch through a narrow output layer) are computed transposed into a
 // buffer, since tiles pad columns but not rows (orient.go).
 //
+// SgemmTaps sums products whose B operands are one buffer at several
+// offsets (a stride-1 convolution's kernel rows over its row patches), on
+// the caller's goroutine, with the kernels that read A and B in place; each
+// row panel of C takes all the offsets' products in turn (taps.go).
+//
 // PeakGFLOPS measures the machine's FMA throughput ceiling with a loop of
 // independent fused multiply-adds, the yardstick for benchmark reports.
 package gemm

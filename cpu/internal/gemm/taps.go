@@ -49,7 +49,10 @@ func SgemmTaps(m, n, k int, a []float32, lda int, b []float32, ldb int, bOff []i
 	im := implFor(active)
 	kernels := im.kernels[inPlaceA][inPlaceB]
 	full := n / im.nr * im.nr // the columns of whole tiles; a ragged last tile is summed in edge
-	var edge [maxTileFloats]float32
+	var edge []float32
+	if full < n {
+		edge = make([]float32, im.mr*im.nr)
+	}
 	for i := 0; i < m; i += im.mr {
 		rows := min(im.mr, m-i)
 		kern := kernels[rows]
@@ -62,19 +65,16 @@ func SgemmTaps(m, n, k int, a []float32, lda int, b []float32, ldb int, bOff []i
 					kern(kc, ap, bp[j:], c[i*ldc+j:], ldc, 1, beta, uintptr(ldb), uintptr(lda))
 				}
 				if full < n {
-					kern(kc, ap, bp[full:], edge[:], im.nr, 1, beta, uintptr(ldb), uintptr(lda))
+					kern(kc, ap, bp[full:], edge, im.nr, 1, beta, uintptr(ldb), uintptr(lda))
 				}
 				beta = 1
 			}
 		}
 		if full < n {
-			mergeEdge(c[i*ldc+full:], ldc, edge[:], im.nr, rows, n-full, 1, 0)
+			mergeEdge(c[i*ldc+full:], ldc, edge, im.nr, rows, n-full, 1, 0)
 		}
 	}
 }
-
-// maxTileFloats bounds every level's micro-tile (mr×nr floats).
-const maxTileFloats = 14 * 32
 
 // checkTaps panics unless SgemmTaps's arguments are consistent and its
 // slices long enough.
