@@ -88,3 +88,23 @@ func TestSgemmTapsRefusesShortOperands(t *testing.T) {
 	require.Panics(t, func() { SgemmTaps(2, 20, 4, a[:40], 36, b, 40, []int{0, 1}, c, 20) }, "A too short")
 	require.Panics(t, func() { SgemmTaps(2, 20, 4, a, 36, b, 40, []int{-1}, c, 20) }, "negative offset")
 }
+
+// TestTapsLeadingDimAvoidsAliasing checks that rows whose row panel would
+// map onto the same L1 sets (4 KiB apart, with more rows than a set holds)
+// get a wider leading dimension, and that others keep their width.
+func TestTapsLeadingDimAvoidsAliasing(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		im := implFor(active)
+		for _, width := range []int{576, 1152, 1024, 4608, 2048, 100} {
+			ld := TapsLeadingDim(width)
+			require.GreaterOrEqual(t, ld, width)
+			require.False(t, rowsAlias(ld, min(width, im.kc), im.mr), "width %d: ld %d aliases", width, ld)
+			if !rowsAlias(width, min(width, im.kc), im.mr) {
+				require.Equal(t, width, ld, "width %d does not alias", width)
+			}
+		}
+		if im.mr > l1MaxRowLines { // fourteen rows 4 KiB apart share their sets
+			require.Greater(t, TapsLeadingDim(1024), 1024)
+		}
+	})
+}
