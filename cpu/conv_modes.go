@@ -18,22 +18,24 @@ const batchCols = 512
 const minImageChunk = 256
 
 // imagesPerCall returns how many images one forward or input-gradient
-// product covers: one, unless whole images fit a patch matrix and are
-// narrower than batchCols. A patch matrix may hold patchBudget floats, or
-// as many as the weights when they are larger, so that the product's
-// packing of the weights is spread over enough columns.
-func (j *convJob) imagesPerCall() int {
+// product covers on workers workers: one, unless whole images fit a patch
+// matrix and are narrower than batchCols. A patch matrix may hold
+// patchBudget floats, or as many as the weights when they are larger, so
+// that the product's packing of the weights is spread over enough columns;
+// the count is then evened out by balanceImages.
+func (j *convJob) imagesPerCall(workers int) int {
 	g := &j.g
 	if j.direct || j.tile < g.outVol || g.outVol >= batchCols/2 {
 		return 1
 	}
-	return max(1, min(g.n, batchCols/g.outVol, max(patchBudget, g.og*j.cgk)/max(j.cgk*g.outVol, 1)))
+	ic := max(1, min(g.n, batchCols/g.outVol, max(patchBudget, g.og*j.cgk)/max(j.cgk*g.outVol, 1)))
+	return balanceImages(g.n, ic, workers)
 }
 
 // balanceImages returns how many of n images each product covers, at most
-// ic, so that the products come in a multiple of the workers: products
-// run in parallel over images, and ten images a product for 32 images on two
-// workers would leave one worker with twenty and the other with twelve.
+// ic, so that the products come in a multiple of the workers: they run in
+// parallel over images, and no worker should be left with more images than
+// the others.
 func balanceImages(n, ic, workers int) int {
 	groups := (n + ic - 1) / ic
 	if workers < 2 || groups < 2 {
@@ -51,7 +53,7 @@ func (d *Device) convForward(j *convJob) error {
 		j.tile = g.outVol
 	}
 	per := g.o * g.outVol
-	ic := balanceImages(g.n, j.imagesPerCall(), d.workers)
+	ic := j.imagesPerCall(d.workers)
 	if ic == 1 && j.usesTaps() {
 		j.tapsBuf = &d.scratch.taps
 	}
@@ -149,7 +151,7 @@ func (d *Device) convBackwardInput(j *convJob) error {
 		j.direct = true // no im2col: images are not batched
 	}
 	per := g.c * g.inVol
-	ic := balanceImages(g.n, j.imagesPerCall(), d.workers)
+	ic := j.imagesPerCall(d.workers)
 	dxst := [5]int{g.c * g.inVol, g.inVol, g.in[1] * g.in[2], g.in[2], 1}
 	par, err := d.forImages((g.n+ic-1)/ic, ic*g.o*j.cgk*g.outVol, func(ws *workspace, grp, threads int, par bool) {
 		n0, n1 := grp*ic, min(g.n, (grp+1)*ic)

@@ -468,7 +468,7 @@ func TestConvTapsMatchFloat64(t *testing.T) {
 				j.setImage(nil, x)
 				j.cgk = j.g.cg * j.g.kVol
 				j.tile = j.tileFor()
-				require.Equal(t, sgemmTaps != nil, j.usesTaps() && j.imagesPerCall() == 1, "the products sum over kernel rows wherever the level can")
+				require.Equal(t, sgemmTaps != nil, j.usesTaps() && j.imagesPerCall(workers) == 1, "the products sum over kernel rows wherever the level can")
 				shape := k.ResultShape()
 				n := device.NumElements(shape)
 				k.Outputs = []device.View{device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, shape)}

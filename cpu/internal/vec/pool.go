@@ -17,7 +17,7 @@ type winKernels struct {
 	conv3x3      func(y []float32, ldy int, x []float32, ldx int, w []float32, rows, cols int, acc bool)
 	corr3x3      func(acc, dy []float32, ldy int, x []float32, ldx int, rows, cols int)
 	col2im3x3    func(dx []float32, ldx int, col []float32, ts, oh, ow int)
-	splitPairs   func(even, odd, x []float32) // exact lengths: (len(x)+1)/2 and len(x)/2
+	splitPairs   func(even, odd, x []float32, pairs int)
 }
 
 // winTables holds each level's window kernels (nil where unavailable); the
@@ -116,7 +116,10 @@ func SplitPairs(even, odd, x []float32) {
 	if len(even) < n+len(x)%2 || len(odd) < n {
 		panic(fmt.Sprintf("vec.SplitPairs: even of %d and odd of %d elements cannot hold the halves of %d", len(even), len(odd), len(x)))
 	}
-	win().splitPairs(even[:n+len(x)%2], odd[:n], x)
+	win().splitPairs(even[:n], odd[:n], x[:2*n], n)
+	if len(x)%2 == 1 {
+		even[n] = x[2*n]
+	}
 }
 
 // AddBlocks is CopyBlocks adding into dst: dst[k*bd+i*ldd+j] +=

@@ -11,16 +11,10 @@ func archWinKernels(l Level) *winKernels {
 	switch l {
 	case LevelAVX2:
 		return &winKernels{maxPool2x2: maxPool2x2AVX2, maxUnpool2x2: maxUnpool2x2AVX2, copyBlocks: copyBlocksAVX2, addBlocks: addBlocksAVX2,
-			conv3x3: conv3x3AVX2, corr3x3: corr3x3AVX2, col2im3x3: col2im3x3AVX2, splitPairs: func(even, odd, x []float32) {
-				splitPairsAVX2(even, odd, x, len(odd))
-				splitPairsFrom(even, odd, x, len(odd))
-			}}
+			conv3x3: conv3x3AVX2, corr3x3: corr3x3AVX2, col2im3x3: col2im3x3AVX2, splitPairs: splitPairsAVX2}
 	case LevelAVX512:
 		return &winKernels{maxPool2x2: maxPool2x2AVX512, maxUnpool2x2: maxUnpool2x2AVX512, copyBlocks: copyBlocksAVX512, addBlocks: addBlocksAVX512,
-			conv3x3: conv3x3AVX512, corr3x3: corr3x3AVX512, col2im3x3: col2im3x3AVX512, splitPairs: func(even, odd, x []float32) {
-				splitPairsAVX512(even, odd, x, len(odd))
-				splitPairsFrom(even, odd, x, len(odd))
-			}}
+			conv3x3: conv3x3AVX512, corr3x3: corr3x3AVX512, col2im3x3: col2im3x3AVX512, splitPairs: splitPairsAVX512}
 	}
 	return nil
 }

@@ -8,16 +8,9 @@ func goWinKernels() *winKernels {
 		conv3x3: goConv3x3, corr3x3: goCorr3x3, col2im3x3: goCol2Im3x3, splitPairs: goSplitPairs}
 }
 
-func goSplitPairs(even, odd, x []float32) { splitPairsFrom(even, odd, x, 0) }
-
-// splitPairsFrom is goSplitPairs from pair i0 on (and x's last element when
-// its length is odd).
-func splitPairsFrom(even, odd, x []float32, i0 int) {
-	for i := i0; i < len(odd); i++ {
+func goSplitPairs(even, odd, x []float32, pairs int) {
+	for i := range pairs {
 		even[i], odd[i] = x[2*i], x[2*i+1]
-	}
-	if len(x)%2 == 1 {
-		even[len(odd)] = x[len(x)-1]
 	}
 }
 
