@@ -19,13 +19,11 @@ type convJob struct {
 	dy     []float32 // output gradient [N, O, outVol], contiguous (backward modes)
 	res    []float32 // the result, contiguous
 	epi    *plan     // the epilogue, or nil when res is the output itself
-	// Forward products from row patches (conv_taps.go): tapsBuf is where
-	// the weights go, by kernel row, when a product first reads row patches
+	// Forward products from row patches (conv_taps.go): taps is where the
+	// weights go, packed, when a product first reads row patches
 	// (tapsOnce), nil when none may.
-	tapsBuf  *[]float32
+	taps     *tapsScratch
 	tapsOnce sync.Once
-	wt       []float32 // the weights by kernel row, rows wtld apart
-	wtld     int
 	tapOff   []int  // each kernel row's offset in the row patches
 	seq      uint64 // this convolution's number (convCalls)
 }

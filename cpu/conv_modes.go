@@ -55,7 +55,7 @@ func (d *Device) convForward(j *convJob) error {
 	per := g.o * g.outVol
 	ic := j.imagesPerCall(d.workers)
 	if ic == 1 && j.usesTaps() {
-		j.tapsBuf = &d.scratch.taps
+		j.taps = &d.scratch.taps
 	}
 	par, err := d.forImages((g.n+ic-1)/ic, ic*per*j.cgk, func(ws *workspace, grp, threads int, par bool) {
 		n0, n1 := grp*ic, min(g.n, (grp+1)*ic)
@@ -72,7 +72,7 @@ func (d *Device) convForward(j *convJob) error {
 // forwardImage computes image n's output, tile by tile.
 func (j *convJob) forwardImage(ws *workspace, n, threads int) {
 	g := &j.g
-	taps := j.tapsBuf != nil && threads == 1
+	taps := j.taps != nil && threads == 1
 	if taps {
 		j.tapsOnce.Do(j.prepareTaps)
 	}

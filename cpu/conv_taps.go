@@ -40,19 +40,21 @@ func (j *convJob) usesTaps() bool {
 // patches' padding columns were cleared for another one.
 var convCalls atomic.Uint64
 
-// prepareTaps reorders the weights into *j.tapsBuf kernel row by kernel
-// row (W_kh[o][c·kw + x] = W[o][c][kh][x], rows j.wtld apart) and records
-// each kernel row's offset in the row patches. It runs once per
-// convolution, on the first product that reads row patches (j.tapsOnce).
+// prepareTaps packs the weights for gemm.SgemmTaps, one operand per group
+// whose tap kh is the weights of kernel row kh (W_kh[o][c·kw + x] =
+// W[o][c][kh][x]), and records each kernel row's offset in the row
+// patches. It runs once per convolution, on the first product that reads
+// row patches (j.tapsOnce).
 func (j *convJob) prepareTaps() {
 	g := &j.g
+	ts := j.taps
+	ts.packed = grow(ts.packed, g.groups)
+	j.seq = convCalls.Add(1)
 	kh, kw := g.k[1], g.k[2]
 	depth := g.cg * kw
-	j.wtld = gemm.TapsLeadingDim(kh * depth)
-	*j.tapsBuf = grow(*j.tapsBuf, g.o*j.wtld)
-	j.wt = *j.tapsBuf
+	ts.byRow = grow(ts.byRow, g.o*kh*depth)
 	for o := 0; o < g.o; o++ {
-		src, dst := j.w[o*j.cgk:][:j.cgk], j.wt[o*j.wtld:][:kh*depth]
+		src, dst := j.w[o*j.cgk:][:j.cgk], ts.byRow[o*kh*depth:][:kh*depth]
 		for c := 0; c < g.cg; c++ {
 			w := src[c*kh*kw:][:kh*kw]
 			for r := 0; r < kh; r++ {
@@ -63,7 +65,9 @@ func (j *convJob) prepareTaps() {
 			}
 		}
 	}
-	j.seq = convCalls.Add(1)
+	for gi := range ts.packed {
+		ts.packed[gi].Pack(g.og, depth, kh, ts.byRow[gi*g.og*kh*depth:], kh*depth)
+	}
 	j.tapOff = make([]int, kh)
 	for r := range j.tapOff {
 		j.tapOff[r] = r * g.dl[1] * g.out[2]
@@ -74,11 +78,11 @@ func (j *convJob) prepareTaps() {
 // on the caller's goroutine.
 func (j *convJob) forwardTaps(ws *workspace, n, gi, oh0, rows int) {
 	g := &j.g
-	ow, kw := g.out[2], g.k[2]
+	ow := g.out[2]
 	plane := j.bandShape().rows * ow // one row of row patches: a channel and kernel column over the band's rows
 	j.rowPatches(ws, n, gi, oh0, rows, plane)
 	out := j.res[(n*g.o+gi*g.og)*g.outVol+oh0*ow:]
-	sgemmTaps(g.og, rows*ow, g.cg*kw, j.wt[gi*g.og*j.wtld:], j.wtld, ws.col, plane, j.tapOff, out, g.outVol)
+	sgemmTaps(rows*ow, &j.taps.packed[gi], ws.col, plane, j.tapOff, out, g.outVol)
 }
 
 // rowPatches writes into ws.col the row patches of output rows [oh0,

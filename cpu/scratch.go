@@ -1,6 +1,9 @@
 package cpu
 
-import "github.com/shaderflow/shaderflow/tensor/device"
+import (
+	"github.com/shaderflow/shaderflow/cpu/internal/gemm"
+	"github.com/shaderflow/shaderflow/tensor/device"
+)
 
 // scratch holds device-wide temporaries reused across kernels; kernels hold
 // the device lock while they use it.
@@ -14,7 +17,14 @@ type scratch struct {
 	f64        []float64     // per-worker sums of a row-by-row reduction
 	views      []device.View // a reduction's inputs, reduced axes first
 	perm       []int         // their shapes and strides
-	taps       []float32     // a convolution's weights by kernel row (conv_taps.go)
+	taps       tapsScratch   // a convolution's weights for row patches (conv_taps.go)
+}
+
+// tapsScratch holds a convolution's weights for products over row patches:
+// by kernel row, then packed for gemm.SgemmTaps, one operand per group.
+type tapsScratch struct {
+	byRow  []float32
+	packed []gemm.TapsA
 }
 
 // grow returns s resized to n elements, reallocating only when it must.

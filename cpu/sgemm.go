@@ -1,5 +1,7 @@
 package cpu
 
+import "github.com/shaderflow/shaderflow/cpu/internal/gemm"
+
 // sgemmFunc computes C = alpha·op(A)·op(B) + beta·C for row-major
 // matrices on up to threads goroutines (the caller's included), with the
 // conventions of BLAS sgemm: op(A) is m×k, stored m×k (transA false, element
@@ -12,12 +14,12 @@ type sgemmFunc func(threads int, transA, transB bool, m, n, k int, alpha float32
 // replaces it with the packed SIMD kernels of cpu/internal/gemm.
 var sgemm sgemmFunc
 
-// sgemmTaps computes C = Σ_t A_t·B_t on the caller's goroutine, A_t at
-// a[t*k:] (m×k, rows lda apart), B_t at b[bOff[t]:] (k×n, rows ldb apart,
-// readable for n rounded up to gemm.TapsTile columns), C m×n with rows ldc
-// apart, written without being read (gemm.SgemmTaps). It is nil where the
-// level has no kernels for it: the convolutions then build patch matrices.
-var sgemmTaps func(m, n, k int, a []float32, lda int, b []float32, ldb int, bOff []int, c []float32, ldc int)
+// sgemmTaps computes C = Σ_t A_t·B_t on the caller's goroutine
+// (gemm.SgemmTaps): A_t packed in a, B_t at b[bOff[t]:] (k×n, rows ldb
+// apart, readable for n rounded up to gemm.TapsTile columns), C m×n with
+// rows ldc apart, written without being read. It is nil where the level
+// has no kernels for it: the convolutions then build patch matrices.
+var sgemmTaps func(n int, a *gemm.TapsA, b []float32, ldb int, bOff []int, c []float32, ldc int)
 
 // sgemmRef is the portable reference product: transposed operands are
 // copied to row-major form, the product is computed by sgemmGo on the

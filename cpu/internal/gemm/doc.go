@@ -80,8 +80,10 @@
 //
 // SgemmTaps sums products whose B operands are one buffer at several
 // offsets (a stride-1 convolution's kernel rows over its row patches), on
-// the caller's goroutine, with the kernels that read A and B in place; each
-// row panel of C takes all the offsets' products in turn (taps.go).
+// the caller's goroutine, with the kernels that read B in place; A, shared
+// by many such products, is packed once (TapsA) and streamed with a
+// prefetch of its next block; each row panel of C takes all the offsets'
+// products in turn (taps.go).
 //
 // PeakGFLOPS measures the machine's FMA throughput ceiling with a loop of
 // independent fused multiply-adds, the yardstick for benchmark reports.

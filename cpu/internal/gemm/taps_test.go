@@ -45,9 +45,13 @@ func TestSgemmTapsMatchesFloat64(t *testing.T) {
 		}
 		forEachLevel(t, func(t *testing.T) {
 			if !TapsReady() {
-				require.Panics(t, func() { SgemmTaps(1, 1, 1, a, lda, b, ldb, []int{0}, make([]float32, 1), 1) })
+				var one TapsA
+				one.Pack(1, 1, 1, []float32{1}, 1)
+				require.Panics(t, func() { SgemmTaps(1, &one, b, ldb, []int{0}, make([]float32, 1), 1) })
 				return
 			}
+			var packed TapsA
+			packed.Pack(tc.m, tc.k, tc.taps, a, lda)
 			c := make([]float32, tc.m*ldc)
 			for r := 0; r < tc.m; r++ {
 				for j := range ldc {
@@ -57,7 +61,7 @@ func TestSgemmTapsMatchesFloat64(t *testing.T) {
 					}
 				}
 			}
-			SgemmTaps(tc.m, tc.n, tc.k, a, lda, b, ldb, bOff, c, ldc)
+			SgemmTaps(tc.n, &packed, b, ldb, bOff, c, ldc)
 			for r := 0; r < tc.m; r++ {
 				for j := 0; j < ldc; j++ {
 					got := c[r*ldc+j]
@@ -74,37 +78,31 @@ func TestSgemmTapsMatchesFloat64(t *testing.T) {
 }
 
 // TestSgemmTapsRefusesShortOperands checks that operands too short for the
-// product panic with SgemmTaps's message instead of reaching the kernels.
+// product, or packed at another level, panic with SgemmTaps's message
+// instead of reaching the kernels.
 func TestSgemmTapsRefusesShortOperands(t *testing.T) {
 	if !TapsReady() {
-		t.Skip("the level in use has no in-place kernels: " + ISA())
+		t.Skip("the level in use has no kernels reading B in place: " + ISA())
 	}
-	a, b, c := make([]float32, 2*9*4), make([]float32, 3*40+TapsTile+1), make([]float32, 2*20)
-	require.NotPanics(t, func() { SgemmTaps(2, 20, 4, a, 36, b, 40, []int{0, 1}, c, 20) })
-	require.PanicsWithValue(t, "gemm.SgemmTaps(m=2, n=20, k=4, lda=36, ldb=40, taps=2, ldc=20): B of tap 1 at offset 2 needs 154 floats, len(b) = 153",
-		func() { SgemmTaps(2, 20, 4, a, 36, b, 40, []int{0, 2}, c, 20) })
-	require.Panics(t, func() { SgemmTaps(2, 20, 4, a, 36, b, 40, []int{0}, c, 19) }, "ldc under n")
-	require.Panics(t, func() { SgemmTaps(3, 20, 4, a, 36, b, 40, []int{0}, c, 20) }, "C too short")
-	require.Panics(t, func() { SgemmTaps(2, 20, 4, a[:40], 36, b, 40, []int{0, 1}, c, 20) }, "A too short")
-	require.Panics(t, func() { SgemmTaps(2, 20, 4, a, 36, b, 40, []int{-1}, c, 20) }, "negative offset")
-}
-
-// TestTapsLeadingDimAvoidsAliasing checks that rows whose row panel would
-// map onto the same L1 sets (4 KiB apart, with more rows than a set holds)
-// get a wider leading dimension, and that others keep their width.
-func TestTapsLeadingDimAvoidsAliasing(t *testing.T) {
-	forEachLevel(t, func(t *testing.T) {
-		im := implFor(active)
-		for _, width := range []int{576, 1152, 1024, 4608, 2048, 100} {
-			ld := TapsLeadingDim(width)
-			require.GreaterOrEqual(t, ld, width)
-			require.False(t, rowsAlias(ld, min(width, im.kc), im.mr), "width %d: ld %d aliases", width, ld)
-			if !rowsAlias(width, min(width, im.kc), im.mr) {
-				require.Equal(t, width, ld, "width %d does not alias", width)
-			}
+	a, b, c := make([]float32, 3*36), make([]float32, 3*40+TapsTile+1), make([]float32, 2*20)
+	var one, two, three TapsA
+	one.Pack(2, 4, 1, a, 36)
+	two.Pack(2, 4, 2, a, 36)
+	three.Pack(3, 4, 1, a, 36)
+	require.NotPanics(t, func() { SgemmTaps(20, &two, b, 40, []int{0, 1}, c, 20) })
+	require.PanicsWithValue(t, "gemm.SgemmTaps(m=2, n=20, k=4, taps=2, ldb=40, offsets=2, ldc=20): B of tap 1 at offset 2 needs 154 floats, len(b) = 153",
+		func() { SgemmTaps(20, &two, b, 40, []int{0, 2}, c, 20) })
+	require.Panics(t, func() { SgemmTaps(20, &one, b, 40, []int{0}, c, 19) }, "ldc under n")
+	require.Panics(t, func() { SgemmTaps(20, &three, b, 40, []int{0}, c, 20) }, "C too short")
+	require.Panics(t, func() { SgemmTaps(20, &two, b, 40, []int{0}, c, 20) }, "an offset missing")
+	require.Panics(t, func() { SgemmTaps(20, &one, b, 40, []int{-1}, c, 20) }, "negative offset")
+	require.Panics(t, func() { one.Pack(3, 4, 10, a, 40) }, "A too short")
+	for _, l := range supportedLevels() {
+		if l != active {
+			func() {
+				defer setLevel(l)()
+				require.Panics(t, func() { SgemmTaps(20, &one, b, 40, []int{0}, c, 20) }, "A packed at another level")
+			}()
 		}
-		if im.mr > l1MaxRowLines { // fourteen rows 4 KiB apart share their sets
-			require.Greater(t, TapsLeadingDim(1024), 1024)
-		}
-	})
+	}
 }
