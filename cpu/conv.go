@@ -24,8 +24,11 @@ type convJob struct {
 	// (tapsOnce), nil when none may.
 	taps     *tapsScratch
 	tapsOnce sync.Once
-	tapOff   []int  // each kernel row's offset in the row patches
-	seq      uint64 // this convolution's number (convCalls)
+	tapOff   []int // each kernel row's offset in the row patches
+	// Forward products by Winograd's F(2×2, 3×3) (conv_winograd.go): the
+	// transformed filters.
+	wino *winogradScratch
+	seq  uint64 // this convolution's number (convCalls)
 }
 
 // patchBudget is the floats of patches one patch matrix holds (1 MiB, half
@@ -165,7 +168,7 @@ func idxScratch(buf []int, n int) []int {
 // It returns par.
 func (d *Device) forImages(n, cost int, fn func(ws *workspace, img, threads int, par bool)) (par bool, err error) {
 	w := d.workers
-	if w > 1 && n >= w && (n >= 4*w || n%w == 0) && !d.serial(n, cost) {
+	if w > 1 && parallelImages(n, w) && !d.serial(n, cost) {
 		return true, d.parallelFor(n, 1, func(wk, lo, hi int) {
 			for img := lo; img < hi; img++ {
 				fn(d.ws[wk], img, 1, true)
@@ -182,6 +185,13 @@ func (d *Device) forImages(n, cost int, fn func(ws *workspace, img, threads int,
 			fn(ws, img, threads, false)
 		}
 	})
+}
+
+// parallelImages reports whether n images (or pieces of work) share out
+// well enough over w workers to run in parallel: at least four each, or an
+// equal number. One worker runs everything.
+func parallelImages(n, w int) bool {
+	return w == 1 || n >= w && (n >= 4*w || n%w == 0)
 }
 
 // imageEpilogue runs the epilogue over positions [lo, hi) of the result

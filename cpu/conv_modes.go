@@ -49,6 +49,9 @@ func balanceImages(n, ic, workers int) int {
 // several images at once.
 func (d *Device) convForward(j *convJob) error {
 	g := &j.g
+	if p, ok := j.winograd(d.workers); ok {
+		return d.convWinograd(j, p)
+	}
 	if j.direct {
 		j.tile = g.outVol
 	}

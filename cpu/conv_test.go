@@ -479,3 +479,110 @@ func TestConvTapsMatchFloat64(t *testing.T) {
 		}
 	}
 }
+
+// TestConvWinogradMatchesFloat64 runs forward 3×3 convolutions that take
+// Winograd's F(2×2, 3×3) (conv_winograd.go) against the float64 reference:
+// odd output sizes (tiles past the edge), no padding and padding two, bands
+// of one image's tile rows and groups of small images, X with rows and
+// planes further apart than dense, one worker and images in parallel, and
+// the same convolutions with the transforms switched off.
+func TestConvWinogradMatchesFloat64(t *testing.T) {
+	r := newRand(t)
+	cases := []device.ConvGeometry{
+		geometry(2, 32, 32, 1, []int{9, 11}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
+		geometry(3, 64, 40, 1, []int{14, 14}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
+		geometry(2, 33, 35, 1, []int{7, 7}, []int{3, 3}, []int{1, 1}, []int{0, 0}, []int{1, 1}),
+		geometry(2, 40, 48, 1, []int{8, 13}, []int{3, 3}, []int{1, 1}, []int{2, 2}, []int{1, 1}),
+		geometry(2, 256, 32, 1, []int{4, 3}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
+		// From here on, enough pieces of work for two workers.
+		geometry(21, 32, 64, 1, []int{7, 7}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
+		geometry(2, 32, 33, 1, []int{41, 37}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
+		// The production thresholds' smallest case (one worker, transforms on).
+		geometry(1, 128, 128, 1, []int{13, 14}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
+	}
+	const parallelFrom, production = 5, 7
+	for ci, g := range cases {
+		for _, workers := range []int{1, 2} {
+			for _, on := range []bool{true, false} {
+				if ci == production && (workers > 1 || !on) {
+					continue
+				}
+				t.Run(fmt.Sprintf("case%d/w%d/winograd=%v", ci, workers, on), func(t *testing.T) {
+					defer func(on bool, c, across int) {
+						winogradEnabled, winogradMinChannels, winogradMinTilesAcross = on, c, across
+					}(winogradEnabled, winogradMinChannels, winogradMinTilesAcross)
+					winogradEnabled = on
+					if ci != production {
+						winogradMinChannels, winogradMinTilesAcross = 1, 1
+					}
+					d := newDevice(t, workers)
+					ih, iw := g.In[0], g.In[1]
+					ld, plane := iw+3, (iw+3)*ih+5
+					xv := randVals(r, g.N*g.C*plane)
+					x := device.View{Buf: upload(t, d, device.Float32, xv), DType: device.Float32, Shape: []int{g.N, g.C, ih, iw},
+						Strides: []int{g.C * plane, plane, ld, 1}}
+					w, wv := strided(t, d, r, device.Float32, []int{g.O, g.C, 3, 3}, identityPerm(4), 0)
+					k := &device.ConvKernel{Mode: device.ConvForward, Geom: g, Epilogue: device.Identity(device.Float32), A: x, B: w}
+					j := &convJob{g: norm3(g, false)}
+					j.setImage(nil, x)
+					_, used := j.winograd(workers)
+					if workers == 1 || ci >= parallelFrom && ci != production {
+						require.Equal(t, on && sgemmTaps != nil, used, "Winograd's products wherever the level has them")
+					}
+					shape := k.ResultShape()
+					n := device.NumElements(shape)
+					k.Outputs = []device.View{device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, shape)}
+					require.NoError(t, d.Conv(k))
+					xd, wd := dense(xv, x), dense(wv, w)
+					want := refConv(device.ConvForward, g, xd, wd)
+					// Rounding grows with Σ|w·x|, which the transforms' sums
+					// reach for C·9 terms: allow 16 units of float32 times the
+					// square root of the terms (a random walk; the errors seen
+					// are under a hundredth of it, a wrong transform's are of
+					// the order of the values).
+					mag := refConv(device.ConvForward, g, absAll(xd), absAll(wd))
+					got := download(t, d, k.Outputs[0].Buf, device.Float32, n)
+					for i := range want {
+						tol := 16 * 0x1p-23 * math.Sqrt(float64(9*g.C)) * mag[i]
+						require.InDelta(t, want[i], got[i], tol, "case %d: output %d (Σ|w·x| = %g)", ci, i, mag[i])
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestConvWinogradEpilogue checks that the epilogue (bias and ReLU) runs
+// over Winograd's outputs both ways: per group of whole images on the
+// worker that computed them, and over the whole result after bands of one
+// image's tile rows.
+func TestConvWinogradEpilogue(t *testing.T) {
+	defer func(c, across int) { winogradMinChannels, winogradMinTilesAcross = c, across }(winogradMinChannels, winogradMinTilesAcross)
+	winogradMinChannels, winogradMinTilesAcross = 1, 1
+	r := newRand(t)
+	for _, g := range []device.ConvGeometry{
+		geometry(21, 32, 64, 1, []int{7, 7}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
+		geometry(2, 32, 33, 1, []int{41, 37}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
+	} {
+		d := newDevice(t, 2)
+		x, xv := strided(t, d, r, device.Float32, []int{g.N, g.C, g.In[0], g.In[1]}, identityPerm(4), 0)
+		w, wv := strided(t, d, r, device.Float32, []int{g.O, g.C, 3, 3}, identityPerm(4), 0)
+		j := &convJob{g: norm3(g, false)}
+		j.setImage(nil, x)
+		p, used := j.winograd(2)
+		require.Equal(t, sgemmTaps != nil, used)
+		shape := append([]int{g.N, g.O}, g.Out...)
+		n := device.NumElements(shape)
+		bias, biasV := strided(t, d, r, device.Float32, []int{g.O}, []int{0}, 0)
+		bias.Shape, bias.Strides = shape, []int{0, 1, 0, 0}
+		var e device.Builder
+		e.Output(e.Unary(device.OpRelu, e.Binary(device.OpAdd, e.Input(0, device.Float32), e.Input(1, device.Float32))))
+		out := device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, shape)
+		require.NoError(t, d.Conv(&device.ConvKernel{Geom: g, A: x, B: w, EpilogueInputs: []device.View{bias}, Epilogue: e.P, Outputs: []device.View{out}}))
+		want := refConv(device.ConvForward, g, dense(xv, x), dense(wv, w))
+		for i := range want {
+			want[i] = math.Max(want[i]+float64(float32(at(biasV, bias, i))), 0)
+		}
+		requireClose(t, want, download(t, d, out.Buf, device.Float32, n), 1e-3, 1e-4, fmt.Sprintf("conv+bias+relu, %d bands", p.bands))
+	}
+}

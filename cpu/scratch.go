@@ -14,10 +14,11 @@ type scratch struct {
 	ints       []int
 	shape      []int
 	states     []accState
-	f64        []float64     // per-worker sums of a row-by-row reduction
-	views      []device.View // a reduction's inputs, reduced axes first
-	perm       []int         // their shapes and strides
-	taps       tapsScratch   // a convolution's weights for row patches (conv_taps.go)
+	f64        []float64       // per-worker sums of a row-by-row reduction
+	views      []device.View   // a reduction's inputs, reduced axes first
+	perm       []int           // their shapes and strides
+	taps       tapsScratch     // a convolution's weights for row patches (conv_taps.go)
+	wino       winogradScratch // a convolution's transformed filters (conv_winograd.go)
 }
 
 // tapsScratch holds a convolution's weights for products over row patches:
