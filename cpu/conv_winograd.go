@@ -19,11 +19,10 @@ import (
 // channel's padded input rows, even rows first, are split by column parity
 // (vec.SplitPairs), so that a tile's four columns are the even and odd
 // columns at tx and tx+1; combining those (B along the columns) and then
-// rows ty and ty+1 of the even and odd rows (Bᵀ down the rows) writes
-// each V_ξ for all the tiles of a band at once. A row of tiles therefore
-// has one column more than it has tiles (tw+1, the last one garbage that
-// the products carry and the output transform drops). The products read
-// U packed once per convolution and V in place (gemm.SgemmTaps, one tap).
+// rows ty and ty+1 of the even and odd rows (Bᵀ down the rows) gives each
+// V_ξ for all the tiles of a band at once, with one garbage column a row
+// of tiles that the copy into V drops. The products read U packed once per
+// convolution and V in place (gemm.SgemmTaps, one tap).
 
 // winogradEnabled lets tests compare the products of patches with these.
 var winogradEnabled = true
@@ -34,10 +33,8 @@ var winogradEnabled = true
 // ate the savings (docs/onnx.md). Tests lower it.
 var winogradMinChannels = 128
 
-// winogradMinTilesAcross is the fewest tiles across an output row: each
-// row of tiles carries one garbage column through the products, an eighth
-// of them at this width (ResNet-18's 7×7 layer4, four tiles across, ran
-// slower). Tests lower it.
+// winogradMinTilesAcross is the fewest tiles across an output row: fewer
+// leave too little work per vector pass of the transforms. Tests lower it.
 var winogradMinTilesAcross = 7
 
 // winogradTiles is about how many tiles (columns of the products) one
@@ -72,7 +69,7 @@ func (j *convJob) winograd(workers int) (winogradPlan, bool) {
 		return winogradPlan{}, false
 	}
 	p := winogradPlan{th: (g.out[1] + 1) / 2, tw: (g.out[2] + 1) / 2}
-	perRow := p.tw + 1
+	perRow := p.tw
 	if p.th*perRow >= winogradTiles {
 		p.bands = (p.th*perRow + winogradTiles - 1) / winogradTiles
 		p.rows = (p.th + p.bands - 1) / p.bands
@@ -144,22 +141,23 @@ func (d *Device) prepareWinograd(j *convJob) error {
 	})
 }
 
-// forwardWinograd computes tile rows [ty0, ty1) of images [n0, n1). A
-// piece of one image transforms all its channels at once, V's rows as far
-// apart as the transforms' channels; a piece of several images one channel
-// of one image at a time, each image's tiles beside the others'.
+// forwardWinograd computes tile rows [ty0, ty1) of images [n0, n1): the
+// input transform channel by channel (its passes stay in L1), the 16
+// products, the output transform channel by channel.
 func (j *convJob) forwardWinograd(ws *workspace, p winogradPlan, n0, n1, ty0, ty1 int) {
 	g := &j.g
-	band := (ty1 - ty0) * (p.tw + 1) // an image's columns in the products
+	band := (ty1 - ty0) * p.tw // an image's columns in the products
 	cols := (n1 - n0) * band
-	stride := winogradStride(ty1-ty0, p.tw) // a channel's floats in the transforms
-	ldb := aliasFree(cols)
+	ldb := cols
+	if ldb%512 == 0 { // V's rows 2 KiB apart would share L1 sets in the products
+		ldb += 16
+	}
 	ws.col = grow(ws.col, 16*g.c*ldb+gemm.TapsTile)
 	ws.tmp = grow(ws.tmp, 16*g.o*cols)
 	v, m := ws.col, ws.tmp
 	for n := n0; n < n1; n++ {
 		for c := 0; c < g.c; c++ {
-			j.winogradInput(ws, p, n, c, 1, ty0, ty1, v[c*ldb+(n-n0)*band:], g.c*ldb, stride, n == n0 && c == 0)
+			j.winogradInput(ws, p, n, c, ty0, ty1, v[c*ldb+(n-n0)*band:], g.c*ldb, n == n0 && c == 0)
 		}
 	}
 	for xi := 0; xi < 16; xi++ {
@@ -167,7 +165,7 @@ func (j *convJob) forwardWinograd(ws *workspace, p winogradPlan, n0, n1, ty0, ty
 	}
 	for n := n0; n < n1; n++ {
 		for o := 0; o < g.o; o++ {
-			j.winogradOutput(ws, p, n, o, 1, ty0, ty1, m[o*cols+(n-n0)*band:], g.o*cols)
+			j.winogradOutput(ws, p, n, o, ty0, ty1, m[o*cols+(n-n0)*band:], g.o*cols)
 		}
 	}
 }
@@ -175,52 +173,34 @@ func (j *convJob) forwardWinograd(ws *workspace, p winogradPlan, n0, n1, ty0, ty
 // winogradTap is the one offset of the products' single tap.
 var winogradTap = [1]int{0}
 
-// winogradStride is how many floats a channel takes in the input
-// transform's buffers for a band of rows tile rows: its padded rows after
-// the split by column parity (2·rows+2 rows of tw+1), a line more when
-// that is a multiple of 2 KiB (see aliasFree). It is also the distance of
-// V's rows when a piece transforms all its channels at once.
-func winogradStride(rows, tw int) int { return aliasFree((2*rows + 2) * (tw + 1)) }
-
-// aliasFree returns ld, or a cache line more when rows ld floats apart
-// would map the rows a micro-kernel reads onto a few L1 sets (multiples of
-// 2 KiB).
-func aliasFree(ld int) int {
-	if ld%512 == 0 {
-		return ld + 16
-	}
-	return ld
-}
-
 // winogradInput writes V_ξ = (Bᵀ·d·B)_ξ, Bᵀ = [1 0 -1 0; 0 1 1 0; 0 -1 1 0;
-// 0 1 0 -1], for channels [c0, c0+nc) of image n over tile rows [ty0, ty1):
-// plane ξ at v[ξ·plane:], channel c's row stride floats after c0's, tile
-// (ty, tx) at column (ty-ty0)·(tw+1) + tx. With clearPad, the padded input
-// buffer is cleared first: its padding stays zero while the tile rows are
-// the same.
-func (j *convJob) winogradInput(ws *workspace, p winogradPlan, n, c0, nc, ty0, ty1 int, v []float32, plane, stride int, clearPad bool) {
+// 0 1 0 -1], for channel c of image n over tile rows [ty0, ty1): plane ξ at
+// v[ξ·plane:], tile (ty, tx) at column (ty-ty0)·tw + tx. With clearPad,
+// the padded input buffer is cleared first: its padding stays zero while
+// the tile rows are the same.
+func (j *convJob) winogradInput(ws *workspace, p winogradPlan, n, c, ty0, ty1 int, v []float32, plane int, clearPad bool) {
 	g := &j.g
 	rows := ty1 - ty0
-	w2, h2, cw := 2*p.tw+2, 2*rows+2, p.tw+1 // the padded input block the tiles read; columns after the split
-	half := h2 / 2 * w2                      // floats of the even (or odd) rows
-	size := nc * stride
-	ws.band = grow(ws.band, 8*size)
-	pad := ws.band[:2*size] // channel c's padded rows at 2·stride·c: even rows, then odd
+	w2, h2, cw := 2*p.tw+2, 2*rows+2, p.tw+1 // the padded input block the tiles read; its columns after the split
+	size := h2 * cw                          // floats of the block after the split
+	t := rows * cw                           // transformed values a plane, the garbage column included
+	ws.band = grow(ws.band, 8*size+16*t)
+	pad := ws.band[:2*size] // the padded rows, even rows first, then odd
 	if clearPad {
 		clear(pad)
 	}
-	ev, od := ws.band[2*size:][:size], ws.band[3*size:][:size]
-	x := j.x[j.xoff+n*j.xst[0]+c0*j.xst[1]:]
-	cols := min(g.in[2], w2-g.p[2])
-	for parity := 0; parity < 2; parity++ {
-		// Padded row r = 2i + parity reads input row 2·ty0 + r - p.
-		first := 2*ty0 + parity - g.p[1]
-		lo := max(0, (-first+1)/2)
-		hi := min(h2/2, (g.in[1]-first+1)/2)
-		if hi > lo && cols > 0 {
-			vec.CopyBlocks(pad[parity*half+lo*w2+g.p[2]:], w2, 2*stride, x[(first+2*lo)*j.xst[3]:], 2*j.xst[3], j.xst[1], nc, hi-lo, cols)
+	x := j.x[j.xoff+n*j.xst[0]+c*j.xst[1]:]
+	if cols := min(g.in[2], w2-g.p[2]); cols > 0 {
+		for parity := 0; parity < 2; parity++ {
+			// Padded row r = 2i + parity reads input row 2·ty0 + r - p.
+			first := 2*ty0 + parity - g.p[1]
+			lo, hi := max(0, (-first+1)/2), min(h2/2, (g.in[1]-first+1)/2)
+			if hi > lo {
+				vec.CopyRows(pad[parity*size+lo*w2+g.p[2]:], w2, x[(first+2*lo)*j.xst[3]:], 2*j.xst[3], hi-lo, cols)
+			}
 		}
 	}
+	ev, od := ws.band[2*size:][:size], ws.band[3*size:][:size]
 	vec.SplitPairs(ev, od, pad)
 	// B along the columns: a tile's columns are ev[tx], od[tx], ev[tx+1], od[tx+1].
 	m := size - 1
@@ -232,28 +212,30 @@ func (j *convJob) winogradInput(ws *workspace, p winogradPlan, n, c0, nc, ty0, t
 	vec.Add(cj[1][:m], od[:m], ev[1:])
 	vec.Sub(cj[2][:m], ev[1:], od[:m])
 	vec.Sub(cj[3][:m], od[:m], od[1:])
-	// Bᵀ down the rows: a tile's rows are the even and odd rows at ty and ty+1.
-	t := (nc-1)*stride + rows*cw
-	hs := h2 / 2 * cw // the odd rows' offset in a channel
+	// Bᵀ down the rows: a tile's rows are the even and odd rows at ty and
+	// ty+1. Each row of tiles has a garbage column (tx = tw), which the
+	// copy into V drops.
+	hs := h2 / 2 * cw // the odd rows' offset
+	vt := ws.band[8*size:][:16*t]
 	for k, cr := range cj {
-		cr[m] = 0 // the last channel's garbage column
+		cr[m] = 0 // the last row's garbage column
 		e0, e1, o0, o1 := cr[:t], cr[cw:][:t], cr[hs:][:t], cr[hs+cw:][:t]
-		vec.Sub(v[k*plane:][:t], e0, e1)
-		vec.Add(v[(4+k)*plane:][:t], o0, e1)
-		vec.Sub(v[(8+k)*plane:][:t], e1, o0)
-		vec.Sub(v[(12+k)*plane:][:t], o0, o1)
+		vec.Sub(vt[k*t:][:t], e0, e1)
+		vec.Add(vt[(4+k)*t:][:t], o0, e1)
+		vec.Sub(vt[(8+k)*t:][:t], e1, o0)
+		vec.Sub(vt[(12+k)*t:][:t], o0, o1)
 	}
+	vec.CopyBlocks(v, p.tw, plane, vt, cw, t, 16, rows, p.tw)
 }
 
-// winogradOutput writes output channels [o0, o0+no) of image n over tile
-// rows [ty0, ty1), Aᵀ·M·A with Aᵀ = [1 1 1 0; 0 1 -1 -1], from the
-// products' values at m[ξ·plane:] (a channel's tiles as in winogradInput,
-// the next channel's right after), dropping the outputs past the edge.
-func (j *convJob) winogradOutput(ws *workspace, p winogradPlan, n, o0, no, ty0, ty1 int, m []float32, plane int) {
+// winogradOutput writes output channel o of image n over tile rows [ty0,
+// ty1), Aᵀ·M·A with Aᵀ = [1 1 1 0; 0 1 -1 -1], from the products' values at
+// m[ξ·plane:] (tiles as in winogradInput), dropping the outputs past the
+// edge.
+func (j *convJob) winogradOutput(ws *workspace, p winogradPlan, n, o, ty0, ty1 int, m []float32, plane int) {
 	g := &j.g
-	cw := p.tw + 1
-	per := (ty1 - ty0) * cw
-	t := no * per
+	tw := p.tw
+	t := (ty1 - ty0) * tw
 	ws.pack = grow(ws.pack, 12*t)
 	s := ws.pack[:8*t]
 	y := ws.pack[8*t:][:4*t]
@@ -274,20 +256,18 @@ func (j *convJob) winogradOutput(ws *workspace, p winogradPlan, n, o0, no, ty0, 
 		vec.Sub(y1, y1, si[3*t:][:t])
 	}
 	oh, ow := g.out[1], g.out[2]
+	res := j.res[(n*g.o+o)*g.outVol:][:g.outVol]
 	pairs := ow / 2
-	for o := 0; o < no; o++ {
-		res := j.res[(n*g.o+o0+o)*g.outVol:][:g.outVol]
-		for ty := ty0; ty < ty1; ty++ {
-			at := o*per + (ty-ty0)*cw
-			for i := 0; i < 2 && 2*ty+i < oh; i++ {
-				out := res[(2*ty+i)*ow:][:ow]
-				y0, y1 := y[2*i*t+at:][:cw], y[(2*i+1)*t+at:][:cw]
-				for tx := 0; tx < pairs; tx++ {
-					out[2*tx], out[2*tx+1] = y0[tx], y1[tx]
-				}
-				if ow%2 == 1 {
-					out[ow-1] = y0[pairs]
-				}
+	for ty := ty0; ty < ty1; ty++ {
+		at := (ty - ty0) * tw
+		for i := 0; i < 2 && 2*ty+i < oh; i++ {
+			out := res[(2*ty+i)*ow:][:2*pairs]
+			y0, y1 := y[2*i*t+at:][:pairs], y[(2*i+1)*t+at:][:pairs]
+			for tx, e := range y0 {
+				out[2*tx], out[2*tx+1] = e, y1[tx]
+			}
+			if ow%2 == 1 {
+				res[(2*ty+i)*ow+ow-1] = y[2*i*t+at+pairs]
 			}
 		}
 	}
