@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -366,11 +367,7 @@ func TestConvBandsMatchFloat64(t *testing.T) {
 			for _, workers := range []int{1, 3} {
 				t.Run(fmt.Sprintf("case%d/mode%d/w%d", ci, mode, workers), func(t *testing.T) {
 					d := newDevice(t, workers)
-					ih, iw := g.In[0], g.In[1]
-					ld, plane := iw+3, (iw+3)*ih+5 // rows and channel planes apart
-					xv := randVals(r, g.N*g.C*plane)
-					x := device.View{Buf: upload(t, d, device.Float32, xv), DType: device.Float32, Shape: []int{g.N, g.C, ih, iw},
-						Strides: []int{g.C * plane, plane, ld, 1}}
+					x, xv := sparseImages(t, d, r, g)
 					k := &device.ConvKernel{Mode: mode, Geom: g, Epilogue: device.Identity(device.Float32)}
 					var want []float64
 					if mode == device.ConvForward {
@@ -457,11 +454,7 @@ func TestConvTapsMatchFloat64(t *testing.T) {
 		for _, workers := range []int{1, 3} {
 			t.Run(fmt.Sprintf("case%d/w%d", ci, workers), func(t *testing.T) {
 				d := newDevice(t, workers)
-				ih, iw := g.In[0], g.In[1]
-				ld, plane := iw+3, (iw+3)*ih+5
-				xv := randVals(r, g.N*g.C*plane)
-				x := device.View{Buf: upload(t, d, device.Float32, xv), DType: device.Float32, Shape: []int{g.N, g.C, ih, iw},
-					Strides: []int{g.C * plane, plane, ld, 1}}
+				x, xv := sparseImages(t, d, r, g)
 				w, wv := strided(t, d, r, device.Float32, []int{g.O, g.C / g.Groups, g.Kernel[0], g.Kernel[1]}, identityPerm(4), 0)
 				k := &device.ConvKernel{Mode: device.ConvForward, Geom: g, Epilogue: device.Identity(device.Float32), A: x, B: w}
 				j := &convJob{g: norm3(g, false)}
@@ -516,11 +509,7 @@ func TestConvWinogradMatchesFloat64(t *testing.T) {
 						winogradMinChannels, winogradMinTilesAcross = 1, 1
 					}
 					d := newDevice(t, workers)
-					ih, iw := g.In[0], g.In[1]
-					ld, plane := iw+3, (iw+3)*ih+5
-					xv := randVals(r, g.N*g.C*plane)
-					x := device.View{Buf: upload(t, d, device.Float32, xv), DType: device.Float32, Shape: []int{g.N, g.C, ih, iw},
-						Strides: []int{g.C * plane, plane, ld, 1}}
+					x, xv := sparseImages(t, d, r, g)
 					w, wv := strided(t, d, r, device.Float32, []int{g.O, g.C, 3, 3}, identityPerm(4), 0)
 					k := &device.ConvKernel{Mode: device.ConvForward, Geom: g, Epilogue: device.Identity(device.Float32), A: x, B: w}
 					j := &convJob{g: norm3(g, false)}
@@ -585,4 +574,15 @@ func TestConvWinogradEpilogue(t *testing.T) {
 		}
 		requireClose(t, want, download(t, d, out.Buf, device.Float32, n), 1e-3, 1e-4, fmt.Sprintf("conv+bias+relu, %d bands", p.bands))
 	}
+}
+
+// sparseImages returns random 2-D images for g whose rows lie 3 floats and
+// whose channel planes 5 floats further apart than dense, and their values
+// (the gaps included).
+func sparseImages(t *testing.T, d *Device, r *rand.Rand, g device.ConvGeometry) (device.View, []float64) {
+	ih, iw := g.In[0], g.In[1]
+	ld, plane := iw+3, (iw+3)*ih+5
+	xv := randVals(r, g.N*g.C*plane)
+	return device.View{Buf: upload(t, d, device.Float32, xv), DType: device.Float32, Shape: []int{g.N, g.C, ih, iw},
+		Strides: []int{g.C * plane, plane, ld, 1}}, xv
 }

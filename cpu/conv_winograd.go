@@ -69,14 +69,13 @@ func (j *convJob) winograd(workers int) (winogradPlan, bool) {
 		return winogradPlan{}, false
 	}
 	p := winogradPlan{th: (g.out[1] + 1) / 2, tw: (g.out[2] + 1) / 2}
-	perRow := p.tw
-	if p.th*perRow >= winogradTiles {
-		p.bands = (p.th*perRow + winogradTiles - 1) / winogradTiles
+	if tiles := p.th * p.tw; tiles >= winogradTiles {
+		p.bands = (tiles + winogradTiles - 1) / winogradTiles
 		p.rows = (p.th + p.bands - 1) / p.bands
 		p.bands = (p.th + p.rows - 1) / p.rows
 		p.images, p.pieces = 1, g.n*p.bands
 	} else {
-		p.images = balanceImages(g.n, max(1, min(g.n, winogradTiles/(p.th*perRow))), workers)
+		p.images = balanceImages(g.n, max(1, min(g.n, winogradTiles/(p.th*p.tw))), workers)
 		p.rows, p.bands, p.pieces = p.th, 1, (g.n+p.images-1)/p.images
 	}
 	return p, parallelImages(p.pieces, workers)

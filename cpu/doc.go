@@ -28,7 +28,9 @@
 // from a zero-padded band of the tile's input rows, one block copy per
 // kernel tap. Forward products with a height stride of one build only the
 // patch rows of the first kernel row and sum over kernel rows, each reading
-// them from its own offset (gemm.SgemmTaps), straight into the output.
+// them from its own offset (gemm.SgemmTaps), straight into the output;
+// those with 3×3 windows and many channels use Winograd's F(2×2, 3×3)
+// instead (2.25 times fewer multiplications, conv_winograd.go).
 // 1×1 windows skip im2col (strided ones copy from the input, no band), and
 // weight gradients are products
 // over chunks of output positions of consecutive images, accumulated with
