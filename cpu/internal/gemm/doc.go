@@ -49,8 +49,8 @@
 //
 // On arm64 the kernel is an 8×12 NEON kernel on packed panels (24
 // accumulators, FMLA by element: ./neongen writes it, with its partial-row
-// variants, a 4×4 register transpose for packing and the peak loop; see
-// docs/arm64.md). It flushes denormals too (FPCR.FZ, restored before
+// variants, the same reading B in place for SgemmTaps only, a 4×4 register
+// transpose for packing and the peak loop; see docs/arm64.md). It flushes denormals too (FPCR.FZ, restored before
 // return).
 //
 // The level is chosen once at init from golang.org/x/sys/cpu (AVX-512F with

@@ -43,6 +43,11 @@ type impl struct {
 	// kernels, when not nil for a layout of A and B, holds at index r in
 	// 1..mr a kernel that computes the first r rows of a tile.
 	kernels [4][2][]microKernel
+	// taps holds, like kernels, the kernels for packed A and B in place
+	// that SgemmTaps calls: kernels[packedA][inPlaceB] where products read
+	// B in place too, and on arm64 kernels that only SgemmTaps calls (the
+	// NEON products pack B: reading it in place is unmeasured there).
+	taps    []microKernel
 	kc      int // largest depth of a cache block: a kc×mr panel of A stays in L1
 	mc      int // rows per macro tile (at most)
 	nc      int // columns per macro tile: a kc×nc block of B, and the next, stay in L2

@@ -31,6 +31,7 @@ func newAsmImpl(byLayout [4][2][]asmKernelFunc, blocking impl) impl {
 		}
 	}
 	im.kernel = im.kernels[packedA][packedB][im.mr]
+	im.taps = im.kernels[packedA][inPlaceB]
 	return im
 }
 

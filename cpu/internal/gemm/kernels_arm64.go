@@ -96,6 +96,98 @@ var sgemmKernel8x12NEONByRows = [9]func(k int, a, b, c *float32, ldc int, alpha,
 	1: sgemmKernel8x12NEONRows1,
 }
 
+// sgemmKernel8x12NEONColB computes a 8×12 tile of C = alpha*A*B + beta*C with NEON from k
+// steps of packed A (groups of 8 floats) and of B in place (12 floats a step, steps pf
+// floats apart).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe). Denormals are flushed to zero while it runs (FPCR.FZ).
+//
+//go:noescape
+func sgemmKernel8x12NEONColB(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel8x12NEONColBRows7 computes a 7×12 tile of C = alpha*A*B + beta*C with NEON from k
+// steps of packed A (groups of 8 floats) and of B in place (12 floats a step, steps pf
+// floats apart).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe). Denormals are flushed to zero while it runs (FPCR.FZ).
+//
+//go:noescape
+func sgemmKernel8x12NEONColBRows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel8x12NEONColBRows6 computes a 6×12 tile of C = alpha*A*B + beta*C with NEON from k
+// steps of packed A (groups of 8 floats) and of B in place (12 floats a step, steps pf
+// floats apart).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe). Denormals are flushed to zero while it runs (FPCR.FZ).
+//
+//go:noescape
+func sgemmKernel8x12NEONColBRows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel8x12NEONColBRows5 computes a 5×12 tile of C = alpha*A*B + beta*C with NEON from k
+// steps of packed A (groups of 8 floats) and of B in place (12 floats a step, steps pf
+// floats apart).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe). Denormals are flushed to zero while it runs (FPCR.FZ).
+//
+//go:noescape
+func sgemmKernel8x12NEONColBRows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel8x12NEONColBRows4 computes a 4×12 tile of C = alpha*A*B + beta*C with NEON from k
+// steps of packed A (groups of 8 floats) and of B in place (12 floats a step, steps pf
+// floats apart).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe). Denormals are flushed to zero while it runs (FPCR.FZ).
+//
+//go:noescape
+func sgemmKernel8x12NEONColBRows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel8x12NEONColBRows3 computes a 3×12 tile of C = alpha*A*B + beta*C with NEON from k
+// steps of packed A (groups of 8 floats) and of B in place (12 floats a step, steps pf
+// floats apart).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe). Denormals are flushed to zero while it runs (FPCR.FZ).
+//
+//go:noescape
+func sgemmKernel8x12NEONColBRows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel8x12NEONColBRows2 computes a 2×12 tile of C = alpha*A*B + beta*C with NEON from k
+// steps of packed A (groups of 8 floats) and of B in place (12 floats a step, steps pf
+// floats apart).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe). Denormals are flushed to zero while it runs (FPCR.FZ).
+//
+//go:noescape
+func sgemmKernel8x12NEONColBRows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel8x12NEONColBRows1 computes a 1×12 tile of C = alpha*A*B + beta*C with NEON from k
+// steps of packed A (groups of 8 floats) and of B in place (12 floats a step, steps pf
+// floats apart).
+// C rows are ldc floats apart; beta == 0 stores without reading C.
+// Each iteration of the unrolled k loop prefetches into L1 the next cache
+// line from address pfA (a hint: any address is safe). Denormals are flushed to zero while it runs (FPCR.FZ).
+//
+//go:noescape
+func sgemmKernel8x12NEONColBRows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+
+// sgemmKernel8x12NEONColBByRows indexes sgemmKernel8x12NEONColB and its partial-row variants by the rows they compute.
+var sgemmKernel8x12NEONColBByRows = [9]func(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr){
+	8: sgemmKernel8x12NEONColB,
+	7: sgemmKernel8x12NEONColBRows7,
+	6: sgemmKernel8x12NEONColBRows6,
+	5: sgemmKernel8x12NEONColBRows5,
+	4: sgemmKernel8x12NEONColBRows4,
+	3: sgemmKernel8x12NEONColBRows3,
+	2: sgemmKernel8x12NEONColBRows2,
+	1: sgemmKernel8x12NEONColBRows1,
+}
+
 // packTranspose4NEON transposes four lines of src (ld floats apart) into
 // groups of w floats of dst: dst[p*w+r] = src[r*ld+p] for r < 4 and
 // p < depth&^3 (the caller does the last depth%4 steps).

@@ -46,8 +46,8 @@ TEXT ·sgemmKernel8x12NEON(SB), NOSPLIT, $0-64
 	CBZ R9, tail
 loop:
 	PRFM (R5), PLDL2KEEP
-	PRFM (R6), PLDL1KEEP
 	ADD $64, R5
+	PRFM (R6), PLDL1KEEP
 	ADD $64, R6
 	VLD1.P 32(R1), [V24.S4, V25.S4]
 	VLD1.P 48(R2), [V26.S4, V27.S4, V28.S4]
@@ -349,8 +349,8 @@ TEXT ·sgemmKernel8x12NEONRows7(SB), NOSPLIT, $0-64
 	CBZ R9, tail
 loop:
 	PRFM (R5), PLDL2KEEP
-	PRFM (R6), PLDL1KEEP
 	ADD $64, R5
+	PRFM (R6), PLDL1KEEP
 	ADD $64, R6
 	VLD1.P 32(R1), [V24.S4, V25.S4]
 	VLD1.P 48(R2), [V26.S4, V27.S4, V28.S4]
@@ -620,8 +620,8 @@ TEXT ·sgemmKernel8x12NEONRows6(SB), NOSPLIT, $0-64
 	CBZ R9, tail
 loop:
 	PRFM (R5), PLDL2KEEP
-	PRFM (R6), PLDL1KEEP
 	ADD $64, R5
+	PRFM (R6), PLDL1KEEP
 	ADD $64, R6
 	VLD1.P 32(R1), [V24.S4, V25.S4]
 	VLD1.P 48(R2), [V26.S4, V27.S4, V28.S4]
@@ -859,8 +859,8 @@ TEXT ·sgemmKernel8x12NEONRows5(SB), NOSPLIT, $0-64
 	CBZ R9, tail
 loop:
 	PRFM (R5), PLDL2KEEP
-	PRFM (R6), PLDL1KEEP
 	ADD $64, R5
+	PRFM (R6), PLDL1KEEP
 	ADD $64, R6
 	VLD1.P 32(R1), [V24.S4, V25.S4]
 	VLD1.P 48(R2), [V26.S4, V27.S4, V28.S4]
@@ -1066,8 +1066,8 @@ TEXT ·sgemmKernel8x12NEONRows4(SB), NOSPLIT, $0-64
 	CBZ R9, tail
 loop:
 	PRFM (R5), PLDL2KEEP
-	PRFM (R6), PLDL1KEEP
 	ADD $64, R5
+	PRFM (R6), PLDL1KEEP
 	ADD $64, R6
 	VLD1 (R1), [V24.S4]
 	ADD $32, R1
@@ -1246,8 +1246,8 @@ TEXT ·sgemmKernel8x12NEONRows3(SB), NOSPLIT, $0-64
 	CBZ R9, tail
 loop:
 	PRFM (R5), PLDL2KEEP
-	PRFM (R6), PLDL1KEEP
 	ADD $64, R5
+	PRFM (R6), PLDL1KEEP
 	ADD $64, R6
 	VLD1 (R1), [V24.S4]
 	ADD $32, R1
@@ -1394,8 +1394,8 @@ TEXT ·sgemmKernel8x12NEONRows2(SB), NOSPLIT, $0-64
 	CBZ R9, tail
 loop:
 	PRFM (R5), PLDL2KEEP
-	PRFM (R6), PLDL1KEEP
 	ADD $64, R5
+	PRFM (R6), PLDL1KEEP
 	ADD $64, R6
 	VLD1 (R1), [V24.S4]
 	ADD $32, R1
@@ -1510,8 +1510,8 @@ TEXT ·sgemmKernel8x12NEONRows1(SB), NOSPLIT, $0-64
 	CBZ R9, tail
 loop:
 	PRFM (R5), PLDL2KEEP
-	PRFM (R6), PLDL1KEEP
 	ADD $64, R5
+	PRFM (R6), PLDL1KEEP
 	ADD $64, R6
 	VLD1 (R1), [V24.S4]
 	ADD $32, R1
@@ -1545,6 +1545,1610 @@ tailloop:
 	VLD1 (R1), [V24.S4]
 	ADD $32, R1
 	VLD1.P 48(R2), [V26.S4, V27.S4, V28.S4]
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	SUBS $1, R10
+	BNE tailloop
+store:
+	FMOVS alpha+40(FP), F29
+	FMOVS beta+44(FP), F30
+	MOVWU beta+44(FP), R12
+	LSLW $1, R12
+	CBZW R12, nobeta
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1018 // fmla v24.4s, v0.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1039 // fmla v25.4s, v1.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d105a // fmla v26.4s, v2.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	B done
+nobeta:
+	WORD $0x4f9d9000 // fmul v0.4s, v0.4s, v29.s[0]
+	WORD $0x4f9d9021 // fmul v1.4s, v1.4s, v29.s[0]
+	WORD $0x4f9d9042 // fmul v2.4s, v2.4s, v29.s[0]
+	VST1 [V0.S4, V1.S4, V2.S4], (R3)
+	ADD R4, R3
+done:
+	MSR R7, FPCR
+	RET
+
+// func sgemmKernel8x12NEONColB(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel8x12NEONColB(SB), NOSPLIT, $0-64
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD b+16(FP), R2
+	MOVD c+24(FP), R3
+	MOVD ldc+32(FP), R4
+	LSL $2, R4
+	MOVD pf+48(FP), R5
+	LSL $2, R5
+	MOVD pfA+56(FP), R6
+	MRS FPCR, R7
+	ORR $(1<<24), R7, R8
+	MSR R8, FPCR
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	VEOR V19.B16, V19.B16, V19.B16
+	VEOR V20.B16, V20.B16, V20.B16
+	VEOR V21.B16, V21.B16, V21.B16
+	VEOR V22.B16, V22.B16, V22.B16
+	VEOR V23.B16, V23.B16, V23.B16
+	LSR $2, R0, R9
+	AND $3, R0, R10
+	CBZ R9, tail
+loop:
+	PRFM (R6), PLDL1KEEP
+	ADD $64, R6
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	WORD $0x4fb9134f // fmla v15.4s, v26.4s, v25.s[1]
+	WORD $0x4fb91370 // fmla v16.4s, v27.4s, v25.s[1]
+	WORD $0x4fb91391 // fmla v17.4s, v28.4s, v25.s[1]
+	WORD $0x4f991b52 // fmla v18.4s, v26.4s, v25.s[2]
+	WORD $0x4f991b73 // fmla v19.4s, v27.4s, v25.s[2]
+	WORD $0x4f991b94 // fmla v20.4s, v28.4s, v25.s[2]
+	WORD $0x4fb91b55 // fmla v21.4s, v26.4s, v25.s[3]
+	WORD $0x4fb91b76 // fmla v22.4s, v27.4s, v25.s[3]
+	WORD $0x4fb91b97 // fmla v23.4s, v28.4s, v25.s[3]
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	WORD $0x4fb9134f // fmla v15.4s, v26.4s, v25.s[1]
+	WORD $0x4fb91370 // fmla v16.4s, v27.4s, v25.s[1]
+	WORD $0x4fb91391 // fmla v17.4s, v28.4s, v25.s[1]
+	WORD $0x4f991b52 // fmla v18.4s, v26.4s, v25.s[2]
+	WORD $0x4f991b73 // fmla v19.4s, v27.4s, v25.s[2]
+	WORD $0x4f991b94 // fmla v20.4s, v28.4s, v25.s[2]
+	WORD $0x4fb91b55 // fmla v21.4s, v26.4s, v25.s[3]
+	WORD $0x4fb91b76 // fmla v22.4s, v27.4s, v25.s[3]
+	WORD $0x4fb91b97 // fmla v23.4s, v28.4s, v25.s[3]
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	WORD $0x4fb9134f // fmla v15.4s, v26.4s, v25.s[1]
+	WORD $0x4fb91370 // fmla v16.4s, v27.4s, v25.s[1]
+	WORD $0x4fb91391 // fmla v17.4s, v28.4s, v25.s[1]
+	WORD $0x4f991b52 // fmla v18.4s, v26.4s, v25.s[2]
+	WORD $0x4f991b73 // fmla v19.4s, v27.4s, v25.s[2]
+	WORD $0x4f991b94 // fmla v20.4s, v28.4s, v25.s[2]
+	WORD $0x4fb91b55 // fmla v21.4s, v26.4s, v25.s[3]
+	WORD $0x4fb91b76 // fmla v22.4s, v27.4s, v25.s[3]
+	WORD $0x4fb91b97 // fmla v23.4s, v28.4s, v25.s[3]
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	WORD $0x4fb9134f // fmla v15.4s, v26.4s, v25.s[1]
+	WORD $0x4fb91370 // fmla v16.4s, v27.4s, v25.s[1]
+	WORD $0x4fb91391 // fmla v17.4s, v28.4s, v25.s[1]
+	WORD $0x4f991b52 // fmla v18.4s, v26.4s, v25.s[2]
+	WORD $0x4f991b73 // fmla v19.4s, v27.4s, v25.s[2]
+	WORD $0x4f991b94 // fmla v20.4s, v28.4s, v25.s[2]
+	WORD $0x4fb91b55 // fmla v21.4s, v26.4s, v25.s[3]
+	WORD $0x4fb91b76 // fmla v22.4s, v27.4s, v25.s[3]
+	WORD $0x4fb91b97 // fmla v23.4s, v28.4s, v25.s[3]
+	SUBS $1, R9
+	BNE loop
+tail:
+	CBZ R10, store
+tailloop:
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	WORD $0x4fb9134f // fmla v15.4s, v26.4s, v25.s[1]
+	WORD $0x4fb91370 // fmla v16.4s, v27.4s, v25.s[1]
+	WORD $0x4fb91391 // fmla v17.4s, v28.4s, v25.s[1]
+	WORD $0x4f991b52 // fmla v18.4s, v26.4s, v25.s[2]
+	WORD $0x4f991b73 // fmla v19.4s, v27.4s, v25.s[2]
+	WORD $0x4f991b94 // fmla v20.4s, v28.4s, v25.s[2]
+	WORD $0x4fb91b55 // fmla v21.4s, v26.4s, v25.s[3]
+	WORD $0x4fb91b76 // fmla v22.4s, v27.4s, v25.s[3]
+	WORD $0x4fb91b97 // fmla v23.4s, v28.4s, v25.s[3]
+	SUBS $1, R10
+	BNE tailloop
+store:
+	FMOVS alpha+40(FP), F29
+	FMOVS beta+44(FP), F30
+	MOVWU beta+44(FP), R12
+	LSLW $1, R12
+	CBZW R12, nobeta
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1018 // fmla v24.4s, v0.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1039 // fmla v25.4s, v1.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d105a // fmla v26.4s, v2.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1078 // fmla v24.4s, v3.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1099 // fmla v25.4s, v4.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d10ba // fmla v26.4s, v5.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d10d8 // fmla v24.4s, v6.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d10f9 // fmla v25.4s, v7.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d111a // fmla v26.4s, v8.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1138 // fmla v24.4s, v9.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1159 // fmla v25.4s, v10.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d117a // fmla v26.4s, v11.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1198 // fmla v24.4s, v12.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d11b9 // fmla v25.4s, v13.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d11da // fmla v26.4s, v14.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d11f8 // fmla v24.4s, v15.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1219 // fmla v25.4s, v16.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d123a // fmla v26.4s, v17.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1258 // fmla v24.4s, v18.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1279 // fmla v25.4s, v19.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d129a // fmla v26.4s, v20.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d12b8 // fmla v24.4s, v21.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d12d9 // fmla v25.4s, v22.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d12fa // fmla v26.4s, v23.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	B done
+nobeta:
+	WORD $0x4f9d9000 // fmul v0.4s, v0.4s, v29.s[0]
+	WORD $0x4f9d9021 // fmul v1.4s, v1.4s, v29.s[0]
+	WORD $0x4f9d9042 // fmul v2.4s, v2.4s, v29.s[0]
+	VST1 [V0.S4, V1.S4, V2.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d9063 // fmul v3.4s, v3.4s, v29.s[0]
+	WORD $0x4f9d9084 // fmul v4.4s, v4.4s, v29.s[0]
+	WORD $0x4f9d90a5 // fmul v5.4s, v5.4s, v29.s[0]
+	VST1 [V3.S4, V4.S4, V5.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d90c6 // fmul v6.4s, v6.4s, v29.s[0]
+	WORD $0x4f9d90e7 // fmul v7.4s, v7.4s, v29.s[0]
+	WORD $0x4f9d9108 // fmul v8.4s, v8.4s, v29.s[0]
+	VST1 [V6.S4, V7.S4, V8.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d9129 // fmul v9.4s, v9.4s, v29.s[0]
+	WORD $0x4f9d914a // fmul v10.4s, v10.4s, v29.s[0]
+	WORD $0x4f9d916b // fmul v11.4s, v11.4s, v29.s[0]
+	VST1 [V9.S4, V10.S4, V11.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d918c // fmul v12.4s, v12.4s, v29.s[0]
+	WORD $0x4f9d91ad // fmul v13.4s, v13.4s, v29.s[0]
+	WORD $0x4f9d91ce // fmul v14.4s, v14.4s, v29.s[0]
+	VST1 [V12.S4, V13.S4, V14.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d91ef // fmul v15.4s, v15.4s, v29.s[0]
+	WORD $0x4f9d9210 // fmul v16.4s, v16.4s, v29.s[0]
+	WORD $0x4f9d9231 // fmul v17.4s, v17.4s, v29.s[0]
+	VST1 [V15.S4, V16.S4, V17.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d9252 // fmul v18.4s, v18.4s, v29.s[0]
+	WORD $0x4f9d9273 // fmul v19.4s, v19.4s, v29.s[0]
+	WORD $0x4f9d9294 // fmul v20.4s, v20.4s, v29.s[0]
+	VST1 [V18.S4, V19.S4, V20.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d92b5 // fmul v21.4s, v21.4s, v29.s[0]
+	WORD $0x4f9d92d6 // fmul v22.4s, v22.4s, v29.s[0]
+	WORD $0x4f9d92f7 // fmul v23.4s, v23.4s, v29.s[0]
+	VST1 [V21.S4, V22.S4, V23.S4], (R3)
+	ADD R4, R3
+done:
+	MSR R7, FPCR
+	RET
+
+// func sgemmKernel8x12NEONColBRows7(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel8x12NEONColBRows7(SB), NOSPLIT, $0-64
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD b+16(FP), R2
+	MOVD c+24(FP), R3
+	MOVD ldc+32(FP), R4
+	LSL $2, R4
+	MOVD pf+48(FP), R5
+	LSL $2, R5
+	MOVD pfA+56(FP), R6
+	MRS FPCR, R7
+	ORR $(1<<24), R7, R8
+	MSR R8, FPCR
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	VEOR V19.B16, V19.B16, V19.B16
+	VEOR V20.B16, V20.B16, V20.B16
+	LSR $2, R0, R9
+	AND $3, R0, R10
+	CBZ R9, tail
+loop:
+	PRFM (R6), PLDL1KEEP
+	ADD $64, R6
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	WORD $0x4fb9134f // fmla v15.4s, v26.4s, v25.s[1]
+	WORD $0x4fb91370 // fmla v16.4s, v27.4s, v25.s[1]
+	WORD $0x4fb91391 // fmla v17.4s, v28.4s, v25.s[1]
+	WORD $0x4f991b52 // fmla v18.4s, v26.4s, v25.s[2]
+	WORD $0x4f991b73 // fmla v19.4s, v27.4s, v25.s[2]
+	WORD $0x4f991b94 // fmla v20.4s, v28.4s, v25.s[2]
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	WORD $0x4fb9134f // fmla v15.4s, v26.4s, v25.s[1]
+	WORD $0x4fb91370 // fmla v16.4s, v27.4s, v25.s[1]
+	WORD $0x4fb91391 // fmla v17.4s, v28.4s, v25.s[1]
+	WORD $0x4f991b52 // fmla v18.4s, v26.4s, v25.s[2]
+	WORD $0x4f991b73 // fmla v19.4s, v27.4s, v25.s[2]
+	WORD $0x4f991b94 // fmla v20.4s, v28.4s, v25.s[2]
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	WORD $0x4fb9134f // fmla v15.4s, v26.4s, v25.s[1]
+	WORD $0x4fb91370 // fmla v16.4s, v27.4s, v25.s[1]
+	WORD $0x4fb91391 // fmla v17.4s, v28.4s, v25.s[1]
+	WORD $0x4f991b52 // fmla v18.4s, v26.4s, v25.s[2]
+	WORD $0x4f991b73 // fmla v19.4s, v27.4s, v25.s[2]
+	WORD $0x4f991b94 // fmla v20.4s, v28.4s, v25.s[2]
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	WORD $0x4fb9134f // fmla v15.4s, v26.4s, v25.s[1]
+	WORD $0x4fb91370 // fmla v16.4s, v27.4s, v25.s[1]
+	WORD $0x4fb91391 // fmla v17.4s, v28.4s, v25.s[1]
+	WORD $0x4f991b52 // fmla v18.4s, v26.4s, v25.s[2]
+	WORD $0x4f991b73 // fmla v19.4s, v27.4s, v25.s[2]
+	WORD $0x4f991b94 // fmla v20.4s, v28.4s, v25.s[2]
+	SUBS $1, R9
+	BNE loop
+tail:
+	CBZ R10, store
+tailloop:
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	WORD $0x4fb9134f // fmla v15.4s, v26.4s, v25.s[1]
+	WORD $0x4fb91370 // fmla v16.4s, v27.4s, v25.s[1]
+	WORD $0x4fb91391 // fmla v17.4s, v28.4s, v25.s[1]
+	WORD $0x4f991b52 // fmla v18.4s, v26.4s, v25.s[2]
+	WORD $0x4f991b73 // fmla v19.4s, v27.4s, v25.s[2]
+	WORD $0x4f991b94 // fmla v20.4s, v28.4s, v25.s[2]
+	SUBS $1, R10
+	BNE tailloop
+store:
+	FMOVS alpha+40(FP), F29
+	FMOVS beta+44(FP), F30
+	MOVWU beta+44(FP), R12
+	LSLW $1, R12
+	CBZW R12, nobeta
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1018 // fmla v24.4s, v0.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1039 // fmla v25.4s, v1.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d105a // fmla v26.4s, v2.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1078 // fmla v24.4s, v3.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1099 // fmla v25.4s, v4.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d10ba // fmla v26.4s, v5.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d10d8 // fmla v24.4s, v6.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d10f9 // fmla v25.4s, v7.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d111a // fmla v26.4s, v8.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1138 // fmla v24.4s, v9.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1159 // fmla v25.4s, v10.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d117a // fmla v26.4s, v11.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1198 // fmla v24.4s, v12.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d11b9 // fmla v25.4s, v13.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d11da // fmla v26.4s, v14.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d11f8 // fmla v24.4s, v15.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1219 // fmla v25.4s, v16.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d123a // fmla v26.4s, v17.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1258 // fmla v24.4s, v18.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1279 // fmla v25.4s, v19.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d129a // fmla v26.4s, v20.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	B done
+nobeta:
+	WORD $0x4f9d9000 // fmul v0.4s, v0.4s, v29.s[0]
+	WORD $0x4f9d9021 // fmul v1.4s, v1.4s, v29.s[0]
+	WORD $0x4f9d9042 // fmul v2.4s, v2.4s, v29.s[0]
+	VST1 [V0.S4, V1.S4, V2.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d9063 // fmul v3.4s, v3.4s, v29.s[0]
+	WORD $0x4f9d9084 // fmul v4.4s, v4.4s, v29.s[0]
+	WORD $0x4f9d90a5 // fmul v5.4s, v5.4s, v29.s[0]
+	VST1 [V3.S4, V4.S4, V5.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d90c6 // fmul v6.4s, v6.4s, v29.s[0]
+	WORD $0x4f9d90e7 // fmul v7.4s, v7.4s, v29.s[0]
+	WORD $0x4f9d9108 // fmul v8.4s, v8.4s, v29.s[0]
+	VST1 [V6.S4, V7.S4, V8.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d9129 // fmul v9.4s, v9.4s, v29.s[0]
+	WORD $0x4f9d914a // fmul v10.4s, v10.4s, v29.s[0]
+	WORD $0x4f9d916b // fmul v11.4s, v11.4s, v29.s[0]
+	VST1 [V9.S4, V10.S4, V11.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d918c // fmul v12.4s, v12.4s, v29.s[0]
+	WORD $0x4f9d91ad // fmul v13.4s, v13.4s, v29.s[0]
+	WORD $0x4f9d91ce // fmul v14.4s, v14.4s, v29.s[0]
+	VST1 [V12.S4, V13.S4, V14.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d91ef // fmul v15.4s, v15.4s, v29.s[0]
+	WORD $0x4f9d9210 // fmul v16.4s, v16.4s, v29.s[0]
+	WORD $0x4f9d9231 // fmul v17.4s, v17.4s, v29.s[0]
+	VST1 [V15.S4, V16.S4, V17.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d9252 // fmul v18.4s, v18.4s, v29.s[0]
+	WORD $0x4f9d9273 // fmul v19.4s, v19.4s, v29.s[0]
+	WORD $0x4f9d9294 // fmul v20.4s, v20.4s, v29.s[0]
+	VST1 [V18.S4, V19.S4, V20.S4], (R3)
+	ADD R4, R3
+done:
+	MSR R7, FPCR
+	RET
+
+// func sgemmKernel8x12NEONColBRows6(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel8x12NEONColBRows6(SB), NOSPLIT, $0-64
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD b+16(FP), R2
+	MOVD c+24(FP), R3
+	MOVD ldc+32(FP), R4
+	LSL $2, R4
+	MOVD pf+48(FP), R5
+	LSL $2, R5
+	MOVD pfA+56(FP), R6
+	MRS FPCR, R7
+	ORR $(1<<24), R7, R8
+	MSR R8, FPCR
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	VEOR V15.B16, V15.B16, V15.B16
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	LSR $2, R0, R9
+	AND $3, R0, R10
+	CBZ R9, tail
+loop:
+	PRFM (R6), PLDL1KEEP
+	ADD $64, R6
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	WORD $0x4fb9134f // fmla v15.4s, v26.4s, v25.s[1]
+	WORD $0x4fb91370 // fmla v16.4s, v27.4s, v25.s[1]
+	WORD $0x4fb91391 // fmla v17.4s, v28.4s, v25.s[1]
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	WORD $0x4fb9134f // fmla v15.4s, v26.4s, v25.s[1]
+	WORD $0x4fb91370 // fmla v16.4s, v27.4s, v25.s[1]
+	WORD $0x4fb91391 // fmla v17.4s, v28.4s, v25.s[1]
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	WORD $0x4fb9134f // fmla v15.4s, v26.4s, v25.s[1]
+	WORD $0x4fb91370 // fmla v16.4s, v27.4s, v25.s[1]
+	WORD $0x4fb91391 // fmla v17.4s, v28.4s, v25.s[1]
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	WORD $0x4fb9134f // fmla v15.4s, v26.4s, v25.s[1]
+	WORD $0x4fb91370 // fmla v16.4s, v27.4s, v25.s[1]
+	WORD $0x4fb91391 // fmla v17.4s, v28.4s, v25.s[1]
+	SUBS $1, R9
+	BNE loop
+tail:
+	CBZ R10, store
+tailloop:
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	WORD $0x4fb9134f // fmla v15.4s, v26.4s, v25.s[1]
+	WORD $0x4fb91370 // fmla v16.4s, v27.4s, v25.s[1]
+	WORD $0x4fb91391 // fmla v17.4s, v28.4s, v25.s[1]
+	SUBS $1, R10
+	BNE tailloop
+store:
+	FMOVS alpha+40(FP), F29
+	FMOVS beta+44(FP), F30
+	MOVWU beta+44(FP), R12
+	LSLW $1, R12
+	CBZW R12, nobeta
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1018 // fmla v24.4s, v0.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1039 // fmla v25.4s, v1.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d105a // fmla v26.4s, v2.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1078 // fmla v24.4s, v3.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1099 // fmla v25.4s, v4.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d10ba // fmla v26.4s, v5.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d10d8 // fmla v24.4s, v6.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d10f9 // fmla v25.4s, v7.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d111a // fmla v26.4s, v8.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1138 // fmla v24.4s, v9.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1159 // fmla v25.4s, v10.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d117a // fmla v26.4s, v11.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1198 // fmla v24.4s, v12.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d11b9 // fmla v25.4s, v13.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d11da // fmla v26.4s, v14.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d11f8 // fmla v24.4s, v15.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1219 // fmla v25.4s, v16.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d123a // fmla v26.4s, v17.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	B done
+nobeta:
+	WORD $0x4f9d9000 // fmul v0.4s, v0.4s, v29.s[0]
+	WORD $0x4f9d9021 // fmul v1.4s, v1.4s, v29.s[0]
+	WORD $0x4f9d9042 // fmul v2.4s, v2.4s, v29.s[0]
+	VST1 [V0.S4, V1.S4, V2.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d9063 // fmul v3.4s, v3.4s, v29.s[0]
+	WORD $0x4f9d9084 // fmul v4.4s, v4.4s, v29.s[0]
+	WORD $0x4f9d90a5 // fmul v5.4s, v5.4s, v29.s[0]
+	VST1 [V3.S4, V4.S4, V5.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d90c6 // fmul v6.4s, v6.4s, v29.s[0]
+	WORD $0x4f9d90e7 // fmul v7.4s, v7.4s, v29.s[0]
+	WORD $0x4f9d9108 // fmul v8.4s, v8.4s, v29.s[0]
+	VST1 [V6.S4, V7.S4, V8.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d9129 // fmul v9.4s, v9.4s, v29.s[0]
+	WORD $0x4f9d914a // fmul v10.4s, v10.4s, v29.s[0]
+	WORD $0x4f9d916b // fmul v11.4s, v11.4s, v29.s[0]
+	VST1 [V9.S4, V10.S4, V11.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d918c // fmul v12.4s, v12.4s, v29.s[0]
+	WORD $0x4f9d91ad // fmul v13.4s, v13.4s, v29.s[0]
+	WORD $0x4f9d91ce // fmul v14.4s, v14.4s, v29.s[0]
+	VST1 [V12.S4, V13.S4, V14.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d91ef // fmul v15.4s, v15.4s, v29.s[0]
+	WORD $0x4f9d9210 // fmul v16.4s, v16.4s, v29.s[0]
+	WORD $0x4f9d9231 // fmul v17.4s, v17.4s, v29.s[0]
+	VST1 [V15.S4, V16.S4, V17.S4], (R3)
+	ADD R4, R3
+done:
+	MSR R7, FPCR
+	RET
+
+// func sgemmKernel8x12NEONColBRows5(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel8x12NEONColBRows5(SB), NOSPLIT, $0-64
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD b+16(FP), R2
+	MOVD c+24(FP), R3
+	MOVD ldc+32(FP), R4
+	LSL $2, R4
+	MOVD pf+48(FP), R5
+	LSL $2, R5
+	MOVD pfA+56(FP), R6
+	MRS FPCR, R7
+	ORR $(1<<24), R7, R8
+	MSR R8, FPCR
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	VEOR V12.B16, V12.B16, V12.B16
+	VEOR V13.B16, V13.B16, V13.B16
+	VEOR V14.B16, V14.B16, V14.B16
+	LSR $2, R0, R9
+	AND $3, R0, R10
+	CBZ R9, tail
+loop:
+	PRFM (R6), PLDL1KEEP
+	ADD $64, R6
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	SUBS $1, R9
+	BNE loop
+tail:
+	CBZ R10, store
+tailloop:
+	VLD1.P 32(R1), [V24.S4, V25.S4]
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	WORD $0x4f99134c // fmla v12.4s, v26.4s, v25.s[0]
+	WORD $0x4f99136d // fmla v13.4s, v27.4s, v25.s[0]
+	WORD $0x4f99138e // fmla v14.4s, v28.4s, v25.s[0]
+	SUBS $1, R10
+	BNE tailloop
+store:
+	FMOVS alpha+40(FP), F29
+	FMOVS beta+44(FP), F30
+	MOVWU beta+44(FP), R12
+	LSLW $1, R12
+	CBZW R12, nobeta
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1018 // fmla v24.4s, v0.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1039 // fmla v25.4s, v1.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d105a // fmla v26.4s, v2.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1078 // fmla v24.4s, v3.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1099 // fmla v25.4s, v4.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d10ba // fmla v26.4s, v5.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d10d8 // fmla v24.4s, v6.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d10f9 // fmla v25.4s, v7.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d111a // fmla v26.4s, v8.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1138 // fmla v24.4s, v9.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1159 // fmla v25.4s, v10.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d117a // fmla v26.4s, v11.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1198 // fmla v24.4s, v12.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d11b9 // fmla v25.4s, v13.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d11da // fmla v26.4s, v14.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	B done
+nobeta:
+	WORD $0x4f9d9000 // fmul v0.4s, v0.4s, v29.s[0]
+	WORD $0x4f9d9021 // fmul v1.4s, v1.4s, v29.s[0]
+	WORD $0x4f9d9042 // fmul v2.4s, v2.4s, v29.s[0]
+	VST1 [V0.S4, V1.S4, V2.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d9063 // fmul v3.4s, v3.4s, v29.s[0]
+	WORD $0x4f9d9084 // fmul v4.4s, v4.4s, v29.s[0]
+	WORD $0x4f9d90a5 // fmul v5.4s, v5.4s, v29.s[0]
+	VST1 [V3.S4, V4.S4, V5.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d90c6 // fmul v6.4s, v6.4s, v29.s[0]
+	WORD $0x4f9d90e7 // fmul v7.4s, v7.4s, v29.s[0]
+	WORD $0x4f9d9108 // fmul v8.4s, v8.4s, v29.s[0]
+	VST1 [V6.S4, V7.S4, V8.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d9129 // fmul v9.4s, v9.4s, v29.s[0]
+	WORD $0x4f9d914a // fmul v10.4s, v10.4s, v29.s[0]
+	WORD $0x4f9d916b // fmul v11.4s, v11.4s, v29.s[0]
+	VST1 [V9.S4, V10.S4, V11.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d918c // fmul v12.4s, v12.4s, v29.s[0]
+	WORD $0x4f9d91ad // fmul v13.4s, v13.4s, v29.s[0]
+	WORD $0x4f9d91ce // fmul v14.4s, v14.4s, v29.s[0]
+	VST1 [V12.S4, V13.S4, V14.S4], (R3)
+	ADD R4, R3
+done:
+	MSR R7, FPCR
+	RET
+
+// func sgemmKernel8x12NEONColBRows4(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel8x12NEONColBRows4(SB), NOSPLIT, $0-64
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD b+16(FP), R2
+	MOVD c+24(FP), R3
+	MOVD ldc+32(FP), R4
+	LSL $2, R4
+	MOVD pf+48(FP), R5
+	LSL $2, R5
+	MOVD pfA+56(FP), R6
+	MRS FPCR, R7
+	ORR $(1<<24), R7, R8
+	MSR R8, FPCR
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	VEOR V9.B16, V9.B16, V9.B16
+	VEOR V10.B16, V10.B16, V10.B16
+	VEOR V11.B16, V11.B16, V11.B16
+	LSR $2, R0, R9
+	AND $3, R0, R10
+	CBZ R9, tail
+loop:
+	PRFM (R6), PLDL1KEEP
+	ADD $64, R6
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	SUBS $1, R9
+	BNE loop
+tail:
+	CBZ R10, store
+tailloop:
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	WORD $0x4fb81b49 // fmla v9.4s, v26.4s, v24.s[3]
+	WORD $0x4fb81b6a // fmla v10.4s, v27.4s, v24.s[3]
+	WORD $0x4fb81b8b // fmla v11.4s, v28.4s, v24.s[3]
+	SUBS $1, R10
+	BNE tailloop
+store:
+	FMOVS alpha+40(FP), F29
+	FMOVS beta+44(FP), F30
+	MOVWU beta+44(FP), R12
+	LSLW $1, R12
+	CBZW R12, nobeta
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1018 // fmla v24.4s, v0.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1039 // fmla v25.4s, v1.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d105a // fmla v26.4s, v2.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1078 // fmla v24.4s, v3.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1099 // fmla v25.4s, v4.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d10ba // fmla v26.4s, v5.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d10d8 // fmla v24.4s, v6.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d10f9 // fmla v25.4s, v7.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d111a // fmla v26.4s, v8.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1138 // fmla v24.4s, v9.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1159 // fmla v25.4s, v10.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d117a // fmla v26.4s, v11.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	B done
+nobeta:
+	WORD $0x4f9d9000 // fmul v0.4s, v0.4s, v29.s[0]
+	WORD $0x4f9d9021 // fmul v1.4s, v1.4s, v29.s[0]
+	WORD $0x4f9d9042 // fmul v2.4s, v2.4s, v29.s[0]
+	VST1 [V0.S4, V1.S4, V2.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d9063 // fmul v3.4s, v3.4s, v29.s[0]
+	WORD $0x4f9d9084 // fmul v4.4s, v4.4s, v29.s[0]
+	WORD $0x4f9d90a5 // fmul v5.4s, v5.4s, v29.s[0]
+	VST1 [V3.S4, V4.S4, V5.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d90c6 // fmul v6.4s, v6.4s, v29.s[0]
+	WORD $0x4f9d90e7 // fmul v7.4s, v7.4s, v29.s[0]
+	WORD $0x4f9d9108 // fmul v8.4s, v8.4s, v29.s[0]
+	VST1 [V6.S4, V7.S4, V8.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d9129 // fmul v9.4s, v9.4s, v29.s[0]
+	WORD $0x4f9d914a // fmul v10.4s, v10.4s, v29.s[0]
+	WORD $0x4f9d916b // fmul v11.4s, v11.4s, v29.s[0]
+	VST1 [V9.S4, V10.S4, V11.S4], (R3)
+	ADD R4, R3
+done:
+	MSR R7, FPCR
+	RET
+
+// func sgemmKernel8x12NEONColBRows3(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel8x12NEONColBRows3(SB), NOSPLIT, $0-64
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD b+16(FP), R2
+	MOVD c+24(FP), R3
+	MOVD ldc+32(FP), R4
+	LSL $2, R4
+	MOVD pf+48(FP), R5
+	LSL $2, R5
+	MOVD pfA+56(FP), R6
+	MRS FPCR, R7
+	ORR $(1<<24), R7, R8
+	MSR R8, FPCR
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
+	VEOR V8.B16, V8.B16, V8.B16
+	LSR $2, R0, R9
+	AND $3, R0, R10
+	CBZ R9, tail
+loop:
+	PRFM (R6), PLDL1KEEP
+	ADD $64, R6
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	SUBS $1, R9
+	BNE loop
+tail:
+	CBZ R10, store
+tailloop:
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	WORD $0x4f981b46 // fmla v6.4s, v26.4s, v24.s[2]
+	WORD $0x4f981b67 // fmla v7.4s, v27.4s, v24.s[2]
+	WORD $0x4f981b88 // fmla v8.4s, v28.4s, v24.s[2]
+	SUBS $1, R10
+	BNE tailloop
+store:
+	FMOVS alpha+40(FP), F29
+	FMOVS beta+44(FP), F30
+	MOVWU beta+44(FP), R12
+	LSLW $1, R12
+	CBZW R12, nobeta
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1018 // fmla v24.4s, v0.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1039 // fmla v25.4s, v1.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d105a // fmla v26.4s, v2.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1078 // fmla v24.4s, v3.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1099 // fmla v25.4s, v4.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d10ba // fmla v26.4s, v5.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d10d8 // fmla v24.4s, v6.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d10f9 // fmla v25.4s, v7.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d111a // fmla v26.4s, v8.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	B done
+nobeta:
+	WORD $0x4f9d9000 // fmul v0.4s, v0.4s, v29.s[0]
+	WORD $0x4f9d9021 // fmul v1.4s, v1.4s, v29.s[0]
+	WORD $0x4f9d9042 // fmul v2.4s, v2.4s, v29.s[0]
+	VST1 [V0.S4, V1.S4, V2.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d9063 // fmul v3.4s, v3.4s, v29.s[0]
+	WORD $0x4f9d9084 // fmul v4.4s, v4.4s, v29.s[0]
+	WORD $0x4f9d90a5 // fmul v5.4s, v5.4s, v29.s[0]
+	VST1 [V3.S4, V4.S4, V5.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d90c6 // fmul v6.4s, v6.4s, v29.s[0]
+	WORD $0x4f9d90e7 // fmul v7.4s, v7.4s, v29.s[0]
+	WORD $0x4f9d9108 // fmul v8.4s, v8.4s, v29.s[0]
+	VST1 [V6.S4, V7.S4, V8.S4], (R3)
+	ADD R4, R3
+done:
+	MSR R7, FPCR
+	RET
+
+// func sgemmKernel8x12NEONColBRows2(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel8x12NEONColBRows2(SB), NOSPLIT, $0-64
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD b+16(FP), R2
+	MOVD c+24(FP), R3
+	MOVD ldc+32(FP), R4
+	LSL $2, R4
+	MOVD pf+48(FP), R5
+	LSL $2, R5
+	MOVD pfA+56(FP), R6
+	MRS FPCR, R7
+	ORR $(1<<24), R7, R8
+	MSR R8, FPCR
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	LSR $2, R0, R9
+	AND $3, R0, R10
+	CBZ R9, tail
+loop:
+	PRFM (R6), PLDL1KEEP
+	ADD $64, R6
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	SUBS $1, R9
+	BNE loop
+tail:
+	CBZ R10, store
+tailloop:
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	WORD $0x4fb81343 // fmla v3.4s, v26.4s, v24.s[1]
+	WORD $0x4fb81364 // fmla v4.4s, v27.4s, v24.s[1]
+	WORD $0x4fb81385 // fmla v5.4s, v28.4s, v24.s[1]
+	SUBS $1, R10
+	BNE tailloop
+store:
+	FMOVS alpha+40(FP), F29
+	FMOVS beta+44(FP), F30
+	MOVWU beta+44(FP), R12
+	LSLW $1, R12
+	CBZW R12, nobeta
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1018 // fmla v24.4s, v0.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1039 // fmla v25.4s, v1.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d105a // fmla v26.4s, v2.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	VLD1 (R3), [V24.S4, V25.S4, V26.S4]
+	WORD $0x4f9e9318 // fmul v24.4s, v24.4s, v30.s[0]
+	WORD $0x4f9d1078 // fmla v24.4s, v3.4s, v29.s[0]
+	WORD $0x4f9e9339 // fmul v25.4s, v25.4s, v30.s[0]
+	WORD $0x4f9d1099 // fmla v25.4s, v4.4s, v29.s[0]
+	WORD $0x4f9e935a // fmul v26.4s, v26.4s, v30.s[0]
+	WORD $0x4f9d10ba // fmla v26.4s, v5.4s, v29.s[0]
+	VST1 [V24.S4, V25.S4, V26.S4], (R3)
+	ADD R4, R3
+	B done
+nobeta:
+	WORD $0x4f9d9000 // fmul v0.4s, v0.4s, v29.s[0]
+	WORD $0x4f9d9021 // fmul v1.4s, v1.4s, v29.s[0]
+	WORD $0x4f9d9042 // fmul v2.4s, v2.4s, v29.s[0]
+	VST1 [V0.S4, V1.S4, V2.S4], (R3)
+	ADD R4, R3
+	WORD $0x4f9d9063 // fmul v3.4s, v3.4s, v29.s[0]
+	WORD $0x4f9d9084 // fmul v4.4s, v4.4s, v29.s[0]
+	WORD $0x4f9d90a5 // fmul v5.4s, v5.4s, v29.s[0]
+	VST1 [V3.S4, V4.S4, V5.S4], (R3)
+	ADD R4, R3
+done:
+	MSR R7, FPCR
+	RET
+
+// func sgemmKernel8x12NEONColBRows1(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)
+TEXT ·sgemmKernel8x12NEONColBRows1(SB), NOSPLIT, $0-64
+	MOVD k+0(FP), R0
+	MOVD a+8(FP), R1
+	MOVD b+16(FP), R2
+	MOVD c+24(FP), R3
+	MOVD ldc+32(FP), R4
+	LSL $2, R4
+	MOVD pf+48(FP), R5
+	LSL $2, R5
+	MOVD pfA+56(FP), R6
+	MRS FPCR, R7
+	ORR $(1<<24), R7, R8
+	MSR R8, FPCR
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	LSR $2, R0, R9
+	AND $3, R0, R10
+	CBZ R9, tail
+loop:
+	PRFM (R6), PLDL1KEEP
+	ADD $64, R6
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
+	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
+	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
+	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]
+	SUBS $1, R9
+	BNE loop
+tail:
+	CBZ R10, store
+tailloop:
+	VLD1 (R1), [V24.S4]
+	ADD $32, R1
+	VLD1 (R2), [V26.S4, V27.S4, V28.S4]
+	ADD R5, R2
 	WORD $0x4f981340 // fmla v0.4s, v26.4s, v24.s[0]
 	WORD $0x4f981361 // fmla v1.4s, v27.4s, v24.s[0]
 	WORD $0x4f981382 // fmla v2.4s, v28.4s, v24.s[0]

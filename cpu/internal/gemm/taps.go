@@ -17,12 +17,12 @@ import (
 
 // TapsTile is the column granularity at which SgemmTaps reads B: every B_t
 // must be readable for n columns rounded up to TapsTile (a multiple of every
-// level's nr). The values read past n do not reach C.
-const TapsTile = 32
+// level's nr: 32, 16 and 12). The values read past n do not reach C.
+const TapsTile = 96
 
 // TapsReady reports whether SgemmTaps runs at the level in use, which needs
 // micro-kernels reading B in place.
-func TapsReady() bool { return implFor(active).kernels[packedA][inPlaceB] != nil }
+func TapsReady() bool { return implFor(active).taps != nil }
 
 // TapsA is the A operand of SgemmTaps: taps m×k matrices packed into the
 // micro-kernels' row panels of the level in use when they were packed
@@ -79,7 +79,7 @@ func SgemmTaps(n int, a *TapsA, b []float32, ldb int, bOff []int, c []float32, l
 		return
 	}
 	im := implFor(active)
-	kernels := im.kernels[packedA][inPlaceB]
+	kernels := im.taps
 	full := n / im.nr * im.nr // the columns of whole tiles; a ragged last tile is summed in edge
 	var edge []float32
 	if full < n {

@@ -8,9 +8,11 @@ import (
 // kernel is the register-blocked micro-kernel for panels of mr rows of A
 // (mr/4 vectors) and nv vectors of 4 columns of B, computing the first rows
 // rows of the tile (rows < mr serve the last panel of A without computing
-// its padding).
+// its padding). With colB it reads B in place, k steps ldb floats apart
+// (ldb in the pf argument; no L2 prefetch then).
 type kernel struct {
 	mr, nv, rows int
+	colB         bool
 }
 
 // Register use: accumulators v0 … v(rows*nv-1), A in v24–v25, B in
@@ -31,6 +33,9 @@ func (k kernel) nr() int { return 4 * k.nv }
 
 func (k kernel) symbol() string {
 	s := fmt.Sprintf("sgemmKernel%dx%dNEON", k.mr, k.nr())
+	if k.colB {
+		s += "ColB"
+	}
 	if k.rows != k.mr {
 		s += fmt.Sprintf("Rows%d", k.rows)
 	}
@@ -41,10 +46,19 @@ func (k kernel) acc(r, v int) int { return r*k.nv + v }
 
 func (k kernel) proto(g *bytes.Buffer) {
 	fmt.Fprintf(g, "\n// %s computes a %d×%d tile of C = alpha*A*B + beta*C with NEON from k\n", k.symbol(), k.rows, k.nr())
-	fmt.Fprintf(g, "// steps of packed A (groups of %d floats) and packed B (groups of %d floats).\n", k.mr, k.nr())
+	if k.colB {
+		fmt.Fprintf(g, "// steps of packed A (groups of %d floats) and of B in place (%d floats a step, steps pf\n// floats apart).\n", k.mr, k.nr())
+	} else {
+		fmt.Fprintf(g, "// steps of packed A (groups of %d floats) and packed B (groups of %d floats).\n", k.mr, k.nr())
+	}
 	g.WriteString("// C rows are ldc floats apart; beta == 0 stores without reading C.\n")
-	g.WriteString("// Each iteration of the unrolled k loop prefetches into L2 the next cache\n")
-	g.WriteString("// line from address pf, and into L1 the next from pfA (hints: any address\n// is safe). Denormals are flushed to zero while it runs (FPCR.FZ).\n")
+	if k.colB {
+		g.WriteString("// Each iteration of the unrolled k loop prefetches into L1 the next cache\n// line from address pfA (a hint: any address is safe).")
+	} else {
+		g.WriteString("// Each iteration of the unrolled k loop prefetches into L2 the next cache\n")
+		g.WriteString("// line from address pf, and into L1 the next from pfA (hints: any address\n// is safe).")
+	}
+	g.WriteString(" Denormals are flushed to zero while it runs (FPCR.FZ).\n")
 	g.WriteString("//\n//go:noescape\n")
 	fmt.Fprintf(g, "func %s(k int, a, b, c *float32, ldc int, alpha, beta float32, pf, pfA uintptr)\n", k.symbol())
 }
@@ -71,7 +85,12 @@ func (k kernel) step(w writer) {
 		w.Op("VLD1 (R1), [V%d.S4]", regA)
 		w.Op("ADD $%d, R1", 4*k.mr)
 	}
-	w.Op("VLD1.P %d(R2), [V%d.S4, V%d.S4, V%d.S4]", 16*k.nv, regB, regB+1, regB+2)
+	if k.colB {
+		w.Op("VLD1 (R2), [V%d.S4, V%d.S4, V%d.S4]", regB, regB+1, regB+2)
+		w.Op("ADD R5, R2")
+	} else {
+		w.Op("VLD1.P %d(R2), [V%d.S4, V%d.S4, V%d.S4]", 16*k.nv, regB, regB+1, regB+2)
+	}
 	for r := 0; r < k.rows; r++ {
 		for v := 0; v < k.nv; v++ {
 			w.Neon("fmla v%d.4s, v%d.4s, v%d.s[%d]", k.acc(r, v), regB+v, regA+r/4, r%4)
@@ -80,7 +99,8 @@ func (k kernel) step(w writer) {
 }
 
 // emit writes the kernel. Arguments: R0 k, R1 a, R2 b, R3 c, R4 ldc in
-// bytes, R5 pf, R6 pfA; R7 holds the caller's FPCR.
+// bytes, R5 pf (ldb in bytes with colB), R6 pfA; R7 holds the caller's
+// FPCR.
 func (k kernel) emit(s *bytes.Buffer) {
 	if k.nv != 3 || k.mr != 8 {
 		panic("neongen: the register plan is for 8×12 kernels")
@@ -96,6 +116,9 @@ func (k kernel) emit(s *bytes.Buffer) {
 	w.Op("MOVD ldc+32(FP), R4")
 	w.Op("LSL $2, R4")
 	w.Op("MOVD pf+48(FP), R5")
+	if k.colB {
+		w.Op("LSL $2, R5")
+	}
 	w.Op("MOVD pfA+56(FP), R6")
 	// Flush denormals (FPCR.FZ) while the kernel runs, as the x86 kernels
 	// do with MXCSR; the caller's mode is restored before returning.
@@ -109,9 +132,11 @@ func (k kernel) emit(s *bytes.Buffer) {
 	w.Op("AND $3, R0, R10")
 	w.Op("CBZ R9, tail")
 	w.Label("loop")
-	w.Op("PRFM (R5), PLDL2KEEP")
+	if !k.colB {
+		w.Op("PRFM (R5), PLDL2KEEP")
+		w.Op("ADD $64, R5")
+	}
 	w.Op("PRFM (R6), PLDL1KEEP")
-	w.Op("ADD $64, R5")
 	w.Op("ADD $64, R6")
 	for range unroll {
 		k.step(w)

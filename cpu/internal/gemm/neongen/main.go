@@ -41,14 +41,16 @@ func main() {
 func Generate() (asm, proto []byte, err error) {
 	f := neonasm.NewFiles("gemm")
 	s, g := &f.Asm, &f.Go
-	k := kernel{mr: 8, nv: 3}
-	for r := k.mr; r >= 1; r-- {
-		v := k
-		v.rows = r
-		v.emit(s)
-		v.proto(g)
+	for _, colB := range []bool{false, true} {
+		k := kernel{mr: 8, nv: 3, colB: colB}
+		for r := k.mr; r >= 1; r-- {
+			v := k
+			v.rows = r
+			v.emit(s)
+			v.proto(g)
+		}
+		k.table(g)
 	}
-	k.table(g)
 	transpose(s, g)
 	peak(s, g)
 	return f.Finish()
