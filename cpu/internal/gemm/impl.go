@@ -47,10 +47,10 @@ type impl struct {
 	// that SgemmTaps calls: kernels[packedA][inPlaceB] where products read
 	// B in place too, and on arm64 kernels that only SgemmTaps calls (the
 	// NEON products pack B: reading it in place is unmeasured there).
-	taps    []microKernel
-	kc      int // largest depth of a cache block: a kc×mr panel of A stays in L1
-	mc      int // rows per macro tile (at most)
-	nc      int // columns per macro tile: a kc×nc block of B, and the next, stay in L2
+	taps []microKernel
+	kc   int // largest depth of a cache block: a kc×mr panel of A stays in L1
+	mc   int // rows per macro tile (at most)
+	nc   int // columns per macro tile: a kc×nc block of B, and the next, stay in L2
 
 	pack *packer
 }
