@@ -168,7 +168,7 @@ func runExport(t *testing.T, dev *tensor.Device, dir string, atol, rtol float64)
 	}
 }
 
-var exportNames = []string{"mlp", "cnn", "resnet18", "resnet18_train", "gpt", "encoder"}
+var exportNames = []string{"mlp", "cnn", "resnet18", "resnet18_train", "gpt", "encoder", "wideconvs"}
 
 func TestTorchExportsOnCPU(t *testing.T) {
 	dir := torchExports(t)
@@ -181,13 +181,13 @@ func TestTorchExportsOnCPU(t *testing.T) {
 // TestTorchExportsOnGPUs runs the exported models on the portable GPU
 // backends (lavapipe in CI, where they are slow: ResNet-18 is left to the
 // CPU test unless SHADERFLOW_ONNX_GPU_MODELS lists it, as in
-// SHADERFLOW_ONNX_GPU_MODELS=mlp,cnn,gpt,encoder,resnet18,resnet18_train).
+// SHADERFLOW_ONNX_GPU_MODELS=mlp,cnn,gpt,encoder,wideconvs,resnet18,resnet18_train).
 func TestTorchExportsOnGPUs(t *testing.T) {
 	dir := torchExports(t)
 	for _, backend := range []string{"vulkan", "webgpu"} {
 		t.Run(backend, func(t *testing.T) {
 			dev := openBackend(t, backend)
-			names := []string{"mlp", "cnn", "gpt", "encoder"}
+			names := []string{"mlp", "cnn", "gpt", "encoder", "wideconvs"}
 			if v := os.Getenv("SHADERFLOW_ONNX_GPU_MODELS"); v != "" {
 				names = strings.Split(v, ",")
 			}

@@ -67,6 +67,20 @@ class CNN(nn.Module):
         return torch.clamp(self.fc(x), min=-3.0, max=3.0)
 
 
+class WideConvs(nn.Module):
+    """3×3 convolutions of 128 channels and more on 28×28 images, which
+    Shaderflow's CPU backend computes by Winograd's F(2×2, 3×3)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(128, 128, 3, padding=1)
+        self.bn = nn.BatchNorm2d(128)
+        self.c2 = nn.Conv2d(128, 160, 3, padding=1, bias=False)
+
+    def forward(self, x):
+        return self.c2(F.relu(self.bn(self.c1(x))))
+
+
 class Block(nn.Module):
     def __init__(self, d, heads):
         super().__init__()
@@ -179,6 +193,7 @@ def main():
                               dynamic={"input_0": {0: "batch"}, "output_0": {0: "batch"}}),
         "cnn": lambda: export(outdir, "cnn", randomize_norms(CNN()), [torch.randn(2, 3, 16, 16)], 13),
         "resnet18": lambda: export(outdir, "resnet18", resnet18(), [torch.randn(2, 3, 32, 32)], 13),
+        "wideconvs": lambda: export(outdir, "wideconvs", randomize_norms(WideConvs()), [torch.randn(4, 128, 28, 28)], 13),
         "resnet18_train": lambda: export(outdir, "resnet18_train", resnet18(), [torch.randn(4, 3, 64, 64)], 15,
                                          training=True, grads=["conv1.weight", "fc.weight", "fc.bias", "layer4.1.bn2.weight"]),
         "gpt": lambda: export(outdir, "gpt", randomize_norms(GPT()), [tokens], 17, dynamic=seq,
