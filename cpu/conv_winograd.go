@@ -65,7 +65,7 @@ func (j *convJob) winograd(workers int) (winogradPlan, bool) {
 	g := &j.g
 	if !winogradEnabled || sgemmTaps == nil || g.groups != 1 || g.k != [3]int{1, 3, 3} ||
 		g.s != [3]int{1, 1, 1} || g.dl != [3]int{1, 1, 1} || g.in[0] != 1 || j.xst[4] != 1 ||
-		g.c < winogradMinChannels || g.o < winogradMinChannels || g.out[1] < 2 || (g.out[2]+1)/2 < winogradMinTilesAcross {
+		g.n == 0 || g.c < winogradMinChannels || g.o < winogradMinChannels || g.out[1] < 2 || (g.out[2]+1)/2 < winogradMinTilesAcross {
 		return winogradPlan{}, false
 	}
 	p := winogradPlan{th: (g.out[1] + 1) / 2, tw: (g.out[2] + 1) / 2}
@@ -147,10 +147,7 @@ func (j *convJob) forwardWinograd(ws *workspace, p winogradPlan, n0, n1, ty0, ty
 	g := &j.g
 	band := (ty1 - ty0) * p.tw // an image's columns in the products
 	cols := (n1 - n0) * band
-	ldb := cols
-	if ldb%512 == 0 { // V's rows 2 KiB apart would share L1 sets in the products
-		ldb += 16
-	}
+	ldb := gemm.TapsLeadingDim(cols)
 	ws.col = grow(ws.col, 16*g.c*ldb+gemm.TapsTile)
 	ws.tmp = grow(ws.tmp, 16*g.o*cols)
 	v, m := ws.col, ws.tmp

@@ -18,7 +18,8 @@ var sgemm sgemmFunc
 // (gemm.SgemmTaps): A_t packed in a, B_t at b[bOff[t]:] (k×n, rows ldb
 // apart, readable for n rounded up to gemm.TapsTile columns), C m×n with
 // rows ldc apart, written without being read. It is nil where the level
-// has no kernels for it: the convolutions then build patch matrices.
+// has no kernels for it: the convolutions then build patch matrices and
+// skip Winograd's products.
 var sgemmTaps func(n int, a *gemm.TapsA, b []float32, ldb int, bOff []int, c []float32, ldc int)
 
 // sgemmRef is the portable reference product: transposed operands are

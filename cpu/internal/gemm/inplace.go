@@ -82,8 +82,13 @@ var colBEnabled = true
 // kernel's whole run of B on a few L1 and L2 sets.
 func useColB(p *problem, im *impl) bool {
 	return colBEnabled && im.kernels[packedA][inPlaceB] != nil && !p.transB &&
-		p.n >= im.nr && ceilDiv(p.m, im.mr) <= colBMaxAPanels && p.ldb*4%2048 != 0
+		p.n >= im.nr && ceilDiv(p.m, im.mr) <= colBMaxAPanels && !setBound(p.ldb)
 }
+
+// setBound reports whether rows ld floats apart start on the same L1 set
+// (multiples of 2 KiB): a kernel reading B's rows in place then keeps its
+// whole run of B on a few L1 and L2 sets.
+func setBound(ld int) bool { return ld*4%2048 == 0 }
 
 // rowsAlias reports whether rows row segments of depth floats, lda floats
 // apart, put more than l1MaxRowLines lines into some L1 set.

@@ -39,12 +39,19 @@ func (s *shared) macroTile(b *block, pi0, pj0, nextPj0 int, tmp []float32) {
 			for pj := pj0; pj < pj1; pj++ {
 				pf, pfA := pre.addr(pi-pi0, pj), uintptr(0)
 				if len(nextA) > 0 {
-					pfA = uintptr(unsafe.Pointer(&nextA[0])) + uintptr(min((pj-pj0)*perCall, max(aLines-perCall, 0))*cacheLine)
+					pfA = uintptr(unsafe.Pointer(&nextA[0])) + sweepPrefetch(pj-pj0, perCall, aLines)
 				}
 				s.microTile(b, pi, pj, pc, kc, beta, tmp, pf, pfA)
 			}
 		}
 	}
+}
+
+// sweepPrefetch returns where in the next A block of lines cache lines the
+// call-th kernel call of a sweep prefetches, in bytes: each call takes
+// perCall lines after the previous call's, the last calls the block's end.
+func sweepPrefetch(call, perCall, lines int) uintptr {
+	return uintptr(min(call*perCall, max(lines-perCall, 0)) * cacheLine)
 }
 
 // depthBlock returns the first depth (within the block) and the depth of

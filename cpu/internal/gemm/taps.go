@@ -24,6 +24,16 @@ const TapsTile = 96
 // micro-kernels reading B in place.
 func TapsReady() bool { return implFor(active).taps != nil }
 
+// TapsLeadingDim returns a leading dimension of at least n floats for B
+// operands of SgemmTaps: n, or a cache line more when rows n floats apart
+// would share their L1 sets.
+func TapsLeadingDim(n int) int {
+	if setBound(n) {
+		return n + cacheLine/4
+	}
+	return n
+}
+
 // TapsA is the A operand of SgemmTaps: taps m×k matrices packed into the
 // micro-kernels' row panels of the level in use when they were packed
 // (Pack). Panel by panel, it holds each tap's k depth steps in turn, so the
@@ -96,20 +106,14 @@ func SgemmTaps(n int, a *TapsA, b []float32, ldb int, bOff []int, c []float32, l
 				kc := min(im.kc, k-p0)
 				start := first + (t*k+p0)*im.mr
 				ap, bp := a.data[start:], b[off+p0*ldb:]
-				// Each call prefetches its kc/kernelPrefetchSteps lines of the
-				// next block (a hint: past the end of a.data is harmless).
-				next, perCall := base+uintptr(start+kc*im.mr)*4, kc/kernelPrefetchSteps
-				lines, call := kc*im.mr*4/cacheLine, 0
-				pfA := func() uintptr {
-					at := min(call*perCall, max(lines-perCall, 0))
-					call++
-					return next + uintptr(at*cacheLine)
-				}
+				// The calls prefetch the next block of A (a hint: past the
+				// end of a.data is harmless).
+				next, perCall, lines := base+uintptr(start+kc*im.mr)*4, kc/kernelPrefetchSteps, kc*im.mr*4/cacheLine
 				for j := 0; j < full; j += im.nr {
-					kern(kc, ap, bp[j:], c[i*ldc+j:], ldc, 1, beta, uintptr(ldb), pfA())
+					kern(kc, ap, bp[j:], c[i*ldc+j:], ldc, 1, beta, uintptr(ldb), next+sweepPrefetch(j/im.nr, perCall, lines))
 				}
 				if full < n {
-					kern(kc, ap, bp[full:], edge, im.nr, 1, beta, uintptr(ldb), pfA())
+					kern(kc, ap, bp[full:], edge, im.nr, 1, beta, uintptr(ldb), next+sweepPrefetch(full/im.nr, perCall, lines))
 				}
 				beta = 1
 			}

@@ -108,3 +108,16 @@ func TestSgemmTapsRefusesShortOperands(t *testing.T) {
 		}
 	}
 }
+
+// TestTapsLeadingDim checks that leading dimensions whose rows would start
+// on one L1 set get a cache line more and the others stay.
+func TestTapsLeadingDim(t *testing.T) {
+	for _, n := range []int{1, 196, 512, 1000, 1024, 4096, 4608} {
+		ld := TapsLeadingDim(n)
+		require.GreaterOrEqual(t, ld, n)
+		require.False(t, setBound(ld), "n %d: ld %d", n, ld)
+		if !setBound(n) {
+			require.Equal(t, n, ld)
+		}
+	}
+}
