@@ -196,7 +196,7 @@ func (j *convJob) inputGradImage(ws *workspace, n int, dxst [5]int, threads int)
 			ws.col = grow(ws.col, j.cgk*nt)
 			sgemm(threads, true, false, j.cgk, nt, g.og, 1, a, j.cgk, b, g.outVol, 0, ws.col, nt)
 			if nt == g.outVol {
-				j.col2im(ws.col, nt, n, gi, dxst)
+				j.col2im(ws, ws.col, nt, n, gi, dxst)
 			} else {
 				g.patches(true, ws.col, nt, j.res, 0, dxst, n, gi*g.cg, t0, nt)
 			}
@@ -216,34 +216,47 @@ func (j *convJob) inputGradImages(ws *workspace, n0, n1 int, dxst [5]int, thread
 		vec.CopyBlocks(ws.tmp, cols, g.outVol, j.dy[(n0*g.o+gi*g.og)*g.outVol:], g.outVol, g.o*g.outVol, n1-n0, g.og, g.outVol)
 		sgemm(threads, true, false, j.cgk, cols, g.og, 1, j.w[gi*g.og*j.cgk:], j.cgk, ws.tmp, cols, 0, ws.col, cols)
 		for n := n0; n < n1; n++ {
-			j.col2im(ws.col[(n-n0)*g.outVol:], cols, n, gi, dxst)
+			j.col2im(ws, ws.col[(n-n0)*g.outVol:], cols, n, gi, dxst)
 		}
 	}
 }
 
 // col2im3x3 reports whether col2im can run on vec.Col2Im3x3: a 2-D 3×3
-// window, stride and dilation one, no padding, whole images per patch
-// matrix. It then sets every element of dX (no clearing first) and sums
-// each in a register instead of adding nine shifted blocks into memory.
+// window, stride and dilation one, whole images per patch matrix. It then
+// sets every element of dX (no clearing first) and sums each in a register
+// instead of adding nine shifted blocks into memory; a padded convolution's
+// dX is the middle of an unpadded one's over the padded plane.
 func (j *convJob) col2im3x3() bool {
 	g := &j.g
 	return g.in[0] == 1 && g.k == [3]int{1, 3, 3} && g.s == [3]int{1, 1, 1} && g.dl == [3]int{1, 1, 1} &&
-		g.p == [3]int{} && j.tile >= g.outVol
+		g.p[0] == 0 && g.p[1] <= 2 && g.p[2] <= 2 && j.tile >= g.outVol
 }
 
 // col2im moves image n's patch matrix (group gi, columns ldc apart, from
-// col) into dX: by vec.Col2Im3x3 channel by channel when col2im3x3 allows,
-// else by adding with patches.
-func (j *convJob) col2im(col []float32, ldc int, n, gi int, dxst [5]int) {
+// col) into dX: by vec.Col2Im3x3 channel by channel when col2im3x3 allows
+// (into ws's padded planes first when the convolution is padded), else by
+// adding with patches.
+func (j *convJob) col2im(ws *workspace, col []float32, ldc int, n, gi int, dxst [5]int) {
 	g := &j.g
 	if !j.col2im3x3() {
 		g.patches(true, col, ldc, j.res, 0, dxst, n, gi*g.cg, 0, g.outVol)
 		return
 	}
-	for ci := 0; ci < g.cg; ci++ {
-		dx := j.res[(n*g.c+gi*g.cg+ci)*g.inVol:][:g.inVol]
-		vec.Col2Im3x3(dx, g.in[2], col[ci*g.kVol*ldc:], ldc, g.out[1], g.out[2])
+	dx := j.res[(n*g.c+gi*g.cg)*g.inVol:]
+	ph, pw := g.p[1], g.p[2]
+	if ph == 0 && pw == 0 {
+		for ci := 0; ci < g.cg; ci++ {
+			vec.Col2Im3x3(dx[ci*g.inVol:][:g.inVol], g.in[2], col[ci*g.kVol*ldc:], ldc, g.out[1], g.out[2])
+		}
+		return
 	}
+	pwid := g.out[2] + 2 // the padded plane's width; its height is out[1] + 2
+	plane := pwid * (g.out[1] + 2)
+	ws.plane = grow(ws.plane, g.cg*plane)
+	for ci := 0; ci < g.cg; ci++ {
+		vec.Col2Im3x3(ws.plane[ci*plane:][:plane], pwid, col[ci*g.kVol*ldc:], ldc, g.out[1], g.out[2])
+	}
+	vec.CopyBlocks(dx, g.in[2], g.inVol, ws.plane[ph*pwid+pw:], pwid, plane, g.cg, g.in[1], g.in[2])
 }
 
 // convBackwardWeight: dW_g = Σ_n dY[n, g] · patches(X[n, g])ᵀ. The output

@@ -586,3 +586,39 @@ func sparseImages(t *testing.T, d *Device, r *rand.Rand, g device.ConvGeometry) 
 	return device.View{Buf: upload(t, d, device.Float32, xv), DType: device.Float32, Shape: []int{g.N, g.C, ih, iw},
 		Strides: []int{g.C * plane, plane, ld, 1}}, xv
 }
+
+// TestConvCol2Im3x3MatchesFloat64 checks the input gradients of 3×3,
+// stride-one convolutions, padded or not, whose col2im sums each element in
+// a register (col2im3x3): into poisoned outputs, so that every element must
+// be set, over images batched side by side and whole single images.
+func TestConvCol2Im3x3MatchesFloat64(t *testing.T) {
+	r := newRand(t)
+	cases := []device.ConvGeometry{
+		geometry(6, 8, 12, 1, []int{14, 14}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}), // the CNN's conv2, smaller
+		geometry(3, 4, 6, 2, []int{9, 11}, []int{3, 3}, []int{1, 1}, []int{2, 2}, []int{1, 1}),
+		geometry(2, 3, 5, 1, []int{7, 10}, []int{3, 3}, []int{1, 1}, []int{1, 0}, []int{1, 1}),
+		geometry(2, 3, 5, 1, []int{8, 6}, []int{3, 3}, []int{1, 1}, []int{0, 2}, []int{1, 1}),
+		geometry(2, 5, 4, 1, []int{9, 9}, []int{3, 3}, []int{1, 1}, []int{0, 0}, []int{1, 1}),
+		geometry(2, 4, 7, 1, []int{40, 33}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}), // one image a product
+	}
+	for ci, g := range cases {
+		for _, workers := range []int{1, 3} {
+			t.Run(fmt.Sprintf("case%d/w%d", ci, workers), func(t *testing.T) {
+				d := newDevice(t, workers)
+				j := &convJob{g: norm3(g, false)}
+				j.cgk = j.g.cg * j.g.kVol
+				j.tile = j.tileFor()
+				require.True(t, j.col2im3x3(), "col2im sums in registers")
+				y, yv := strided(t, d, r, device.Float32, append([]int{g.N, g.O}, g.Out...), identityPerm(4), 0)
+				w, wv := strided(t, d, r, device.Float32, []int{g.O, g.C / g.Groups, 3, 3}, identityPerm(4), 0)
+				k := &device.ConvKernel{Mode: device.ConvBackwardInput, Geom: g, Epilogue: device.Identity(device.Float32), A: y, B: w}
+				shape := k.ResultShape()
+				n := device.NumElements(shape)
+				k.Outputs = []device.View{device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, shape)}
+				require.NoError(t, d.Conv(k))
+				want := refConv(device.ConvBackwardInput, g, dense(yv, y), dense(wv, w))
+				requireClose(t, want, download(t, d, k.Outputs[0].Buf, device.Float32, n), 1e-4, 1e-4, "conv")
+			})
+		}
+	}
+}

@@ -54,6 +54,7 @@ type workspace struct {
 	// holds, their padding columns cleared (conv_taps.go).
 	rowPatchesOf uint64
 	tmp          []float32
+	plane        []float32 // padded input planes for col2im (conv_modes.go)
 }
 
 // prepare sizes the register tables and scratch for evaluating plan p.
