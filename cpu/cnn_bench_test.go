@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -106,6 +107,18 @@ func (c cnnConv) kernel(b *testing.B, d *Device, mode device.ConvMode) *device.C
 	return k
 }
 
+// withBiasRelu gives a forward kernel the epilogue nn's Conv2d and ReLU
+// fuse into it: a bias per output channel, then ReLU.
+func withBiasRelu(b *testing.B, d *Device, k *device.ConvKernel) *device.ConvKernel {
+	shape := k.Outputs[0].Shape
+	bias := device.Contiguous(randBuffer(b, d, shape[1], 4), device.Float32, 0, []int{shape[1]})
+	bias.Shape, bias.Strides = shape, []int{0, 1, 0, 0}
+	var e device.Builder
+	e.Output(e.Unary(device.OpRelu, e.Binary(device.OpAdd, e.Input(0, device.Float32), e.Input(1, device.Float32))))
+	k.Epilogue, k.EpilogueInputs = e.P, []device.View{bias}
+	return k
+}
+
 func BenchmarkCNNConv(b *testing.B) {
 	cases := []struct {
 		name string
@@ -123,12 +136,17 @@ func BenchmarkCNNConv(b *testing.B) {
 		{"padded/conv2/fwd", cnnConv{64, 32, 64, 14, 14, 1}, device.ConvForward},
 		{"padded/conv2/dX", cnnConv{64, 32, 64, 14, 14, 1}, device.ConvBackwardInput},
 		{"padded/conv2/dW", cnnConv{64, 32, 64, 14, 14, 1}, device.ConvBackwardWeight},
+		{"padded/conv1/fwd+bias+relu", cnnConv{64, 1, 32, 28, 28, 1}, device.ConvForward},
+		{"padded/conv2/fwd+bias+relu", cnnConv{64, 32, 64, 14, 14, 1}, device.ConvForward},
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			d := New(Config{})
 			defer d.Close()
 			k := tc.c.kernel(b, d, tc.mode)
+			if strings.HasSuffix(tc.name, "+bias+relu") {
+				k = withBiasRelu(b, d, k)
+			}
 			runKernel(b, func() error { return d.Conv(k) })
 			g := k.Geom
 			flops := 2.0 * float64(g.N*g.O*g.Out[0]*g.Out[1]*g.C*9)
