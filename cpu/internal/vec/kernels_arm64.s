@@ -3289,6 +3289,31 @@ rowdone:
 	BNE block
 	RET
 
+// func splitPairsNEON(even []float32, odd []float32, x []float32, pairs int)
+TEXT ·splitPairsNEON(SB), NOSPLIT, $0-80
+	MOVD even_base+0(FP), R0
+	MOVD odd_base+24(FP), R1
+	MOVD x_base+48(FP), R2
+	MOVD pairs+72(FP), R3
+	LSR $3, R3, R4
+	CBZ R4, four
+eight:
+	VLD2.P 32(R2), [V0.S4, V1.S4]
+	VLD2.P 32(R2), [V2.S4, V3.S4]
+	VST1.P [V0.S4], 16(R0)
+	VST1.P [V1.S4], 16(R1)
+	VST1.P [V2.S4], 16(R0)
+	VST1.P [V3.S4], 16(R1)
+	SUBS $1, R4
+	BNE eight
+four:
+	TBZ $2, R3, done
+	VLD2 (R2), [V0.S4, V1.S4]
+	VST1 [V0.S4], (R0)
+	VST1 [V1.S4], (R1)
+done:
+	RET
+
 // func cmpEqNEON(dst []uint8, a, b []float32)
 TEXT ·cmpEqNEON(SB), NOSPLIT, $0-72
 	MOVD dst_base+0(FP), R0

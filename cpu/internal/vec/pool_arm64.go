@@ -5,10 +5,10 @@ package vec
 import "math"
 
 // archWinKernels returns the window kernels for LevelNEON: NEON max
-// pooling and its backward, col2im, the direct 3×3 convolution and block addition (each
-// element computed as the pure-Go kernel computes it, the columns the
-// vectors leave by the pure-Go definitions); the rest are the pure-Go
-// kernels.
+// pooling and its backward, col2im, the direct 3×3 convolution, block
+// addition and pair splitting (each element computed as the pure-Go kernel
+// computes it, the columns the vectors leave by the pure-Go definitions);
+// the rest are the pure-Go kernels.
 func archWinKernels(l Level) *winKernels {
 	if l != LevelNEON {
 		return nil
@@ -43,5 +43,10 @@ func archWinKernels(l Level) *winKernels {
 		conv3x3Cols(y, ldy, x, ldx, w, rows, cols, acc, cols&^3)
 	}
 	k.addBlocks = addBlocksNEON
+	k.splitPairs = func(even, odd, x []float32, pairs int) {
+		splitPairsNEON(even, odd, x, pairs)
+		done := pairs &^ 3
+		goSplitPairs(even[done:], odd[done:], x[2*done:], pairs-done)
+	}
 	return k
 }

@@ -236,6 +236,11 @@ func conv3x3NEON(y []float32, ldy int, x []float32, ldx int, w []float32, rows, 
 //go:noescape
 func addBlocksNEON(dst []float32, ldd, bd int, src []float32, lds, bs int, blocks, rows, cols int)
 
+// splitPairsNEON is goSplitPairs for the first pairs&^3 pairs.
+//
+//go:noescape
+func splitPairsNEON(even []float32, odd []float32, x []float32, pairs int)
+
 // cmpEqNEON sets dst[i] = 1 where a[i] Eq b[i] holds, else 0, for i < len(dst)&^15.
 //
 //go:noescape

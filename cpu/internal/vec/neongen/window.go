@@ -18,6 +18,37 @@ func windowKernels(s, g *bytes.Buffer) {
 	col2im3x3(s, g)
 	conv3x3(s, g)
 	addBlocks(s, g)
+	splitPairs(s, g)
+}
+
+// splitPairs writes splitPairsNEON: goSplitPairs for the first pairs&^3
+// pairs, LD2 splitting eight floats into their even and odd halves, two
+// such steps an iteration while eight pairs remain.
+func splitPairs(s, g *bytes.Buffer) {
+	const sig = "even []float32, odd []float32, x []float32, pairs int"
+	w := kernel(s, g, "splitPairsNEON", "("+sig+")", 80, "splitPairsNEON is goSplitPairs for the first pairs&^3 pairs.")
+	w.Op("MOVD even_base+0(FP), R0")
+	w.Op("MOVD odd_base+24(FP), R1")
+	w.Op("MOVD x_base+48(FP), R2")
+	w.Op("MOVD pairs+72(FP), R3")
+	w.Op("LSR $3, R3, R4") // steps of eight pairs
+	w.Op("CBZ R4, four")
+	w.Label("eight")
+	w.Op("VLD2.P 32(R2), [V0.S4, V1.S4]")
+	w.Op("VLD2.P 32(R2), [V2.S4, V3.S4]")
+	w.Op("VST1.P [V0.S4], 16(R0)")
+	w.Op("VST1.P [V1.S4], 16(R1)")
+	w.Op("VST1.P [V2.S4], 16(R0)")
+	w.Op("VST1.P [V3.S4], 16(R1)")
+	w.Op("SUBS $1, R4")
+	w.Op("BNE eight")
+	w.Label("four")
+	w.Op("TBZ $2, R3, done") // a step of four pairs left
+	w.Op("VLD2 (R2), [V0.S4, V1.S4]")
+	w.Op("VST1 [V0.S4], (R0)")
+	w.Op("VST1 [V1.S4], (R1)")
+	w.Label("done")
+	w.Op("RET")
 }
 
 // maxPool2x2 writes maxPool2x2NEON (withIdx: maxPool2x2IdxNEON, which
