@@ -48,6 +48,15 @@ func (j *convJob) tileFor() int {
 	return min(j.g.outVol, t)
 }
 
+// newConvJob starts a convolution of geometry geom: its normalized
+// geometry, the forward product's reduction length and the tile.
+func newConvJob(geom device.ConvGeometry) *convJob {
+	j := &convJob{g: norm3(geom, false)}
+	j.cgk = j.g.cg * j.g.kVol
+	j.tile = j.tileFor()
+	return j
+}
+
 // Conv runs a convolution (forward or backward) with epilogue, by im2col and
 // the sgemm seam.
 func (d *Device) Conv(k *device.ConvKernel) error {
@@ -72,9 +81,8 @@ func (d *Device) Conv(k *device.ConvKernel) error {
 	if err != nil {
 		return err
 	}
-	j := &convJob{g: norm3(k.Geom, false), res: res}
-	j.cgk = j.g.cg * j.g.kVol
-	j.tile = j.tileFor()
+	j := newConvJob(k.Geom)
+	j.res = res
 	if !direct {
 		if j.epi, err = d.epiPlan(k.Epilogue, k.EpilogueInputs, k.Outputs, shape, res); err != nil {
 			return err

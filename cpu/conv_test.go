@@ -457,10 +457,8 @@ func TestConvTapsMatchFloat64(t *testing.T) {
 				x, xv := sparseImages(t, d, r, g)
 				w, wv := strided(t, d, r, device.Float32, []int{g.O, g.C / g.Groups, g.Kernel[0], g.Kernel[1]}, identityPerm(4), 0)
 				k := &device.ConvKernel{Mode: device.ConvForward, Geom: g, Epilogue: device.Identity(device.Float32), A: x, B: w}
-				j := &convJob{g: norm3(g, false)}
+				j := newConvJob(g)
 				j.setImage(nil, x)
-				j.cgk = j.g.cg * j.g.kVol
-				j.tile = j.tileFor()
 				require.Equal(t, sgemmTaps != nil, j.usesTaps() && j.imagesPerCall(workers) == 1, "the products sum over kernel rows wherever the level can")
 				shape := k.ResultShape()
 				n := device.NumElements(shape)
@@ -605,9 +603,7 @@ func TestConvCol2Im3x3MatchesFloat64(t *testing.T) {
 		for _, workers := range []int{1, 3} {
 			t.Run(fmt.Sprintf("case%d/w%d", ci, workers), func(t *testing.T) {
 				d := newDevice(t, workers)
-				j := &convJob{g: norm3(g, false)}
-				j.cgk = j.g.cg * j.g.kVol
-				j.tile = j.tileFor()
+				j := newConvJob(g)
 				require.True(t, j.col2im3x3(), "col2im sums in registers")
 				y, yv := strided(t, d, r, device.Float32, append([]int{g.N, g.O}, g.Out...), identityPerm(4), 0)
 				w, wv := strided(t, d, r, device.Float32, []int{g.O, g.C / g.Groups, 3, 3}, identityPerm(4), 0)
