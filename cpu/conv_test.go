@@ -451,21 +451,16 @@ func TestConvTapsMatchFloat64(t *testing.T) {
 		geometry(3, 16, 9, 1, []int{17, 60}, []int{3, 3}, []int{1, 3}, []int{2, 1}, []int{1, 2}),
 	}
 	for ci, g := range cases {
+		op := drawConvForward(r, g)
 		for _, workers := range []int{1, 3} {
 			t.Run(fmt.Sprintf("case%d/w%d", ci, workers), func(t *testing.T) {
 				d := newDevice(t, workers)
-				x, xv := sparseImages(t, d, r, g)
-				w, wv := strided(t, d, r, device.Float32, []int{g.O, g.C / g.Groups, g.Kernel[0], g.Kernel[1]}, identityPerm(4), 0)
-				k := &device.ConvKernel{Mode: device.ConvForward, Geom: g, Epilogue: device.Identity(device.Float32), A: x, B: w}
+				k := op.kernel(t, d)
 				j := newConvJob(g)
-				j.setImage(nil, x)
+				j.setImage(nil, k.A)
 				require.Equal(t, sgemmTaps != nil, j.usesTaps() && j.imagesPerCall(workers) == 1, "the products sum over kernel rows wherever the level can")
-				shape := k.ResultShape()
-				n := device.NumElements(shape)
-				k.Outputs = []device.View{device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, shape)}
 				require.NoError(t, d.Conv(k))
-				want := refConv(device.ConvForward, g, dense(xv, x), dense(wv, w))
-				requireClose(t, want, download(t, d, k.Outputs[0].Buf, device.Float32, n), 1e-4, 1e-4, "conv")
+				requireClose(t, op.want, download(t, d, k.Outputs[0].Buf, device.Float32, len(op.want)), 1e-4, 1e-4, "conv")
 			})
 		}
 	}
@@ -493,6 +488,12 @@ func TestConvWinogradMatchesFloat64(t *testing.T) {
 	}
 	const parallelFrom, production = 5, 7
 	for ci, g := range cases {
+		op := drawConvForward(r, g)
+		// Rounding grows with Σ|w·x|, which the transforms' sums reach for
+		// C·9 terms: allow 16 units of float32 times the square root of the
+		// terms (a random walk; the errors seen are under a hundredth of
+		// it, a wrong transform's are of the order of the values).
+		mag := refConv(device.ConvForward, g, absAll(op.xd), absAll(op.wd))
 		for _, workers := range []int{1, 2} {
 			for _, on := range []bool{true, false} {
 				if ci == production && (workers > 1 || !on) {
@@ -507,31 +508,18 @@ func TestConvWinogradMatchesFloat64(t *testing.T) {
 						winogradMinChannels, winogradMinTilesAcross = 1, 1
 					}
 					d := newDevice(t, workers)
-					x, xv := sparseImages(t, d, r, g)
-					w, wv := strided(t, d, r, device.Float32, []int{g.O, g.C, 3, 3}, identityPerm(4), 0)
-					k := &device.ConvKernel{Mode: device.ConvForward, Geom: g, Epilogue: device.Identity(device.Float32), A: x, B: w}
+					k := op.kernel(t, d)
 					j := &convJob{g: norm3(g, false)}
-					j.setImage(nil, x)
+					j.setImage(nil, k.A)
 					_, used := j.winograd(workers)
 					if workers == 1 || ci >= parallelFrom && ci != production {
 						require.Equal(t, on && sgemmTaps != nil, used, "Winograd's products wherever the level has them")
 					}
-					shape := k.ResultShape()
-					n := device.NumElements(shape)
-					k.Outputs = []device.View{device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, shape)}
 					require.NoError(t, d.Conv(k))
-					xd, wd := dense(xv, x), dense(wv, w)
-					want := refConv(device.ConvForward, g, xd, wd)
-					// Rounding grows with Σ|w·x|, which the transforms' sums
-					// reach for C·9 terms: allow 16 units of float32 times the
-					// square root of the terms (a random walk; the errors seen
-					// are under a hundredth of it, a wrong transform's are of
-					// the order of the values).
-					mag := refConv(device.ConvForward, g, absAll(xd), absAll(wd))
-					got := download(t, d, k.Outputs[0].Buf, device.Float32, n)
-					for i := range want {
+					got := download(t, d, k.Outputs[0].Buf, device.Float32, len(op.want))
+					for i, want := range op.want {
 						tol := 16 * 0x1p-23 * math.Sqrt(float64(9*g.C)) * mag[i]
-						require.InDelta(t, want[i], got[i], tol, "case %d: output %d (Σ|w·x| = %g)", ci, i, mag[i])
+						require.InDelta(t, want, got[i], tol, "case %d: output %d (Σ|w·x| = %g)", ci, i, mag[i])
 					}
 				})
 			}
@@ -578,11 +566,58 @@ func TestConvWinogradEpilogue(t *testing.T) {
 // whose channel planes 5 floats further apart than dense, and their values
 // (the gaps included).
 func sparseImages(t *testing.T, d *Device, r *rand.Rand, g device.ConvGeometry) (device.View, []float64) {
+	xv := randVals(r, sparseLen(g))
+	return sparseView(g, upload(t, d, device.Float32, xv)), xv
+}
+
+// sparseView is the layout sparseImages gives images of g, over buf; it
+// spans sparseLen(g) floats.
+func sparseView(g device.ConvGeometry, buf device.Buffer) device.View {
 	ih, iw := g.In[0], g.In[1]
 	ld, plane := iw+3, (iw+3)*ih+5
-	xv := randVals(r, g.N*g.C*plane)
-	return device.View{Buf: upload(t, d, device.Float32, xv), DType: device.Float32, Shape: []int{g.N, g.C, ih, iw},
-		Strides: []int{g.C * plane, plane, ld, 1}}, xv
+	return device.View{Buf: buf, DType: device.Float32, Shape: []int{g.N, g.C, ih, iw}, Strides: []int{g.C * plane, plane, ld, 1}}
+}
+
+// sparseLen is the number of floats sparseView's images span.
+func sparseLen(g device.ConvGeometry) int { return g.N * g.C * ((g.In[1]+3)*g.In[0] + 5) }
+
+// convForwardDraw is one draw of a 2-D forward convolution's operands:
+// images laid out by sparseView and contiguous weights, as float64 values
+// and as the float32 values the device sees (xd, wd), with the float64
+// reference of the result, so that a test's variants of one geometry
+// compute the slow reference once.
+type convForwardDraw struct {
+	g              device.ConvGeometry
+	xv, wv, xd, wd []float64
+	want           []float64
+}
+
+// drawConvForward draws a forward convolution of geometry g from r.
+func drawConvForward(r *rand.Rand, g device.ConvGeometry) *convForwardDraw {
+	op := &convForwardDraw{g: g, xv: randVals(r, sparseLen(g))}
+	op.wv = randVals(r, device.NumElements(op.weightShape()))
+	op.xd = dense(op.xv, sparseView(g, nil))
+	op.wd = dense(op.wv, device.Contiguous(nil, device.Float32, 0, op.weightShape()))
+	op.want = refConv(device.ConvForward, g, op.xd, op.wd)
+	return op
+}
+
+func (op *convForwardDraw) weightShape() []int {
+	g := op.g
+	return []int{g.O, g.C / g.Groups, g.Kernel[0], g.Kernel[1]}
+}
+
+// kernel uploads the operands to d and returns the forward kernel into a
+// poisoned output.
+func (op *convForwardDraw) kernel(t *testing.T, d *Device) *device.ConvKernel {
+	g := op.g
+	k := &device.ConvKernel{Mode: device.ConvForward, Geom: g, Epilogue: device.Identity(device.Float32),
+		A: sparseView(g, upload(t, d, device.Float32, op.xv)),
+		B: device.Contiguous(upload(t, d, device.Float32, op.wv), device.Float32, 0, op.weightShape())}
+	shape := k.ResultShape()
+	n := device.NumElements(shape)
+	k.Outputs = []device.View{device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, shape)}
+	return k
 }
 
 // TestConvCol2Im3x3MatchesFloat64 checks the input gradients of 3×3,
