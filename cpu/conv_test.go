@@ -144,10 +144,8 @@ func TestConvEpilogueBiasRelu(t *testing.T) {
 	n := device.NumElements(shape)
 	bias, biasV := strided(t, d, r, device.Float32, []int{4}, []int{0}, 0)
 	bias.Shape, bias.Strides = shape, []int{0, 1, 0, 0}
-	var e device.Builder
-	e.Output(e.Unary(device.OpRelu, e.Binary(device.OpAdd, e.Input(0, device.Float32), e.Input(1, device.Float32))))
 	out := device.Contiguous(poisoned(t, d, device.BFloat16, n), device.BFloat16, 0, shape)
-	require.NoError(t, d.Conv(&device.ConvKernel{Geom: g, A: x, B: w, EpilogueInputs: []device.View{bias}, Epilogue: e.P, Outputs: []device.View{out}}))
+	require.NoError(t, d.Conv(&device.ConvKernel{Geom: g, A: x, B: w, EpilogueInputs: []device.View{bias}, Epilogue: biasRelu(), Outputs: []device.View{out}}))
 	want := refConv(device.ConvForward, g, dense(xv, x), dense(wv, w))
 	for i := range want {
 		want[i] = round(device.BFloat16, math.Max(want[i]+float64(float32(at(biasV, bias, i))), 0))
@@ -550,10 +548,8 @@ func TestConvWinogradEpilogue(t *testing.T) {
 		n := device.NumElements(shape)
 		bias, biasV := strided(t, d, r, device.Float32, []int{g.O}, []int{0}, 0)
 		bias.Shape, bias.Strides = shape, []int{0, 1, 0, 0}
-		var e device.Builder
-		e.Output(e.Unary(device.OpRelu, e.Binary(device.OpAdd, e.Input(0, device.Float32), e.Input(1, device.Float32))))
 		out := device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, shape)
-		require.NoError(t, d.Conv(&device.ConvKernel{Geom: g, A: x, B: w, EpilogueInputs: []device.View{bias}, Epilogue: e.P, Outputs: []device.View{out}}))
+		require.NoError(t, d.Conv(&device.ConvKernel{Geom: g, A: x, B: w, EpilogueInputs: []device.View{bias}, Epilogue: biasRelu(), Outputs: []device.View{out}}))
 		want := refConv(device.ConvForward, g, dense(xv, x), dense(wv, w))
 		for i := range want {
 			want[i] = math.Max(want[i]+float64(float32(at(biasV, bias, i))), 0)
@@ -579,7 +575,7 @@ func sparseView(g device.ConvGeometry, buf device.Buffer) device.View {
 }
 
 // sparseLen is the number of floats sparseView's images span.
-func sparseLen(g device.ConvGeometry) int { return g.N * g.C * ((g.In[1]+3)*g.In[0] + 5) }
+func sparseLen(g device.ConvGeometry) int { return g.N * sparseView(g, nil).Strides[0] }
 
 // convForwardDraw is one draw of a 2-D forward convolution's operands:
 // images laid out by sparseView and contiguous weights, as float64 values
@@ -602,6 +598,7 @@ func drawConvForward(r *rand.Rand, g device.ConvGeometry) *convForwardDraw {
 	return op
 }
 
+// weightShape is the shape of the weights, [O, C/groups, kh, kw].
 func (op *convForwardDraw) weightShape() []int {
 	g := op.g
 	return []int{g.O, g.C / g.Groups, g.Kernel[0], g.Kernel[1]}

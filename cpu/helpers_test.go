@@ -200,3 +200,11 @@ func strided(t testing.TB, d *Device, r *rand.Rand, dt device.DType, shape, perm
 	}
 	return device.View{Buf: upload(t, d, dt, vals), DType: dt, Offset: offset, Shape: shape, Strides: st}, vals
 }
+
+// biasRelu is the epilogue relu(acc + bias) of a product or convolution:
+// input 0 its result, input 1 the bias (broadcast by its view).
+func biasRelu() device.Program {
+	var e device.Builder
+	e.Output(e.Unary(device.OpRelu, e.Binary(device.OpAdd, e.Input(0, device.Float32), e.Input(1, device.Float32))))
+	return e.P
+}

@@ -92,11 +92,9 @@ func TestMatMulPackedOperandsAndManyBatches(t *testing.T) {
 				total := device.NumElements(shape)
 				biasV := randVals(r, c.n)
 				bias := device.View{Buf: upload(t, d, device.Float32, biasV), DType: device.Float32, Shape: shape, Strides: []int{0, 0, 1}}
-				var e device.Builder
-				e.Output(e.Unary(device.OpRelu, e.Binary(device.OpAdd, e.Input(0, device.Float32), e.Input(1, device.Float32))))
 				out := device.Contiguous(poisoned(t, d, device.Float32, total), device.Float32, 0, shape)
 				require.NoError(t, d.MatMul(&device.MatMulKernel{Batch: []int{c.bt}, M: c.m, N: c.n, K: c.k, A: a, B: b,
-					EpilogueInputs: []device.View{bias}, Epilogue: e.P, Outputs: []device.View{out}}))
+					EpilogueInputs: []device.View{bias}, Epilogue: biasRelu(), Outputs: []device.View{out}}))
 				// The reference reads the views through dense(), which
 				// needs each buffer's raw contents.
 				rawA := download(t, d, a.Buf, device.Float32, int(a.Buf.Bytes()/4))

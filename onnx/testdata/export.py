@@ -198,7 +198,8 @@ def main():
         "gpt": lambda: export(outdir, "gpt", randomize_norms(GPT()), [tokens], 17, dynamic=seq,
                               grads=["tok.weight", "blocks.0.qkv.bias", "ln.bias"]),
         "encoder": lambda: export(outdir, "encoder", randomize_norms(Encoder()), [tokens], 14, dynamic=seq),
-        # Last, so that adding it left the other exports' random draws as they were.
+        # Last: the exports draw from one random stream in this order, so a model
+        # placed before others would change their weights.
         "wideconvs": lambda: export(outdir, "wideconvs", randomize_norms(WideConvs()), [torch.randn(4, 128, 28, 28)], 13),
         "resnet18_224": lambda: export(outdir, "resnet18_224", resnet18(), [torch.randn(1, 3, 224, 224)], 13,
                                        dynamic={"input_0": {0: "batch"}, "output_0": {0: "batch"}}),
