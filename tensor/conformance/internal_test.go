@@ -130,3 +130,31 @@ func TestGenerators(t *testing.T) {
 	assert.Equal(t, float64(float32(0.1)), round(tensor.Float32, 0.1))
 	assert.Equal(t, 1.0, round(tensor.Float16, 1+1.0/4096))
 }
+
+// TestShardsSplitEveryCaseOnce checks that the shards of a split hold each
+// case exactly once and that holdsAny agrees with asking case by case.
+func TestShardsSplitEveryCaseOnce(t *testing.T) {
+	for n := 1; n <= 5; n++ {
+		for k := 0; k < 3*n+2; k++ {
+			owners := 0
+			for i := 0; i < n; i++ {
+				if (shardOf{i, n}).holds(k) {
+					owners++
+				}
+			}
+			assert.Equal(t, 1, owners, "case %d in %d shards", k, n)
+		}
+		for i := 0; i < n; i++ {
+			s := shardOf{i, n}
+			for first := 0; first < 2*n+1; first++ {
+				for count := 0; count < 2*n+1; count++ {
+					want := false
+					for k := first; k < first+count; k++ {
+						want = want || s.holds(k)
+					}
+					assert.Equal(t, want, s.holdsAny(first, count), "shard %d/%d, cases %d+%d", i, n, first, count)
+				}
+			}
+		}
+	}
+}

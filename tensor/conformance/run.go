@@ -104,12 +104,18 @@ func RunGroups(t *testing.T, backend string, keep func(group string) bool) {
 	for _, fusion := range fusionModes() {
 		t.Run(fusionName(fusion), func(t *testing.T) {
 			tensor.SetFusion(fusion)
-			for i, g := range groups() {
-				if (keep != nil && !keep(g.name)) || !shard.holds(i) {
+			next := 0 // the suite-wide index of the group's first case
+			for _, g := range groups() {
+				first := next
+				next += len(g.cases)
+				if (keep != nil && !keep(g.name)) || !shard.holdsAny(first, len(g.cases)) {
 					continue
 				}
 				t.Run(g.name, func(t *testing.T) {
-					for _, c := range g.cases {
+					for j, c := range g.cases {
+						if !shard.holds(first + j) {
+							continue
+						}
 						t.Run(c.name, func(t *testing.T) {
 							if c.large && testing.Short() {
 								t.Skip("large case skipped in -short mode")
@@ -167,12 +173,20 @@ func suiteSeed(t *testing.T) uint64 {
 	return uint64(time.Now().UnixNano())
 }
 
-// shardOf is one of n equal parts of the suite's groups (every n-th group
-// from index i), so that several processes can share a slow backend's run.
+// shardOf is one of n equal parts of the suite's cases (every n-th case
+// from index i, counted across groups), so that several processes can
+// share a slow backend's run; cases rather than groups, because one group
+// can take most of the time.
 type shardOf struct{ i, n int }
 
-// holds reports whether the group at index g belongs to the shard.
-func (s shardOf) holds(g int) bool { return g%s.n == s.i }
+// holds reports whether the case at suite-wide index k belongs to the shard.
+func (s shardOf) holds(k int) bool { return k%s.n == s.i }
+
+// holdsAny reports whether any of the count cases from index first belongs
+// to the shard.
+func (s shardOf) holdsAny(first, count int) bool {
+	return count >= s.n || (count > 0 && (s.i-first%s.n+s.n)%s.n < count)
+}
 
 // suiteShard reads SHADERFLOW_CONFORMANCE_SHARD ("i/n", 0 <= i < n): the
 // whole suite when it is unset.
@@ -185,7 +199,7 @@ func suiteShard(t *testing.T) shardOf {
 	if _, err := fmt.Sscanf(v, "%d/%d", &s.i, &s.n); err != nil || s.n < 1 || s.i < 0 || s.i >= s.n {
 		t.Fatalf("conformance: SHADERFLOW_CONFORMANCE_SHARD=%q: want i/n with 0 <= i < n", v)
 	}
-	t.Logf("conformance: shard %d of %d (groups %d, %d+%d, ...)", s.i, s.n, s.i, s.i, s.n)
+	t.Logf("conformance: shard %d of %d (cases %d, %d+%d, ...)", s.i, s.n, s.i, s.i, s.n)
 	return s
 }
 
