@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
@@ -40,7 +41,7 @@ func hostInfo() device.Info {
 		host = device.Info{
 			Backend:     Name,
 			Name:        name,
-			Driver:      "shaderflow cpu (" + runtime.Version() + ")",
+			Driver:      "shaderflow cpu (" + runtime.Version() + envNote() + ")",
 			Kind:        device.KindCPU,
 			MemoryBytes: mem,
 			Limits: device.Limits{
@@ -55,6 +56,15 @@ func hostInfo() device.Info {
 		}
 	})
 	return host
+}
+
+// envNote says, for the driver string, that SHADERFLOW_CPU_ISA was ignored
+// and why, or is "" when it was not set or was understood.
+func envNote() string {
+	if err := vec.EnvError(); err != nil {
+		return "; " + vec.EnvVar + " ignored: " + err.Error()
+	}
+	return ""
 }
 
 // procField returns the value after the colon of the first line of a

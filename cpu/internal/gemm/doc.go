@@ -57,8 +57,8 @@
 // BMI2, then AVX2 with FMA, then Go) on amd64 and is NEON on arm64; the
 // purego build tag and other architectures use Go, and the environment
 // variable SHADERFLOW_CPU_ISA=avx512|avx2|neon|go caps the level (unknown
-// values and another architecture's levels are ignored). ISA reports the
-// level in use.
+// values and another architecture's levels are ignored; the CPU device's
+// driver string names an unknown value). ISA reports the level in use.
 //
 // Sgemm runs on up to GOMAXPROCS goroutines: the caller's and helpers of
 // internal/workpool (shared with the rest of the CPU backend), which poll
