@@ -11,7 +11,7 @@ import (
 func (p *plan) runRange(ws *workspace, lo, hi int) {
 	if p.fused && lo%vec.FusedBlock == 0 { // whole blocks on the fused machine
 		m := lo + (hi-lo)&^(vec.FusedBlock-1)
-		vec.RunFused(&p.vm, lo, m)
+		p.runFused(ws, lo, m)
 		if lo = m; lo == hi {
 			return
 		}

@@ -39,7 +39,8 @@ var fusedUnaryOps, fusedBinaryOps = func() (u, b [device.NumOps]vec.FusedOp) {
 
 // compileFused translates a finished plan into p.vm and sets p.fused when
 // the program fits the machine: float32 throughout, float32 outputs, every
-// input read in place or uniform, a chain (see above) of at least two ops.
+// input read in place, uniform or periodic (fused_periodic.go), a chain
+// (see above) of at least two ops.
 // Large plans (streamMinBytes) prefetch their inputs and stream their
 // outputs.
 func (p *plan) compileFused() {
@@ -57,6 +58,7 @@ func (p *plan) compileFused() {
 	clear(p.fetched)
 	big := 4*p.n >= streamMinBytes
 	p.prefetch = big
+	p.planPeriods()
 	acc := device.Reg(-1) // the register the accumulator holds
 	ops := 0
 	for i := range p.code {
@@ -128,6 +130,10 @@ func (p *plan) fusedOperand(op vec.FusedOp, r device.Reg) bool {
 			p.vm.Prefetch()
 			p.fetched[r] = true
 		}
+		return true
+	case in.Op == device.OpInput && p.srcs[in.Index].periodic:
+		p.vm.Stream(op, &p.periodBuffer(in.Index)[0])
+		p.periodic = append(p.periodic, p.vm.Len()-1)
 		return true
 	case in.Op == device.OpInput && ri.uniform && !p.srcs[in.Index].perRun && p.srcs[in.Index].dt == device.Float32:
 		s := &p.srcs[in.Index]

@@ -91,6 +91,9 @@ type source struct {
 	// channel's bias along an image), so within a chunk that stays inside
 	// one run the source is uniform (see plan.run).
 	perRun bool
+	// periodic: the fused machine streams it from plan.periodBuf
+	// (fused_periodic.go).
+	periodic bool
 }
 
 // sink is one output of a plan: a contiguous range starting at off.
@@ -139,6 +142,13 @@ type plan struct {
 	prefetch bool        // compileFused: the plan is large, prefetch inputs
 	vm       vec.FusedProgram
 	vmConst  []vec.FusedConst // the machine's constant operands, by register
+	// period is the length after which the machine's periodic operands
+	// repeat, a multiple of vec.FusedBlock, or 0 when it has none; see
+	// fused_periodic.go.
+	period    int
+	periodic  []int       // the machine's instructions that stream a periodic operand
+	periodBuf [][]float32 // by source: the first period of a periodic source, expanded
+	idx       []int       // odometer for writing out periodBuf
 	// run is the length of the innermost dimension when some source is
 	// perRun, else 0: chunks then end at the runs' ends (see take), so that
 	// those sources are uniform in each and run on the scalar kernels

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"github.com/shaderflow/shaderflow/cpu/internal/gemm"
+	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
@@ -54,7 +55,8 @@ type workspace struct {
 	// holds, their padding columns cleared (conv_taps.go).
 	rowPatchesOf uint64
 	tmp          []float32
-	plane        []float32 // padded input planes for col2im (conv_modes.go)
+	plane        []float32        // padded input planes for col2im (conv_modes.go)
+	vm           vec.FusedProgram // this worker's copy of a plan's program with periodic operands
 }
 
 // prepare sizes the register tables and scratch for evaluating plan p.

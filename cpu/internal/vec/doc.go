@@ -189,7 +189,10 @@
 // Instructions are dispatched per block by a binary search over the
 // opcodes, which every block repeats, so the branches are predicted. The
 // CPU backend runs chains of two or more ops on it, which then cost about
-// as much as one add (docs/measurements.md).
+// as much as one add (docs/measurements.md). A worker may run its own copy
+// of a program (CopyFrom) with streams moved (Shift): an operand that
+// repeats every L floats then streams from a buffer holding L of them,
+// moved back by L at each period.
 //
 // # Bandwidth
 //

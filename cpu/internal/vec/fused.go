@@ -86,6 +86,24 @@ func (p *FusedProgram) Prefetch() {
 // fusedPrefetchBit is the opcode word's prefetch flag (see the generator).
 const fusedPrefetchBit = 8
 
+// CopyFrom makes p a copy of q in p's own memory: a worker's copy of a
+// shared program, whose stream operands it may then Shift.
+func (p *FusedProgram) CopyFrom(q *FusedProgram) {
+	p.code, p.heavy = append(p.code[:0], q.code...), q.heavy
+}
+
+// Shift moves the stream operand of instruction k (the k-th appended,
+// from 0) by floats elements, which may be negative: the block at position
+// i then reads or writes what the block at i+floats did. Shifted by -L, a
+// stream over a buffer holding one period of an operand that repeats every
+// L floats serves positions [L, 2L) as it served [0, L).
+func (p *FusedProgram) Shift(k, floats int) {
+	if k < 0 || 3*k+2 >= len(p.code) || p.code[3*k+2] != ^uint64(0) {
+		panic(fmt.Sprintf("vec.FusedProgram.Shift: instruction %d has no stream operand", k))
+	}
+	p.code[3*k+1] += uint64(int64(floats) * 4) // modulo 2^64: a negative shift subtracts
+}
+
 // Len returns the number of instructions.
 func (p *FusedProgram) Len() int { return len(p.code) / 3 }
 

@@ -152,3 +152,40 @@ func TestFusedPanics(t *testing.T) {
 	assert.PanicsWithValue(t, "vec.FusedProgram.Prefetch: the last instruction has no stream operand", p.Prefetch)
 	assert.Equal(t, 1, p.Len())
 }
+
+// TestFusedShiftedPeriod runs x + b, where b repeats every period floats,
+// with b streamed from a buffer holding one period and shifted back a
+// period at a time on a copy of the program, and checks the result against
+// Add over b written out in full.
+func TestFusedShiftedPeriod(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		if !FusedAvailable() {
+			t.Skipf("no fused machine at %v", l)
+		}
+		r := newRand(t)
+		const period, periods = 3 * FusedBlock, 5
+		x, b := randInput(r, period*periods, 10), randInput(r, period, 10)
+		full := make([]float32, len(x))
+		for i := range full {
+			full[i] = b[i%period]
+		}
+		want, got := make([]float32, len(x)), make([]float32, len(x))
+		Add(want, x, full)
+		var shared, own FusedProgram
+		shared.Stream(FusedLoad, &x[0])
+		shared.Stream(FusedAdd, &b[0])
+		shared.Stream(FusedStore, &got[0])
+		shared.Op(FusedEnd)
+		own.CopyFrom(&shared)
+		for k := range periods {
+			RunFused(&own, k*period, (k+1)*period)
+			own.Shift(1, -period)
+		}
+		for i := range want {
+			require.True(t, sameBits(want[i], got[i]), "element %d: got %v, want %v", i, got[i], want[i])
+		}
+		assert.Equal(t, shared.Len(), own.Len())
+		assert.PanicsWithValue(t, "vec.FusedProgram.Shift: instruction 3 has no stream operand", func() { own.Shift(3, 1) })
+		assert.PanicsWithValue(t, "vec.FusedProgram.Shift: instruction 4 has no stream operand", func() { own.Shift(4, 1) })
+	})
+}
