@@ -9,15 +9,15 @@ import (
 // outer dimensions (a channel's bias added to every image, a Linear
 // layer's bias to every row) repeats with the period of its inner
 // dimensions. The machine streams such a source from a buffer holding one
-// period written out (period floats, a multiple of vec.FusedBlock, at least
-// periodMinLen), on a worker's copy of the program whose stream for it is
-// shifted back by a period at each period's start (vec.FusedProgram.Shift).
+// period written out (a multiple of vec.FusedBlock; see periodMinLen), on
+// a worker's copy of the program whose stream for it is shifted back by a
+// period at each period's start (vec.FusedProgram.Shift).
 // The interpreter would otherwise evaluate the program a run at a time
 // (a chunk per channel plane) or gather the source chunk by chunk.
 
-// periodMinLen is the shortest period the machine runs: shorter periods
-// are repeated up to it, so that each run of the machine covers enough
-// blocks to amortize its dispatch and the program's copy.
+// periodMinLen is about the shortest period the machine runs: a shorter
+// one is repeated as many whole times as fit in it, so that each run of
+// the machine covers enough blocks to amortize its dispatch.
 const periodMinLen = 1024
 
 // periodMaxLen is the longest: a longer period costs too much to write
@@ -69,20 +69,19 @@ func (p *plan) periodBuffer(k int) []float32 {
 }
 
 // periodOf returns the number of positions after which source s repeats:
-// the product of the plan's dimensions inside the outermost one along
-// which s moves (p.n when it moves along the first).
+// the product of the plan's dimensions from the outermost one along which
+// s moves (p.n when it moves along the first, 1 when along none).
 func (p *plan) periodOf(s *source) int {
-	period := 1
-	for d := len(p.dims) - 1; d >= 0; d-- {
+	for d := range p.dims {
 		if s.strides[d] != 0 {
-			period = 1
+			period := 1
 			for _, n := range p.dims[d:] {
 				period *= n
 			}
 			return period
 		}
 	}
-	return period
+	return 1
 }
 
 // runFused runs the machine over positions [lo, hi), whole blocks, one

@@ -31,7 +31,10 @@ func TestPeriodicOperands(t *testing.T) {
 		{[]int{64, 128}, []int{0, 1}, nil, 1024},               // a Linear layer's bias, repeated to periodMinLen
 		{[]int{33, 10}, []int{0, 1}, nil, 960},
 		{[]int{7, 16, 100}, []int{0, 1, 0}, []int{0, 0, 1}, 1600}, // two operands
-		{[]int{3, 70001}, []int{0, 1}, nil, 0},                    // too long a period
+		// b moves along both inner dimensions, which c keeps apart: its
+		// period is 9 × 130, not a row.
+		{[]int{5, 9, 130}, []int{0, 130, 1}, []int{0, 0, 1}, 37440},
+		{[]int{3, 70001}, []int{0, 1}, nil, 0}, // too long a period
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%v", c.shape), func(t *testing.T) {
