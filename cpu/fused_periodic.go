@@ -87,7 +87,7 @@ func (p *plan) periodOf(s *source) int {
 // runFused runs the machine over positions [lo, hi), whole blocks, one
 // period at a time when it has periodic operands.
 func (p *plan) runFused(ws *workspace, lo, hi int) {
-	if p.period == 0 {
+	if len(p.periodic) == 0 {
 		vec.RunFused(&p.vm, lo, hi)
 		return
 	}
