@@ -31,10 +31,10 @@ const periodMaxLen = 1 << 16
 // qualifies; fusedOperand writes out a source's buffer when it streams it.
 func (p *plan) planPeriods() {
 	p.period, p.periodic = 0, p.periodic[:0]
-	period := vec.FusedBlock
+	period, found := vec.FusedBlock, false
 	for k := range p.srcs {
 		s := &p.srcs[k]
-		s.periodic = false
+		s.periodic, s.expanded = false, nil
 		if s.dt != device.Float32 || s.kind != srcStrided {
 			continue
 		}
@@ -48,15 +48,21 @@ func (p *plan) planPeriods() {
 			}
 			return
 		}
-		s.periodic = true
+		s.periodic, found = true, true
+	}
+	if found {
 		p.period = period * max(1, periodMinLen/period)
 	}
 }
 
 // periodBuffer returns source k's buffer holding its first period (or
-// all of it when the plan is shorter) written out.
+// all of it when the plan is shorter) written out, writing it on the
+// source's first use in the program.
 func (p *plan) periodBuffer(k int) []float32 {
 	s := &p.srcs[k]
+	if s.expanded != nil {
+		return s.expanded
+	}
 	size := min(p.period, p.n)
 	if len(p.periodBuf) < len(p.srcs) { // keeping the buffers streamed already
 		p.periodBuf = append(p.periodBuf, make([][]float32, len(p.srcs)-len(p.periodBuf))...)
@@ -65,6 +71,7 @@ func (p *plan) periodBuffer(k int) []float32 {
 	p.periodBuf[k] = buf
 	p.idx = grow(p.idx, len(p.dims))
 	gatherStrided(buf, s.f32, p.dims, s.strides, s.off, 0, p.idx)
+	s.expanded = buf
 	return buf
 }
 

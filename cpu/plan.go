@@ -92,8 +92,9 @@ type source struct {
 	// one run the source is uniform (see plan.run).
 	perRun bool
 	// periodic: the fused machine streams it from plan.periodBuf
-	// (fused_periodic.go).
+	// (fused_periodic.go); expanded is that buffer once written this kernel.
 	periodic bool
+	expanded []float32
 }
 
 // sink is one output of a plan: a contiguous range starting at off.

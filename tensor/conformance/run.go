@@ -185,7 +185,7 @@ func (s shardOf) holds(k int) bool { return k%s.n == s.i }
 // holdsAny reports whether any of the count cases from index first belongs
 // to the shard.
 func (s shardOf) holdsAny(first, count int) bool {
-	return count >= s.n || (count > 0 && (s.i-first%s.n+s.n)%s.n < count)
+	return count > 0 && (s.i-first%s.n+s.n)%s.n < count // the offset of its first case there
 }
 
 // suiteShard reads SHADERFLOW_CONFORMANCE_SHARD ("i/n", 0 <= i < n): the
