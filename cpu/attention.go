@@ -3,6 +3,7 @@ package cpu
 import (
 	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
+	"runtime"
 )
 
 // The CPU backend has the fused attention kernels.
@@ -28,6 +29,7 @@ type attnForward struct {
 // reciprocal sums, straight into Out. The weights never leave the
 // worker's scratch; blocks are split over the workers.
 func (d *Device) Attention(k *device.AttentionKernel) error {
+	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err
 	}

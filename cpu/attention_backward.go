@@ -3,6 +3,7 @@ package cpu
 import (
 	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
+	"runtime"
 )
 
 // attnBackward is an attention backward pass being computed: the operands
@@ -27,6 +28,7 @@ type attnBackward struct {
 // GradQ and adds the block's share to GradK and GradV, so no weights are
 // stored beyond one block.
 func (d *Device) AttentionBackward(k *device.AttentionBackwardKernel) error {
+	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err
 	}

@@ -38,6 +38,9 @@ func newBuffer(d *Device, n int64) *buffer {
 				unmap()
 				mappedBytes.Add(-n)
 			}
+			// Kernels read data, not b, so every kernel method and Read and
+			// Write keep their buffers alive until they return: a caller
+			// may drop its last handle while the call still runs.
 			b.cleanup = runtime.AddCleanup(b, func(f func()) { f() }, b.unmap)
 			return b
 		}
@@ -184,6 +187,7 @@ func (d *Device) rangeOf(op string, b device.Buffer, off int64, n int) ([]byte, 
 
 // Write copies src into b at byte offset off.
 func (d *Device) Write(b device.Buffer, off int64, src []byte) error {
+	defer runtime.KeepAlive(b)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	dst, err := d.rangeOf("write", b, off, len(src))
@@ -196,6 +200,7 @@ func (d *Device) Write(b device.Buffer, off int64, src []byte) error {
 
 // Read copies len(dst) bytes of b from byte offset off into dst.
 func (d *Device) Read(b device.Buffer, off int64, dst []byte) error {
+	defer runtime.KeepAlive(b)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	src, err := d.rangeOf("read", b, off, len(dst))

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"runtime"
 	"sync"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -60,6 +61,7 @@ func newConvJob(geom device.ConvGeometry) *convJob {
 // Conv runs a convolution (forward or backward) with epilogue, by im2col and
 // the sgemm seam.
 func (d *Device) Conv(k *device.ConvKernel) error {
+	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"github.com/shaderflow/shaderflow/tensor/device"
+	"runtime"
 )
 
 // elems views a buffer as raw elements of one size: 1, 2, 4 or 8 bytes.
@@ -11,6 +12,7 @@ type elems interface {
 
 // Copy copies one view into another of the same shape and dtype.
 func (d *Device) Copy(k *device.CopyKernel) error {
+	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err
 	}

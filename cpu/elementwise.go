@@ -2,10 +2,12 @@ package cpu
 
 import (
 	"github.com/shaderflow/shaderflow/tensor/device"
+	"runtime"
 )
 
 // Elementwise runs a fused elementwise program.
 func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
+	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err
 	}

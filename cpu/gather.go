@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"fmt"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/shaderflow/shaderflow/cpu/internal/vec"
@@ -42,6 +43,7 @@ func unravel(p int, shape []int) []int {
 
 // Gather runs torch.gather; an index out of range is an error.
 func (d *Device) Gather(k *device.GatherKernel) error {
+	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err
 	}
@@ -125,6 +127,7 @@ func gatherT[T elems](d *Device, out, src []T, index []int32, k *device.GatherKe
 // order of additions is deterministic. An index out of range is an error;
 // additions before it may have happened.
 func (d *Device) Scatter(k *device.ScatterKernel) error {
+	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err
 	}

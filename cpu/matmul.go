@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"runtime"
 	"unsafe"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -50,6 +51,7 @@ func (j *mmJob) product(ws *workspace, bi, threads int, packA, packB *[]float32)
 // batches each product is split over the workers; with many, whole
 // products are.
 func (d *Device) MatMul(k *device.MatMulKernel) error {
+	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"math"
+	"runtime"
 
 	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -10,6 +11,7 @@ import (
 // Normalize runs k one row at a time: the mean and the biased variance
 // accumulated in float64, then (x − mean)·rstd.
 func (d *Device) Normalize(k *device.NormalizeKernel) error {
+	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err
 	}
@@ -24,6 +26,7 @@ func (d *Device) Normalize(k *device.NormalizeKernel) error {
 // from the row of X, rstd·(g − mean(g) − x̂·mean(g·x̂)), the means
 // accumulated in float64.
 func (d *Device) NormalizeBackward(k *device.NormalizeBackwardKernel) error {
+	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err
 	}

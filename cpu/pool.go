@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -225,6 +226,7 @@ func (j *poolJob) avgBackward(p, xb int) {
 
 // Pool runs max or average pooling, forward or backward.
 func (d *Device) Pool(k *device.PoolKernel) error {
+	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"github.com/shaderflow/shaderflow/tensor/device"
+	"runtime"
 )
 
 // accState accumulates one reduction (or one part of it).
@@ -141,6 +142,7 @@ func (rd *reduction) span(ws *workspace, o, lo, hi int, st *accState) {
 
 // Reduce runs a reduction with prologue and epilogue.
 func (d *Device) Reduce(k *device.ReduceKernel) error {
+	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err
 	}

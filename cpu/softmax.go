@@ -3,6 +3,7 @@ package cpu
 import (
 	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
+	"runtime"
 )
 
 // softmaxCost is a row element's work for the parallel split: a maximum, an
@@ -12,6 +13,7 @@ const softmaxCost = 8
 // Softmax runs k one row at a time (vec.SoftmaxRow or vec.LogSoftmaxRow),
 // rows split over the workers.
 func (d *Device) Softmax(k *device.SoftmaxKernel) error {
+	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err
 	}
@@ -25,6 +27,7 @@ func (d *Device) Softmax(k *device.SoftmaxKernel) error {
 // SoftmaxBackward runs k one row at a time: y·(g − Σ g·y), or for
 // log-softmax g − exp(y)·Σ g, the sums accumulated in float64.
 func (d *Device) SoftmaxBackward(k *device.SoftmaxBackwardKernel) error {
+	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err
 	}
