@@ -119,3 +119,41 @@ func TestFusedChainsMatchInterpreter(t *testing.T) {
 	// is never chosen, which is what this guards.
 	require.Greater(t, fusedRuns, 10, "chains of two ops or more run on the fused machine")
 }
+
+// TestMomentumUpdateRunsFused builds SGD's momentum update as the optimizer
+// writes it, buf' = buf·μ + g·(1 − dampening) and p' = p − lr·buf', with no
+// dampening, and requires it to run on the fused machine: scaling g by one
+// must not break the chain (it did, and the update ran on the interpreter).
+func TestMomentumUpdateRunsFused(t *testing.T) {
+	if !vec.FusedAvailable() {
+		t.Skip("no fused machine at this level")
+	}
+	var b device.Builder
+	p, g, buf := b.Input(0, device.Float32), b.Input(1, device.Float32), b.Input(2, device.Float32)
+	nb := b.Binary(device.OpAdd, b.Binary(device.OpMul, buf, b.Const(0.9, device.Float32)),
+		b.Binary(device.OpMul, g, b.Const(1, device.Float32)))
+	np := b.Binary(device.OpSub, p, b.Binary(device.OpMul, nb, b.Const(0.05, device.Float32)))
+	b.Output(nb)
+	b.Output(np)
+	const n = 4096
+	d := newDevice(t, 1)
+	r := newRand(t)
+	var inputs, outs []device.View
+	vals := make([][]float64, 3)
+	for i := range vals {
+		vals[i] = randVals(r, n)
+		inputs = append(inputs, device.Contiguous(upload(t, d, device.Float32, vals[i]), device.Float32, 0, []int{n}))
+	}
+	for range 2 {
+		outs = append(outs, device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, []int{n}))
+	}
+	require.NoError(t, d.Elementwise(&device.ElementwiseKernel{Shape: []int{n}, Inputs: inputs, Program: b.P, Outputs: outs}))
+	require.True(t, d.plans[0].fused, "the momentum update runs on the fused machine\n%s", b.P)
+	gotBuf, gotP := download(t, d, outs[0].Buf, device.Float32, n), download(t, d, outs[1].Buf, device.Float32, n)
+	for i := range n {
+		wb := float32(float32(vals[2][i])*0.9) + float32(vals[1][i])
+		wp := float32(vals[0][i]) - float32(wb*0.05)
+		require.Equal(t, float64(wb), gotBuf[i], "buf at %d", i)
+		require.Equal(t, float64(wp), gotP[i], "p at %d", i)
+	}
+}

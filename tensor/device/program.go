@@ -130,9 +130,27 @@ func (b *Builder) Round(x Reg, t DType) Reg {
 	return x
 }
 
-// Binary applies a two-argument op; comparisons yield Bool.
+// Binary applies a two-argument op; comparisons yield Bool. A product with
+// the constant one of the other operand's type returns that operand, which
+// it equals exactly, so that scaling by one (SGD's 1 − dampening) leaves a
+// chain of ops a chain for the backends that fuse chains.
 func (b *Builder) Binary(op Op, x, y Reg) Reg {
-	return b.emit(Instr{Op: op, Type: op.Info().Types.Result(b.TypeOf(x)), Args: [3]Reg{x, y}})
+	t := op.Info().Types.Result(b.TypeOf(x))
+	if op == OpMul && b.TypeOf(x) == t && b.TypeOf(y) == t {
+		switch {
+		case b.isOne(y):
+			return x
+		case b.isOne(x):
+			return y
+		}
+	}
+	return b.emit(Instr{Op: op, Type: t, Args: [3]Reg{x, y}})
+}
+
+// isOne reports whether register r is the constant one.
+func (b *Builder) isOne(r Reg) bool {
+	in := &b.P.Code[r]
+	return in.Op == OpConst && in.Imm == 1
 }
 
 // Where selects x where cond is true and y elsewhere.
