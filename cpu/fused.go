@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"math"
+
 	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
@@ -12,8 +14,9 @@ import (
 // whole chain is evaluated per block of 64 floats in registers, reading
 // each input and writing each output once, with no pass through a scratch
 // chunk per instruction (a memory-bound chain then runs at the speed of a
-// single add). The interpreter finishes the positions after the last whole
-// block and runs every other program.
+// single add). A selection Where(m > 0, v, +0), ReLU's gradient, whose test
+// nothing else reads is one op of such a chain. The interpreter finishes
+// the positions after the last whole block and runs every other program.
 
 // useFused turns the machine off when false (tests and measurements).
 var useFused = true
@@ -66,6 +69,10 @@ func (p *plan) compileFused() {
 		if in.Op == device.OpInput || in.Op == device.OpConst {
 			continue
 		}
+		if p.positiveTestOnly(device.Reg(i)) { // compiled into its selection, but an op of its own elsewhere
+			ops++
+			continue
+		}
 		if in.Type != device.Float32 || !p.fusedInstr(in, acc) {
 			return
 		}
@@ -112,8 +119,66 @@ func (p *plan) fusedInstr(in *device.Instr, acc device.Reg) bool {
 			return p.fusedOperand(b+1, x) // the Rev form: operand op acc
 		}
 		return p.fusedOperand(vec.FusedLoad, x) && p.fusedOperand(b, y)
+	case in.Op == device.OpWhere:
+		return p.fusedKeepPositive(in, acc)
 	}
 	return false
+}
+
+// fusedKeepPositive appends Where(m > 0, v, +0), ReLU's gradient, when in
+// is that selection of a float32 v by a test that positiveTestOnly let pass
+// (the test compiles into the selection, KeepPositive or KeepPositiveRev).
+func (p *plan) fusedKeepPositive(in *device.Instr, acc device.Reg) bool {
+	test, v, zero := &p.code[in.Args[0]], in.Args[1], &p.code[in.Args[2]]
+	if !p.positiveTestOnly(in.Args[0]) || zero.Op != device.OpConst || zero.Type != device.Float32 || zero.Imm != 0 || math.Signbit(zero.Imm) {
+		return false
+	}
+	m := test.Args[0]
+	switch {
+	case m == v:
+		return false
+	case acc == v:
+		return p.fusedOperand(vec.FusedKeepPositive, m)
+	case acc == m:
+		return p.fusedOperand(vec.FusedKeepPositiveRev, v)
+	}
+	return p.fusedOperand(vec.FusedLoad, v) && p.fusedOperand(vec.FusedKeepPositive, m)
+}
+
+// positiveTestOnly reports whether register r is m > 0 for a float32 m
+// whose only reader is the condition of one selection: the machine then
+// evaluates it inside that selection (fusedKeepPositive) and never on its
+// own.
+func (p *plan) positiveTestOnly(r device.Reg) bool {
+	in := &p.code[r]
+	if in.Op != device.OpGt || p.code[in.Args[0]].Type != device.Float32 {
+		return false
+	}
+	if c := &p.code[in.Args[1]]; c.Op != device.OpConst || c.Type != device.Float32 || c.Imm != 0 {
+		return false
+	}
+	last := p.lastUse[r]
+	if last < 0 || int(last) >= len(p.code) || p.code[last].Op != device.OpWhere || p.code[last].Args[0] != r {
+		return false // an output, or not a selection's condition
+	}
+	for i := int(r) + 1; i <= int(last); i++ {
+		reads := p.code[i].Args[:p.code[i].Op.Arity()]
+		if n := countReg(reads, r); n > 1 || n == 1 && i != int(last) {
+			return false
+		}
+	}
+	return true
+}
+
+// countReg counts the appearances of r in regs.
+func countReg(regs []device.Reg, r device.Reg) int {
+	n := 0
+	for _, x := range regs {
+		if x == r {
+			n++
+		}
+	}
+	return n
 }
 
 // fusedOperand appends op with register r as its operand, when r is an

@@ -35,6 +35,12 @@ func randomChain(r *rand.Rand, nIn int, odd bool) device.Program {
 		switch {
 		case odd && k == 1:
 			acc = b.Unary(device.OpSin, acc)
+		case r.IntN(6) == 0: // ReLU's gradient, the accumulator as the value or as the test
+			m, v := operand(), acc
+			if r.IntN(2) == 0 {
+				m, v = v, m
+			}
+			acc = b.Where(b.Binary(device.OpGt, m, b.Const(0, device.Float32)), v, b.Const(0, device.Float32))
 		case r.IntN(3) == 0:
 			acc = b.Unary(unary[r.IntN(len(unary))], acc)
 		case r.IntN(2) == 0:
@@ -155,5 +161,82 @@ func TestMomentumUpdateRunsFused(t *testing.T) {
 		wp := float32(vals[0][i]) - float32(wb*0.05)
 		require.Equal(t, float64(wb), gotBuf[i], "buf at %d", i)
 		require.Equal(t, float64(wp), gotP[i], "p at %d", i)
+	}
+}
+
+// TestReluGradientRunsFused: Where(m > 0, v, +0), ReLU's gradient, runs on
+// the fused machine whether the accumulator is the value, the test or
+// neither, and gives the interpreter's bits for NaN, ±0, ±Inf and
+// subnormal tests and values, on the AVX2 machine and (with a
+// transcendental) the AVX-512 one; a test read by anything else, a zero of
+// the wrong sign and m == v stay on the interpreter.
+func TestReluGradientRunsFused(t *testing.T) {
+	if !vec.FusedAvailable() {
+		t.Skip("no fused machine at this level")
+	}
+	const n = 1000
+	special := []float64{math.NaN(), 0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), 1e-40, -1e-40, 1, -1}
+	type build func(b *device.Builder, m, v device.Reg) device.Reg
+	zero := func(b *device.Builder) device.Reg { return b.Const(0, device.Float32) }
+	gt0 := func(b *device.Builder, m device.Reg) device.Reg { return b.Binary(device.OpGt, m, zero(b)) }
+	cases := []struct {
+		name  string
+		fused bool
+		build build
+	}{
+		{"inputs", true, func(b *device.Builder, m, v device.Reg) device.Reg { return b.Where(gt0(b, m), v, zero(b)) }},
+		{"value in the accumulator", true, func(b *device.Builder, m, v device.Reg) device.Reg {
+			return b.Where(gt0(b, m), b.Unary(device.OpNeg, v), zero(b))
+		}},
+		{"test in the accumulator", true, func(b *device.Builder, m, v device.Reg) device.Reg {
+			return b.Binary(device.OpMul, b.Where(gt0(b, b.Unary(device.OpAbs, m)), v, zero(b)), b.Const(3, device.Float32))
+		}},
+		{"on the AVX-512 machine (exp)", true, func(b *device.Builder, m, v device.Reg) device.Reg {
+			x := b.Where(gt0(b, m), b.Unary(device.OpExp, v), zero(b))
+			return b.Where(gt0(b, b.Binary(device.OpSub, b.Unary(device.OpNeg, x), b.Const(-1, device.Float32))), m, zero(b))
+		}},
+		{"test before the value's chain", true, func(b *device.Builder, m, v device.Reg) device.Reg {
+			c := gt0(b, m)
+			return b.Where(c, b.Binary(device.OpAdd, b.Unary(device.OpNeg, v), b.Const(1, device.Float32)), zero(b))
+		}},
+		{"negative zero", false, func(b *device.Builder, m, v device.Reg) device.Reg {
+			return b.Where(gt0(b, m), b.Unary(device.OpNeg, v), b.Const(math.Copysign(0, -1), device.Float32))
+		}},
+		{"test read twice", false, func(b *device.Builder, m, v device.Reg) device.Reg {
+			c := gt0(b, m)
+			return b.Where(c, b.Where(c, b.Unary(device.OpNeg, v), zero(b)), zero(b))
+		}},
+		{"m is v", false, func(b *device.Builder, m, v device.Reg) device.Reg {
+			x := b.Unary(device.OpNeg, v)
+			return b.Binary(device.OpAdd, b.Where(gt0(b, x), x, zero(b)), m)
+		}},
+	}
+	r := newRand(t)
+	d := newDevice(t, 2)
+	for _, c := range cases {
+		var b device.Builder
+		b.Output(c.build(&b, b.Input(0, device.Float32), b.Input(1, device.Float32)))
+		var inputs []device.View
+		for range 2 {
+			vals := randVals(r, n)
+			for i := range vals {
+				if r.IntN(4) == 0 {
+					vals[i] = special[r.IntN(len(special))]
+				}
+			}
+			inputs = append(inputs, device.Contiguous(upload(t, d, device.Float32, vals), device.Float32, 0, []int{n}))
+		}
+		run := func(fused bool) []float64 {
+			useFused = fused
+			defer func() { useFused = true }()
+			out := device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, []int{n})
+			require.NoError(t, d.Elementwise(&device.ElementwiseKernel{Shape: []int{n}, Inputs: inputs, Program: b.P, Outputs: []device.View{out}}))
+			require.Equal(t, fused && c.fused, d.plans[0].fused, "%s: on the fused machine\n%s", c.name, b.P)
+			return download(t, d, out.Buf, device.Float32, n)
+		}
+		want, got := run(false), run(true)
+		for i := range want {
+			require.Equal(t, math.Float64bits(want[i]), math.Float64bits(got[i]), "%s at %d: fused %v, interpreter %v", c.name, i, got[i], want[i])
+		}
 	}
 }

@@ -17,7 +17,10 @@ import (
 // (FusedProgram.Prefetch). Load sets the accumulator to the operand; Store
 // and StoreNT write it to a stream (StoreNT with non-temporal stores,
 // which need the stream's base aligned to 64 bytes); Add … Minimum set acc = acc op operand and their Rev
-// forms acc = operand op acc; the unary ops apply to the accumulator. Every
+// forms acc = operand op acc; KeepPositive keeps acc where the operand is
+// greater than zero (ordered) and KeepPositiveRev keeps the operand where
+// acc is, +0 elsewhere (ReLU's gradient); the unary ops apply to the
+// accumulator. Every
 // op computes what the package function of the same name computes, bit for
 // bit. End ends the block. The machine is generated for AVX-512 (four zmm
 // accumulators) and AVX2 (eight ymm accumulators, without the

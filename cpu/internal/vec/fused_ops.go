@@ -20,6 +20,8 @@ const (
 	FusedMaximumRev
 	FusedMinimum
 	FusedMinimumRev
+	FusedKeepPositive
+	FusedKeepPositiveRev
 	FusedNeg
 	FusedAbs
 	FusedRelu
@@ -32,7 +34,7 @@ const (
 	numFused
 )
 
-var fusedNames = [numFused]string{"End", "Load", "Store", "StoreNT", "Add", "AddRev", "Sub", "SubRev", "Mul", "MulRev", "Div", "DivRev", "Maximum", "MaximumRev", "Minimum", "MinimumRev", "Neg", "Abs", "Relu", "Sqrt", "Rsqrt", "Recip", "Exp", "Tanh", "Sigmoid"}
+var fusedNames = [numFused]string{"End", "Load", "Store", "StoreNT", "Add", "AddRev", "Sub", "SubRev", "Mul", "MulRev", "Div", "DivRev", "Maximum", "MaximumRev", "Minimum", "MinimumRev", "KeepPositive", "KeepPositiveRev", "Neg", "Abs", "Relu", "Sqrt", "Rsqrt", "Recip", "Exp", "Tanh", "Sigmoid"}
 
 // fusedOnAVX2 says which opcodes the AVX2 machine has.
-var fusedOnAVX2 = [numFused]bool{true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, false, false, false}
+var fusedOnAVX2 = [numFused]bool{true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, false, false, false}

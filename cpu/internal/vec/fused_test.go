@@ -16,8 +16,20 @@ var (
 	}
 	fusedBinaryRef = map[FusedOp]func(dst, a, b []float32){
 		FusedAdd: Add, FusedSub: Sub, FusedMul: Mul, FusedDiv: Div, FusedMaximum: Maximum, FusedMinimum: Minimum,
+		FusedKeepPositive: keepPositiveRef,
 	}
 )
+
+// keepPositiveRef is KeepPositive's meaning: a where b > 0, else +0.
+func keepPositiveRef(dst, a, b []float32) {
+	for i := range dst {
+		v := float32(0)
+		if b[i] > 0 {
+			v = a[i]
+		}
+		dst[i] = v
+	}
+}
 
 // TestFusedMatchesKernels runs random programs on the machine (loads,
 // binary ops in both orders on inputs and constants, unary ops, cached and

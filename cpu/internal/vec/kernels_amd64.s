@@ -14538,14 +14538,14 @@ next:
 dispatch:
 	TESTQ SI, SI
 	JE    op_End
-	CMPQ  SI, $0x0000000c
-	JA    bs_13_24
-	CMPQ  SI, $0x00000006
-	JA    bs_7_12
-	CMPQ  SI, $0x00000003
-	JA    bs_4_6
+	CMPQ  SI, $0x0000000d
+	JA    bs_14_26
+	CMPQ  SI, $0x00000007
+	JA    bs_8_13
+	CMPQ  SI, $0x00000004
+	JA    bs_5_7
 	CMPQ  SI, $0x00000002
-	JA    bs_3_3
+	JA    bs_3_4
 	CMPQ  SI, $0x00000001
 	JA    bs_2_2
 	JMP   op_Load
@@ -14553,106 +14553,116 @@ dispatch:
 bs_2_2:
 	JMP op_Store
 
-bs_3_3:
-	JMP op_StoreNT
+bs_3_4:
+	CMPQ SI, $0x00000003
+	JA   bs_4_4
+	JMP  op_StoreNT
 
-bs_4_6:
+bs_4_4:
+	JMP op_add
+
+bs_5_7:
+	CMPQ SI, $0x00000006
+	JA   bs_7_7
 	CMPQ SI, $0x00000005
 	JA   bs_6_6
-	CMPQ SI, $0x00000004
-	JA   bs_5_5
-	JMP  op_add
-
-bs_5_5:
-	JMP op_addRev
+	JMP  op_addRev
 
 bs_6_6:
 	JMP op_sub
 
-bs_7_12:
+bs_7_7:
+	JMP op_subRev
+
+bs_8_13:
+	CMPQ SI, $0x0000000a
+	JA   bs_11_13
 	CMPQ SI, $0x00000009
-	JA   bs_10_12
+	JA   bs_10_10
 	CMPQ SI, $0x00000008
 	JA   bs_9_9
-	CMPQ SI, $0x00000007
-	JA   bs_8_8
-	JMP  op_subRev
-
-bs_8_8:
-	JMP op_mul
+	JMP  op_mul
 
 bs_9_9:
 	JMP op_mulRev
 
-bs_10_12:
+bs_10_10:
+	JMP op_div
+
+bs_11_13:
+	CMPQ SI, $0x0000000c
+	JA   bs_13_13
 	CMPQ SI, $0x0000000b
 	JA   bs_12_12
-	CMPQ SI, $0x0000000a
-	JA   bs_11_11
-	JMP  op_div
-
-bs_11_11:
-	JMP op_divRev
+	JMP  op_divRev
 
 bs_12_12:
 	JMP op_maximum
 
-bs_13_24:
-	CMPQ SI, $0x00000012
-	JA   bs_19_24
+bs_13_13:
+	JMP op_maximumRev
+
+bs_14_26:
+	CMPQ SI, $0x00000014
+	JA   bs_21_26
+	CMPQ SI, $0x00000011
+	JA   bs_18_20
 	CMPQ SI, $0x0000000f
-	JA   bs_16_18
+	JA   bs_16_17
 	CMPQ SI, $0x0000000e
 	JA   bs_15_15
-	CMPQ SI, $0x0000000d
-	JA   bs_14_14
-	JMP  op_maximumRev
-
-bs_14_14:
-	JMP op_minimum
+	JMP  op_minimum
 
 bs_15_15:
 	JMP op_minimumRev
 
-bs_16_18:
-	CMPQ SI, $0x00000011
-	JA   bs_18_18
+bs_16_17:
 	CMPQ SI, $0x00000010
 	JA   bs_17_17
-	JMP  op_neg
+	JMP  op_KeepPositive
 
 bs_17_17:
-	JMP op_abs
+	JMP op_KeepPositiveRev
 
-bs_18_18:
-	JMP op_relu
-
-bs_19_24:
-	CMPQ SI, $0x00000015
-	JA   bs_22_24
-	CMPQ SI, $0x00000014
-	JA   bs_21_21
+bs_18_20:
 	CMPQ SI, $0x00000013
 	JA   bs_20_20
-	JMP  op_sqrt
+	CMPQ SI, $0x00000012
+	JA   bs_19_19
+	JMP  op_neg
+
+bs_19_19:
+	JMP op_abs
 
 bs_20_20:
-	JMP op_rsqrt
+	JMP op_relu
 
-bs_21_21:
-	JMP op_recip
-
-bs_22_24:
+bs_21_26:
 	CMPQ SI, $0x00000017
-	JA   bs_24_24
+	JA   bs_24_26
 	CMPQ SI, $0x00000016
 	JA   bs_23_23
-	JMP  op_exp
+	CMPQ SI, $0x00000015
+	JA   bs_22_22
+	JMP  op_sqrt
+
+bs_22_22:
+	JMP op_rsqrt
 
 bs_23_23:
+	JMP op_recip
+
+bs_24_26:
+	CMPQ SI, $0x00000019
+	JA   bs_26_26
+	CMPQ SI, $0x00000018
+	JA   bs_25_25
+	JMP  op_exp
+
+bs_25_25:
 	JMP op_tanh
 
-bs_24_24:
+bs_26_26:
 	JMP op_sigmoid
 
 op_End:
@@ -15079,6 +15089,60 @@ op_minimumRev:
 	VBLENDVPS Y9, Y8, Y7, Y7
 	VMOVUPS   Y7, Y7
 	JMP       next
+
+op_KeepPositive:
+	VXORPS Y8, Y8, Y8
+	VCMPPS $0x11, (DI), Y8, Y8
+	VANDPS Y0, Y8, Y0
+	VXORPS Y8, Y8, Y8
+	VCMPPS $0x11, 32(DI), Y8, Y8
+	VANDPS Y1, Y8, Y1
+	VXORPS Y8, Y8, Y8
+	VCMPPS $0x11, 64(DI), Y8, Y8
+	VANDPS Y2, Y8, Y2
+	VXORPS Y8, Y8, Y8
+	VCMPPS $0x11, 96(DI), Y8, Y8
+	VANDPS Y3, Y8, Y3
+	VXORPS Y8, Y8, Y8
+	VCMPPS $0x11, 128(DI), Y8, Y8
+	VANDPS Y4, Y8, Y4
+	VXORPS Y8, Y8, Y8
+	VCMPPS $0x11, 160(DI), Y8, Y8
+	VANDPS Y5, Y8, Y5
+	VXORPS Y8, Y8, Y8
+	VCMPPS $0x11, 192(DI), Y8, Y8
+	VANDPS Y6, Y8, Y6
+	VXORPS Y8, Y8, Y8
+	VCMPPS $0x11, 224(DI), Y8, Y8
+	VANDPS Y7, Y8, Y7
+	JMP    next
+
+op_KeepPositiveRev:
+	VXORPS Y8, Y8, Y8
+	VCMPPS $0x11, Y0, Y8, Y8
+	VANDPS (DI), Y8, Y0
+	VXORPS Y8, Y8, Y8
+	VCMPPS $0x11, Y1, Y8, Y8
+	VANDPS 32(DI), Y8, Y1
+	VXORPS Y8, Y8, Y8
+	VCMPPS $0x11, Y2, Y8, Y8
+	VANDPS 64(DI), Y8, Y2
+	VXORPS Y8, Y8, Y8
+	VCMPPS $0x11, Y3, Y8, Y8
+	VANDPS 96(DI), Y8, Y3
+	VXORPS Y8, Y8, Y8
+	VCMPPS $0x11, Y4, Y8, Y8
+	VANDPS 128(DI), Y8, Y4
+	VXORPS Y8, Y8, Y8
+	VCMPPS $0x11, Y5, Y8, Y8
+	VANDPS 160(DI), Y8, Y5
+	VXORPS Y8, Y8, Y8
+	VCMPPS $0x11, Y6, Y8, Y8
+	VANDPS 192(DI), Y8, Y6
+	VXORPS Y8, Y8, Y8
+	VCMPPS $0x11, Y7, Y8, Y8
+	VANDPS 224(DI), Y8, Y7
+	JMP    next
 
 op_neg:
 	VXORPS  c32_80000000<>+0(SB), Y0, Y0
@@ -33229,14 +33293,14 @@ next:
 dispatch:
 	TESTQ SI, SI
 	JE    op_End
-	CMPQ  SI, $0x0000000c
-	JA    bs_13_24
-	CMPQ  SI, $0x00000006
-	JA    bs_7_12
-	CMPQ  SI, $0x00000003
-	JA    bs_4_6
+	CMPQ  SI, $0x0000000d
+	JA    bs_14_26
+	CMPQ  SI, $0x00000007
+	JA    bs_8_13
+	CMPQ  SI, $0x00000004
+	JA    bs_5_7
 	CMPQ  SI, $0x00000002
-	JA    bs_3_3
+	JA    bs_3_4
 	CMPQ  SI, $0x00000001
 	JA    bs_2_2
 	JMP   op_Load
@@ -33244,106 +33308,116 @@ dispatch:
 bs_2_2:
 	JMP op_Store
 
-bs_3_3:
-	JMP op_StoreNT
+bs_3_4:
+	CMPQ SI, $0x00000003
+	JA   bs_4_4
+	JMP  op_StoreNT
 
-bs_4_6:
+bs_4_4:
+	JMP op_add
+
+bs_5_7:
+	CMPQ SI, $0x00000006
+	JA   bs_7_7
 	CMPQ SI, $0x00000005
 	JA   bs_6_6
-	CMPQ SI, $0x00000004
-	JA   bs_5_5
-	JMP  op_add
-
-bs_5_5:
-	JMP op_addRev
+	JMP  op_addRev
 
 bs_6_6:
 	JMP op_sub
 
-bs_7_12:
+bs_7_7:
+	JMP op_subRev
+
+bs_8_13:
+	CMPQ SI, $0x0000000a
+	JA   bs_11_13
 	CMPQ SI, $0x00000009
-	JA   bs_10_12
+	JA   bs_10_10
 	CMPQ SI, $0x00000008
 	JA   bs_9_9
-	CMPQ SI, $0x00000007
-	JA   bs_8_8
-	JMP  op_subRev
-
-bs_8_8:
-	JMP op_mul
+	JMP  op_mul
 
 bs_9_9:
 	JMP op_mulRev
 
-bs_10_12:
+bs_10_10:
+	JMP op_div
+
+bs_11_13:
+	CMPQ SI, $0x0000000c
+	JA   bs_13_13
 	CMPQ SI, $0x0000000b
 	JA   bs_12_12
-	CMPQ SI, $0x0000000a
-	JA   bs_11_11
-	JMP  op_div
-
-bs_11_11:
-	JMP op_divRev
+	JMP  op_divRev
 
 bs_12_12:
 	JMP op_maximum
 
-bs_13_24:
-	CMPQ SI, $0x00000012
-	JA   bs_19_24
+bs_13_13:
+	JMP op_maximumRev
+
+bs_14_26:
+	CMPQ SI, $0x00000014
+	JA   bs_21_26
+	CMPQ SI, $0x00000011
+	JA   bs_18_20
 	CMPQ SI, $0x0000000f
-	JA   bs_16_18
+	JA   bs_16_17
 	CMPQ SI, $0x0000000e
 	JA   bs_15_15
-	CMPQ SI, $0x0000000d
-	JA   bs_14_14
-	JMP  op_maximumRev
-
-bs_14_14:
-	JMP op_minimum
+	JMP  op_minimum
 
 bs_15_15:
 	JMP op_minimumRev
 
-bs_16_18:
-	CMPQ SI, $0x00000011
-	JA   bs_18_18
+bs_16_17:
 	CMPQ SI, $0x00000010
 	JA   bs_17_17
-	JMP  op_neg
+	JMP  op_KeepPositive
 
 bs_17_17:
-	JMP op_abs
+	JMP op_KeepPositiveRev
 
-bs_18_18:
-	JMP op_relu
-
-bs_19_24:
-	CMPQ SI, $0x00000015
-	JA   bs_22_24
-	CMPQ SI, $0x00000014
-	JA   bs_21_21
+bs_18_20:
 	CMPQ SI, $0x00000013
 	JA   bs_20_20
-	JMP  op_sqrt
+	CMPQ SI, $0x00000012
+	JA   bs_19_19
+	JMP  op_neg
+
+bs_19_19:
+	JMP op_abs
 
 bs_20_20:
-	JMP op_rsqrt
+	JMP op_relu
 
-bs_21_21:
-	JMP op_recip
-
-bs_22_24:
+bs_21_26:
 	CMPQ SI, $0x00000017
-	JA   bs_24_24
+	JA   bs_24_26
 	CMPQ SI, $0x00000016
 	JA   bs_23_23
-	JMP  op_exp
+	CMPQ SI, $0x00000015
+	JA   bs_22_22
+	JMP  op_sqrt
+
+bs_22_22:
+	JMP op_rsqrt
 
 bs_23_23:
+	JMP op_recip
+
+bs_24_26:
+	CMPQ SI, $0x00000019
+	JA   bs_26_26
+	CMPQ SI, $0x00000018
+	JA   bs_25_25
+	JMP  op_exp
+
+bs_25_25:
 	JMP op_tanh
 
-bs_24_24:
+bs_26_26:
 	JMP op_sigmoid
 
 op_End:
@@ -33581,6 +33655,36 @@ op_minimumRev:
 	VCMPPS    $0x03, Z4, Z4, K1
 	VBLENDMPS Z4, Z3, K1, Z20
 	VMOVUPS   Z20, Z3
+	JMP       next
+
+op_KeepPositive:
+	VXORPS    Z4, Z4, Z4
+	VCMPPS    $0x11, (DI), Z4, K1
+	VMOVUPS.Z Z0, K1, Z0
+	VXORPS    Z4, Z4, Z4
+	VCMPPS    $0x11, 64(DI), Z4, K1
+	VMOVUPS.Z Z1, K1, Z1
+	VXORPS    Z4, Z4, Z4
+	VCMPPS    $0x11, 128(DI), Z4, K1
+	VMOVUPS.Z Z2, K1, Z2
+	VXORPS    Z4, Z4, Z4
+	VCMPPS    $0x11, 192(DI), Z4, K1
+	VMOVUPS.Z Z3, K1, Z3
+	JMP       next
+
+op_KeepPositiveRev:
+	VXORPS    Z4, Z4, Z4
+	VCMPPS    $0x11, Z0, Z4, K1
+	VMOVUPS.Z (DI), K1, Z0
+	VXORPS    Z4, Z4, Z4
+	VCMPPS    $0x11, Z1, Z4, K1
+	VMOVUPS.Z 64(DI), K1, Z1
+	VXORPS    Z4, Z4, Z4
+	VCMPPS    $0x11, Z2, Z4, K1
+	VMOVUPS.Z 128(DI), K1, Z2
+	VXORPS    Z4, Z4, Z4
+	VCMPPS    $0x11, Z3, Z4, K1
+	VMOVUPS.Z 192(DI), K1, Z3
 	JMP       next
 
 op_neg:

@@ -80,6 +80,22 @@ func (g *gen) fusedOps() []fusedOp {
 				}
 			}})
 	}
+	// ReLU's gradient, Where(m > 0, v, +0): KeepPositive keeps the
+	// accumulator (v) where the operand (m) is greater than zero, ordered,
+	// and KeepPositiveRev keeps the operand where the accumulator is; other
+	// lanes become +0. Written with one scratch register a lane group: the
+	// handlers share the kernel's register allocation.
+	ops = append(ops,
+		fusedOp{name: "KeepPositive", emit: func(acc []reg.VecVirtual, addr reg.Register) {
+			for k := range acc {
+				g.keepPositive(Mem{Base: addr, Disp: k * s.bytes()}, acc[k], acc[k])
+			}
+		}},
+		fusedOp{name: "KeepPositiveRev", emit: func(acc []reg.VecVirtual, addr reg.Register) {
+			for k := range acc {
+				g.keepPositive(acc[k], Mem{Base: addr, Disp: k * s.bytes()}, acc[k])
+			}
+		}})
 	for i, u := range g.unaryBodies() {
 		if !fusedUnary[u.name] {
 			continue
@@ -92,6 +108,21 @@ func (g *gen) fusedOps() []fusedOp {
 		}})
 	}
 	return ops
+}
+
+// keepPositive emits dst = m > 0 ? v : +0 for one vector, m and v each a
+// register or memory, comparing as 0 < m, ordered, so a NaN m gives +0.
+func (g *gen) keepPositive(m, v Op, dst reg.VecVirtual) {
+	zero := g.s.vec()
+	VXORPS(zero, zero, zero)
+	if g.s.avx512 {
+		k := K()
+		VCMPPS(U8(cmpLT), m, zero, k)
+		VMOVUPS_Z(v, k, dst)
+		return
+	}
+	VCMPPS(U8(cmpLT), m, zero, zero) // zero now holds the mask
+	VANDPS(v, zero, dst)
 }
 
 // fusedPrefetchBit is the bit of an instruction's opcode word that asks
