@@ -53,6 +53,35 @@ func edgeCases() []testCase {
 			e.expect("IsNaN", tensor.Bool, ref.IsNaN(x.R), exact, func() *tensor.Tensor { return x.T.IsNaN() })
 			e.expect("Eq(x, x)", tensor.Bool, ref.Eq(x.R, x.R), exact, func() *tensor.Tensor { return x.T.Eq(x.T) })
 		}},
+		{name: "relu_gradient_specials", run: func(e *env) {
+			// ReLU's gradient, Where(y > 0, g, 0), over several 64-float
+			// blocks and a tail, with NaN, ±0 and ±Inf tests and values (the
+			// CPU runs it as one op of its fused machine), and x·1, which
+			// programs fold to x.
+			specials := []float64{nan, 0, math.Copysign(0, -1), inf, -inf, 1, -1, 3, 0.5, -2.5, 7}
+			const n = 333
+			yv, gv := make([]float64, n), make([]float64, n)
+			for i := range n {
+				yv[i], gv[i] = specials[i%len(specials)], specials[(i*7+3)%len(specials)]
+			}
+			y, g := e.constant(tensor.Float32, yv, n), e.constant(tensor.Float32, gv, n)
+			zero := ref.Zeros(n)
+			pos := ref.Gt(y.R, zero)
+			e.expect("Where(y > 0, g, 0)", tensor.Float32, ref.Where(pos, g.R, zero), exact, func() *tensor.Tensor {
+				return tensor.Where(y.T.GtScalar(0), g.T, tensor.ZerosLike(g.T))
+			})
+			e.expect("Where(y > 0, -g, 0)", tensor.Float32, ref.Where(pos, ref.Neg(g.R), zero), exact, func() *tensor.Tensor {
+				return tensor.Where(y.T.GtScalar(0), g.T.Neg(), tensor.ZerosLike(g.T))
+			})
+			e.expect("Where(-y > 0, g, 0) · 3", tensor.Float32, ref.Mul(ref.Where(ref.Gt(ref.Neg(y.R), zero), g.R, zero), ref.Full(3, n)), exact, func() *tensor.Tensor {
+				return tensor.Where(y.T.Neg().GtScalar(0), g.T, tensor.ZerosLike(g.T)).MulScalar(3)
+			})
+			e.expect("Where(g > 0, y, 0) - 1", tensor.Float32, ref.Sub(ref.Where(ref.Gt(g.R, zero), y.R, zero), ref.Full(1, n)), exact, func() *tensor.Tensor {
+				return tensor.Where(g.T.GtScalar(0), y.T, tensor.ZerosLike(y.T)).SubScalar(1)
+			})
+			e.expect("y · 1", tensor.Float32, y.R, exact, func() *tensor.Tensor { return y.T.MulScalar(1) })
+			e.expect("(y · 1 + g) · 1", tensor.Float32, ref.Add(y.R, g.R), exact, func() *tensor.Tensor { return y.T.MulScalar(1).Add(g.T).MulScalar(1) })
+		}},
 		{name: "nan_survives_identities", run: func(e *env) {
 			// A shader compiler that assumes no NaN or infinity folds x-x
 			// and x+-x to 0 once it sees one value on both sides (lavapipe
