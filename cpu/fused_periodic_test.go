@@ -92,3 +92,51 @@ func operandLen(shape, strides []int) int {
 	}
 	return last + 1
 }
+
+// TestPeriodicReluGradient runs ReLU's gradient, Where(m > 0, v, +0), with
+// one side broadcast along outer dimensions (a channel's value over images)
+// as either the test or the value, on the fused machine with one worker
+// and several, against the selection written out.
+func TestPeriodicReluGradient(t *testing.T) {
+	if !vec.FusedAvailable() {
+		t.Skip("no fused machine at this level")
+	}
+	r := newRand(t)
+	shape, strides := []int{5, 64, 14, 14}, []int{0, 1, 0, 0}
+	n := device.NumElements(shape)
+	for _, broadcastTest := range []bool{true, false} {
+		for _, workers := range []int{1, 0} {
+			d := newDevice(t, workers)
+			xv, bv := randVals(r, n), randVals(r, operandLen(shape, strides))
+			x := device.Contiguous(upload(t, d, device.Float32, xv), device.Float32, 0, shape)
+			b := device.View{Buf: upload(t, d, device.Float32, bv), DType: device.Float32, Shape: shape, Strides: strides}
+			out := device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, shape)
+			var pb device.Builder
+			xi, bi := pb.Input(0, device.Float32), pb.Input(1, device.Float32)
+			m, v := bi, pb.Unary(device.OpNeg, xi)
+			if !broadcastTest {
+				m, v = pb.Unary(device.OpNeg, xi), bi
+			}
+			pb.Output(pb.Where(pb.Binary(device.OpGt, m, pb.Const(0, device.Float32)), v, pb.Const(0, device.Float32)))
+			k := &device.ElementwiseKernel{Shape: shape, Inputs: []device.View{x, b}, Program: pb.P, Outputs: []device.View{out}}
+			require.NoError(t, d.Elementwise(k))
+			if useFused {
+				require.True(t, d.plans[0].fused && d.plans[0].period > 0, "a periodic operand on the fused machine (broadcast test %v)", broadcastTest)
+			}
+			got := download(t, d, out.Buf, device.Float32, n)
+			for p := range n {
+				mv, vv := float32(bv[b.Index(p)]), -float32(xv[p])
+				if !broadcastTest {
+					mv, vv = -float32(xv[p]), float32(bv[b.Index(p)])
+				}
+				want := float32(0)
+				if mv > 0 {
+					want = vv
+				}
+				if float64(want) != got[p] {
+					require.Equal(t, float64(want), got[p], "position %d (broadcast test %v, workers %d)", p, broadcastTest, workers)
+				}
+			}
+		}
+	}
+}
