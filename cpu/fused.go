@@ -157,28 +157,19 @@ func (p *plan) positiveTestOnly(r device.Reg) bool {
 	if c := &p.code[in.Args[1]]; c.Op != device.OpConst || c.Type != device.Float32 || c.Imm != 0 {
 		return false
 	}
-	last := p.lastUse[r]
-	if last < 0 || int(last) >= len(p.code) || p.code[last].Op != device.OpWhere || p.code[last].Args[0] != r {
-		return false // an output, or not a selection's condition
+	last := int(p.lastUse[r])
+	if last < 0 || last >= len(p.code) || p.code[last].Op != device.OpWhere {
+		return false // an output, or not read by a selection last
 	}
-	for i := int(r) + 1; i <= int(last); i++ {
-		reads := p.code[i].Args[:p.code[i].Op.Arity()]
-		if n := countReg(reads, r); n > 1 || n == 1 && i != int(last) {
-			return false
+	for i := int(r) + 1; i <= last; i++ {
+		use := &p.code[i]
+		for a, x := range use.Args[:use.Op.Arity()] {
+			if x == r && (i != last || a != 0) {
+				return false // read other than as that selection's condition
+			}
 		}
 	}
 	return true
-}
-
-// countReg counts the appearances of r in regs.
-func countReg(regs []device.Reg, r device.Reg) int {
-	n := 0
-	for _, x := range regs {
-		if x == r {
-			n++
-		}
-	}
-	return n
 }
 
 // fusedOperand appends op with register r as its operand, when r is an
