@@ -24,8 +24,10 @@ import (
 // op computes what the package function of the same name computes, bit for
 // bit. End ends the block. The machine is generated for AVX-512 (four zmm
 // accumulators) and AVX2 (eight ymm accumulators, without the
-// transcendentals; see FusedHas); at LevelAVX512 the AVX2 machine runs the
-// programs it can (it measured faster: half the dispatches per float).
+// transcendentals; see FusedHas). At LevelAVX512 a program without
+// transcendentals runs on a wide machine (sixteen zmm accumulators, 256
+// floats a block, so a quarter of the dispatches per float) and its last
+// blocks, fewer than four, on the AVX2 one.
 
 // FusedOp is an opcode of the fused-program machine (the constants are in
 // fused_ops.go).
@@ -42,9 +44,13 @@ func (o FusedOp) String() string {
 // FusedBlock is the number of floats the machine computes at a time.
 const FusedBlock = 64
 
-// FusedConst is an operand that is the same for every block: FusedBlock
-// copies of a value.
-type FusedConst [FusedBlock]float32
+// fusedWideBlock is the number of floats the wide machine (AVX-512,
+// sixteen accumulators, no transcendentals) computes at a time.
+const fusedWideBlock = 256
+
+// FusedConst is an operand that is the same for every block: copies of a
+// value, as many as the widest machine's block.
+type FusedConst [fusedWideBlock]float32
 
 // FusedProgram is code for the machine. It holds the operands' addresses,
 // not references: whoever runs it must keep the inputs, outputs and
@@ -133,6 +139,16 @@ func RunFused(p *FusedProgram, lo, hi int) {
 	if p.heavy {
 		current.fused(p.code, lo, hi)
 		return
+	}
+	if current.fusedWide != nil && hi-lo >= fusedWideBlock {
+		// The wide machine spreads each instruction's dispatch over four
+		// times the floats; the last blocks, fewer than four, run on the
+		// light one.
+		m := lo + (hi-lo)/fusedWideBlock*fusedWideBlock
+		current.fusedWide(p.code, lo, m)
+		if lo = m; lo == hi {
+			return
+		}
 	}
 	current.fusedLight(p.code, lo, hi)
 }

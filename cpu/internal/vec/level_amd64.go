@@ -116,7 +116,7 @@ func archKernels(l Level) *kernels {
 	k.fusedLight, k.fusedHas = fusedAVX2, fusedOnAVX2
 	k.fused = fusedAVX2
 	if l == LevelAVX512 {
-		k.fused = fusedAVX512
+		k.fused, k.fusedWide = fusedAVX512, fusedAVX512Wide
 		for op := range k.fusedHas {
 			k.fusedHas[op] = true
 		}

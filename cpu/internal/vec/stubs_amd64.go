@@ -767,6 +767,9 @@ func selScalarInvAVX512(dst []float32, c []uint8, a []float32, s float32)
 func fusedAVX512(code []uint64, lo int, hi int)
 
 //go:noescape
+func fusedAVX512Wide(code []uint64, lo int, hi int)
+
+//go:noescape
 func maxPool2x2AVX2(out []float32, idx []int32, x []float32, ldx int, iw int, oh int, ow int)
 
 //go:noescape

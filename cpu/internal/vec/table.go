@@ -60,9 +60,10 @@ type kernels struct {
 
 	// The fused-program machines (see RunFused), or nil: fusedLight runs
 	// programs without transcendentals, fused all programs of the opcodes
-	// in fusedHas.
-	fused, fusedLight func(code []uint64, lo, hi int)
-	fusedHas          [numFused]bool
+	// in fusedHas, and fusedWide programs without transcendentals over
+	// blocks of fusedWideBlock floats.
+	fused, fusedLight, fusedWide func(code []uint64, lo, hi int)
+	fusedHas                     [numFused]bool
 }
 
 // ewSet is the elementwise kernels of one Mode.

@@ -101,8 +101,19 @@ func (g *gen) fusedOps() []fusedOp {
 			continue
 		}
 		f := u.f
+		if u.name == "relu" { // one register of zeros for every accumulator
+			f = nil
+		}
 		ops = append(ops, fusedOp{name: u.name, heavy: i >= len(g.simpleUnary())-1, emit: func(acc []reg.VecVirtual, _ reg.Register) {
+			var zero reg.VecVirtual
+			if f == nil {
+				zero = s.zero()
+			}
 			for k := range acc {
+				if f == nil {
+					VMOVUPS(s.relu(acc[k], zero), acc[k])
+					continue
+				}
 				VMOVUPS(f(acc[k]), acc[k])
 			}
 		}})
@@ -129,21 +140,40 @@ func (g *gen) keepPositive(m, v Op, dst reg.VecVirtual) {
 // for its operand to be prefetched prefetchAhead bytes ahead.
 const fusedPrefetchBit = 8
 
+// fusedWideAccs is the number of zmm accumulators of the wide AVX-512
+// machine: 256 floats a block, so that a program's dispatch overhead is
+// spread over four times the floats of the 64-float machines.
+const fusedWideAccs = 16
+
 // fusedKernel emits fusedAVX512 or fusedAVX2(code []uint64, lo, hi int): for each
 // block of 64 floats from lo to hi (multiples of 64), run code's
 // instructions (three words each: opcode, with bit fusedPrefetchBit set to
 // prefetch the operand; address; mask: the operand is at address + (byte
 // offset of the block & mask)) until End, then fence the streaming stores.
+// At AVX-512 it also emits fusedAVX512Wide, the same machine over blocks of
+// 256 floats with sixteen accumulators and without the transcendentals
+// (hi - lo a multiple of 256; a constant operand then spans 256 floats).
 func (g *gen) fusedKernel() {
+	g.fusedMachine("fused"+g.s.name, fusedBlock/g.s.lanes, !g.s.avx512)
+	if g.s.avx512 {
+		g.fusedMachine("fused"+g.s.name+"Wide", fusedWideAccs, true)
+	}
+}
+
+// fusedMachine emits one fused machine called name with nacc accumulators;
+// light machines leave out the transcendentals (their handlers end the
+// block: vec.FusedHas keeps such programs away from them).
+func (g *gen) fusedMachine(name string, nacc int, light bool) {
 	ops := g.fusedOps()
-	TEXT("fused"+g.s.name, NOSPLIT, "func(code []uint64, lo, hi int)")
+	block := nacc * g.s.bytes() // bytes a block
+	TEXT(name, NOSPLIT, "func(code []uint64, lo, hi int)")
 	Pragma("noescape")
 	code := Load(Param("code").Base(), GP64())
 	i := Load(Param("lo"), GP64()) // byte offset of the block
 	SHLQ(U8(2), i)
 	end := Load(Param("hi"), GP64())
 	SHLQ(U8(2), end)
-	acc := make([]reg.VecVirtual, fusedBlock/g.s.lanes)
+	acc := make([]reg.VecVirtual, nacc)
 	for k := range acc {
 		acc[k] = g.s.zero() // defined before the loop for the register allocator
 	}
@@ -160,7 +190,7 @@ func (g *gen) fusedKernel() {
 	ADDQ(U8(24), pc)
 	BTRQ(U8(fusedPrefetchBit), op) // CF: the operand is to be prefetched
 	JCC(LabelRef("dispatch"))
-	for k := 0; k < fusedBlock*4; k += 64 {
+	for k := 0; k < block; k += 64 {
 		PREFETCHT0(Mem{Base: addr, Disp: prefetchAhead + k})
 	}
 	Label("dispatch")
@@ -168,11 +198,11 @@ func (g *gen) fusedKernel() {
 	JE(LabelRef("op_End"))
 	dispatch(ops, op, 1, len(ops)-1)
 	Label("op_End")
-	ADDQ(U32(fusedBlock*4), i)
+	ADDQ(U32(block), i)
 	JMP(LabelRef("block"))
 	for _, o := range ops[1:] {
 		Label("op_" + o.name)
-		if o.heavy && !g.s.avx512 { // never emitted for this level (vec.FusedHas)
+		if o.heavy && light { // never run here (vec.FusedHas)
 			JMP(LabelRef("op_End"))
 			continue
 		}

@@ -399,7 +399,7 @@ func (g *gen) simpleUnary() []unaryBody {
 	return []unaryBody{
 		{"neg", func(x reg.VecVirtual) reg.VecVirtual { return s.neg(x) }},
 		{"abs", func(x reg.VecVirtual) reg.VecVirtual { return s.abs(x) }},
-		{"relu", func(x reg.VecVirtual) reg.VecVirtual { return s.sel(s.cmp(cmpNLE, x, s.zero()), x, s.zero()) }},
+		{"relu", func(x reg.VecVirtual) reg.VecVirtual { return s.relu(x, s.zero()) }},
 		{"sqrt", func(x reg.VecVirtual) reg.VecVirtual { v := s.vec(); VSQRTPS(x, v); return v }},
 		{"rsqrt", func(x reg.VecVirtual) reg.VecVirtual { v := s.vec(); VSQRTPS(x, v); return s.div(s.load(s.c(1)), v) }},
 		{"recip", func(x reg.VecVirtual) reg.VecVirtual { return s.div(s.load(s.c(1)), x) }},
@@ -512,7 +512,16 @@ func (g *gen) nanMax(a, b reg.VecVirtual, max bool) reg.VecVirtual {
 	} else {
 		r = s.minps(a, b)
 	}
-	return s.sel(s.cmp(cmpUnord, a, a), a, r)
+	m := s.cmp(cmpUnord, a, a)
+	if s.avx512 {
+		// Merge a's NaN lanes into r, a temporary: the same bits as a
+		// blend, and r is defined before the merge reads it (avo's
+		// allocator keeps a blend's merge-masked destination live across
+		// the whole kernel).
+		s.emit(func() { VMOVUPS(a, m.r, r) })
+		return r
+	}
+	return s.sel(m, a, r)
 }
 
 // binaryBody is the code of a two-input kernel on one vector of each.

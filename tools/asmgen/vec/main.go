@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"go/format"
 	"os"
+	"regexp"
 	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
@@ -56,6 +57,32 @@ func main() {
 		os.Exit(1)
 	}
 	Generate()
+	if err := dropSelfMoves(flag.Lookup("out").Value.String()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// selfMove matches a vector move of a register to itself, which avo leaves
+// where the allocator gave an op's result the accumulator it is moved to.
+var selfMove = regexp.MustCompile(`(?m)^\tVMOVUPS\s+([YZ]\d+), ([YZ]\d+)\n`)
+
+// dropSelfMoves removes the self-moves from the assembly file at path:
+// each costs an issue slot and changes nothing a kernel reads (a ymm
+// self-move also clears the zmm register's upper half, which no kernel
+// reads before writing it).
+func dropSelfMoves(path string) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out := selfMove.ReplaceAllFunc(src, func(m []byte) []byte {
+		if sm := selfMove.FindSubmatch(m); string(sm[1]) == string(sm[2]) {
+			return nil
+		}
+		return m
+	})
+	return os.WriteFile(path, out, 0o644)
 }
 
 // splitModes separates the kernel base names that come in cached,

@@ -33,6 +33,22 @@ func (s *isa) fms(a reg.Register, b, c Op) reg.VecVirtual {
 // register before its definition (keeping it live across the function).
 func (s *isa) zero() reg.VecVirtual { return s.load(s.cu(0)) }
 
+// relu returns x where x > 0 or x is NaN, else +0, given a register of
+// zeros (one zero register serves a whole handler of the fused machine).
+// The unselected lanes are cleared rather than blended with zero: the same
+// bits, and no merge-masked destination, which avo's allocator would keep
+// live across the whole kernel.
+func (s *isa) relu(x, zero reg.Register) reg.VecVirtual {
+	m := s.cmp(cmpNLE, x, zero)
+	v := s.vec()
+	if s.avx512 {
+		s.emit(func() { VMOVUPS_Z(x, m.r, v) })
+	} else {
+		s.emit(func() { VANDPS(x, m.r, v) })
+	}
+	return v
+}
+
 // clamp returns x limited to [lo, hi]; NaN stays NaN.
 func (s *isa) clamp(x reg.Register, lo, hi float32) reg.VecVirtual {
 	t := s.maxps(s.load(s.c(lo)), x) // lo > x ? lo : x (x when NaN)
