@@ -29,7 +29,8 @@ func sumsRows(k *device.ReduceKernel, o int) bool {
 		return false
 	}
 	no := len(k.OutShape)
-	if k.OutShape[no-1] < minRowWidth || o < minRowWidth {
+	s := k.Inputs[0].Strides
+	if s[no-1] != 1 || s[len(s)-1] == 1 || contiguousRun(k.OutShape, s[:no]) < minRowWidth || o < minRowWidth {
 		return false
 	}
 	for _, in := range k.Prologue.Code {
@@ -38,8 +39,20 @@ func sumsRows(k *device.ReduceKernel, o int) bool {
 			return false
 		}
 	}
-	s := k.Inputs[0].Strides
-	return s[no-1] == 1 && s[len(s)-1] != 1
+	return true
+}
+
+// contiguousRun returns how many elements the innermost dimensions of shape
+// hold that strides lay out one after another (the width of a row of
+// outputs: a [64, 32, 14, 14] tensor summed over its batch has rows of
+// 32·14·14 floats, not 14).
+func contiguousRun(shape, strides []int) int {
+	n := len(shape)
+	run := shape[n-1]
+	for i := n - 2; i >= 0 && strides[i] == strides[i+1]*shape[i+1]; i-- {
+		run *= shape[i]
+	}
+	return run
 }
 
 // rowsFirst returns the views of k's inputs over RedShape ++ OutShape, their

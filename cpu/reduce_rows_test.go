@@ -27,7 +27,11 @@ func TestSumOverOuterAxes(t *testing.T) {
 		{[]int{2500}, []int{3}, []int{1, 0}, true},             // rows longer than a chunk
 		{[]int{128}, []int{64}, []int{0, 1}, false},            // already contiguous per output
 		{[]int{8}, []int{64}, []int{1, 0}, false},              // too narrow
-		{[]int{64, 3}, []int{2, 11}, []int{2, 3, 0, 1}, false}, // innermost output axis not unit stride
+		{[]int{64, 3}, []int{2, 11}, []int{2, 3, 0, 1}, true},  // two output axes laid out as one row of 64·3
+		{[]int{64, 3}, []int{2, 11}, []int{2, 3, 1, 0}, false}, // innermost output axis not unit stride
+		{[]int{32, 7, 7}, []int{16}, []int{3, 0, 1, 2}, true},  // images summed over the batch: rows of 32·7·7
+		{[]int{4, 6}, []int{8}, []int{2, 0, 1}, true},          // short inner axis, contiguous with the next
+		{[]int{20, 6}, []int{4}, []int{0, 2, 1}, false},        // short inner axis, the next one apart
 	}
 	for _, c := range cases {
 		for _, workers := range []int{1, 2, 3} {
