@@ -115,11 +115,7 @@ func (d *Device) sumRows(rd *reduction, o, r int) error {
 func (rd *reduction) rows(ws *workspace, lo, hi, o int, totals []float64, acc []float32) {
 	p := rd.pro
 	ws.prepare(p)
-	fold := func() {
-		for j, v := range acc {
-			totals[j] += float64(v)
-		}
-	}
+	fold := func() { vec.AddWidened(totals, acc) }
 	clear(acc)
 	col, pending := 0, 0
 	for pos, end := lo*o, hi*o; pos < end; {

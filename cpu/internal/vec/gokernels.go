@@ -29,7 +29,8 @@ func goKernels() *kernels {
 				dst[i] = b[i] + float32(q*c[i]) // unfused on every architecture
 			}
 		},
-		copy: func(dst, x []float32) { copy(dst, x) },
+		copy:       func(dst, x []float32) { copy(dst, x) },
+		addWidened: goAddWidened,
 	}
 	for op, f := range goUnaryFns {
 		if f != nil {
@@ -229,5 +230,13 @@ func goToBFloat(dst []uint16, src []float32) {
 func goFromBFloat(dst []float32, src []uint16) {
 	for i, v := range src {
 		dst[i] = device.BFloat16ToFloat32(v)
+	}
+}
+
+// goAddWidened adds each float32 of src, widened, to dst.
+func goAddWidened(dst []float64, src []float32) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] += float64(v)
 	}
 }

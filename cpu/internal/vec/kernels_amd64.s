@@ -13851,6 +13851,31 @@ done:
 	VZEROUPPER
 	RET
 
+// func addWidenedAVX2(dst []float64, src []float32)
+// Requires: AVX
+TEXT ·addWidenedAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ src_base+24(FP), CX
+	MOVQ src_len+32(FP), DX
+	XORQ BX, BX
+
+loop:
+	LEAQ      8(BX), SI
+	CMPQ      SI, DX
+	JA        done
+	VCVTPS2PD (CX)(BX*4), Y0
+	VADDPD    (AX)(BX*8), Y0, Y0
+	VMOVUPD   Y0, (AX)(BX*8)
+	VCVTPS2PD 16(CX)(BX*4), Y0
+	VADDPD    32(AX)(BX*8), Y0, Y0
+	VMOVUPD   Y0, 32(AX)(BX*8)
+	ADDQ      $0x00000008, BX
+	JMP       loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func cmpEqAVX2(dst []uint8, a []float32, b []float32)
 // Requires: AVX
 TEXT ·cmpEqAVX2(SB), NOSPLIT, $0-72
@@ -32093,6 +32118,31 @@ loop:
 	VPMOVZXWD (CX)(BX*2), Z0
 	VPSLLD    $0x10, Z0, Z0
 	VMOVUPS   Z0, (AX)(BX*4)
+	ADDQ      $0x00000010, BX
+	JMP       loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func addWidenedAVX512(dst []float64, src []float32)
+// Requires: AVX, AVX512F
+TEXT ·addWidenedAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ src_base+24(FP), CX
+	MOVQ src_len+32(FP), DX
+	XORQ BX, BX
+
+loop:
+	LEAQ      16(BX), SI
+	CMPQ      SI, DX
+	JA        done
+	VCVTPS2PD (CX)(BX*4), Z0
+	VADDPD    (AX)(BX*8), Z0, Z0
+	VMOVUPD   Z0, (AX)(BX*8)
+	VCVTPS2PD 32(CX)(BX*4), Z0
+	VADDPD    64(AX)(BX*8), Z0, Z0
+	VMOVUPD   Z0, 64(AX)(BX*8)
 	ADDQ      $0x00000010, BX
 	JMP       loop
 

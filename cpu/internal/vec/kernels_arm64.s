@@ -3881,3 +3881,27 @@ loop:
 	BNE loop
 done:
 	RET
+
+// func addWidenedNEON(dst []float64, src []float32)
+TEXT ·addWidenedNEON(SB), NOSPLIT, $0-48
+	MOVD dst_base+0(FP), R0
+	MOVD src_base+24(FP), R1
+	MOVD src_len+32(FP), R9
+	LSR $3, R9
+	CBZ R9, done
+loop:
+	VLD1.P 32(R1), [V0.S4, V1.S4]
+	VLD1 (R0), [V4.D2, V5.D2, V6.D2, V7.D2]
+	WORD $0x0e617802 // fcvtl v2.2d, v0.2s
+	WORD $0x4e617803 // fcvtl2 v3.2d, v0.4s
+	WORD $0x4e62d484 // fadd v4.2d, v4.2d, v2.2d
+	WORD $0x4e63d4a5 // fadd v5.2d, v5.2d, v3.2d
+	WORD $0x0e617822 // fcvtl v2.2d, v1.2s
+	WORD $0x4e617823 // fcvtl2 v3.2d, v1.4s
+	WORD $0x4e62d4c6 // fadd v6.2d, v6.2d, v2.2d
+	WORD $0x4e63d4e7 // fadd v7.2d, v7.2d, v3.2d
+	VST1.P [V4.D2, V5.D2, V6.D2, V7.D2], 64(R0)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET

@@ -23,6 +23,7 @@ type asmSet struct {
 	indexOf                                                                      func(x []float32, v float32) int
 	toHalf, toBFloat                                                             func(dst []uint16, src []float32)
 	fromHalf, fromBFloat                                                         func(dst []float32, src []uint16)
+	addWidened                                                                   func(dst []float64, src []float32)
 	cmpEq, cmpNe, cmpLt, cmpLe, cmpGt, cmpGe                                     func(dst []uint8, a, b []float32)
 	cmpEqScalar, cmpNeScalar, cmpLtScalar, cmpLeScalar, cmpGtScalar, cmpGeScalar func(dst []uint8, a []float32, s float32)
 	sel                                                                          func(dst []float32, c []uint8, a, b []float32)
@@ -103,6 +104,7 @@ func archKernels(l Level) *kernels {
 		toBFloat:   convTail(a.toBFloat, device.Float32ToBFloat16),
 		fromBFloat: convTail(a.fromBFloat, device.BFloat16ToFloat32),
 		triad:      a.triad,
+		addWidened: widenTail(a.addWidened, map[Level]int{LevelAVX2: 8, LevelAVX512: 16}[l]), // floats a step
 		copy:       cached.copy,
 	}
 	vv := [numCmp]func(dst []uint8, a, b []float32){a.cmpEq, a.cmpNe, a.cmpLt, a.cmpLe, a.cmpGt, a.cmpGe}

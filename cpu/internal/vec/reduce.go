@@ -7,6 +7,14 @@ package vec
 // Sum returns the sum of x, accumulated in float64. Sum of nothing is 0.
 func Sum(x []float32) float64 { return current.sum(x) }
 
+// AddWidened adds each element of src, widened to float64, to the element
+// of dst at its index: dst[i] += float64(src[i]), each sum rounded once.
+// The slices must have one length.
+func AddWidened(dst []float64, src []float32) {
+	checkLen("AddWidened", "dst, src", len(dst), len(src))
+	current.addWidened(dst, src)
+}
+
 // Dot returns the sum of a[i]*b[i], accumulated in float64.
 func Dot(a, b []float32) float64 {
 	checkLen("Dot", "a, b", len(a), len(b))

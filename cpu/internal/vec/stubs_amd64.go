@@ -338,6 +338,9 @@ func toBFloatAVX2(dst []uint16, src []float32)
 func fromBFloatAVX2(dst []float32, src []uint16)
 
 //go:noescape
+func addWidenedAVX2(dst []float64, src []float32)
+
+//go:noescape
 func cmpEqAVX2(dst []uint8, a []float32, b []float32)
 
 //go:noescape
@@ -717,6 +720,9 @@ func toBFloatAVX512(dst []uint16, src []float32)
 
 //go:noescape
 func fromBFloatAVX512(dst []float32, src []uint16)
+
+//go:noescape
+func addWidenedAVX512(dst []float64, src []float32)
 
 //go:noescape
 func cmpEqAVX512(dst []uint8, a []float32, b []float32)

@@ -335,3 +335,8 @@ func toHalfNEON(dst []uint16, src []float32)
 //
 //go:noescape
 func fromHalfNEON(dst []float32, src []uint16)
+
+// addWidenedNEON adds float64(src[i]) to dst[i] for i < len(src)&^7.
+//
+//go:noescape
+func addWidenedNEON(dst []float64, src []float32)

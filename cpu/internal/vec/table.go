@@ -40,8 +40,9 @@ type kernels struct {
 	expSub    func(dst, x []float32, m float32) float64 // dst = exp(x-m), returns the sum in float64
 	sumExpSub func(x []float32, m float32) float64      // sum of exp(x-m)
 
-	triad func(dst, b, c []float32, q float32) // dst = b + q*c (bandwidth measurement)
-	copy  func(dst, x []float32)               // (bandwidth measurement)
+	triad      func(dst, b, c []float32, q float32) // dst = b + q*c (bandwidth measurement)
+	addWidened func(dst []float64, src []float32)   // dst += float64(src)
+	copy       func(dst, x []float32)               // (bandwidth measurement)
 
 	toHalf     func(dst []uint16, src []float32)
 	fromHalf   func(dst []float32, src []uint16)

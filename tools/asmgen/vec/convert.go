@@ -84,3 +84,21 @@ func (g *gen) conversions() {
 		VMOVUPS(s.shl(w, 16), elem(dst, i, 0))
 	})
 }
+
+// widening emits addWidened(dst []float64, src []float32): dst[i] +=
+// float64(src[i]) for the first len(src)&^(lanes-1) elements, each float
+// widened exactly, each sum rounded once (a row sum's fold into its
+// float64 totals).
+func (g *gen) widening() {
+	s := g.s
+	g.convLoop("addWidened", "func(dst []float64, src []float32)", func(dst, src, i reg.Register) {
+		half := s.bytes() / 2 // bytes of the floats widened into one vector of doubles
+		for h := 0; h < 2; h++ {
+			v := s.vec()
+			VCVTPS2PD(Mem{Base: src, Index: i, Scale: 4, Disp: h * half}, v)
+			d := Mem{Base: dst, Index: i, Scale: 8, Disp: h * s.bytes()}
+			VADDPD(d, v, v)
+			VMOVUPD(v, d)
+		}
+	})
+}

@@ -569,6 +569,7 @@ func (g *gen) generate() {
 	g.unaryKernels()
 	g.reductions()
 	g.conversions()
+	g.widening()
 	g.compareKernels()
 	g.selectKernels()
 	g.fusedKernel()

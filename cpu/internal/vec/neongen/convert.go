@@ -138,3 +138,32 @@ func halfKernels(s, g *bytes.Buffer) {
 	w.Label("done")
 	w.Op("RET")
 }
+
+// widenKernels writes addWidenedNEON, dst[i] += float64(src[i]) for the
+// first len&^7 elements, 8 a step: FCVTL widens exactly, FADD rounds each
+// sum once.
+func widenKernels(s, g *bytes.Buffer) {
+	w := kernel(s, g, "addWidenedNEON", "(dst []float64, src []float32)", 48,
+		"addWidenedNEON adds float64(src[i]) to dst[i] for i < len(src)&^7.")
+	w.Op("MOVD dst_base+0(FP), R0")
+	w.Op("MOVD src_base+24(FP), R1")
+	w.Op("MOVD src_len+32(FP), R9")
+	w.Op("LSR $3, R9")
+	w.Op("CBZ R9, done")
+	w.Label("loop")
+	w.Op("VLD1.P 32(R1), [V0.S4, V1.S4]")
+	w.Op("VLD1 (R0), [V4.D2, V5.D2, V6.D2, V7.D2]")
+	w.Neon("fcvtl v2.2d, v0.2s")
+	w.Neon("fcvtl2 v3.2d, v0.4s")
+	w.Neon("fadd v4.2d, v4.2d, v2.2d")
+	w.Neon("fadd v5.2d, v5.2d, v3.2d")
+	w.Neon("fcvtl v2.2d, v1.2s")
+	w.Neon("fcvtl2 v3.2d, v1.4s")
+	w.Neon("fadd v6.2d, v6.2d, v2.2d")
+	w.Neon("fadd v7.2d, v7.2d, v3.2d")
+	w.Op("VST1.P [V4.D2, V5.D2, V6.D2, V7.D2], 64(R0)")
+	w.Op("SUBS $1, R9")
+	w.Op("BNE loop")
+	w.Label("done")
+	w.Op("RET")
+}

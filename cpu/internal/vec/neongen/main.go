@@ -55,6 +55,7 @@ func Generate(coeffsPath string) (asm, stubs []byte, err error) {
 	selectKernels(s, g)
 	bfloatKernels(s, g)
 	halfKernels(s, g)
+	widenKernels(s, g)
 	return f.Finish()
 }
 
