@@ -133,7 +133,8 @@
 //
 // Sum, Dot, SumSquares and SumSqDiff accumulate in float64 (two
 // accumulators per vector) and return float64, so their error is a few
-// float64 roundings of the partial sums. Max and Min propagate NaN; ArgMax
+// float64 roundings of the partial sums; AddWidened adds float32 values
+// into float64 ones, one rounding each. Max and Min propagate NaN; ArgMax
 // and ArgMin return the first index of the extreme, a NaN counting as the
 // extreme. SoftmaxRow and LogSoftmaxRow subtract the row maximum (exp(x-m)
 // with x-m carried as an exact pair, so softmax is within 3 ulp of the
