@@ -64,6 +64,15 @@ func (e *asmEW) set() ewSet {
 	}
 }
 
+// floatsPerVector returns the float32 lanes of level l's vectors (AVX2 or
+// AVX-512).
+func floatsPerVector(l Level) int {
+	if l == LevelAVX512 {
+		return 16
+	}
+	return 8
+}
+
 // supported reports whether the CPU (and OS) can run level l's kernels.
 func supported(l Level) bool {
 	x := cpu.X86
@@ -104,7 +113,7 @@ func archKernels(l Level) *kernels {
 		toBFloat:   convTail(a.toBFloat, device.Float32ToBFloat16),
 		fromBFloat: convTail(a.fromBFloat, device.BFloat16ToFloat32),
 		triad:      a.triad,
-		addWidened: widenTail(a.addWidened, map[Level]int{LevelAVX2: 8, LevelAVX512: 16}[l]), // floats a step
+		addWidened: widenTail(a.addWidened, floatsPerVector(l)),
 		copy:       cached.copy,
 	}
 	vv := [numCmp]func(dst []uint8, a, b []float32){a.cmpEq, a.cmpNe, a.cmpLt, a.cmpLe, a.cmpGt, a.cmpGe}

@@ -101,22 +101,20 @@ func (g *gen) fusedOps() []fusedOp {
 			continue
 		}
 		f := u.f
-		if u.name == "relu" { // one register of zeros for every accumulator
-			f = nil
-		}
-		ops = append(ops, fusedOp{name: u.name, heavy: i >= len(g.simpleUnary())-1, emit: func(acc []reg.VecVirtual, _ reg.Register) {
-			var zero reg.VecVirtual
-			if f == nil {
-				zero = s.zero()
-			}
+		emit := func(acc []reg.VecVirtual, _ reg.Register) {
 			for k := range acc {
-				if f == nil {
-					VMOVUPS(s.relu(acc[k], zero), acc[k])
-					continue
-				}
 				VMOVUPS(f(acc[k]), acc[k])
 			}
-		}})
+		}
+		if u.name == "relu" { // one register of zeros serves every accumulator
+			emit = func(acc []reg.VecVirtual, _ reg.Register) {
+				zero := s.zero()
+				for k := range acc {
+					VMOVUPS(s.relu(acc[k], zero), acc[k])
+				}
+			}
+		}
+		ops = append(ops, fusedOp{name: u.name, heavy: i >= len(g.simpleUnary())-1, emit: emit})
 	}
 	return ops
 }
