@@ -169,11 +169,20 @@ func (d *Device) Reduce(k *device.ReduceKernel) error {
 		fill(rd.accF, float32(identity(k.Op).v))
 	default:
 		rows := sumsRows(k, o)
+		split, splits := around{}, false
+		if !rows {
+			if split, splits = sumsAround(k, o, d.scratch.order); splits {
+				d.scratch.order = split.perm
+			}
+		}
 		inputs := k.Inputs
-		if rows {
+		switch {
+		case rows:
 			d.scratch.shape = append(append(d.scratch.shape[:0], k.RedShape...), k.OutShape...)
 			inputs = d.rowsFirst(k)
-		} else {
+		case splits:
+			inputs = d.permuted(k, split.perm)
+		default:
 			d.scratch.shape = append(append(d.scratch.shape[:0], k.OutShape...), k.RedShape...)
 		}
 		rd.pro = &d.plans[0]
@@ -184,9 +193,12 @@ func (d *Device) Reduce(k *device.ReduceKernel) error {
 		rd.pro.finish(k.Prologue.Outputs)
 		rd.reg = k.Prologue.Outputs[0]
 		var err error
-		if rows {
+		switch {
+		case rows:
 			err = d.sumRows(&rd, o, r)
-		} else {
+		case splits:
+			err = d.sumAround(&rd, o, split)
+		default:
 			err = d.reduce(&rd, o)
 		}
 		if err != nil {

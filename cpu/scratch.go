@@ -15,9 +15,10 @@ type scratch struct {
 	ints       []int
 	shape      []int
 	states     []accState
-	f64        []float64       // per-worker sums of a row-by-row reduction
-	views      []device.View   // a reduction's inputs, reduced axes first
+	f64        []float64       // per-worker (or per-task) sums of a row-by-row (or split) reduction
+	views      []device.View   // a reduction's inputs, in the order it iterates
 	perm       []int           // their shapes and strides
+	order      []int           // a split reduction's order of axes (reduce_around.go)
 	taps       tapsScratch     // a convolution's weights for row patches (conv_taps.go)
 	wino       winogradScratch // a convolution's transformed filters (conv_winograd.go)
 }
