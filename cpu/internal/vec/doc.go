@@ -181,12 +181,13 @@
 // FusedBlock floats with the running value in registers, so that a chain
 // of N ops reads each input and writes each output once per block with no
 // pass through a buffer between ops; each op computes exactly what the
-// package function of the same name computes. There are two: AVX-512 (four
-// zmm accumulators) with the cheap unary ops plus exp, tanh and sigmoid
-// (with more transcendentals the generator's register allocator gives
-// up), and AVX2 (eight ymm accumulators) without the transcendentals,
-// which AVX-512 also uses for the programs it can run (half the
-// dispatches per float).
+// package function of the same name computes. There are three: AVX-512
+// (four zmm accumulators) with the cheap unary ops plus exp, tanh and
+// sigmoid (with more transcendentals the generator's register allocator
+// gives up), AVX2 (eight ymm accumulators) without the transcendentals, and
+// a wide AVX-512 one (sixteen zmm accumulators, blocks of 256 floats)
+// without them, which runs such programs at the AVX-512 level, the last
+// blocks (fewer than four) going to the AVX2 one.
 // Instructions are dispatched per block by a binary search over the
 // opcodes, which every block repeats, so the branches are predicted. The
 // CPU backend runs chains of two or more ops on it, which then cost about
