@@ -149,7 +149,7 @@ type plan struct {
 	period    int
 	periodic  []int       // the machine's instructions that stream a periodic operand
 	periodBuf [][]float32 // by source: the first period of a periodic source, expanded
-	idx       []int       // odometer for writing out periodBuf
+	idx       []int       // odometer for writing out periodBuf and for untranspose
 	// run is the length of the innermost dimension when some source is
 	// perRun, else 0: chunks then end at the runs' ends (see take), so that
 	// those sources are uniform in each and run on the scalar kernels

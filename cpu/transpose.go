@@ -3,32 +3,34 @@ package cpu
 import (
 	"unsafe"
 
+	"github.com/shaderflow/shaderflow/cpu/internal/gemm"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
 // Transposed operands. The interpreter walks the iteration space row by
 // row, so a source stored transposed (a weight gradient read through a
-// transpose view, say) is read with a large stride: every element from a
-// different cache line. Such a source, when big, is first transposed into
-// plan-owned scratch with a cache-blocked copy and then read in place.
+// transpose view, a permute to channels-last, .T().Contiguous()) is read
+// with a large stride: every element from a different cache line. Such a
+// source, when big, is first transposed into plan-owned scratch with the
+// gemm package's register transposes, one matrix per index of the outer
+// dimensions, and then read in place.
 
 // transposeMin is the smallest transposed source worth copying.
 const transposeMin = 1 << 14
 
-// transposeBlock is the side of the square tiles of the blocked copy.
-const transposeBlock = 32
-
-// untranspose replaces every large 4-byte source whose coalesced view is a
-// transposed matrix (dims [R, C], strides [1, ld] with ld >= R) by a
-// row-major copy.
+// untranspose replaces every large 4-byte source whose coalesced view ends
+// in a transposed matrix (last two dims [R, C] with strides [1, ld], ld >=
+// R; any outer dims) by a row-major copy.
 func (p *plan) untranspose() {
-	if len(p.dims) != 2 || p.n < transposeMin {
+	nd := len(p.dims)
+	if nd < 2 || p.n < transposeMin {
 		return
 	}
+	rows, cols := p.dims[nd-2], p.dims[nd-1]
 	used := 0
 	for k := range p.srcs {
 		s := &p.srcs[k]
-		if s.kind != srcStrided || s.strides[0] != 1 || s.strides[1] < p.dims[0] || s.dt.Size() != 4 {
+		if s.kind != srcStrided || s.strides[nd-2] != 1 || s.strides[nd-1] < rows || s.dt.Size() != 4 {
 			continue
 		}
 		if used == len(p.tbuf) {
@@ -41,7 +43,20 @@ func (p *plan) untranspose() {
 		if s.dt == device.Int32 {
 			src = unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s.i32))), len(s.i32))
 		}
-		transposeInto(dst, src, s.off, s.strides[1], p.dims[0], p.dims[1])
+		p.idx = grow(p.idx, nd)
+		outer, at := p.idx[:nd-2], s.off
+		clear(outer)
+		for m := 0; m < p.n; m += rows * cols { // one matrix per outer index, odometer over the outer dims
+			transposeInto(dst[m:m+rows*cols], src, at, s.strides[nd-1], rows, cols)
+			for d := nd - 3; d >= 0; d-- {
+				if outer[d]++; outer[d] < p.dims[d] {
+					at += s.strides[d]
+					break
+				}
+				at -= (p.dims[d] - 1) * s.strides[d]
+				outer[d] = 0
+			}
+		}
 		s.typed = typed{dt: s.dt, base: unsafe.Pointer(unsafe.SliceData(dst))}
 		if s.dt == device.Int32 {
 			s.i32 = unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst))
@@ -49,25 +64,28 @@ func (p *plan) untranspose() {
 			s.f32 = dst
 		}
 		s.off, s.kind = 0, srcContiguous
-		s.strides[0], s.strides[1] = p.dims[1], 1
+		acc := 1
+		for d := nd - 1; d >= 0; d-- {
+			s.strides[d] = acc
+			acc *= p.dims[d]
+		}
 	}
 }
 
+// transposeTile is the side of the square tiles transposeInto moves at a
+// time: a tile of the source and one of the destination (16 KiB each) stay
+// in L1 together.
+const transposeTile = 64
+
 // transposeInto sets dst[r*cols+c] = src[off+r+c*ld] for r < rows and
-// c < cols, tile by tile so that both sides stay in cache.
+// c < cols: the cols×rows matrix at src[off:] (rows ld apart), transposed
+// tile by tile.
 func transposeInto(dst, src []float32, off, ld, rows, cols int) {
-	for r0 := 0; r0 < rows; r0 += transposeBlock {
-		r1 := min(rows, r0+transposeBlock)
-		for c0 := 0; c0 < cols; c0 += transposeBlock {
-			c1 := min(cols, c0+transposeBlock)
-			for r := r0; r < r1; r++ {
-				row := dst[r*cols+c0 : r*cols+c1]
-				q := off + r + c0*ld
-				for c := range row {
-					row[c] = src[q]
-					q += ld
-				}
-			}
+	for c0 := 0; c0 < cols; c0 += transposeTile {
+		c1 := min(cols, c0+transposeTile)
+		for r0 := 0; r0 < rows; r0 += transposeTile {
+			r1 := min(rows, r0+transposeTile)
+			gemm.Transpose(dst[r0*cols+c0:], cols, src[off+c0*ld+r0:], ld, c1-c0, r1-r0)
 		}
 	}
 }
