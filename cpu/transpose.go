@@ -15,15 +15,21 @@ import (
 // gemm package's register transposes, one matrix per index of the outer
 // dimensions, and then read in place.
 
-// transposeMin is the smallest transposed source worth copying.
-const transposeMin = 1 << 14
+// transposeMin is the smallest transposed source worth copying, and
+// transposeMax the largest the plan copies: its scratch lives on the Go
+// heap, outside the device's memory limit, and is kept for the next kernel,
+// so a larger source is gathered element by element instead.
+const (
+	transposeMin = 1 << 14
+	transposeMax = 1 << 26
+)
 
 // untranspose replaces every large 4-byte source whose coalesced view ends
 // in a transposed matrix (last two dims [R, C] with strides [1, ld], ld >=
 // R; any outer dims) by a row-major copy.
 func (p *plan) untranspose() {
 	nd := len(p.dims)
-	if nd < 2 || p.n < transposeMin {
+	if nd < 2 || p.n < transposeMin || p.n > transposeMax {
 		return
 	}
 	rows, cols := p.dims[nd-2], p.dims[nd-1]
