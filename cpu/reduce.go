@@ -171,16 +171,15 @@ func (d *Device) Reduce(k *device.ReduceKernel) error {
 		rows := sumsRows(k, o)
 		split, splits := around{}, false
 		if !rows {
-			if split, splits = sumsAround(k, o, d.scratch.order); splits {
-				d.scratch.order = split.perm
-			}
+			split, splits = sumsAround(k, o, d.scratch.order)
 		}
 		inputs := k.Inputs
 		switch {
 		case rows:
-			d.scratch.shape = append(append(d.scratch.shape[:0], k.RedShape...), k.OutShape...)
-			inputs = d.rowsFirst(k)
+			d.scratch.order = reducedFirst(d.scratch.order, len(k.OutShape), len(k.RedShape))
+			inputs = d.permuted(k, d.scratch.order)
 		case splits:
+			d.scratch.order = split.perm
 			inputs = d.permuted(k, split.perm)
 		default:
 			d.scratch.shape = append(append(d.scratch.shape[:0], k.OutShape...), k.RedShape...)
@@ -220,6 +219,32 @@ func (d *Device) Reduce(k *device.ReduceKernel) error {
 	}
 	epi.finish(k.Epilogue.Outputs)
 	return d.run(epi)
+}
+
+// permuted returns k's input views over the kernel's axes (OutShape ++
+// RedShape) in the order perm, in d's scratch, and sets d.scratch.shape to
+// that order's shape.
+func (d *Device) permuted(k *device.ReduceKernel, perm []int) []device.View {
+	no, n := len(k.OutShape), len(perm)
+	d.scratch.shape = d.scratch.shape[:0]
+	for _, a := range perm {
+		if a < no {
+			d.scratch.shape = append(d.scratch.shape, k.OutShape[a])
+		} else {
+			d.scratch.shape = append(d.scratch.shape, k.RedShape[a-no])
+		}
+	}
+	d.scratch.views = grow(d.scratch.views, len(k.Inputs))
+	d.scratch.perm = grow(d.scratch.perm, n*len(k.Inputs))
+	for i, v := range k.Inputs {
+		strides := d.scratch.perm[i*n : (i+1)*n : (i+1)*n]
+		for j, a := range perm {
+			strides[j] = v.Strides[a]
+		}
+		v.Shape, v.Strides = d.scratch.shape, strides
+		d.scratch.views[i] = v
+	}
+	return d.scratch.views
 }
 
 // reduce fills rd's results for o outputs: in parallel over outputs when

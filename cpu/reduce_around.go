@@ -7,11 +7,11 @@ import (
 
 // A sum whose reduced axes lie on both sides of its outputs in memory (a
 // channel's sum over [N, C, H, W]: a bias gradient, a batch norm's
-// statistics) gathered each output's strided runs into a chunk before
-// summing them, and expanded a broadcast operand (the mean) into every
-// chunk. Instead the prologue is evaluated in the input's own order (outer
-// reduced axes, outputs, inner reduced axes), where the input is read in
-// place, and each run of the inner axes is summed into its output.
+// statistics) would, evaluated output by output, gather each output's
+// strided runs into a chunk and expand a broadcast operand (the mean) into
+// every chunk. Its prologue is instead evaluated in the input's own order
+// (outer reduced axes, outputs, inner reduced axes), where the input is read
+// in place, and each run of the inner axes is summed into its output.
 
 // minAroundRun is the shortest run of inner reduced elements worth summing
 // one run at a time: shorter runs cost a call each for little data.
@@ -32,14 +32,8 @@ type around struct {
 // ones hold at least minAroundRun elements, and the prologue does not
 // depend on the order of positions.
 func sumsAround(k *device.ReduceKernel, o int, perm []int) (around, bool) {
-	if k.Op != device.ReduceSum || len(k.Inputs) == 0 || o < 2 {
+	if k.Op != device.ReduceSum || len(k.Inputs) == 0 || o < 2 || !orderFree(k.Prologue) {
 		return around{}, false
-	}
-	for _, in := range k.Prologue.Code {
-		switch in.Op {
-		case device.OpIndex, device.OpRandUniform, device.OpRandNormal:
-			return around{}, false
-		}
 	}
 	no := len(k.OutShape)
 	s := k.Inputs[0].Strides
@@ -97,39 +91,15 @@ func absInt(x int) int {
 	return x
 }
 
-// permuted returns k's input views over the kernel's axes in the order
-// perm, in d's scratch, and sets d.scratch.shape to that order's shape.
-func (d *Device) permuted(k *device.ReduceKernel, perm []int) []device.View {
-	no, n := len(k.OutShape), len(perm)
-	d.scratch.shape = d.scratch.shape[:0]
-	for _, a := range perm {
-		if a < no {
-			d.scratch.shape = append(d.scratch.shape, k.OutShape[a])
-		} else {
-			d.scratch.shape = append(d.scratch.shape, k.RedShape[a-no])
-		}
-	}
-	d.scratch.views = grow(d.scratch.views, len(k.Inputs))
-	d.scratch.perm = grow(d.scratch.perm, n*len(k.Inputs))
-	for i, v := range k.Inputs {
-		strides := d.scratch.perm[i*n : (i+1)*n : (i+1)*n]
-		for j, a := range perm {
-			strides[j] = v.Strides[a]
-		}
-		v.Shape, v.Strides = d.scratch.shape, strides
-		d.scratch.views[i] = v
-	}
-	return d.scratch.views
-}
-
 // sumAround fills rd.accF with the o sums of a, whose prologue plan
 // iterates in a's order: tasks of outer rows in parallel, each run of inner
 // elements summed in float64 into its task's partial sums, the partial sums
 // then added in task order (the same result whichever worker ran a task).
 func (d *Device) sumAround(rd *reduction, o int, a around) error {
 	row := o * a.inner // elements of one outer row
-	grain := d.grainFor(a.outer, row*max(len(rd.pro.code), 1))
-	if d.serial(a.outer, row*max(len(rd.pro.code), 1)) {
+	cost := row * max(len(rd.pro.code), 1)
+	grain := d.grainFor(a.outer, cost)
+	if d.serial(a.outer, cost) {
 		grain = a.outer
 	}
 	tasks := (a.outer + grain - 1) / grain

@@ -30,10 +30,15 @@ func sumsRows(k *device.ReduceKernel, o int) bool {
 	}
 	no := len(k.OutShape)
 	s := k.Inputs[0].Strides
-	if s[no-1] != 1 || s[len(s)-1] == 1 || contiguousRun(k.OutShape, s[:no]) < minRowWidth || o < minRowWidth {
-		return false
-	}
-	for _, in := range k.Prologue.Code {
+	return s[no-1] == 1 && s[len(s)-1] != 1 && contiguousRun(k.OutShape, s[:no]) >= minRowWidth && o >= minRowWidth &&
+		orderFree(k.Prologue)
+}
+
+// orderFree reports whether p computes each position's value without
+// regard to the order positions are visited in (no index, no random draw),
+// so that a reduction may evaluate it in another order.
+func orderFree(p device.Program) bool {
+	for _, in := range p.Code {
 		switch in.Op {
 		case device.OpIndex, device.OpRandUniform, device.OpRandNormal:
 			return false
@@ -55,24 +60,17 @@ func contiguousRun(shape, strides []int) int {
 	return run
 }
 
-// rowsFirst returns the views of k's inputs over RedShape ++ OutShape, their
-// strides permuted to match, in d's scratch.
-func (d *Device) rowsFirst(k *device.ReduceKernel) []device.View {
-	no, nr := len(k.OutShape), len(k.RedShape)
-	d.scratch.views = grow(d.scratch.views, len(k.Inputs))
-	d.scratch.perm = grow(d.scratch.perm, 2*(no+nr)*len(k.Inputs))
-	ints := d.scratch.perm
-	for i, v := range k.Inputs {
-		shape, strides := ints[:no+nr:no+nr], ints[no+nr:2*(no+nr):2*(no+nr)]
-		ints = ints[2*(no+nr):]
-		copy(shape, k.RedShape)
-		copy(shape[nr:], k.OutShape)
-		copy(strides, v.Strides[no:])
-		copy(strides[nr:], v.Strides[:no])
-		v.Shape, v.Strides = shape, strides
-		d.scratch.views[i] = v
+// reducedFirst returns the order RedShape ++ OutShape of a reduction's
+// axes (indices into OutShape ++ RedShape), in perm's storage.
+func reducedFirst(perm []int, no, nr int) []int {
+	perm = perm[:0]
+	for j := range nr {
+		perm = append(perm, no+j)
 	}
-	return d.scratch.views
+	for i := range no {
+		perm = append(perm, i)
+	}
+	return perm
 }
 
 // sumRows fills rd.accF with the o sums of r rows each; rd.pro iterates over

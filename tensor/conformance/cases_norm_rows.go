@@ -69,8 +69,7 @@ func checkNormRows(e *env, x pair, rounded bool) {
 // their values: a float32 mean is off by up to a rounding of the row's
 // largest magnitude, which the normalization multiplies by 1/sqrt(var+eps).
 // A row of two values 0.005 apart near 3, with eps 1e-5, is off by about
-// 4e-5 that way (seed 1795822518394139610 drew one: found by CI on
-// 2026-11-27 on the code of that morning as well).
+// 4e-5 that way, beyond normTol.
 func normRowTol(x *ref.Array, n int) tol {
 	t := normTol(n)
 	d := ref.Sub(x, ref.Mean(x, true, -1))
