@@ -218,3 +218,20 @@ func TestAllHostRefusesLargeBroadcasts(t *testing.T) {
 	large := &call{in: []*value{hostVal(newHost(Int64, []int{4096, 1})), hostVal(newHost(Int64, []int{1, 4096}))}}
 	assert.False(t, large.allHost())
 }
+
+// TestEmptyValueBeyondTheDeviceExtentIsAnError checks that a value with no
+// elements whose other dimensions span more than the device indexes (found
+// by FuzzLoadRun as a graph output) is an error from Run, not a panic.
+func TestEmptyValueBeyondTheDeviceExtentIsAnError(t *testing.T) {
+	dev := openBackend(t, "cpu")
+	dims := []int64{48, 48, 48, 48, 48, 48, 48, 48, 48, 0, 48, 48, 48}
+	p := &ModelProto{IRVersion: 8, Opsets: []OpsetID{{Version: 17}}, HasGraph: true, Graph: GraphProto{
+		Initializers: []TensorProto{{Name: "e", DataType: Float, Dims: dims}},
+		Outputs:      []ValueInfo{{Name: "e", ElemType: Float}},
+	}}
+	m, err := LoadBytes(dev, Encode(p), "")
+	require.NoError(t, err)
+	require.NotPanics(t, func() { _, err = m.Run() })
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "spans more than")
+}

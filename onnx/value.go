@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/shaderflow/shaderflow/internal/checked"
 	"github.com/shaderflow/shaderflow/tensor"
 )
 
@@ -76,6 +77,10 @@ func toDevice(d *tensor.Device, h *hostValue) (*tensor.Tensor, error) {
 	shape := h.shape
 	if shape == nil {
 		shape = []int{} // a scalar, not a vector
+	}
+	if n, ok := checked.Extent(shape...); !ok || n > tensor.MaxElements {
+		// Empty values count their empty dimensions as one, as the device does.
+		return nil, fmt.Errorf("onnx: a value of shape %v spans more than the %d elements a device indexes", shape, tensor.MaxElements)
 	}
 	switch dt {
 	case tensor.Bool:
