@@ -168,7 +168,7 @@ func (d *Device) Reduce(k *device.ReduceKernel) error {
 	case r == 0:
 		fill(rd.accF, float32(identity(k.Op).v))
 	default:
-		rows := sumsRows(k, o)
+		rows := reducesRows(k, o)
 		split, splits := around{}, false
 		if !rows {
 			split, splits = sumsAround(k, o, d.scratch.order)
@@ -193,8 +193,10 @@ func (d *Device) Reduce(k *device.ReduceKernel) error {
 		rd.reg = k.Prologue.Outputs[0]
 		var err error
 		switch {
-		case rows:
+		case rows && k.Op == device.ReduceSum:
 			err = d.sumRows(&rd, o, r)
+		case rows:
+			err = d.extremeRows(&rd, o, r)
 		case splits:
 			err = d.sumAround(&rd, o, split)
 		default:

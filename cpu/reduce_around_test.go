@@ -29,7 +29,7 @@ func TestSumAroundOutputs(t *testing.T) {
 		{[]int{12}, []int{3, 5}, []int{1, 0, 2}, false},            // inner runs too short
 		{[]int{12}, []int{1, 40}, []int{1, 0, 2}, false},           // no outer axis: outputs outermost
 		{[]int{8, 9}, []int{4, 20}, []int{1, 2, 0, 3}, false},      // a reduced axis between the outputs
-		{[]int{128}, []int{64}, []int{1, 0}, false},                // outputs innermost (sumsRows)
+		{[]int{128}, []int{64}, []int{1, 0}, false},                // outputs innermost (reducesRows)
 		{[]int{40}, []int{30, 20}, []int{1, 0, 2}, true},           // large enough to split across workers
 	}
 	for _, c := range cases {

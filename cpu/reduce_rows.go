@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"math"
+
 	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
@@ -10,7 +12,9 @@ import (
 // stride along the reduced axes. Reducing one output at a time would gather
 // every element with that large stride; instead the prologue is evaluated
 // with the reduced axes outermost, so each chunk holds rows of consecutive
-// outputs, and rows are added with vector adds into per-output sums.
+// outputs, and rows are added with vector adds into per-output sums. A
+// maximum or minimum over such axes (a softmax over channels) is folded row
+// by row the same way.
 
 // rowsFoldEvery is how many rows are summed in float32 before the row sums
 // are folded into the float64 totals: the float32 part then carries the
@@ -20,12 +24,18 @@ const rowsFoldEvery = 8
 // minRowWidth is the narrowest row of outputs worth reducing row by row.
 const minRowWidth = 16
 
-// sumsRows reports whether a reduction of o outputs is a sum that reads
-// faster with its reduced axes outermost: its first input has unit stride
-// along the innermost output axis but not along the innermost reduced axis,
-// and its prologue does not depend on the order of positions.
-func sumsRows(k *device.ReduceKernel, o int) bool {
-	if k.Op != device.ReduceSum || len(k.Inputs) == 0 || len(k.OutShape) == 0 || len(k.RedShape) == 0 {
+// reducesRows reports whether a reduction of o outputs is a sum, maximum or
+// minimum that reads faster with its reduced axes outermost: its first input
+// has unit stride along the innermost output axis but not along the
+// innermost reduced axis, and its prologue does not depend on the order of
+// positions.
+func reducesRows(k *device.ReduceKernel, o int) bool {
+	switch k.Op {
+	case device.ReduceSum, device.ReduceMax, device.ReduceMin:
+	default:
+		return false
+	}
+	if len(k.Inputs) == 0 || len(k.OutShape) == 0 || len(k.RedShape) == 0 {
 		return false
 	}
 	no := len(k.OutShape)
@@ -138,5 +148,62 @@ func (rd *reduction) rows(ws *workspace, lo, hi, o int, totals []float64, acc []
 	}
 	if pending > 0 {
 		fold()
+	}
+}
+
+// extremeRows fills rd.accF with the o maxima (or minima) of r rows each;
+// rd.pro iterates over RedShape ++ OutShape. Tasks of consecutive rows run
+// in parallel, each into its own row of extremes, and those are folded in
+// task order: vec.Maximum(x, best) keeps best on ties and takes x when it is
+// NaN, so every output is the first of its extremes (its first NaN) as on
+// the output-by-output path.
+func (d *Device) extremeRows(rd *reduction, o, r int) error {
+	fold, start := vec.Maximum, float32(math.Inf(-1))
+	if rd.op == device.ReduceMin {
+		fold, start = vec.Minimum, float32(math.Inf(1))
+	}
+	grain := r
+	if !d.serial(1, o*r*max(len(rd.pro.code), 1)) {
+		grain = max((r+4*d.workers-1)/(4*d.workers), 1)
+	}
+	tasks := (r + grain - 1) / grain
+	d.scratch.f32d = grow(d.scratch.f32d, tasks*o)
+	best := d.scratch.f32d[:tasks*o]
+	fill(best, start)
+	run := func(w, lo, hi int) { rd.extremes(d.ws[w], lo, hi, o, best[lo/grain*o:][:o], fold) }
+	var err error
+	if tasks == 1 {
+		err = safely(func() { run(0, 0, r) })
+	} else {
+		err = d.parallelFor(r, grain, run)
+	}
+	if err != nil {
+		return err
+	}
+	acc := rd.accF[:o]
+	copy(acc, best[:o])
+	for t := 1; t < tasks; t++ {
+		fold(acc, best[t*o:(t+1)*o], acc)
+	}
+	return nil
+}
+
+// extremes folds rows [lo, hi) of o elements into best with fold
+// (vec.Maximum or vec.Minimum), each row's element first.
+func (rd *reduction) extremes(ws *workspace, lo, hi, o int, best []float32, fold func(dst, a, b []float32)) {
+	p := rd.pro
+	ws.prepare(p)
+	col := 0
+	for pos, end := lo*o, hi*o; pos < end; {
+		m := p.take(pos, min(chunkLen, end-pos))
+		p.eval(ws, pos, m)
+		x := ws.rf32[rd.reg][:m]
+		for len(x) > 0 {
+			take := min(len(x), o-col)
+			b := best[col : col+take]
+			fold(b, x[:take], b)
+			x, col = x[take:], (col+take)%o
+		}
+		pos += m
 	}
 }

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -40,9 +41,73 @@ func TestSumOverOuterAxes(t *testing.T) {
 			in, vals := strided(t, d, r, device.Float32, append(append([]int{}, c.out...), c.red...), c.perm, 3)
 			o, n := device.NumElements(c.out), device.NumElements(c.red)
 			k := &device.ReduceKernel{Op: device.ReduceSum, OutShape: c.out, RedShape: c.red, Inputs: []device.View{in}}
-			require.Equal(t, c.rows, sumsRows(k, o), name)
+			require.Equal(t, c.rows, reducesRows(k, o), name)
 			got := runReduce(t, d, device.ReduceSum, in, c.out, c.red)
 			requireClose(t, refOf(device.ReduceSum, vals, in, o, n), got, 1e-5, 1e-5, name)
+		}
+	}
+}
+
+// TestExtremesOverOuterAxes checks maxima and minima over outer axes (a
+// softmax's maximum over channels), folded row by row, against the
+// first-element reference: NaNs in the first, a middle and the last row,
+// ties of -0 and +0 across the rows (the first zero's sign must win, also
+// when the zeros fall in different parallel tasks), infinities, odd widths
+// and serial and parallel row splits.
+func TestExtremesOverOuterAxes(t *testing.T) {
+	r := newRand(t)
+	cases := []struct{ out, red, perm []int }{
+		{[]int{128}, []int{64}, []int{1, 0}},
+		{[]int{17}, []int{5}, []int{1, 0}},
+		{[]int{33}, []int{3, 7}, []int{1, 2, 0}},
+		{[]int{4, 40}, []int{9}, []int{2, 0, 1}},
+		{[]int{300}, []int{1001}, []int{1, 0}},
+		{[]int{2500}, []int{3}, []int{1, 0}},
+		{[]int{32, 7, 7}, []int{16}, []int{3, 0, 1, 2}},
+		{[]int{8, 256}, []int{128}, []int{0, 2, 1}}, // a softmax's maximum over the middle axis
+	}
+	for _, c := range cases {
+		for _, op := range []device.ReduceOp{device.ReduceMax, device.ReduceMin} {
+			for _, workers := range []int{1, 2, 3} {
+				name := fmt.Sprintf("%v out%v red%v perm%v workers%d", op, c.out, c.red, c.perm, workers)
+				d := newDevice(t, workers)
+				in, vals := strided(t, d, r, device.Float32, append(append([]int{}, c.out...), c.red...), c.perm, 3)
+				o, n := device.NumElements(c.out), device.NumElements(c.red)
+				sign := 1.0 // the zeros are the extremes: every other value lies beyond them
+				if op == device.ReduceMax {
+					sign = -1
+				}
+				for i := range o {
+					set := func(j int, v float64) { vals[in.Index(i*n+j)] = v }
+					switch i % 6 {
+					case 1:
+						set([]int{0, n / 2, n - 1}[i/6%3], math.NaN())
+					case 2, 3:
+						for j := range n {
+							set(j, sign*(1+float64(j)))
+						}
+						first, later := math.Copysign(0, float64(i%2*2-1)), math.Copysign(0, float64(1-i%2*2))
+						set(0, first)
+						set(n-1, later)
+						set(n/2, later)
+					case 4:
+						for j := range n {
+							set(j, math.Inf(int(sign)))
+						}
+					case 5:
+						set(n-1, math.Inf(int(-sign)))
+					}
+				}
+				in.Buf = upload(t, d, device.Float32, vals)
+				k := &device.ReduceKernel{Op: op, OutShape: c.out, RedShape: c.red, Inputs: []device.View{in}}
+				require.True(t, reducesRows(k, o), name)
+				got := runReduce(t, d, op, in, c.out, c.red)
+				want := refOf(op, vals, in, o, n)
+				requireClose(t, want, got, 0, 0, name)
+				for i := range want {
+					require.Equal(t, math.Signbit(want[i]), math.Signbit(got[i]), "%s: output %d: want %v, got %v", name, i, want[i], got[i])
+				}
+			}
 		}
 	}
 }
@@ -63,7 +128,7 @@ func TestSumOverOuterAxesWithPrologue(t *testing.T) {
 	res := device.Contiguous(poisoned(t, d, device.Float32, 70), device.Float32, 0, out)
 	k := &device.ReduceKernel{Op: device.ReduceSum, OutShape: out, RedShape: red, Inputs: []device.View{x, y},
 		Prologue: b.P, Epilogue: device.Identity(device.Float32), Outputs: []device.View{res}}
-	require.True(t, sumsRows(k, 70))
+	require.True(t, reducesRows(k, 70))
 	require.NoError(t, d.Reduce(k))
 	want := make([]float64, 70)
 	for i := range want {
@@ -79,7 +144,7 @@ func TestSumOverOuterAxesWithPrologue(t *testing.T) {
 	bi.Output(bi.Binary(device.OpAdd, bi.Input(0, device.Float32), bi.Cast(bi.Index(), device.Float32)))
 	k.Prologue = bi.P
 	k.Inputs = k.Inputs[:1]
-	require.False(t, sumsRows(k, 70), "an OpIndex prologue depends on the position order")
+	require.False(t, reducesRows(k, 70), "an OpIndex prologue depends on the position order")
 	require.NoError(t, d.Reduce(k))
 	for i := range want {
 		want[i] = 0
