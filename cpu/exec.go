@@ -218,6 +218,19 @@ func f32s(s []int32) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }
 
+// repeatRuns sets dst[i*n+j] = src[i]: with vec.Repeat's vector stores
+// for float32 (scalar stores of a short run cost several times the
+// arithmetic on it), else a fill per run.
+func repeatRuns[T any](dst, src []T, n int) {
+	if d, ok := any(dst).([]float32); ok {
+		vec.Repeat(d, any(src).([]float32), n)
+		return
+	}
+	for i, v := range src {
+		fill(dst[i*n:(i+1)*n], v)
+	}
+}
+
 // fill sets every element of dst to v: a loop for short runs, else a loop
 // over the first 32 and doubling copies from there (memmove is vectorized;
 // the loop is not, and filling a chunk with a broadcast value, e.g. a
@@ -408,6 +421,18 @@ func gatherStrided[T any](dst, data []T, dims, strides []int, off, lo int, idx [
 	}
 	inner, ist := dims[nd-1], strides[nd-1]
 	for k, m := 0, len(dst); k < m; {
+		if ist == 0 && nd > 1 && idx[nd-1] == 0 && strides[nd-2] == 1 {
+			// Whole runs of consecutive values, each repeated over the
+			// innermost dimension (a row's maximum over its row).
+			runs := min(dims[nd-2]-idx[nd-2], (m-k)/inner)
+			if runs > 1 {
+				repeatRuns(dst[k:k+runs*inner], data[pos:pos+runs], inner)
+				k += runs * inner
+				idx[nd-2] += runs - 1
+				pos = step(idx, dims, strides, pos+runs-1, nd-2)
+				continue
+			}
+		}
 		run := min(inner-idx[nd-1], m-k)
 		out := dst[k : k+run]
 		switch ist {
@@ -430,16 +455,24 @@ func gatherStrided[T any](dst, data []T, dims, strides []int, off, lo int, idx [
 		}
 		pos -= inner * ist
 		idx[nd-1] = 0
-		for d := nd - 2; d >= 0; d-- {
-			idx[d]++
-			pos += strides[d]
-			if idx[d] < dims[d] {
-				break
-			}
-			pos -= dims[d] * strides[d]
-			idx[d] = 0
-		}
+		pos = step(idx, dims, strides, pos, nd-2)
 	}
+}
+
+// step advances the position idx of a strided walk by one along dimension
+// d, carrying into the outer dimensions, and returns the element offset pos
+// moved with it.
+func step(idx, dims, strides []int, pos, d int) int {
+	for ; d >= 0; d-- {
+		idx[d]++
+		pos += strides[d]
+		if idx[d] < dims[d] {
+			return pos
+		}
+		pos -= dims[d] * strides[d]
+		idx[d] = 0
+	}
+	return pos
 }
 
 // store writes the sinks that were not computed in place.

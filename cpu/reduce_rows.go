@@ -83,27 +83,79 @@ func reducedFirst(perm []int, no, nr int) []int {
 	return perm
 }
 
+// rowBlock is a block of the rows path's iteration: rows [lo, hi) of the
+// outputs [c0, c1), o outputs a row.
+type rowBlock struct{ lo, hi, c0, c1, o int }
+
+// each evaluates rd's prologue over w and calls f on each run of values
+// with the block's column of the run's first value; a run never crosses the
+// end of a row. Whole rows are evaluated as one range, so chunks span rows
+// however narrow they are.
+func (rd *reduction) each(ws *workspace, w rowBlock, f func(x []float32, col int)) {
+	p := rd.pro
+	ws.prepare(p)
+	width := w.c1 - w.c0
+	segs, seg := w.hi-w.lo, width
+	if width == w.o {
+		segs, seg = 1, (w.hi-w.lo)*w.o
+	}
+	col := 0
+	for k := range segs {
+		for pos, end := (w.lo+k)*w.o+w.c0, (w.lo+k)*w.o+w.c0+seg; pos < end; {
+			m := p.take(pos, min(chunkLen, end-pos))
+			p.eval(ws, pos, m)
+			x := ws.rf32[rd.reg][:m]
+			for len(x) > 0 {
+				take := min(len(x), width-col)
+				f(x[:take], col)
+				if x, col = x[take:], col+take; col == width {
+					col = 0
+				}
+			}
+			pos += m
+		}
+	}
+}
+
+// byColumns reports whether the rows path splits r rows of o outputs over
+// the workers by outputs: when there are too few rows to split (a sum over
+// rows of 7) and enough outputs. Each output is then reduced by one task in
+// row order.
+func (d *Device) byColumns(o, r int) bool {
+	return r < 2*rowsFoldEvery && o >= 2*minRowWidth*d.workers
+}
+
+// columnGrain is the outputs a task of the split by outputs takes.
+func (d *Device) columnGrain(o int) int {
+	return roundUp(max((o+4*d.workers-1)/(4*d.workers), 1), minRowWidth)
+}
+
 // sumRows fills rd.accF with the o sums of r rows each; rd.pro iterates over
 // RedShape ++ OutShape.
 func (d *Device) sumRows(rd *reduction, o, r int) error {
 	cost := o * r * max(len(rd.pro.code), 1)
+	serial := d.serial(1, cost)
 	workers := 1
-	if !d.serial(1, cost) && r >= 2*rowsFoldEvery {
+	if !serial && r >= 2*rowsFoldEvery {
 		workers = d.workers
 	}
 	d.scratch.f64 = grow(d.scratch.f64, workers*o)
 	d.scratch.f32d = grow(d.scratch.f32d, workers*o)
 	clear(d.scratch.f64)
 	totals, rows := d.scratch.f64, d.scratch.f32d
-	sum := func(w, lo, hi int) {
-		rd.rows(d.ws[w], lo, hi, o, totals[w*o:(w+1)*o], rows[w*o:(w+1)*o])
-	}
 	var err error
-	if workers == 1 {
-		err = safely(func() { sum(0, 0, r) })
-	} else {
+	switch {
+	case !serial && d.byColumns(o, r):
+		err = d.parallelFor(o, d.columnGrain(o), func(w, c0, c1 int) {
+			rd.rows(d.ws[w], rowBlock{0, r, c0, c1, o}, totals[c0:c1], rows[c0:c1])
+		})
+	case workers == 1:
+		err = safely(func() { rd.rows(d.ws[0], rowBlock{0, r, 0, o, o}, totals[:o], rows[:o]) })
+	default:
 		grain := roundUp(max((r+4*workers-1)/(4*workers), 1), rowsFoldEvery)
-		err = d.parallelFor(r, grain, sum)
+		err = d.parallelFor(r, grain, func(w, lo, hi int) {
+			rd.rows(d.ws[w], rowBlock{lo, hi, 0, o, o}, totals[w*o:(w+1)*o], rows[w*o:(w+1)*o])
+		})
 	}
 	if err != nil {
 		return err
@@ -118,43 +170,33 @@ func (d *Device) sumRows(rd *reduction, o, r int) error {
 	return nil
 }
 
-// rows adds rows [lo, hi) of o elements into totals, summing up to
-// rowsFoldEvery rows at a time in float32 in acc.
-func (rd *reduction) rows(ws *workspace, lo, hi, o int, totals []float64, acc []float32) {
-	p := rd.pro
-	ws.prepare(p)
-	fold := func() { vec.AddWidened(totals, acc) }
+// rows adds the rows of block w into totals, summing up to rowsFoldEvery
+// rows at a time in float32 in acc (both indexed by the block's column).
+func (rd *reduction) rows(ws *workspace, w rowBlock, totals []float64, acc []float32) {
+	width := w.c1 - w.c0
 	clear(acc)
-	col, pending := 0, 0
-	for pos, end := lo*o, hi*o; pos < end; {
-		m := p.take(pos, min(chunkLen, end-pos))
-		p.eval(ws, pos, m)
-		x := ws.rf32[rd.reg][:m]
-		for len(x) > 0 {
-			take := min(len(x), o-col)
-			a := acc[col : col+take]
-			vec.Add(a, a, x[:take])
-			x, col = x[take:], col+take
-			if col == o {
-				col, pending = 0, pending+1
-				if pending == rowsFoldEvery {
-					fold()
-					clear(acc)
-					pending = 0
-				}
+	pending := 0
+	rd.each(ws, w, func(x []float32, col int) {
+		a := acc[col : col+len(x)]
+		vec.Add(a, a, x)
+		if col+len(x) == width {
+			if pending++; pending == rowsFoldEvery {
+				vec.AddWidened(totals, acc)
+				clear(acc)
+				pending = 0
 			}
 		}
-		pos += m
-	}
+	})
 	if pending > 0 {
-		fold()
+		vec.AddWidened(totals, acc)
 	}
 }
 
 // extremeRows fills rd.accF with the o maxima (or minima) of r rows each;
 // rd.pro iterates over RedShape ++ OutShape. Tasks of consecutive rows run
 // in parallel, each into its own row of extremes, and those are folded in
-// task order: vec.Maximum(x, best) keeps best on ties and takes x when it is
+// task order (or, with few rows, tasks of consecutive outputs each fold all
+// rows): vec.Maximum(x, best) keeps best on ties and takes x when it is
 // NaN, so every output is the first of its extremes (its first NaN) as on
 // the output-by-output path.
 func (d *Device) extremeRows(rd *reduction, o, r int) error {
@@ -162,20 +204,27 @@ func (d *Device) extremeRows(rd *reduction, o, r int) error {
 	if rd.op == device.ReduceMin {
 		fold, start = vec.Minimum, float32(math.Inf(1))
 	}
+	serial := d.serial(1, o*r*max(len(rd.pro.code), 1))
 	grain := r
-	if !d.serial(1, o*r*max(len(rd.pro.code), 1)) {
+	if !serial && !d.byColumns(o, r) {
 		grain = max((r+4*d.workers-1)/(4*d.workers), 1)
 	}
 	tasks := (r + grain - 1) / grain
 	d.scratch.f32d = grow(d.scratch.f32d, tasks*o)
 	best := d.scratch.f32d[:tasks*o]
 	fill(best, start)
-	run := func(w, lo, hi int) { rd.extremes(d.ws[w], lo, hi, o, best[lo/grain*o:][:o], fold) }
 	var err error
-	if tasks == 1 {
-		err = safely(func() { run(0, 0, r) })
-	} else {
-		err = d.parallelFor(r, grain, run)
+	switch {
+	case !serial && d.byColumns(o, r):
+		err = d.parallelFor(o, d.columnGrain(o), func(w, c0, c1 int) {
+			rd.extremes(d.ws[w], rowBlock{0, r, c0, c1, o}, best[c0:c1], fold)
+		})
+	case tasks == 1:
+		err = safely(func() { rd.extremes(d.ws[0], rowBlock{0, r, 0, o, o}, best, fold) })
+	default:
+		err = d.parallelFor(r, grain, func(w, lo, hi int) {
+			rd.extremes(d.ws[w], rowBlock{lo, hi, 0, o, o}, best[lo/grain*o:][:o], fold)
+		})
 	}
 	if err != nil {
 		return err
@@ -188,22 +237,11 @@ func (d *Device) extremeRows(rd *reduction, o, r int) error {
 	return nil
 }
 
-// extremes folds rows [lo, hi) of o elements into best with fold
-// (vec.Maximum or vec.Minimum), each row's element first.
-func (rd *reduction) extremes(ws *workspace, lo, hi, o int, best []float32, fold func(dst, a, b []float32)) {
-	p := rd.pro
-	ws.prepare(p)
-	col := 0
-	for pos, end := lo*o, hi*o; pos < end; {
-		m := p.take(pos, min(chunkLen, end-pos))
-		p.eval(ws, pos, m)
-		x := ws.rf32[rd.reg][:m]
-		for len(x) > 0 {
-			take := min(len(x), o-col)
-			b := best[col : col+take]
-			fold(b, x[:take], b)
-			x, col = x[take:], (col+take)%o
-		}
-		pos += m
-	}
+// extremes folds the rows of block w into best (indexed by the block's column)
+// with fold (vec.Maximum or vec.Minimum), each row's element first.
+func (rd *reduction) extremes(ws *workspace, w rowBlock, best []float32, fold func(dst, a, b []float32)) {
+	rd.each(ws, w, func(x []float32, col int) {
+		b := best[col : col+len(x)]
+		fold(b, x, b)
+	})
 }

@@ -11,7 +11,7 @@ import (
 
 // TestSumOverOuterAxes checks sums whose outputs are the input's inner axes
 // (bias gradients), which are reduced row by row, against float64 sums: odd
-// row widths, several reduced axes, an offset, serial and parallel row
+// row widths, several reduced axes, an offset, serial, by-row and by-output
 // splits, and layouts where the path does not apply.
 func TestSumOverOuterAxes(t *testing.T) {
 	r := newRand(t)
@@ -33,6 +33,8 @@ func TestSumOverOuterAxes(t *testing.T) {
 		{[]int{32, 7, 7}, []int{16}, []int{3, 0, 1, 2}, true},  // images summed over the batch: rows of 32·7·7
 		{[]int{4, 6}, []int{8}, []int{2, 0, 1}, true},          // short inner axis, contiguous with the next
 		{[]int{20, 6}, []int{4}, []int{0, 2, 1}, false},        // short inner axis, the next one apart
+		{[]int{20000}, []int{7}, []int{1, 0}, true},            // few rows: split by outputs
+		{[]int{40, 700}, []int{3, 5}, []int{2, 3, 0, 1}, true}, // few rows over two axes: split by outputs
 	}
 	for _, c := range cases {
 		for _, workers := range []int{1, 2, 3} {
@@ -65,6 +67,8 @@ func TestExtremesOverOuterAxes(t *testing.T) {
 		{[]int{2500}, []int{3}, []int{1, 0}},
 		{[]int{32, 7, 7}, []int{16}, []int{3, 0, 1, 2}},
 		{[]int{8, 256}, []int{128}, []int{0, 2, 1}}, // a softmax's maximum over the middle axis
+		{[]int{20000}, []int{5}, []int{1, 0}},       // few rows: split by outputs
+		{[]int{64, 100}, []int{3}, []int{2, 0, 1}},  // few rows, serial or split by outputs
 	}
 	for _, c := range cases {
 		for _, op := range []device.ReduceOp{device.ReduceMax, device.ReduceMin} {

@@ -12,6 +12,20 @@ func convTail[D, S any](f func(dst []D, src []S), scalar func(S) D) func(dst []D
 	}
 }
 
+// repeatTail completes a repeatRuns kernel, whose runs store whole vectors
+// of lanes floats, with the Go loop for the last runs, whose vectors would
+// reach past dst.
+func repeatTail(f func(dst, src []float32, n int), lanes int) func(dst, src []float32, n int) {
+	return func(dst, src []float32, n int) {
+		safe := 0 // runs whose stores stay inside dst
+		if reach := (n + lanes - 1) / lanes * lanes; n > 0 && len(dst) >= reach {
+			safe = min(len(src), (len(dst)-reach)/n+1)
+		}
+		f(dst, src[:safe], n)
+		goRepeat(dst[safe*n:], src[safe:], n)
+	}
+}
+
 // widenTail completes an addWidened kernel that covers the first
 // len(src)&^(step-1) elements with the Go loop for the rest.
 func widenTail(f func(dst []float64, src []float32), step int) func(dst []float64, src []float32) {

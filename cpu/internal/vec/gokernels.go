@@ -31,6 +31,7 @@ func goKernels() *kernels {
 		},
 		copy:       func(dst, x []float32) { copy(dst, x) },
 		addWidened: goAddWidened,
+		repeat:     goRepeat,
 	}
 	for op, f := range goUnaryFns {
 		if f != nil {
@@ -238,5 +239,15 @@ func goAddWidened(dst []float64, src []float32) {
 	dst = dst[:len(src)]
 	for i, v := range src {
 		dst[i] += float64(v)
+	}
+}
+
+// goRepeat sets dst[i*n:(i+1)*n] to src[i] for every i.
+func goRepeat(dst, src []float32, n int) {
+	for i, v := range src {
+		run := dst[i*n : (i+1)*n]
+		for j := range run {
+			run[j] = v
+		}
 	}
 }

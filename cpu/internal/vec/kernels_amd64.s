@@ -13876,6 +13876,39 @@ done:
 	VZEROUPPER
 	RET
 
+// func repeatRunsAVX2(dst []float32, src []float32, n int)
+// Requires: AVX
+TEXT ·repeatRunsAVX2(SB), NOSPLIT, $0-56
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  src_base+24(FP), CX
+	MOVQ  src_len+32(FP), DX
+	MOVQ  n+48(FP), BX
+	MOVQ  BX, SI
+	SHLQ  $0x02, SI
+	LEAQ  7(BX), BX
+	SHRQ  $0x03, BX
+	TESTQ DX, DX
+	JZ    done
+
+run:
+	VBROADCASTSS (CX), Y0
+	MOVQ         AX, DI
+	MOVQ         BX, R8
+
+store:
+	VMOVUPS Y0, (DI)
+	ADDQ    $0x00000020, DI
+	DECQ    R8
+	JNZ     store
+	ADDQ    SI, AX
+	ADDQ    $0x00000004, CX
+	DECQ    DX
+	JNZ     run
+
+done:
+	VZEROUPPER
+	RET
+
 // func cmpEqAVX2(dst []uint8, a []float32, b []float32)
 // Requires: AVX
 TEXT ·cmpEqAVX2(SB), NOSPLIT, $0-72
@@ -32145,6 +32178,39 @@ loop:
 	VMOVUPD   Z0, 64(AX)(BX*8)
 	ADDQ      $0x00000010, BX
 	JMP       loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func repeatRunsAVX512(dst []float32, src []float32, n int)
+// Requires: AVX, AVX512F
+TEXT ·repeatRunsAVX512(SB), NOSPLIT, $0-56
+	MOVQ  dst_base+0(FP), AX
+	MOVQ  src_base+24(FP), CX
+	MOVQ  src_len+32(FP), DX
+	MOVQ  n+48(FP), BX
+	MOVQ  BX, SI
+	SHLQ  $0x02, SI
+	LEAQ  15(BX), BX
+	SHRQ  $0x04, BX
+	TESTQ DX, DX
+	JZ    done
+
+run:
+	VBROADCASTSS (CX), Z0
+	MOVQ         AX, DI
+	MOVQ         BX, R8
+
+store:
+	VMOVUPS Z0, (DI)
+	ADDQ    $0x00000040, DI
+	DECQ    R8
+	JNZ     store
+	ADDQ    SI, AX
+	ADDQ    $0x00000004, CX
+	DECQ    DX
+	JNZ     run
 
 done:
 	VZEROUPPER

@@ -3905,3 +3905,27 @@ loop:
 	BNE loop
 done:
 	RET
+
+// func repeatRunsNEON(dst []float32, src []float32, n int)
+TEXT ·repeatRunsNEON(SB), NOSPLIT, $0-56
+	MOVD dst_base+0(FP), R0
+	MOVD src_base+24(FP), R1
+	MOVD src_len+32(FP), R9
+	MOVD n+48(FP), R2
+	CBZ R9, done
+	LSL $2, R2, R3
+	ADD $3, R2, R4
+	LSR $2, R4
+run:
+	VLD1R.P 4(R1), [V0.S4]
+	MOVD R0, R5
+	MOVD R4, R6
+store:
+	VST1.P [V0.S4], 16(R5)
+	SUBS $1, R6
+	BNE store
+	ADD R3, R0
+	SUBS $1, R9
+	BNE run
+done:
+	RET

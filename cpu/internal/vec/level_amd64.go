@@ -24,6 +24,7 @@ type asmSet struct {
 	toHalf, toBFloat                                                             func(dst []uint16, src []float32)
 	fromHalf, fromBFloat                                                         func(dst []float32, src []uint16)
 	addWidened                                                                   func(dst []float64, src []float32)
+	repeatRuns                                                                   func(dst []float32, src []float32, n int)
 	cmpEq, cmpNe, cmpLt, cmpLe, cmpGt, cmpGe                                     func(dst []uint8, a, b []float32)
 	cmpEqScalar, cmpNeScalar, cmpLtScalar, cmpLeScalar, cmpGtScalar, cmpGeScalar func(dst []uint8, a []float32, s float32)
 	sel                                                                          func(dst []float32, c []uint8, a, b []float32)
@@ -114,6 +115,7 @@ func archKernels(l Level) *kernels {
 		fromBFloat: convTail(a.fromBFloat, device.BFloat16ToFloat32),
 		triad:      a.triad,
 		addWidened: widenTail(a.addWidened, floatsPerVector(l)),
+		repeat:     repeatTail(a.repeatRuns, floatsPerVector(l)),
 		copy:       cached.copy,
 	}
 	vv := [numCmp]func(dst []uint8, a, b []float32){a.cmpEq, a.cmpNe, a.cmpLt, a.cmpLe, a.cmpGt, a.cmpGe}

@@ -79,6 +79,7 @@ func archKernels(l Level) *kernels {
 		return s
 	}
 	k.addWidened = widenTail(addWidenedNEON, 8)
+	k.repeat = repeatTail(repeatRunsNEON, 4)
 	k.toHalf = convTail(toHalfNEON, device.Float32ToFloat16)
 	k.fromHalf = convTail(fromHalfNEON, device.Float16ToFloat32)
 	k.toBFloat = convTail(toBFloatNEON, device.Float32ToBFloat16)

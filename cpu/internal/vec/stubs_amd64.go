@@ -341,6 +341,9 @@ func fromBFloatAVX2(dst []float32, src []uint16)
 func addWidenedAVX2(dst []float64, src []float32)
 
 //go:noescape
+func repeatRunsAVX2(dst []float32, src []float32, n int)
+
+//go:noescape
 func cmpEqAVX2(dst []uint8, a []float32, b []float32)
 
 //go:noescape
@@ -723,6 +726,9 @@ func fromBFloatAVX512(dst []float32, src []uint16)
 
 //go:noescape
 func addWidenedAVX512(dst []float64, src []float32)
+
+//go:noescape
+func repeatRunsAVX512(dst []float32, src []float32, n int)
 
 //go:noescape
 func cmpEqAVX512(dst []uint8, a []float32, b []float32)

@@ -340,3 +340,8 @@ func fromHalfNEON(dst []float32, src []uint16)
 //
 //go:noescape
 func addWidenedNEON(dst []float64, src []float32)
+
+// repeatRunsNEON stores src[i] over dst[i*n:] in ceil(n/4) vectors a run; n >= 1.
+//
+//go:noescape
+func repeatRunsNEON(dst []float32, src []float32, n int)

@@ -102,3 +102,48 @@ func (g *gen) widening() {
 		}
 	})
 }
+
+// repeating emits repeatRuns(dst, src []float32, n int): src[i] broadcast
+// into dst[i*n:], ceil(n/lanes) whole vectors a run, each run's last vector
+// reaching into the next run, which overwrites it (the caller leaves room
+// for the last run's). Expanding a value per short row (a row maximum over
+// rows of 7) costs one broadcast and a store or two a row instead of a
+// store an element.
+func (g *gen) repeating() {
+	s := g.s
+	g.text("repeatRuns", "func(dst []float32, src []float32, n int)")
+	dst := Load(Param("dst").Base(), GP64())
+	src := Load(Param("src").Base(), GP64())
+	runs := Load(Param("src").Len(), GP64())
+	n := Load(Param("n"), GP64())
+	step := GP64() // bytes from one run to the next
+	MOVQ(n, step)
+	SHLQ(U8(2), step)
+	vecs := GP64() // vectors a run
+	LEAQ(Mem{Base: n, Disp: s.lanes - 1}, vecs)
+	shift := 3
+	if s.lanes == 16 {
+		shift = 4
+	}
+	SHRQ(U8(shift), vecs)
+	TESTQ(runs, runs)
+	JZ(LabelRef("done"))
+	Label("run")
+	v := s.vec()
+	VBROADCASTSS(Mem{Base: src}, v)
+	p, j := GP64(), GP64()
+	MOVQ(dst, p)
+	MOVQ(vecs, j)
+	Label("store")
+	VMOVUPS(v, Mem{Base: p})
+	ADDQ(U32(s.bytes()), p)
+	DECQ(j)
+	JNZ(LabelRef("store"))
+	ADDQ(step, dst)
+	ADDQ(U32(4), src)
+	DECQ(runs)
+	JNZ(LabelRef("run"))
+	Label("done")
+	VZEROUPPER()
+	RET()
+}

@@ -570,6 +570,7 @@ func (g *gen) generate() {
 	g.reductions()
 	g.conversions()
 	g.widening()
+	g.repeating()
 	g.compareKernels()
 	g.selectKernels()
 	g.fusedKernel()

@@ -167,3 +167,32 @@ func widenKernels(s, g *bytes.Buffer) {
 	w.Label("done")
 	w.Op("RET")
 }
+
+// repeatKernels writes repeatRunsNEON, src[i] broadcast into dst[i*n:] in
+// ceil(n/4) whole vectors a run, each run's last vector reaching into the
+// next run, which overwrites it (the caller leaves room for the last run's).
+func repeatKernels(s, g *bytes.Buffer) {
+	w := kernel(s, g, "repeatRunsNEON", "(dst []float32, src []float32, n int)", 56,
+		"repeatRunsNEON stores src[i] over dst[i*n:] in ceil(n/4) vectors a run; n >= 1.")
+	w.Op("MOVD dst_base+0(FP), R0")
+	w.Op("MOVD src_base+24(FP), R1")
+	w.Op("MOVD src_len+32(FP), R9")
+	w.Op("MOVD n+48(FP), R2")
+	w.Op("CBZ R9, done")
+	w.Op("LSL $2, R2, R3")
+	w.Op("ADD $3, R2, R4")
+	w.Op("LSR $2, R4")
+	w.Label("run")
+	w.Op("VLD1R.P 4(R1), [V0.S4]")
+	w.Op("MOVD R0, R5")
+	w.Op("MOVD R4, R6")
+	w.Label("store")
+	w.Op("VST1.P [V0.S4], 16(R5)")
+	w.Op("SUBS $1, R6")
+	w.Op("BNE store")
+	w.Op("ADD R3, R0")
+	w.Op("SUBS $1, R9")
+	w.Op("BNE run")
+	w.Label("done")
+	w.Op("RET")
+}

@@ -56,6 +56,7 @@ func Generate(coeffsPath string) (asm, stubs []byte, err error) {
 	bfloatKernels(s, g)
 	halfKernels(s, g)
 	widenKernels(s, g)
+	repeatKernels(s, g)
 	return f.Finish()
 }
 
