@@ -139,7 +139,10 @@
 // extreme. SoftmaxRow and LogSoftmaxRow subtract the row maximum (exp(x-m)
 // with x-m carried as an exact pair, so softmax is within 3 ulp of the
 // exact value); a row that is all -Inf, or holds NaN or +Inf, gives NaN,
-// like PyTorch.
+// like PyTorch. Repeat expands values over runs (a row maximum over its
+// row): a broadcast and whole-vector stores per run, each run's last store
+// reaching into the next run, which overwrites it; the runs whose stores
+// would pass the end of dst are written in Go.
 //
 // # Comparisons and selections
 //
