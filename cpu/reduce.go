@@ -195,6 +195,8 @@ func (d *Device) Reduce(k *device.ReduceKernel) error {
 		switch {
 		case rows && k.Op == device.ReduceSum:
 			err = d.sumRows(&rd, o, r)
+		case rows && arg:
+			err = d.argRows(&rd, o, r)
 		case rows:
 			err = d.extremeRows(&rd, o, r)
 		case splits:

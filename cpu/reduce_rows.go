@@ -13,8 +13,9 @@ import (
 // every element with that large stride; instead the prologue is evaluated
 // with the reduced axes outermost, so each chunk holds rows of consecutive
 // outputs, and rows are added with vector adds into per-output sums. A
-// maximum or minimum over such axes (a softmax over channels) is folded row
-// by row the same way.
+// maximum or minimum over such axes (a softmax over channels), or its
+// position (a segmentation's class per pixel), is folded row by row the
+// same way.
 
 // rowsFoldEvery is how many rows are summed in float32 before the row sums
 // are folded into the float64 totals: the float32 part then carries the
@@ -24,14 +25,15 @@ const rowsFoldEvery = 8
 // minRowWidth is the narrowest row of outputs worth reducing row by row.
 const minRowWidth = 16
 
-// reducesRows reports whether a reduction of o outputs is a sum, maximum or
-// minimum that reads faster with its reduced axes outermost: its first input
+// reducesRows reports whether a reduction of o outputs is a sum, maximum,
+// minimum or their position that reads faster with its reduced axes
+// outermost: its first input
 // has unit stride along the innermost output axis but not along the
 // innermost reduced axis, and its prologue does not depend on the order of
 // positions.
 func reducesRows(k *device.ReduceKernel, o int) bool {
 	switch k.Op {
-	case device.ReduceSum, device.ReduceMax, device.ReduceMin:
+	case device.ReduceSum, device.ReduceMax, device.ReduceMin, device.ReduceArgMax, device.ReduceArgMin:
 	default:
 		return false
 	}
@@ -88,10 +90,10 @@ func reducedFirst(perm []int, no, nr int) []int {
 type rowBlock struct{ lo, hi, c0, c1, o int }
 
 // each evaluates rd's prologue over w and calls f on each run of values
-// with the block's column of the run's first value; a run never crosses the
-// end of a row. Whole rows are evaluated as one range, so chunks span rows
-// however narrow they are.
-func (rd *reduction) each(ws *workspace, w rowBlock, f func(x []float32, col int)) {
+// with the run's row and the block's column of its first value; a run never
+// crosses the end of a row. Whole rows are evaluated as one range, so
+// chunks span rows however narrow they are.
+func (rd *reduction) each(ws *workspace, w rowBlock, f func(x []float32, row, col int)) {
 	p := rd.pro
 	ws.prepare(p)
 	width := w.c1 - w.c0
@@ -99,7 +101,7 @@ func (rd *reduction) each(ws *workspace, w rowBlock, f func(x []float32, col int
 	if width == w.o {
 		segs, seg = 1, (w.hi-w.lo)*w.o
 	}
-	col := 0
+	row, col := w.lo, 0
 	for k := range segs {
 		for pos, end := (w.lo+k)*w.o+w.c0, (w.lo+k)*w.o+w.c0+seg; pos < end; {
 			m := p.take(pos, min(chunkLen, end-pos))
@@ -107,9 +109,9 @@ func (rd *reduction) each(ws *workspace, w rowBlock, f func(x []float32, col int
 			x := ws.rf32[rd.reg][:m]
 			for len(x) > 0 {
 				take := min(len(x), width-col)
-				f(x[:take], col)
+				f(x[:take], row, col)
 				if x, col = x[take:], col+take; col == width {
-					col = 0
+					row, col = row+1, 0
 				}
 			}
 			pos += m
@@ -176,7 +178,7 @@ func (rd *reduction) rows(ws *workspace, w rowBlock, totals []float64, acc []flo
 	width := w.c1 - w.c0
 	clear(acc)
 	pending := 0
-	rd.each(ws, w, func(x []float32, col int) {
+	rd.each(ws, w, func(x []float32, _, col int) {
 		a := acc[col : col+len(x)]
 		vec.Add(a, a, x)
 		if col+len(x) == width {
@@ -240,8 +242,35 @@ func (d *Device) extremeRows(rd *reduction, o, r int) error {
 // extremes folds the rows of block w into best (indexed by the block's column)
 // with fold (vec.Maximum or vec.Minimum), each row's element first.
 func (rd *reduction) extremes(ws *workspace, w rowBlock, best []float32, fold func(dst, a, b []float32)) {
-	rd.each(ws, w, func(x []float32, col int) {
+	rd.each(ws, w, func(x []float32, _, col int) {
 		b := best[col : col+len(x)]
 		fold(b, x, b)
 	})
+}
+
+// argRows fills rd.accI with the rows of the o maxima (or minima) of r rows
+// each; rd.pro iterates over RedShape ++ OutShape. Tasks of consecutive
+// outputs fold all rows in order with vec.ArgMaxInto (ArgMinInto), which
+// keeps each output's first extreme (first NaN) and its row; the running
+// extremes start at -Inf (+Inf) in row 0, which the first row replaces
+// unless it is that infinity itself.
+func (d *Device) argRows(rd *reduction, o, r int) error {
+	fold, start := vec.ArgMaxInto, float32(math.Inf(-1))
+	if rd.op == device.ReduceArgMin {
+		fold, start = vec.ArgMinInto, float32(math.Inf(1))
+	}
+	d.scratch.f32d = grow(d.scratch.f32d, o)
+	best, idx := d.scratch.f32d[:o], rd.accI[:o]
+	fill(best, start)
+	clear(idx)
+	run := func(w, c0, c1 int) {
+		b, ix := best[c0:c1], idx[c0:c1]
+		rd.each(d.ws[w], rowBlock{0, r, c0, c1, o}, func(x []float32, row, col int) {
+			fold(b[col:col+len(x)], ix[col:col+len(x)], x, int32(row))
+		})
+	}
+	if d.serial(1, o*r*max(len(rd.pro.code), 1)) || o < 2*minRowWidth*d.workers {
+		return safely(func() { run(0, 0, o) })
+	}
+	return d.parallelFor(o, d.columnGrain(o), run)
 }

@@ -50,9 +50,9 @@ func TestSumOverOuterAxes(t *testing.T) {
 	}
 }
 
-// TestExtremesOverOuterAxes checks maxima and minima over outer axes (a
-// softmax's maximum over channels), folded row by row, against the
-// first-element reference: NaNs in the first, a middle and the last row,
+// TestExtremesOverOuterAxes checks maxima and minima and their positions
+// over outer axes (a softmax's maximum over channels, a segmentation's class
+// per pixel), folded row by row, against the first-element reference: NaNs in the first, a middle and the last row,
 // ties of -0 and +0 across the rows (the first zero's sign must win, also
 // when the zeros fall in different parallel tasks), infinities, odd widths
 // and serial and parallel row splits.
@@ -71,14 +71,14 @@ func TestExtremesOverOuterAxes(t *testing.T) {
 		{[]int{64, 100}, []int{3}, []int{2, 0, 1}},  // few rows, serial or split by outputs
 	}
 	for _, c := range cases {
-		for _, op := range []device.ReduceOp{device.ReduceMax, device.ReduceMin} {
+		for _, op := range []device.ReduceOp{device.ReduceMax, device.ReduceMin, device.ReduceArgMax, device.ReduceArgMin} {
 			for _, workers := range []int{1, 2, 3} {
 				name := fmt.Sprintf("%v out%v red%v perm%v workers%d", op, c.out, c.red, c.perm, workers)
 				d := newDevice(t, workers)
 				in, vals := strided(t, d, r, device.Float32, append(append([]int{}, c.out...), c.red...), c.perm, 3)
 				o, n := device.NumElements(c.out), device.NumElements(c.red)
 				sign := 1.0 // the zeros are the extremes: every other value lies beyond them
-				if op == device.ReduceMax {
+				if op == device.ReduceMax || op == device.ReduceArgMax {
 					sign = -1
 				}
 				for i := range o {

@@ -26,6 +26,16 @@ func repeatTail(f func(dst, src []float32, n int), lanes int) func(dst, src []fl
 	}
 }
 
+// argTail completes an argMaxInto or argMinInto kernel that covers the
+// first len(x)&^(lanes-1) elements with the Go loop for the rest.
+func argTail(f func(best []float32, idx []int32, x []float32, row int32), lanes int, max bool) func(best []float32, idx []int32, x []float32, row int32) {
+	return func(best []float32, idx []int32, x []float32, row int32) {
+		f(best, idx, x, row)
+		n := len(x) &^ (lanes - 1)
+		goArgInto(best[n:], idx[n:], x[n:], row, max)
+	}
+}
+
 // widenTail completes an addWidened kernel that covers the first
 // len(src)&^(step-1) elements with the Go loop for the rest.
 func widenTail(f func(dst []float64, src []float32), step int) func(dst []float64, src []float32) {

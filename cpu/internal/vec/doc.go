@@ -142,7 +142,9 @@
 // like PyTorch. Repeat expands values over runs (a row maximum over its
 // row): a broadcast and whole-vector stores per run, each run's last store
 // reaching into the next run, which overwrites it; the runs whose stores
-// would pass the end of dst are written in Go.
+// would pass the end of dst are written in Go. ArgMaxInto and ArgMinInto
+// fold a row of a reduction over outer axes into running extremes and their
+// rows (compare, blend), keeping ties and the first NaN as ArgMax does.
 //
 // # Comparisons and selections
 //

@@ -32,6 +32,8 @@ func goKernels() *kernels {
 		copy:       func(dst, x []float32) { copy(dst, x) },
 		addWidened: goAddWidened,
 		repeat:     goRepeat,
+		argMaxInto: func(best []float32, idx []int32, x []float32, row int32) { goArgInto(best, idx, x, row, true) },
+		argMinInto: func(best []float32, idx []int32, x []float32, row int32) { goArgInto(best, idx, x, row, false) },
 	}
 	for op, f := range goUnaryFns {
 		if f != nil {
@@ -248,6 +250,18 @@ func goRepeat(dst, src []float32, n int) {
 		run := dst[i*n : (i+1)*n]
 		for j := range run {
 			run[j] = v
+		}
+	}
+}
+
+// goArgInto sets best[i], idx[i] = x[i], row where x[i] beats best[i]:
+// greater (less unless max), or NaN where best[i] is a number.
+func goArgInto(best []float32, idx []int32, x []float32, row int32, max bool) {
+	best, idx = best[:len(x)], idx[:len(x)]
+	for i, v := range x {
+		b := best[i]
+		if v > b && max || v < b && !max || v != v && b == b {
+			best[i], idx[i] = v, row
 		}
 	}
 }

@@ -13909,6 +13909,72 @@ done:
 	VZEROUPPER
 	RET
 
+// func argMaxIntoAVX2(best []float32, idx []int32, x []float32, row int32)
+// Requires: AVX
+TEXT ·argMaxIntoAVX2(SB), NOSPLIT, $0-76
+	MOVQ         best_base+0(FP), AX
+	MOVQ         idx_base+24(FP), CX
+	MOVQ         x_base+48(FP), DX
+	MOVQ         x_len+56(FP), BX
+	VBROADCASTSS row+72(FP), Y0
+	XORQ         SI, SI
+
+argMaxIntoloop:
+	LEAQ      8(SI), DI
+	CMPQ      DI, BX
+	JA        argMaxIntodone
+	VMOVUPS   (DX)(SI*4), Y1
+	VMOVUPS   (AX)(SI*4), Y2
+	VCMPPS    $0x1e, Y2, Y1, Y3
+	VCMPPS    $0x03, Y1, Y1, Y4
+	VCMPPS    $0x07, Y2, Y2, Y5
+	VANDPS    Y5, Y4, Y4
+	VORPS     Y4, Y3, Y3
+	VBLENDVPS Y3, Y1, Y2, Y1
+	VMOVUPS   Y1, (AX)(SI*4)
+	VMOVUPS   (CX)(SI*4), Y1
+	VBLENDVPS Y3, Y0, Y1, Y1
+	VMOVUPS   Y1, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       argMaxIntoloop
+
+argMaxIntodone:
+	VZEROUPPER
+	RET
+
+// func argMinIntoAVX2(best []float32, idx []int32, x []float32, row int32)
+// Requires: AVX
+TEXT ·argMinIntoAVX2(SB), NOSPLIT, $0-76
+	MOVQ         best_base+0(FP), AX
+	MOVQ         idx_base+24(FP), CX
+	MOVQ         x_base+48(FP), DX
+	MOVQ         x_len+56(FP), BX
+	VBROADCASTSS row+72(FP), Y0
+	XORQ         SI, SI
+
+argMinIntoloop:
+	LEAQ      8(SI), DI
+	CMPQ      DI, BX
+	JA        argMinIntodone
+	VMOVUPS   (DX)(SI*4), Y1
+	VMOVUPS   (AX)(SI*4), Y2
+	VCMPPS    $0x11, Y2, Y1, Y3
+	VCMPPS    $0x03, Y1, Y1, Y4
+	VCMPPS    $0x07, Y2, Y2, Y5
+	VANDPS    Y5, Y4, Y4
+	VORPS     Y4, Y3, Y3
+	VBLENDVPS Y3, Y1, Y2, Y1
+	VMOVUPS   Y1, (AX)(SI*4)
+	VMOVUPS   (CX)(SI*4), Y1
+	VBLENDVPS Y3, Y0, Y1, Y1
+	VMOVUPS   Y1, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       argMinIntoloop
+
+argMinIntodone:
+	VZEROUPPER
+	RET
+
 // func cmpEqAVX2(dst []uint8, a []float32, b []float32)
 // Requires: AVX
 TEXT ·cmpEqAVX2(SB), NOSPLIT, $0-72
@@ -32213,6 +32279,72 @@ store:
 	JNZ     run
 
 done:
+	VZEROUPPER
+	RET
+
+// func argMaxIntoAVX512(best []float32, idx []int32, x []float32, row int32)
+// Requires: AVX, AVX512F
+TEXT ·argMaxIntoAVX512(SB), NOSPLIT, $0-76
+	MOVQ         best_base+0(FP), AX
+	MOVQ         idx_base+24(FP), CX
+	MOVQ         x_base+48(FP), DX
+	MOVQ         x_len+56(FP), BX
+	VBROADCASTSS row+72(FP), Z0
+	XORQ         SI, SI
+
+argMaxIntoloop:
+	LEAQ      16(SI), DI
+	CMPQ      DI, BX
+	JA        argMaxIntodone
+	VMOVUPS   (DX)(SI*4), Z1
+	VMOVUPS   (AX)(SI*4), Z2
+	VCMPPS    $0x1e, Z2, Z1, K1
+	VCMPPS    $0x03, Z1, Z1, K2
+	VCMPPS    $0x07, Z2, Z2, K3
+	KANDW     K3, K2, K2
+	KORW      K2, K1, K1
+	VBLENDMPS Z1, Z2, K1, Z3
+	VMOVUPS   Z3, (AX)(SI*4)
+	VMOVUPS   (CX)(SI*4), Z1
+	VBLENDMPS Z0, Z1, K1, Z4
+	VMOVUPS   Z4, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       argMaxIntoloop
+
+argMaxIntodone:
+	VZEROUPPER
+	RET
+
+// func argMinIntoAVX512(best []float32, idx []int32, x []float32, row int32)
+// Requires: AVX, AVX512F
+TEXT ·argMinIntoAVX512(SB), NOSPLIT, $0-76
+	MOVQ         best_base+0(FP), AX
+	MOVQ         idx_base+24(FP), CX
+	MOVQ         x_base+48(FP), DX
+	MOVQ         x_len+56(FP), BX
+	VBROADCASTSS row+72(FP), Z0
+	XORQ         SI, SI
+
+argMinIntoloop:
+	LEAQ      16(SI), DI
+	CMPQ      DI, BX
+	JA        argMinIntodone
+	VMOVUPS   (DX)(SI*4), Z1
+	VMOVUPS   (AX)(SI*4), Z2
+	VCMPPS    $0x11, Z2, Z1, K1
+	VCMPPS    $0x03, Z1, Z1, K2
+	VCMPPS    $0x07, Z2, Z2, K3
+	KANDW     K3, K2, K2
+	KORW      K2, K1, K1
+	VBLENDMPS Z1, Z2, K1, Z3
+	VMOVUPS   Z3, (AX)(SI*4)
+	VMOVUPS   (CX)(SI*4), Z1
+	VBLENDMPS Z0, Z1, K1, Z4
+	VMOVUPS   Z4, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       argMinIntoloop
+
+argMinIntodone:
 	VZEROUPPER
 	RET
 

@@ -25,6 +25,7 @@ type asmSet struct {
 	fromHalf, fromBFloat                                                         func(dst []float32, src []uint16)
 	addWidened                                                                   func(dst []float64, src []float32)
 	repeatRuns                                                                   func(dst []float32, src []float32, n int)
+	argMaxInto, argMinInto                                                       func(best []float32, idx []int32, x []float32, row int32)
 	cmpEq, cmpNe, cmpLt, cmpLe, cmpGt, cmpGe                                     func(dst []uint8, a, b []float32)
 	cmpEqScalar, cmpNeScalar, cmpLtScalar, cmpLeScalar, cmpGtScalar, cmpGeScalar func(dst []uint8, a []float32, s float32)
 	sel                                                                          func(dst []float32, c []uint8, a, b []float32)
@@ -116,6 +117,8 @@ func archKernels(l Level) *kernels {
 		triad:      a.triad,
 		addWidened: widenTail(a.addWidened, floatsPerVector(l)),
 		repeat:     repeatTail(a.repeatRuns, floatsPerVector(l)),
+		argMaxInto: argTail(a.argMaxInto, floatsPerVector(l), true),
+		argMinInto: argTail(a.argMinInto, floatsPerVector(l), false),
 		copy:       cached.copy,
 	}
 	vv := [numCmp]func(dst []uint8, a, b []float32){a.cmpEq, a.cmpNe, a.cmpLt, a.cmpLe, a.cmpGt, a.cmpGe}

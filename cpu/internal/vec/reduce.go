@@ -58,3 +58,25 @@ func ArgMin(x []float32) int {
 	checkNonEmpty("ArgMin", len(x))
 	return current.indexOf(x, current.min(x))
 }
+
+// ArgMaxInto folds the row x of a reduction into the running maxima best
+// and their rows idx: where x[i] is greater than best[i], or is NaN where
+// best[i] is a number, best[i] = x[i] and idx[i] = row. Ties keep best, so
+// folding rows in order leaves each column's first maximum (first NaN) and
+// its row, as ArgMax does along a row. The slices must have equal lengths.
+func ArgMaxInto(best []float32, idx []int32, x []float32, row int32) {
+	checkArgLens("ArgMaxInto", best, idx, x)
+	current.argMaxInto(best, idx, x, row)
+}
+
+// ArgMinInto is ArgMaxInto for minima.
+func ArgMinInto(best []float32, idx []int32, x []float32, row int32) {
+	checkArgLens("ArgMinInto", best, idx, x)
+	current.argMinInto(best, idx, x, row)
+}
+
+func checkArgLens(name string, best []float32, idx []int32, x []float32) {
+	if len(best) != len(x) || len(idx) != len(x) {
+		checkLen(name, "best, idx, x", len(best), len(idx), len(x))
+	}
+}

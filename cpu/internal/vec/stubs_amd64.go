@@ -344,6 +344,12 @@ func addWidenedAVX2(dst []float64, src []float32)
 func repeatRunsAVX2(dst []float32, src []float32, n int)
 
 //go:noescape
+func argMaxIntoAVX2(best []float32, idx []int32, x []float32, row int32)
+
+//go:noescape
+func argMinIntoAVX2(best []float32, idx []int32, x []float32, row int32)
+
+//go:noescape
 func cmpEqAVX2(dst []uint8, a []float32, b []float32)
 
 //go:noescape
@@ -729,6 +735,12 @@ func addWidenedAVX512(dst []float64, src []float32)
 
 //go:noescape
 func repeatRunsAVX512(dst []float32, src []float32, n int)
+
+//go:noescape
+func argMaxIntoAVX512(best []float32, idx []int32, x []float32, row int32)
+
+//go:noescape
+func argMinIntoAVX512(best []float32, idx []int32, x []float32, row int32)
 
 //go:noescape
 func cmpEqAVX512(dst []uint8, a []float32, b []float32)

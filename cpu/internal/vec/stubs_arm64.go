@@ -345,3 +345,13 @@ func addWidenedNEON(dst []float64, src []float32)
 //
 //go:noescape
 func repeatRunsNEON(dst []float32, src []float32, n int)
+
+// argMaxIntoNEON sets best[i], idx[i] = x[i], row where x[i] beats best[i], for i < len(x)&^3.
+//
+//go:noescape
+func argMaxIntoNEON(best []float32, idx []int32, x []float32, row int32)
+
+// argMinIntoNEON sets best[i], idx[i] = x[i], row where x[i] beats best[i], for i < len(x)&^3.
+//
+//go:noescape
+func argMinIntoNEON(best []float32, idx []int32, x []float32, row int32)

@@ -43,7 +43,9 @@ type kernels struct {
 	triad      func(dst, b, c []float32, q float32) // dst = b + q*c (bandwidth measurement)
 	addWidened func(dst []float64, src []float32)   // dst += float64(src)
 	repeat     func(dst, src []float32, n int)      // dst[i*n+j] = src[i]
-	copy       func(dst, x []float32)               // (bandwidth measurement)
+
+	argMaxInto, argMinInto func(best []float32, idx []int32, x []float32, row int32) // see ArgMaxInto
+	copy                   func(dst, x []float32)                                    // (bandwidth measurement)
 
 	toHalf     func(dst []uint16, src []float32)
 	fromHalf   func(dst []float32, src []uint16)

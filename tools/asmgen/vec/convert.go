@@ -147,3 +147,40 @@ func (g *gen) repeating() {
 	VZEROUPPER()
 	RET()
 }
+
+// argFolding emits argMaxInto and argMinInto(best []float32, idx []int32,
+// x []float32, row int32) over whole vectors: where x[i] beats best[i]
+// (greater, or less; or x[i] is NaN and best[i] a number), best[i] = x[i]
+// and idx[i] = row. Ties keep best, so folding a reduction's rows in order
+// leaves each output's first extreme (first NaN) and its row.
+func (g *gen) argFolding() {
+	s := g.s
+	for _, max := range []bool{true, false} {
+		name, beats := "argMinInto", cmpLT
+		if max {
+			name, beats = "argMaxInto", cmpGT
+		}
+		g.text(name, "func(best []float32, idx []int32, x []float32, row int32)")
+		bp := Load(Param("best").Base(), GP64())
+		ip := Load(Param("idx").Base(), GP64())
+		xp := Load(Param("x").Base(), GP64())
+		n := Load(Param("x").Len(), GP64())
+		row := s.vec()
+		VBROADCASTSS(NewParamAddr("row", 72), row) // the int32's bits
+		i, t := GP64(), GP64()
+		XORQ(i, i)
+		Label(name + "loop")
+		LEAQ(Mem{Base: i, Disp: s.lanes}, t)
+		CMPQ(t, n)
+		JA(LabelRef(name + "done"))
+		x, b := s.load(elem(xp, i, 0)), s.load(elem(bp, i, 0))
+		take := s.mor(s.cmp(beats, x, b), s.mand(s.cmp(cmpUnord, x, x), s.cmp(cmpOrd, b, b)))
+		VMOVUPS(s.sel(take, x, b), elem(bp, i, 0))
+		VMOVUPS(s.sel(take, row, s.load(elem(ip, i, 0))), elem(ip, i, 0))
+		ADDQ(U32(s.lanes), i)
+		JMP(LabelRef(name + "loop"))
+		Label(name + "done")
+		VZEROUPPER()
+		RET()
+	}
+}

@@ -571,6 +571,7 @@ func (g *gen) generate() {
 	g.conversions()
 	g.widening()
 	g.repeating()
+	g.argFolding()
 	g.compareKernels()
 	g.selectKernels()
 	g.fusedKernel()

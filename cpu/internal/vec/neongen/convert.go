@@ -196,3 +196,43 @@ func repeatKernels(s, g *bytes.Buffer) {
 	w.Label("done")
 	w.Op("RET")
 }
+
+// argKernels writes argMaxIntoNEON and argMinIntoNEON: over the first
+// len(x)&^3 elements, where x[i] beats best[i] (greater, or less; or x[i] is
+// NaN and best[i] a number), best[i] = x[i] and idx[i] = row; ties keep
+// best.
+func argKernels(s, g *bytes.Buffer) {
+	for _, max := range []bool{true, false} {
+		name, beats := "argMinIntoNEON", "fcmgt v3.4s, v0.4s, v1.4s" // best > x
+		if max {
+			name, beats = "argMaxIntoNEON", "fcmgt v3.4s, v1.4s, v0.4s" // x > best
+		}
+		w := kernel(s, g, name, "(best []float32, idx []int32, x []float32, row int32)", 76,
+			name+" sets best[i], idx[i] = x[i], row where x[i] beats best[i], for i < len(x)&^3.")
+		w.Op("MOVD best_base+0(FP), R0")
+		w.Op("MOVD idx_base+24(FP), R1")
+		w.Op("MOVD x_base+48(FP), R2")
+		w.Op("MOVD x_len+56(FP), R9")
+		w.Op("MOVD $row+72(FP), R4")
+		w.Op("VLD1R (R4), [V7.S4]")
+		w.Op("LSR $2, R9")
+		w.Op("CBZ R9, done")
+		w.Label("loop")
+		w.Op("VLD1 (R0), [V0.S4]")
+		w.Op("VLD1.P 16(R2), [V1.S4]")
+		w.Op("VLD1 (R1), [V2.S4]")
+		w.Neon("%s", beats)
+		w.Neon("fcmeq v4.4s, v1.4s, v1.4s")  // x is a number
+		w.Neon("fcmeq v5.4s, v0.4s, v0.4s")  // best is a number
+		w.Neon("bic v5.16b, v5.16b, v4.16b") // … and x is NaN
+		w.Neon("orr v3.16b, v3.16b, v5.16b") // x takes the lane
+		w.Neon("bit v0.16b, v1.16b, v3.16b")
+		w.Neon("bit v2.16b, v7.16b, v3.16b")
+		w.Op("VST1.P [V0.S4], 16(R0)")
+		w.Op("VST1.P [V2.S4], 16(R1)")
+		w.Op("SUBS $1, R9")
+		w.Op("BNE loop")
+		w.Label("done")
+		w.Op("RET")
+	}
+}

@@ -57,6 +57,7 @@ func Generate(coeffsPath string) (asm, stubs []byte, err error) {
 	halfKernels(s, g)
 	widenKernels(s, g)
 	repeatKernels(s, g)
+	argKernels(s, g)
 	return f.Finish()
 }
 

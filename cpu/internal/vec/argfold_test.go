@@ -1,0 +1,57 @@
+package vec
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestArgInto checks ArgMaxInto and ArgMinInto at every level against the
+// reduction's rule (a strictly better value, or a NaN over a number, takes
+// the lane; ties, NaN over NaN and numbers over NaN keep it), bit for bit,
+// over lengths around each level's vector width (the tails run in Go), and
+// that nothing past the slices is touched.
+func TestArgInto(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		r := newRand(t)
+		nan := float32(math.NaN())
+		specials := []float32{nan, 0, float32(math.Copysign(0, -1)), 1, -1, float32(math.Inf(1)), float32(math.Inf(-1))}
+		for _, max := range []bool{true, false} {
+			f := ArgMinInto
+			if max {
+				f = ArgMaxInto
+			}
+			for n := range 70 {
+				best, x := randInput(r, n+1, 3), randInput(r, n+1, 3)
+				idx := make([]int32, n+1)
+				for i := range best {
+					idx[i] = int32(r.IntN(100))
+					if r.IntN(3) == 0 {
+						best[i] = specials[r.IntN(len(specials))]
+					}
+					if r.IntN(3) == 0 {
+						x[i] = specials[r.IntN(len(specials))]
+					}
+					if r.IntN(5) == 0 {
+						x[i] = best[i]
+					}
+				}
+				wantB, wantI := append([]float32(nil), best...), append([]int32(nil), idx...)
+				for i := range n {
+					v, b := x[i], best[i]
+					if max && v > b || !max && v < b || v != v && b == b {
+						wantB[i], wantI[i] = v, 1000
+					}
+				}
+				f(best[:n], idx[:n], x[:n], 1000)
+				for i := range n + 1 {
+					require.Equal(t, math.Float32bits(wantB[i]), math.Float32bits(best[i]), "max=%v n=%d element %d", max, n, i)
+					require.Equal(t, wantI[i], idx[i], "max=%v n=%d element %d", max, n, i)
+				}
+			}
+		}
+		assert.Panics(t, func() { ArgMaxInto(make([]float32, 2), make([]int32, 3), make([]float32, 2), 0) })
+	})
+}
