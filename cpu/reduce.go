@@ -106,6 +106,10 @@ func (rd *reduction) put(o int, st accState) {
 
 // outputs reduces outputs [o0, o1) on one worker.
 func (rd *reduction) outputs(ws *workspace, o0, o1 int) {
+	if rd.reducesShortRows() {
+		rd.shortOutputs(ws, o0, o1)
+		return
+	}
 	p, r := rd.pro, rd.r
 	ws.prepare(p)
 	o, st := o0, identity(rd.op)
