@@ -208,3 +208,21 @@ func biasRelu() device.Program {
 	e.Output(e.Unary(device.OpRelu, e.Binary(device.OpAdd, e.Input(0, device.Float32), e.Input(1, device.Float32))))
 	return e.P
 }
+
+// negation returns an elementwise kernel writing -x into a poisoned
+// contiguous output, x the view (shape, strides, offset) over span+offset
+// random values of dt (Int32 ones integral), and those values.
+func negation(t testing.TB, d *Device, r *rand.Rand, dt device.DType, shape, strides []int, offset, span int) (*device.ElementwiseKernel, []float64) {
+	raw := randVals(r, offset+span)
+	for i := range raw {
+		raw[i] = round(dt, raw[i])
+		if dt == device.Int32 {
+			raw[i] = float64(int32(raw[i] * 100))
+		}
+	}
+	x := device.View{Buf: upload(t, d, dt, raw), DType: dt, Offset: offset, Shape: shape, Strides: strides}
+	var b device.Builder
+	b.Output(b.Unary(device.OpNeg, b.Input(0, dt)))
+	out := device.Contiguous(poisoned(t, d, dt, device.NumElements(shape)), dt, 0, shape)
+	return &device.ElementwiseKernel{Shape: shape, Inputs: []device.View{x}, Program: b.P, Outputs: []device.View{out}}, raw
+}

@@ -34,22 +34,12 @@ func TestElementwiseRepeatedRows(t *testing.T) {
 			for _, workers := range []int{1, 3} {
 				name := fmt.Sprintf("%v strides %v %v workers %d", c.shape, c.strides, dt, workers)
 				d := newDevice(t, workers)
-				raw := randVals(r, 3+span)
-				for i := range raw {
-					raw[i] = round(dt, raw[i])
-					if dt == device.Int32 {
-						raw[i] = float64(int32(raw[i] * 100))
-					}
-				}
-				x := device.View{Buf: upload(t, d, dt, raw), DType: dt, Offset: 3, Shape: c.shape, Strides: c.strides}
-				var b device.Builder
-				b.Output(b.Unary(device.OpNeg, b.Input(0, dt)))
+				k, raw := negation(t, d, r, dt, c.shape, c.strides, 3, span)
+				require.NoError(t, d.Elementwise(k))
 				n := device.NumElements(c.shape)
-				out := device.Contiguous(poisoned(t, d, dt, n), dt, 0, c.shape)
-				require.NoError(t, d.Elementwise(&device.ElementwiseKernel{Shape: c.shape, Inputs: []device.View{x}, Program: b.P, Outputs: []device.View{out}}))
-				got := download(t, d, out.Buf, dt, n)
+				got := download(t, d, k.Outputs[0].Buf, dt, n)
 				for q := range n {
-					require.Equal(t, -at(raw, x, q), got[q], "%s at %d", name, q)
+					require.Equal(t, -at(raw, k.Inputs[0], q), got[q], "%s at %d", name, q)
 				}
 			}
 		}

@@ -111,29 +111,18 @@ func TestElementwiseBatchedTransposedSources(t *testing.T) {
 		for _, dt := range []device.DType{device.Float32, device.Int32} {
 			for _, workers := range []int{1, 3} {
 				d := newDevice(t, workers)
-				raw := randVals(r, 5+c.span)
-				for i := range raw {
-					raw[i] = round(dt, raw[i])
-					if dt == device.Int32 {
-						raw[i] = float64(int32(raw[i] * 100))
-					}
-				}
-				x := device.View{Buf: upload(t, d, dt, raw), DType: dt, Offset: 5, Shape: c.shape, Strides: c.strides}
-				var b device.Builder
-				b.Output(b.Unary(device.OpNeg, b.Input(0, dt)))
-				n := device.NumElements(c.shape)
-				out := device.Contiguous(poisoned(t, d, dt, n), dt, 0, c.shape)
-				k := &device.ElementwiseKernel{Shape: c.shape, Inputs: []device.View{x}, Program: b.P, Outputs: []device.View{out}}
+				k, raw := negation(t, d, r, dt, c.shape, c.strides, 5, c.span)
 				p := &plan{}
-				p.reset(b.P.Code, c.shape)
+				p.reset(k.Program.Code, c.shape)
 				require.NoError(t, d.addViews(p, k.Inputs))
-				require.NoError(t, d.addSinks(p, k.Outputs, b.P.Outputs))
-				p.finish(b.P.Outputs)
+				require.NoError(t, d.addSinks(p, k.Outputs, k.Program.Outputs))
+				p.finish(k.Program.Outputs)
 				require.Equal(t, srcContiguous, p.srcs[0].kind, "%s: copied row-major", c.name)
 				require.NoError(t, d.Elementwise(k))
-				got := download(t, d, out.Buf, dt, n)
+				n := device.NumElements(c.shape)
+				got := download(t, d, k.Outputs[0].Buf, dt, n)
 				for q := 0; q < n; q++ {
-					require.Equal(t, -at(raw, x, q), got[q], "%s %s workers %d at %d", c.name, dt, workers, q)
+					require.Equal(t, -at(raw, k.Inputs[0], q), got[q], "%s %s workers %d at %d", c.name, dt, workers, q)
 				}
 			}
 		}
