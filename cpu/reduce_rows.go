@@ -119,12 +119,17 @@ func (rd *reduction) each(ws *workspace, w rowBlock, f func(x []float32, row, co
 	}
 }
 
+// wideRow is the number of outputs a row must have per worker for the
+// rows path to split many rows by outputs: each task then still reads
+// runs of at least a quarter of it.
+const wideRow = 1024
+
 // byColumns reports whether the rows path splits r rows of o outputs over
-// the workers by outputs: when there are too few rows to split (a sum over
-// rows of 7) and enough outputs. Each output is then reduced by one task in
-// row order.
+// the workers by outputs rather than by rows: when there are too few rows
+// to split (a sum over 7 rows) or the rows are wide. Each output is then
+// reduced by one task in row order.
 func (d *Device) byColumns(o, r int) bool {
-	return r < 2*rowsFoldEvery && o >= 2*minRowWidth*d.workers
+	return o >= 2*minRowWidth*d.workers && (r < 2*rowsFoldEvery || o >= wideRow*d.workers)
 }
 
 // columnGrain is the outputs a task of the split by outputs takes.
@@ -133,30 +138,32 @@ func (d *Device) columnGrain(o int) int {
 }
 
 // sumRows fills rd.accF with the o sums of r rows each; rd.pro iterates over
-// RedShape ++ OutShape.
+// RedShape ++ OutShape. Split by rows, each task keeps its own float64
+// totals and those are added in task order, so the sums do not depend on
+// which worker ran what.
 func (d *Device) sumRows(rd *reduction, o, r int) error {
-	cost := o * r * max(len(rd.pro.code), 1)
-	serial := d.serial(1, cost)
-	workers := 1
-	if !serial && r >= 2*rowsFoldEvery {
-		workers = d.workers
+	serial := d.serial(1, o*r*max(len(rd.pro.code), 1))
+	tasks, grain := 1, r // tasks of grain rows
+	if !serial && !d.byColumns(o, r) && r >= 2*rowsFoldEvery {
+		grain = roundUp(max((r+4*d.workers-1)/(4*d.workers), 1), rowsFoldEvery)
+		tasks = (r + grain - 1) / grain
 	}
-	d.scratch.f64 = grow(d.scratch.f64, workers*o)
-	d.scratch.f32d = grow(d.scratch.f32d, workers*o)
-	clear(d.scratch.f64)
-	totals, rows := d.scratch.f64, d.scratch.f32d
+	d.scratch.f64 = grow(d.scratch.f64, tasks*o)
+	d.scratch.f32d = grow(d.scratch.f32d, d.workers*o)
+	totals, acc := d.scratch.f64[:tasks*o], d.scratch.f32d
+	clear(totals)
 	var err error
 	switch {
 	case !serial && d.byColumns(o, r):
 		err = d.parallelFor(o, d.columnGrain(o), func(w, c0, c1 int) {
-			rd.rows(d.ws[w], rowBlock{0, r, c0, c1, o}, totals[c0:c1], rows[c0:c1])
+			rd.rows(d.ws[w], rowBlock{0, r, c0, c1, o}, totals[c0:c1], acc[c0:c1])
 		})
-	case workers == 1:
-		err = safely(func() { rd.rows(d.ws[0], rowBlock{0, r, 0, o, o}, totals[:o], rows[:o]) })
+	case tasks == 1:
+		err = safely(func() { rd.rows(d.ws[0], rowBlock{0, r, 0, o, o}, totals, acc[:o]) })
 	default:
-		grain := roundUp(max((r+4*workers-1)/(4*workers), 1), rowsFoldEvery)
 		err = d.parallelFor(r, grain, func(w, lo, hi int) {
-			rd.rows(d.ws[w], rowBlock{lo, hi, 0, o, o}, totals[w*o:(w+1)*o], rows[w*o:(w+1)*o])
+			t := lo / grain
+			rd.rows(d.ws[w], rowBlock{lo, hi, 0, o, o}, totals[t*o:(t+1)*o], acc[w*o:(w+1)*o])
 		})
 	}
 	if err != nil {
@@ -164,8 +171,8 @@ func (d *Device) sumRows(rd *reduction, o, r int) error {
 	}
 	for j := range o {
 		t := totals[j]
-		for w := 1; w < workers; w++ {
-			t += totals[w*o+j]
+		for k := 1; k < tasks; k++ {
+			t += totals[k*o+j]
 		}
 		rd.accF[j] = float32(t)
 	}

@@ -189,3 +189,23 @@ func benchSumOverBatch(b *testing.B, perm []int) {
 	}
 	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 }
+
+// TestSumOverOuterAxesIsDeterministic sums rows whose partial sums depend
+// on their grouping (2^53, 1 and -2^53 a third of the rows apart, in
+// different row tasks) many times on three workers: the result must not
+// depend on which worker ran which task.
+func TestSumOverOuterAxesIsDeterministic(t *testing.T) {
+	d := newDevice(t, 3)
+	const o, r = 128, 1024
+	vals := make([]float64, o*r)
+	for c := range o {
+		vals[c], vals[r/3*o+c], vals[2*r/3*o+c] = 1<<53, 1, -(1 << 53)
+	}
+	in := device.View{Buf: upload(t, d, device.Float32, vals), DType: device.Float32, Shape: []int{o, r}, Strides: []int{1, o}}
+	k := &device.ReduceKernel{Op: device.ReduceSum, OutShape: []int{o}, RedShape: []int{r}, Inputs: []device.View{in}}
+	require.True(t, reducesRows(k, o))
+	first := runReduce(t, d, device.ReduceSum, in, []int{o}, []int{r})
+	for range 200 {
+		require.Equal(t, first, runReduce(t, d, device.ReduceSum, in, []int{o}, []int{r}))
+	}
+}
