@@ -25,10 +25,16 @@ const rowsFoldEvery = 8
 // minRowWidth is the narrowest row of outputs worth reducing row by row.
 const minRowWidth = 16
 
+// minOutputRun is the shortest run of consecutive outputs in memory worth
+// reading row by row (a softmax over the height of [N, C, 14, 14] reads
+// runs of 14): the rows path copies such runs, the output-by-output path
+// gathers every element with the reduced axis's stride.
+const minOutputRun = 8
+
 // reducesRows reports whether a reduction of o outputs is a sum, maximum,
 // minimum or their position that reads faster with its reduced axes
-// outermost: its first input
-// has unit stride along the innermost output axis but not along the
+// outermost: its first input has unit stride along the innermost output
+// axis (in runs of at least minOutputRun outputs) but not along the
 // innermost reduced axis, and its prologue does not depend on the order of
 // positions.
 func reducesRows(k *device.ReduceKernel, o int) bool {
@@ -42,7 +48,7 @@ func reducesRows(k *device.ReduceKernel, o int) bool {
 	}
 	no := len(k.OutShape)
 	s := k.Inputs[0].Strides
-	return s[no-1] == 1 && s[len(s)-1] != 1 && contiguousRun(k.OutShape, s[:no]) >= minRowWidth && o >= minRowWidth &&
+	return s[no-1] == 1 && s[len(s)-1] != 1 && contiguousRun(k.OutShape, s[:no]) >= minOutputRun && o >= minRowWidth &&
 		orderFree(k.Prologue)
 }
 

@@ -33,6 +33,7 @@ func TestSumOverOuterAxes(t *testing.T) {
 		{[]int{32, 7, 7}, []int{16}, []int{3, 0, 1, 2}, true},  // images summed over the batch: rows of 32·7·7
 		{[]int{4, 6}, []int{8}, []int{2, 0, 1}, true},          // short inner axis, contiguous with the next
 		{[]int{20, 6}, []int{4}, []int{0, 2, 1}, false},        // short inner axis, the next one apart
+		{[]int{5, 3, 14}, []int{14}, []int{0, 1, 3, 2}, true},  // runs of 14 outputs: a sum over the height of 14×14 images
 		{[]int{20000}, []int{7}, []int{1, 0}, true},            // few rows: split by outputs
 		{[]int{40, 700}, []int{3, 5}, []int{2, 3, 0, 1}, true}, // few rows over two axes: split by outputs
 	}
@@ -66,9 +67,10 @@ func TestExtremesOverOuterAxes(t *testing.T) {
 		{[]int{300}, []int{1001}, []int{1, 0}},
 		{[]int{2500}, []int{3}, []int{1, 0}},
 		{[]int{32, 7, 7}, []int{16}, []int{3, 0, 1, 2}},
-		{[]int{8, 256}, []int{128}, []int{0, 2, 1}}, // a softmax's maximum over the middle axis
-		{[]int{20000}, []int{5}, []int{1, 0}},       // few rows: split by outputs
-		{[]int{64, 100}, []int{3}, []int{2, 0, 1}},  // few rows, serial or split by outputs
+		{[]int{8, 256}, []int{128}, []int{0, 2, 1}},     // a softmax's maximum over the middle axis
+		{[]int{20000}, []int{5}, []int{1, 0}},           // few rows: split by outputs
+		{[]int{5, 3, 14}, []int{14}, []int{0, 1, 3, 2}}, // runs of 14 outputs
+		{[]int{64, 100}, []int{3}, []int{2, 0, 1}},      // few rows, serial or split by outputs
 	}
 	for _, c := range cases {
 		for _, op := range []device.ReduceOp{device.ReduceMax, device.ReduceMin, device.ReduceArgMax, device.ReduceArgMin} {
