@@ -61,7 +61,12 @@ func (j *poolJob) plane(ws *workspace, p int) {
 	case j.k.Backward:
 		j.avgBackward(p, xb)
 	case j.byRows:
-		j.maxForwardRows(ws, j.out[p*g.outVol:(p+1)*g.outVol], xb)
+		var idx []int32
+		if j.idx != nil { // a forward output: contiguous
+			o := j.k.Indices.Offset + p*g.outVol
+			idx = j.idx[o : o+g.outVol]
+		}
+		j.maxForwardRows(ws, j.out[p*g.outVol:(p+1)*g.outVol], idx, xb)
 	case j.k.Op == device.PoolMax:
 		j.maxForward(p, xb)
 	default:

@@ -11,15 +11,18 @@ import (
 )
 
 // TestMaxPoolRowsMatchesWindows pools random 2-D geometries (window,
-// stride, padding, dilation) over inputs full of
-// ties, signed zeros, infinities and NaNs with distinct payloads, once
-// without indices (by rows) and once with them (window by window): the
-// values must agree bit for bit, and match the float64 reference.
+// stride, padding, dilation) over inputs full of ties, signed zeros,
+// infinities and NaNs with distinct payloads three ways: by rows without
+// indices, by rows with indices, and window by window (the same values read
+// through a view whose columns are two elements apart). The values must
+// agree bit for bit and match the float64 reference, and the indices must
+// be the reference's: the last NaN, else the first maximum in row-major
+// order, or NoWinner for a window wholly in the padding.
 func TestMaxPoolRowsMatchesWindows(t *testing.T) {
 	r := newRand(t)
 	d := newDevice(t, 2)
 	specials := []float32{0, float32(math.Copysign(0, -1)), 1, 1, -1, float32(math.Inf(1)), float32(math.Inf(-1))}
-	for ci := 0; ci < 120; ci++ {
+	for ci := 0; ci < 160; ci++ {
 		k := [2]int{1 + r.IntN(4), 1 + r.IntN(4)}
 		s := [2]int{1 + r.IntN(3), 1 + r.IntN(3)}
 		dl := [2]int{1 + r.IntN(2), 1 + r.IntN(2)}
@@ -29,6 +32,10 @@ func TestMaxPoolRowsMatchesWindows(t *testing.T) {
 			p[i] = r.IntN(k[i]/2 + 1)
 			in[i] = max(ext-2*p[i], 1) + r.IntN(12)
 			out[i] = (in[i]+2*p[i]-ext)/s[i] + 1
+		}
+		if ci%8 == 0 { // wide rows: the vector folds' main loops
+			in[1] += 40 + r.IntN(40)
+			out[1] = (in[1]+2*p[1]-(dl[1]*(k[1]-1)+1))/s[1] + 1
 		}
 		g := device.ConvGeometry{N: 2, C: 2, O: 2, Groups: 2, In: in[:], Kernel: k[:], Out: out[:],
 			Stride: s[:], Padding: p[:], Dilation: dl[:]}
@@ -51,21 +58,39 @@ func TestMaxPoolRowsMatchesWindows(t *testing.T) {
 			}
 			x := device.View{Buf: upload(t, d, device.Float32, vals), DType: device.Float32, Offset: 1, Shape: xShape,
 				Strides: []int{g.C * in[0] * ld, in[0] * ld, ld, 1}}
+			logical := dense(vals, x)
+			spread := make([]float64, 2*len(logical))
+			for i, v := range logical {
+				spread[2*i] = v
+			}
+			xSpread := device.View{Buf: upload(t, d, device.Float32, spread), DType: device.Float32, Shape: xShape,
+				Strides: []int{2 * g.C * in[0] * in[1], 2 * in[0] * in[1], 2 * in[1], 2}}
 			yShape := []int{g.N, g.C, out[0], out[1]}
 			ny := device.NumElements(yShape)
-			rows := &device.PoolKernel{Op: device.PoolMax, Geom: g, X: x,
-				Out: device.Contiguous(poisoned(t, d, device.Float32, ny), device.Float32, 0, yShape)}
-			wins := *rows
-			wins.Out = device.Contiguous(poisoned(t, d, device.Float32, ny), device.Float32, 0, yShape)
-			wins.Indices = device.Contiguous(poisoned(t, d, device.Int32, ny), device.Int32, 0, yShape)
-			require.NoError(t, d.Pool(rows))
-			require.NoError(t, d.Pool(&wins))
-			got := download(t, d, rows.Out.Buf, device.Float32, ny)
+			kernel := func(x device.View, indices bool) *device.PoolKernel {
+				k := &device.PoolKernel{Op: device.PoolMax, Geom: g, X: x,
+					Out: device.Contiguous(poisoned(t, d, device.Float32, ny), device.Float32, 0, yShape)}
+				if indices {
+					k.Indices = device.Contiguous(poisoned(t, d, device.Int32, ny), device.Int32, 0, yShape)
+				}
+				require.NoError(t, d.Pool(k))
+				return k
+			}
+			rows, rowsIdx, wins := kernel(x, false), kernel(x, true), kernel(xSpread, true)
+			ref, refIdx := refPool(rows, logical)
 			want := download(t, d, wins.Out.Buf, device.Float32, ny)
-			ref, _ := refPool(rows, dense(vals, x))
-			for i := range got {
-				require.Equal(t, math.Float64bits(want[i]), math.Float64bits(got[i]), "output %d: %g by rows, %g by windows", i, got[i], want[i])
-				require.True(t, got[i] == ref[i] || math.IsNaN(got[i]) && math.IsNaN(ref[i]), "output %d: %g, reference %g", i, got[i], ref[i])
+			wantIdx := download(t, d, wins.Indices.Buf, device.Int32, ny)
+			for _, k := range []*device.PoolKernel{rows, rowsIdx} {
+				got := download(t, d, k.Out.Buf, device.Float32, ny)
+				for i := range got {
+					require.Equal(t, math.Float64bits(want[i]), math.Float64bits(got[i]), "output %d: %g by rows, %g by windows", i, got[i], want[i])
+					require.True(t, got[i] == ref[i] || math.IsNaN(got[i]) && math.IsNaN(ref[i]), "output %d: %g, reference %g", i, got[i], ref[i])
+				}
+			}
+			gotIdx := download(t, d, rowsIdx.Indices.Buf, device.Int32, ny)
+			for i := range gotIdx {
+				require.Equal(t, float64(refIdx[i]), gotIdx[i], "index %d by rows", i)
+				require.Equal(t, float64(refIdx[i]), wantIdx[i], "index %d by windows", i)
 			}
 		})
 	}

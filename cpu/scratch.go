@@ -56,6 +56,7 @@ type workspace struct {
 	// holds, their padding columns cleared (conv_taps.go).
 	rowPatchesOf uint64
 	tmp          []float32
+	taps         []int32          // max pooling's winning taps (pool_rows.go)
 	sums         []float64        // float64 totals of short rows (reduce_short.go)
 	plane        []float32        // padded input planes for col2im (conv_modes.go)
 	vm           vec.FusedProgram // this worker's copy of a plan's program with periodic operands

@@ -26,13 +26,14 @@ func repeatTail(f func(dst, src []float32, n int), lanes int) func(dst, src []fl
 	}
 }
 
-// argTail completes an argMaxInto or argMinInto kernel that covers the
-// first len(x)&^(lanes-1) elements with the Go loop for the rest.
-func argTail(f func(best []float32, idx []int32, x []float32, row int32), lanes int, max bool) func(best []float32, idx []int32, x []float32, row int32) {
+// argTail completes a NEON argMaxInto, argMinInto or poolMaxInto kernel
+// that covers the first len(x)&^(lanes-1) elements with the Go loop for the
+// rest.
+func argTail(f func(best []float32, idx []int32, x []float32, row int32), lanes int, r argRule) func(best []float32, idx []int32, x []float32, row int32) {
 	return func(best []float32, idx []int32, x []float32, row int32) {
 		f(best, idx, x, row)
 		n := len(x) &^ (lanes - 1)
-		goArgInto(best[n:], idx[n:], x[n:], row, max)
+		goArgInto(best[n:], idx[n:], x[n:], row, r)
 	}
 }
 

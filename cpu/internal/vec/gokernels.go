@@ -29,11 +29,12 @@ func goKernels() *kernels {
 				dst[i] = b[i] + float32(q*c[i]) // unfused on every architecture
 			}
 		},
-		copy:       func(dst, x []float32) { copy(dst, x) },
-		addWidened: goAddWidened,
-		repeat:     goRepeat,
-		argMaxInto: func(best []float32, idx []int32, x []float32, row int32) { goArgInto(best, idx, x, row, true) },
-		argMinInto: func(best []float32, idx []int32, x []float32, row int32) { goArgInto(best, idx, x, row, false) },
+		copy:        func(dst, x []float32) { copy(dst, x) },
+		addWidened:  goAddWidened,
+		repeat:      goRepeat,
+		argMaxInto:  func(best []float32, idx []int32, x []float32, row int32) { goArgInto(best, idx, x, row, argMax) },
+		argMinInto:  func(best []float32, idx []int32, x []float32, row int32) { goArgInto(best, idx, x, row, argMin) },
+		poolMaxInto: func(best []float32, idx []int32, x []float32, row int32) { goArgInto(best, idx, x, row, poolMax) },
 	}
 	for op, f := range goUnaryFns {
 		if f != nil {
@@ -254,13 +255,33 @@ func goRepeat(dst, src []float32, n int) {
 	}
 }
 
-// goArgInto sets best[i], idx[i] = x[i], row where x[i] beats best[i]:
-// greater (less unless max), or NaN where best[i] is a number.
-func goArgInto(best []float32, idx []int32, x []float32, row int32, max bool) {
+// argRule is the test by which a folded value x takes a lane from best.
+type argRule int
+
+const (
+	argMax  argRule = iota // greater, or NaN where best is a number: the first maximum (first NaN)
+	argMin                 // less, or NaN where best is a number
+	poolMax                // greater or NaN: the first maximum, else the last NaN (max pooling)
+)
+
+// beats reports whether v takes the lane from b under rule r.
+func (r argRule) beats(v, b float32) bool {
+	switch r {
+	case argMax:
+		return v > b || v != v && b == b
+	case argMin:
+		return v < b || v != v && b == b
+	default:
+		return v > b || v != v
+	}
+}
+
+// goArgInto sets best[i], idx[i] = x[i], row where x[i] beats best[i]
+// under rule r.
+func goArgInto(best []float32, idx []int32, x []float32, row int32, r argRule) {
 	best, idx = best[:len(x)], idx[:len(x)]
 	for i, v := range x {
-		b := best[i]
-		if v > b && max || v < b && !max || v != v && b == b {
+		if r.beats(v, best[i]) {
 			best[i], idx[i] = v, row
 		}
 	}

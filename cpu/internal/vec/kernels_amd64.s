@@ -13910,7 +13910,7 @@ done:
 	RET
 
 // func argMaxIntoAVX2(best []float32, idx []int32, x []float32, row int32)
-// Requires: AVX
+// Requires: AVX, BMI2
 TEXT ·argMaxIntoAVX2(SB), NOSPLIT, $0-76
 	MOVQ         best_base+0(FP), AX
 	MOVQ         idx_base+24(FP), CX
@@ -13922,28 +13922,49 @@ TEXT ·argMaxIntoAVX2(SB), NOSPLIT, $0-76
 argMaxIntoloop:
 	LEAQ      8(SI), DI
 	CMPQ      DI, BX
-	JA        argMaxIntodone
+	JA        argMaxIntotail
 	VMOVUPS   (DX)(SI*4), Y1
 	VMOVUPS   (AX)(SI*4), Y2
-	VCMPPS    $0x1e, Y2, Y1, Y3
+	VMOVUPS   (CX)(SI*4), Y3
 	VCMPPS    $0x03, Y1, Y1, Y4
 	VCMPPS    $0x07, Y2, Y2, Y5
 	VANDPS    Y5, Y4, Y4
-	VORPS     Y4, Y3, Y3
-	VBLENDVPS Y3, Y1, Y2, Y1
+	VCMPPS    $0x1e, Y2, Y1, Y5
+	VORPS     Y4, Y5, Y4
+	VBLENDVPS Y4, Y1, Y2, Y1
+	VBLENDVPS Y4, Y0, Y3, Y2
 	VMOVUPS   Y1, (AX)(SI*4)
-	VMOVUPS   (CX)(SI*4), Y1
-	VBLENDVPS Y3, Y0, Y1, Y1
-	VMOVUPS   Y1, (CX)(SI*4)
+	VMOVUPS   Y2, (CX)(SI*4)
 	ADDQ      $0x00000008, SI
 	JMP       argMaxIntoloop
+
+argMaxIntotail:
+	SUBQ       SI, BX
+	JE         argMaxIntodone
+	MOVL       $0x0000ffff, DI
+	BZHIL      BX, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	NEGQ       BX
+	VMOVUPS    32(DI)(BX*4), Y1
+	VMASKMOVPS (DX)(SI*4), Y1, Y2
+	VMASKMOVPS (AX)(SI*4), Y1, Y3
+	VMASKMOVPS (CX)(SI*4), Y1, Y4
+	VCMPPS     $0x03, Y2, Y2, Y5
+	VCMPPS     $0x07, Y3, Y3, Y6
+	VANDPS     Y6, Y5, Y5
+	VCMPPS     $0x1e, Y3, Y2, Y6
+	VORPS      Y5, Y6, Y5
+	VBLENDVPS  Y5, Y2, Y3, Y2
+	VBLENDVPS  Y5, Y0, Y4, Y0
+	VMASKMOVPS Y2, Y1, (AX)(SI*4)
+	VMASKMOVPS Y0, Y1, (CX)(SI*4)
 
 argMaxIntodone:
 	VZEROUPPER
 	RET
 
 // func argMinIntoAVX2(best []float32, idx []int32, x []float32, row int32)
-// Requires: AVX
+// Requires: AVX, BMI2
 TEXT ·argMinIntoAVX2(SB), NOSPLIT, $0-76
 	MOVQ         best_base+0(FP), AX
 	MOVQ         idx_base+24(FP), CX
@@ -13955,23 +13976,94 @@ TEXT ·argMinIntoAVX2(SB), NOSPLIT, $0-76
 argMinIntoloop:
 	LEAQ      8(SI), DI
 	CMPQ      DI, BX
-	JA        argMinIntodone
+	JA        argMinIntotail
 	VMOVUPS   (DX)(SI*4), Y1
 	VMOVUPS   (AX)(SI*4), Y2
-	VCMPPS    $0x11, Y2, Y1, Y3
+	VMOVUPS   (CX)(SI*4), Y3
 	VCMPPS    $0x03, Y1, Y1, Y4
 	VCMPPS    $0x07, Y2, Y2, Y5
 	VANDPS    Y5, Y4, Y4
-	VORPS     Y4, Y3, Y3
-	VBLENDVPS Y3, Y1, Y2, Y1
+	VCMPPS    $0x11, Y2, Y1, Y5
+	VORPS     Y4, Y5, Y4
+	VBLENDVPS Y4, Y1, Y2, Y1
+	VBLENDVPS Y4, Y0, Y3, Y2
 	VMOVUPS   Y1, (AX)(SI*4)
-	VMOVUPS   (CX)(SI*4), Y1
-	VBLENDVPS Y3, Y0, Y1, Y1
-	VMOVUPS   Y1, (CX)(SI*4)
+	VMOVUPS   Y2, (CX)(SI*4)
 	ADDQ      $0x00000008, SI
 	JMP       argMinIntoloop
 
+argMinIntotail:
+	SUBQ       SI, BX
+	JE         argMinIntodone
+	MOVL       $0x0000ffff, DI
+	BZHIL      BX, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	NEGQ       BX
+	VMOVUPS    32(DI)(BX*4), Y1
+	VMASKMOVPS (DX)(SI*4), Y1, Y2
+	VMASKMOVPS (AX)(SI*4), Y1, Y3
+	VMASKMOVPS (CX)(SI*4), Y1, Y4
+	VCMPPS     $0x03, Y2, Y2, Y5
+	VCMPPS     $0x07, Y3, Y3, Y6
+	VANDPS     Y6, Y5, Y5
+	VCMPPS     $0x11, Y3, Y2, Y6
+	VORPS      Y5, Y6, Y5
+	VBLENDVPS  Y5, Y2, Y3, Y2
+	VBLENDVPS  Y5, Y0, Y4, Y0
+	VMASKMOVPS Y2, Y1, (AX)(SI*4)
+	VMASKMOVPS Y0, Y1, (CX)(SI*4)
+
 argMinIntodone:
+	VZEROUPPER
+	RET
+
+// func poolMaxIntoAVX2(best []float32, idx []int32, x []float32, row int32)
+// Requires: AVX, BMI2
+TEXT ·poolMaxIntoAVX2(SB), NOSPLIT, $0-76
+	MOVQ         best_base+0(FP), AX
+	MOVQ         idx_base+24(FP), CX
+	MOVQ         x_base+48(FP), DX
+	MOVQ         x_len+56(FP), BX
+	VBROADCASTSS row+72(FP), Y0
+	XORQ         SI, SI
+
+poolMaxIntoloop:
+	LEAQ      8(SI), DI
+	CMPQ      DI, BX
+	JA        poolMaxIntotail
+	VMOVUPS   (DX)(SI*4), Y1
+	VMOVUPS   (AX)(SI*4), Y2
+	VMOVUPS   (CX)(SI*4), Y3
+	VCMPPS    $0x03, Y1, Y1, Y4
+	VCMPPS    $0x1e, Y2, Y1, Y5
+	VORPS     Y4, Y5, Y4
+	VBLENDVPS Y4, Y1, Y2, Y1
+	VBLENDVPS Y4, Y0, Y3, Y2
+	VMOVUPS   Y1, (AX)(SI*4)
+	VMOVUPS   Y2, (CX)(SI*4)
+	ADDQ      $0x00000008, SI
+	JMP       poolMaxIntoloop
+
+poolMaxIntotail:
+	SUBQ       SI, BX
+	JE         poolMaxIntodone
+	MOVL       $0x0000ffff, DI
+	BZHIL      BX, DI, DI
+	LEAQ       tailmask<>+0(SB), DI
+	NEGQ       BX
+	VMOVUPS    32(DI)(BX*4), Y1
+	VMASKMOVPS (DX)(SI*4), Y1, Y2
+	VMASKMOVPS (AX)(SI*4), Y1, Y3
+	VMASKMOVPS (CX)(SI*4), Y1, Y4
+	VCMPPS     $0x03, Y2, Y2, Y5
+	VCMPPS     $0x1e, Y3, Y2, Y6
+	VORPS      Y5, Y6, Y5
+	VBLENDVPS  Y5, Y2, Y3, Y2
+	VBLENDVPS  Y5, Y0, Y4, Y0
+	VMASKMOVPS Y2, Y1, (AX)(SI*4)
+	VMASKMOVPS Y0, Y1, (CX)(SI*4)
+
+poolMaxIntodone:
 	VZEROUPPER
 	RET
 
@@ -32283,7 +32375,7 @@ done:
 	RET
 
 // func argMaxIntoAVX512(best []float32, idx []int32, x []float32, row int32)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, BMI2
 TEXT ·argMaxIntoAVX512(SB), NOSPLIT, $0-76
 	MOVQ         best_base+0(FP), AX
 	MOVQ         idx_base+24(FP), CX
@@ -32295,28 +32387,47 @@ TEXT ·argMaxIntoAVX512(SB), NOSPLIT, $0-76
 argMaxIntoloop:
 	LEAQ      16(SI), DI
 	CMPQ      DI, BX
-	JA        argMaxIntodone
+	JA        argMaxIntotail
 	VMOVUPS   (DX)(SI*4), Z1
 	VMOVUPS   (AX)(SI*4), Z2
-	VCMPPS    $0x1e, Z2, Z1, K1
+	VMOVUPS   (CX)(SI*4), Z3
+	VCMPPS    $0x03, Z1, Z1, K1
+	VCMPPS    $0x07, Z2, Z2, K2
+	KANDW     K2, K1, K1
+	VCMPPS    $0x1e, Z2, Z1, K2
+	KORW      K1, K2, K1
+	VBLENDMPS Z1, Z2, K1, Z4
+	VBLENDMPS Z0, Z3, K1, Z5
+	VMOVUPS   Z4, (AX)(SI*4)
+	VMOVUPS   Z5, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       argMaxIntoloop
+
+argMaxIntotail:
+	SUBQ      SI, BX
+	JE        argMaxIntodone
+	MOVL      $0x0000ffff, DI
+	BZHIL     BX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z1
+	VMOVUPS.Z (AX)(SI*4), K1, Z2
+	VMOVUPS.Z (CX)(SI*4), K1, Z3
 	VCMPPS    $0x03, Z1, Z1, K2
 	VCMPPS    $0x07, Z2, Z2, K3
 	KANDW     K3, K2, K2
-	KORW      K2, K1, K1
-	VBLENDMPS Z1, Z2, K1, Z3
-	VMOVUPS   Z3, (AX)(SI*4)
-	VMOVUPS   (CX)(SI*4), Z1
-	VBLENDMPS Z0, Z1, K1, Z4
-	VMOVUPS   Z4, (CX)(SI*4)
-	ADDQ      $0x00000010, SI
-	JMP       argMaxIntoloop
+	VCMPPS    $0x1e, Z2, Z1, K3
+	KORW      K2, K3, K2
+	VBLENDMPS Z1, Z2, K2, Z6
+	VBLENDMPS Z0, Z3, K2, Z7
+	VMOVUPS   Z6, K1, (AX)(SI*4)
+	VMOVUPS   Z7, K1, (CX)(SI*4)
 
 argMaxIntodone:
 	VZEROUPPER
 	RET
 
 // func argMinIntoAVX512(best []float32, idx []int32, x []float32, row int32)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, BMI2
 TEXT ·argMinIntoAVX512(SB), NOSPLIT, $0-76
 	MOVQ         best_base+0(FP), AX
 	MOVQ         idx_base+24(FP), CX
@@ -32328,23 +32439,90 @@ TEXT ·argMinIntoAVX512(SB), NOSPLIT, $0-76
 argMinIntoloop:
 	LEAQ      16(SI), DI
 	CMPQ      DI, BX
-	JA        argMinIntodone
+	JA        argMinIntotail
 	VMOVUPS   (DX)(SI*4), Z1
 	VMOVUPS   (AX)(SI*4), Z2
-	VCMPPS    $0x11, Z2, Z1, K1
-	VCMPPS    $0x03, Z1, Z1, K2
-	VCMPPS    $0x07, Z2, Z2, K3
-	KANDW     K3, K2, K2
-	KORW      K2, K1, K1
-	VBLENDMPS Z1, Z2, K1, Z3
-	VMOVUPS   Z3, (AX)(SI*4)
-	VMOVUPS   (CX)(SI*4), Z1
-	VBLENDMPS Z0, Z1, K1, Z4
-	VMOVUPS   Z4, (CX)(SI*4)
+	VMOVUPS   (CX)(SI*4), Z3
+	VCMPPS    $0x03, Z1, Z1, K1
+	VCMPPS    $0x07, Z2, Z2, K2
+	KANDW     K2, K1, K1
+	VCMPPS    $0x11, Z2, Z1, K2
+	KORW      K1, K2, K1
+	VBLENDMPS Z1, Z2, K1, Z4
+	VBLENDMPS Z0, Z3, K1, Z5
+	VMOVUPS   Z4, (AX)(SI*4)
+	VMOVUPS   Z5, (CX)(SI*4)
 	ADDQ      $0x00000010, SI
 	JMP       argMinIntoloop
 
+argMinIntotail:
+	SUBQ      SI, BX
+	JE        argMinIntodone
+	MOVL      $0x0000ffff, DI
+	BZHIL     BX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z1
+	VMOVUPS.Z (AX)(SI*4), K1, Z2
+	VMOVUPS.Z (CX)(SI*4), K1, Z3
+	VCMPPS    $0x03, Z1, Z1, K2
+	VCMPPS    $0x07, Z2, Z2, K3
+	KANDW     K3, K2, K2
+	VCMPPS    $0x11, Z2, Z1, K3
+	KORW      K2, K3, K2
+	VBLENDMPS Z1, Z2, K2, Z6
+	VBLENDMPS Z0, Z3, K2, Z7
+	VMOVUPS   Z6, K1, (AX)(SI*4)
+	VMOVUPS   Z7, K1, (CX)(SI*4)
+
 argMinIntodone:
+	VZEROUPPER
+	RET
+
+// func poolMaxIntoAVX512(best []float32, idx []int32, x []float32, row int32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·poolMaxIntoAVX512(SB), NOSPLIT, $0-76
+	MOVQ         best_base+0(FP), AX
+	MOVQ         idx_base+24(FP), CX
+	MOVQ         x_base+48(FP), DX
+	MOVQ         x_len+56(FP), BX
+	VBROADCASTSS row+72(FP), Z0
+	XORQ         SI, SI
+
+poolMaxIntoloop:
+	LEAQ      16(SI), DI
+	CMPQ      DI, BX
+	JA        poolMaxIntotail
+	VMOVUPS   (DX)(SI*4), Z1
+	VMOVUPS   (AX)(SI*4), Z2
+	VMOVUPS   (CX)(SI*4), Z3
+	VCMPPS    $0x03, Z1, Z1, K1
+	VCMPPS    $0x1e, Z2, Z1, K2
+	KORW      K1, K2, K1
+	VBLENDMPS Z1, Z2, K1, Z4
+	VBLENDMPS Z0, Z3, K1, Z5
+	VMOVUPS   Z4, (AX)(SI*4)
+	VMOVUPS   Z5, (CX)(SI*4)
+	ADDQ      $0x00000010, SI
+	JMP       poolMaxIntoloop
+
+poolMaxIntotail:
+	SUBQ      SI, BX
+	JE        poolMaxIntodone
+	MOVL      $0x0000ffff, DI
+	BZHIL     BX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z1
+	VMOVUPS.Z (AX)(SI*4), K1, Z2
+	VMOVUPS.Z (CX)(SI*4), K1, Z3
+	VCMPPS    $0x03, Z1, Z1, K2
+	VCMPPS    $0x1e, Z2, Z1, K3
+	KORW      K2, K3, K2
+	VBLENDMPS Z1, Z2, K2, Z6
+	VBLENDMPS Z0, Z3, K2, Z7
+	VMOVUPS   Z6, K1, (AX)(SI*4)
+	VMOVUPS   Z7, K1, (CX)(SI*4)
+
+poolMaxIntodone:
 	VZEROUPPER
 	RET
 

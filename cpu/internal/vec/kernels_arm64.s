@@ -3985,3 +3985,29 @@ loop:
 	BNE loop
 done:
 	RET
+
+// func poolMaxIntoNEON(best []float32, idx []int32, x []float32, row int32)
+TEXT ·poolMaxIntoNEON(SB), NOSPLIT, $0-76
+	MOVD best_base+0(FP), R0
+	MOVD idx_base+24(FP), R1
+	MOVD x_base+48(FP), R2
+	MOVD x_len+56(FP), R9
+	MOVD $row+72(FP), R4
+	VLD1R (R4), [V7.S4]
+	LSR $2, R9
+	CBZ R9, done
+loop:
+	VLD1 (R0), [V0.S4]
+	VLD1.P 16(R2), [V1.S4]
+	VLD1 (R1), [V2.S4]
+	WORD $0x6ea0e423 // fcmgt v3.4s, v1.4s, v0.4s
+	WORD $0x4e21e424 // fcmeq v4.4s, v1.4s, v1.4s
+	WORD $0x4ee41c63 // orn v3.16b, v3.16b, v4.16b
+	WORD $0x6ea31c20 // bit v0.16b, v1.16b, v3.16b
+	WORD $0x6ea31ce2 // bit v2.16b, v7.16b, v3.16b
+	VST1.P [V0.S4], 16(R0)
+	VST1.P [V2.S4], 16(R1)
+	SUBS $1, R9
+	BNE loop
+done:
+	RET

@@ -25,7 +25,7 @@ type asmSet struct {
 	fromHalf, fromBFloat                                                         func(dst []float32, src []uint16)
 	addWidened                                                                   func(dst []float64, src []float32)
 	repeatRuns                                                                   func(dst []float32, src []float32, n int)
-	argMaxInto, argMinInto                                                       func(best []float32, idx []int32, x []float32, row int32)
+	argMaxInto, argMinInto, poolMaxInto                                          func(best []float32, idx []int32, x []float32, row int32)
 	cmpEq, cmpNe, cmpLt, cmpLe, cmpGt, cmpGe                                     func(dst []uint8, a, b []float32)
 	cmpEqScalar, cmpNeScalar, cmpLtScalar, cmpLeScalar, cmpGtScalar, cmpGeScalar func(dst []uint8, a []float32, s float32)
 	sel                                                                          func(dst []float32, c []uint8, a, b []float32)
@@ -97,29 +97,30 @@ func archKernels(l Level) *kernels {
 	cached := a.ew[Cached].set()
 	cached.unary[device.OpSin], cached.unary[device.OpCos] = trig(a.sin, false), trig(a.cos, true)
 	k := &kernels{
-		unary:      cached.unary,
-		binary:     cached.binary,
-		scalar:     cached.scalar,
-		rscalar:    cached.rscalar,
-		fma:        cached.fma,
-		sum:        a.sum,
-		dot:        a.dot,
-		sumSqDiff:  a.sumSqDiff,
-		max:        a.max,
-		min:        a.min,
-		indexOf:    a.indexOf,
-		expSub:     a.expSub,
-		sumExpSub:  a.sumExpSub,
-		toHalf:     convTail(a.toHalf, device.Float32ToFloat16),
-		fromHalf:   convTail(a.fromHalf, device.Float16ToFloat32),
-		toBFloat:   convTail(a.toBFloat, device.Float32ToBFloat16),
-		fromBFloat: convTail(a.fromBFloat, device.BFloat16ToFloat32),
-		triad:      a.triad,
-		addWidened: widenTail(a.addWidened, floatsPerVector(l)),
-		repeat:     repeatTail(a.repeatRuns, floatsPerVector(l)),
-		argMaxInto: argTail(a.argMaxInto, floatsPerVector(l), true),
-		argMinInto: argTail(a.argMinInto, floatsPerVector(l), false),
-		copy:       cached.copy,
+		unary:       cached.unary,
+		binary:      cached.binary,
+		scalar:      cached.scalar,
+		rscalar:     cached.rscalar,
+		fma:         cached.fma,
+		sum:         a.sum,
+		dot:         a.dot,
+		sumSqDiff:   a.sumSqDiff,
+		max:         a.max,
+		min:         a.min,
+		indexOf:     a.indexOf,
+		expSub:      a.expSub,
+		sumExpSub:   a.sumExpSub,
+		toHalf:      convTail(a.toHalf, device.Float32ToFloat16),
+		fromHalf:    convTail(a.fromHalf, device.Float16ToFloat32),
+		toBFloat:    convTail(a.toBFloat, device.Float32ToBFloat16),
+		fromBFloat:  convTail(a.fromBFloat, device.BFloat16ToFloat32),
+		triad:       a.triad,
+		addWidened:  widenTail(a.addWidened, floatsPerVector(l)),
+		repeat:      repeatTail(a.repeatRuns, floatsPerVector(l)),
+		argMaxInto:  a.argMaxInto,
+		argMinInto:  a.argMinInto,
+		poolMaxInto: a.poolMaxInto,
+		copy:        cached.copy,
 	}
 	vv := [numCmp]func(dst []uint8, a, b []float32){a.cmpEq, a.cmpNe, a.cmpLt, a.cmpLe, a.cmpGt, a.cmpGe}
 	vs := [numCmp]func(dst []uint8, a []float32, s float32){a.cmpEqScalar, a.cmpNeScalar, a.cmpLtScalar, a.cmpLeScalar, a.cmpGtScalar, a.cmpGeScalar}

@@ -80,8 +80,9 @@ func archKernels(l Level) *kernels {
 	}
 	k.addWidened = widenTail(addWidenedNEON, 8)
 	k.repeat = repeatTail(repeatRunsNEON, 4)
-	k.argMaxInto = argTail(argMaxIntoNEON, 4, true)
-	k.argMinInto = argTail(argMinIntoNEON, 4, false)
+	k.argMaxInto = argTail(argMaxIntoNEON, 4, argMax)
+	k.argMinInto = argTail(argMinIntoNEON, 4, argMin)
+	k.poolMaxInto = argTail(poolMaxIntoNEON, 4, poolMax)
 	k.toHalf = convTail(toHalfNEON, device.Float32ToFloat16)
 	k.fromHalf = convTail(fromHalfNEON, device.Float16ToFloat32)
 	k.toBFloat = convTail(toBFloatNEON, device.Float32ToBFloat16)

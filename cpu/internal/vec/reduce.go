@@ -69,6 +69,16 @@ func ArgMaxInto(best []float32, idx []int32, x []float32, row int32) {
 	current.argMaxInto(best, idx, x, row)
 }
 
+// PoolMaxInto folds the taps x of max-pooling windows into the running
+// maxima best and their taps idx with max pooling's rule: where x[i] is
+// greater than best[i], or is NaN, best[i] = x[i] and idx[i] = tap. Folding
+// a window's taps in order leaves the last NaN, else the first maximum, and
+// its tap, as PyTorch's max_pool2d. The slices must have equal lengths.
+func PoolMaxInto(best []float32, idx []int32, x []float32, tap int32) {
+	checkArgLens("PoolMaxInto", best, idx, x)
+	current.poolMaxInto(best, idx, x, tap)
+}
+
 // ArgMinInto is ArgMaxInto for minima.
 func ArgMinInto(best []float32, idx []int32, x []float32, row int32) {
 	checkArgLens("ArgMinInto", best, idx, x)

@@ -350,6 +350,9 @@ func argMaxIntoAVX2(best []float32, idx []int32, x []float32, row int32)
 func argMinIntoAVX2(best []float32, idx []int32, x []float32, row int32)
 
 //go:noescape
+func poolMaxIntoAVX2(best []float32, idx []int32, x []float32, row int32)
+
+//go:noescape
 func cmpEqAVX2(dst []uint8, a []float32, b []float32)
 
 //go:noescape
@@ -741,6 +744,9 @@ func argMaxIntoAVX512(best []float32, idx []int32, x []float32, row int32)
 
 //go:noescape
 func argMinIntoAVX512(best []float32, idx []int32, x []float32, row int32)
+
+//go:noescape
+func poolMaxIntoAVX512(best []float32, idx []int32, x []float32, row int32)
 
 //go:noescape
 func cmpEqAVX512(dst []uint8, a []float32, b []float32)

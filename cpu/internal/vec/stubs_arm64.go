@@ -355,3 +355,8 @@ func argMaxIntoNEON(best []float32, idx []int32, x []float32, row int32)
 //
 //go:noescape
 func argMinIntoNEON(best []float32, idx []int32, x []float32, row int32)
+
+// poolMaxIntoNEON sets best[i], idx[i] = x[i], row where x[i] beats best[i], for i < len(x)&^3.
+//
+//go:noescape
+func poolMaxIntoNEON(best []float32, idx []int32, x []float32, row int32)

@@ -45,6 +45,7 @@ type kernels struct {
 	repeat     func(dst, src []float32, n int)      // dst[i*n+j] = src[i]
 
 	argMaxInto, argMinInto func(best []float32, idx []int32, x []float32, row int32) // see ArgMaxInto
+	poolMaxInto            func(best []float32, idx []int32, x []float32, tap int32) // see PoolMaxInto
 	copy                   func(dst, x []float32)                                    // (bandwidth measurement)
 
 	toHalf     func(dst []uint16, src []float32)

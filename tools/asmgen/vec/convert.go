@@ -149,17 +149,21 @@ func (g *gen) repeating() {
 }
 
 // argFolding emits argMaxInto and argMinInto(best []float32, idx []int32,
-// x []float32, row int32) over whole vectors: where x[i] beats best[i]
-// (greater, or less; or x[i] is NaN and best[i] a number), best[i] = x[i]
-// and idx[i] = row. Ties keep best, so folding a reduction's rows in order
-// leaves each output's first extreme (first NaN) and its row.
+// x []float32, row int32), the last partial vector under a mask: where x[i]
+// beats best[i] (greater, or less; or x[i] is NaN and best[i] a number),
+// best[i] = x[i] and idx[i] = row. Ties keep best, so folding a reduction's
+// rows in order leaves each output's first extreme (first NaN) and its row.
+// It also emits poolMaxInto, max pooling's rule: x[i] takes the lane when
+// greater or NaN, so folding taps in order leaves the last NaN, else the
+// first maximum.
 func (g *gen) argFolding() {
 	s := g.s
-	for _, max := range []bool{true, false} {
-		name, beats := "argMinInto", cmpLT
-		if max {
-			name, beats = "argMaxInto", cmpGT
-		}
+	for _, k := range []struct {
+		name    string
+		beats   int
+		lastNaN bool
+	}{{"argMaxInto", cmpGT, false}, {"argMinInto", cmpLT, false}, {"poolMaxInto", cmpGT, true}} {
+		name := k.name
 		g.text(name, "func(best []float32, idx []int32, x []float32, row int32)")
 		bp := Load(Param("best").Base(), GP64())
 		ip := Load(Param("idx").Base(), GP64())
@@ -167,18 +171,35 @@ func (g *gen) argFolding() {
 		n := Load(Param("x").Len(), GP64())
 		row := s.vec()
 		VBROADCASTSS(NewParamAddr("row", 72), row) // the int32's bits
+		// fold returns the new best and idx vectors from x, best and idx.
+		fold := func(x, b, ix reg.VecVirtual) (reg.VecVirtual, reg.VecVirtual) {
+			nan := s.cmp(cmpUnord, x, x)
+			if !k.lastNaN {
+				nan = s.mand(nan, s.cmp(cmpOrd, b, b))
+			}
+			take := s.mor(s.cmp(k.beats, x, b), nan)
+			return s.sel(take, x, b), s.sel(take, row, ix)
+		}
 		i, t := GP64(), GP64()
 		XORQ(i, i)
 		Label(name + "loop")
 		LEAQ(Mem{Base: i, Disp: s.lanes}, t)
 		CMPQ(t, n)
-		JA(LabelRef(name + "done"))
-		x, b := s.load(elem(xp, i, 0)), s.load(elem(bp, i, 0))
-		take := s.mor(s.cmp(beats, x, b), s.mand(s.cmp(cmpUnord, x, x), s.cmp(cmpOrd, b, b)))
-		VMOVUPS(s.sel(take, x, b), elem(bp, i, 0))
-		VMOVUPS(s.sel(take, row, s.load(elem(ip, i, 0))), elem(ip, i, 0))
+		JA(LabelRef(name + "tail"))
+		nb, ni := fold(s.load(elem(xp, i, 0)), s.load(elem(bp, i, 0)), s.load(elem(ip, i, 0)))
+		VMOVUPS(nb, elem(bp, i, 0))
+		VMOVUPS(ni, elem(ip, i, 0))
 		ADDQ(U32(s.lanes), i)
 		JMP(LabelRef(name + "loop"))
+		Label(name + "tail")
+		rem := GP64()
+		MOVQ(n, rem)
+		SUBQ(i, rem)
+		JE(LabelRef(name + "done"))
+		tl := g.makeTail(rem)
+		nb, ni = fold(g.loadTail(tl, elem(xp, i, 0)), g.loadTail(tl, elem(bp, i, 0)), g.loadTail(tl, elem(ip, i, 0)))
+		g.storeTail(tl, nb, elem(bp, i, 0))
+		g.storeTail(tl, ni, elem(ip, i, 0))
 		Label(name + "done")
 		VZEROUPPER()
 		RET()

@@ -200,13 +200,18 @@ func repeatKernels(s, g *bytes.Buffer) {
 // argKernels writes argMaxIntoNEON and argMinIntoNEON: over the first
 // len(x)&^3 elements, where x[i] beats best[i] (greater, or less; or x[i] is
 // NaN and best[i] a number), best[i] = x[i] and idx[i] = row; ties keep
-// best.
+// best. poolMaxIntoNEON is max pooling's rule: x[i] takes the lane when it
+// is greater or NaN.
 func argKernels(s, g *bytes.Buffer) {
-	for _, max := range []bool{true, false} {
-		name, beats := "argMinIntoNEON", "fcmgt v3.4s, v0.4s, v1.4s" // best > x
-		if max {
-			name, beats = "argMaxIntoNEON", "fcmgt v3.4s, v1.4s, v0.4s" // x > best
-		}
+	for _, k := range []struct {
+		name, beats string
+		lastNaN     bool
+	}{
+		{"argMaxIntoNEON", "fcmgt v3.4s, v1.4s, v0.4s", false}, // x > best
+		{"argMinIntoNEON", "fcmgt v3.4s, v0.4s, v1.4s", false}, // best > x
+		{"poolMaxIntoNEON", "fcmgt v3.4s, v1.4s, v0.4s", true},
+	} {
+		name := k.name
 		w := kernel(s, g, name, "(best []float32, idx []int32, x []float32, row int32)", 76,
 			name+" sets best[i], idx[i] = x[i], row where x[i] beats best[i], for i < len(x)&^3.")
 		w.Op("MOVD best_base+0(FP), R0")
@@ -221,11 +226,15 @@ func argKernels(s, g *bytes.Buffer) {
 		w.Op("VLD1 (R0), [V0.S4]")
 		w.Op("VLD1.P 16(R2), [V1.S4]")
 		w.Op("VLD1 (R1), [V2.S4]")
-		w.Neon("%s", beats)
-		w.Neon("fcmeq v4.4s, v1.4s, v1.4s")  // x is a number
-		w.Neon("fcmeq v5.4s, v0.4s, v0.4s")  // best is a number
-		w.Neon("bic v5.16b, v5.16b, v4.16b") // … and x is NaN
-		w.Neon("orr v3.16b, v3.16b, v5.16b") // x takes the lane
+		w.Neon("%s", k.beats)
+		w.Neon("fcmeq v4.4s, v1.4s, v1.4s") // x is a number
+		if k.lastNaN {
+			w.Neon("orn v3.16b, v3.16b, v4.16b") // x takes the lane
+		} else {
+			w.Neon("fcmeq v5.4s, v0.4s, v0.4s")  // best is a number
+			w.Neon("bic v5.16b, v5.16b, v4.16b") // … and x is NaN
+			w.Neon("orr v3.16b, v3.16b, v5.16b") // x takes the lane
+		}
 		w.Neon("bit v0.16b, v1.16b, v3.16b")
 		w.Neon("bit v2.16b, v7.16b, v3.16b")
 		w.Op("VST1.P [V0.S4], 16(R0)")
