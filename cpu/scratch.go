@@ -57,6 +57,8 @@ type workspace struct {
 	rowPatchesOf uint64
 	tmp          []float32
 	taps         []int32          // max pooling's winning taps (pool_rows.go)
+	sortPacked   []uint64         // a line's keys above their positions (sort.go)
+	sortPairs    []keyPos         // a line's 64-bit keys and positions (sort.go)
 	sums         []float64        // float64 totals of short rows (reduce_short.go)
 	plane        []float32        // padded input planes for col2im (conv_modes.go)
 	vm           vec.FusedProgram // this worker's copy of a plan's program with periodic operands

@@ -55,6 +55,8 @@ func (d *Device) realize(n *node) error {
 		err = d.runRows(n)
 	case kindAttention, kindAttentionGrad:
 		err = d.runAttention(n)
+	case kindSort:
+		err = d.runSort(n)
 	default:
 		err = fmt.Errorf("tensor: node of kind %s has no data", n.kind)
 	}

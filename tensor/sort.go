@@ -2,17 +2,18 @@ package tensor
 
 import "slices"
 
-// Sorting as a bitonic network of Gather and Where (dimensions of up to
-// maxRankSort elements are ranked instead, see rankSort): the sorted
-// dimension is moved last and padded to a power of two P, and each of the
-// log2(P)·(log2(P)+1)/2 stages gathers every element's partner (position
-// i XOR j) and keeps the smaller or larger of the two in one fused
-// elementwise step. Elements are compared as (class, value, position):
-// numbers before NaN before padding (NaN first when descending, as PyTorch
-// orders it), equal values by position, so the order is total and the
-// result is torch.sort's with stable=True. The network runs on detached
-// values and positions; the values returned are one Gather of the input,
-// through which gradients flow.
+// A device with a sort kernel (device.Sorter) sorts each line in one
+// kernel. Elsewhere sorting runs as a bitonic network of Gather and Where
+// (dimensions of up to maxRankSort elements are ranked instead, see
+// rankSort): the sorted dimension is moved last and padded to a power of
+// two P, and each of the log2(P)·(log2(P)+1)/2 stages gathers every
+// element's partner (position i XOR j) and keeps the smaller or larger of
+// the two in one fused elementwise step. Elements are compared as (class,
+// value, position): numbers before NaN before padding (NaN first when
+// descending, as PyTorch orders it), equal values by position, so the
+// order is total and the result is torch.sort's with stable=True. Both run
+// on detached values and positions; the values returned are one Gather of
+// the input, through which gradients flow.
 
 // Sort returns the values along axis in ascending (or descending) order and
 // their Int32 positions, as torch.sort(input, dim, descending, stable=True):
@@ -23,7 +24,7 @@ func (t *Tensor) Sort(axis int, descending bool) (values, indices *Tensor) {
 		return t, FullOf(t.n.dev, Int32, 0)
 	}
 	a := normAxis("Sort", axis, t.Dim())
-	indices = t.sortPositions(a, descending)
+	indices = t.sortPositions(a, descending, t.shape[a])
 	return t.Gather(a, indices), indices
 }
 
@@ -34,7 +35,8 @@ func (t *Tensor) ArgSort(axis int, descending bool) *Tensor {
 	if t.Dim() == 0 {
 		return FullOf(t.n.dev, Int32, 0)
 	}
-	return t.sortPositions(normAxis("ArgSort", axis, t.Dim()), descending)
+	a := normAxis("ArgSort", axis, t.Dim())
+	return t.sortPositions(a, descending, t.shape[a])
 }
 
 // TopK returns the k largest (or smallest) values along axis in order and
@@ -52,7 +54,7 @@ func (t *Tensor) TopK(k, axis int, largest bool) (values, indices *Tensor) {
 	if k < 0 || k > t.shape[a] {
 		usage("TopK", "k %d out of range for dimension %d of %v", k, a, t.shape)
 	}
-	indices = t.sortPositions(a, largest).Narrow(a, 0, k)
+	indices = t.sortPositions(a, largest, k)
 	return t.Gather(a, indices), indices
 }
 
@@ -74,7 +76,7 @@ func (t *Tensor) Median(axis int, keep bool) (values, indices *Tensor) {
 	if n == 0 || n > maxMedianLength {
 		usage("Median", "dimension %d of %v must hold 1 to %d elements", a, t.shape, maxMedianLength)
 	}
-	order := t.sortPositions(a, false)
+	order := t.sortPositions(a, false, n)
 	sh := slices.Clone(t.shape)
 	sh[a] = 1
 	pos := FullOf(t.n.dev, Int32, float64((n-1)/2), sh...)
@@ -90,20 +92,24 @@ func (t *Tensor) Median(axis int, keep bool) (values, indices *Tensor) {
 	return values, indices
 }
 
-// sortPositions runs the network along axis a and returns the Int32
-// positions in sorted order, in t's shape.
-func (t *Tensor) sortPositions(a int, descending bool) *Tensor {
+// sortPositions sorts t along axis a and returns the first k (at most the
+// dimension's length) Int32 positions in sorted order along a, in t's shape
+// otherwise.
+func (t *Tensor) sortPositions(a int, descending bool, k int) *Tensor {
 	d := t.n.dev
 	n := t.shape[a]
-	if n <= 1 {
-		return FullOf(d, Int32, 0, t.shape...).Contiguous()
+	if n <= 1 || k == 0 {
+		return FullOf(d, Int32, 0, t.shape...).Contiguous().Narrow(a, 0, k)
 	}
 	x := t.Detach().Transpose(a, -1)
 	if x.DType() == Bool {
 		x = x.Cast(Int32)
 	}
+	if pos := nativeSortPositions(x, descending, k); pos != nil {
+		return pos.Transpose(a, -1).Contiguous()
+	}
 	if n <= maxRankSort {
-		return rankSort(x, descending).Transpose(a, -1).Contiguous()
+		return rankSort(x, descending).Narrow(-1, 0, k).Transpose(a, -1).Contiguous()
 	}
 	p := 1
 	for p < n {
@@ -137,7 +143,7 @@ func (t *Tensor) sortPositions(a int, descending bool) *Tensor {
 			v, idx = Where(take, v, pv), Where(take, idx, pIdx)
 		}
 	}
-	return idx.Narrow(-1, 0, n).Transpose(a, -1).Contiguous()
+	return idx.Narrow(-1, 0, k).Transpose(a, -1).Contiguous()
 }
 
 // maxRankSort is the longest dimension sorted by ranking instead of the
