@@ -162,13 +162,15 @@ func TestCommonOpsMisuseIsAUsageError(t *testing.T) {
 // TestComposedShapeOpsFuse pins that the elementwise compositions run as one
 // kernel each: a flipped operand is read through negative strides, and the
 // masks of Tril and MaskedFill and the broadcast of Outer are computed in
-// the kernel.
+// the kernel (Tril's and Triu's from a column of row numbers and a row of
+// column numbers, two small kernels before it).
 func TestComposedShapeOpsFuse(t *testing.T) {
 	dev := openCPU(t)
 	x := tensor.Randn(dev, 5, 6)
 	m := tensor.Randn(dev, 6).GtScalar(0)
 	a, b := tensor.Randn(dev, 5), tensor.Randn(dev, 6)
 	require.NoError(t, tensor.Realize(x, m, a, b))
+	kernels := map[string]int{"Tril": 3, "Triu": 3}
 	for name, build := range map[string]func() *tensor.Tensor{
 		"Flip":       func() *tensor.Tensor { return x.Flip(0, 1).Add(x) },
 		"Tril":       func() *tensor.Tensor { return x.Tril(-1) },
@@ -178,6 +180,6 @@ func TestComposedShapeOpsFuse(t *testing.T) {
 	} {
 		dev.ResetFusionStats()
 		require.NoError(t, build().Realize())
-		require.Equal(t, 1, dev.FusionStats().Kernels, name)
+		require.Equal(t, max(kernels[name], 1), dev.FusionStats().Kernels, name)
 	}
 }

@@ -203,13 +203,12 @@ func (t *Tensor) triangle(op string, k int, lower bool) *Tensor {
 	if t.Dim() < 2 {
 		usage(op, "needs at least 2 dimensions, got %v", t.shape)
 	}
-	// Column minus row of each position of the last two dimensions, from
-	// one index node of their shape, so that for a matrix the mask is
-	// computed inside the kernel.
+	// Column minus row of each position of the last two dimensions, from a
+	// column of row numbers and a row of column numbers broadcast against
+	// each other, so that the mask is computed inside the kernel without a
+	// division.
 	r, c := t.shape[t.Dim()-2], t.shape[t.Dim()-1]
-	pos := positions(t.n.dev, r, c)
-	row := pos.FloorDiv(pos.scalarLike(float64(max(c, 1))))
-	diff := pos.Sub(row.MulScalar(float64(c))).Sub(row)
+	diff := positions(t.n.dev, 1, c).Sub(positions(t.n.dev, r, 1))
 	var keep *Tensor
 	if lower {
 		keep = diff.Le(diff.scalarLike(float64(k)))
