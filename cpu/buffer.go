@@ -106,6 +106,11 @@ func asU32(b []byte) []uint32 {
 	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
 }
 
+// asF32s views 32-bit words as float32 values (their bits unchanged).
+func asF32s(u []uint32) []float32 {
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(u))), len(u))
+}
+
 // asU64 views b as uint64 elements (raw 8-byte elements).
 func asU64(b []byte) []uint64 {
 	if len(b) < 8 {

@@ -86,6 +86,9 @@ func gatherT[T elems](d *Device, out, src []T, index []int32, k *device.GatherKe
 	st := [3][]int{k.Index.Strides, srcSt}
 	off := [3]int{k.Index.Offset, k.Src.Offset}
 	axStride, limit := k.Src.Strides[k.Axis], k.Src.Shape[k.Axis]
+	if sharedRowIndex(k) {
+		return gatherRows(d, out, src, index[k.Index.Offset:][:shape[rank-1]], k)
+	}
 	var bad badIndex
 	body := func(ws *workspace, lo, hi int) {
 		ws.idx = grow(ws.idx, rank)
@@ -120,6 +123,79 @@ func gatherT[T elems](d *Device, out, src []T, index []int32, k *device.GatherKe
 		return err
 	}
 	return bad.err("gather", shape, limit)
+}
+
+// sharedRowIndex reports whether k gathers along the last axis with one
+// contiguous row of indices broadcast over every other dimension (an
+// IndexSelect along the last axis, as Interpolate's): each output row is
+// then its source row read at the same positions.
+func sharedRowIndex(k *device.GatherKernel) bool {
+	rank := len(k.Index.Shape)
+	if k.Axis != rank-1 || k.Index.Strides[rank-1] != 1 {
+		return false
+	}
+	for _, s := range k.Index.Strides[:rank-1] {
+		if s != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// gatherRows gathers every row of the output from its source row at the
+// positions idx, which are checked once for all rows.
+func gatherRows[T elems](d *Device, out, src []T, idx []int32, k *device.GatherKernel) error {
+	shape, rank := k.Index.Shape, len(k.Index.Shape)
+	limit := k.Src.Shape[rank-1]
+	for i, v := range idx {
+		if v < 0 || int(v) >= limit {
+			return fmt.Errorf("cpu: gather: index %d at position %v of the index (shape %v) is out of range [0,%d)",
+				v, unravel(i, shape), shape, limit)
+		}
+	}
+	w := len(idx)
+	rows := device.NumElements(shape) / max(w, 1)
+	if w == 0 || rows == 0 {
+		return nil
+	}
+	step := k.Src.Strides[rank-1]
+	outer := device.View{Shape: k.Src.Shape, Strides: k.Src.Strides, Offset: k.Src.Offset}
+	reps := repeats(idx, limit)
+	f32out, _ := any(out).([]uint32) // 4-byte elements: their bits are repeated as floats
+	f32src, _ := any(src).([]uint32)
+	return d.runTasks(rows, w, func(_ *workspace, r int) {
+		dst := out[k.Out.Offset+r*w : k.Out.Offset+(r+1)*w]
+		base := lineStart(outer, r)
+		if reps > 0 && step == 1 && f32out != nil { // each source element reps times (nearest upsampling)
+			vec.Repeat(asF32s(f32out[k.Out.Offset+r*w:][:w]), asF32s(f32src[base:][:limit]), reps)
+			return
+		}
+		if step == 1 {
+			row := src[base : base+limit]
+			for j, v := range idx {
+				dst[j] = row[v]
+			}
+			return
+		}
+		for j, v := range idx {
+			dst[j] = src[base+int(v)*step]
+		}
+	})
+}
+
+// repeats returns r when idx is each of 0..limit-1 repeated r times in
+// order, else 0.
+func repeats(idx []int32, limit int) int {
+	if limit == 0 || len(idx)%limit != 0 {
+		return 0
+	}
+	r := len(idx) / limit
+	for j, v := range idx {
+		if int(v) != j/r {
+			return 0
+		}
+	}
+	return r
 }
 
 // Scatter runs torch.scatter_add_ in place. Work is split by the positions

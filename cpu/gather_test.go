@@ -36,6 +36,56 @@ func TestGatherAllDTypes(t *testing.T) {
 	}
 }
 
+// TestGatherSharedRowIndex gathers along the last axis with one row of
+// indices broadcast over the other dimensions (IndexSelect's layout): any
+// positions, and each source position repeated r times in order (nearest
+// upsampling); over strided sources of every element size, against the
+// reference; and an index out of range there is an error naming it.
+func TestGatherSharedRowIndex(t *testing.T) {
+	r := newRand(t)
+	for _, workers := range []int{1, 3} {
+		d := newDevice(t, workers)
+		for _, dt := range []device.DType{device.Float32, device.Int32, device.Float16, device.Bool, device.Float64} {
+			for _, perm := range [][]int{{0, 1, 2}, {2, 0, 1}} { // rows contiguous, or not
+				for _, pattern := range []string{"any", "repeat2", "repeat3"} {
+					srcShape := []int{3, 5, 7}
+					src, sv := strided(t, d, r, dt, srcShape, perm, 1)
+					w := 11
+					var iv []float64
+					switch pattern {
+					case "any":
+						for range w {
+							iv = append(iv, float64(r.IntN(7)))
+						}
+					case "repeat2", "repeat3":
+						reps := int(pattern[6] - '0')
+						for j := range 7 * reps {
+							iv = append(iv, float64(j/reps))
+						}
+						w = len(iv)
+					}
+					idxShape := []int{3, 5, w}
+					index := device.View{Buf: upload(t, d, device.Int32, iv), DType: device.Int32, Shape: idxShape, Strides: []int{0, 0, 1}}
+					n := device.NumElements(idxShape)
+					out := device.Contiguous(poisoned(t, d, dt, n), dt, 0, idxShape)
+					require.NoError(t, d.Gather(&device.GatherKernel{Axis: 2, Src: src, Index: index, Out: out}))
+					got := download(t, d, out.Buf, dt, n)
+					for p := 0; p < n; p++ {
+						pos := unravel(p, idxShape)
+						pos[2] = int(iv[pos[2]])
+						require.Equal(t, sv[src.At(pos)], got[p], "%s layout %v %s position %d", dt, perm, pattern, p)
+					}
+				}
+			}
+		}
+		src := device.Contiguous(upload(t, d, device.Float32, []float64{1, 2, 3, 4, 5, 6}), device.Float32, 0, []int{2, 3})
+		index := device.View{Buf: upload(t, d, device.Int32, []float64{0, 3}), DType: device.Int32, Shape: []int{2, 2}, Strides: []int{0, 1}}
+		out := device.Contiguous(poisoned(t, d, device.Float32, 4), device.Float32, 0, []int{2, 2})
+		err := d.Gather(&device.GatherKernel{Axis: 1, Src: src, Index: index, Out: out})
+		require.ErrorContains(t, err, "index 3 at position [0 1] of the index (shape [2 2]) is out of range [0,3)")
+	}
+}
+
 func TestGatherOutOfRangeIsError(t *testing.T) {
 	d := newDevice(t, 0)
 	src := device.Contiguous(upload(t, d, device.Float32, []float64{1, 2, 3, 4, 5, 6}), device.Float32, 0, []int{2, 3})
