@@ -201,6 +201,12 @@ func registerViewRules() {
 		p := c.node.params.(gatherParams)
 		return grads(nil, nil, c.g.Gather(p.dim, c.in(1)))
 	}
+	opCumsum.backward = func(c *gradCtx) []*Tensor {
+		// Each running sum reads every element up to it along the last
+		// axis, so each element's gradient sums the output gradients from
+		// it on: the running sums of the reversed gradient, reversed.
+		return grads(c.g.Flip(-1).Cumsum(-1).Flip(-1))
+	}
 	opCat.backward = func(c *gradCtx) []*Tensor {
 		dim := c.node.params.(int)
 		out := make([]*Tensor, len(c.node.inputs))

@@ -106,6 +106,7 @@ var (
 	opGather     = defineGradOp("Gather")
 	opScatterAdd = defineGradOp("ScatterAdd")
 	opCat        = defineGradOp("Cat")
+	opCumsum     = defineGradOp("Cumsum") // by the device's kernel; the network's gradient is its parts'
 	// Layers.
 	opMatMul            = defineGradOp("MatMul")
 	opConv1d            = defineGradOp("Conv1d")

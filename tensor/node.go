@@ -28,6 +28,7 @@ const (
 	kindAttention     // fused attention: its output and rows' log-sum-exp in one buffer
 	kindAttentionGrad // its gradient: those of q, k and v in one buffer
 	kindSort          // the positions that sort each line, by the device's sort kernel
+	kindCumsum        // the running sums of each line, by the device's kernel
 )
 
 // view is a strided window onto a node's contiguous result.

@@ -296,7 +296,7 @@ func viewEqual(a, b view) bool {
 }
 
 func (k nodeKind) String() string {
-	return [...]string{"data", "elementwise", "reduce", "matmul", "conv", "pool", "gather", "scatter", "cat", "softmax", "softmax_grad", "normalize", "normalize_grad", "attention", "attention_grad", "sort"}[k]
+	return [...]string{"data", "elementwise", "reduce", "matmul", "conv", "pool", "gather", "scatter", "cat", "softmax", "softmax_grad", "normalize", "normalize_grad", "attention", "attention_grad", "sort", "cumsum"}[k]
 }
 
 // reshapeInputs views the program's inputs, which have the iteration shape,

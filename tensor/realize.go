@@ -57,6 +57,8 @@ func (d *Device) realize(n *node) error {
 		err = d.runAttention(n)
 	case kindSort:
 		err = d.runSort(n)
+	case kindCumsum:
+		err = d.runCumsum(n)
 	default:
 		err = fmt.Errorf("tensor: node of kind %s has no data", n.kind)
 	}

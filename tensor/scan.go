@@ -5,9 +5,11 @@ import "math"
 // Inclusive scans built as a Hillis–Steele network: step k adds (or
 // multiplies) each element from position s = 2^k on with the one s before
 // it, so a dimension of n elements takes ceil(log2 n) steps of one fused
-// elementwise op over two views and a Cat that keeps the first s elements. Each result combines its prefix in a balanced
-// tree, so the rounding error grows with log2 n rather than n, and the
-// gradient follows from the parts'.
+// elementwise op over two views and a Cat that keeps the first s elements.
+// Each result combines its prefix in a balanced tree, so the rounding error
+// grows with log2 n rather than n, and the gradient follows from the
+// parts'. Cumsum on a device with a running-sum kernel (device.Cumsummer)
+// is that kernel instead (see nativeCumsum).
 
 // Cumsum returns the running sums along axis, as torch.cumsum. Float16 and
 // BFloat16 are accumulated in Float32 and rounded once, Float64 in Float64;
@@ -18,13 +20,18 @@ func (t *Tensor) Cumsum(axis int) *Tensor {
 	return t.scan("Cumsum", axis, (*Tensor).Add)
 }
 
+// nativeScan is whether Cumsum may use the device's running-sum kernel;
+// tests turn it off to run the network on a device that has one.
+var nativeScan = true
+
 // Cumprod returns the running products along axis, as torch.cumprod, with
 // Cumsum's dtypes. Its gradient is exact where elements are zero.
 func (t *Tensor) Cumprod(axis int) *Tensor {
 	return t.scan("Cumprod", axis, (*Tensor).Mul)
 }
 
-// scan runs the network.
+// scan runs the device's running-sum kernel (Cumsum on a device.Cumsummer)
+// or the network.
 func (t *Tensor) scan(op string, axis int, combine func(a, b *Tensor) *Tensor) *Tensor {
 	t.check(op)
 	if t.Dim() == 0 {
@@ -43,8 +50,12 @@ func (t *Tensor) scan(op string, axis int, combine func(a, b *Tensor) *Tensor) *
 		x = t.Cast(Float32)
 	}
 	n := t.shape[a]
-	for s := 1; s < n; s *= 2 {
-		x = Cat(a, x.Narrow(a, 0, s), combine(x.Narrow(a, s, n-s), x.Narrow(a, 0, n-s)))
+	if c := nativeCumsum(op, x, a); c != nil {
+		x = c
+	} else {
+		for s := 1; s < n; s *= 2 {
+			x = Cat(a, x.Narrow(a, 0, s), combine(x.Narrow(a, s, n-s), x.Narrow(a, 0, n-s)))
+		}
 	}
 	if dt := t.DType(); dt.IsFloat() && dt != Float32 && dt != Float64 {
 		x = x.Cast(dt)
