@@ -25,6 +25,7 @@ type poolJob struct {
 	// marks the input rows some window reads.
 	byRows   bool
 	usedRows []bool
+	avg      *avgPlan // set when avgRows pools the planes (pool_avg.go)
 }
 
 // prepare computes every output position's window and divisor factor along
@@ -51,6 +52,10 @@ func (j *poolJob) prepare() {
 
 // plane pools plane p = n*C + c: forward, or backward into Out.
 func (j *poolJob) plane(ws *workspace, p int) {
+	if j.avg != nil {
+		j.avgRows(ws, p)
+		return
+	}
 	g := &j.g
 	n, c := p/g.c, p%g.c
 	xb := j.k.X.Offset + n*j.xst[0] + c*j.xst[1]
@@ -260,6 +265,7 @@ func (d *Device) Pool(k *device.PoolKernel) error {
 	if j.byRows = k.Op == device.PoolMax && j.rowsPoolable() && !j.is2x2(); j.byRows {
 		j.markUsedRows()
 	}
+	j.avg = j.planAvgRows()
 	planes := j.g.n * j.g.c
 	cost := j.g.outVol*j.g.kVol + j.g.inVol
 	if err := d.runTasks(planes, cost, func(ws *workspace, p int) { j.plane(ws, p) }); err != nil {
