@@ -191,13 +191,17 @@ func (a *avgAxis) tapRange(b int) (o0, o1 int) {
 	return o0, o1
 }
 
-// divide sets dst to src over divs (dst, src and divs of one length).
+// divide sets dst to src over divs (dst, src and divs of one length), plus
+// +0: the passes copy their first tap rather than add it to zero, so a sum
+// of −0 alone would otherwise stay −0 where PyTorch's sums, which start from
+// zero, give +0 (adding +0 changes no other value).
 func (a *avgPlan) divide(dst, src, divs []float32) {
 	if a.scale != 0 {
 		vec.MulScalar(dst, src, a.scale)
-		return
+	} else {
+		vec.Div(dst, src, divs)
 	}
-	vec.Div(dst, src, divs)
+	vec.AddScalar(dst, dst, 0)
 }
 
 // avgRows pools plane p by rows: forward, or backward into Out.
@@ -221,7 +225,7 @@ func (j *poolJob) avgRows(ws *workspace, p int) {
 func (j *poolJob) avgForwardRows(ws *workspace, out []float32, xb int) {
 	a := j.avg
 	if a.global {
-		out[0] = j.planeSum(xb) / a.divs[0]
+		out[0] = j.planeSum(xb)/a.divs[0] + 0 // +0 for −0, as divide
 		return
 	}
 	if a.flat2x2 {

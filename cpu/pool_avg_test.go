@@ -293,3 +293,40 @@ func TestAvgPoolRowsPlan(t *testing.T) {
 	global.Adaptive = true
 	require.True(t, avgPlanOf(global).global)
 }
+
+// TestAvgPoolOfNegativeZerosIsPositiveZero pools planes of −0, and spreads
+// output gradients of −0, for the geometries each pass of the rows path
+// serves: every result is +0, as in PyTorch, whose sums start from zero.
+func TestAvgPoolOfNegativeZerosIsPositiveZero(t *testing.T) {
+	d := newDevice(t, 2)
+	nz := math.Copysign(0, -1)
+	for _, c := range []avgCase{
+		{n: 2, c: 3, in: [2]int{4, 6}, out: [2]int{2, 3}, k: [2]int{2, 2}, s: [2]int{2, 2}},
+		{n: 2, c: 3, in: [2]int{5, 5}, out: [2]int{5, 5}, k: [2]int{3, 3}, s: [2]int{1, 1}, p: [2]int{1, 1}, inclPad: true},
+		{n: 2, c: 3, in: [2]int{7, 7}, out: [2]int{3, 3}, k: [2]int{3, 3}, s: [2]int{2, 2}},
+		{n: 2, c: 3, in: [2]int{9, 9}, out: [2]int{3, 3}, k: [2]int{3, 3}, s: [2]int{3, 3}},
+		{n: 2, c: 3, in: [2]int{7, 7}, out: [2]int{1, 1}, adaptive: true},
+		{n: 2, c: 3, in: [2]int{14, 14}, out: [2]int{7, 7}, adaptive: true},
+		{n: 2, c: 3, in: [2]int{7, 7}, out: [2]int{3, 3}, adaptive: true},
+	} {
+		g := c.geom()
+		xs, ys := []int{c.n, c.c, c.in[0], c.in[1]}, []int{c.n, c.c, c.out[0], c.out[1]}
+		for _, back := range []bool{false, true} {
+			in, out := xs, ys
+			if back {
+				in, out = ys, xs
+			}
+			vals := make([]float64, device.NumElements(in))
+			for i := range vals {
+				vals[i] = nz
+			}
+			k := &device.PoolKernel{Op: device.PoolAvg, Backward: back, Adaptive: c.adaptive, CountIncludePad: c.inclPad, Geom: g,
+				X:   device.Contiguous(upload(t, d, device.Float32, vals), device.Float32, 0, in),
+				Out: device.Contiguous(poisoned(t, d, device.Float32, device.NumElements(out)), device.Float32, 0, out)}
+			require.NoError(t, d.Pool(k))
+			for i, v := range download(t, d, k.Out.Buf, device.Float32, device.NumElements(out)) {
+				require.False(t, math.Signbit(v) || v != 0, "%s backward=%v: element %d is %g (sign %v)", c.String(), back, i, v, math.Signbit(v))
+			}
+		}
+	}
+}
