@@ -118,3 +118,24 @@ func (d *Device) lock() error {
 	}
 	return nil
 }
+
+// begin starts a kernel: it runs the kernel's validation, takes the device
+// lock and returns the bytes of bufs in order. When it returns no error the
+// caller holds d.mu and must unlock it.
+func (d *Device) begin(validate func() error, bufs ...device.Buffer) ([][]byte, error) {
+	if err := validate(); err != nil {
+		return nil, err
+	}
+	if err := d.lock(); err != nil {
+		return nil, err
+	}
+	data := make([][]byte, len(bufs))
+	for i, b := range bufs {
+		var err error
+		if data[i], err = d.data(b); err != nil {
+			d.mu.Unlock()
+			return nil, err
+		}
+	}
+	return data, nil
+}

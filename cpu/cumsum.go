@@ -14,21 +14,12 @@ var _ device.Cumsummer = (*Device)(nil)
 // kernel does.
 func (d *Device) Cumsum(k *device.CumsumKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
-	if err := k.Validate(); err != nil {
-		return err
-	}
-	if err := d.lock(); err != nil {
+	bufs, err := d.begin(k.Validate, k.X.Buf, k.Out.Buf)
+	if err != nil {
 		return err
 	}
 	defer d.mu.Unlock()
-	xb, err := d.data(k.X.Buf)
-	if err != nil {
-		return err
-	}
-	ob, err := d.data(k.Out.Buf)
-	if err != nil {
-		return err
-	}
+	xb, ob := bufs[0], bufs[1]
 	n := k.X.Shape[len(k.X.Shape)-1]
 	lines := device.NumElements(k.X.Shape) / max(n, 1)
 	if n == 0 || lines == 0 {

@@ -44,25 +44,12 @@ func unravel(p int, shape []int) []int {
 // Gather runs torch.gather; an index out of range is an error.
 func (d *Device) Gather(k *device.GatherKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
-	if err := k.Validate(); err != nil {
-		return err
-	}
-	if err := d.lock(); err != nil {
+	bufs, err := d.begin(k.Validate, k.Src.Buf, k.Index.Buf, k.Out.Buf)
+	if err != nil {
 		return err
 	}
 	defer d.mu.Unlock()
-	src, err := d.data(k.Src.Buf)
-	if err != nil {
-		return err
-	}
-	idx, err := d.data(k.Index.Buf)
-	if err != nil {
-		return err
-	}
-	out, err := d.data(k.Out.Buf)
-	if err != nil {
-		return err
-	}
+	src, idx, out := bufs[0], bufs[1], bufs[2]
 	switch k.Src.DType.Size() {
 	case 8:
 		return gatherT(d, asU64(out), asU64(src), asI32(idx), k)

@@ -144,7 +144,10 @@
 // reaching into the next run, which overwrites it; the runs whose stores
 // would pass the end of dst are written in Go. ArgMaxInto and ArgMinInto
 // fold a row of a reduction over outer axes into running extremes and their
-// rows (compare, blend), keeping ties and the first NaN as ArgMax does.
+// rows (compare, blend), keeping ties and the first NaN as ArgMax does;
+// PoolMaxInto folds a max-pooling tap with that pooling's rule (a greater
+// value or any NaN takes the lane: the last NaN, else the first maximum).
+// All three run their last partial vector under a mask on x86.
 //
 // # Comparisons and selections
 //
