@@ -6,12 +6,6 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-// maxNativeSortLine is the longest line sorted by the device's sort kernel:
-// a backend may need scratch of a few times a line's size outside the
-// device's memory, so longer lines take the network, which works in device
-// memory.
-const maxNativeSortLine = 1 << 24
-
 // nativeSort is whether sortPositions may use the device's sort kernel;
 // tests turn it off to run the network on a device that has one.
 var nativeSort = true
@@ -26,10 +20,11 @@ type sortAttrs struct {
 // nativeSortPositions returns the first k (1 to the line's length)
 // positions that sort x along its last dimension by the device's sort
 // kernel (device.Sorter), or nil when the device has none or the lines are
-// too long for it.
+// longer than such kernels take (the network then sorts them in device
+// memory).
 func nativeSortPositions(x *Tensor, descending bool, k int) *Tensor {
 	d := x.n.dev
-	if _, ok := d.raw.(device.Sorter); !ok || !nativeSort || x.shape[x.Dim()-1] > maxNativeSortLine {
+	if _, ok := d.raw.(device.Sorter); !ok || !nativeSort || x.shape[x.Dim()-1] > device.MaxSortLine {
 		return nil
 	}
 	d.mu.Lock()

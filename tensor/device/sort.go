@@ -1,9 +1,6 @@
 package device
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // SortKernel computes, for every line along the last dimension of X, the
 // positions that sort it, as torch.sort(stable=True): numbers in ascending
@@ -28,8 +25,11 @@ func (k *SortKernel) Kept() int {
 	return k.X.Shape[len(k.X.Shape)-1]
 }
 
-// MaxSortLine is the longest line a SortKernel sorts: positions are Int32.
-const MaxSortLine = math.MaxInt32
+// MaxSortLine is the longest line a SortKernel sorts: a backend may need
+// scratch of a few times a line outside the device's memory (the CPU's is
+// 16 bytes an element), so longer lines are refused rather than risk
+// exhausting the host's.
+const MaxSortLine = 1 << 24
 
 // Sorter is implemented by devices with a sort kernel. The front end uses it
 // when the device has it and otherwise sorts with a bitonic network of
@@ -52,7 +52,7 @@ func (k *SortKernel) Validate() error {
 		return fmt.Errorf("device: %s: X has no dimension to sort along", kn)
 	}
 	if n := k.X.Shape[len(k.X.Shape)-1]; n > MaxSortLine {
-		return fmt.Errorf("device: %s: lines of %d elements exceed the %d a sort's Int32 positions address", kn, n, MaxSortLine)
+		return fmt.Errorf("device: %s: lines of %d elements exceed the %d a sort kernel takes", kn, n, MaxSortLine)
 	}
 	n := k.X.Shape[len(k.X.Shape)-1]
 	if k.K < 0 || k.K > n {
