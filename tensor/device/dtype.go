@@ -152,6 +152,32 @@ func Float32ToFloat16(f float32) uint16 {
 	return sign | uint16(half)
 }
 
+// Float64ToFloat16 converts x to IEEE 754 binary16 bits, rounding once to
+// nearest even (through float32 rounded to odd, so never twice).
+func Float64ToFloat16(x float64) uint16 { return Float32ToFloat16(Float32RoundedToOdd(x)) }
+
+// Float64ToBFloat16 converts x to bfloat16 bits, rounding once to nearest
+// even (through float32 rounded to odd, so never twice).
+func Float64ToBFloat16(x float64) uint16 { return Float32ToBFloat16(Float32RoundedToOdd(x)) }
+
+// Float32RoundedToOdd returns x truncated to float32 with the last bit set
+// when that is inexact ("round to odd"). Rounding that value to nearest once
+// more, to a format of at most 22 significant bits (float16, bfloat16),
+// gives x rounded to that format directly, where float32(x) would round
+// twice (a value just above a float16 midpoint can land on it, then round
+// to even, down).
+func Float32RoundedToOdd(x float64) float32 {
+	f := float32(x)
+	if x != x || float64(f) == x {
+		return f // NaN, or exact
+	}
+	b := math.Float32bits(f)
+	if math.IsInf(float64(f), 0) || math.Abs(float64(f)) > math.Abs(x) {
+		b-- // toward zero: one below in magnitude (infinity becomes the largest finite value)
+	}
+	return math.Float32frombits(b | 1)
+}
+
 // Float16ToFloat32 converts IEEE 754 binary16 bits to float32 exactly.
 func Float16ToFloat32(h uint16) float32 {
 	sign := uint32(h&0x8000) << 16
