@@ -146,7 +146,9 @@ func gatherRows[T elems](d *Device, out, src []T, idx []int32, k *device.GatherK
 		return nil
 	}
 	step := k.Src.Strides[rank-1]
-	outer := device.View{Shape: k.Src.Shape, Strides: k.Src.Strides, Offset: k.Src.Offset}
+	// Rows are numbered in the index's shape, which may be smaller than
+	// Src's outside the gathered axis.
+	outer := device.View{Shape: shape, Strides: k.Src.Strides, Offset: k.Src.Offset}
 	reps := repeats(idx, limit)
 	f32out, _ := any(out).([]uint32) // 4-byte elements: their bits are repeated as floats
 	f32src, _ := any(src).([]uint32)

@@ -64,7 +64,7 @@ func TestGatherSharedRowIndex(t *testing.T) {
 						}
 						w = len(iv)
 					}
-					idxShape := []int{3, 5, w}
+					idxShape := []int{2, 4, w} // Src is larger outside the gathered axis
 					index := device.View{Buf: upload(t, d, device.Int32, iv), DType: device.Int32, Shape: idxShape, Strides: []int{0, 0, 1}}
 					n := device.NumElements(idxShape)
 					out := device.Contiguous(poisoned(t, d, dt, n), dt, 0, idxShape)
