@@ -88,11 +88,7 @@ func (d *Device) runWide(shape []int, p device.Program, ins, outs []wideView) er
 			f.eval(pos, c)
 			for j, r := range p.Outputs {
 				o := &outs[j]
-				col := f.regs[r][:c]
-				if (o.v.DType == device.Float16 || o.v.DType == device.BFloat16) && narrowsFloat64(p.Code, r) {
-					col = roundedToOdd(f.odd[:c], col)
-				}
-				storeCol(o.data, o.v.DType, o.v.Offset+pos, col)
+				storeCol(o.data, o.v.DType, o.v.Offset+pos, f.regs[r][:c])
 			}
 		}
 	}
@@ -101,17 +97,6 @@ func (d *Device) runWide(shape []int, p device.Program, ins, outs []wideView) er
 		return safely(func() { body(0, n) })
 	}
 	return d.parallelFor(n, d.grainFor(n, cost), func(_, lo, hi int) { body(lo, hi) })
-}
-
-// roundedToOdd sets dst to the Float32 values that narrowed Float64 ones
-// rounded to odd, as their cast keeps them in i (see narrowsFloat64), and
-// returns it: storing them as Float16 or BFloat16 rounds the Float64 values
-// once.
-func roundedToOdd(dst, src []wideVal) []wideVal {
-	for k, v := range src {
-		dst[k] = wideVal{f: float64(math.Float32frombits(uint32(v.i)))}
-	}
-	return dst
 }
 
 // walker steps through the positions of an iteration space in row-major
@@ -287,9 +272,9 @@ func storeElem(data []byte, dt device.DType, e int, x wideVal) {
 	case device.Float32:
 		le.PutUint32(data[4*e:], math.Float32bits(float32(x.f)))
 	case device.Float16:
-		le.PutUint16(data[2*e:], device.Float64ToFloat16(x.f))
+		le.PutUint16(data[2*e:], device.Float32ToFloat16(float32(x.f)))
 	case device.BFloat16:
-		le.PutUint16(data[2*e:], device.Float64ToBFloat16(x.f))
+		le.PutUint16(data[2*e:], device.Float32ToBFloat16(float32(x.f)))
 	case device.Float64:
 		le.PutUint64(data[8*e:], math.Float64bits(x.f))
 	case device.Int32:

@@ -19,15 +19,13 @@ type wideFrame struct {
 	regs  [][]wideVal
 	offs  [][]int
 	w     *walker
-	odd   []wideVal // an output column rounded to odd before a narrow store (see roundedToOdd)
 }
 
 // wideStep computes one register's column at positions pos … pos+n-1.
 type wideStep func(f *wideFrame, pos, n int)
 
 func newWideFrame(steps []wideStep, nregs int, shape []int, ins []wideView) *wideFrame {
-	f := &wideFrame{steps: steps, regs: make([][]wideVal, nregs), offs: make([][]int, len(ins)), w: newWalker(shape, ins),
-		odd: make([]wideVal, wideChunk)}
+	f := &wideFrame{steps: steps, regs: make([][]wideVal, nregs), offs: make([][]int, len(ins)), w: newWalker(shape, ins)}
 	for i := range f.regs {
 		f.regs[i] = make([]wideVal, wideChunk)
 	}
@@ -115,18 +113,9 @@ func compileWide(code []device.Instr, ins []wideView) []wideStep {
 			s = mapStep(i, a[0], func(x wideVal) wideVal { return wideVal{i: b2i(x.f != x.f)} })
 		case op == device.OpNot:
 			s = mapStep(i, a[0], func(x wideVal) wideVal { return wideVal{i: x.i ^ 1} })
-		case narrowsFloat64(code, device.Reg(i)):
-			// The Float32 value, and in i the bits of x rounded to odd, from
-			// which a later rounding to Float16 or BFloat16 rounds once.
-			s = mapStep(i, a[0], func(x wideVal) wideVal {
-				return wideVal{f: float64(float32(x.f)), i: int64(math.Float32bits(device.Float32RoundedToOdd(x.f)))}
-			})
 		case op == device.OpCast:
 			from, to := code[a[0]].Type, in.Type
 			s = mapStep(i, a[0], func(x wideVal) wideVal { return castWide(x, from, to) })
-		case (op == device.OpRoundF16 || op == device.OpRoundBF16) && narrowsFloat64(code, a[0]):
-			round := op.Info().Float
-			s = mapStep(i, a[0], func(x wideVal) wideVal { return wideVal{f: float64(round(math.Float32frombits(uint32(x.i))))} })
 		case op.IsComparison():
 			t := code[a[0]].Type
 			s = zipStep(i, a[0], a[1], func(x, y wideVal) wideVal { return wideVal{i: b2i(compareWide(op, t, x, y))} })
@@ -165,15 +154,6 @@ func compileWide(code []device.Instr, ins []wideView) []wideStep {
 		steps[i] = s
 	}
 	return steps
-}
-
-// narrowsFloat64 reports whether instruction r casts a Float64 register to
-// Float32: its step also keeps the value rounded to odd (see
-// device.Float32RoundedToOdd), so that rounding it on to Float16 or
-// BFloat16, in the program or by a store, rounds once.
-func narrowsFloat64(code []device.Instr, r device.Reg) bool {
-	in := &code[r]
-	return in.Op == device.OpCast && in.Type == device.Float32 && code[in.Args[0]].Type == device.Float64
 }
 
 // unaryStep is the step of a one-argument arithmetic op on type t.

@@ -364,6 +364,23 @@ SF_FN float op_softplus(float x) {
 // op_round_f16 and op_round_bf16 round through the conversions stores use.
 SF_FN float op_round_f16(float x) { return sf_f16_to_f32(sf_f32_to_f16(x)); }
 SF_FN float op_round_bf16(float x) { return sf_bf16_to_f32(sf_f32_to_bf16(x)); }
+
+// sf_f32_odd narrows x to float rounded to odd (device.Float32RoundedToOdd):
+// rounding that on to float16 or bfloat16 rounds x once, as the double
+// overloads below do (through a nearest float they would round twice).
+SF_FN float sf_f32_odd(double x) {
+	float f = (float)x;
+	if (x != x || (double)f == x) {
+		return f;
+	}
+	unsigned b = sf_f32_bits(f);
+	if (sf_is_inf(f) || (x > 0 ? (double)f > x : (double)f < x)) {
+		b--; // toward zero: one below in magnitude (infinity becomes the largest finite value)
+	}
+	return sf_bits_f32(b | 1u);
+}
+SF_FN double op_round_f16(double x) { return (double)sf_f16_to_f32(sf_f32_to_f16(sf_f32_odd(x))); }
+SF_FN double op_round_bf16(double x) { return (double)sf_bf16_to_f32(sf_f32_to_bf16(sf_f32_odd(x))); }
 SF_FN float op_floor(float x) { return SF_MATH(floorf)(x); }
 SF_FN float op_ceil(float x) { return SF_MATH(ceilf)(x); }
 SF_FN float op_log1p(float x) { return SF_MATH(log1pf)(x); }

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"math"
+
 	"github.com/shaderflow/shaderflow/tensor"
 	"github.com/shaderflow/shaderflow/tensor/conformance/ref"
 )
@@ -44,6 +46,27 @@ func narrowCases() []testCase {
 			b := e.constant(dt, []float64{1, 1}, 2, 1)
 			want := rnd(ref.Map(rnd(ref.MatMul(a.R, b.R)), func(f float64) float64 { return f - big }))
 			e.expect("a.MatMul(b).SubScalar(big)", dt, want, exact, func() *tensor.Tensor { return a.T.MatMul(b.T).SubScalar(big) })
+		}})
+		cs = append(cs, testCase{name: caseName("from_float64", dt.String(), "6"), run: func(e *env) {
+			// Float64 values a float32 ulp or less from a midpoint of dt
+			// round once, to the neighbour they are nearer: through float32
+			// (which rounds them onto the midpoint) they would round twice.
+			if !e.dev.Supports(tensor.Float64) {
+				return
+			}
+			mid, tiny := 1756.5, math.Ldexp(1, -30)
+			if dt == tensor.BFloat16 {
+				mid = 1.00390625
+			}
+			once := ref.RoundFloat16
+			if dt == tensor.BFloat16 {
+				once = ref.RoundBFloat16Once
+			}
+			x := e.constant(tensor.Float64, []float64{mid * (1 + tiny), mid * (1 - tiny), mid, -mid * (1 + tiny), 3 * mid * (1 - tiny), 70000.5}, 6)
+			want := ref.Map(x.R, once)
+			e.expect("Cast(dt)", dt, want, exact, func() *tensor.Tensor { return x.T.Cast(dt) })
+			e.expect("Cast(dt).Cast(float64).MulScalar(2)", tensor.Float64, ref.Map(want, func(f float64) float64 { return 2 * f }), exact,
+				func() *tensor.Tensor { return x.T.Cast(dt).Cast(tensor.Float64).MulScalar(2) })
 		}})
 		cs = append(cs, testCase{name: caseName("cast_chain_grad", dt.String(), "4"), run: func(e *env) {
 			// d/dx sum(x.Cast(dt).Cast(float32) * w) is w rounded to dt,

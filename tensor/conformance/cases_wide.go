@@ -49,6 +49,8 @@ func castRef(v float64, from, to tensor.DType) float64 {
 	switch {
 	case to == tensor.Bool:
 		return b2f(v != 0)
+	case from == tensor.Float64 && to == tensor.BFloat16:
+		return ref.RoundBFloat16Once(v) // rounded once, not through float32
 	case to.IsFloat():
 		return round(to, v)
 	}

@@ -39,8 +39,8 @@ const (
 	OpGeluTanhGrad // the derivative of GeluTanh
 	OpSilu
 	OpSoftplus
-	OpRoundF16  // round to the nearest float16 value as a store does (Float32ToFloat16), kept as float32
-	OpRoundBF16 // round to the nearest bfloat16 value as a store does (Float32ToBFloat16), kept as float32
+	OpRoundF16  // round to the nearest float16 value as a store does (Float32ToFloat16), kept in the register's type (from Float64 once: Float64ToFloat16)
+	OpRoundBF16 // round to the nearest bfloat16 value as a store does (Float32ToBFloat16), kept in the register's type (from Float64 once)
 	OpFloor
 	OpCeil
 	OpLog1p // log(1+x), accurate near 0

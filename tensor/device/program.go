@@ -94,8 +94,13 @@ func (b *Builder) Unary(op Op, x Reg) Reg {
 	return b.emit(Instr{Op: op, Type: op.Info().Types.Result(b.TypeOf(x)), Args: [3]Reg{x}})
 }
 
-// Cast converts x to type t; a no-op cast returns x.
+// Cast converts x to type t; a no-op cast returns x. A Float64 register cast
+// to Float16 or BFloat16 is rounded to t in float64 first, so that it rounds
+// once (through float32 it would round twice).
 func (b *Builder) Cast(x Reg, t DType) Reg {
+	if b.TypeOf(x) == Float64 && (t == Float16 || t == BFloat16) {
+		x = b.Round(x, t)
+	}
 	t = t.ComputeType()
 	if b.TypeOf(x) == t {
 		return x
@@ -103,8 +108,8 @@ func (b *Builder) Cast(x Reg, t DType) Reg {
 	return b.emit(Instr{Op: OpCast, Type: t, Args: [3]Reg{x}})
 }
 
-// Round rounds the Float32 register x to storage type t as storing it in a
-// buffer of type t would (Float16, BFloat16), wraps the Int32 register x to
+// Round rounds the Float32 or Float64 register x to storage type t as
+// storing it in a buffer of type t would (Float16, BFloat16), wraps the Int32 register x to
 // Uint8 or Int8 as such a store does (keeping the low byte, by floor
 // division), and returns x for other types: a narrow intermediate computed
 // inside a fused program then has the value it would have if it were stored
@@ -120,7 +125,7 @@ func (b *Builder) Round(x Reg, t DType) Reg {
 		m := b.Const(256, Int32)
 		low := b.Binary(OpSub, y, b.Binary(OpMul, b.Binary(OpDiv, y, m), m))
 		return b.Binary(OpSub, low, b.Const(bias, Int32))
-	case b.TypeOf(x) != Float32:
+	case b.TypeOf(x) != Float32 && b.TypeOf(x) != Float64:
 		return x
 	case t == Float16:
 		return b.Unary(OpRoundF16, x)

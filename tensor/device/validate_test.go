@@ -72,7 +72,7 @@ func TestProgramValidateRejects(t *testing.T) {
 		{"add mixed", Program{Code: []Instr{in(0, Int32), in(1, Float32), {Op: OpAdd, Type: Float32, Args: [3]Reg{0, 1}}}, Outputs: []Reg{2}}, []DType{Int32, Float32}, "result type"},
 		{"add bool", Program{Code: []Instr{in(0, Bool), {Op: OpAdd, Type: Bool, Args: [3]Reg{0, 0}}}, Outputs: []Reg{1}}, []DType{Bool}, "numeric arguments"},
 		{"exp int64", Program{Code: []Instr{in(0, Int64), {Op: OpExp, Type: Int64, Args: [3]Reg{0}}}, Outputs: []Reg{1}}, []DType{Int64}, "exp is not defined on int64"},
-		{"round_f16 float64", Program{Code: []Instr{in(0, Float64), {Op: OpRoundF16, Type: Float64, Args: [3]Reg{0}}}, Outputs: []Reg{1}}, []DType{Float64}, "not defined on float64"},
+		{"is_nan int64", Program{Code: []Instr{in(0, Int64), {Op: OpIsNaN, Type: Bool, Args: [3]Reg{0}}}, Outputs: []Reg{1}}, []DType{Int64}, "not defined on int64"},
 		{"add int64 int32", Program{Code: []Instr{in(0, Int64), in(1, Int32), {Op: OpAdd, Type: Int64, Args: [3]Reg{0, 1}}}, Outputs: []Reg{2}}, []DType{Int64, Int32}, "result type"},
 		{"int64 const", Program{Code: []Instr{{Op: OpConst, Type: Int64, Imm: 0.5}}, Outputs: []Reg{0}}, nil, "not an int64"},
 		{"uint8 loads int32", Program{Code: []Instr{in(0, Uint8)}, Outputs: []Reg{0}}, []DType{Uint8}, "not a register type"},

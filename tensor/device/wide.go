@@ -23,6 +23,9 @@ var unaryF64 = map[Op]func(float64) float64{
 	OpLog1p: math.Log1p, OpExpm1: math.Expm1, OpLog2: math.Log2, OpSinh: math.Sinh,
 	OpCosh: math.Cosh, OpAtan: math.Atan, OpAsin: math.Asin, OpAcos: math.Acos,
 	OpRound: math.RoundToEven, OpTrunc: math.Trunc,
+	// Rounded once to the storage type: through float32 they would round twice.
+	OpRoundF16:  func(x float64) float64 { return float64(Float16ToFloat32(Float64ToFloat16(x))) },
+	OpRoundBF16: func(x float64) float64 { return float64(BFloat16ToFloat32(Float64ToBFloat16(x))) },
 }
 
 // binaryF64 is the float64 definition of the binary float ops.

@@ -33,3 +33,7 @@ func RoundFloat16(x float64) float64 { return roundFormat(x, 10, -14, 15) }
 // RoundBFloat16 rounds x to the nearest bfloat16 value (from its float32
 // rounding first, as a float32 tensor cast to bfloat16 is).
 func RoundBFloat16(x float64) float64 { return roundFormat(RoundFloat32(x), 7, -126, 127) }
+
+// RoundBFloat16Once rounds x to the nearest bfloat16 value directly, as a
+// Float64 tensor cast to bfloat16 is.
+func RoundBFloat16Once(x float64) float64 { return roundFormat(x, 7, -126, 127) }
