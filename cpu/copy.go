@@ -39,8 +39,34 @@ func (d *Device) Copy(k *device.CopyKernel) error {
 	return copyViewT(d, dst, src, k)
 }
 
+// coalesced returns k with dimensions of size one dropped and neighbours
+// that both views step through as one merged, so that a copy walks as few
+// and as long runs as the views allow (a column of a padded border is one
+// run, not one per row).
+func coalesced(k *device.CopyKernel) *device.CopyKernel {
+	c := *k
+	c.Src.Shape, c.Src.Strides, c.Dst.Strides = nil, nil, nil
+	for i, n := range k.Src.Shape {
+		ss, ds := k.Src.Strides[i], k.Dst.Strides[i]
+		if n == 1 {
+			continue
+		}
+		if last := len(c.Src.Shape) - 1; last >= 0 && ss*n == c.Src.Strides[last] && ds*n == c.Dst.Strides[last] {
+			c.Src.Shape[last] *= n
+			c.Src.Strides[last], c.Dst.Strides[last] = ss, ds
+			continue
+		}
+		c.Src.Shape = append(c.Src.Shape, n)
+		c.Src.Strides = append(c.Src.Strides, ss)
+		c.Dst.Strides = append(c.Dst.Strides, ds)
+	}
+	c.Dst.Shape = c.Src.Shape
+	return &c
+}
+
 // copyViewT copies k.Src to k.Dst, both viewed as elements of type T.
 func copyViewT[T elems](d *Device, dst, src []T, k *device.CopyKernel) error {
+	k = coalesced(k)
 	n := k.Src.NumElements()
 	if rows, ok := contiguousRows(k); ok {
 		return copyRowsT(d, dst, src, k, rows)

@@ -42,19 +42,38 @@ func Cat(dim int, ts ...*Tensor) *Tensor {
 	if v, ok := tiledView(dim, dt, shape, ts); ok {
 		return v
 	}
-	srcs := make([]src, len(ts))
-	in := make([]*Tensor, len(ts))
+	starts := make([][]int, len(ts))
+	at := 0
 	for i, t := range ts {
+		starts[i] = make([]int, rank)
+		starts[i][dim] = at
+		at += t.shape[dim]
+	}
+	return place(d, dt, shape, ts, starts)
+}
+
+// placeAttrs are the parameters of a node assembled from parts (kindCat):
+// where each part's first element lands in the result.
+type placeAttrs struct{ starts [][]int }
+
+// place returns a tensor of shape and type dt assembled from parts, part i
+// copied to the region starting at starts[i] (one start per axis); the
+// regions must tile the result. Each part's gradient is its region of the
+// result's.
+func place(d *Device, dt DType, shape []int, parts []*Tensor, starts [][]int) *Tensor {
+	srcs := make([]src, len(parts))
+	in := make([]*Tensor, len(parts))
+	for i, t := range parts {
 		t = t.Cast(dt)
 		in[i] = t
 		srcs[i] = src{n: t.n, v: t.view()}
 	}
 	d.mu.Lock()
 	n := d.newNode(kindCat, dt, shape, srcs)
-	n.attrs = gatherAttrs{axis: dim}
+	n.attrs = placeAttrs{starts: starts}
 	res := whole(n)
 	d.mu.Unlock()
-	return recordGrad(opCat, res, in, dim)
+	return recordGrad(opCat, res, in, starts)
 }
 
 // Stack joins tensors of one shape along a new dimension dim.
@@ -77,18 +96,19 @@ func Stack(dim int, ts ...*Tensor) *Tensor {
 
 // runCat copies each part into its region of the result.
 func (d *Device) runCat(n *node) error {
-	axis := n.attrs.(gatherAttrs).axis
+	starts := n.attrs.(placeAttrs).starts
 	blk, err := d.alloc(n.dtype, n.numel())
 	if err != nil {
 		return err
 	}
 	out := device.Contiguous(blk.Buf, n.dtype, 0, n.shape)
-	at := 0
-	for _, s := range n.srcs {
+	for i, s := range n.srcs {
 		dst := out
 		dst.Shape = slices.Clone(s.v.shape)
-		dst.Offset = at * out.Strides[axis]
-		at += s.v.shape[axis]
+		dst.Offset = 0
+		for a, at := range starts[i] {
+			dst.Offset += at * out.Strides[a]
+		}
 		if device.NumElements(dst.Shape) == 0 {
 			continue
 		}

@@ -208,12 +208,16 @@ func registerViewRules() {
 		return grads(c.g.Flip(-1).Cumsum(-1).Flip(-1))
 	}
 	opCat.backward = func(c *gradCtx) []*Tensor {
-		dim := c.node.params.(int)
+		starts := c.node.params.([][]int)
 		out := make([]*Tensor, len(c.node.inputs))
-		at := 0
 		for i, in := range c.node.inputs {
-			out[i] = c.g.Narrow(dim, at, in.shape[dim])
-			at += in.shape[dim]
+			g := c.g
+			for a, at := range starts[i] {
+				if in.shape[a] != g.shape[a] {
+					g = g.Narrow(a, at, in.shape[a])
+				}
+			}
+			out[i] = g
 		}
 		return out
 	}

@@ -115,7 +115,7 @@ func (t *Tensor) sortPositions(a int, descending bool, k int) *Tensor {
 	for p < n {
 		p *= 2
 	}
-	x = x.padAxis(x.Dim()-1, 0, p-n, PadConstant, 0)
+	x = x.Pad([]int{0, p - n}, PadConstant, 0)
 	shape := x.shape
 	line := func(ts *Tensor) *Tensor { // a [P] tensor broadcast over the lines
 		return ts.Reshape(append(slices.Repeat([]int{1}, len(shape)-1), p)...).Expand(shape...)

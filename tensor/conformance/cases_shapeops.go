@@ -95,6 +95,10 @@ func shapeOpRows() []opRow {
 		{[]int{2, 3, 4, 5}, []int{4, 4, 2, 0, 1, 1}, tensor.PadReflect, 0},
 		{[]int{2, 3, 4}, []int{3, 1, 2, 0}, tensor.PadReplicate, 0},
 		{[]int{1, 5}, []int{0, 2, 2, 1}, tensor.PadReplicate, 0},
+		// Four padded dimensions: assembled three at a time.
+		{[]int{2, 3, 2, 3}, []int{1, 0, 0, 2, 1, 1, 2, 1}, tensor.PadConstant, 0.5},
+		{[]int{2, 3, 3, 4}, []int{1, 2, 2, 1, 1, 1, 1, 0}, tensor.PadReflect, 0},
+		{[]int{2, 2, 3, 2}, []int{1, 1, 0, 2, 1, 0, 2, 1}, tensor.PadReplicate, 0},
 	} {
 		rows = append(rows, unary(fmt.Sprintf("pad%v:%v:%g", p.pads, p.mode, p.value), in(p.shape...),
 			func(t *tensor.Tensor) *tensor.Tensor { return t.Pad(p.pads, p.mode, p.value) },
