@@ -15,6 +15,9 @@ func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
 		return err
 	}
 	defer d.mu.Unlock()
+	if c, ok := transposingCopy(k); ok {
+		return d.copyLocked(c)
+	}
 	if isWide([][]device.View{k.Inputs, k.Outputs}, k.Program) {
 		return d.elementwiseWide(k)
 	}
@@ -107,3 +110,18 @@ func (p *plan) cheapInCache(n int) bool {
 
 // roundUp rounds n up to a multiple of m.
 func roundUp(n, m int) int { return (n + m - 1) / m * m }
+
+// transposingCopy returns the copy that k is when its program stores its
+// one input unchanged into one output of the same type and that copy
+// transposes (Contiguous of a transposed or permuted view): the copy
+// transposes tile by tile in parallel, where the interpreter would
+// transpose the source into scratch on one worker and then copy it.
+func transposingCopy(k *device.ElementwiseKernel) (*device.CopyKernel, bool) {
+	p := k.Program
+	if len(k.Inputs) != 1 || len(k.Outputs) != 1 || len(p.Code) != 1 || p.Code[0].Op != device.OpInput ||
+		p.Code[0].Index != 0 || p.Outputs[0] != 0 || k.Inputs[0].DType != k.Outputs[0].DType {
+		return nil, false
+	}
+	c := &device.CopyKernel{Dst: k.Outputs[0], Src: k.Inputs[0]}
+	return c, transposing(coalesced(c))
+}

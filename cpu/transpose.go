@@ -95,3 +95,43 @@ func transposeInto(dst, src []float32, off, ld, rows, cols int) {
 		}
 	}
 }
+
+// transposing reports whether a coalesced copy is a large transpose: its
+// last two dimensions [R, C] are row-major in the destination (strides
+// [C, 1]) and transposed in the source (strides [1, ld], ld >= R); the
+// outer dimensions may step anyhow.
+func transposing(k *device.CopyKernel) bool {
+	nd := len(k.Src.Shape)
+	if nd < 2 || k.Src.NumElements() < transposeMin || k.Src.DType.Size() != 4 {
+		return false
+	}
+	rows, cols := k.Src.Shape[nd-2], k.Src.Shape[nd-1]
+	ds, ss := k.Dst.Strides, k.Src.Strides
+	return ds[nd-1] == 1 && ds[nd-2] == cols && ss[nd-2] == 1 && ss[nd-1] >= rows
+}
+
+// transposeCopy runs a copy that transposing accepted, in parallel over
+// blocks of rows of every matrix, tile by tile.
+func (d *Device) transposeCopy(dst, src []float32, k *device.CopyKernel) error {
+	nd := len(k.Src.Shape)
+	rows, cols := k.Src.Shape[nd-2], k.Src.Shape[nd-1]
+	outer := device.View{Shape: k.Src.Shape[:nd-1], Strides: k.Src.Strides[:nd-1], Offset: k.Src.Offset}
+	douter := device.View{Shape: k.Dst.Shape[:nd-1], Strides: k.Dst.Strides[:nd-1], Offset: k.Dst.Offset}
+	blocks := (rows + transposeTile - 1) / transposeTile
+	mats := k.Src.NumElements() / (rows * cols)
+	ld := k.Src.Strides[nd-1]
+	body := func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			m, r0 := t/blocks, t%blocks*transposeTile
+			r1 := min(rows, r0+transposeTile)
+			at := lineStart(outer, m) + r0 // row r0 of matrix m
+			dt := lineStart(douter, m) + r0*cols
+			transposeInto(dst[dt:], src, at, ld, r1-r0, cols)
+		}
+	}
+	n := mats * blocks
+	if d.serial(rows*cols*mats, 1) {
+		return safely(func() { body(0, n) })
+	}
+	return d.parallelFor(n, max(1, n/(4*d.workers)), func(_, lo, hi int) { body(lo, hi) })
+}
