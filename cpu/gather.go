@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -147,29 +148,45 @@ func gatherRows[T elems](d *Device, out, src []T, idx []int32, k *device.GatherK
 	}
 	step := k.Src.Strides[rank-1]
 	// Rows are numbered in the index's shape, which may be smaller than
-	// Src's outside the gathered axis.
-	outer := device.View{Shape: shape, Strides: k.Src.Strides, Offset: k.Src.Offset}
+	// Src's outside the gathered axis; runs of rows step rowStep apart.
+	dims, strides := shape[:rank-1], k.Src.Strides[:rank-1]
+	rowStep := 0
+	if rank > 1 {
+		rowStep = strides[rank-2]
+	}
 	reps := repeats(idx, limit)
 	f32out, _ := any(out).([]uint32) // 4-byte elements: their bits are repeated as floats
 	f32src, _ := any(src).([]uint32)
-	return d.runTasks(rows, w, func(_ *workspace, r int) {
-		dst := out[k.Out.Offset+r*w : k.Out.Offset+(r+1)*w]
-		base := lineStart(outer, r)
-		if reps > 0 && step == 1 && f32out != nil { // each source element reps times (nearest upsampling)
-			vec.Repeat(asF32s(f32out[k.Out.Offset+r*w:][:w]), asF32s(f32src[base:][:limit]), reps)
-			return
-		}
-		if step == 1 {
-			row := src[base : base+limit]
-			for j, v := range idx {
-				dst[j] = row[v]
+	body := func(ws *workspace, lo, hi int) {
+		ws.idx = grow(ws.idx, len(dims))
+		walk(dims, [3][]int{strides}, [3]int{k.Src.Offset}, lo, hi, ws.idx, func(r0 int, at [3]int, run int) {
+			o := k.Out.Offset + r0*w
+			if reps > 0 && step == 1 && f32out != nil { // each source element reps times (nearest upsampling)
+				if rowStep == limit { // consecutive source rows: one repeat for the run
+					vec.Repeat(asF32s(f32out[o:][:run*w]), asF32s(f32src[at[0]:][:run*limit]), reps)
+					return
+				}
+				for r := range run {
+					vec.Repeat(asF32s(f32out[o+r*w:][:w]), asF32s(f32src[at[0]+r*rowStep:][:limit]), reps)
+				}
+				return
 			}
-			return
-		}
-		for j, v := range idx {
-			dst[j] = src[base+int(v)*step]
-		}
-	})
+			for r := range run {
+				dst, base := out[o+r*w:o+(r+1)*w], at[0]+r*rowStep
+				if step == 1 {
+					gatherRow(dst, src[base:base+limit], idx)
+					continue
+				}
+				for j, v := range idx {
+					dst[j] = src[base+int(v)*step]
+				}
+			}
+		})
+	}
+	if d.serial(rows*w, 1) {
+		return safely(func() { body(d.ws[0], 0, rows) })
+	}
+	return d.parallelFor(rows, d.grainFor(rows, w), func(wk, lo, hi int) { body(d.ws[wk], lo, hi) })
 }
 
 // repeats returns r when idx is each of 0..limit-1 repeated r times in
@@ -317,4 +334,15 @@ func (d *Device) scatterRows(dst []float32, index []int32, src []float32, k *dev
 			bad.val.Load(), unravel(int(p-1), k.Index.Shape), k.Index.Shape, limit)
 	}
 	return nil
+}
+
+// gatherRow sets dst[j] = row[idx[j]] for indices already checked to lie
+// in row, loading without a bounds check per element (which took half the
+// time of a bilinear upsampling's gathers).
+func gatherRow[T elems](dst, row []T, idx []int32) {
+	idx = idx[:len(dst)]
+	p, size := unsafe.Pointer(unsafe.SliceData(row)), unsafe.Sizeof(row[0])
+	for j, v := range idx {
+		dst[j] = *(*T)(unsafe.Add(p, uintptr(v)*size))
+	}
 }
