@@ -46,10 +46,18 @@ func TestGatherSharedRowIndex(t *testing.T) {
 	for _, workers := range []int{1, 3} {
 		d := newDevice(t, workers)
 		for _, dt := range []device.DType{device.Float32, device.Int32, device.Float16, device.Bool, device.Float64} {
-			for _, perm := range [][]int{{0, 1, 2}, {2, 0, 1}} { // rows contiguous, or not
+			// Rows contiguous, transposed, or contiguous but apart (a
+			// narrowed view of wider rows).
+			for _, perm := range [][]int{{0, 1, 2}, {2, 0, 1}, nil} {
 				for _, pattern := range []string{"any", "repeat2", "repeat3"} {
-					srcShape := []int{3, 5, 7}
-					src, sv := strided(t, d, r, dt, srcShape, perm, 1)
+					var src device.View
+					var sv []float64
+					if perm != nil {
+						src, sv = strided(t, d, r, dt, []int{3, 5, 7}, perm, 1)
+					} else {
+						src, sv = strided(t, d, r, dt, []int{3, 5, 9}, []int{0, 1, 2}, 1)
+						src.Shape = []int{3, 5, 7}
+					}
 					w := 11
 					var iv []float64
 					switch pattern {
