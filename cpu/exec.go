@@ -440,6 +440,8 @@ func gatherStrided[T any](dst, data []T, dims, strides []int, off, lo int, idx [
 			copy(out, data[pos:pos+run])
 		case 0:
 			fill(out, data[pos])
+		case -1: // a flipped view
+			reverseInto(out, data[pos-run+1:pos+1])
 		default:
 			q := pos
 			for t := range out {
@@ -456,6 +458,14 @@ func gatherStrided[T any](dst, data []T, dims, strides []int, off, lo int, idx [
 		pos -= inner * ist
 		idx[nd-1] = 0
 		pos = step(idx, dims, strides, pos, nd-2)
+	}
+}
+
+// reverseInto sets dst to src in reverse order; they have one length.
+func reverseInto[T any](dst, src []T) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] = src[len(src)-1-i]
 	}
 }
 
