@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/shaderflow/shaderflow/cpu/internal/vec"
 	"github.com/shaderflow/shaderflow/tensor/device"
@@ -148,38 +147,49 @@ func gatherRows[T elems](d *Device, out, src []T, idx []int32, k *device.GatherK
 	}
 	step := k.Src.Strides[rank-1]
 	// Rows are numbered in the index's shape, which may be smaller than
-	// Src's outside the gathered axis; runs of rows step rowStep apart.
+	// Src's outside the gathered axis.
+	if reps := repeats(idx, limit); reps > 0 && step == 1 && k.Src.DType.Size() == 4 {
+		return d.repeatRows(asF32s(any(out).([]uint32)), asF32s(any(src).([]uint32)), reps, k)
+	}
+	outer := device.View{Shape: shape, Strides: k.Src.Strides, Offset: k.Src.Offset}
+	return d.runTasks(rows, w, func(_ *workspace, r int) {
+		dst := out[k.Out.Offset+r*w : k.Out.Offset+(r+1)*w]
+		base := lineStart(outer, r)
+		if step == 1 {
+			row := src[base : base+limit]
+			for j, v := range idx {
+				dst[j] = row[v]
+			}
+			return
+		}
+		for j, v := range idx {
+			dst[j] = src[base+int(v)*step]
+		}
+	})
+}
+
+// repeatRows runs a shared-row gather that repeats each element of the
+// rows reps times (nearest upsampling) with vec.Repeat, walking runs of
+// rows: a run of consecutive source rows is one call.
+func (d *Device) repeatRows(out, src []float32, reps int, k *device.GatherKernel) error {
+	shape, rank := k.Index.Shape, len(k.Index.Shape)
+	limit := k.Src.Shape[rank-1]
+	w, rows := limit*reps, device.NumElements(shape)/(limit*reps)
 	dims, strides := shape[:rank-1], k.Src.Strides[:rank-1]
 	rowStep := 0
 	if rank > 1 {
 		rowStep = strides[rank-2]
 	}
-	reps := repeats(idx, limit)
-	f32out, _ := any(out).([]uint32) // 4-byte elements: their bits are repeated as floats
-	f32src, _ := any(src).([]uint32)
 	body := func(ws *workspace, lo, hi int) {
 		ws.idx = grow(ws.idx, len(dims))
 		walk(dims, [3][]int{strides}, [3]int{k.Src.Offset}, lo, hi, ws.idx, func(r0 int, at [3]int, run int) {
 			o := k.Out.Offset + r0*w
-			if reps > 0 && step == 1 && f32out != nil { // each source element reps times (nearest upsampling)
-				if rowStep == limit { // consecutive source rows: one repeat for the run
-					vec.Repeat(asF32s(f32out[o:][:run*w]), asF32s(f32src[at[0]:][:run*limit]), reps)
-					return
-				}
-				for r := range run {
-					vec.Repeat(asF32s(f32out[o+r*w:][:w]), asF32s(f32src[at[0]+r*rowStep:][:limit]), reps)
-				}
+			if rowStep == limit {
+				vec.Repeat(out[o:][:run*w], src[at[0]:][:run*limit], reps)
 				return
 			}
 			for r := range run {
-				dst, base := out[o+r*w:o+(r+1)*w], at[0]+r*rowStep
-				if step == 1 {
-					gatherRow(dst, src[base:base+limit], idx)
-					continue
-				}
-				for j, v := range idx {
-					dst[j] = src[base+int(v)*step]
-				}
+				vec.Repeat(out[o+r*w:][:w], src[at[0]+r*rowStep:][:limit], reps)
 			}
 		})
 	}
@@ -334,15 +344,4 @@ func (d *Device) scatterRows(dst []float32, index []int32, src []float32, k *dev
 			bad.val.Load(), unravel(int(p-1), k.Index.Shape), k.Index.Shape, limit)
 	}
 	return nil
-}
-
-// gatherRow sets dst[j] = row[idx[j]] for indices already checked to lie
-// in row, loading without a bounds check per element (which took half the
-// time of a bilinear upsampling's gathers).
-func gatherRow[T elems](dst, row []T, idx []int32) {
-	idx = idx[:len(dst)]
-	p, size := unsafe.Pointer(unsafe.SliceData(row)), unsafe.Sizeof(row[0])
-	for j, v := range idx {
-		dst[j] = *(*T)(unsafe.Add(p, uintptr(v)*size))
-	}
 }
