@@ -15,7 +15,7 @@ func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
 		return err
 	}
 	defer d.mu.Unlock()
-	if c, ok := transposingCopy(k); ok {
+	if c, ok := reorderingCopy(k); ok {
 		return d.copyLocked(c)
 	}
 	if isWide([][]device.View{k.Inputs, k.Outputs}, k.Program) {
@@ -111,17 +111,25 @@ func (p *plan) cheapInCache(n int) bool {
 // roundUp rounds n up to a multiple of m.
 func roundUp(n, m int) int { return (n + m - 1) / m * m }
 
-// transposingCopy returns the copy that k is when its program stores its
+// reorderingCopy returns the copy that k is when its program stores its
 // one input unchanged into one output of the same type and that copy
-// transposes (Contiguous of a transposed or permuted view): the copy
-// transposes tile by tile in parallel, where the interpreter would
-// transpose the source into scratch on one worker and then copy it.
-func transposingCopy(k *device.ElementwiseKernel) (*device.CopyKernel, bool) {
+// transposes (Contiguous of a transposed or permuted view) or reverses
+// rows (of a flipped view): the copy transposes tile by tile in parallel,
+// where the interpreter would transpose the source into scratch on one
+// worker and then copy it, and reverses rows in one pass.
+func reorderingCopy(k *device.ElementwiseKernel) (*device.CopyKernel, bool) {
 	p := k.Program
 	if len(k.Inputs) != 1 || len(k.Outputs) != 1 || len(p.Code) != 1 || p.Code[0].Op != device.OpInput ||
 		p.Code[0].Index != 0 || p.Outputs[0] != 0 || k.Inputs[0].DType != k.Outputs[0].DType {
 		return nil, false
 	}
 	c := &device.CopyKernel{Dst: k.Outputs[0], Src: k.Inputs[0]}
-	return c, transposing(coalesced(c))
+	return c, transposing(coalesced(c)) || reversing(coalesced(c))
+}
+
+// reversing reports whether a coalesced copy reads its innermost dimension
+// backwards into a contiguous run (a flipped view).
+func reversing(k *device.CopyKernel) bool {
+	nd := len(k.Src.Shape)
+	return nd > 0 && k.Src.Strides[nd-1] == -1 && k.Dst.Strides[nd-1] == 1 && k.Src.Shape[nd-1] >= minCopyRow
 }

@@ -179,3 +179,42 @@ func TestTransposingCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestReversingCopies covers copies of flipped views (Copy kernels and
+// elementwise kernels that store their input unchanged), which reverse
+// each run in one pass: the last axis flipped, both flipped (one run),
+// rows shorter than a copied row, elements of 2, 4 and 8 bytes.
+func TestReversingCopies(t *testing.T) {
+	r := newRand(t)
+	for _, c := range []struct {
+		name           string
+		shape, strides []int
+		offset         int
+	}{
+		{"last axis", []int{37, 301}, []int{301, -1}, 300},
+		{"both axes", []int{37, 301}, []int{-301, -1}, 37*301 - 1},
+		{"short rows", []int{300, 5}, []int{5, -1}, 4},
+	} {
+		for _, dt := range []device.DType{device.Float32, device.Float16, device.Float64} {
+			for _, workers := range []int{1, 3} {
+				d := newDevice(t, workers)
+				n := device.NumElements(c.shape)
+				neg, raw := negation(t, d, r, dt, c.shape, c.strides, c.offset, n)
+				x := neg.Inputs[0]
+				out := device.Contiguous(poisoned(t, d, dt, n), dt, 0, c.shape)
+				k := &device.CopyKernel{Dst: out, Src: x}
+				require.Equal(t, c.shape[1] >= minCopyRow, reversing(coalesced(k)), "%s reverses", c.name)
+				var b device.Builder
+				b.Output(b.Input(0, dt))
+				ew := &device.ElementwiseKernel{Shape: c.shape, Inputs: []device.View{x}, Program: b.P, Outputs: []device.View{out}}
+				for name, run := range map[string]func() error{"copy": func() error { return d.Copy(k) }, "elementwise": func() error { return d.Elementwise(ew) }} {
+					require.NoError(t, run())
+					got := download(t, d, out.Buf, dt, n)
+					for q := range n {
+						require.Equal(t, at(raw, x, q), got[q], "%s %s %s workers %d at %d", name, c.name, dt, workers, q)
+					}
+				}
+			}
+		}
+	}
+}
