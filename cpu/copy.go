@@ -90,6 +90,10 @@ func copyViewT[T elems](d *Device, dst, src []T, k *device.CopyKernel) error {
 			if len(ds) > 0 {
 				dst1, src1 = ds[len(ds)-1], ss[len(ss)-1]
 			}
+			if dst1 == 1 && src1 == 0 { // a broadcast value (a constant's region)
+				fill(dst[da:da+run], src[sa])
+				return
+			}
 			if dst1 == 1 && src1 == -1 { // a flipped view
 				reverseInto(dst[da:da+run], src[sa-run+1:sa+1])
 				return
