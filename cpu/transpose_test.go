@@ -90,6 +90,19 @@ func TestElementwiseInPlaceChunks(t *testing.T) {
 	}
 }
 
+// transposedViews are large sources stored transposed: a batch of
+// transposes, a channels-first tensor permuted to channels-last, a matrix
+// broadcast along a batch.
+var transposedViews = []struct {
+	name           string
+	shape, strides []int
+	span           int // elements the view reaches from its offset
+}{
+	{"batch of transposes", []int{3, 130, 57}, []int{135*57 + 11, 1, 135}, 2*(135*57+11) + 135*56 + 130},
+	{"NCHW to NHWC", []int{4, 9, 14, 40}, []int{40 * 126, 14, 1, 126}, 4 * 40 * 126},
+	{"broadcast batch", []int{2, 3, 140, 50}, []int{0, 150 * 50, 1, 150}, 2*150*50 + 150*49 + 140},
+}
+
 // TestElementwiseBatchedTransposedSources covers sources whose last two
 // dimensions are a transposed matrix under outer dimensions (a batch of
 // transposes, a channels-first tensor permuted to channels-last, a matrix
@@ -98,16 +111,7 @@ func TestElementwiseInPlaceChunks(t *testing.T) {
 // and several workers.
 func TestElementwiseBatchedTransposedSources(t *testing.T) {
 	r := newRand(t)
-	cases := []struct {
-		name           string
-		shape, strides []int
-		span           int // elements the view reaches from its offset
-	}{
-		{"batch of transposes", []int{3, 130, 57}, []int{135*57 + 11, 1, 135}, 2*(135*57+11) + 135*56 + 130},
-		{"NCHW to NHWC", []int{4, 9, 14, 40}, []int{40 * 126, 14, 1, 126}, 4 * 40 * 126},
-		{"broadcast batch", []int{2, 3, 140, 50}, []int{0, 150 * 50, 1, 150}, 2*150*50 + 150*49 + 140},
-	}
-	for _, c := range cases {
+	for _, c := range transposedViews {
 		for _, dt := range []device.DType{device.Float32, device.Int32} {
 			for _, workers := range []int{1, 3} {
 				d := newDevice(t, workers)
@@ -136,43 +140,34 @@ func TestElementwiseBatchedTransposedSources(t *testing.T) {
 // 4-byte ones transpose), one and several workers.
 func TestTransposingCopies(t *testing.T) {
 	r := newRand(t)
-	cases := []struct {
-		name           string
-		shape, strides []int
-		span           int // elements the view reaches from its offset
-		dstPad         int // floats between the destination's matrices
-	}{
-		{"batch of transposes", []int{3, 130, 57}, []int{135*57 + 11, 1, 135}, 2*(135*57+11) + 135*56 + 130, 0},
-		{"NCHW to NHWC", []int{4, 9, 14, 40}, []int{40 * 126, 14, 1, 126}, 4 * 40 * 126, 0},
-		{"broadcast batch", []int{2, 3, 140, 50}, []int{0, 150 * 50, 1, 150}, 2*150*50 + 150*49 + 140, 0},
-		{"into a larger destination", []int{3, 130, 57}, []int{135*57 + 11, 1, 135}, 2*(135*57+11) + 135*56 + 130, 77},
-	}
-	for _, c := range cases {
+	for _, c := range transposedViews {
 		for _, dt := range []device.DType{device.Float32, device.Int32, device.Float16} {
 			for _, workers := range []int{1, 3} {
-				d := newDevice(t, workers)
-				neg, raw := negation(t, d, r, dt, c.shape, c.strides, 5, c.span)
-				x := neg.Inputs[0]
-				nd, n := len(c.shape), device.NumElements(c.shape)
-				mat := c.shape[nd-2] * c.shape[nd-1]
-				out := device.Contiguous(poisoned(t, d, dt, n/mat*(mat+c.dstPad)+3), dt, 3, c.shape)
-				for i := nd - 3; i >= 0; i-- {
-					out.Strides[i] = (mat + c.dstPad) * n / mat / device.NumElements(c.shape[:i+1])
-				}
-				k := &device.CopyKernel{Dst: out, Src: x}
-				require.Equal(t, dt.Size() == 4, transposing(coalesced(k)), "%s %s transposes", c.name, dt)
-				var b device.Builder
-				b.Output(b.Input(0, dt))
-				ew := &device.ElementwiseKernel{Shape: c.shape, Inputs: []device.View{x}, Program: b.P, Outputs: []device.View{out}}
-				runs := map[string]func() error{"copy": func() error { return d.Copy(k) }}
-				if c.dstPad == 0 { // elementwise outputs are contiguous
-					runs["elementwise"] = func() error { return d.Elementwise(ew) }
-				}
-				for name, run := range runs {
-					require.NoError(t, run())
-					got := download(t, d, out.Buf, dt, n/mat*(mat+c.dstPad)+3)
-					for q := 0; q < n; q++ {
-						require.Equal(t, at(raw, x, q), got[out.Index(q)], "%s %s %s workers %d at %d", name, c.name, dt, workers, q)
+				for _, dstPad := range []int{0, 77} { // floats between the destination's matrices (a part of Cat)
+					d := newDevice(t, workers)
+					neg, raw := negation(t, d, r, dt, c.shape, c.strides, 5, c.span)
+					x := neg.Inputs[0]
+					nd, n := len(c.shape), device.NumElements(c.shape)
+					mat := c.shape[nd-2] * c.shape[nd-1]
+					out := device.Contiguous(poisoned(t, d, dt, n/mat*(mat+dstPad)+3), dt, 3, c.shape)
+					for i := nd - 3; i >= 0; i-- {
+						out.Strides[i] = (mat + dstPad) * n / mat / device.NumElements(c.shape[:i+1])
+					}
+					k := &device.CopyKernel{Dst: out, Src: x}
+					require.Equal(t, dt.Size() == 4, transposing(coalesced(k)), "%s %s transposes", c.name, dt)
+					var b device.Builder
+					b.Output(b.Input(0, dt))
+					ew := &device.ElementwiseKernel{Shape: c.shape, Inputs: []device.View{x}, Program: b.P, Outputs: []device.View{out}}
+					runs := map[string]func() error{"copy": func() error { return d.Copy(k) }}
+					if dstPad == 0 { // elementwise outputs are contiguous
+						runs["elementwise"] = func() error { return d.Elementwise(ew) }
+					}
+					for name, run := range runs {
+						require.NoError(t, run())
+						got := download(t, d, out.Buf, dt, n/mat*(mat+dstPad)+3)
+						for q := 0; q < n; q++ {
+							require.Equal(t, at(raw, x, q), got[out.Index(q)], "%s %s %s pad %d workers %d at %d", name, c.name, dt, dstPad, workers, q)
+						}
 					}
 				}
 			}
