@@ -36,6 +36,17 @@ func TestFlipIsANegativeStrideView(t *testing.T) {
 	require.Equal(t, readF32(t, x), readF32(t, x.Flip()), "torch.flip with no dims flips nothing")
 }
 
+// TestPadThatOnlyCropsIsAView checks that negative constant pads alone
+// narrow the tensor without copying it.
+func TestPadThatOnlyCropsIsAView(t *testing.T) {
+	dev := openCPU(t)
+	x := tensor.Arange(dev, 0, 12, 1).Reshape(3, 4)
+	y := x.Pad([]int{-1, -2, 0, -1}, tensor.PadConstant, 7)
+	require.Equal(t, []int{2, 1}, y.Shape())
+	require.Equal(t, []int{4, 1}, y.Strides(), "the strides of x: a view")
+	require.Equal(t, []float32{1, 5}, readF32(t, y))
+}
+
 func TestChunkOfAnEmptyDimensionGivesNPieces(t *testing.T) {
 	dev := openCPU(t)
 	ps := tensor.Zeros(dev, 0, 2).Chunk(3, 0)

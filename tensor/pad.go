@@ -51,11 +51,14 @@ func (t *Tensor) Pad(pads []int, mode PadMode, value float64) *Tensor {
 		if before == 0 && after == 0 {
 			continue
 		}
-		out = out.checkPads(a, before, after, mode)
+		out.checkPads(a, before, after, mode)
 		if mode == PadConstant && (before < 0 || after < 0) { // crop first
 			lo, hi := max(-before, 0), max(-after, 0)
 			out = out.Narrow(a, lo, out.shape[a]-lo-hi)
 			before, after = max(before, 0), max(after, 0)
+			if before == 0 && after == 0 {
+				continue // cropped only: a view
+			}
 		}
 		g.axes = append(g.axes, padAxis{a, before, after})
 		if len(g.axes) == maxGridAxes {
@@ -78,7 +81,7 @@ type padAxis struct{ a, before, after int }
 type padGrid struct{ axes []padAxis }
 
 // checkPads refuses pads that mode cannot fill along dimension a.
-func (t *Tensor) checkPads(a, before, after int, mode PadMode) *Tensor {
+func (t *Tensor) checkPads(a, before, after int, mode PadMode) {
 	n := t.shape[a]
 	switch mode {
 	case PadConstant:
@@ -94,7 +97,6 @@ func (t *Tensor) checkPads(a, before, after int, mode PadMode) *Tensor {
 			usage("Pad", "replicate pads %d, %d need non-negative pads and a non-empty dimension %d of %v", before, after, a, t.shape)
 		}
 	}
-	return t
 }
 
 // pad assembles t padded along g's dimensions from its regions.
