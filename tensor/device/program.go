@@ -109,11 +109,11 @@ func (b *Builder) Cast(x Reg, t DType) Reg {
 }
 
 // Round rounds the Float32 or Float64 register x to storage type t as
-// storing it in a buffer of type t would (Float16, BFloat16), wraps the Int32 register x to
-// Uint8 or Int8 as such a store does (keeping the low byte, by floor
-// division), and returns x for other types: a narrow intermediate computed
-// inside a fused program then has the value it would have if it were stored
-// and loaded again.
+// storing it in a buffer of type t would (Float16, BFloat16), wraps the
+// Int32 register x to Uint8 or Int8 as such a store does (keeping the low
+// byte, by floor division), and returns x for other types: a narrow
+// intermediate computed inside a fused program then has the value it would
+// have if it were stored and loaded again.
 func (b *Builder) Round(x Reg, t DType) Reg {
 	switch {
 	case b.TypeOf(x) == Int32 && (t == Uint8 || t == Int8):
