@@ -118,8 +118,7 @@ func copyViewT[T elems](d *Device, dst, src []T, k *device.CopyKernel) error {
 
 // copyPiece is the most elements one memmove copies: the runtime's memmove
 // switches to non-temporal stores for large sizes, which write around the
-// cache a destination that is often read again soon (and measured about
-// twice slower on a 16 MiB copy that fits L3).
+// cache a destination that is often read again soon (docs/cpu-speed.md).
 const copyPiece = 1 << 13
 
 // minCopyRow is the shortest innermost run that copyRowsT copies row by row

@@ -124,7 +124,8 @@ func reorderingCopy(k *device.ElementwiseKernel) (*device.CopyKernel, bool) {
 		return nil, false
 	}
 	c := &device.CopyKernel{Dst: k.Outputs[0], Src: k.Inputs[0]}
-	return c, transposing(coalesced(c)) || reversing(coalesced(c))
+	cc := coalesced(c)
+	return cc, transposing(cc) || reversing(cc)
 }
 
 // reversing reports whether a coalesced copy reads its innermost dimension
