@@ -34,21 +34,32 @@ func refConv(mode device.ConvMode, g device.ConvGeometry, a, b []float64) []floa
 	default:
 		res = make([]float64, g.O*cg*kVol)
 	}
+	// taps[q*kVol+t] is the input position kernel element t reads for output
+	// position q, or -1 in the padding.
+	taps := make([]int, outVol*kVol)
+	for q := range outVol {
+		od, oh, ow := q/(out[1]*out[2]), q/out[2]%out[1], q%out[2]
+		for t := range kVol {
+			kd, kh, kw := t/(kk[1]*kk[2]), t/kk[2]%kk[1], t%kk[2]
+			id, ih, iw := od*s[0]-p[0]+kd*dl[0], oh*s[1]-p[1]+kh*dl[1], ow*s[2]-p[2]+kw*dl[2]
+			taps[q*kVol+t] = -1
+			if id >= 0 && ih >= 0 && iw >= 0 && id < in[0] && ih < in[1] && iw < in[2] {
+				taps[q*kVol+t] = (id*in[1]+ih)*in[2] + iw
+			}
+		}
+	}
 	for n := 0; n < g.N; n++ {
 		for o := 0; o < g.O; o++ {
 			gi := o / og
 			for q := 0; q < outVol; q++ {
-				od, oh, ow := q/(out[1]*out[2]), q/out[2]%out[1], q%out[2]
+				yi := (n*g.O+o)*outVol + q
 				for c := 0; c < cg; c++ {
-					for t := 0; t < kVol; t++ {
-						kd, kh, kw := t/(kk[1]*kk[2]), t/kk[2]%kk[1], t%kk[2]
-						id, ih, iw := od*s[0]-p[0]+kd*dl[0], oh*s[1]-p[1]+kh*dl[1], ow*s[2]-p[2]+kw*dl[2]
-						if id < 0 || ih < 0 || iw < 0 || id >= in[0] || ih >= in[1] || iw >= in[2] {
+					xBase, wBase := (n*g.C+gi*cg+c)*inVol, (o*cg+c)*kVol
+					for t, xs := range taps[q*kVol : (q+1)*kVol] {
+						if xs < 0 {
 							continue
 						}
-						xi := (n*g.C+gi*cg+c)*inVol + (id*in[1]+ih)*in[2] + iw
-						wi := (o*cg+c)*kVol + t
-						yi := (n*g.O+o)*outVol + q
+						xi, wi := xBase+xs, wBase+t
 						switch mode {
 						case device.ConvForward:
 							res[yi] += a[xi] * b[wi]
@@ -279,7 +290,9 @@ func TestPoolForwardBackward(t *testing.T) {
 					if c.op == device.PoolMax {
 						got := download(t, d, k.Indices.Buf, device.Int32, ny)
 						for i := range wantIdx {
-							require.Equal(t, float64(wantIdx[i]), got[i], "index %d", i)
+							if float64(wantIdx[i]) != got[i] {
+								require.Equal(t, float64(wantIdx[i]), got[i], "index %d", i)
+							}
 						}
 					}
 

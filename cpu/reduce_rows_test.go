@@ -111,7 +111,9 @@ func TestExtremesOverOuterAxes(t *testing.T) {
 				want := refOf(op, vals, in, o, n)
 				requireClose(t, want, got, 0, 0, name)
 				for i := range want {
-					require.Equal(t, math.Signbit(want[i]), math.Signbit(got[i]), "%s: output %d: want %v, got %v", name, i, want[i], got[i])
+					if math.Signbit(want[i]) != math.Signbit(got[i]) {
+						require.Equal(t, math.Signbit(want[i]), math.Signbit(got[i]), "%s: output %d: want %v, got %v", name, i, want[i], got[i])
+					}
 				}
 			}
 		}

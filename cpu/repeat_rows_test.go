@@ -39,7 +39,9 @@ func TestElementwiseRepeatedRows(t *testing.T) {
 				n := device.NumElements(c.shape)
 				got := download(t, d, k.Outputs[0].Buf, dt, n)
 				for q := range n {
-					require.Equal(t, -at(raw, k.Inputs[0], q), got[q], "%s at %d", name, q)
+					if -at(raw, k.Inputs[0], q) != got[q] {
+						require.Equal(t, -at(raw, k.Inputs[0], q), got[q], "%s at %d", name, q)
+					}
 				}
 			}
 		}

@@ -39,7 +39,9 @@ func TestWideBinaryBroadcastAndTransposed(t *testing.T) {
 				if dt == device.Int64 {
 					want = float64(device.BinaryI64(op, int64(x), int64(y)))
 				}
-				require.Equal(t, want, got[p], "%s %s(%v, %v) at %d", dt, op, x, y, p)
+				if want != got[p] {
+					require.Equal(t, want, got[p], "%s %s(%v, %v) at %d", dt, op, x, y, p)
+				}
 			}
 		}
 	}

@@ -66,7 +66,9 @@ func TestGeluPerLane(t *testing.T) {
 				if moved[i] {
 					continue
 				}
-				require.Equal(t, math.Float32bits(want[i]), math.Float32bits(got[i]), "x=%g at %d, with %g nearby", x[i], i, far)
+				if math.Float32bits(want[i]) != math.Float32bits(got[i]) {
+					require.Equal(t, math.Float32bits(want[i]), math.Float32bits(got[i]), "x=%g at %d, with %g nearby", x[i], i, far)
+				}
 			}
 		}
 	})

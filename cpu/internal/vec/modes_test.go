@@ -80,10 +80,14 @@ func TestModesMatchCached(t *testing.T) {
 						what := fmt.Sprintf("%v %s n=%d dst offset %d", m, c.name, n, off)
 						requireSame(t, want, dst, what)
 						for i, v := range buf[off+n:] {
-							require.Zero(t, math.Float32bits(v), "%s: wrote element %d past the end", what, i)
+							if math.Float32bits(v) != 0 {
+								require.Zero(t, math.Float32bits(v), "%s: wrote element %d past the end", what, i)
+							}
 						}
 						for i, v := range buf[:off] {
-							require.Zero(t, math.Float32bits(v), "%s: wrote element %d before the start", what, i-off)
+							if math.Float32bits(v) != 0 {
+								require.Zero(t, math.Float32bits(v), "%s: wrote element %d before the start", what, i-off)
+							}
 						}
 						// In place: dst is the first input.
 						y := append(aligned64(off)[:off:off], in[0]...)[off:]

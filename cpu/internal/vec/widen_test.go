@@ -31,7 +31,9 @@ func TestAddWidened(t *testing.T) {
 			}
 			AddWidened(dst[:n], src[:n])
 			for i := range n + 1 {
-				require.Equal(t, math.Float64bits(want[i]), math.Float64bits(dst[i]), "n=%d element %d: got %v, want %v", n, i, dst[i], want[i])
+				if math.Float64bits(want[i]) != math.Float64bits(dst[i]) {
+					require.Equal(t, math.Float64bits(want[i]), math.Float64bits(dst[i]), "n=%d element %d: got %v, want %v", n, i, dst[i], want[i])
+				}
 			}
 		}
 		assert.PanicsWithValue(t, "vec.AddWidened: slices of unequal length (dst, src = [2 3])", func() { AddWidened(make([]float64, 2), make([]float32, 3)) })

@@ -3,6 +3,7 @@ package ref
 import (
 	"fmt"
 	"slices"
+	"sync"
 )
 
 // ConvOptions are the geometry of a convolution. Each list holds one value
@@ -81,41 +82,68 @@ func Conv(x, w, bias *Array, opt ConvOptions) *Array {
 		panic(fmt.Sprintf("ref.Conv: bias %v for %d output channels", bias.shape, w.shape[0]))
 	}
 	xc, wc := x.Contiguous(), w.Contiguous()
-	var out []float64
-	shape := convTaps(x, w, opt, func(outShape []int) {
-		out = make([]float64, numElements(outShape))
-		if bias != nil {
-			per := numElements(outShape[2:])
-			for i := range out {
-				out[i] = bias.At(i / per % outShape[1])
+	p := planConv(x, w, opt)
+	out := make([]float64, numElements(p.outShape))
+	if bias != nil {
+		for i := range out {
+			out[i] = bias.At(i / p.outSpatial % p.o)
+		}
+	}
+	// The products in the order p.each visits them, without a call each.
+	yi := 0
+	for b := range p.n {
+		for oc := range p.o {
+			xBase, wBase := p.bases(b, oc)
+			for q := range p.outSpatial {
+				sum := out[yi]
+				for ki, xi := range p.taps[q*p.spatialK : (q+1)*p.spatialK] {
+					if xi < 0 {
+						continue
+					}
+					for ci := range p.cg {
+						sum += xc.data[xBase+ci*p.spatialIn+xi] * wc.data[wBase+ci*p.spatialK+ki]
+					}
+				}
+				out[yi] = sum
+				yi++
 			}
 		}
-	}, func(yi, xi, wi int) { out[yi] += xc.data[xi] * wc.data[wi] })
-	return New(out, shape...)
+	}
+	return New(out, p.outShape...)
 }
 
 // ConvGrads returns the gradients with respect to x and w of sum(Conv(x, w)
 // * dy): the convolution's backward-input and backward-weight products.
 func ConvGrads(x, w, dy *Array, opt ConvOptions) (dx, dw *Array) {
 	xc, wc, dyc := x.Contiguous(), w.Contiguous(), dy.Contiguous()
+	p := planConv(x, w, opt)
+	if !slices.Equal(p.outShape, dy.shape) {
+		panic(fmt.Sprintf("ref.ConvGrads: dy %v for output %v", dy.shape, p.outShape))
+	}
 	gx := make([]float64, len(xc.data))
 	gw := make([]float64, len(wc.data))
-	convTaps(x, w, opt, func(outShape []int) {
-		if !slices.Equal(outShape, dy.shape) {
-			panic(fmt.Sprintf("ref.ConvGrads: dy %v for output %v", dy.shape, outShape))
-		}
-	}, func(yi, xi, wi int) {
+	p.each(func(yi, xi, wi int) {
 		gx[xi] += dyc.data[yi] * wc.data[wi]
 		gw[wi] += dyc.data[yi] * xc.data[xi]
 	})
 	return New(gx, x.shape...), New(gw, w.shape...)
 }
 
-// convTaps checks a convolution of x with w, calls start with its output
-// shape, then calls f(yi, xi, wi) for every product x[xi] * w[wi] that
-// output element yi sums (row-major positions), and returns the output
-// shape.
-func convTaps(x, w *Array, opt ConvOptions, start func(outShape []int), f func(yi, xi, wi int)) []int {
+// convPlan is where a convolution's products read: its sizes and, for
+// every output position and kernel element, the input position.
+type convPlan struct {
+	outShape                        []int
+	n, c, o, cg, og                 int
+	spatialIn, spatialK, outSpatial int
+	taps                            []int // [outSpatial*spatialK]: input position, or -1 in the padding
+}
+
+// convPlans caches plans by geometry: finite differences evaluate the same
+// convolution thousands of times.
+var convPlans sync.Map
+
+// planConv checks a convolution of x with w and returns its plan.
+func planConv(x, w *Array, opt ConvOptions) *convPlan {
 	op := fmt.Sprintf("Conv%dd", x.Dim()-2)
 	groups := max(opt.Groups, 1)
 	if x.Dim() < 3 || w.Dim() != x.Dim() {
@@ -125,30 +153,54 @@ func convTaps(x, w *Array, opt ConvOptions, start func(outShape []int), f func(y
 	if c%groups != 0 || o%groups != 0 || w.shape[1] != c/groups {
 		panic(fmt.Sprintf("ref.%s: input %v, weight %v, groups %d do not fit", op, x.shape, w.shape, groups))
 	}
+	key := fmt.Sprint(x.shape, w.shape, opt)
+	if p, ok := convPlans.Load(key); ok {
+		return p.(*convPlan)
+	}
 	g := newGeometry(op, x.shape[2:], w.shape[2:], opt.Stride, opt.Padding, opt.Dilation)
-	cg, og := c/groups, o/groups
-	spatialIn := numElements(g.in)
-	spatialK := numElements(g.kernel)
-	outShape := append([]int{n, o}, g.out...)
-	start(outShape)
+	p := &convPlan{outShape: append([]int{n, o}, g.out...), n: n, c: c, o: o, cg: c / groups, og: o / groups,
+		spatialIn: numElements(g.in), spatialK: numElements(g.kernel), outSpatial: numElements(g.out)}
+	p.taps = make([]int, 0, p.outSpatial*p.spatialK)
 	pos := make([]int, len(g.in))
-	yi := 0
-	forEachIndex(outShape, func(idx []int) {
-		b, oc, opos := idx[0], idx[1], idx[2:]
-		grp := oc / og
-		ki := 0
+	forEachIndex(g.out, func(opos []int) {
 		forEachIndex(g.kernel, func(k []int) {
+			xi := -1
 			if g.inputPos(opos, k, pos) {
-				xi := flatIndex(pos, g.in)
-				for ci := range cg {
-					f(yi, (b*c+grp*cg+ci)*spatialIn+xi, (oc*cg+ci)*spatialK+ki)
-				}
+				xi = flatIndex(pos, g.in)
 			}
-			ki++
+			p.taps = append(p.taps, xi)
 		})
-		yi++
 	})
-	return outShape
+	convPlans.Store(key, p)
+	return p
+}
+
+// bases are the positions of image b's first input channel of oc's group
+// and of output channel oc's first weight.
+func (p *convPlan) bases(b, oc int) (xBase, wBase int) {
+	return (b*p.c + oc/p.og*p.cg) * p.spatialIn, oc * p.cg * p.spatialK
+}
+
+// each calls f(yi, xi, wi) for every product x[xi] * w[wi] that output
+// element yi sums (row-major positions), output by output.
+func (p *convPlan) each(f func(yi, xi, wi int)) {
+	yi := 0
+	for b := range p.n {
+		for oc := range p.o {
+			xBase, wBase := p.bases(b, oc)
+			for q := range p.outSpatial {
+				for ki, xi := range p.taps[q*p.spatialK : (q+1)*p.spatialK] {
+					if xi < 0 {
+						continue
+					}
+					for ci := range p.cg {
+						f(yi, xBase+ci*p.spatialIn+xi, wBase+ci*p.spatialK+ki)
+					}
+				}
+				yi++
+			}
+		}
+	}
 }
 
 // flatIndex is the row-major position of idx in shape.
