@@ -113,24 +113,42 @@ typedef struct {
 	int pinned;
 } alloc_t;
 static alloc_t allocs[4096];
+static int allocs_end; // every allocation is in allocs[0, allocs_end)
 static size_t used;
 
 static int add_alloc(void *p, size_t n, int pinned) {
 	for (int i = 0; i < 4096; i++) {
 		if (!allocs[i].p) {
 			allocs[i] = (alloc_t){p, n, pinned};
+			if (i >= allocs_end) {
+				allocs_end = i + 1;
+			}
 			return 0;
 		}
 	}
 	return -1;
 }
 
+static int holds(const alloc_t *a, const char *c, size_t n, int pinned) {
+	return a->p && a->pinned == pinned && c >= a->p && c + n <= a->p + a->n;
+}
+
+// Kernels check every access (sf_fake_checker): the allocations this thread
+// found last are tried first, then all of them.
+static _Thread_local int recent[4], recent_next;
+
 static alloc_t *find(const void *p, size_t n, int pinned) {
 	const char *c = p;
-	for (int i = 0; i < 4096; i++) {
-		alloc_t *a = &allocs[i];
-		if (a->p && a->pinned == pinned && c >= a->p && c + n <= a->p + a->n) {
-			return a;
+	for (int r = 0; r < 4; r++) {
+		if (holds(&allocs[recent[r]], c, n, pinned)) {
+			return &allocs[recent[r]];
+		}
+	}
+	for (int i = 0; i < allocs_end; i++) {
+		if (holds(&allocs[i], c, n, pinned)) {
+			recent[recent_next] = i;
+			recent_next = (recent_next + 1) % 4;
+			return &allocs[i];
 		}
 	}
 	return NULL;
