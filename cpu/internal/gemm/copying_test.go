@@ -79,11 +79,21 @@ func TestSgemmCopying(t *testing.T) {
 			}
 			want, tol := tc.reference()
 			forEachLevel(t, func(t *testing.T) {
+				skipShortWithoutCopying(t)
 				for _, threads := range []int{1, 2, 3} {
 					tc.check(t, threads, want, tol)
 				}
 			})
 		}
+	}
+}
+
+// skipShortWithoutCopying skips, in -short mode, a level without copying
+// kernels: its products of these shapes are the ones the other tests cover,
+// and under emulation (arm64 on qemu) they cost minutes.
+func skipShortWithoutCopying(t *testing.T) {
+	if testing.Short() && implFor(active).kernels[copyingA][packedB] == nil {
+		t.Skip("level " + active.String() + " has no copying kernels (its products are covered by the other tests)")
 	}
 }
 
@@ -101,6 +111,7 @@ func TestSgemmCopyingSuperBlocks(t *testing.T) {
 		tc := newCase(seed+uint64(i), false, false, s.m, s.n, s.k, 1, 0.5, 3)
 		want, tol := tc.reference()
 		forEachLevel(t, func(t *testing.T) {
+			skipShortWithoutCopying(t)
 			for _, threads := range []int{1, 2, 3} {
 				tc.check(t, threads, want, tol)
 			}
