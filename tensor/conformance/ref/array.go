@@ -113,9 +113,28 @@ func (a *Array) Item() float64 {
 
 // Values returns the elements in row-major order, as a new slice.
 func (a *Array) Values() []float64 {
+	if run, ok := a.run(); ok {
+		return slices.Clone(run)
+	}
 	out := make([]float64, 0, a.Size())
 	a.each(func(_ []int, off int) { out = append(out, a.data[off]) })
 	return out
+}
+
+// run returns the array's elements in row-major order as one slice of its
+// storage, when they are stored that way.
+func (a *Array) run() ([]float64, bool) {
+	acc := 1
+	for d := len(a.shape) - 1; d >= 0; d-- {
+		if a.shape[d] != 1 && a.strides[d] != acc {
+			return nil, false
+		}
+		acc *= a.shape[d]
+	}
+	if acc == 0 {
+		return nil, false // empty: each handles it
+	}
+	return a.data[a.offset : a.offset+acc], true
 }
 
 // Contiguous returns a row-major copy of the array.

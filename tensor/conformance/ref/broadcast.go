@@ -41,8 +41,18 @@ func MapN(op string, f func(v []float64) float64, arrays ...*Array) *Array {
 	for i, a := range arrays {
 		views[i] = a.Expand(shape...)
 	}
-	out := make([]float64, 0, numElements(shape))
+	n := numElements(shape)
+	out := make([]float64, 0, n)
 	vals := make([]float64, len(arrays))
+	if runs, ok := sameRuns(views); ok {
+		for i := range n {
+			for k, r := range runs {
+				vals[k] = r[i]
+			}
+			out = append(out, f(vals))
+		}
+		return New(out, shape...)
+	}
 	forEachIndex(shape, func(idx []int) {
 		for i, v := range views {
 			off := v.offset
@@ -54,6 +64,20 @@ func MapN(op string, f func(v []float64) float64, arrays ...*Array) *Array {
 		out = append(out, f(vals))
 	})
 	return New(out, shape...)
+}
+
+// sameRuns returns the views' elements as row-major runs when every view
+// stores them that way (no broadcasting, no permutation).
+func sameRuns(views []*Array) ([][]float64, bool) {
+	runs := make([][]float64, len(views))
+	for i, v := range views {
+		r, ok := v.run()
+		if !ok {
+			return nil, false
+		}
+		runs[i] = r
+	}
+	return runs, true
 }
 
 // Map applies f to every element of a.
