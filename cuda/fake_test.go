@@ -21,8 +21,9 @@ type fake struct {
 // buildFake compiles testdata's fake libcuda and fake NVRTC (which compiles
 // kernels for the host with g++ and fakeprelude.h) with its builtins into a
 // temporary directory, with extra C flags for each, and points
-// SF_FAKE_CUDA_LOG at a fresh log, SF_FAKE_NVRTC_DIR at the directory and
-// the disk cache of modules (EnvCache) at an empty directory in it.
+// SF_FAKE_CUDA_LOG at a fresh log, SF_FAKE_NVRTC_DIR at the directory,
+// SF_FAKE_NVRTC_CACHE at the machine's cache of compiled kernels and the
+// disk cache of modules (EnvCache) at an empty directory in it.
 func buildFake(t testing.TB, driverFlags, nvrtcFlags []string) *fake {
 	t.Helper()
 	if err := fakecuda.Tools(); err != nil {
@@ -33,6 +34,7 @@ func buildFake(t testing.TB, driverFlags, nvrtcFlags []string) *fake {
 	f := &fake{dir: l.Dir, driver: l.Driver, nvrtc: l.NVRTC, log: l.Log}
 	t.Setenv("SF_FAKE_CUDA_LOG", f.log)
 	t.Setenv("SF_FAKE_NVRTC_DIR", f.dir)
+	t.Setenv("SF_FAKE_NVRTC_CACHE", l.KernelCache)
 	t.Setenv("SF_FAKE_CUDA_FAIL", "")
 	t.Setenv("SF_FAKE_NVRTC_FAIL", "")
 	t.Setenv(EnvCache, filepath.Join(f.dir, "modcache"))

@@ -42,6 +42,7 @@ func TestMain(m *testing.M) {
 			"SHADERFLOW_CUDA_DRIVER": l.Driver,
 			"SHADERFLOW_CUDA_NVRTC":  l.NVRTC,
 			"SF_FAKE_NVRTC_DIR":      l.Dir,
+			"SF_FAKE_NVRTC_CACHE":    l.KernelCache,
 			"SHADERFLOW_CUDA_CACHE":  filepath.Join(l.Dir, "modcache"),
 		} {
 			os.Setenv(k, v)

@@ -7,7 +7,9 @@
 // compilation with the compiler's messages as the log. SF_FAKE_NVRTC_FAIL=
 // compile fails with a canned log, =arch fails sm_ targets with
 // NVRTC_ERROR_INVALID_OPTION. Options are logged to SF_FAKE_CUDA_LOG.
-// Build with -DFAKE_NO_CUBIN to leave out nvrtcGetCUBIN (NVRTC before 11.1).
+// SF_FAKE_NVRTC_CACHE names a directory of compiled kernels, shared by
+// processes and kept by content. Build with -DFAKE_NO_CUBIN to leave out
+// nvrtcGetCUBIN (NVRTC before 11.1).
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -98,8 +100,85 @@ static void write_shims(FILE *f, const char *src) {
 	}
 }
 
+// slurp returns a file's bytes (NUL-terminated) and their count, or NULL.
+static char *slurp(const char *path, size_t *n) {
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		return NULL;
+	}
+	size_t cap = 1 << 16, got = 0;
+	char *b = malloc(cap);
+	size_t r;
+	while ((r = fread(b + got, 1, cap - got - 1, f)) > 0) {
+		got += r;
+		if (got + 1 == cap) {
+			b = realloc(b, cap *= 2);
+		}
+	}
+	fclose(f);
+	b[got] = 0;
+	*n = got;
+	return b;
+}
+
+// copy_file copies from to to through a temporary name and a rename, so that
+// a concurrent reader sees the whole file or none.
+static int copy_file(const char *from, const char *to) {
+	size_t n;
+	char *b = slurp(from, &n);
+	if (!b) {
+		return -1;
+	}
+	char tmp[4096];
+	snprintf(tmp, sizeof tmp, "%s.%d.tmp", to, (int)getpid());
+	FILE *f = fopen(tmp, "wb");
+	int ok = f && fwrite(b, 1, n, f) == n;
+	if (f && fclose(f) != 0) {
+		ok = 0;
+	}
+	free(b);
+	if (!ok || rename(tmp, to) != 0) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+// fnv1a hashes n bytes of p into h.
+static unsigned long long fnv1a(unsigned long long h, const char *p, size_t n) {
+	for (size_t i = 0; i < n; i++) {
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	}
+	return h;
+}
+
+// cache_paths names the cached source and library of the host source in
+// text (compiled by cxx with SF_FAKE_PRELUDE) in SF_FAKE_NVRTC_CACHE, or
+// returns -1 when no cache is set. The name hashes the compiler, the
+// prelude and the source; a hit also compares the whole source.
+static int cache_paths(const char *cxx, const char *text, size_t n, char *src, char *lib, size_t size) {
+	const char *dir = getenv("SF_FAKE_NVRTC_CACHE");
+	if (!dir || !*dir) {
+		return -1;
+	}
+	size_t pn = 0;
+	char *prelude = slurp(SF_FAKE_PRELUDE, &pn);
+	if (!prelude) {
+		return -1;
+	}
+	unsigned long long h = fnv1a(14695981039346656037ull, cxx, strlen(cxx) + 1);
+	h = fnv1a(fnv1a(h, prelude, pn), text, n);
+	free(prelude);
+	snprintf(src, size, "%s/%016llx.cpp", dir, h);
+	snprintf(lib, size, "%s/%016llx.so", dir, h);
+	return 0;
+}
+
 // host_compile compiles p's source for the host into a shared library
 // whose path it writes to lib; on failure it sets p->log and returns -1.
+// With SF_FAKE_NVRTC_CACHE set, a source compiled before (by any process)
+// is copied from the cache instead: a copy, so that each module loads its
+// own library.
 static int host_compile(prog_t *p, char *lib, size_t n) {
 	static int serial;
 	const char *dir = getenv("SF_FAKE_NVRTC_DIR"), *cxx = getenv("SF_FAKE_CXX");
@@ -129,12 +208,33 @@ static int host_compile(prog_t *p, char *lib, size_t n) {
 		fputs(p->src, f);
 		fclose(f);
 	}
+	size_t tn = 0;
+	char *text = slurp(src, &tn);
+	char csrc[4096], clib[4096];
+	int cached = text && cache_paths(cxx, text, tn, csrc, clib, sizeof csrc) == 0;
+	if (cached) {
+		size_t cn = 0;
+		char *was = slurp(csrc, &cn);
+		int hit = was && cn == tn && memcmp(was, text, tn) == 0 && copy_file(clib, lib) == 0;
+		free(was);
+		if (hit) {
+			free(text);
+			logline("host compile", "cached");
+			return 0;
+		}
+	}
 	snprintf(cmd, sizeof cmd, "'%s' -std=c++17 -shared -fPIC -O1 -w -o '%s' '%s' >'%s' 2>&1", cxx, lib, src, log);
 	int rc = system(cmd);
 	logline("host compile", rc == 0 ? "ok" : "failed");
 	if (rc == 0) {
+		// The library first: a cached source promises its library.
+		if (cached && copy_file(lib, clib) == 0) {
+			copy_file(src, csrc);
+		}
+		free(text);
 		return 0;
 	}
+	free(text);
 	FILE *l = fopen(log, "r");
 	size_t cap = 1 << 16, got = 0;
 	p->log = calloc(1, cap);

@@ -2,6 +2,7 @@ package fakecuda
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,12 @@ type Libs struct {
 	NVRTC  string // the fake libnvrtc.so.13
 	CuBLAS string // the fake libcublas.so.13
 	Log    string // where the fake logs its calls when SF_FAKE_CUDA_LOG names it
+	// KernelCache is where the fake NVRTC keeps the kernels it compiled,
+	// by content, when SF_FAKE_NVRTC_CACHE names it: one directory for
+	// every test process of the machine (the cuda package and its
+	// conformance suite compile many of the same kernels, at half a second
+	// each).
+	KernelCache string
 }
 
 // Tools returns an error when gcc or g++, which Build and the fake NVRTC
@@ -44,6 +51,11 @@ func Build(dir, testdata string, driverFlags, nvrtcFlags []string) (Libs, error)
 		NVRTC:  filepath.Join(dir, "libnvrtc.so.13"),
 		CuBLAS: filepath.Join(dir, "libcublas.so.13"),
 		Log:    filepath.Join(dir, "calls.log"),
+
+		KernelCache: filepath.Join(os.TempDir(), "shaderflow-fake-nvrtc"),
+	}
+	if err := os.MkdirAll(l.KernelCache, 0o755); err != nil {
+		return l, err
 	}
 	gcc := func(out, src string, flags ...string) error {
 		args := append([]string{"-shared", "-fPIC", "-O0", "-Wall", "-Werror", "-o", out, filepath.Join(testdata, src)}, flags...)
