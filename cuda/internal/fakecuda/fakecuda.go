@@ -19,7 +19,7 @@ type Libs struct {
 	// by content, when SF_FAKE_NVRTC_CACHE names it: one directory for
 	// every test process of the machine (the cuda package and its
 	// conformance suite compile many of the same kernels, at half a second
-	// each).
+	// each), emptied by Build when it outgrows 256 MiB.
 	KernelCache string
 }
 
@@ -54,7 +54,7 @@ func Build(dir, testdata string, driverFlags, nvrtcFlags []string) (Libs, error)
 
 		KernelCache: filepath.Join(os.TempDir(), "shaderflow-fake-nvrtc"),
 	}
-	if err := os.MkdirAll(l.KernelCache, 0o755); err != nil {
+	if err := prepareKernelCache(l.KernelCache); err != nil {
 		return l, err
 	}
 	gcc := func(out, src string, flags ...string) error {
@@ -75,4 +75,26 @@ func Build(dir, testdata string, driverFlags, nvrtcFlags []string) (Libs, error)
 		return l, err
 	}
 	return l, gcc(filepath.Join(dir, "libnvrtc-builtins.so.13.0"), "fakebuiltins.c")
+}
+
+// kernelCacheLimit bounds the kernel cache: past it, Build empties it.
+const kernelCacheLimit = 256 << 20
+
+// prepareKernelCache creates the kernel cache directory, emptying it first
+// when its files outgrew kernelCacheLimit (a process reading or publishing
+// at that moment misses and compiles).
+func prepareKernelCache(dir string) error {
+	entries, _ := os.ReadDir(dir)
+	var size int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil {
+			size += info.Size()
+		}
+	}
+	if size > kernelCacheLimit {
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+	}
+	return os.MkdirAll(dir, 0o755)
 }
