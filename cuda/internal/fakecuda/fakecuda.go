@@ -18,8 +18,8 @@ type Libs struct {
 	// KernelCache is where the fake NVRTC keeps the kernels it compiled,
 	// by content, when SF_FAKE_NVRTC_CACHE names it: one directory for
 	// every test process of the machine (the cuda package and its
-	// conformance suite compile many of the same kernels, at half a second
-	// each), emptied by Build when it outgrows 256 MiB.
+	// conformance suite compile many of the same kernels), emptied by Build
+	// when it outgrows 256 MiB.
 	KernelCache string
 }
 
