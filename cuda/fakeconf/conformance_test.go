@@ -69,7 +69,7 @@ var coreGroups = map[string]bool{
 	"compare": true, "int32": true, "bool": true, "narrow": true, "zerostride": true,
 	"padwindow": true, "reduce": true, "softmax": true, "matmul": true, "conv": true,
 	"pool": true, "norm": true, "attention": true, "edge": true, "errors": true,
-	"fusion": true, "scatter": true, "gelu_grad": true,
+	"fusion": true, "scatter": true, "gelu_grad": true, "graphs": true,
 }
 
 // TestConformance runs the conformance suite, fusion on and off, on the

@@ -65,6 +65,7 @@ func groups() []group {
 		{"edge", edgeCases()},
 		{"errors", errorCases()},
 		{"fusion", fusionCases()},
+		{"graphs", randomGraphCases()},
 		{"memory", memoryCases()},
 		{"grad", gradCases()},
 	}
