@@ -11,7 +11,7 @@ import (
 )
 
 // Random graphs: each case draws a small program of elementwise ops,
-// broadcasts, views and reductions over a few inputs (some of them
+// broadcasts, views, reductions, products and softmaxes over a few inputs (some of them
 // non-contiguous), realizes intermediates at random points, and compares
 // every output with its float64 reference. The single-op cases check each
 // op; these check what fusion does with ops together (inlining, reused
@@ -146,9 +146,13 @@ func graphInput(e *env, base []int, i int) gval {
 // a value instead (described in the result's desc).
 func graphStep(e *env, vals []gval) (gval, bool) {
 	a := vals[e.rng.IntN(len(vals))]
-	switch k := e.rng.IntN(20); {
+	switch k := e.rng.IntN(23); {
 	case k < 6:
 		return graphUnary(e, a), true
+	case k == 20 || k == 21:
+		return graphMatMul(e, a)
+	case k == 22:
+		return graphSoftmax(e, a)
 	case k < 11:
 		b := vals[e.rng.IntN(len(vals))]
 		if _, ok := broadcastable(a.r.Shape(), b.r.Shape()); !ok {
@@ -349,6 +353,40 @@ func graphReduce(e *env, a gval) (gval, bool) {
 		errs = ref.MapN("graph sum", func(v []float64) float64 { return v[0] + n*unitRoundoff*v[1] }, ref.Sum(a.err, keep, d), mag)
 	}
 	return gval{t: t, r: r, err: errs, desc: fmt.Sprintf("%s(%s, dim %d, keep %v) %v", name, a.name(), d, keep, r.Shape())}, true
+}
+
+// graphMatMul multiplies a by a new input W of shape [a's last size, n]
+// (broadcast over a's batch dimensions). Its bound: the product of a's
+// bounds with |W|, plus k·u times the product of the magnitudes.
+func graphMatMul(e *env, a gval) (gval, bool) {
+	shape := a.r.Shape()
+	k, n := shape[len(shape)-1], graphDims[e.rng.IntN(len(graphDims))]
+	if numElements(shape)*n > 1<<20 { // the float64 references are plain loops
+		return gval{}, false
+	}
+	w := e.randn(k, n)
+	r := ref.MatMul(a.r, w.R)
+	absW := ref.Abs(w.R)
+	errs := ref.MapN("graph matmul", func(v []float64) float64 { return v[0] + float64(k)*unitRoundoff*v[1] },
+		ref.MatMul(a.err, absW), ref.MatMul(ref.Abs(a.r), absW))
+	return gval{t: a.t.MatMul(w.T), r: r, err: errs, desc: fmt.Sprintf("matmul(%s, W [%d %d]) %v", a.name(), k, n, r.Shape())}, true
+}
+
+// graphSoftmax takes the softmax along the last dimension. Each output
+// s_i moves by at most s_i·(|Δx_i| + max_j |Δx_j|) for input errors Δx, and
+// its computation (an exp, a sum of n terms, a division) adds about
+// (n + 8)·u·s_i, and a few units absolutely (see graphUnary).
+func graphSoftmax(e *env, a gval) (gval, bool) {
+	shape := a.r.Shape()
+	last := len(shape) - 1
+	n := float64(shape[last])
+	r := ref.Softmax(a.r, last)
+	worst := ref.Max(a.err, true, last)
+	errs := ref.MapN("graph softmax", func(v []float64) float64 {
+		s, ex, wx := v[0], v[1], v[2]
+		return s*(ex+wx) + (n+8)*unitRoundoff*s + 16*unitRoundoff
+	}, r, a.err, worst)
+	return gval{t: a.t.Softmax(last), r: r, err: errs, desc: fmt.Sprintf("softmax(%s, last dim) %v", a.name(), r.Shape())}, true
 }
 
 // name is how the program's log refers to v: the value it was assigned to.
