@@ -67,7 +67,7 @@ func groups() []group {
 		{"fusion", fusionCases()},
 		{"graphs", randomGraphCases()},
 		{"memory", memoryCases()},
-		{"grad", gradCases()},
+		{"grad", append(gradCases(), randomGradCases()...)},
 	}
 }
 
