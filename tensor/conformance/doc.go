@@ -30,6 +30,15 @@
 // scoped iterations, and, when the front end has autograd, gradients against
 // central differences of the float64 reference.
 //
+// Random programs (group "graphs", and graph_grad cases in "grad") chain
+// elementwise ops, broadcasts, views, reductions, products and softmaxes
+// over a few inputs, some non-contiguous, realizing intermediates at random
+// points; each value carries a first-order bound on its float32 error, and
+// the outputs must be within four times it. The differentiable ones (smooth
+// ops only) check every input's gradient against central differences. A
+// failure prints the program. The CPU draws 48 and 24 of them a run, other
+// backends 12 and 8 (each new fused program is a compile there).
+//
 // Large cases (a 513×1027 matrix and the like) are skipped under go test
 // -short. SHADERFLOW_FUSION=0 (or 1) limits the run to fusion off (or on).
 package conformance
