@@ -210,7 +210,7 @@ func gradStep(e *env, shapes [][]int) (s gstep, w []int, ok bool) {
 			ref: func(v []*ref.Array) *ref.Array { return op.ref(v[a]) }}, nil, true
 	case k < 7:
 		b := e.rng.IntN(len(shapes))
-		if _, ok := broadcastable(sa, shapes[b]); !ok {
+		if _, err := tensor.BroadcastShapes(sa, shapes[b]); err != nil {
 			return gstep{}, nil, false
 		}
 		ops := []struct {

@@ -11,7 +11,8 @@ import (
 )
 
 // Random graphs: each case draws a small program of elementwise ops,
-// broadcasts, views, reductions, products and softmaxes over a few inputs (some of them
+// broadcasts, views, reductions, products, softmaxes, convolutions,
+// pooling and index selections over a few inputs (some of them
 // non-contiguous), realizes intermediates at random points, and compares
 // every output with its float64 reference. The single-op cases check each
 // op; these check what fusion does with ops together (inlining, reused
@@ -146,16 +147,22 @@ func graphInput(e *env, base []int, i int) gval {
 // a value instead (described in the result's desc).
 func graphStep(e *env, vals []gval) (gval, bool) {
 	a := vals[e.rng.IntN(len(vals))]
-	switch k := e.rng.IntN(23); {
+	switch k := e.rng.IntN(26); {
 	case k < 6:
 		return graphUnary(e, a), true
 	case k == 20 || k == 21:
 		return graphMatMul(e, a)
 	case k == 22:
 		return graphSoftmax(e, a)
+	case k == 23:
+		return graphConv(e, a)
+	case k == 24:
+		return graphPool(e, a)
+	case k == 25:
+		return graphIndexSelect(e, a)
 	case k < 11:
 		b := vals[e.rng.IntN(len(vals))]
-		if _, ok := broadcastable(a.r.Shape(), b.r.Shape()); !ok {
+		if _, err := tensor.BroadcastShapes(a.r.Shape(), b.r.Shape()); err != nil {
 			return gval{}, false
 		}
 		return graphBinary(e, a, b), true
@@ -167,30 +174,6 @@ func graphStep(e *env, vals []gval) (gval, bool) {
 		e.noErr(a.t.Realize(), "realizing an intermediate")
 		return gval{desc: "realize " + a.name()}, false
 	}
-}
-
-// broadcastable returns the broadcast shape of a and b.
-func broadcastable(a, b []int) ([]int, bool) {
-	n := max(len(a), len(b))
-	out := make([]int, n)
-	for i := range n {
-		x, y := 1, 1
-		if j := i - (n - len(a)); j >= 0 {
-			x = a[j]
-		}
-		if j := i - (n - len(b)); j >= 0 {
-			y = b[j]
-		}
-		switch {
-		case x == y || y == 1:
-			out[i] = x
-		case x == 1:
-			out[i] = y
-		default:
-			return nil, false
-		}
-	}
-	return out, true
 }
 
 // graphUnary applies a unary op. Each op's error bound: its derivative's
@@ -387,6 +370,61 @@ func graphSoftmax(e *env, a gval) (gval, bool) {
 		return s*(ex+wx) + (n+8)*unitRoundoff*s + 16*unitRoundoff
 	}, r, a.err, worst)
 	return gval{t: a.t.Softmax(last), r: r, err: errs, desc: fmt.Sprintf("softmax(%s, last dim) %v", a.name(), r.Shape())}, true
+}
+
+// graphConv convolves a 4-dimensional value, read as [N, C, H, W], with a
+// new weight of O×C×3×3 (padding 1, stride 1 or 2). The bound is the
+// product's: the convolution of a's bounds with |W|, plus 9C·u times the
+// convolution of the magnitudes.
+func graphConv(e *env, a gval) (gval, bool) {
+	shape := a.r.Shape()
+	if len(shape) != 4 {
+		return gval{}, false
+	}
+	c, o := shape[1], []int{1, 3, 8, 17}[e.rng.IntN(4)]
+	if numElements(shape)*o*9 > 1<<22 { // the float64 references are plain loops
+		return gval{}, false
+	}
+	stride := 1 + e.rng.IntN(2)
+	w := e.randn(o, c, 3, 3)
+	ro := ref.ConvOptions{Padding: []int{1}, Stride: []int{stride}}
+	r := ref.Conv(a.r, w.R, nil, ro)
+	absW := ref.Abs(w.R)
+	errs := ref.MapN("graph conv", func(v []float64) float64 { return v[0] + float64(9*c)*unitRoundoff*v[1] },
+		ref.Conv(a.err, absW, nil, ro), ref.Conv(ref.Abs(a.r), absW, nil, ro))
+	t := a.t.Conv2d(w.T, nil, tensor.ConvOptions{Padding: []int{1}, Stride: []int{stride}})
+	return gval{t: t, r: r, err: errs, desc: fmt.Sprintf("conv2d(%s, W [%d %d 3 3], pad 1, stride %d) %v", a.name(), o, c, stride, r.Shape())}, true
+}
+
+// graphPool takes 2×2 max or average pooling of a 4-dimensional value. A
+// maximum is within the largest bound of its window (whichever element
+// wins); an average within the average bound plus a few units.
+func graphPool(e *env, a gval) (gval, bool) {
+	shape := a.r.Shape()
+	if len(shape) != 4 || shape[2] < 2 || shape[3] < 2 {
+		return gval{}, false
+	}
+	opt := tensor.PoolOptions{Kernel: []int{2}}
+	if e.rng.IntN(2) == 0 {
+		r := ref.MaxPool(a.r, refPool(opt))
+		return gval{t: a.t.MaxPool2d(opt), r: r, err: ref.MaxPool(a.err, refPool(opt)),
+			desc: fmt.Sprintf("max_pool 2x2(%s) %v", a.name(), r.Shape())}, true
+	}
+	r := ref.AvgPool(a.r, refPool(opt))
+	errs := ref.MapN("graph avg_pool", func(v []float64) float64 { return v[0] + 4*unitRoundoff*v[1] },
+		ref.AvgPool(a.err, refPool(opt)), ref.AvgPool(ref.Abs(a.r), refPool(opt)))
+	return gval{t: a.t.AvgPool2d(opt), r: r, err: errs, desc: fmt.Sprintf("avg_pool 2x2(%s) %v", a.name(), r.Shape())}, true
+}
+
+// graphIndexSelect picks positions along one dimension, with repeats, by a
+// new Int32 index: exact, so the bounds are picked the same way.
+func graphIndexSelect(e *env, a gval) (gval, bool) {
+	shape := a.r.Shape()
+	d := e.rng.IntN(len(shape))
+	idx := e.input(tensor.Int32, ints(0, shape[d]-1), contiguous, 1+e.rng.IntN(9))
+	r := ref.IndexSelect(a.r, d, idx.R)
+	return gval{t: a.t.IndexSelect(d, idx.T), r: r, err: ref.IndexSelect(a.err, d, idx.R),
+		desc: fmt.Sprintf("index_select(%s, dim %d, %d positions) %v", a.name(), d, idx.R.Size(), r.Shape())}, true
 }
 
 // name is how the program's log refers to v: the value it was assigned to.

@@ -37,7 +37,11 @@
 // the outputs must be within four times it. The differentiable ones (smooth
 // ops only) check every input's gradient against central differences. A
 // failure prints the program. The CPU draws 48 and 24 of them a run, other
-// backends 12 and 8 (each new fused program is a compile there).
+// backends 12 and 8 (each new fused program is a compile there). Package
+// tensor/torchdiff draws such programs too and compares them with PyTorch
+// where it is installed; these need no PyTorch, so they also run on the
+// CUDA test double, under qemu for arm64 and on a GPU machine without
+// Python, and they add convolutions, pooling and index selection.
 //
 // Large cases (a 513×1027 matrix and the like) are skipped under go test
 // -short. SHADERFLOW_FUSION=0 (or 1) limits the run to fusion off (or on).
