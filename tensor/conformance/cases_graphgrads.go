@@ -37,6 +37,7 @@ type gstep struct {
 	ref   func(v []*ref.Array) *ref.Array
 }
 
+// randomGradCases lists the random differentiable programs' cases.
 func randomGradCases() []testCase {
 	cases := make([]testCase, graphGradCases)
 	for i := range cases {

@@ -41,6 +41,7 @@ type gval struct {
 	desc string
 }
 
+// randomGraphCases lists the random programs' cases.
 func randomGraphCases() []testCase {
 	cases := make([]testCase, graphCases)
 	for i := range cases {
@@ -108,9 +109,9 @@ func runRandomGraph(e *env) {
 	e.noErr(tensor.Realize(ts...), "realizing the outputs")
 	for _, o := range outs {
 		v := vals[o]
-		// The bound is first order: a safety factor of four, plus the
-		// final rounding.
-		scale := ref.Map(v.err, func(x float64) float64 { return 4 * x / unitRoundoff })
+		// The bound is first order: four times it, plus two units of
+		// roundoff of the value (bound = rel·(|want| + scale)).
+		scale := ref.Map(v.err, func(x float64) float64 { return 2 * x / unitRoundoff })
 		if !e.compare(fmt.Sprintf("v%d", o), v.t, tensor.Float32, v.r, tol{rel: 2 * unitRoundoff, abs: 1e-30, scale: scale}) {
 			e.t.Logf("program (shapes after each value):\n%s", strings.Join(log, "\n"))
 			return
