@@ -66,6 +66,9 @@ func randomGradProgram(e *env) (gradOp, []string) {
 	var ins []gradIn
 	var shapes [][]int
 	var log []string
+	// order lists the values in the order they are made: an input's index
+	// in ins (weights come among the steps), or -1 for a step's result.
+	var order []int
 	for i := range 1 + e.rng.IntN(2) {
 		shape := slices.Clone(base)
 		if i > 0 {
@@ -79,6 +82,7 @@ func randomGradProgram(e *env) (gradOp, []string) {
 		if l := []layout{contiguous, transposed, strided}[e.rng.IntN(3)]; l.ok(shape) {
 			g = g.laid(l)
 		}
+		order = append(order, len(ins))
 		ins = append(ins, g)
 		shapes = append(shapes, shape)
 		log = append(log, fmt.Sprintf("v%d: input %v %s", i, shape, g.l.name))
@@ -90,17 +94,16 @@ func randomGradProgram(e *env) (gradOp, []string) {
 			continue
 		}
 		if w != nil { // a new weight input, the value before the step's
+			order = append(order, len(ins))
 			ins = append(ins, in(w...))
 			shapes = append(shapes, w)
 			log = append(log, fmt.Sprintf("v%d: input %v (weight)", len(shapes)-1, w))
 		}
 		steps = append(steps, s)
+		order = append(order, -1)
 		shapes = append(shapes, shapeOf(s, shapes))
 		log = append(log, fmt.Sprintf("v%d: %s %v", len(shapes)-1, s.desc, shapes[len(shapes)-1]))
 	}
-	// Values are numbered in the order they are made (weights among the
-	// steps), inputs by their position in ins.
-	order := valueOrder(log)
 	// Only the inputs the result depends on get a gradient.
 	uses := make([]map[int]bool, len(order))
 	si := 0
@@ -120,16 +123,18 @@ func randomGradProgram(e *env) (gradOp, []string) {
 	for i := range ins {
 		ins[i].grad = uses[len(order)-1][i]
 	}
-	run := func(first []*tensor.Tensor, refs []*ref.Array) ([]*tensor.Tensor, []*ref.Array) {
+	// run evaluates the program on the device (ts) or in the reference
+	// (rs), whichever is not nil, and returns every value.
+	run := func(ts []*tensor.Tensor, rs []*ref.Array) ([]*tensor.Tensor, []*ref.Array) {
 		vt, vr := make([]*tensor.Tensor, 0, len(order)), make([]*ref.Array, 0, len(order))
 		si := 0
 		for _, o := range order {
 			switch {
-			case o >= 0 && first != nil:
-				vt = append(vt, first[o])
+			case o >= 0 && ts != nil:
+				vt = append(vt, ts[o])
 			case o >= 0:
-				vr = append(vr, refs[o])
-			case first != nil:
+				vr = append(vr, rs[o])
+			case ts != nil:
 				vt = append(vt, steps[si].dev(vt))
 				si++
 			default:
@@ -152,22 +157,6 @@ func randomGradProgram(e *env) (gradOp, []string) {
 		},
 	}
 	return op, log
-}
-
-// valueOrder maps the program's log to the order values are made: an input
-// index (≥ 0) for each input line, -1 for each step.
-func valueOrder(log []string) []int {
-	var order []int
-	inputs := 0
-	for _, l := range log {
-		if strings.Contains(l, ": input ") {
-			order = append(order, inputs)
-			inputs++
-			continue
-		}
-		order = append(order, -1)
-	}
-	return order
 }
 
 // shapeOf evaluates step s on zero arrays of the given shapes to learn its
