@@ -151,16 +151,6 @@ func graphStep(e *env, vals []gval) (gval, bool) {
 	switch k := e.rng.IntN(26); {
 	case k < 6:
 		return graphUnary(e, a), true
-	case k == 20 || k == 21:
-		return graphMatMul(e, a)
-	case k == 22:
-		return graphSoftmax(e, a)
-	case k == 23:
-		return graphConv(e, a)
-	case k == 24:
-		return graphPool(e, a)
-	case k == 25:
-		return graphIndexSelect(e, a)
 	case k < 11:
 		b := vals[e.rng.IntN(len(vals))]
 		if _, err := tensor.BroadcastShapes(a.r.Shape(), b.r.Shape()); err != nil {
@@ -171,9 +161,19 @@ func graphStep(e *env, vals []gval) (gval, bool) {
 		return graphView(e, a)
 	case k < 18:
 		return graphReduce(e, a)
-	default:
+	case k < 20:
 		e.noErr(a.t.Realize(), "realizing an intermediate")
 		return gval{desc: "realize " + a.name()}, false
+	case k < 22:
+		return graphMatMul(e, a)
+	case k == 22:
+		return graphSoftmax(e, a)
+	case k == 23:
+		return graphConv(e, a)
+	case k == 24:
+		return graphPool(e, a)
+	default:
+		return graphIndexSelect(e, a)
 	}
 }
 
