@@ -38,6 +38,7 @@ type gval struct {
 	t    *tensor.Tensor
 	r    *ref.Array
 	err  *ref.Array
+	name string // v<index>, once the value is in the program
 	desc string
 }
 
@@ -46,9 +47,7 @@ func randomGraphCases() []testCase {
 	cases := make([]testCase, graphCases)
 	for i := range cases {
 		cases[i] = testCase{name: fmt.Sprintf("graph_%02d", i), run: func(e *env) {
-			if i >= graphCasesGPU && e.dev.Info().Backend != "cpu" {
-				e.t.Skipf("the CPU runs %d random programs, other backends %d", graphCases, graphCasesGPU)
-			}
+			skipPastShare(e, i, graphCases, graphCasesGPU)
 			runRandomGraph(e)
 		}}
 	}
@@ -92,7 +91,8 @@ func runRandomGraph(e *env) {
 			}
 			continue
 		}
-		v.desc = fmt.Sprintf("v%d: %s", len(vals), v.desc)
+		v.name = fmt.Sprintf("v%d", len(vals))
+		v.desc = v.name + ": " + v.desc
 		vals = append(vals, v)
 		log = append(log, v.desc)
 	}
@@ -123,13 +123,8 @@ func runRandomGraph(e *env) {
 // dimensions set to one (broadcast against the others) or left out in
 // front, in one of the layouts.
 func graphInput(e *env, base []int, i int) gval {
-	shape := slices.Clone(base)
+	shape := broadcastInputShape(e, base, i)
 	if i > 0 {
-		for d := range shape {
-			if e.rng.IntN(3) == 0 {
-				shape[d] = 1
-			}
-		}
 		if drop := e.rng.IntN(len(shape)); e.rng.IntN(3) == 0 {
 			shape = shape[drop:]
 		}
@@ -140,7 +135,8 @@ func graphInput(e *env, base []int, i int) gval {
 		l = contiguous
 	}
 	p := e.input(tensor.Float32, normal, l, shape...)
-	return gval{t: p.T, r: p.R, err: ref.Zeros(shape...), desc: fmt.Sprintf("v%d: input %v %s", i, shape, l.name)}
+	name := fmt.Sprintf("v%d", i)
+	return gval{t: p.T, r: p.R, err: ref.Zeros(shape...), name: name, desc: fmt.Sprintf("%s: input %v %s", name, shape, l.name)}
 }
 
 // graphStep draws one op over vals; ok is false when the drawn op does not
@@ -163,7 +159,7 @@ func graphStep(e *env, vals []gval) (gval, bool) {
 		return graphReduce(e, a)
 	case k < 20:
 		e.noErr(a.t.Realize(), "realizing an intermediate")
-		return gval{desc: "realize " + a.name()}, false
+		return gval{desc: "realize " + a.name}, false
 	case k < 22:
 		return graphMatMul(e, a)
 	case k == 22:
@@ -212,7 +208,7 @@ func graphUnary(e *env, a gval) gval {
 		x, ex := v[0], v[1]
 		return op.slope(x)*ex + op.ulps*u*math.Abs(op.f(x)) + op.abs*u
 	}, a.r, a.err)
-	return gval{t: op.dev(a.t), r: r, err: errs, desc: fmt.Sprintf("%s(%s) %v", op.name, a.name(), r.Shape())}
+	return gval{t: op.dev(a.t), r: r, err: errs, desc: fmt.Sprintf("%s(%s) %v", op.name, a.name, r.Shape())}
 }
 
 // graphBinary applies a broadcasting binary op.
@@ -237,7 +233,7 @@ func graphBinary(e *env, a, b gval) gval {
 	op := ops[e.rng.IntN(len(ops))]
 	r := ref.Map2("graph "+op.name, a.r, b.r, op.f)
 	errs := ref.MapN("graph "+op.name, func(v []float64) float64 { return op.err(v[0], v[1], v[2], v[3]) }, a.r, b.r, a.err, b.err)
-	return gval{t: op.dev(a.t, b.t), r: r, err: errs, desc: fmt.Sprintf("%s(%s, %s) %v", op.name, a.name(), b.name(), r.Shape())}
+	return gval{t: op.dev(a.t, b.t), r: r, err: errs, desc: fmt.Sprintf("%s(%s, %s) %v", op.name, a.name, b.name, r.Shape())}
 }
 
 // graphView applies a view: a transpose, a slice with a step, a narrowing,
@@ -302,7 +298,7 @@ func graphView(e *env, a gval) (gval, bool) {
 		desc = fmt.Sprintf("reshape to %v", to)
 	}
 	r := dr(a.r)
-	return gval{t: dt(a.t), r: r, err: dr(a.err), desc: fmt.Sprintf("%s(%s) %v", desc, a.name(), r.Shape())}, true
+	return gval{t: dt(a.t), r: r, err: dr(a.err), desc: fmt.Sprintf("%s(%s) %v", desc, a.name, r.Shape())}, true
 }
 
 // graphReduce sums or takes the maximum over one axis, keeping it or not.
@@ -336,7 +332,7 @@ func graphReduce(e *env, a gval) (gval, bool) {
 		mag := ref.Sum(ref.Abs(a.r), keep, d)
 		errs = ref.MapN("graph sum", func(v []float64) float64 { return v[0] + n*unitRoundoff*v[1] }, ref.Sum(a.err, keep, d), mag)
 	}
-	return gval{t: t, r: r, err: errs, desc: fmt.Sprintf("%s(%s, dim %d, keep %v) %v", name, a.name(), d, keep, r.Shape())}, true
+	return gval{t: t, r: r, err: errs, desc: fmt.Sprintf("%s(%s, dim %d, keep %v) %v", name, a.name, d, keep, r.Shape())}, true
 }
 
 // graphMatMul multiplies a by a new input W of shape [a's last size, n]
@@ -353,7 +349,7 @@ func graphMatMul(e *env, a gval) (gval, bool) {
 	absW := ref.Abs(w.R)
 	errs := ref.MapN("graph matmul", func(v []float64) float64 { return v[0] + float64(k)*unitRoundoff*v[1] },
 		ref.MatMul(a.err, absW), ref.MatMul(ref.Abs(a.r), absW))
-	return gval{t: a.t.MatMul(w.T), r: r, err: errs, desc: fmt.Sprintf("matmul(%s, W [%d %d]) %v", a.name(), k, n, r.Shape())}, true
+	return gval{t: a.t.MatMul(w.T), r: r, err: errs, desc: fmt.Sprintf("matmul(%s, W [%d %d]) %v", a.name, k, n, r.Shape())}, true
 }
 
 // graphSoftmax takes the softmax along the last dimension. Each output
@@ -370,7 +366,7 @@ func graphSoftmax(e *env, a gval) (gval, bool) {
 		s, ex, wx := v[0], v[1], v[2]
 		return s*(ex+wx) + (n+8)*unitRoundoff*s + 16*unitRoundoff
 	}, r, a.err, worst)
-	return gval{t: a.t.Softmax(last), r: r, err: errs, desc: fmt.Sprintf("softmax(%s, last dim) %v", a.name(), r.Shape())}, true
+	return gval{t: a.t.Softmax(last), r: r, err: errs, desc: fmt.Sprintf("softmax(%s, last dim) %v", a.name, r.Shape())}, true
 }
 
 // graphConv convolves a 4-dimensional value, read as [N, C, H, W], with a
@@ -394,7 +390,7 @@ func graphConv(e *env, a gval) (gval, bool) {
 	errs := ref.MapN("graph conv", func(v []float64) float64 { return v[0] + float64(9*c)*unitRoundoff*v[1] },
 		ref.Conv(a.err, absW, nil, ro), ref.Conv(ref.Abs(a.r), absW, nil, ro))
 	t := a.t.Conv2d(w.T, nil, tensor.ConvOptions{Padding: []int{1}, Stride: []int{stride}})
-	return gval{t: t, r: r, err: errs, desc: fmt.Sprintf("conv2d(%s, W [%d %d 3 3], pad 1, stride %d) %v", a.name(), o, c, stride, r.Shape())}, true
+	return gval{t: t, r: r, err: errs, desc: fmt.Sprintf("conv2d(%s, W [%d %d 3 3], pad 1, stride %d) %v", a.name, o, c, stride, r.Shape())}, true
 }
 
 // graphPool takes 2×2 max or average pooling of a 4-dimensional value. A
@@ -409,12 +405,12 @@ func graphPool(e *env, a gval) (gval, bool) {
 	if e.rng.IntN(2) == 0 {
 		r := ref.MaxPool(a.r, refPool(opt))
 		return gval{t: a.t.MaxPool2d(opt), r: r, err: ref.MaxPool(a.err, refPool(opt)),
-			desc: fmt.Sprintf("max_pool 2x2(%s) %v", a.name(), r.Shape())}, true
+			desc: fmt.Sprintf("max_pool 2x2(%s) %v", a.name, r.Shape())}, true
 	}
 	r := ref.AvgPool(a.r, refPool(opt))
 	errs := ref.MapN("graph avg_pool", func(v []float64) float64 { return v[0] + 4*unitRoundoff*v[1] },
 		ref.AvgPool(a.err, refPool(opt)), ref.AvgPool(ref.Abs(a.r), refPool(opt)))
-	return gval{t: a.t.AvgPool2d(opt), r: r, err: errs, desc: fmt.Sprintf("avg_pool 2x2(%s) %v", a.name(), r.Shape())}, true
+	return gval{t: a.t.AvgPool2d(opt), r: r, err: errs, desc: fmt.Sprintf("avg_pool 2x2(%s) %v", a.name, r.Shape())}, true
 }
 
 // graphIndexSelect picks positions along one dimension, with repeats, by a
@@ -425,13 +421,29 @@ func graphIndexSelect(e *env, a gval) (gval, bool) {
 	idx := e.input(tensor.Int32, ints(0, shape[d]-1), contiguous, 1+e.rng.IntN(9))
 	r := ref.IndexSelect(a.r, d, idx.R)
 	return gval{t: a.t.IndexSelect(d, idx.T), r: r, err: ref.IndexSelect(a.err, d, idx.R),
-		desc: fmt.Sprintf("index_select(%s, dim %d, %d positions) %v", a.name(), d, idx.R.Size(), r.Shape())}, true
+		desc: fmt.Sprintf("index_select(%s, dim %d, %d positions) %v", a.name, d, idx.R.Size(), r.Shape())}, true
 }
 
-// name is how the program's log refers to v: the value it was assigned to.
-func (v gval) name() string {
-	if i := strings.Index(v.desc, ":"); i > 0 && strings.HasPrefix(v.desc, "v") {
-		return v.desc[:i]
+// skipPastShare skips random case i on backends other than the CPU when it
+// is past their share: the CPU runs all n, others the first nOther (each
+// new fused program is a compile there).
+func skipPastShare(e *env, i, n, nOther int) {
+	if i >= nOther && e.dev.Info().Backend != "cpu" {
+		e.t.Skipf("the CPU runs %d of these random programs, other backends %d", n, nOther)
 	}
-	return "(" + v.desc + ")"
+}
+
+// broadcastInputShape returns the shape of a random program's input i:
+// base for the first, else base with about a third of its dimensions set to
+// one, to broadcast against the others.
+func broadcastInputShape(e *env, base []int, i int) []int {
+	shape := slices.Clone(base)
+	if i > 0 {
+		for d := range shape {
+			if e.rng.IntN(3) == 0 {
+				shape[d] = 1
+			}
+		}
+	}
+	return shape
 }
