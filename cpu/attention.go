@@ -23,12 +23,12 @@ type attnForward struct {
 	blocks  int // blocks per batch element
 }
 
-// Attention runs k one block of query rows of one batch element at a time:
+// attentionNow runs k one block of query rows of one batch element at a time:
 // the block's scores Scale·Q·Kᵀ (only the keys some row of the block
 // attends), the rows' exponentials and sums, then P·V, scaled by the rows'
 // reciprocal sums, straight into Out. The weights never leave the
 // worker's scratch; blocks are split over the workers.
-func (d *Device) Attention(k *device.AttentionKernel) error {
+func (d *Device) attentionNow(k *device.AttentionKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err

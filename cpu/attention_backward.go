@@ -21,13 +21,13 @@ type attnBackward struct {
 	gq, gk, gv        operand // the gradients, row-major (rows sr apart)
 }
 
-// AttentionBackward runs k one batch element at a time, the batch elements
+// attentionBackwardNow runs k one batch element at a time, the batch elements
 // split over the workers. For each block of query rows it recomputes the
 // scores, turns them into the weights P with the rows' LSE, forms
 // dS = P ⊙ (GradOut·Vᵀ − D) in the same scratch, writes the block's rows of
 // GradQ and adds the block's share to GradK and GradV, so no weights are
 // stored beyond one block.
-func (d *Device) AttentionBackward(k *device.AttentionBackwardKernel) error {
+func (d *Device) attentionBackwardNow(k *device.AttentionBackwardKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err

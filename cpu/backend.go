@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
@@ -16,6 +17,10 @@ const Name = "cpu"
 // MemoryLimitEnv is the environment variable that caps a device's allocated
 // bytes (see Config.MemoryLimit); it is read when a device is opened.
 const MemoryLimitEnv = "SHADERFLOW_CPU_MEMORY_LIMIT"
+
+// SyncEnv is the environment variable that, set to 1, opens devices that run
+// each kernel before its call returns (see Config.Synchronous).
+const SyncEnv = "SHADERFLOW_CPU_SYNC"
 
 func init() { device.Register(Backend{}) }
 
@@ -41,6 +46,13 @@ func (Backend) Open(index int) (device.Device, error) {
 		}
 		cfg.MemoryLimit = n
 	}
+	switch s := os.Getenv(SyncEnv); s {
+	case "", "0":
+	case "1":
+		cfg.Synchronous = true
+	default:
+		return nil, fmt.Errorf("cpu: %s=%q: want 1 (kernels run before their calls return) or 0", SyncEnv, s)
+	}
 	return New(cfg), nil
 }
 
@@ -51,16 +63,31 @@ type Config struct {
 	MemoryLimit int64
 	// Workers is the number of goroutines kernels use; zero means GOMAXPROCS.
 	Workers int
+	// Synchronous runs each kernel before its call returns. By default
+	// kernels run in call order on a goroutine of the device while the
+	// caller goes on (Read and Sync wait for them), so that the front end
+	// builds the next kernels while earlier ones compute.
+	Synchronous bool
 }
 
 // Device is an opened CPU device. Its methods are safe for concurrent use,
 // though kernels from several goroutines run one at a time.
 type Device struct {
-	mu     sync.Mutex
-	info   device.Info
-	limit  int64
-	inUse  int64
-	closed bool
+	mu          sync.Mutex // held while a kernel runs, and by Read and Write
+	info        device.Info
+	synchronous bool
+	stream      stream // the kernels not yet run (unless synchronous)
+	closed      atomic.Bool
+
+	calls     atomic.Uint64 // kernel calls accepted (KernelCalls)
+	profiling atomic.Bool   // time kernels (SetProfiling)
+	timesMu   sync.Mutex
+	times     []device.KernelTime // timed kernels not yet collected
+
+	memMu   sync.Mutex // guards the allocation count and staging
+	limit   int64
+	inUse   int64
+	staging [][]byte // idle copies of written data (see Write)
 
 	workers int
 	ws      []*workspace // one per worker
@@ -74,7 +101,7 @@ func New(cfg Config) *Device {
 	if w <= 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	d := &Device{info: hostInfo(), limit: cfg.MemoryLimit, workers: w}
+	d := &Device{info: hostInfo(), limit: cfg.MemoryLimit, workers: w, synchronous: cfg.Synchronous}
 	d.ws = make([]*workspace, w)
 	for i := range d.ws {
 		d.ws[i] = &workspace{}
@@ -85,23 +112,24 @@ func New(cfg Config) *Device {
 // Info describes the host CPU.
 func (d *Device) Info() device.Info { return d.info }
 
-// Sync returns nil: kernels run synchronously. After Close it returns
+// Sync waits for the kernels called so far and returns the first error they
+// hit since the previous Read or Sync. After Close it returns
 // device.ErrClosed.
 func (d *Device) Sync() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
+	err := d.stream.drain()
+	if d.closed.Load() {
 		return device.ErrClosed
 	}
-	return nil
+	return err
 }
 
-// Close releases the device's scratch memory. Buffers must not be used
-// afterwards; later calls return device.ErrClosed.
+// Close waits for pending kernels and releases the device's scratch memory.
+// Buffers must not be used afterwards; later calls return device.ErrClosed.
 func (d *Device) Close() error {
+	d.closed.Store(true)
+	d.stream.stop()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.closed = true
 	d.ws = nil
 	d.scratch = scratch{}
 	d.plans = [2]plan{}
@@ -112,7 +140,7 @@ func (d *Device) Close() error {
 // returns nil.
 func (d *Device) lock() error {
 	d.mu.Lock()
-	if d.closed {
+	if d.ws == nil { // closed
 		d.mu.Unlock()
 		return device.ErrClosed
 	}

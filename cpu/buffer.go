@@ -19,7 +19,8 @@ type buffer struct {
 	data    []byte // len(data) == size; nil after Free or for size 0
 	size    int64
 	dev     *Device
-	freed   bool
+	dropped bool            // Free was called (guarded by dev.memMu)
+	freed   bool            // the memory was released (guarded by dev.mu)
 	unmap   func()          // releases mapped memory; nil for Go memory
 	cleanup runtime.Cleanup // unmaps if the buffer is collected unfreed
 }
@@ -136,9 +137,7 @@ func (d *Device) data(b device.Buffer) ([]byte, error) {
 
 // Alloc returns a zeroed buffer of bytes bytes.
 func (d *Device) Alloc(bytes int64) (device.Buffer, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
+	if d.closed.Load() {
 		return nil, device.ErrClosed
 	}
 	if bytes < 0 {
@@ -147,6 +146,8 @@ func (d *Device) Alloc(bytes int64) (device.Buffer, error) {
 	if maxAlloc := d.info.Limits.MaxAllocBytes; bytes > maxAlloc {
 		return nil, fmt.Errorf("cpu: alloc of %d bytes exceeds the largest allocation, %d bytes: %w", bytes, maxAlloc, device.ErrOutOfMemory)
 	}
+	d.memMu.Lock()
+	defer d.memMu.Unlock()
 	if d.limit > 0 && d.inUse+bytes > d.limit {
 		return nil, fmt.Errorf("cpu: alloc of %d bytes with %d in use exceeds the memory limit of %d bytes: %w",
 			bytes, d.inUse, d.limit, device.ErrOutOfMemory)
@@ -155,29 +156,47 @@ func (d *Device) Alloc(bytes int64) (device.Buffer, error) {
 	return newBuffer(d, bytes), nil
 }
 
-// Free releases a buffer. Freeing a foreign buffer or one already freed does
-// nothing.
+// Free releases a buffer: at once when no kernel is pending, else after the
+// kernels called before it (which may still read it). Its bytes stop
+// counting against the memory limit at once. Freeing a foreign buffer or one
+// already freed does nothing.
 func (d *Device) Free(b device.Buffer) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	cb, ok := b.(*buffer)
-	if !ok || cb == nil || cb.dev != d || cb.freed {
+	if !ok || cb == nil || cb.dev != d {
 		return
 	}
-	cb.release()
+	d.memMu.Lock()
+	if cb.dropped {
+		d.memMu.Unlock()
+		return
+	}
+	cb.dropped = true
 	d.inUse -= cb.size
+	d.memMu.Unlock()
+	if !d.synchronous && d.stream.busy() {
+		d.stream.submit(func() error { d.release(cb); return nil })
+		return
+	}
+	d.release(cb)
+}
+
+// release drops a freed buffer's memory once no kernel can use it.
+func (d *Device) release(cb *buffer) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cb.release()
 }
 
 // InUse returns the bytes currently allocated on the device.
 func (d *Device) InUse() int64 {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.memMu.Lock()
+	defer d.memMu.Unlock()
 	return d.inUse
 }
 
 // rangeOf checks a byte range of a buffer for Write and Read.
 func (d *Device) rangeOf(op string, b device.Buffer, off int64, n int) ([]byte, error) {
-	if d.closed {
+	if d.closed.Load() {
 		return nil, device.ErrClosed
 	}
 	data, err := d.data(b)
@@ -190,8 +209,33 @@ func (d *Device) rangeOf(op string, b device.Buffer, off int64, n int) ([]byte, 
 	return data[off : off+int64(n)], nil
 }
 
-// Write copies src into b at byte offset off.
+// Write copies src into b at byte offset off. While kernels are pending it
+// queues a copy of src behind them (a kernel called before may still read
+// b's old contents), checking the range first.
 func (d *Device) Write(b device.Buffer, off int64, src []byte) error {
+	if !d.synchronous && d.stream.busy() {
+		cb, ok := b.(*buffer)
+		switch {
+		case d.closed.Load():
+			return device.ErrClosed
+		case !ok || cb == nil || cb.dev != d:
+			return d.writeNow(b, off, src) // refused there
+		case off < 0 || off > cb.size || int64(len(src)) > cb.size-off:
+			return fmt.Errorf("cpu: write of %d bytes at offset %d outside a buffer of %d bytes", len(src), off, cb.size)
+		}
+		staged := d.stage(src)
+		d.stream.submit(func() error {
+			err := d.writeNow(b, off, staged)
+			d.unstage(staged)
+			return err
+		})
+		return nil
+	}
+	return d.writeNow(b, off, src)
+}
+
+// writeNow copies src into b at byte offset off.
+func (d *Device) writeNow(b device.Buffer, off int64, src []byte) error {
 	defer runtime.KeepAlive(b)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -203,9 +247,47 @@ func (d *Device) Write(b device.Buffer, off int64, src []byte) error {
 	return nil
 }
 
-// Read copies len(dst) bytes of b from byte offset off into dst.
+// maxStaged and maxStagedBytes bound the idle staging copies a device keeps:
+// a few batches' worth.
+const (
+	maxStaged      = 4
+	maxStagedBytes = 4 << 20
+)
+
+// stage returns a copy of src in an idle staging slice or a new one.
+func (d *Device) stage(src []byte) []byte {
+	d.memMu.Lock()
+	for i, s := range d.staging {
+		if cap(s) >= len(src) {
+			d.staging = append(d.staging[:i], d.staging[i+1:]...)
+			d.memMu.Unlock()
+			s = s[:len(src)]
+			copy(s, src)
+			return s
+		}
+	}
+	d.memMu.Unlock()
+	return append([]byte(nil), src...)
+}
+
+// unstage keeps s for a later Write, up to maxStaged slices of at most
+// maxStagedBytes.
+func (d *Device) unstage(s []byte) {
+	d.memMu.Lock()
+	defer d.memMu.Unlock()
+	if len(d.staging) < maxStaged && cap(s) <= maxStagedBytes {
+		d.staging = append(d.staging, s)
+	}
+}
+
+// Read waits for pending kernels and copies len(dst) bytes of b from byte
+// offset off into dst; it returns the first error a pending kernel hit
+// instead, if any.
 func (d *Device) Read(b device.Buffer, off int64, dst []byte) error {
 	defer runtime.KeepAlive(b)
+	if err := d.stream.drain(); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	src, err := d.rangeOf("read", b, off, len(dst))

@@ -58,9 +58,9 @@ func newConvJob(geom device.ConvGeometry) *convJob {
 	return j
 }
 
-// Conv runs a convolution (forward or backward) with epilogue, by im2col and
+// convNow runs a convolution (forward or backward) with epilogue, by im2col and
 // the sgemm seam.
-func (d *Device) Conv(k *device.ConvKernel) error {
+func (d *Device) convNow(k *device.ConvKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err

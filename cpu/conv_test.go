@@ -351,7 +351,7 @@ func TestPoolBackwardBadIndexIsError(t *testing.T) {
 	dy := device.Contiguous(upload(t, d, device.Float32, []float64{1, 2}), device.Float32, 0, []int{1, 1, 2})
 	idx := device.Contiguous(upload(t, d, device.Int32, []float64{1, 9}), device.Int32, 0, []int{1, 1, 2})
 	out := device.Contiguous(poisoned(t, d, device.Float32, 4), device.Float32, 0, []int{1, 1, 4})
-	err := d.Pool(&device.PoolKernel{Backward: true, Geom: g, X: dy, Out: out, Indices: idx})
+	err := ran(d, d.Pool(&device.PoolKernel{Backward: true, Geom: g, X: dy, Out: out, Indices: idx}))
 	require.ErrorContains(t, err, "index 9")
 }
 

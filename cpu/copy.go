@@ -10,8 +10,8 @@ type elems interface {
 	~uint8 | ~uint16 | ~uint32 | ~uint64
 }
 
-// Copy copies one view into another of the same shape and dtype.
-func (d *Device) Copy(k *device.CopyKernel) error {
+// copyNow copies one view into another of the same shape and dtype.
+func (d *Device) copyNow(k *device.CopyKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err

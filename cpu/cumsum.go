@@ -9,10 +9,10 @@ import (
 
 var _ device.Cumsummer = (*Device)(nil)
 
-// Cumsum writes the running sums of each line of k.X into k.Out, lines in
+// cumsumNow writes the running sums of each line of k.X into k.Out, lines in
 // parallel; Float32 lines are accumulated in float64, as PyTorch's CPU
 // kernel does.
-func (d *Device) Cumsum(k *device.CumsumKernel) error {
+func (d *Device) cumsumNow(k *device.CumsumKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	bufs, err := d.begin(k.Validate, k.X.Buf, k.Out.Buf)
 	if err != nil {

@@ -95,22 +95,22 @@ func TestBadKernelsReturnErrors(t *testing.T) {
 	foreign := device.Contiguous(New(Config{}).mustAlloc(64), device.Float32, 0, []int{4, 4})
 
 	cases := map[string]error{
-		"elementwise wrong shape": d.Elementwise(&device.ElementwiseKernel{Shape: []int{4, 4}, Inputs: []device.View{v, device.Contiguous(buf, device.Float32, 0, []int{16})},
-			Program: add.P, Outputs: []device.View{v}}),
-		"elementwise outside buffer": d.Elementwise(&device.ElementwiseKernel{Shape: []int{4, 4}, Inputs: []device.View{v, outside}, Program: add.P, Outputs: []device.View{v}}),
-		"elementwise bad program":    d.Elementwise(&device.ElementwiseKernel{Shape: []int{4, 4}, Program: badProgram, Outputs: []device.View{v}}),
-		"elementwise foreign buffer": d.Elementwise(&device.ElementwiseKernel{Shape: []int{4, 4}, Inputs: []device.View{v, foreign}, Program: add.P, Outputs: []device.View{v}}),
-		"elementwise nil":            d.Elementwise(nil),
-		"reduce bad shape": d.Reduce(&device.ReduceKernel{Op: device.ReduceSum, OutShape: []int{4}, RedShape: []int{5}, Inputs: []device.View{v},
-			Prologue: device.Identity(device.Float32), Epilogue: device.Identity(device.Float32), Outputs: []device.View{device.Contiguous(buf, device.Float32, 0, []int{4})}}),
-		"matmul bad K": d.MatMul(&device.MatMulKernel{M: 4, N: 4, K: 3, A: v, B: v, Epilogue: device.Identity(device.Float32), Outputs: []device.View{v}}),
-		"conv geometry": d.Conv(&device.ConvKernel{Geom: device.ConvGeometry{N: 1, C: 1, O: 1, Groups: 1, In: []int{4}, Kernel: []int{2}, Out: []int{4},
-			Stride: []int{1}, Padding: []int{0}, Dilation: []int{1}}, A: v, B: v, Epilogue: device.Identity(device.Float32), Outputs: []device.View{v}}),
-		"pool no geometry": d.Pool(&device.PoolKernel{X: v, Out: v}),
-		"gather axis":      d.Gather(&device.GatherKernel{Axis: 5, Src: v, Index: v, Out: v}),
-		"scatter index":    d.Scatter(&device.ScatterKernel{Dst: v, Index: v, Src: v}),
-		"copy dtype":       d.Copy(&device.CopyKernel{Dst: device.Contiguous(buf, device.Int32, 0, []int{4, 4}), Src: v}),
-		"copy outside":     d.Copy(&device.CopyKernel{Dst: outside, Src: v}),
+		"elementwise wrong shape": ran(d, d.Elementwise(&device.ElementwiseKernel{Shape: []int{4, 4}, Inputs: []device.View{v, device.Contiguous(buf, device.Float32, 0, []int{16})},
+			Program: add.P, Outputs: []device.View{v}})),
+		"elementwise outside buffer": ran(d, d.Elementwise(&device.ElementwiseKernel{Shape: []int{4, 4}, Inputs: []device.View{v, outside}, Program: add.P, Outputs: []device.View{v}})),
+		"elementwise bad program":    ran(d, d.Elementwise(&device.ElementwiseKernel{Shape: []int{4, 4}, Program: badProgram, Outputs: []device.View{v}})),
+		"elementwise foreign buffer": ran(d, d.Elementwise(&device.ElementwiseKernel{Shape: []int{4, 4}, Inputs: []device.View{v, foreign}, Program: add.P, Outputs: []device.View{v}})),
+		"elementwise nil":            ran(d, d.Elementwise(nil)),
+		"reduce bad shape": ran(d, d.Reduce(&device.ReduceKernel{Op: device.ReduceSum, OutShape: []int{4}, RedShape: []int{5}, Inputs: []device.View{v},
+			Prologue: device.Identity(device.Float32), Epilogue: device.Identity(device.Float32), Outputs: []device.View{device.Contiguous(buf, device.Float32, 0, []int{4})}})),
+		"matmul bad K": ran(d, d.MatMul(&device.MatMulKernel{M: 4, N: 4, K: 3, A: v, B: v, Epilogue: device.Identity(device.Float32), Outputs: []device.View{v}})),
+		"conv geometry": ran(d, d.Conv(&device.ConvKernel{Geom: device.ConvGeometry{N: 1, C: 1, O: 1, Groups: 1, In: []int{4}, Kernel: []int{2}, Out: []int{4},
+			Stride: []int{1}, Padding: []int{0}, Dilation: []int{1}}, A: v, B: v, Epilogue: device.Identity(device.Float32), Outputs: []device.View{v}})),
+		"pool no geometry": ran(d, d.Pool(&device.PoolKernel{X: v, Out: v})),
+		"gather axis":      ran(d, d.Gather(&device.GatherKernel{Axis: 5, Src: v, Index: v, Out: v})),
+		"scatter index":    ran(d, d.Scatter(&device.ScatterKernel{Dst: v, Index: v, Src: v})),
+		"copy dtype":       ran(d, d.Copy(&device.CopyKernel{Dst: device.Contiguous(buf, device.Int32, 0, []int{4, 4}), Src: v})),
+		"copy outside":     ran(d, d.Copy(&device.CopyKernel{Dst: outside, Src: v})),
 	}
 	for name, err := range cases {
 		require.Error(t, err, name)

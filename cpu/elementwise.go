@@ -5,8 +5,8 @@ import (
 	"runtime"
 )
 
-// Elementwise runs a fused elementwise program.
-func (d *Device) Elementwise(k *device.ElementwiseKernel) error {
+// elementwiseNow runs a fused elementwise program.
+func (d *Device) elementwiseNow(k *device.ElementwiseKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err

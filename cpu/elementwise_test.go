@@ -351,8 +351,8 @@ func TestElementwiseLongProgramReusesRegisters(t *testing.T) {
 	b.Output(acc)
 	out := poisoned(t, d, device.Float32, n)
 	p := &d.plans[0]
-	require.NoError(t, d.Elementwise(&device.ElementwiseKernel{Shape: []int{n}, Inputs: []device.View{in}, Program: b.P,
-		Outputs: []device.View{device.Contiguous(out, device.Float32, 0, []int{n})}}))
+	require.NoError(t, ran(d, d.Elementwise(&device.ElementwiseKernel{Shape: []int{n}, Inputs: []device.View{in}, Program: b.P,
+		Outputs: []device.View{device.Contiguous(out, device.Float32, 0, []int{n})}})))
 	assert.LessOrEqual(t, p.nslots[classF32], 5, "dead registers must free their slots")
 	got := download(t, d, out, device.Float32, n)
 	for i, xx := range xv {

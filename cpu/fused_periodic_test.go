@@ -61,7 +61,7 @@ func TestPeriodicOperands(t *testing.T) {
 				y := pb.Unary(device.OpRelu, pb.Binary(device.OpAdd, xi, bi))
 				pb.Output(pb.Binary(device.OpSub, pb.Binary(device.OpMul, y, ci), bi))
 				k := &device.ElementwiseKernel{Shape: c.shape, Inputs: inputs, Program: pb.P, Outputs: []device.View{out}}
-				require.NoError(t, d.Elementwise(k))
+				require.NoError(t, ran(d, d.Elementwise(k)))
 				if useFused && vec.FusedAvailable() {
 					require.Equal(t, c.period, d.plans[0].period, "the plan's period")
 					require.Equal(t, c.period > 0, d.plans[0].fused, "on the fused machine")
@@ -119,7 +119,7 @@ func TestPeriodicReluGradient(t *testing.T) {
 			}
 			pb.Output(pb.Where(pb.Binary(device.OpGt, m, pb.Const(0, device.Float32)), v, pb.Const(0, device.Float32)))
 			k := &device.ElementwiseKernel{Shape: shape, Inputs: []device.View{x, b}, Program: pb.P, Outputs: []device.View{out}}
-			require.NoError(t, d.Elementwise(k))
+			require.NoError(t, ran(d, d.Elementwise(k)))
 			if useFused {
 				require.True(t, d.plans[0].fused && d.plans[0].period > 0, "a periodic operand on the fused machine (broadcast test %v)", broadcastTest)
 			}

@@ -100,7 +100,7 @@ func TestFusedChainsMatchInterpreter(t *testing.T) {
 				outs = append(outs, device.Contiguous(poisoned(t, d, device.Float32, n+off), device.Float32, off, []int{n}))
 			}
 			k := &device.ElementwiseKernel{Shape: []int{n}, Inputs: inputs, Program: p, Outputs: outs}
-			require.NoError(t, d.Elementwise(k))
+			require.NoError(t, ran(d, d.Elementwise(k)))
 			if fused && d.plans[0].fused {
 				fusedRuns++
 			}
@@ -153,7 +153,7 @@ func TestMomentumUpdateRunsFused(t *testing.T) {
 	for range 2 {
 		outs = append(outs, device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, []int{n}))
 	}
-	require.NoError(t, d.Elementwise(&device.ElementwiseKernel{Shape: []int{n}, Inputs: inputs, Program: b.P, Outputs: outs}))
+	require.NoError(t, ran(d, d.Elementwise(&device.ElementwiseKernel{Shape: []int{n}, Inputs: inputs, Program: b.P, Outputs: outs})))
 	require.True(t, d.plans[0].fused, "the momentum update runs on the fused machine\n%s", b.P)
 	gotBuf, gotP := download(t, d, outs[0].Buf, device.Float32, n), download(t, d, outs[1].Buf, device.Float32, n)
 	for i := range n {
@@ -234,7 +234,7 @@ func TestReluGradientRunsFused(t *testing.T) {
 			useFused = fused
 			defer func() { useFused = true }()
 			out := device.Contiguous(poisoned(t, d, device.Float32, n), device.Float32, 0, []int{n})
-			require.NoError(t, d.Elementwise(&device.ElementwiseKernel{Shape: []int{n}, Inputs: inputs, Program: b.P, Outputs: []device.View{out}}))
+			require.NoError(t, ran(d, d.Elementwise(&device.ElementwiseKernel{Shape: []int{n}, Inputs: inputs, Program: b.P, Outputs: []device.View{out}})))
 			require.Equal(t, fused && c.fused, d.plans[0].fused, "%s: on the fused machine\n%s", c.name, b.P)
 			return download(t, d, out.Buf, device.Float32, n)
 		}

@@ -41,8 +41,8 @@ func unravel(p int, shape []int) []int {
 	return idx
 }
 
-// Gather runs torch.gather; an index out of range is an error.
-func (d *Device) Gather(k *device.GatherKernel) error {
+// gatherNow runs torch.gather; an index out of range is an error.
+func (d *Device) gatherNow(k *device.GatherKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	bufs, err := d.begin(k.Validate, k.Src.Buf, k.Index.Buf, k.Out.Buf)
 	if err != nil {
@@ -214,11 +214,11 @@ func repeats(idx []int32, limit int) int {
 	return r
 }
 
-// Scatter runs torch.scatter_add_ in place. Work is split by the positions
+// scatterNow runs torch.scatter_add_ in place. Work is split by the positions
 // outside the scattered axis, so no two workers add into one element and the
 // order of additions is deterministic. An index out of range is an error;
 // additions before it may have happened.
-func (d *Device) Scatter(k *device.ScatterKernel) error {
+func (d *Device) scatterNow(k *device.ScatterKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err

@@ -93,7 +93,7 @@ func TestGatherSharedRowIndex(t *testing.T) {
 		src := device.Contiguous(upload(t, d, device.Float32, []float64{1, 2, 3, 4, 5, 6}), device.Float32, 0, []int{2, 3})
 		index := device.View{Buf: upload(t, d, device.Int32, []float64{0, 3}), DType: device.Int32, Shape: []int{2, 2}, Strides: []int{0, 1}}
 		out := device.Contiguous(poisoned(t, d, device.Float32, 4), device.Float32, 0, []int{2, 2})
-		err := d.Gather(&device.GatherKernel{Axis: 1, Src: src, Index: index, Out: out})
+		err := ran(d, d.Gather(&device.GatherKernel{Axis: 1, Src: src, Index: index, Out: out}))
 		require.ErrorContains(t, err, "index 3 at position [0 1] of the index (shape [2 2]) is out of range [0,3)")
 	}
 }
@@ -104,7 +104,7 @@ func TestGatherOutOfRangeIsError(t *testing.T) {
 	for _, bad := range []float64{3, -1} {
 		index := device.Contiguous(upload(t, d, device.Int32, []float64{0, 2, bad, 1}), device.Int32, 0, []int{2, 2})
 		out := device.Contiguous(poisoned(t, d, device.Float32, 4), device.Float32, 0, []int{2, 2})
-		err := d.Gather(&device.GatherKernel{Axis: 1, Src: src, Index: index, Out: out})
+		err := ran(d, d.Gather(&device.GatherKernel{Axis: 1, Src: src, Index: index, Out: out}))
 		require.Error(t, err)
 		require.Contains(t, err.Error(), "out of range [0,3)")
 		require.Contains(t, err.Error(), "[1 0]")
@@ -202,9 +202,9 @@ func TestEmbeddingRows(t *testing.T) {
 			}
 
 			bad := device.View{Buf: idxBuf, DType: device.Int32, Shape: []int{rows, cols}, Strides: []int{1, 0}}
-			err := d.Gather(&device.GatherKernel{Axis: 0, Src: table, Index: bad, Out: out})
+			err := ran(d, d.Gather(&device.GatherKernel{Axis: 0, Src: table, Index: bad, Out: out}))
 			require.ErrorContains(t, err, "index -5 at position [0 0]")
-			err = d.Scatter(&device.ScatterKernel{Axis: 0, Dst: dst, Index: bad, Src: src})
+			err = ran(d, d.Scatter(&device.ScatterKernel{Axis: 0, Dst: dst, Index: bad, Src: src}))
 			require.ErrorContains(t, err, "index -5 at position [0 0]")
 		}
 	}
@@ -215,7 +215,7 @@ func TestScatterOutOfRangeIsError(t *testing.T) {
 	dst := device.Contiguous(upload(t, d, device.Float32, make([]float64, 6)), device.Float32, 0, []int{2, 3})
 	index := device.Contiguous(upload(t, d, device.Int32, []float64{0, 1, 1, 7}), device.Int32, 0, []int{2, 2})
 	src := device.Contiguous(upload(t, d, device.Float32, []float64{1, 1, 1, 1}), device.Float32, 0, []int{2, 2})
-	err := d.Scatter(&device.ScatterKernel{Axis: 0, Dst: dst, Index: index, Src: src})
+	err := ran(d, d.Scatter(&device.ScatterKernel{Axis: 0, Dst: dst, Index: index, Src: src}))
 	require.ErrorContains(t, err, "index 7 at position [1 1]")
 }
 

@@ -226,3 +226,12 @@ func negation(t testing.TB, d *Device, r *rand.Rand, dt device.DType, shape, str
 	out := device.Contiguous(poisoned(t, d, dt, device.NumElements(shape)), dt, 0, shape)
 	return &device.ElementwiseKernel{Shape: shape, Inputs: []device.View{x}, Program: b.P, Outputs: []device.View{out}}, raw
 }
+
+// ran returns err, or when it is nil what the kernel hit while running:
+// kernels run on the device's goroutine after their calls return (stream).
+func ran(d *Device, err error) error {
+	if err != nil {
+		return err
+	}
+	return d.Sync()
+}

@@ -50,7 +50,7 @@ func hostInfo() device.Info {
 				MaxBuffersPerKernel: 64,
 				SharedMemoryBytes:   1 << 20,
 			},
-			Features:     device.Features{SIMD: simdName},
+			Features:     device.Features{SIMD: simdName, Timestamps: true},
 			DTypes:       device.AllDTypes,
 			Accumulators: device.DTypes(device.Float32, device.Int32, device.Int64, device.Float64),
 		}

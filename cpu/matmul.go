@@ -45,12 +45,12 @@ func (j *mmJob) product(ws *workspace, bi, threads int, packA, packB *[]float32)
 	}
 }
 
-// MatMul runs a batched matrix product with epilogue. Operands whose matrices
+// matMulNow runs a batched matrix product with epilogue. Operands whose matrices
 // are row-major or transposed (unit stride along either of the last two
 // dimensions) go to sgemm in place; others are packed first. With few
 // batches each product is split over the workers; with many, whole
 // products are.
-func (d *Device) MatMul(k *device.MatMulKernel) error {
+func (d *Device) matMulNow(k *device.MatMulKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err

@@ -8,9 +8,9 @@ import (
 	"github.com/shaderflow/shaderflow/tensor/device"
 )
 
-// Normalize runs k one row at a time: the mean and the biased variance
+// normalizeNow runs k one row at a time: the mean and the biased variance
 // accumulated in float64, then (x − mean)·rstd.
-func (d *Device) Normalize(k *device.NormalizeKernel) error {
+func (d *Device) normalizeNow(k *device.NormalizeKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err
@@ -22,10 +22,10 @@ func (d *Device) Normalize(k *device.NormalizeKernel) error {
 	})
 }
 
-// NormalizeBackward runs k one row at a time: with x̂ and rstd recomputed
+// normalizeBackwardNow runs k one row at a time: with x̂ and rstd recomputed
 // from the row of X, rstd·(g − mean(g) − x̂·mean(g·x̂)), the means
 // accumulated in float64.
-func (d *Device) NormalizeBackward(k *device.NormalizeBackwardKernel) error {
+func (d *Device) normalizeBackwardNow(k *device.NormalizeBackwardKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err

@@ -47,7 +47,7 @@ func TestPerRunOperands(t *testing.T) {
 				y := pb.Binary(device.OpAdd, pb.Binary(device.OpMul, pb.Binary(device.OpSub, xi, mi), mi), xi)
 				pb.Output(pb.Binary(device.OpMul, y, pb.Const(2, device.Float32)))
 				k := &device.ElementwiseKernel{Shape: c.shape, Inputs: []device.View{x, m}, Program: pb.P, Outputs: []device.View{out}}
-				require.NoError(t, d.Elementwise(k))
+				require.NoError(t, ran(d, d.Elementwise(k)))
 				require.Equal(t, c.run, d.plans[0].run, "the plan's run")
 				got := download(t, d, out.Buf, device.Float32, n)
 				mq := download(t, d, m.Buf, c.dt, c.mLen) // m as stored (rounded to its type)
@@ -104,7 +104,7 @@ func TestUniformArithmetic(t *testing.T) {
 		scale := pb.Unary(device.OpRsqrt, pb.Binary(device.OpAdd, pb.Binary(device.OpMul, vi, vi), pb.Const(0.5, device.Float32)))
 		pb.Output(pb.Binary(device.OpMul, pb.Binary(device.OpSub, xi, vi), scale))
 		k := &device.ElementwiseKernel{Shape: shape, Inputs: []device.View{x, v}, Program: pb.P, Outputs: []device.View{out}}
-		require.NoError(t, d.Elementwise(k))
+		require.NoError(t, ran(d, d.Elementwise(k)))
 		require.True(t, d.plans[0].regs[scale].scalar, "rsqrt of a per-run operand is computed once a chunk")
 		got := download(t, d, out.Buf, device.Float32, n)
 		for p := range n {

@@ -234,8 +234,8 @@ func (j *poolJob) avgBackward(p, xb int) {
 	}
 }
 
-// Pool runs max or average pooling, forward or backward.
-func (d *Device) Pool(k *device.PoolKernel) error {
+// poolNow runs max or average pooling, forward or backward.
+func (d *Device) poolNow(k *device.PoolKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err

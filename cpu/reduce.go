@@ -144,8 +144,8 @@ func (rd *reduction) span(ws *workspace, o, lo, hi int, st *accState) {
 	}
 }
 
-// Reduce runs a reduction with prologue and epilogue.
-func (d *Device) Reduce(k *device.ReduceKernel) error {
+// reduceNow runs a reduction with prologue and epilogue.
+func (d *Device) reduceNow(k *device.ReduceKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err

@@ -10,9 +10,9 @@ import (
 // exponential and a scaling.
 const softmaxCost = 8
 
-// Softmax runs k one row at a time (vec.SoftmaxRow or vec.LogSoftmaxRow),
+// softmaxNow runs k one row at a time (vec.SoftmaxRow or vec.LogSoftmaxRow),
 // rows split over the workers.
-func (d *Device) Softmax(k *device.SoftmaxKernel) error {
+func (d *Device) softmaxNow(k *device.SoftmaxKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err
@@ -24,9 +24,9 @@ func (d *Device) Softmax(k *device.SoftmaxKernel) error {
 	return d.forRows(k.Out, []device.View{k.In}, func(dst []float32, in [][]float32) { row(dst, in[0]) })
 }
 
-// SoftmaxBackward runs k one row at a time: y·(g − Σ g·y), or for
+// softmaxBackwardNow runs k one row at a time: y·(g − Σ g·y), or for
 // log-softmax g − exp(y)·Σ g, the sums accumulated in float64.
-func (d *Device) SoftmaxBackward(k *device.SoftmaxBackwardKernel) error {
+func (d *Device) softmaxBackwardNow(k *device.SoftmaxBackwardKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	if err := k.Validate(); err != nil {
 		return err

@@ -17,8 +17,8 @@ var _ device.Sorter = (*Device)(nil)
 // their position into one uint64, so that a plain integer sort orders by
 // key and then by position (the stable order); 64-bit keys sort as pairs.
 
-// Sort writes the positions that sort each line of k.X into k.Out.
-func (d *Device) Sort(k *device.SortKernel) error {
+// sortNow writes the positions that sort each line of k.X into k.Out.
+func (d *Device) sortNow(k *device.SortKernel) error {
 	defer runtime.KeepAlive(k) // its buffers stay mapped while it runs (see newBuffer)
 	bufs, err := d.begin(k.Validate, k.X.Buf, k.Out.Buf)
 	if err != nil {

@@ -15,30 +15,32 @@ import (
 // state and lazy graph. All operations on one device are serialized; tensors
 // of different devices never mix.
 type Device struct {
-	mu        sync.Mutex
-	raw       device.Device
-	info      device.Info
-	pool      *pool.Pool
-	prof      *profiler.Profiler
-	kt        kernelTiming // device kernel times for the profiler
-	why       string
-	seed      uint64
-	scopes    []*scopeFrame
-	stats     FusionStats
-	report    []KernelReport
-	reporting bool
-	pbFree    []*progBuilder           // recycled program builders
-	ewk       device.ElementwiseKernel // reused so launches do not allocate
-	out1      [1]device.View
-	closed    bool
-	maxBufs   int
-	noGrad    atomic.Int64 // depth of NoGrad calls running on this device
-	rc        reclaimer    // returns unreachable unscoped tensors' memory early
+	mu         sync.Mutex
+	raw        device.Device
+	info       device.Info
+	pool       *pool.Pool
+	prof       *profiler.Profiler
+	kt         kernelTiming     // device kernel times for the profiler
+	gen        uint64           // the current generation of launches (settle.go), from 1
+	failedGens map[uint64]error // the generations whose wait returned an error
+	why        string
+	seed       uint64
+	scopes     []*scopeFrame
+	stats      FusionStats
+	report     []KernelReport
+	reporting  bool
+	pbFree     []*progBuilder           // recycled program builders
+	ewk        device.ElementwiseKernel // reused so launches do not allocate
+	out1       [1]device.View
+	closed     bool
+	maxBufs    int
+	noGrad     atomic.Int64 // depth of NoGrad calls running on this device
+	rc         reclaimer    // returns unreachable unscoped tensors' memory early
 }
 
 func newDevice(raw device.Device) *Device {
 	info := raw.Info()
-	d := &Device{raw: raw, info: info, pool: pool.New(raw), prof: profiler.New(), seed: 0x5eed}
+	d := &Device{raw: raw, info: info, pool: pool.New(raw), prof: profiler.New(), seed: 0x5eed, gen: 1}
 	d.prof.SetEnabled(false)
 	d.maxBufs = info.Limits.MaxBuffersPerKernel
 	if d.maxBufs <= 0 || d.maxBufs > 64 {
@@ -100,7 +102,7 @@ func (d *Device) Sync() error {
 	if d.closed {
 		return device.ErrClosed
 	}
-	return d.raw.Sync()
+	return d.settle()
 }
 
 // Close releases the device's cached memory and the device itself. Tensors of

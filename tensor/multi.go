@@ -8,8 +8,9 @@ import (
 )
 
 // realizeMany realizes the nodes of ts, computing unrealized elementwise
-// nodes of equal shape together in multi-output kernels.
-func (d *Device) realizeMany(ts []*Tensor) error {
+// nodes of equal shape together in multi-output kernels, and waits for the
+// kernels when wait is set.
+func (d *Device) realizeMany(ts []*Tensor, wait bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.maybeReclaim()
@@ -50,6 +51,9 @@ func (d *Device) realizeMany(ts []*Tensor) error {
 		if err := d.realize(n); err != nil {
 			return err
 		}
+	}
+	if !wait {
+		return nil
 	}
 	ns := make([]*node, len(ts))
 	for i, t := range ts {
@@ -115,6 +119,7 @@ func (d *Device) runMultiOutput(g []*node) error {
 	}
 	for i, n := range g {
 		n.block = blocks[i]
+		d.computed(n)
 	}
 	for _, n := range g {
 		n.dropSources()

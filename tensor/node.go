@@ -67,6 +67,7 @@ type node struct {
 	block *pool.Block
 	extra *pool.Block // a second result (max-pool winner indices)
 	err   error
+	gen   uint64 // the generation of launches that computed it (settle.go); 0 for uploaded data
 
 	handles   int  // live Tensor handles onto this node
 	consumers int  // unrealized nodes reading this one, plus autograd pins

@@ -11,15 +11,30 @@ import (
 // and consumers reuse the result. It waits for the kernels it launched and
 // returns their runtime failures (such as an index out of range) on every
 // backend; a failed tensor's later reads fail too.
-func (t *Tensor) Realize() error {
-	t.check("Realize")
+func (t *Tensor) Realize() error { return t.compute("Realize", true) }
+
+// Launch starts computing the tensor as Realize does but returns without
+// waiting for the kernels, so that the caller records the next operations
+// while they run (on a GPU, and on the CPU backend's goroutine). Errors
+// found before a kernel runs (out of memory) are returned by Launch; an
+// error a kernel hits while running (an index out of range) is returned by
+// the next Realize, read or Sync, and every value launched since the wait
+// before it fails with that error.
+func (t *Tensor) Launch() error { return t.compute("Launch", false) }
+
+// compute realizes the tensor, waiting for its kernels when wait is set.
+func (t *Tensor) compute(op string, wait bool) error {
+	t.check(op)
 	d := t.n.dev
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.maybeReclaim()
-	t.check("Realize") // a Scope on another goroutine may have released it meanwhile
+	t.check(op) // a Scope on another goroutine may have released it meanwhile
 	if err := d.realize(t.n); err != nil {
 		return err
+	}
+	if !wait {
+		return nil
 	}
 	return d.settle(t.n)
 }
@@ -28,19 +43,27 @@ func (t *Tensor) Realize() error {
 // one device are computed by a single kernel with several outputs (an
 // optimizer's parameter and moment updates, for instance), sharing the work
 // they have in common.
-func Realize(ts ...*Tensor) error {
+func Realize(ts ...*Tensor) error { return computeAll("Realize", ts, true) }
+
+// Launch starts computing several tensors as Realize does, without waiting
+// for the kernels (see Tensor.Launch).
+func Launch(ts ...*Tensor) error { return computeAll("Launch", ts, false) }
+
+// computeAll realizes ts device by device, waiting for the kernels when
+// wait is set.
+func computeAll(op string, ts []*Tensor, wait bool) error {
 	for len(ts) > 0 {
 		d := ts[0].Device()
 		var same, rest []*Tensor
 		for _, t := range ts {
-			t.check("Realize")
+			t.check(op)
 			if t.Device() == d {
 				same = append(same, t)
 			} else {
 				rest = append(rest, t)
 			}
 		}
-		if err := d.realizeMany(same); err != nil {
+		if err := d.realizeMany(same, wait); err != nil {
 			return err
 		}
 		ts = rest
@@ -95,7 +118,7 @@ func (t *Tensor) readInto(alloc func(nbytes int) []byte) error {
 		return nil
 	}
 	if t.IsContiguous() {
-		return d.raw.Read(t.n.block.Buf, int64(t.offset*dt.Size()), alloc(nbytes))
+		return d.readBlock(t.n.block.Buf, int64(t.offset*dt.Size()), alloc(nbytes))
 	}
 	// Gather the view into a temporary contiguous buffer first.
 	blk, err := d.alloc(dt, t.NumElements())
@@ -110,7 +133,18 @@ func (t *Tensor) readInto(alloc func(nbytes int) []byte) error {
 	if err := d.launch("copy", "copy", []string{"gather-view"}, 1, 1, func() error { return d.raw.Copy(&k) }); err != nil {
 		return err
 	}
-	return d.raw.Read(blk.Buf, 0, alloc(nbytes))
+	return d.readBlock(blk.Buf, 0, alloc(nbytes))
+}
+
+// readBlock reads bytes of a buffer after the pending kernels. An error may
+// be a kernel's that ran since the last wait, so it fails their generation
+// (see settle.go). The caller holds d.mu.
+func (d *Device) readBlock(b device.Buffer, off int64, dst []byte) error {
+	err := d.raw.Read(b, off, dst)
+	if err != nil {
+		d.endGeneration(err)
+	}
+	return err
 }
 
 // Float32s realizes the tensor and returns its elements as float32

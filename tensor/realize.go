@@ -23,6 +23,10 @@ func (d *Device) realize(n *node) error {
 		return errFreed
 	}
 	if n.block != nil {
+		if err := d.generationError(n); err != nil {
+			n.err = err
+			return err
+		}
 		return nil
 	}
 	if d.closed {
@@ -66,6 +70,7 @@ func (d *Device) realize(n *node) error {
 		n.err = err
 		return err
 	}
+	d.computed(n)
 	n.dropSources()
 	return nil
 }

@@ -8,8 +8,10 @@ import (
 
 // Optimizer updates parameters from the gradients Backward accumulated.
 type Optimizer interface {
-	// Step updates every parameter that has a gradient and realizes the new
-	// values and state; it returns the first device error.
+	// Step updates every parameter that has a gradient and launches the
+	// kernels computing the new values and state (tensor.Launch) without
+	// waiting for them; it returns the errors found before they run, and a
+	// kernel's runtime error surfaces at the next read or Sync.
 	Step() error
 	// ZeroGrad clears the parameters' gradients (call it after each Step).
 	ZeroGrad()
@@ -63,11 +65,13 @@ func (o *params) Steps() int { return o.steps }
 
 // apply computes each parameter's update with fn, which receives the
 // parameter detached so that nothing is recorded for autograd, assigns the
-// new values and realizes them all with one tensor.Realize, which computes
+// new values and launches them all with one tensor.Launch, which computes
 // same-shape elementwise results together: a parameter's new value and its
 // new state come out of one kernel, which computes the shared state
-// expressions once. fn returns the new parameter value and the new state
-// values in the order of state(i).
+// expressions once. It does not wait for the kernels, so the caller records
+// the next step while they run; an error a kernel hits while running is
+// returned by the next read or Sync. fn returns the new parameter value and
+// the new state values in the order of state(i).
 func (o *params) apply(fn func(i int, p, g *tensor.Tensor) (*tensor.Tensor, []*tensor.Tensor), state func(i int) []*tensor.Tensor) error {
 	o.steps++
 	var out []*tensor.Tensor
@@ -84,7 +88,7 @@ func (o *params) apply(fn func(i int, p, g *tensor.Tensor) (*tensor.Tensor, []*t
 		p.Assign(np)
 		out = append(out, p)
 	}
-	if err := tensor.Realize(out...); err != nil {
+	if err := tensor.Launch(out...); err != nil {
 		return fmt.Errorf("optim: step %d: %w", o.steps, err)
 	}
 	return nil

@@ -51,7 +51,9 @@ func (t *Trainer) ResetLoss() {
 // puts the model in training mode, runs the forward pass, adds the loss to the running sum on the device
 // (no host synchronization), runs the backward pass and the optimizer step,
 // and clears the gradients, all inside a Device.Scope; then it steps
-// Schedule, if any.
+// Schedule, if any. It launches the step's kernels without waiting for them
+// (tensor.Launch), so the next step is recorded while they run; a kernel's
+// runtime error is returned by a later read (MeanLoss) or Device.Sync.
 func (t *Trainer) Step(x []float32, shape []int, y []int32) error {
 	return t.Dev.ScopeErr(func() error { return t.step(x, shape, y) })
 }
@@ -86,7 +88,7 @@ func (t *Trainer) stepTensors(x, target *tensor.Tensor) error {
 		panic(&tensor.UsageError{Op: "train.Trainer", Msg: fmt.Sprintf("Loss returned a tensor of shape %v; it must have one element (reduce it with Mean or Sum)", loss.Shape())})
 	}
 	t.lossSum.Assign(t.lossSum.Add(loss.Detach()))
-	if err := t.lossSum.Realize(); err != nil {
+	if err := t.lossSum.Launch(); err != nil {
 		return fmt.Errorf("train: forward: %w", err)
 	}
 	t.steps++
