@@ -4,10 +4,15 @@
 // cpu/internal/vec and cpu/internal/gemm) and a pure-Go fallback, parallel
 // across GOMAXPROCS.
 //
-// Buffers are 64-byte aligned Go byte slices. Execution is synchronous: a
-// kernel has finished when its method returns, Sync only reports closure,
-// and Read copies. Every kernel method calls the kernel's Validate first and
-// returns its error, so a malformed kernel never touches memory.
+// Buffers are 64-byte aligned Go byte slices. Kernels run in call order on
+// one goroutine per device (stream.go) while the caller goes on, as on a
+// GPU: a kernel method validates the kernel and returns its error, so a
+// malformed kernel never touches memory, then queues a copy of it; Read and
+// Sync wait for the queue and return the first error a kernel hit while
+// running (an index out of range). Write and Free keep their order with the
+// pending kernels. SHADERFLOW_CPU_SYNC=1 (Config.Synchronous) runs each
+// kernel inside its method instead. The device times its kernels for the
+// profiler (device.KernelTimer).
 //
 // Elementwise programs are interpreted over chunks of 2048 elements held in
 // per-register typed scratch slices (L1-resident), one SIMD kernel call per

@@ -13,7 +13,8 @@ import (
 // Random graphs: each case draws a small program of elementwise ops,
 // broadcasts, views, reductions, products, softmaxes, convolutions,
 // pooling and index selections over a few inputs (some of them
-// non-contiguous), realizes intermediates at random points, and compares
+// non-contiguous), realizes or launches (tensor.Launch, no wait)
+// intermediates at random points, and compares
 // every output with its float64 reference. The single-op cases check each
 // op; these check what fusion does with ops together (inlining, reused
 // intermediates, views between fused ops, reductions with prologues and
@@ -97,7 +98,8 @@ func runRandomGraph(e *env) {
 		log = append(log, v.desc)
 	}
 	// The last value and one other drawn at random are the outputs,
-	// realized together (several results of one graph).
+	// realized together (several results of one graph), or launched
+	// together and then read.
 	outs := []int{len(vals) - 1}
 	if o := e.rng.IntN(len(vals)); o != outs[0] {
 		outs = append(outs, o)
@@ -106,7 +108,11 @@ func runRandomGraph(e *env) {
 	for i, o := range outs {
 		ts[i] = vals[o].t
 	}
-	e.noErr(tensor.Realize(ts...), "realizing the outputs")
+	if e.rng.IntN(2) == 0 {
+		e.noErr(tensor.Launch(ts...), "launching the outputs")
+	} else {
+		e.noErr(tensor.Realize(ts...), "realizing the outputs")
+	}
 	for _, o := range outs {
 		v := vals[o]
 		// The bound is first order: four times it, plus two units of
@@ -158,6 +164,10 @@ func graphStep(e *env, vals []gval) (gval, bool) {
 	case k < 18:
 		return graphReduce(e, a)
 	case k < 20:
+		if k == 18 { // computed without waiting (Launch): later kernels queue behind it
+			e.noErr(a.t.Launch(), "launching an intermediate")
+			return gval{desc: "launch " + a.name}, false
+		}
 		e.noErr(a.t.Realize(), "realizing an intermediate")
 		return gval{desc: "realize " + a.name}, false
 	case k < 22:
