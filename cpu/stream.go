@@ -15,49 +15,70 @@ const streamDepth = 256
 // is done, Read and Sync wait for it, and an error found while running is
 // returned by Read or Sync.
 type stream struct {
-	send sync.Mutex // held while sending to work and while closing it
-	work chan func() error
+	work chan func() error // made by the first submit
 
 	mu      sync.Mutex
 	idle    sync.Cond // signalled when pending drops to zero
 	pending int       // submitted and not finished
 	err     error     // the first error since the last drain
-	started bool
+	running bool      // a goroutine runs the queue; it ends when the queue empties
+	stopped bool      // by stop: later work runs on the submitter's goroutine
 }
 
 // submit queues f behind the work submitted before it.
 func (s *stream) submit(f func() error) {
-	s.send.Lock()
-	defer s.send.Unlock()
 	s.mu.Lock()
-	if !s.started {
-		s.started = true
+	if s.stopped { // the device closed meanwhile: f fails at once
+		s.mu.Unlock()
+		if err := runItem(f); err != nil {
+			s.mu.Lock()
+			if s.err == nil {
+				s.err = err
+			}
+			s.mu.Unlock()
+		}
+		return
+	}
+	if s.work == nil {
 		s.work = make(chan func() error, streamDepth)
 		s.idle.L = &s.mu
-		go s.run(s.work)
+	}
+	if !s.running {
+		s.running = true
+		go s.run()
 	}
 	s.pending++
 	s.mu.Unlock()
 	s.work <- f
 }
 
-// run executes queued work until the channel is closed.
-func (s *stream) run(work <-chan func() error) {
-	for f := range work {
-		var err error
-		if perr := safely(func() { err = f() }); perr != nil {
-			err = perr
-		}
+// run executes queued work until none is pending, then returns, so that an
+// idle device holds no goroutine (and one never closed can be collected).
+func (s *stream) run() {
+	for {
+		err := runItem(<-s.work)
 		s.mu.Lock()
 		if err != nil && s.err == nil {
 			s.err = err
 		}
 		s.pending--
 		if s.pending == 0 {
+			s.running = false
 			s.idle.Broadcast()
+			s.mu.Unlock()
+			return
 		}
 		s.mu.Unlock()
 	}
+}
+
+// runItem runs f, turning a panic into an error.
+func runItem(f func() error) error {
+	var err error
+	if perr := safely(func() { err = f() }); perr != nil {
+		return perr
+	}
+	return err
 }
 
 // busy reports whether work is queued or running.
@@ -80,17 +101,11 @@ func (s *stream) drain() error {
 	return err
 }
 
-// stop drains the stream and ends its goroutine; a later submit starts a
-// new one.
+// stop drains the stream; later work runs on the submitter's goroutine.
 func (s *stream) stop() error {
-	s.send.Lock()
-	defer s.send.Unlock()
 	err := s.drain()
 	s.mu.Lock()
-	if s.started {
-		close(s.work)
-		s.started = false
-	}
+	s.stopped = true
 	s.mu.Unlock()
 	return err
 }

@@ -210,3 +210,14 @@ func TestKernelTimesWhileProfiling(t *testing.T) {
 		require.NoError(t, d.Close())
 	}
 }
+
+func TestIdleDeviceHoldsNoGoroutine(t *testing.T) {
+	d := newDevice(t, 0)
+	n := 1024
+	x, y := upload(t, d, device.Float32, ramp(n)), poisoned(t, d, device.Float32, n)
+	require.NoError(t, d.Elementwise(affine(x, y, n, 2, 0)))
+	require.NoError(t, d.Sync())
+	d.stream.mu.Lock()
+	defer d.stream.mu.Unlock()
+	require.False(t, d.stream.running, "the queue's goroutine ends when the queue is empty")
+}
