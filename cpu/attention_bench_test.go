@@ -17,7 +17,8 @@ import (
 func BenchmarkAttention(b *testing.B) {
 	const n, h, l, dh = 32, 4, 128, 32
 	r := newRand(b)
-	d := newDevice(b, 0)
+	d := New(benchConfig)
+	b.Cleanup(func() { _ = d.Close() })
 	w := 3 * h * dh
 	buf := upload(b, d, device.Float32, attnRandom(r, n*l*w))
 	var qkv [3]device.View

@@ -19,10 +19,15 @@ func benchAdd(b *testing.B, d *Device, n int) *device.ElementwiseKernel {
 	return &device.ElementwiseKernel{Shape: shape, Inputs: []device.View{mk(), mk()}, Program: pb.P, Outputs: []device.View{mk()}}
 }
 
+// benchConfig opens the devices of kernel benchmarks: synchronous, so that
+// each iteration times its kernel, not the queueing of a call that the
+// device's goroutine runs later.
+var benchConfig = Config{Synchronous: true}
+
 // BenchmarkElementwiseTiny is the per-kernel overhead: a 100-element add
 // run and read back (400 bytes).
 func BenchmarkElementwiseTiny(b *testing.B) {
-	d := New(Config{})
+	d := New(benchConfig)
 	k := benchAdd(b, d, 100)
 	out := make([]byte, 400)
 	b.ReportAllocs()
@@ -41,7 +46,7 @@ func BenchmarkElementwiseTiny(b *testing.B) {
 // BenchmarkAdd1e7 is a memory-bound add of 10^7 floats; bytes count both
 // inputs and the output.
 func BenchmarkAdd1e7(b *testing.B) {
-	d := New(Config{})
+	d := New(benchConfig)
 	const n = 10_000_000
 	k := benchAdd(b, d, n)
 	fillInputs(b, d, k)
@@ -67,7 +72,7 @@ func reportPerCPU(b *testing.B, cpu0 time.Duration, perOp float64, unit string) 
 
 // BenchmarkSum1e7 reduces 10^7 floats to a scalar.
 func BenchmarkSum1e7(b *testing.B) {
-	d := New(Config{})
+	d := New(benchConfig)
 	const n = 10_000_000
 	in := device.Contiguous(d.mustAlloc(4*n), device.Float32, 0, []int{n})
 	k := &device.ReduceKernel{Op: device.ReduceSum, RedShape: []int{n}, Inputs: []device.View{in},
@@ -100,7 +105,7 @@ func BenchmarkSgemm512(b *testing.B) {
 
 // BenchmarkMatMul512 is a 512³ product through the device, on every worker.
 func BenchmarkMatMul512(b *testing.B) {
-	d := New(Config{})
+	d := New(benchConfig)
 	const n = 512
 	v := func() device.View { return device.Contiguous(d.mustAlloc(4*n*n), device.Float32, 0, []int{n, n}) }
 	k := &device.MatMulKernel{M: n, N: n, K: n, A: v(), B: v(), Epilogue: device.Identity(device.Float32), Outputs: []device.View{v()}}
@@ -151,7 +156,7 @@ func fillInputs(b *testing.B, d *Device, k *device.ElementwiseKernel) {
 func BenchmarkChain4(b *testing.B) {
 	for _, n := range []int{10_000_000, 1 << 16} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			d := New(Config{})
+			d := New(benchConfig)
 			k := benchChain4(d, n)
 			fillInputs(b, d, k)
 			b.SetBytes(int64(12 * n))
@@ -170,7 +175,7 @@ func BenchmarkChain4(b *testing.B) {
 // on 2^16 cache-resident floats (bytes: x and g read, the result written).
 func BenchmarkReluBackward(b *testing.B) {
 	const n = 1 << 16
-	d := New(Config{})
+	d := New(benchConfig)
 	shape := []int{n}
 	var pb device.Builder
 	x, g := pb.Input(0, device.Float32), pb.Input(1, device.Float32)
@@ -194,7 +199,7 @@ func BenchmarkReluBackward(b *testing.B) {
 // along the row (bytes: x read, the result written).
 func BenchmarkSoftmaxDivide(b *testing.B) {
 	const rows, cols = 64, 1024
-	d := New(Config{})
+	d := New(benchConfig)
 	shape := []int{rows, cols}
 	var pb device.Builder
 	x, m, s := pb.Input(0, device.Float32), pb.Input(1, device.Float32), pb.Input(2, device.Float32)

@@ -68,7 +68,7 @@ func BenchmarkCNNPool(b *testing.B) {
 				name = name[:len(name)-3] + "bwd"
 			}
 			b.Run(name, func(b *testing.B) {
-				d := New(Config{})
+				d := New(benchConfig)
 				defer d.Close()
 				fwd, bwd := p.kernels(b, d)
 				k := fwd
@@ -139,7 +139,7 @@ func BenchmarkCNNConv(b *testing.B) {
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
-			d := New(Config{})
+			d := New(benchConfig)
 			defer d.Close()
 			k := tc.c.kernel(b, d, tc.mode)
 			if tc.biasRelu {

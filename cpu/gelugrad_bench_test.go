@@ -54,7 +54,7 @@ func geluGradPrograms() map[string]device.Program {
 // so that only the kernel is timed (the tensor package's
 // BenchmarkGeluGrad includes the output's allocation).
 func BenchmarkGeluGrad(b *testing.B) {
-	d := New(Config{})
+	d := New(benchConfig)
 	shape := []int{4096, 512}
 	n := shape[0] * shape[1]
 	mk := func() device.View { return device.Contiguous(d.mustAlloc(int64(4*n)), device.Float32, 0, shape) }

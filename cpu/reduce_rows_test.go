@@ -180,7 +180,8 @@ func BenchmarkSumOverBatchPerOutput(b *testing.B) {
 
 func benchSumOverBatch(b *testing.B, perm []int) {
 	r := newRand(b)
-	d := newDevice(b, 1)
+	d := New(Config{Workers: 1, Synchronous: true})
+	b.Cleanup(func() { _ = d.Close() })
 	in, _ := strided(b, d, r, device.Float32, []int{128, 64}, perm, 0)
 	res := device.Contiguous(poisoned(b, d, device.Float32, 128), device.Float32, 0, []int{128})
 	k := &device.ReduceKernel{Op: device.ReduceSum, OutShape: []int{128}, RedShape: []int{64}, Inputs: []device.View{in},

@@ -38,7 +38,7 @@ func BenchmarkResNet18Conv(b *testing.B) {
 	for _, batch := range []int{1, 32} {
 		for _, rc := range resnetConvs {
 			b.Run(fmt.Sprintf("b%d/%s", batch, rc.name), func(b *testing.B) {
-				d := New(Config{})
+				d := New(benchConfig)
 				defer d.Close()
 				g := geometry(batch, rc.c, rc.o, 1, []int{rc.hw, rc.hw}, []int{rc.k, rc.k}, []int{rc.s, rc.s}, []int{rc.p, rc.p}, []int{1, 1})
 				xs, ws, ys := []int{batch, rc.c, rc.hw, rc.hw}, []int{rc.o, rc.c, rc.k, rc.k}, []int{batch, rc.o, g.Out[0], g.Out[1]}
@@ -62,7 +62,7 @@ func BenchmarkResNet18Conv(b *testing.B) {
 func BenchmarkResNet18MaxPool(b *testing.B) {
 	for _, batch := range []int{1, 32} {
 		b.Run(fmt.Sprintf("b%d", batch), func(b *testing.B) {
-			d := New(Config{})
+			d := New(benchConfig)
 			defer d.Close()
 			g := geometry(batch, 64, 64, 64, []int{112, 112}, []int{3, 3}, []int{2, 2}, []int{1, 1}, []int{1, 1})
 			xs, ys := []int{batch, 64, 112, 112}, []int{batch, 64, g.Out[0], g.Out[1]}
