@@ -203,10 +203,18 @@ func (d *Device) rangeOf(op string, b device.Buffer, off int64, n int) ([]byte, 
 	if err != nil {
 		return nil, fmt.Errorf("cpu: %s: %w", op, err)
 	}
-	if off < 0 || off > int64(len(data)) || int64(n) > int64(len(data))-off {
-		return nil, fmt.Errorf("cpu: %s of %d bytes at offset %d outside a buffer of %d bytes", op, n, off, len(data))
+	if err := checkRange(op, off, n, int64(len(data))); err != nil {
+		return nil, err
 	}
 	return data[off : off+int64(n)], nil
+}
+
+// checkRange refuses n bytes at offset off of a buffer of size bytes.
+func checkRange(op string, off int64, n int, size int64) error {
+	if off < 0 || off > size || int64(n) > size-off {
+		return fmt.Errorf("cpu: %s of %d bytes at offset %d outside a buffer of %d bytes", op, n, off, size)
+	}
+	return nil
 }
 
 // Write copies src into b at byte offset off. While kernels are pending it
@@ -220,8 +228,9 @@ func (d *Device) Write(b device.Buffer, off int64, src []byte) error {
 			return device.ErrClosed
 		case !ok || cb == nil || cb.dev != d:
 			return d.writeNow(b, off, src) // refused there
-		case off < 0 || off > cb.size || int64(len(src)) > cb.size-off:
-			return fmt.Errorf("cpu: write of %d bytes at offset %d outside a buffer of %d bytes", len(src), off, cb.size)
+		}
+		if err := checkRange("write", off, len(src), cb.size); err != nil {
+			return err
 		}
 		staged := d.stage(src)
 		d.stream.submit(func() error {

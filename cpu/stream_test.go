@@ -188,8 +188,8 @@ func TestKernelsFromManyGoroutines(t *testing.T) {
 }
 
 func TestKernelTimesWhileProfiling(t *testing.T) {
-	for _, sync := range []bool{false, true} {
-		d := New(Config{Synchronous: sync})
+	for _, synchronous := range []bool{false, true} {
+		d := New(Config{Synchronous: synchronous})
 		n := 1 << 14
 		x, y := upload(t, d, device.Float32, ramp(n)), poisoned(t, d, device.Float32, n)
 		before := d.KernelCalls()
@@ -202,7 +202,7 @@ func TestKernelTimesWhileProfiling(t *testing.T) {
 		require.NoError(t, d.Sync())
 		require.Equal(t, before+4, d.KernelCalls())
 		times := d.KernelTimes()
-		require.Len(t, times, 2, "synchronous %v", sync)
+		require.Len(t, times, 2, "synchronous %v", synchronous)
 		require.Equal(t, []string{"elementwise", "copy"}, []string{times[0].Name, times[1].Name})
 		require.Equal(t, []uint64{before + 2, before + 3}, []uint64{times[0].Call, times[1].Call})
 		require.Positive(t, times[0].Duration)

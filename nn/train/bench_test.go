@@ -37,6 +37,9 @@ func benchStep(b *testing.B, build func(*tensor.Device, *tensor.Generator) *nn.S
 			b.Fatal(err)
 		}
 	}
+	if err := dev.Sync(); err != nil { // the warm-up's kernels finish untimed
+		b.Fatal(err)
+	}
 	dev.ResetFusionStats()
 	b.ResetTimer()
 	for range b.N {
