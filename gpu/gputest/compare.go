@@ -27,13 +27,20 @@ func (tl Tol) Close(got, want float64) bool {
 // few mismatches; what names the comparison (with the seed).
 func Check(t testing.TB, what string, got, want []float64, tl Tol) {
 	t.Helper()
+	CheckEach(t, what, got, want, func(int) Tol { return tl })
+}
+
+// CheckEach is Check with a tolerance for each element, for results whose
+// float32 error depends on the data (a row's conditioning).
+func CheckEach(t testing.TB, what string, got, want []float64, tol func(i int) Tol) {
+	t.Helper()
 	if len(got) != len(want) {
 		t.Errorf("%s: got %d values, want %d", what, len(got), len(want))
 		return
 	}
 	bad := 0
 	for i := range got {
-		if !tl.Close(got[i], want[i]) {
+		if tl := tol(i); !tl.Close(got[i], want[i]) {
 			if bad < 5 {
 				t.Errorf("%s: element %d: got %v, want %v (tolerance %+v)", what, i, got[i], want[i], tl)
 			}
