@@ -72,17 +72,28 @@ func useColA(p *problem, im *impl) bool {
 // (32) within noise, 512³ (37) 3% slower, 1000³ (72) 25% slower.
 var colBMaxAPanels = 16
 
+// colBMaxRowBytes is the farthest apart B's rows may be for its panels to
+// be read in place: at most 1 KiB, four rows or more to a 4 KiB page. The
+// hardware prefetchers do not cross pages, so rows farther apart reach the
+// kernel from L2 unprefetched, one a k step. Measured single-threaded by
+// thread CPU time on a 2-vCPU Cascade Lake (32 KiB L1d, 1 MiB L2), in
+// place against packed, medians of 15 alternations: rows 512 B apart
+// (64×784·784×128) 1.11×, 1 KiB (64×256·256×256) 1.03×, 1.9 KiB (conv2
+// forward) 0.99×, 2.8 KiB (64×700·256) 0.74×, 6.4 KiB (the CNN's fc1
+// gradients) 0.77–0.85×, 12.5 KiB (with padding) 0.61–0.76×.
+const colBMaxRowBytes = 1024
+
 // colBEnabled lets tuning tests compare with packing B everywhere.
 var colBEnabled = true
 
 // useColB reports whether product p reads the full panels of B in place,
 // k steps ldb floats apart (packing a ragged last panel only): B stored
 // row-major (op(B) = B), at least one full panel, at most colBMaxAPanels
-// panels of A, and rows not a multiple of 2 KiB apart, which puts a
-// kernel's whole run of B on a few L1 and L2 sets.
+// panels of A, and rows at most colBMaxRowBytes apart.
 func useColB(p *problem, im *impl) bool {
 	return colBEnabled && im.kernels[packedA][inPlaceB] != nil && !p.transB &&
-		p.n >= im.nr && ceilDiv(p.m, im.mr) <= colBMaxAPanels && !setBound(p.ldb)
+		p.n >= im.nr && ceilDiv(p.m, im.mr) <= colBMaxAPanels &&
+		p.ldb*4 <= colBMaxRowBytes
 }
 
 // setBound reports whether rows ld floats apart start on the same L1 set

@@ -39,11 +39,15 @@ func TestUseColB(t *testing.T) {
 	require.False(t, useColB(p, im), "transposed B is packed by transposing")
 	p.transB, p.n, p.ldb = false, 20, 20
 	require.False(t, useColB(p, im), "no full panel")
-	p.n, p.ldb = 1000, 1000
-	require.True(t, useColB(p, im), "wide products with few rows read B in place")
+	p.n, p.ldb = 256, 256
+	require.True(t, useColB(p, im), "products with few rows read B in place")
 	p.m = 1000
 	require.False(t, useColB(p, im), "tall products pack B")
 	p.m = 64
+	p.n, p.ldb = 1000, 1000
+	require.False(t, useColB(p, im), "rows more than 1 KiB apart")
+	p.ldb = 1024 + 8
+	require.False(t, useColB(p, im), "rows more than 1 KiB apart")
 	p.n, p.ldb = 100, 1024
 	require.False(t, useColB(p, im), "rows 4 KiB apart")
 	p.ldb = 512
