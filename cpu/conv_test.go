@@ -460,6 +460,9 @@ func TestConvTapsMatchFloat64(t *testing.T) {
 		geometry(2, 300, 14, 1, []int{6, 20}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
 		geometry(2, 32, 20, 1, []int{20, 41}, []int{3, 3}, []int{1, 2}, []int{1, 1}, []int{1, 1}),
 		geometry(3, 16, 9, 1, []int{17, 60}, []int{3, 3}, []int{1, 3}, []int{2, 1}, []int{1, 2}),
+		// Small images, once batched into one product (the CNN's conv2).
+		geometry(6, 32, 64, 1, []int{13, 13}, []int{3, 3}, []int{1, 1}, []int{0, 0}, []int{1, 1}),
+		geometry(5, 32, 64, 1, []int{14, 14}, []int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}),
 	}
 	for ci, g := range cases {
 		op := drawConvForward(r, g)
@@ -469,7 +472,7 @@ func TestConvTapsMatchFloat64(t *testing.T) {
 				k := op.kernel(t, d)
 				j := newConvJob(g)
 				j.setImage(nil, k.A)
-				require.Equal(t, sgemmTaps != nil, j.usesTaps() && j.imagesPerCall(workers) == 1, "the products sum over kernel rows wherever the level can")
+				require.Equal(t, sgemmTaps != nil, j.usesTaps() && j.forwardImagesPerCall(workers) == 1, "the products sum over kernel rows wherever the level can")
 				require.NoError(t, d.Conv(k))
 				requireClose(t, op.want, download(t, d, k.Outputs[0].Buf, device.Float32, len(op.want)), 1e-4, 1e-4, "conv")
 			})
