@@ -48,9 +48,9 @@ func balanceImages(n, ic, workers int) int {
 // forwardImagesPerCall is imagesPerCall for the forward convolution, which
 // takes one image a product wherever its products can sum over kernel rows
 // from row patches (usesTaps): small images too, whose patch matrices
-// would otherwise go side by side. On the Cascade Lake the CNN's conv2
-// (batch 64, 32 to 64 channels, 13×13 and padded 14×14) ran 1.15-1.3×
-// faster that way, with 16-18% less CPU (docs/cpu-speed.md).
+// would otherwise go side by side. On a Cascade Lake the CNN's conv2
+// (batch 64, 32 to 64 channels, 13×13 and padded 14×14) ran 1.19-1.24×
+// faster that way (medians of six alternations; docs/cpu-speed.md).
 func (j *convJob) forwardImagesPerCall(workers int) int {
 	if j.usesTaps() {
 		return 1
