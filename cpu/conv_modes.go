@@ -48,9 +48,8 @@ func balanceImages(n, ic, workers int) int {
 // forwardImagesPerCall is imagesPerCall for the forward convolution, which
 // takes one image a product wherever its products can sum over kernel rows
 // from row patches (usesTaps): small images too, whose patch matrices
-// would otherwise go side by side. On a Cascade Lake the CNN's conv2
-// (batch 64, 32 to 64 channels, 13×13 and padded 14×14) ran 1.19-1.24×
-// faster that way (medians of six alternations; docs/cpu-speed.md).
+// would otherwise go side by side, a copy the row patches avoid (measured
+// in docs/cpu-speed.md, "Small images' forward from row patches").
 func (j *convJob) forwardImagesPerCall(workers int) int {
 	if j.usesTaps() {
 		return 1

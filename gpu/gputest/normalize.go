@@ -22,22 +22,13 @@ func normalizeRef(x, g []float64, n int, eps float64) []float64 {
 	out := make([]float64, len(x))
 	for r := 0; r < len(x); r += n {
 		row := x[r : r+n]
-		bad, sum := false, 0.0
-		for _, v := range row {
-			bad = bad || math.IsNaN(v) || math.IsInf(v, 0)
-			sum += v
-		}
-		if bad {
+		mean, rstd := rowMoments(row, eps)
+		if math.IsNaN(mean) || math.IsInf(mean, 0) {
 			for j := range row {
 				out[r+j] = math.NaN()
 			}
 			continue
 		}
-		mean, sq := sum/float64(n), 0.0
-		for _, v := range row {
-			sq += (v - mean) * (v - mean)
-		}
-		rstd := 1 / math.Sqrt(sq/float64(n)+eps)
 		for j, v := range row {
 			out[r+j] = (v - mean) * rstd
 		}
@@ -55,6 +46,21 @@ func normalizeRef(x, g []float64, n int, eps float64) []float64 {
 		}
 	}
 	return out
+}
+
+// rowMoments returns row's mean and 1/sqrt(var + eps) with the biased
+// variance; the mean is NaN or ±Inf when row holds NaN or ±Inf.
+func rowMoments(row []float64, eps float64) (mean, rstd float64) {
+	n := float64(len(row))
+	for _, v := range row {
+		mean += v
+	}
+	mean /= n
+	sq := 0.0
+	for _, v := range row {
+		sq += (v - mean) * (v - mean)
+	}
+	return mean, 1 / math.Sqrt(sq/n+eps)
 }
 
 // normalizeTol is the tolerance of a float32 normalization (or gradient)
@@ -80,16 +86,11 @@ func normalizeTols(x, g []float64, n int, eps float64) []Tol {
 	tols := make([]Tol, len(x))
 	for r := 0; r < len(x); r += n {
 		row := x[r : r+n]
-		sum, m := 0.0, 0.0
+		mean, rstd := rowMoments(row, eps)
+		m := 0.0
 		for _, v := range row {
-			sum += v
 			m = max(m, math.Abs(v))
 		}
-		mean, sq := sum/float64(n), 0.0
-		for _, v := range row {
-			sq += (v - mean) * (v - mean)
-		}
-		rstd := 1 / math.Sqrt(sq/float64(n)+eps)
 		slack := u * (1 + float64(n)/256) * (m*rstd + 1)
 		if g != nil {
 			gm, xm := 0.0, 0.0

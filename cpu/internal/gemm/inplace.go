@@ -75,12 +75,8 @@ var colBMaxAPanels = 16
 // colBMaxRowBytes is the farthest apart B's rows may be for its panels to
 // be read in place: at most 1 KiB, four rows or more to a 4 KiB page. The
 // hardware prefetchers do not cross pages, so rows farther apart reach the
-// kernel from L2 unprefetched, one a k step. Measured single-threaded by
-// thread CPU time on a 2-vCPU Cascade Lake (32 KiB L1d, 1 MiB L2), in
-// place against packed, medians of 15 alternations: rows 512 B apart
-// (64×784·784×128) 1.11×, 1 KiB (64×256·256×256) 1.03×, 1.9 KiB (conv2
-// forward) 0.99×, 2.8 KiB (64×700·256) 0.74×, 6.4 KiB (the CNN's fc1
-// gradients) 0.77–0.85×, 12.5 KiB (with padding) 0.61–0.76×.
+// kernel from L2 unprefetched, one a k step, and packing B pays (measured
+// in docs/cpu-speed.md, "Products on a 32 KiB L1").
 const colBMaxRowBytes = 1024
 
 // colBEnabled lets tuning tests compare with packing B everywhere.

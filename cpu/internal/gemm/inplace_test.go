@@ -46,8 +46,8 @@ func TestUseColB(t *testing.T) {
 	p.m = 64
 	p.n, p.ldb = 1000, 1000
 	require.False(t, useColB(p, im), "rows more than 1 KiB apart")
-	p.ldb = 1024 + 8
-	require.False(t, useColB(p, im), "rows more than 1 KiB apart")
+	p.n, p.ldb = 256, 257
+	require.False(t, useColB(p, im), "rows just over 1 KiB apart")
 	p.n, p.ldb = 100, 1024
 	require.False(t, useColB(p, im), "rows 4 KiB apart")
 	p.ldb = 512
